@@ -1,0 +1,3 @@
+from heapscope.cli import main
+
+raise SystemExit(main())

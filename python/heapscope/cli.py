@@ -1,0 +1,63 @@
+"""The `heapscope` command: one sub-command per module in heapscope.commands.
+
+Each module in COMMANDS defines `register(subparsers)` (adds its parser and sets
+`func`) and does its work in the function it sets. Errors the user can act on are
+raised as HeapscopeError and printed as one line; nothing prints a traceback unless
+HEAPSCOPE_DEBUG=1.
+"""
+import argparse
+import importlib
+import os
+import sys
+
+from heapscope import __version__
+from heapscope.errors import HeapscopeError
+
+# Sub-command modules, in the order `heapscope --help` lists them.
+COMMANDS = [
+    "record",
+    "report",
+    "stacks",
+    "demo",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="heapscope",
+        description="Heap-memory toolkit for HPC codes: identify, locate, characterize, compare.")
+    parser.add_argument("--version", action="version", version=f"heapscope {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        module = importlib.import_module(f"heapscope.commands.{name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        rc = args.func(args)
+        return int(rc or 0)
+    except HeapscopeError as exc:
+        print(f"heapscope: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("heapscope: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # never a traceback for the user
+        if os.environ.get("HEAPSCOPE_DEBUG"):
+            raise
+        print(f"heapscope: internal error: {type(exc).__name__}: {exc} "
+              f"(set HEAPSCOPE_DEBUG=1 for details)", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+/*
+ * heapscope profile file format, version 1.
+ *
+ * This header is the single source of truth for the on-disk format. The C writer
+ * (profile_writer.c) includes it; the Python reader (python/heapscope/profile/)
+ * mirrors the constants and says so. Change both together and bump the version.
+ *
+ * All integers are little-endian. The file is a fixed header followed by chunks.
+ *
+ *   file    := header chunk*
+ *
+ *   header  (32 bytes)
+ *   +--------------------+------------+----------------+-------------------+----------+
+ *   | magic "HEAPSCPE"   | u32 version| u32 header_size| u64 start_real_ns | u64 zero |
+ *   |      8 bytes       |    (= 1)   |     (= 32)     | CLOCK_REALTIME    | reserved |
+ *   +--------------------+------------+----------------+-------------------+----------+
+ *
+ *   chunk   := u32 type | u32 crc32(payload) | u64 payload_len | payload
+ *              (crc32 is the zlib/IEEE 802.3 polynomial, as Python's zlib.crc32)
+ *
+ *   str     := u32 byte_length | bytes        (UTF-8 or raw bytes, no NUL)
+ *
+ * Reading rules:
+ *   - A reader skips chunk types it does not know (forward compatibility).
+ *   - A chunk whose header or payload runs past end-of-file marks the end of the
+ *     readable file (the process died while writing); everything before it stands.
+ *   - A crc32 mismatch, a bad magic or an unknown major version is corruption:
+ *     the reader rejects the file with one clear line.
+ *   - The data of a file is grouped in snapshots. Each dump (exit,
+ *     heapscope_dump(), a signal, exec) appends one complete snapshot:
+ *       SNAPSHOT_BEGIN, MODULES, REGIONS, SIZE_COUNTS, API_COUNTS, STACK_TYPES...,
+ *       SNAPSHOT_END
+ *     Counts in a snapshot are cumulative since process start (or since the last
+ *     heapscope_reset()), so the reader uses the LAST snapshot that has its END.
+ *     A snapshot cut short is reported as such and the previous complete one used.
+ *
+ * Chunk types and payloads:
+ *
+ *   1 PROCESS        written once, right after the header
+ *       u32 pid | u32 ppid | i32 rank (-1 when not under MPI) | u32 reserved
+ *       u64 start_real_ns
+ *       str host | str exe (realpath of /proc/self/exe) | str cmdline (argv joined by
+ *       NUL bytes) | str job_id ("" if none) | str recorder_version
+ *
+ *   2 SETTINGS       written once, after PROCESS: how this run was recorded
+ *       str stack_sizes  (spec as given: "12,24,100-200", "all" or "")
+ *       str stack_regions (comma list of region names, "" = all regions)
+ *       u32 max_depth | u32 unwinder (0 = dwarf/libunwind, 1 = frame pointers)
+ *
+ *   3 SNAPSHOT_BEGIN
+ *       u32 seq (0, 1, 2 ...) | u32 reason (HS_REASON_*) | u64 mono_ns since start
+ *
+ *   4 MODULES        the loaded objects at dump time (dl_iterate_phdr)
+ *       u32 count, then per module:
+ *         u64 bias (load address: file vaddr + bias = runtime address)
+ *         u32 nranges | u32 build_id_len | build_id bytes
+ *         str path (absolute; the main executable's real path)
+ *         nranges x { u64 lo | u64 hi }  runtime [lo, hi) of executable PT_LOADs
+ *
+ *   5 REGIONS
+ *       u32 count, then per region: u32 id | u32 parent_id | str name
+ *       Region 0 is always present: the implicit top level, name "" (shown as
+ *       "(none)"), parent_id 0xFFFFFFFF. A nested region's parent is the region
+ *       that was innermost when it began; the same name under different parents
+ *       is a different region id. Allocations count for the innermost region.
+ *
+ *   6 SIZE_COUNTS    allocations per exact requested size, per region
+ *       u32 count, then per row: u32 region | u32 reserved | u64 size | u64 count
+ *       Requested size: malloc(n) -> n, calloc(a,b) -> a*b, realloc(p,n) -> n,
+ *       reallocarray(p,a,b) -> a*b, posix_memalign/aligned_alloc/memalign(al, n) -> n,
+ *       valloc(n) -> n, pvalloc(n) -> n (before the page rounding).
+ *       Every call that asks for a block is counted, successful or not; bytes are
+ *       size * count. realloc(p, 0) with p != NULL is a free, not an allocation.
+ *
+ *   7 API_COUNTS     calls per API function, per region
+ *       u32 count, then per row: u32 region | u32 api (HS_API_*) | u64 calls
+ *       free(NULL) is not counted; failed calls (NULL returned) are counted in
+ *       HS_API_FAILED as well as under their own function.
+ *
+ *   8 STACK_TYPES    stack trace types of the selected sizes and regions
+ *       u32 count, then per type:
+ *         u32 region | u32 depth | u64 size | u64 count | u64 bytes
+ *         depth x u64 return_address
+ *       A type is a distinct (region, exact size, frame sequence). Frame 0 is the
+ *       return address into the code that called the allocation function (e.g.
+ *       operator new in libstdc++), frame depth-1 the outermost captured. All frames
+ *       are return addresses: symbolize at address - 1. Recorder frames are removed.
+ *       Several STACK_TYPES chunks may appear in one snapshot; the reader adds them.
+ *
+ *   9 SNAPSHOT_END
+ *       u32 seq | u32 reserved | u64 lost_stacks (allocations in the selected sizes
+ *       and regions whose stack could not be stored: table full) | u64 total_threads
+ *
+ * Chunk types 10 and above are reserved for later issues (tracking, timeline,
+ * MPI attribution); readers that do not know them skip them.
+ */
+#ifndef HEAPSCOPE_PROFILE_FORMAT_H
+#define HEAPSCOPE_PROFILE_FORMAT_H
+
+#define HS_MAGIC "HEAPSCPE"
+#define HS_FORMAT_VERSION 1u
+#define HS_HEADER_SIZE 32u
+#define HS_CHUNK_HEADER_SIZE 16u
+#define HS_NO_PARENT 0xFFFFFFFFu
+
+enum hs_chunk_type {
+    HS_CHUNK_PROCESS = 1,
+    HS_CHUNK_SETTINGS = 2,
+    HS_CHUNK_SNAPSHOT_BEGIN = 3,
+    HS_CHUNK_MODULES = 4,
+    HS_CHUNK_REGIONS = 5,
+    HS_CHUNK_SIZE_COUNTS = 6,
+    HS_CHUNK_API_COUNTS = 7,
+    HS_CHUNK_STACK_TYPES = 8,
+    HS_CHUNK_SNAPSHOT_END = 9,
+};
+
+enum hs_snapshot_reason {
+    HS_REASON_EXIT = 0,      /* atexit / library destructor */
+    HS_REASON_API = 1,       /* heapscope_dump() or dump_size_profiling() */
+    HS_REASON_SIGTERM = 2,
+    HS_REASON_SIGINT = 3,
+    HS_REASON_SIGUSR1 = 4,
+    HS_REASON_EXEC = 5,      /* just before a successful-looking exec*() */
+    HS_REASON_PERIODIC = 6,
+};
+
+enum hs_api {
+    HS_API_MALLOC = 0,
+    HS_API_CALLOC = 1,
+    HS_API_REALLOC = 2,
+    HS_API_REALLOCARRAY = 3,
+    HS_API_POSIX_MEMALIGN = 4,
+    HS_API_ALIGNED_ALLOC = 5,
+    HS_API_MEMALIGN = 6,
+    HS_API_VALLOC = 7,
+    HS_API_PVALLOC = 8,
+    HS_API_FREE = 9,
+    HS_API_FAILED = 10,
+    HS_API_COUNT = 11,
+};
+
+#endif
