@@ -68,13 +68,16 @@
  *       u32 count, then per row: u32 region | u32 reserved | u64 size | u64 count
  *       Requested size: malloc(n) -> n, calloc(a,b) -> a*b, realloc(p,n) -> n,
  *       reallocarray(p,a,b) -> a*b, posix_memalign/aligned_alloc/memalign(al, n) -> n,
- *       valloc(n) -> n, pvalloc(n) -> n (before the page rounding).
+ *       valloc(n) -> n, pvalloc(n) -> n (before the page rounding),
+ *       operator new(n) / new[](n) (all variants) -> n. C++ operators are interposed
+ *       too (peer allocators such as tcmalloc define their own); the malloc that
+ *       libstdc++'s operator new makes inside is not counted a second time.
  *       Every call that asks for a block is counted, successful or not; bytes are
  *       size * count. realloc(p, 0) with p != NULL is a free, not an allocation.
  *
  *   7 API_COUNTS     calls per API function, per region
  *       u32 count, then per row: u32 region | u32 api (HS_API_*) | u64 calls
- *       free(NULL) is not counted; failed calls (NULL returned) are counted in
+ *       free(NULL) and delete of NULL are not counted; failed calls (NULL returned) are counted in
  *       HS_API_FAILED as well as under their own function.
  *
  *   8 STACK_TYPES    stack trace types of the selected sizes and regions
@@ -137,7 +140,9 @@ enum hs_api {
     HS_API_PVALLOC = 8,
     HS_API_FREE = 9,
     HS_API_FAILED = 10,
-    HS_API_COUNT = 11,
+    HS_API_OPERATOR_NEW = 11,    /* every C++ operator new / new[] variant */
+    HS_API_OPERATOR_DELETE = 12, /* every C++ operator delete / delete[] variant */
+    HS_API_COUNT = 13,
 };
 
 #endif
