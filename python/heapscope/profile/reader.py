@@ -1,0 +1,188 @@
+"""read_profile / load_profiles: a profile file -> Profile, using its last complete snapshot.
+
+Steps: chunks.parse (framing, crc, truncation) -> find the snapshots -> decode the
+PROCESS and SETTINGS chunks and the chunks of the last complete snapshot.
+"""
+import os
+from pathlib import Path
+from typing import Dict, Iterable, List, Tuple
+
+from heapscope.errors import HeapscopeError
+from heapscope.profile import chunks as framing
+from heapscope.profile import decode
+from heapscope.profile import format as fmt
+from heapscope.profile.model import Profile, Region, StackType
+
+PROFILE_SUFFIX = ".hsp"
+
+
+def read_profile(path) -> Profile:
+    path = str(path)
+    data = _read_bytes(path)
+    frame = framing.parse(data, path)
+    profile = Profile(path=path, start_real_ns=frame.start_real_ns)
+    snapshots, open_snapshot = _find_snapshots(frame, profile, path)
+
+    first = {}
+    for chunk in frame.chunks:
+        first.setdefault(chunk.type, chunk)
+    if fmt.CHUNK_PROCESS not in first:
+        raise HeapscopeError(f"{path}: not a complete profile: no PROCESS chunk")
+    for key, value in _decode(decode.process, first[fmt.CHUNK_PROCESS], path).items():
+        setattr(profile, key, value)
+    if fmt.CHUNK_SETTINGS in first:
+        profile.settings = _decode(decode.settings, first[fmt.CHUNK_SETTINGS], path)
+    else:
+        profile.settings = dict(stack_sizes="", stack_regions="", max_depth=0, unwinder="")
+        profile.warnings.append("no SETTINGS chunk: recording settings unknown")
+
+    if not snapshots:
+        where = (f"file cut short at byte {frame.truncated_at}" if frame.truncated_at is not None
+                 else "the process ended before its first dump")
+        raise HeapscopeError(f"{path}: no complete snapshot in this profile ({where})")
+    begin, end = snapshots[-1]
+    chosen_seq = _decode(decode.snapshot_begin, frame.chunks[begin], path)[0]
+    _incomplete_warnings(profile, frame, open_snapshot, len(data), chosen_seq, path)
+    _decode_snapshot(profile, frame.chunks[begin:end + 1], path)
+    return profile
+
+
+def _decode(decoder, chunk, path):
+    """decoder(chunk.payload), a malformed payload becoming a one-line HeapscopeError."""
+    try:
+        return decoder(chunk.payload)
+    except decode.Malformed as exc:
+        raise HeapscopeError(f"{path}: malformed {fmt.chunk_name(chunk.type)} chunk "
+                             f"at byte {chunk.offset}: {exc}") from None
+
+
+def load_profiles(paths: Iterable) -> List[Profile]:
+    """Read every file named, and every *.hsp file of every directory named."""
+    files: List[str] = []
+    for arg in paths:
+        arg = str(arg)
+        if os.path.isdir(arg):
+            found = sorted(str(p) for p in Path(arg).glob("*" + PROFILE_SUFFIX) if p.is_file())
+            if not found:
+                raise HeapscopeError(f"{arg}: directory holds no profile (*{PROFILE_SUFFIX}) files")
+            files.extend(found)
+        else:
+            files.append(arg)
+    if not files:
+        raise HeapscopeError("no profile given")
+    return [read_profile(f) for f in files]
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise HeapscopeError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise HeapscopeError(f"{path}: is a directory, expected a profile file") from None
+    except OSError as exc:
+        raise HeapscopeError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _find_snapshots(frame, profile: Profile, path: str):
+    """[(begin_index, end_index)] of complete snapshots, and the index of an unfinished one."""
+    complete: List[Tuple[int, int]] = []
+    open_at = None
+    open_seq = None
+    for i, chunk in enumerate(frame.chunks):
+        if chunk.type == fmt.CHUNK_SNAPSHOT_BEGIN:
+            if open_at is not None:
+                profile.warnings.append(f"snapshot {open_seq} at byte {frame.chunks[open_at].offset} "
+                                        f"has no end; ignored")
+            open_at = i
+            open_seq = _decode(decode.snapshot_begin, chunk, path)[0]
+        elif chunk.type == fmt.CHUNK_SNAPSHOT_END:
+            if open_at is None:
+                profile.warnings.append(f"snapshot end at byte {chunk.offset} without a beginning; ignored")
+                continue
+            end_seq = _decode(decode.snapshot_end, chunk, path)[0]
+            if end_seq != open_seq:
+                profile.warnings.append(f"snapshot {open_seq} ends with seq {end_seq}; using it anyway")
+            complete.append((open_at, i))
+            open_at = None
+        elif chunk.type >= fmt.FIRST_EXTENSION_CHUNK and open_at is None:
+            profile.file_chunks.setdefault(chunk.type, []).append(bytes(chunk.payload))
+    return complete, open_at
+
+
+def _incomplete_warnings(profile: Profile, frame, open_snapshot, file_size: int, chosen: int,
+                         path: str) -> None:
+    cut = frame.truncated_at
+    if cut is None and open_snapshot is None:
+        return
+    profile.complete = False
+    where = cut if cut is not None else file_size
+    if open_snapshot is not None:
+        seq = _decode(decode.snapshot_begin, frame.chunks[open_snapshot], path)[0]
+        profile.warnings.append(f"last snapshot (seq {seq}) cut short at byte {where}; "
+                                f"using snapshot {chosen}")
+    else:
+        profile.warnings.append(f"file cut short at byte {where} (a chunk being written); "
+                                f"using snapshot {chosen}")
+
+
+def _decode_snapshot(profile: Profile, snapshot: List, path: str) -> None:
+    seq, reason, mono_ns = _decode(decode.snapshot_begin, snapshot[0], path)
+    profile.snapshot_seq = seq
+    profile.snapshot_reason = fmt.reason_name(reason)
+    profile.snapshot_mono_ns = mono_ns
+    _, profile.lost_stacks, profile.total_threads = _decode(decode.snapshot_end, snapshot[-1], path)
+
+    region_rows = []
+    regions_chunk = snapshot[0]
+    for chunk in snapshot:
+        if chunk.type == fmt.CHUNK_REGIONS:
+            region_rows.extend(_decode(decode.regions, chunk, path))
+            regions_chunk = chunk
+    if not any(rid == 0 for rid, _, _ in region_rows):
+        region_rows.insert(0, (0, fmt.NO_PARENT, ""))
+    paths = _decode(lambda _payload: decode.region_paths(region_rows), regions_chunk, path)
+    profile.regions = {rid: Region(rid, parent, name, paths[rid]) for rid, parent, name in region_rows}
+
+    sizes: Dict[Tuple[str, int], int] = {}
+    apis: Dict[Tuple[str, str], int] = {}
+    stacks: Dict[tuple, List[int]] = {}
+    for chunk in snapshot:
+        t = chunk.type
+        if t == fmt.CHUNK_MODULES:
+            profile.modules.extend(_decode(decode.modules, chunk, path))
+        elif t == fmt.CHUNK_SIZE_COUNTS:
+            for rid, _reserved, size, count in _decode(decode.size_rows, chunk, path):
+                key = (_path(paths, rid, profile), size)
+                sizes[key] = sizes.get(key, 0) + count
+        elif t == fmt.CHUNK_API_COUNTS:
+            for rid, api, calls in _decode(decode.api_rows, chunk, path):
+                key = (_path(paths, rid, profile), fmt.api_name(api))
+                apis[key] = apis.get(key, 0) + calls
+        elif t == fmt.CHUNK_STACK_TYPES:
+            for rid, size, count, nbytes, frames in _decode(decode.stack_rows, chunk, path):
+                key = (_path(paths, rid, profile), size, frames)
+                acc = stacks.setdefault(key, [0, 0])
+                acc[0] += count
+                acc[1] += nbytes
+        elif t not in fmt.CHUNK_NAMES:
+            profile.extra_chunks.setdefault(t, []).append(bytes(chunk.payload))
+    profile.size_counts = sizes
+    profile.api_counts = apis
+    profile.stack_types = [StackType(region, size, count, nbytes, frames)
+                           for (region, size, frames), (count, nbytes) in stacks.items()]
+    profile.stack_types.sort(key=lambda s: (-s.count, s.region, s.size, s.frames))
+    if profile.lost_stacks:
+        profile.warnings.append(f"{profile.lost_stacks:,} allocations of the selected sizes lost "
+                                f"their stack (the stack table was full)")
+
+
+def _path(paths: Dict[int, str], rid: int, profile: Profile) -> str:
+    path = paths.get(rid)
+    if path is None:
+        path = f"(region {rid})"
+        paths[rid] = path
+        profile.regions[rid] = Region(rid, fmt.NO_PARENT, path, path)
+        profile.warnings.append(f"counts refer to region {rid}, which the REGIONS chunk does not define")
+    return path
