@@ -1,0 +1,109 @@
+"""Just enough ELF reading to check a module before symbolizing it: its build-id,
+whether it carries DWARF, and where its separate debug file is.
+
+Separate debug files are looked up the way libdw does by default:
+/usr/lib/debug/.build-id/xx/rest.debug, then the .gnu_debuglink name next to the
+file, in its .debug/ subdirectory, and under /usr/lib/debug/<dir>/.
+"""
+import os
+import struct
+from dataclasses import dataclass
+from typing import Optional
+
+DEBUG_ROOT = "/usr/lib/debug"
+_SHT_NOTE = 7
+_NT_GNU_BUILD_ID = 3
+
+
+@dataclass
+class ElfInfo:
+    build_id: str        # hex, "" if none
+    has_dwarf: bool      # a .debug_info section (possibly compressed)
+    has_symtab: bool     # .symtab or .dynsym: function names without DWARF
+    debuglink: str       # .gnu_debuglink file name, "" if none
+
+
+def read_elf(path: str) -> Optional[ElfInfo]:
+    """ElfInfo of the file, None if it is not a readable ELF file."""
+    try:
+        with open(path, "rb") as fh:
+            ident = fh.read(64)
+            if len(ident) < 52 or ident[:4] != b"\x7fELF" or ident[5] != 1:
+                return None
+            is64 = ident[4] == 2
+            if is64:
+                shoff, = struct.unpack_from("<Q", ident, 0x28)
+                shentsize, shnum, shstrndx = struct.unpack_from("<HHH", ident, 0x3A)
+                sh = struct.Struct("<IIQQQQIIQQ")
+            else:
+                shoff, = struct.unpack_from("<I", ident, 0x20)
+                shentsize, shnum, shstrndx = struct.unpack_from("<HHH", ident, 0x2E)
+                sh = struct.Struct("<IIIIIIIIII")
+            if shoff == 0 or shnum == 0 or shentsize < sh.size or shstrndx >= shnum:
+                return ElfInfo("", False, False, "")
+            fh.seek(shoff)
+            table = fh.read(shentsize * shnum)
+            sections = [sh.unpack_from(table, i * shentsize) for i in range(shnum)]
+            # fields: name, type, flags, addr, offset, size, link, info, align, entsize
+            strtab = sections[shstrndx]
+            fh.seek(strtab[4])
+            names = fh.read(strtab[5])
+
+            def name_of(sec):
+                end = names.find(b"\0", sec[0])
+                return names[sec[0]:end].decode("ascii", "replace")
+
+            info = ElfInfo("", False, False, "")
+            for sec in sections:
+                name = name_of(sec)
+                if name in (".debug_info", ".zdebug_info"):
+                    info.has_dwarf = True
+                elif name in (".symtab", ".dynsym"):
+                    info.has_symtab = True
+                elif name == ".gnu_debuglink":
+                    fh.seek(sec[4])
+                    raw = fh.read(sec[5])
+                    info.debuglink = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+                if sec[1] == _SHT_NOTE and not info.build_id:
+                    fh.seek(sec[4])
+                    info.build_id = _build_id_in_notes(fh.read(sec[5]))
+            return info
+    except (OSError, struct.error):
+        return None
+
+
+def _build_id_in_notes(notes: bytes) -> str:
+    pos = 0
+    while pos + 12 <= len(notes):
+        namesz, descsz, ntype = struct.unpack_from("<III", notes, pos)
+        pos += 12
+        name = notes[pos:pos + namesz]
+        pos += (namesz + 3) & ~3
+        desc = notes[pos:pos + descsz]
+        pos += (descsz + 3) & ~3
+        if ntype == _NT_GNU_BUILD_ID and name.rstrip(b"\0") == b"GNU":
+            return desc.hex()
+    return ""
+
+
+def build_id_debug_file(build_id: str) -> Optional[str]:
+    """/usr/lib/debug/.build-id/xx/rest.debug if installed (e.g. by a -dbgsym package)."""
+    if len(build_id) < 4:
+        return None
+    path = os.path.join(DEBUG_ROOT, ".build-id", build_id[:2], build_id[2:] + ".debug")
+    return path if os.path.isfile(path) else None
+
+
+def separate_debug_file(path: str, info: ElfInfo) -> Optional[str]:
+    """The separate debug file libdw would find for this module, or None."""
+    found = build_id_debug_file(info.build_id)
+    if found:
+        return found
+    if info.debuglink:
+        directory = os.path.dirname(os.path.realpath(path))
+        for candidate in (os.path.join(directory, info.debuglink),
+                          os.path.join(directory, ".debug", info.debuglink),
+                          os.path.join(DEBUG_ROOT, directory.lstrip("/"), info.debuglink)):
+            if os.path.isfile(candidate) and os.path.realpath(candidate) != os.path.realpath(path):
+                return candidate
+    return None

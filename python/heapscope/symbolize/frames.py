@@ -1,0 +1,35 @@
+"""A symbolized frame and how reports print it."""
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Frame:
+    function: str      # demangled; "??" when unknown
+    file: str          # source file as the debug info names it; "" when unknown
+    line: int          # 0 when unknown
+    module: str        # path of the loaded object; "" when the address is in none
+    offset: int        # file-relative address looked up (return address - 1 - bias)
+    inlined: bool = False  # an inlined call: the next frame is the function it was inlined into
+
+    @property
+    def location(self) -> str:
+        return f"{self.file}:{self.line}" if self.file else ""
+
+    def key(self) -> tuple:
+        """What makes two frames the same across processes (addresses differ, code does not)."""
+        if self.file:
+            return (self.function, self.file, self.line, os.path.basename(self.module), self.inlined)
+        return (self.function, os.path.basename(self.module), self.offset, self.inlined)
+
+    def text(self) -> str:
+        """`function @ file:line (module)`; `function (module+0xoffset)` without line info."""
+        module = os.path.basename(self.module) if self.module else "?"
+        mark = " [inlined]" if self.inlined else ""
+        if self.file:
+            return f"{self.function} @ {self.file}:{self.line} ({module}){mark}"
+        return f"{self.function} ({module}+{self.offset:#x}){mark}"
+
+    def to_json(self) -> dict:
+        return dict(function=self.function, file=self.file, line=self.line, module=self.module,
+                    offset=self.offset, inlined=self.inlined)

@@ -1,0 +1,124 @@
+"""Offline symbolization: return addresses + a profile's module map -> source frames.
+
+For each module the addresses fall in, find a binary to read (the recorded file if
+it is still the same build, else its separate debug file by build-id), look the
+file-relative offsets up (cache first, then one eu-addr2line run per module), and
+say once per module why frames may lack names or lines.
+"""
+import bisect
+import os
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from heapscope.profile.model import Module, Profile
+from heapscope.symbolize import addr2line
+from heapscope.symbolize.cache import SymbolCache, module_key
+from heapscope.symbolize.elf import build_id_debug_file, read_elf, separate_debug_file
+from heapscope.symbolize.frames import Frame
+
+UNKNOWN = ("??", "", 0, False)
+
+
+class Symbolizer:
+    def __init__(self, cache: Optional[SymbolCache] = None):
+        self.cache = cache if cache is not None else SymbolCache()
+        self.notes: List[str] = []          # one per module with a problem, in order found
+        self._noted = set()
+        self._located: Dict[Tuple[str, str], Tuple[Optional[str], Optional[str]]] = {}
+        self._memo: Dict[str, Dict[int, list]] = {}
+
+    def resolve(self, profile: Profile, addresses: Iterable[int]) -> Dict[int, List[Frame]]:
+        """Frames of each return address (innermost first; several when inlined)."""
+        index = _ModuleIndex(profile.modules)
+        by_module: Dict[Module, List[int]] = {}
+        out: Dict[int, List[Frame]] = {}
+        for address in set(addresses):
+            module = index.find(address)
+            if module is None:
+                out[address] = [Frame("??", "", 0, "", address)]
+            else:
+                by_module.setdefault(module, []).append(address)
+        for module, addrs in by_module.items():
+            offsets = {a: a - 1 - module.bias for a in addrs}
+            entries = self._lookup(module, set(offsets.values()))
+            for address, offset in offsets.items():
+                out[address] = [Frame(f, file, line, module.path, offset, inlined)
+                                for f, file, line, inlined in (entries.get(offset) or [UNKNOWN])]
+        return out
+
+    def _lookup(self, module: Module, offsets) -> Dict[int, list]:
+        binary, key = self._locate(module)
+        if binary is None:
+            return {}
+        memo = self._memo.get(key) if key else None
+        if memo is None:
+            memo = self.cache.load(key) if key else {}
+            if key:
+                self._memo[key] = memo
+        missing = [o for o in offsets if o not in memo]
+        if missing:
+            if not addr2line.available():
+                self._note("tool", "eu-addr2line not found: install elfutils to see function "
+                                   "names and source lines")
+                return memo
+            found = addr2line.lookup(binary, missing)
+            fresh = {o: [list(e) for e in found.get(o) or [UNKNOWN]] for o in missing}
+            memo.update(fresh)
+            if key:
+                self.cache.store(key, fresh)
+        return memo
+
+    def _locate(self, module: Module) -> Tuple[Optional[str], Optional[str]]:
+        """(binary to read, cache key) for a module; (None, None) when there is none."""
+        ident = (module.path, module.build_id)
+        if ident not in self._located:
+            self._located[ident] = self._find_binary(module)
+        return self._located[ident]
+
+    def _find_binary(self, module: Module):
+        path = module.path
+        if not path.startswith("/"):
+            return None, None     # [vdso] and the like: nothing on disk to read
+        info = read_elf(path) if os.path.exists(path) else None
+        if info is not None and (not module.build_id or info.build_id in ("", module.build_id)):
+            has_debug = info.has_dwarf or separate_debug_file(path, info) is not None
+            if not has_debug:
+                self._note(path, f"no debug info for {path}; install its -dbgsym package "
+                                 f"or rebuild with -g")
+            return path, module_key(path, module.build_id or info.build_id, has_debug)
+        debug = build_id_debug_file(module.build_id)
+        if debug:
+            return debug, module_key(debug, module.build_id, True)
+        if not os.path.exists(path):
+            why = "is not on this machine"
+        elif info is None:
+            why = "is not a readable ELF file"
+        else:
+            why = (f"has changed since the recording (build-id {info.build_id or 'none'}, "
+                   f"recorded {module.build_id})")
+        self._note(path, f"{path} {why}; its frames show ?? (symbolize where the recorded "
+                         f"binaries are, or re-record)")
+        return None, None
+
+    def _note(self, ident: str, text: str) -> None:
+        if ident not in self._noted:
+            self._noted.add(ident)
+            self.notes.append(text)
+
+
+class _ModuleIndex:
+    """Which module's executable range holds an address (bisect over sorted ranges)."""
+
+    def __init__(self, modules: List[Module]):
+        spans = sorted((lo, hi, i) for i, m in enumerate(modules) for lo, hi in m.ranges)
+        self.starts = [s[0] for s in spans]
+        self.spans = spans
+        self.modules = modules
+
+    def find(self, address: int) -> Optional[Module]:
+        # Return addresses point just past the call: look up address - 1.
+        i = bisect.bisect_right(self.starts, address - 1) - 1
+        if i >= 0:
+            lo, hi, m = self.spans[i]
+            if lo <= address - 1 < hi:
+                return self.modules[m]
+        return None
