@@ -1,0 +1,192 @@
+"""`heapscope record [options] -- cmd args...`: run a program under the recorder.
+
+Preloads libheapscope.so (then the chosen allocator, then any LD_PRELOAD the user
+had), passes the options as HEAPSCOPE_* environment variables, runs the program,
+forwards SIGINT/SIGTERM sent to heapscope itself, returns the program's exit code
+(128+N when a signal N killed it) and names the profile files written.
+"""
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from heapscope.allocators import ALL as ALLOCATORS, require_allocator
+from heapscope.errors import HeapscopeError
+from heapscope.native import library
+
+ENVIRONMENT = """\
+environment (what record sets; set them yourself to record without this command,
+e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
+  HEAPSCOPE_OUTPUT_DIR     directory of the profile files (default: the current one);
+                           one file per process: heapscope.<host>.<pid>.hsp, or
+                           heapscope.<job>.r<rank>.<host>.<pid>.hsp under MPI/Slurm
+  HEAPSCOPE_STACK_SIZES    sizes whose stacks are recorded: "12,24,100-200" or "all"
+                           (unset: counts only)
+  HEAPSCOPE_STACK_REGIONS  only in these regions: "local,reduce" (a region's name or
+                           its path "split/local"; "(none)" = outside any region)
+  HEAPSCOPE_STACK_DEPTH    frames per stack, 1..256 (default 64)
+  HEAPSCOPE_UNWIND         dwarf (default, libunwind) or fp (frame pointers)
+A snapshot is written at exit, on heapscope_dump(), on SIGTERM/SIGINT (then the
+signal's default action) and SIGUSR1 (the program continues), and before exec.
+`heapscope record --print-library` prints the path to put in LD_PRELOAD."""
+
+SIZE_SPEC = re.compile(r"^(all|\d+(-\d+)?(,\d+(-\d+)?)*)$")
+REGION_LIST = re.compile(r"^[^,/]+(/[^,/]+)*(,[^,/]+(/[^,/]+)*)*$")
+FORWARDED = (signal.SIGINT, signal.SIGTERM)
+
+
+def register(sub):
+    p = sub.add_parser(
+        "record", help="run a program under the allocation recorder",
+        description="Run CMD under the heapscope recorder (LD_PRELOAD): exact allocation counts "
+                    "per size and region, and the stack trace types of the sizes chosen with "
+                    "--sizes. Writes one profile file per process (children too) into DIR.",
+        epilog=ENVIRONMENT, formatter_class=_RawEpilog,
+        usage="heapscope record [options] -- CMD [ARGS...]")
+    p.add_argument("-o", "--output", metavar="DIR",
+                   help="directory for the profiles (created if missing; default: a new "
+                        "./heapscope-<program> or ./heapscope-<program>.N)")
+    p.add_argument("--sizes", metavar="SPEC",
+                   help='record the stacks of these sizes: "12,24,100-200" or "all"')
+    p.add_argument("--regions", metavar="LIST",
+                   help='stacks only in these regions: "local,reduce" (names or paths)')
+    p.add_argument("--depth", type=int, default=64, metavar="N",
+                   help="frames per stack (1..256, default 64)")
+    p.add_argument("--unwind", choices=["dwarf", "fp"], default="dwarf",
+                   help="stack unwinding: DWARF via libunwind (default) or frame pointers")
+    p.add_argument("--allocator", choices=ALLOCATORS, default="glibc",
+                   help="run the program on this allocator (default: glibc)")
+    p.add_argument("--print-library", action="store_true",
+                   help="print the path of libheapscope.so (for LD_PRELOAD) and exit")
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="CMD",
+                   help="the program and its arguments, after --")
+    p.set_defaults(func=run)
+
+
+class _RawEpilog(argparse.HelpFormatter):
+    """Keeps the epilog's line breaks (argparse would refill it)."""
+
+    def _fill_text(self, text, width, indent):
+        return "".join(indent + line for line in text.splitlines(keepends=True))
+
+
+def _check_options(args):
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise HeapscopeError("no program to record: heapscope record [options] -- CMD [ARGS...]")
+    if command[0].startswith("-") and not args.command[0] == "--":
+        raise HeapscopeError(f"unknown option {command[0]!r} (put the program after --)")
+    if args.sizes is not None:
+        args.sizes = args.sizes.replace(" ", "")
+        if not SIZE_SPEC.match(args.sizes):
+            raise HeapscopeError(f"bad --sizes {args.sizes!r}: expected sizes and ranges like "
+                                 f"12,24,100-200, or 'all'")
+        for part in args.sizes.split(","):
+            if "-" in part:
+                lo, hi = map(int, part.split("-"))
+                if lo > hi:
+                    raise HeapscopeError(f"bad --sizes range {part!r}: {lo} > {hi}")
+    if args.regions is not None and not REGION_LIST.match(args.regions):
+        raise HeapscopeError(f"bad --regions {args.regions!r}: expected a comma list of "
+                             f"region names or paths like local,split/local")
+    if args.regions and not args.sizes:
+        raise HeapscopeError("--regions selects where stacks are recorded: give --sizes too")
+    if not 1 <= args.depth <= 256:
+        raise HeapscopeError(f"--depth must be 1..256, not {args.depth}")
+    program = command[0]
+    if "/" in program:
+        if not os.path.isfile(program):
+            raise HeapscopeError(f"program not found: {program}", exit_code=127)
+        if not os.access(program, os.X_OK):
+            raise HeapscopeError(f"program is not executable: {program}", exit_code=126)
+    elif shutil.which(program) is None:
+        raise HeapscopeError(f"program not found in PATH: {program}", exit_code=127)
+    return command
+
+
+def _output_dir(args, program):
+    if args.output:
+        out = Path(args.output)
+    else:
+        base = "heapscope-" + (re.sub(r"[^\w.+-]", "_", Path(program).name) or "program")
+        out = Path(base)
+        n = 1
+        while out.exists():
+            out = Path(f"{base}.{n}")
+            n += 1
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise HeapscopeError(f"cannot create output directory {out}: {exc.strerror}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise HeapscopeError(f"output directory {out} is not writable")
+    return out.resolve()
+
+
+def _environment(args, out):
+    env = dict(os.environ)
+    preload = [str(library("heapscope"))]
+    allocator = require_allocator(args.allocator)
+    if allocator is not None:
+        preload.append(str(allocator))
+    if env.get("LD_PRELOAD"):
+        preload.append(env["LD_PRELOAD"])
+    env["LD_PRELOAD"] = " ".join(preload)
+    env["HEAPSCOPE_OUTPUT_DIR"] = str(out)
+    env["HEAPSCOPE_STACK_SIZES"] = args.sizes or ""
+    env["HEAPSCOPE_STACK_REGIONS"] = args.regions or ""
+    env["HEAPSCOPE_STACK_DEPTH"] = str(args.depth)
+    env["HEAPSCOPE_UNWIND"] = args.unwind
+    return env
+
+
+def _run(command, env):
+    """Run the program; returns its exit code (128+N if killed by signal N).
+
+    SIGINT/SIGTERM sent to heapscope by another process (kill, a scheduler) are passed on.
+    Those typed at the terminal already reach the program (same process group): not twice.
+    """
+    waited = set(FORWARDED) | {signal.SIGCHLD}
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
+    try:
+        child = subprocess.Popen(
+            command, env=env,
+            preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, old_mask))
+    except OSError as exc:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        raise HeapscopeError(f"cannot run {command[0]}: {exc.strerror}", exit_code=127) from None
+    try:
+        while child.poll() is None:
+            info = signal.sigtimedwait(waited, 1.0)
+            if info and info.si_signo in FORWARDED and info.si_code != 0x80:  # not SI_KERNEL
+                child.send_signal(info.si_signo)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+    rc = child.returncode
+    return 128 - rc if rc < 0 else rc
+
+
+def run(args):
+    if args.print_library:
+        print(library("heapscope"))
+        return 0
+    command = _check_options(args)
+    out = _output_dir(args, command[0])
+    before = set(out.glob("heapscope.*.hsp"))
+    env = _environment(args, out)
+    rc = _run(command, env)
+    written = sorted(set(out.glob("heapscope.*.hsp")) - before)
+    if written:
+        names = ", ".join(p.name for p in written[:4]) + (" ..." if len(written) > 4 else "")
+        print(f"heapscope: {len(written)} profile{'s' if len(written) > 1 else ''} in {out}: "
+              f"{names}", file=sys.stderr)
+    else:
+        print(f"heapscope: no profile written in {out} (a statically linked program cannot be "
+              f"recorded)", file=sys.stderr)
+    return rc

@@ -1,0 +1,247 @@
+/*
+ * counters.c — per-thread count tables: the hot path of the recorder.
+ *
+ * Each thread owns a struct hs_thread (mmap'd on its first allocation) holding,
+ * per region id, a lazily mapped block of API call counters plus a direct array
+ * of counts for sizes below HS_SMALL_SIZES, and one open-addressing hash table for
+ * (region, size) pairs above. Only the owner writes its table (relaxed atomic
+ * load+store: a plain add, yet race-free for the merging reader), so counting
+ * takes no lock and touches no shared cache line.
+ *
+ * The hash table grows by copying into a table twice as large and publishing it
+ * (release); the old one is kept, since a dump may still be reading it.
+ *
+ * Threads that end hand their table back (pthread key destructor); a new thread
+ * adopts a free table and keeps adding to its counts — the counts are summed over
+ * threads anyway, and the memory stays bounded by the peak number of threads.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+
+#include "guard.h"
+#include "recorder.h"
+
+struct region_counts {
+    _Atomic uint64_t api[16];
+    _Atomic uint64_t small[HS_SMALL_SIZES];
+};
+
+struct size_entry {
+    _Atomic uint64_t size;      /* 0 = empty (sizes here are >= HS_SMALL_SIZES) */
+    uint32_t region, pad;
+    _Atomic uint64_t count;
+};
+
+struct size_table {
+    uint64_t mask, used;
+    struct size_entry e[];
+};
+
+struct hs_thread {
+    struct hs_thread *next;                 /* list of all tables, append-only */
+    _Atomic int in_use;
+    struct size_table *_Atomic large;
+    struct hs_stack_table *_Atomic stacks;  /* stacks.c, created on first capture */
+    struct region_counts *_Atomic regions[HS_MAX_REGIONS];
+};
+
+HS_TLS struct hs_thread *hs_self;
+static struct hs_thread *_Atomic threads;
+static _Atomic uint64_t threads_seen;
+static pthread_key_t exit_key;
+static int have_exit_key;
+
+uint64_t hs_threads_seen(void) { return atomic_load(&threads_seen); }
+struct hs_thread *hs_threads_first(void) { return atomic_load_explicit(&threads, memory_order_acquire); }
+struct hs_thread *hs_threads_next(struct hs_thread *t) { return t->next; }
+struct hs_stack_table *hs_thread_stacks(struct hs_thread *t)
+{
+    return atomic_load_explicit(&t->stacks, memory_order_acquire);
+}
+struct hs_stack_table **hs_thread_stacks_slot(struct hs_thread *t)
+{
+    return (struct hs_stack_table **)&t->stacks;
+}
+
+static void thread_exit(void *arg)
+{
+    struct hs_thread *t = arg;
+    hs_self = NULL;
+    atomic_store_explicit(&t->in_use, 0, memory_order_release);
+}
+
+void hs_counters_init(void)
+{
+    if (!have_exit_key && pthread_key_create(&exit_key, thread_exit) == 0)
+        have_exit_key = 1;
+}
+
+struct hs_thread *hs_thread_attach(void)
+{
+    struct hs_thread *t;
+    for (t = hs_threads_first(); t; t = t->next) {
+        int idle = 0;
+        if (atomic_compare_exchange_strong(&t->in_use, &idle, 1))
+            break;
+    }
+    if (!t) {
+        t = hs_map(sizeof *t);
+        if (!t)
+            return NULL;
+        t->in_use = 1;
+        struct hs_thread *head = atomic_load(&threads);
+        do
+            t->next = head;
+        while (!atomic_compare_exchange_weak(&threads, &head, t));
+    }
+    hs_self = t;
+    atomic_fetch_add(&threads_seen, 1);
+    if (have_exit_key)
+        pthread_setspecific(exit_key, t);
+    return t;
+}
+
+static struct region_counts *region_counts(struct hs_thread *t, uint32_t r)
+{
+    struct region_counts *rc = atomic_load_explicit(&t->regions[r], memory_order_relaxed);
+    if (HS_LIKELY(rc))
+        return rc;
+    rc = hs_map(sizeof *rc);
+    if (rc)
+        atomic_store_explicit(&t->regions[r], rc, memory_order_release);
+    return rc;
+}
+
+static struct size_table *size_table_new(uint64_t slots)
+{
+    struct size_table *st = hs_map(sizeof *st + slots * sizeof(struct size_entry));
+    if (st)
+        st->mask = slots - 1;
+    return st;
+}
+
+static uint64_t hash_size(uint32_t region, uint64_t size)
+{
+    uint64_t h = (size ^ ((uint64_t)region << 40)) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+/* The entry for (region, size), created if needed; NULL when out of memory. */
+static struct size_entry *slot_for(struct size_table *st, uint32_t region, uint64_t size)
+{
+    for (uint64_t i = hash_size(region, size);; i++) {
+        struct size_entry *e = &st->e[i & st->mask];
+        uint64_t s = atomic_load_explicit(&e->size, memory_order_relaxed);
+        if (s == size && e->region == region)
+            return e;
+        if (s == 0) {
+            e->region = region;
+            atomic_store_explicit(&e->size, size, memory_order_release);
+            st->used++;
+            return e;
+        }
+    }
+}
+
+static void count_large(struct hs_thread *t, uint32_t region, uint64_t size)
+{
+    struct size_table *st = atomic_load_explicit(&t->large, memory_order_relaxed);
+    if (!st || (st->used + 1) * 2 > st->mask + 1) {
+        struct size_table *bigger = size_table_new(st ? (st->mask + 1) * 2 : 1024);
+        if (!bigger)
+            return;  /* out of memory: nothing sane left to do */
+        if (st)
+            for (uint64_t i = 0; i <= st->mask; i++) {
+                uint64_t s = atomic_load_explicit(&st->e[i].size, memory_order_relaxed);
+                if (s) {
+                    struct size_entry *e = slot_for(bigger, st->e[i].region, s);
+                    atomic_store_explicit(&e->count, atomic_load(&st->e[i].count),
+                                          memory_order_relaxed);
+                }
+            }
+        atomic_store_explicit(&t->large, bigger, memory_order_release);
+        st = bigger;
+    }
+    hs_bump(&slot_for(st, region, size)->count, 1);
+}
+
+void hs_count_alloc(unsigned api, uint64_t size, int failed)
+{
+    struct hs_thread *t = hs_self;
+    if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
+        return;
+    uint32_t r = hs_current_region();
+    struct region_counts *rc = region_counts(t, r);
+    if (HS_UNLIKELY(!rc))
+        return;
+    hs_bump(&rc->api[api], 1);
+    if (HS_UNLIKELY(failed))
+        hs_bump(&rc->api[HS_API_FAILED], 1);
+    if (HS_LIKELY(size < HS_SMALL_SIZES))
+        hs_bump(&rc->small[size], 1);
+    else
+        count_large(t, r, size);
+    if (HS_UNLIKELY(hs_stacks_on) && hs_region_stacks[r] && hs_size_selected(size))
+        hs_stack_record(t, r, size);
+}
+
+void hs_count_call(unsigned api)
+{
+    struct hs_thread *t = hs_self;
+    if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
+        return;
+    struct region_counts *rc = region_counts(t, hs_current_region());
+    if (HS_LIKELY(rc))
+        hs_bump(&rc->api[api], 1);
+}
+
+void hs_thread_visit(struct hs_thread *t, void *ctx, hs_size_fn sizes, hs_api_fn apis)
+{
+    uint32_t nregions = hs_region_count();
+    for (uint32_t r = 0; r < nregions; r++) {
+        struct region_counts *rc = atomic_load_explicit(&t->regions[r], memory_order_acquire);
+        if (!rc)
+            continue;
+        for (unsigned a = 0; a < HS_API_COUNT; a++) {
+            uint64_t n = atomic_load_explicit(&rc->api[a], memory_order_relaxed);
+            if (n)
+                apis(ctx, r, a, n);
+        }
+        for (uint64_t s = 0; s < HS_SMALL_SIZES; s++) {
+            uint64_t n = atomic_load_explicit(&rc->small[s], memory_order_relaxed);
+            if (n)
+                sizes(ctx, r, s, n);
+        }
+    }
+    struct size_table *st = atomic_load_explicit(&t->large, memory_order_acquire);
+    for (uint64_t i = 0; st && i <= st->mask; i++) {
+        uint64_t s = atomic_load_explicit(&st->e[i].size, memory_order_acquire);
+        uint64_t n = s ? atomic_load_explicit(&st->e[i].count, memory_order_relaxed) : 0;
+        if (n)
+            sizes(ctx, st->e[i].region, s, n);
+    }
+}
+
+/* In a forked child only the forking thread exists: the parent's counts are the
+ * parent's, so every table is zeroed and all but ours handed back. */
+void hs_counters_after_fork_child(void)
+{
+    for (struct hs_thread *t = hs_threads_first(); t; t = t->next) {
+        for (uint32_t r = 0; r < HS_MAX_REGIONS; r++) {
+            struct region_counts *rc = t->regions[r];
+            if (rc)
+                memset(rc, 0, sizeof *rc);
+        }
+        struct size_table *st = t->large;
+        if (st) {
+            memset(st->e, 0, (st->mask + 1) * sizeof st->e[0]);
+            st->used = 0;
+        }
+        if (t->stacks)
+            hs_stack_table_clear(t->stacks);
+        if (t != hs_self)
+            t->in_use = 0;
+    }
+    atomic_store(&threads_seen, hs_self ? 1 : 0);
+}

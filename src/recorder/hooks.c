@@ -1,0 +1,301 @@
+/*
+ * hooks.c — the interposed C allocation functions (malloc family).
+ *
+ * Each hook calls the next definition (the allocator underneath: glibc, or a peer
+ * preloaded after us) with the re-entrancy guard set, then counts the call for
+ * the current region. Counting semantics: profile_format.h, SIZE_COUNTS/API_COUNTS.
+ *
+ * Bootstrap: the next definitions are found with dlsym(RTLD_NEXT), and dlsym
+ * itself may call calloc/malloc. Those calls (made while resolving, on the
+ * resolving thread) are served from a static buffer; free() ignores its blocks.
+ *
+ * Functions the next allocator lacks (Debian's jemalloc has no pvalloc) must not
+ * fall through to glibc's version, which would allocate from glibc's heap a block
+ * the peer's free() later chokes on. So memalign/valloc/pvalloc/aligned_alloc/
+ * reallocarray are used only when they come from the same object as the next
+ * malloc (dladdr); otherwise they are built on the next posix_memalign/realloc.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guard.h"
+#include "recorder.h"
+
+struct hs_real hs_real;
+HS_TLS int hs_guard;
+
+/* ---- bootstrap buffer for dlsym's own allocations ---- */
+
+static _Alignas(64) char boot_buf[64 * 1024];
+static size_t boot_used;
+static HS_TLS int resolving;
+
+static void *boot_alloc(size_t n)
+{
+    size_t need = 16 + ((n + 15) & ~(size_t)15);
+    if (boot_used + need > sizeof boot_buf)
+        return NULL;
+    char *p = boot_buf + boot_used;
+    boot_used += need;
+    memcpy(p, &n, sizeof n);  /* size header, for realloc */
+    return p + 16;            /* static storage: already zero (calloc) */
+}
+
+static int is_boot(const void *p)
+{
+    return (const char *)p >= boot_buf && (const char *)p < boot_buf + sizeof boot_buf;
+}
+
+static size_t boot_size(const void *p)
+{
+    size_t n;
+    memcpy(&n, (const char *)p - 16, sizeof n);
+    return n;
+}
+
+void *hs_next(const char *name)
+{
+    int saved = hs_guard;
+    hs_guard = 1;
+    void *sym = dlsym(RTLD_NEXT, name);
+    hs_guard = saved;
+    return sym;
+}
+
+/* The next `name`, if it comes from the same object as the next malloc. */
+static void *next_same_object(const char *name)
+{
+    void *sym = dlsym(RTLD_NEXT, name);
+    Dl_info a, b;
+    if (!sym || !dladdr(sym, &a) || !dladdr((void *)hs_real.malloc, &b))
+        return NULL;
+    return a.dli_fbase == b.dli_fbase ? sym : NULL;
+}
+
+void hs_resolve(void)
+{
+    if (hs_real.free)
+        return;
+    resolving = 1;
+    struct hs_real r;
+    r.malloc = dlsym(RTLD_NEXT, "malloc");
+    r.calloc = dlsym(RTLD_NEXT, "calloc");
+    r.realloc = dlsym(RTLD_NEXT, "realloc");
+    r.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+    hs_real.malloc = r.malloc;  /* next_same_object compares with it */
+    r.aligned_alloc = next_same_object("aligned_alloc");
+    r.memalign = next_same_object("memalign");
+    r.valloc = next_same_object("valloc");
+    r.pvalloc = next_same_object("pvalloc");
+    r.reallocarray = next_same_object("reallocarray");
+    r.free = dlsym(RTLD_NEXT, "free");
+    if (!r.malloc || !r.calloc || !r.realloc || !r.free || !r.posix_memalign) {
+        static const char msg[] = "heapscope: cannot find the next malloc/free (dlsym), aborting\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        _exit(127);
+    }
+    hs_real = r;  /* free last: it is the "resolved" flag */
+    resolving = 0;
+}
+
+#define RESOLVE()                          \
+    do {                                   \
+        if (HS_UNLIKELY(!hs_real.free))    \
+            hs_resolve();                  \
+    } while (0)
+
+/* Forward without counting: inside our own work, or when not recording. */
+#define PASS_THROUGH() (hs_guard || !atomic_load_explicit(&hs_recording, memory_order_relaxed))
+
+/* ---- fallbacks on the next posix_memalign ---- */
+
+static void *memalign_via_posix(size_t align, size_t n)
+{
+    void *p = NULL;
+    if (align < sizeof(void *))
+        align = sizeof(void *);
+    if (align & (align - 1)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    int rc = hs_real.posix_memalign(&p, align, n);
+    if (rc) {
+        errno = rc;
+        return NULL;
+    }
+    return p;
+}
+
+static void *real_memalign(size_t align, size_t n)
+{
+    return hs_real.memalign ? hs_real.memalign(align, n) : memalign_via_posix(align, n);
+}
+
+static void *real_aligned_alloc(size_t align, size_t n)
+{
+    return hs_real.aligned_alloc ? hs_real.aligned_alloc(align, n) : memalign_via_posix(align, n);
+}
+
+static void *real_valloc(size_t n)
+{
+    return hs_real.valloc ? hs_real.valloc(n) : memalign_via_posix((size_t)getpagesize(), n);
+}
+
+static void *real_pvalloc(size_t n)
+{
+    if (hs_real.pvalloc)
+        return hs_real.pvalloc(n);
+    size_t page = (size_t)getpagesize();
+    size_t rounded = n ? (n + page - 1) & ~(page - 1) : page;
+    if (rounded < n) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return memalign_via_posix(page, rounded);
+}
+
+static void *real_reallocarray(void *p, size_t a, size_t b)
+{
+    if (hs_real.reallocarray)
+        return hs_real.reallocarray(p, a, b);
+    size_t n;
+    if (__builtin_mul_overflow(a, b, &n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return hs_real.realloc(p, n);
+}
+
+static uint64_t product(size_t a, size_t b)
+{
+    size_t n;
+    return __builtin_mul_overflow(a, b, &n) ? UINT64_MAX : n;
+}
+
+/* ---- the hooks ---- */
+
+void *malloc(size_t n)
+{
+    if (HS_UNLIKELY(!hs_real.free)) {
+        if (resolving)
+            return boot_alloc(n);
+        hs_resolve();
+    }
+    if (PASS_THROUGH())
+        return hs_real.malloc(n);
+    hs_guard = 1;
+    void *p = hs_real.malloc(n);
+    hs_count_alloc(HS_API_MALLOC, n, p == NULL);
+    hs_guard = 0;
+    return p;
+}
+
+void *calloc(size_t a, size_t b)
+{
+    if (HS_UNLIKELY(!hs_real.free)) {
+        if (resolving)
+            return boot_alloc(product(a, b) == UINT64_MAX ? SIZE_MAX : a * b);
+        hs_resolve();
+    }
+    if (PASS_THROUGH())
+        return hs_real.calloc(a, b);
+    hs_guard = 1;
+    void *p = hs_real.calloc(a, b);
+    hs_count_alloc(HS_API_CALLOC, product(a, b), p == NULL);
+    hs_guard = 0;
+    return p;
+}
+
+void free(void *p)
+{
+    if (!p || is_boot(p))
+        return;
+    RESOLVE();
+    if (PASS_THROUGH()) {
+        hs_real.free(p);
+        return;
+    }
+    hs_guard = 1;
+    hs_real.free(p);
+    hs_count_call(HS_API_FREE);
+    hs_guard = 0;
+}
+
+void *realloc(void *old, size_t n)
+{
+    if (HS_UNLIKELY(old && is_boot(old))) {
+        void *p = malloc(n);
+        if (p) {
+            size_t have = boot_size(old);
+            memcpy(p, old, have < n ? have : n);
+        }
+        return p;
+    }
+    RESOLVE();
+    if (PASS_THROUGH())
+        return hs_real.realloc(old, n);
+    hs_guard = 1;
+    void *p = hs_real.realloc(old, n);
+    if (old && n == 0) {
+        hs_count_call(HS_API_REALLOC);  /* a free, not an allocation */
+    } else {
+        hs_count_alloc(HS_API_REALLOC, n, p == NULL);
+    }
+    hs_guard = 0;
+    return p;
+}
+
+void *reallocarray(void *old, size_t a, size_t b)
+{
+    RESOLVE();
+    if (PASS_THROUGH())
+        return real_reallocarray(old, a, b);
+    hs_guard = 1;
+    void *p = real_reallocarray(old, a, b);
+    uint64_t n = product(a, b);
+    if (old && n == 0)
+        hs_count_call(HS_API_REALLOCARRAY);
+    else
+        hs_count_alloc(HS_API_REALLOCARRAY, n, p == NULL);
+    hs_guard = 0;
+    return p;
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    RESOLVE();
+    if (PASS_THROUGH())
+        return hs_real.posix_memalign(out, align, n);
+    hs_guard = 1;
+    int rc = hs_real.posix_memalign(out, align, n);
+    hs_count_alloc(HS_API_POSIX_MEMALIGN, n, rc != 0);
+    hs_guard = 0;
+    return rc;
+}
+
+#define ALIGNED_HOOK(name, api, call, size)      \
+    {                                            \
+        RESOLVE();                               \
+        if (PASS_THROUGH())                      \
+            return call;                         \
+        hs_guard = 1;                            \
+        void *p = call;                          \
+        hs_count_alloc(api, size, p == NULL);    \
+        hs_guard = 0;                            \
+        return p;                                \
+    }
+
+void *aligned_alloc(size_t align, size_t n)
+    ALIGNED_HOOK(aligned_alloc, HS_API_ALIGNED_ALLOC, real_aligned_alloc(align, n), n)
+
+void *memalign(size_t align, size_t n)
+    ALIGNED_HOOK(memalign, HS_API_MEMALIGN, real_memalign(align, n), n)
+
+void *valloc(size_t n)
+    ALIGNED_HOOK(valloc, HS_API_VALLOC, real_valloc(n), n)
+
+void *pvalloc(size_t n)
+    ALIGNED_HOOK(pvalloc, HS_API_PVALLOC, real_pvalloc(n), n)

@@ -1,0 +1,172 @@
+/*
+ * hooks_cxx.c — the interposed C++ operator new / delete, every variant
+ * (plain, [], nothrow, aligned, sized), by their mangled names.
+ *
+ * Why not just count the malloc inside: peer allocators (tcmalloc, jemalloc,
+ * mimalloc) define their own operator new that never calls malloc. Each hook calls
+ * the next definition (libstdc++'s or the peer's) with the guard set, so the
+ * malloc libstdc++'s operator new makes inside is not counted a second time.
+ *
+ * The throwing operator new may throw std::bad_alloc through this C frame: the
+ * file is compiled with -fexceptions and the guard is dropped by a cleanup
+ * handler, which also counts the failure.
+ * If no next definition exists (libstdc++ not loaded), malloc/free stand in.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "guard.h"
+#include "recorder.h"
+
+enum {
+    NEW, NEW_ARR, NEW_NT, NEW_ARR_NT, NEW_AL, NEW_ARR_AL, NEW_AL_NT, NEW_ARR_AL_NT,
+    DEL, DEL_ARR, DEL_SZ, DEL_ARR_SZ, DEL_NT, DEL_ARR_NT, DEL_AL, DEL_ARR_AL,
+    DEL_SZ_AL, DEL_ARR_SZ_AL, DEL_AL_NT, DEL_ARR_AL_NT, N_OPS
+};
+
+static const char *const op_names[N_OPS] = {
+    "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
+    "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
+    "_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
+    "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t",
+    "_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t",
+    "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
+    "_ZdlPvSt11align_val_tRKSt9nothrow_t", "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+};
+
+/* 0: not looked up yet; (void *)1: there is no next definition */
+static void *_Atomic next_op[N_OPS];
+
+static void *op(int which)
+{
+    void *f = atomic_load_explicit(&next_op[which], memory_order_acquire);
+    if (HS_UNLIKELY(!f)) {
+        if (!hs_real.free)
+            hs_resolve();
+        f = hs_next(op_names[which]);
+        if (!f)
+            f = (void *)1;
+        atomic_store_explicit(&next_op[which], f, memory_order_release);
+    }
+    return f == (void *)1 ? NULL : f;
+}
+
+typedef void *(*new_fn)(size_t);
+typedef void *(*new_al_fn)(size_t, size_t);
+typedef void (*del_fn)(void *);
+typedef void (*del2_fn)(void *, size_t);
+typedef void (*del3_fn)(void *, size_t, size_t);
+
+/* Without a next operator new (no libstdc++): malloc stands in; a failed throwing
+ * new cannot throw from C, so it ends the program like an uncaught bad_alloc. */
+static void *fallback_new(size_t n, size_t align, int nothrow)
+{
+    void *p = NULL;
+    if (align) {
+        if (hs_real.posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n))
+            p = NULL;
+    } else {
+        p = hs_real.malloc(n ? n : 1);
+    }
+    if (!p && !nothrow) {
+        static const char msg[] = "heapscope: operator new failed (no libstdc++ to throw)\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        abort();
+    }
+    return p;
+}
+
+static void *call_new(int which, size_t n, size_t align)
+{
+    void *f = op(which);
+    int nothrow = which == NEW_NT || which == NEW_ARR_NT || which == NEW_AL_NT ||
+                  which == NEW_ARR_AL_NT;
+    if (!f)
+        return fallback_new(n, align, nothrow);
+    /* The nothrow_t argument is a reference nobody reads: pass any address. */
+    static const char nothrow_tag;
+    if (align)
+        return nothrow ? ((void *(*)(size_t, size_t, const void *))f)(n, align, &nothrow_tag)
+                       : ((new_al_fn)f)(n, align);
+    return nothrow ? ((void *(*)(size_t, const void *))f)(n, &nothrow_tag) : ((new_fn)f)(n);
+}
+
+struct new_scope { int ok; };
+
+static void new_scope_leave(struct new_scope *s)
+{
+    if (!s->ok)
+        hs_count_call(HS_API_FAILED);  /* returned NULL or threw bad_alloc */
+    hs_guard = 0;
+}
+
+static void *counted_new(int which, size_t n, size_t align)
+{
+    if (HS_UNLIKELY(!hs_real.free))
+        hs_resolve();
+    if (hs_guard || !atomic_load_explicit(&hs_recording, memory_order_relaxed))
+        return call_new(which, n, align);
+    hs_guard = 1;
+    struct new_scope scope __attribute__((cleanup(new_scope_leave))) = {0};
+    hs_count_alloc(HS_API_OPERATOR_NEW, n, 0);
+    void *p = call_new(which, n, align);
+    scope.ok = p != NULL;
+    return p;
+}
+
+static void counted_delete(int which, void *p, size_t size, size_t align)
+{
+    if (!p)
+        return;
+    void *f = op(which);
+    int counting = !hs_guard && atomic_load_explicit(&hs_recording, memory_order_relaxed);
+    if (counting)
+        hs_guard = 1;
+    static const char nothrow_tag;
+    if (!f)
+        hs_real.free(p);
+    else if (which == DEL_SZ_AL || which == DEL_ARR_SZ_AL)
+        ((del3_fn)f)(p, size, align);
+    else if (which == DEL_SZ || which == DEL_ARR_SZ)
+        ((del2_fn)f)(p, size);
+    else if (which == DEL_AL || which == DEL_ARR_AL)
+        ((del2_fn)f)(p, align);
+    else if (which == DEL_AL_NT || which == DEL_ARR_AL_NT)
+        ((void (*)(void *, size_t, const void *))f)(p, align, &nothrow_tag);
+    else if (which == DEL_NT || which == DEL_ARR_NT)
+        ((void (*)(void *, const void *))f)(p, &nothrow_tag);
+    else
+        ((del_fn)f)(p);
+    if (counting) {
+        hs_count_call(HS_API_OPERATOR_DELETE);
+        hs_guard = 0;
+    }
+}
+
+/* The hooks, by mangled name (x86-64: size_t is unsigned long, 'm'). */
+void *_Znwm(size_t n) { return counted_new(NEW, n, 0); }
+void *_Znam(size_t n) { return counted_new(NEW_ARR, n, 0); }
+void *_ZnwmRKSt9nothrow_t(size_t n, const void *t) { (void)t; return counted_new(NEW_NT, n, 0); }
+void *_ZnamRKSt9nothrow_t(size_t n, const void *t) { (void)t; return counted_new(NEW_ARR_NT, n, 0); }
+void *_ZnwmSt11align_val_t(size_t n, size_t al) { return counted_new(NEW_AL, n, al); }
+void *_ZnamSt11align_val_t(size_t n, size_t al) { return counted_new(NEW_ARR_AL, n, al); }
+void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *t)
+{ (void)t; return counted_new(NEW_AL_NT, n, al); }
+void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *t)
+{ (void)t; return counted_new(NEW_ARR_AL_NT, n, al); }
+
+void _ZdlPv(void *p) { counted_delete(DEL, p, 0, 0); }
+void _ZdaPv(void *p) { counted_delete(DEL_ARR, p, 0, 0); }
+void _ZdlPvm(void *p, size_t n) { counted_delete(DEL_SZ, p, n, 0); }
+void _ZdaPvm(void *p, size_t n) { counted_delete(DEL_ARR_SZ, p, n, 0); }
+void _ZdlPvRKSt9nothrow_t(void *p, const void *t) { (void)t; counted_delete(DEL_NT, p, 0, 0); }
+void _ZdaPvRKSt9nothrow_t(void *p, const void *t) { (void)t; counted_delete(DEL_ARR_NT, p, 0, 0); }
+void _ZdlPvSt11align_val_t(void *p, size_t al) { counted_delete(DEL_AL, p, 0, al); }
+void _ZdaPvSt11align_val_t(void *p, size_t al) { counted_delete(DEL_ARR_AL, p, 0, al); }
+void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al) { counted_delete(DEL_SZ_AL, p, n, al); }
+void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al) { counted_delete(DEL_ARR_SZ_AL, p, n, al); }
+void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *t)
+{ (void)t; counted_delete(DEL_AL_NT, p, 0, al); }
+void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *t)
+{ (void)t; counted_delete(DEL_ARR_AL_NT, p, 0, al); }

@@ -1,0 +1,150 @@
+/*
+ * hooks_process.c — interposed process-level calls: exec* (dump before the image
+ * is replaced) and signal/sigaction (the program's own handlers win).
+ *
+ * While the recorder owns SIGTERM/SIGINT/SIGUSR1 (they were SIG_DFL at start):
+ *   - a program installing its own handler gets it, and the recorder steps aside
+ *     (its exit() path still dumps);
+ *   - a program setting SIG_DFL keeps ours, which dumps and then does the default;
+ *   - a program asking for the current disposition is told SIG_DFL, as it would
+ *     be without the recorder.
+ * Not interposed: sigset/sysv_signal/bsd_signal (rare; they bypass this).
+ * posix_spawn needs nothing: the parent keeps running and the child starts fresh.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guard.h"
+#include "recorder.h"
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
+
+static void *next_fn(void *_Atomic *slot, const char *name)
+{
+    void *f = atomic_load(slot);
+    if (!f) {
+        f = hs_next(name);
+        atomic_store(slot, f);
+    }
+    return f;
+}
+
+#define NEXT(type, name)                         \
+    ({                                           \
+        static void *_Atomic slot_;              \
+        (type) next_fn(&slot_, name);            \
+    })
+
+static void default_disposition(struct sigaction *old)
+{
+    memset(old, 0, sizeof *old);
+    old->sa_handler = SIG_DFL;
+    sigemptyset(&old->sa_mask);
+}
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    sigaction_fn real = NEXT(sigaction_fn, "sigaction");
+    if (!hs_signal_owned(sig))
+        return real(sig, act, old);
+    if (act && (act->sa_flags & SA_SIGINFO || act->sa_handler != SIG_DFL)) {
+        hs_signal_release(sig);
+        int rc = real(sig, act, old);
+        if (rc == 0 && old)
+            default_disposition(old);
+        return rc;
+    }
+    if (old)
+        default_disposition(old);
+    return 0;
+}
+
+sighandler_t signal(int sig, sighandler_t handler)
+{
+    signal_fn real = NEXT(signal_fn, "signal");
+    if (!hs_signal_owned(sig))
+        return real(sig, handler);
+    if (handler == SIG_DFL)
+        return SIG_DFL;
+    hs_signal_release(sig);
+    sighandler_t prev = real(sig, handler);
+    return prev == SIG_ERR ? SIG_ERR : SIG_DFL;
+}
+
+/* ---- exec family ---- */
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+    hs_before_exec();
+    return NEXT(execve_fn, "execve")(path, argv, envp);
+}
+
+int execv(const char *path, char *const argv[])
+{
+    hs_before_exec();
+    return NEXT(execv_fn, "execv")(path, argv);
+}
+
+int execvp(const char *file, char *const argv[])
+{
+    hs_before_exec();
+    return NEXT(execv_fn, "execvp")(file, argv);
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    hs_before_exec();
+    return NEXT(execve_fn, "execvpe")(file, argv, envp);
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    hs_before_exec();
+    return NEXT(int (*)(int, char *const[], char *const[]), "fexecve")(fd, argv, envp);
+}
+
+/* execl, execlp, execle (glibc declares arg non-NULL): collect the variadic arguments into an array on the
+ * stack (never malloc) and go through the vector forms above. */
+#define COLLECT_ARGS(first, argv, ap)                        \
+    size_t n_ = 1;                                           \
+    va_start(ap, first);                                     \
+    while (va_arg(ap, const char *))                         \
+        n_++;                                                \
+    va_end(ap);                                              \
+    char *argv[n_ + 1];                                      \
+    argv[0] = (char *)first;                                 \
+    va_start(ap, first);                                     \
+    for (size_t i_ = 1; i_ <= n_; i_++)                      \
+        argv[i_] = va_arg(ap, char *);
+
+int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    COLLECT_ARGS(arg, argv, ap)
+    va_end(ap);
+    return execv(path, argv);
+}
+
+int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    COLLECT_ARGS(arg, argv, ap)
+    va_end(ap);
+    return execvp(file, argv);
+}
+
+int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    COLLECT_ARGS(arg, argv, ap)
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    return execve(path, argv, envp);
+}

@@ -1,0 +1,228 @@
+/*
+ * lifecycle.c — when the recorder starts, dumps and stops.
+ *
+ *   load (constructor)   read HEAPSCOPE_* settings, open the profile file
+ *   exit (destructor)    snapshot, reason "exit"
+ *   SIGTERM / SIGINT     snapshot, then the default action (the exit status stays
+ *                        "killed by signal"); SIGUSR1: snapshot and continue.
+ *                        Installed only where the disposition is SIG_DFL; a
+ *                        program that installs its own handler takes the signal
+ *                        over (hooks_process.c) and its exit() still dumps.
+ *   fork (child)         the child's counts start at zero, in its own file
+ *   exec*                snapshot, reason "exec", before the new image replaces us
+ *
+ * If the output directory is unusable: one warning, recording off, the program
+ * runs normally.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guard.h"
+#include "recorder.h"
+
+struct hs_settings hs_settings = {".", "", "", 64, 0};
+_Atomic int hs_recording = 1;
+uint64_t hs_start_real_ns, hs_start_mono_ns;
+
+static int initialized;
+
+uint64_t hs_now_ns(int clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void hs_warn(const char *msg)
+{
+    char line[4400];
+    int n = snprintf(line, sizeof line, "heapscope: %s\n", msg);
+    if (n > (int)sizeof line - 1)
+        n = (int)sizeof line - 1;
+    (void)!write(2, line, (size_t)n);
+}
+
+/* ---- signals ---- */
+
+static const int dump_signals[] = {SIGTERM, SIGINT, SIGUSR1};
+static _Atomic int owned[65];
+static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+
+int hs_signal_owned(int sig)
+{
+    return sig > 0 && sig < 65 && atomic_load(&owned[sig]);
+}
+
+void hs_signal_release(int sig)
+{
+    if (sig > 0 && sig < 65)
+        atomic_store(&owned[sig], 0);
+}
+
+static void on_signal(int sig)
+{
+    int saved_errno = errno;
+    unsigned reason = sig == SIGTERM ? HS_REASON_SIGTERM
+                      : sig == SIGINT ? HS_REASON_SIGINT : HS_REASON_SIGUSR1;
+    hs_snapshot(reason, 1);
+    if (sig != SIGUSR1) {
+        /* Let the signal do what it would have done without us. */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        hs_signal_release(sig);
+        real_sigaction(sig, &dfl, NULL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+        raise(sig);
+    }
+    errno = saved_errno;
+}
+
+static void install_signals(void)
+{
+    real_sigaction = hs_next("sigaction");
+    if (!real_sigaction)
+        return;
+    for (size_t i = 0; i < sizeof dump_signals / sizeof *dump_signals; i++) {
+        int sig = dump_signals[i];
+        struct sigaction old, act;
+        if (real_sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+            old.sa_handler != SIG_DFL)
+            continue;
+        memset(&act, 0, sizeof act);
+        act.sa_handler = on_signal;
+        act.sa_flags = SA_RESTART;
+        sigemptyset(&act.sa_mask);
+        atomic_store(&owned[sig], 1);
+        if (real_sigaction(sig, &act, NULL) != 0)
+            atomic_store(&owned[sig], 0);
+    }
+}
+
+/* ---- fork ---- */
+
+static void fork_prepare(void)
+{
+    hs_dump_lock_for_fork();
+    hs_regions_lock();
+}
+
+static void fork_parent(void)
+{
+    hs_regions_unlock();
+    hs_dump_unlock_for_fork();
+}
+
+static void fork_child(void)
+{
+    int saved_guard = hs_guard;
+    hs_guard = 1;
+    hs_regions_unlock();
+    hs_snapshot_after_fork_child();   /* also frees the dump lock */
+    hs_counters_after_fork_child();
+    hs_stacks_after_fork_child();
+    hs_profile_close();               /* the parent's file stays the parent's */
+    hs_start_real_ns = hs_now_ns(CLOCK_REALTIME);
+    hs_start_mono_ns = hs_now_ns(CLOCK_MONOTONIC);
+    if (atomic_load(&hs_recording) && hs_profile_open() != 0)
+        atomic_store(&hs_recording, 0);
+    hs_guard = saved_guard;
+}
+
+/* ---- exec ---- */
+
+void hs_before_exec(void)
+{
+    if (atomic_load(&hs_recording))
+        hs_snapshot(HS_REASON_EXEC, 0);
+}
+
+/* ---- start and end ---- */
+
+static const char *setting(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return fallback;
+    const char *copy = hs_pool_strdup(v);  /* the program may change its environment */
+    return copy ? copy : fallback;
+}
+
+static void read_settings(void)
+{
+    hs_settings.output_dir = setting("HEAPSCOPE_OUTPUT_DIR", ".");
+    hs_settings.stack_sizes = setting("HEAPSCOPE_STACK_SIZES", "");
+    hs_settings.stack_regions = setting("HEAPSCOPE_STACK_REGIONS", "");
+    const char *depth = setting("HEAPSCOPE_STACK_DEPTH", "64");
+    char *end;
+    long d = strtol(depth, &end, 10);
+    if (*end || d < 1 || d > (long)HS_MAX_DEPTH) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "HEAPSCOPE_STACK_DEPTH must be 1..%u, using 64", HS_MAX_DEPTH);
+        hs_warn(msg);
+        d = 64;
+    }
+    hs_settings.max_depth = (uint32_t)d;
+    const char *unwind = setting("HEAPSCOPE_UNWIND", "dwarf");
+    if (strcmp(unwind, "fp") == 0) {
+        hs_settings.unwinder = 1;
+    } else if (strcmp(unwind, "dwarf") != 0) {
+        hs_warn("HEAPSCOPE_UNWIND must be 'dwarf' or 'fp', using dwarf");
+    }
+    char err[512];
+    if (hs_selection_init(hs_settings.stack_sizes, hs_settings.stack_regions, err, sizeof err)) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s; recording counts without stacks", err);
+        hs_warn(msg);
+        hs_settings.stack_sizes = "";
+        hs_selection_init("", "", err, sizeof err);
+    }
+}
+
+__attribute__((constructor)) void hs_init(void)
+{
+    if (initialized)
+        return;
+    initialized = 1;
+    hs_resolve();
+    int saved_guard = hs_guard;
+    hs_guard = 1;
+    hs_start_real_ns = hs_now_ns(CLOCK_REALTIME);
+    hs_start_mono_ns = hs_now_ns(CLOCK_MONOTONIC);
+    read_settings();
+    hs_regions_reselect();
+    hs_modules_init();
+    hs_stacks_init((int)hs_settings.unwinder, hs_settings.max_depth);
+    hs_counters_init();
+    if (hs_profile_open() != 0) {
+        atomic_store(&hs_recording, 0);
+    } else {
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+        install_signals();
+    }
+    hs_guard = saved_guard;
+}
+
+__attribute__((destructor)) static void hs_fini(void)
+{
+    if (!atomic_load(&hs_recording))
+        return;
+    hs_snapshot(HS_REASON_EXIT, 0);
+    uint64_t unbalanced = hs_regions_unbalanced();
+    if (unbalanced) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "%llu unbalanced heapscope_region_end() calls were ignored",
+                 (unsigned long long)unbalanced);
+        hs_warn(msg);
+    }
+}

@@ -1,0 +1,278 @@
+/*
+ * profile_writer.c — the profile file: its name, its opening, and chunk encoding.
+ *
+ * THE FORMAT IS DEFINED IN profile_format.h (header, chunk framing, every
+ * payload). This file only encodes it; snapshot.c decides what goes in a snapshot.
+ *
+ *   heapscope.<host>.<pid>.hsp                       one file per process
+ *   heapscope.<job>.r<rank>.<host>.<pid>.hsp          under MPI / Slurm
+ *   ... .<n>.hsp                                      if the name is taken (exec)
+ *
+ *   [header 32 B][PROCESS][SETTINGS]                  written when the file opens
+ *   [SNAPSHOT_BEGIN][MODULES][REGIONS][SIZE_COUNTS][API_COUNTS][STACK_TYPES]*[SNAPSHOT_END]
+ *   [SNAPSHOT_BEGIN] ...                              one more per dump
+ *
+ * A chunk is built in an mmap'd buffer (hs_buf), framed with its type, crc32 and
+ * length, and whole snapshots are appended with write(2): no stdio, no malloc,
+ * so a signal handler may write too.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recorder.h"
+
+static int fd = -1;
+static char path[4096];
+
+/* ---- growable byte buffer (mmap/mremap) ---- */
+
+static void reserve(struct hs_buf *b, size_t more)
+{
+    if (b->failed || b->len + more <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 65536;
+    while (cap < b->len + more)
+        cap *= 2;
+    void *p = b->p ? mremap(b->p, b->cap, cap, MREMAP_MAYMOVE)
+                   : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        b->failed = 1;
+        return;
+    }
+    b->p = p;
+    b->cap = cap;
+}
+
+void hs_buf_bytes(struct hs_buf *b, const void *p, size_t n)
+{
+    reserve(b, n);
+    if (b->failed || n == 0)
+        return;
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+}
+
+void hs_buf_u32(struct hs_buf *b, uint32_t v) { hs_buf_bytes(b, &v, 4); }  /* x86-64: LE */
+void hs_buf_u64(struct hs_buf *b, uint64_t v) { hs_buf_bytes(b, &v, 8); }
+
+void hs_buf_str(struct hs_buf *b, const char *s, size_t n)
+{
+    hs_buf_u32(b, (uint32_t)n);
+    hs_buf_bytes(b, s, n);
+}
+
+void hs_buf_release(struct hs_buf *b)
+{
+    if (b->p)
+        munmap(b->p, b->cap);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---- chunks ---- */
+
+static uint32_t crc_table[256];
+
+static void crc_init(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        crc_table[i] = c;
+    }
+}
+
+static uint32_t crc32(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    while (n--)
+        c = crc_table[(c ^ *p++) & 0xFF] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+size_t hs_chunk_begin(struct hs_buf *b, uint32_t type)
+{
+    size_t start = b->len;
+    hs_buf_u32(b, type);
+    hs_buf_u32(b, 0);  /* crc, filled by hs_chunk_end */
+    hs_buf_u64(b, 0);  /* payload length */
+    return start;
+}
+
+void hs_chunk_end(struct hs_buf *b, size_t start)
+{
+    if (b->failed)
+        return;
+    uint64_t len = b->len - start - HS_CHUNK_HEADER_SIZE;
+    uint32_t crc = crc32(b->p + start + HS_CHUNK_HEADER_SIZE, len);
+    memcpy(b->p + start + 4, &crc, 4);
+    memcpy(b->p + start + 8, &len, 8);
+}
+
+/* ---- the file ---- */
+
+int hs_profile_is_open(void) { return fd >= 0; }
+const char *hs_profile_path(void) { return path; }
+
+int hs_profile_write(struct hs_buf *b)
+{
+    if (fd < 0 || b->failed)
+        return -1;
+    size_t done = 0;
+    while (done < b->len) {
+        ssize_t n = write(fd, b->p + done, b->len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+void hs_profile_close(void)
+{
+    if (fd >= 0)
+        close(fd);
+    fd = -1;
+}
+
+static const char *env_or(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : fallback;
+}
+
+static int mpi_rank(void)
+{
+    const char *v = getenv("OMPI_COMM_WORLD_RANK");
+    if (!v || !*v)
+        v = getenv("PMI_RANK");
+    if (!v || !*v)
+        v = getenv("SLURM_PROCID");
+    return v && *v ? atoi(v) : -1;
+}
+
+static const char *job_id(void)
+{
+    return env_or("SLURM_JOB_ID", env_or("OMPI_MCA_ess_base_jobid", ""));
+}
+
+static void read_file(const char *name, struct hs_buf *into)
+{
+    int f = open(name, O_RDONLY | O_CLOEXEC);
+    if (f < 0)
+        return;
+    char chunk[4096];
+    ssize_t n;
+    while ((n = read(f, chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
+        if (n > 0)
+            hs_buf_bytes(into, chunk, (size_t)n);
+    close(f);
+}
+
+static void write_start(void)
+{
+    struct hs_buf b = {0};
+    char host[256] = "", exe[4096] = "";
+    gethostname(host, sizeof host - 1);
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    struct hs_buf cmd = {0};
+    read_file("/proc/self/cmdline", &cmd);
+    size_t cmdlen = cmd.len;
+    if (cmdlen && cmd.p[cmdlen - 1] == 0)
+        cmdlen--;  /* argv joined by NUL: no trailing separator */
+
+    hs_buf_bytes(&b, HS_MAGIC, 8);
+    hs_buf_u32(&b, HS_FORMAT_VERSION);
+    hs_buf_u32(&b, HS_HEADER_SIZE);
+    hs_buf_u64(&b, hs_start_real_ns);
+    hs_buf_u64(&b, 0);
+
+    size_t c = hs_chunk_begin(&b, HS_CHUNK_PROCESS);
+    hs_buf_u32(&b, (uint32_t)getpid());
+    hs_buf_u32(&b, (uint32_t)getppid());
+    hs_buf_u32(&b, (uint32_t)mpi_rank());
+    hs_buf_u32(&b, 0);
+    hs_buf_u64(&b, hs_start_real_ns);
+    hs_buf_str(&b, host, strlen(host));
+    hs_buf_str(&b, exe, strlen(exe));
+    hs_buf_str(&b, cmd.p ? (const char *)cmd.p : "", cmdlen);
+    hs_buf_str(&b, job_id(), strlen(job_id()));
+    hs_buf_str(&b, HS_VERSION, strlen(HS_VERSION));
+    hs_chunk_end(&b, c);
+
+    c = hs_chunk_begin(&b, HS_CHUNK_SETTINGS);
+    hs_buf_str(&b, hs_settings.stack_sizes, strlen(hs_settings.stack_sizes));
+    hs_buf_str(&b, hs_settings.stack_regions, strlen(hs_settings.stack_regions));
+    hs_buf_u32(&b, hs_settings.max_depth);
+    hs_buf_u32(&b, hs_settings.unwinder);
+    hs_chunk_end(&b, c);
+
+    if (hs_profile_write(&b) != 0)
+        hs_warn("cannot write the profile file header");
+    hs_buf_release(&cmd);
+    hs_buf_release(&b);
+}
+
+/* Opens a new file for this process. Returns 0, or -1 (and warns once). */
+int hs_profile_open(void)
+{
+    static int crc_ready;
+    if (!crc_ready) {
+        crc_init();
+        crc_ready = 1;
+    }
+    const char *dir = hs_settings.output_dir;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    for (char *p = host; *p; p++) {  /* the short host name, safe in a file name */
+        if (*p == '.' && p != host) {
+            *p = 0;
+            break;
+        }
+        if (*p == '/' || *p == '.')
+            *p = '_';
+    }
+    char base[1024];
+    int rank = mpi_rank();
+    if (rank >= 0)
+        snprintf(base, sizeof base, "%s/heapscope.%s.r%d.%s.%d", dir,
+                 *job_id() ? job_id() : "job", rank, host, (int)getpid());
+    else
+        snprintf(base, sizeof base, "%s/heapscope.%s.%d", dir, host, (int)getpid());
+    mkdir(dir, 0777);  /* one level, if missing; errors show at open */
+    for (int n = 0; n < 1000; n++) {
+        if (n == 0)
+            snprintf(path, sizeof path, "%s.hsp", base);
+        else
+            snprintf(path, sizeof path, "%s.%d.hsp", base, n);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0644);
+        if (fd >= 0 || errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        char msg[4200];
+        snprintf(msg, sizeof msg, "cannot create a profile file in '%s' (%s): not recording",
+                 dir, strerror(errno));
+        hs_warn(msg);
+        path[0] = 0;
+        return -1;
+    }
+    /* Out of the way of programs that dup2 onto low descriptors. */
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+    if (high >= 0) {
+        close(fd);
+        fd = high;
+    }
+    write_start();
+    return 0;
+}

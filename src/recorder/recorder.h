@@ -1,0 +1,180 @@
+/*
+ * recorder.h — the interfaces between the parts of libheapscope.so.
+ *
+ * Data flows one way:
+ *   hooks*.c (interposed functions) -> counters.c / stacks.c (per-thread tables)
+ *   -> snapshot.c (merge at dump) -> profile_writer.c (chunks on disk).
+ * regions.c says which region an allocation counts for, selection.c which
+ * (size, region) pairs get their stack captured, modules.c what is loaded,
+ * lifecycle.c when the file is opened and when snapshots are taken.
+ *
+ * Nothing here allocates through the program's allocator: internal memory comes
+ * from pool.c (mmap).
+ */
+#ifndef HS_RECORDER_H
+#define HS_RECORDER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile_format.h"
+
+#define HS_TLS __thread __attribute__((tls_model("initial-exec")))
+#define HS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define HS_HIDDEN __attribute__((visibility("hidden")))
+
+#define HS_VERSION "0.1.0"
+#define HS_MAX_REGIONS 4096u      /* distinct region ids; beyond: "(overflow)" */
+#define HS_MAX_REGION_DEPTH 64u   /* nesting depth of the region stacks */
+#define HS_SMALL_SIZES 1024u      /* sizes below are counted in a direct array */
+#define HS_MAX_DEPTH 256u         /* upper bound for HEAPSCOPE_STACK_DEPTH */
+
+/* Relaxed increment of a counter only its owner thread writes: a plain add on
+ * x86-64, but a race-free read for the dumping thread. */
+static inline void hs_bump(_Atomic uint64_t *c, uint64_t n)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+}
+
+/* ---- pool.c: internal memory, straight from mmap ---- */
+HS_HIDDEN void *hs_map(size_t bytes);            /* zeroed; NULL on failure */
+HS_HIDDEN void hs_unmap(void *p, size_t bytes);
+HS_HIDDEN void *hs_pool_alloc(size_t bytes);     /* small, permanent, zeroed */
+HS_HIDDEN char *hs_pool_strdup(const char *s);
+
+struct hs_arena_chunk;
+struct hs_arena { struct hs_arena_chunk *head; };  /* scratch memory of one dump */
+HS_HIDDEN void *hs_arena_alloc(struct hs_arena *a, size_t bytes);  /* zeroed */
+HS_HIDDEN void hs_arena_free(struct hs_arena *a);
+
+/* ---- hooks.c: the next definitions of the interposed functions ---- */
+struct hs_real {
+    void *(*malloc)(size_t);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    void (*free)(void *);
+    int (*posix_memalign)(void **, size_t, size_t);
+    void *(*aligned_alloc)(size_t, size_t);   /* NULL: use posix_memalign */
+    void *(*memalign)(size_t, size_t);        /* NULL: use posix_memalign */
+    void *(*valloc)(size_t);                  /* NULL: use posix_memalign */
+    void *(*pvalloc)(size_t);                 /* NULL: use posix_memalign */
+    void *(*reallocarray)(void *, size_t, size_t);  /* NULL: use realloc */
+};
+extern HS_HIDDEN struct hs_real hs_real;
+HS_HIDDEN void hs_resolve(void);
+/* dlsym(RTLD_NEXT, name), guarded; NULL if there is no next definition */
+HS_HIDDEN void *hs_next(const char *name);
+
+/* ---- guard.h: the re-entrancy guard, see there ---- */
+
+/* ---- regions.c ---- */
+struct hs_region {
+    uint32_t parent;        /* HS_NO_PARENT for region 0 */
+    uint8_t stack_selected; /* stacks wanted for allocations in this region */
+    const char *name;       /* "" for region 0 */
+};
+extern HS_HIDDEN _Atomic uint32_t hs_process_region;   /* innermost process-wide */
+extern HS_HIDDEN HS_TLS uint32_t hs_thread_region;     /* override + 1; 0 = none */
+extern HS_HIDDEN uint8_t hs_region_stacks[HS_MAX_REGIONS]; /* copy of stack_selected */
+
+static inline uint32_t hs_current_region(void)
+{
+    uint32_t t = hs_thread_region;
+    return t ? t - 1 : atomic_load_explicit(&hs_process_region, memory_order_relaxed);
+}
+HS_HIDDEN uint32_t hs_region_count(void);                 /* ids 0 .. count-1 exist */
+HS_HIDDEN const struct hs_region *hs_region_get(uint32_t id);
+HS_HIDDEN void hs_regions_begin(const char *name, int thread_only);
+HS_HIDDEN void hs_regions_end(int thread_only);
+HS_HIDDEN void hs_regions_reselect(void);  /* recompute stack_selected (after selection init) */
+HS_HIDDEN uint64_t hs_regions_unbalanced(void);
+HS_HIDDEN void hs_regions_lock(void);      /* fork */
+HS_HIDDEN void hs_regions_unlock(void);
+
+/* ---- selection.c: which sizes/regions get stack traces ---- */
+extern HS_HIDDEN int hs_stacks_on;          /* any size selected at all */
+HS_HIDDEN int hs_selection_init(const char *sizes, const char *regions, char *err, size_t errlen);
+HS_HIDDEN int hs_size_selected(uint64_t size);
+HS_HIDDEN int hs_region_name_selected(const char *name, const char *path);
+
+/* ---- counters.c: per-thread count tables ---- */
+struct hs_thread;
+extern HS_HIDDEN HS_TLS struct hs_thread *hs_self;
+HS_HIDDEN struct hs_thread *hs_thread_attach(void);
+HS_HIDDEN void hs_count_alloc(unsigned api, uint64_t size, int failed);  /* guard held */
+HS_HIDDEN void hs_count_call(unsigned api);                              /* guard held */
+HS_HIDDEN void hs_counters_init(void);
+HS_HIDDEN void hs_counters_after_fork_child(void);
+HS_HIDDEN uint64_t hs_threads_seen(void);
+/* iteration for the merge (snapshot.c) */
+HS_HIDDEN struct hs_thread *hs_threads_first(void);
+HS_HIDDEN struct hs_thread *hs_threads_next(struct hs_thread *t);
+struct hs_stack_table;
+HS_HIDDEN struct hs_stack_table *hs_thread_stacks(struct hs_thread *t);
+HS_HIDDEN struct hs_stack_table **hs_thread_stacks_slot(struct hs_thread *t);
+
+/* The counts of one thread, seen by the merge: calls fn for every nonzero cell. */
+typedef void (*hs_size_fn)(void *ctx, uint32_t region, uint64_t size, uint64_t count);
+typedef void (*hs_api_fn)(void *ctx, uint32_t region, unsigned api, uint64_t calls);
+HS_HIDDEN void hs_thread_visit(struct hs_thread *t, void *ctx, hs_size_fn sizes, hs_api_fn apis);
+
+/* ---- stacks.c: capture and per-thread stack-type tables ---- */
+HS_HIDDEN void hs_stacks_init(int unwinder, unsigned depth);
+HS_HIDDEN void hs_stack_record(struct hs_thread *t, uint32_t region, uint64_t size);
+HS_HIDDEN void hs_stacks_after_fork_child(void);
+HS_HIDDEN uint64_t hs_stacks_lost(void);
+typedef void (*hs_stack_fn)(void *ctx, uint32_t region, uint64_t size, uint32_t depth,
+                            const uint64_t *frames, uint64_t count);
+HS_HIDDEN void hs_stack_table_visit(struct hs_stack_table *st, void *ctx, hs_stack_fn fn);
+HS_HIDDEN void hs_stack_table_clear(struct hs_stack_table *st);
+
+/* ---- modules.c ---- */
+struct hs_buf;
+HS_HIDDEN void hs_modules_init(void);          /* our own text range */
+HS_HIDDEN int hs_in_recorder(uintptr_t addr);  /* addr in libheapscope.so's code */
+HS_HIDDEN void hs_modules_write(struct hs_buf *b);  /* MODULES payload */
+
+/* ---- profile_writer.c: file, buffer, chunks ---- */
+struct hs_buf { uint8_t *p; size_t len, cap; int failed; };
+HS_HIDDEN void hs_buf_u32(struct hs_buf *b, uint32_t v);
+HS_HIDDEN void hs_buf_u64(struct hs_buf *b, uint64_t v);
+HS_HIDDEN void hs_buf_bytes(struct hs_buf *b, const void *p, size_t n);
+HS_HIDDEN void hs_buf_str(struct hs_buf *b, const char *s, size_t n);
+HS_HIDDEN size_t hs_chunk_begin(struct hs_buf *b, uint32_t type);
+HS_HIDDEN void hs_chunk_end(struct hs_buf *b, size_t start);
+HS_HIDDEN void hs_buf_release(struct hs_buf *b);
+HS_HIDDEN int hs_profile_open(void);       /* open a new file, write header/PROCESS/SETTINGS */
+HS_HIDDEN int hs_profile_write(struct hs_buf *b);   /* append, -1 on failure */
+HS_HIDDEN void hs_profile_close(void);
+HS_HIDDEN int hs_profile_is_open(void);
+HS_HIDDEN const char *hs_profile_path(void);
+
+/* ---- snapshot.c: merge everything and append one snapshot ---- */
+HS_HIDDEN int hs_snapshot(unsigned reason, int from_signal);
+HS_HIDDEN void hs_snapshot_reset_baseline(void);
+HS_HIDDEN void hs_snapshot_after_fork_child(void);
+HS_HIDDEN void hs_dump_lock_for_fork(void);
+HS_HIDDEN void hs_dump_unlock_for_fork(void);
+
+/* ---- lifecycle.c: settings and state ---- */
+struct hs_settings {
+    const char *output_dir;
+    const char *stack_sizes;     /* as given, "" if none */
+    const char *stack_regions;   /* as given, "" = all */
+    uint32_t max_depth;
+    uint32_t unwinder;           /* 0 dwarf, 1 frame pointers */
+};
+extern HS_HIDDEN struct hs_settings hs_settings;
+extern HS_HIDDEN _Atomic int hs_recording;       /* 0: hooks only forward */
+extern HS_HIDDEN uint64_t hs_start_real_ns, hs_start_mono_ns;
+HS_HIDDEN void hs_init(void);                    /* idempotent */
+HS_HIDDEN void hs_warn(const char *msg);          /* "heapscope: <msg>\n" on stderr */
+HS_HIDDEN void hs_before_exec(void);
+HS_HIDDEN int hs_signal_owned(int sig);          /* our handler is installed */
+HS_HIDDEN void hs_signal_release(int sig);       /* the program takes the signal over */
+HS_HIDDEN uint64_t hs_now_ns(int clock);
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * stacks.c — call stacks of the selected allocations, aggregated per thread into
+ * stack trace types: distinct (region, size, frame sequence), with a count.
+ *
+ * Capture: libunwind's unw_backtrace (DWARF CFI, with libunwind's per-thread
+ * cache so a repeated stack is cheap) by default; with HEAPSCOPE_UNWIND=fp a walk
+ * of the frame-pointer chain, bounds-checked against the thread's stack so code
+ * without frame pointers ends the walk instead of crashing it. Leading frames
+ * inside libheapscope.so are dropped: frame 0 is the return address into the
+ * code that called the allocation function.
+ *
+ * Storage: one open-addressing table per thread plus an array of frames, both
+ * reserved with mmap at a fixed size (pages are touched only when used), so a
+ * dump can read them while the owner inserts (an entry is published by storing
+ * its hash last). When either is full, the allocation is counted in lost_stacks:
+ * nothing is dropped silently.
+ */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "guard.h"
+#include "recorder.h"
+
+#define TABLE_SLOTS (1u << 17)        /* at most 3/4 used: ~98k types per thread */
+#define FRAME_SLOTS (1u << 22)        /* 32 MiB of addresses per thread, reserved */
+#define SKIP_MAX 16                   /* recorder frames above the caller, at most */
+
+struct stack_entry {
+    _Atomic uint64_t hash;            /* 0 = empty; stored last */
+    uint64_t size;
+    uint32_t region, depth;
+    uint64_t frames_at;               /* index into frames[] */
+    _Atomic uint64_t count;
+};
+
+struct hs_stack_table {
+    uint64_t used, frames_used;
+    uint64_t *frames;
+    struct stack_entry e[TABLE_SLOTS];
+};
+
+static int use_fp;
+static unsigned max_depth = 64;
+static _Atomic uint64_t lost;
+static HS_TLS uintptr_t stack_lo, stack_hi;  /* this thread's stack, for the fp walk */
+
+void hs_stacks_init(int unwinder, unsigned depth)
+{
+    use_fp = unwinder == 1;
+    max_depth = depth < 1 ? 1 : depth > HS_MAX_DEPTH ? HS_MAX_DEPTH : depth;
+    if (!use_fp)
+        unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}
+
+uint64_t hs_stacks_lost(void)
+{
+    return atomic_load_explicit(&lost, memory_order_relaxed);
+}
+
+static void find_stack_bounds(void)
+{
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {  /* guard is held */
+        if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+            stack_lo = (uintptr_t)addr;
+            stack_hi = (uintptr_t)addr + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    if (!stack_hi) {  /* unknown: allow 1 MiB above here */
+        stack_lo = (uintptr_t)__builtin_frame_address(0);
+        stack_hi = stack_lo + (1u << 20);
+    }
+}
+
+static __attribute__((noinline)) int walk_frame_pointers(uint64_t *out, int max)
+{
+    if (!stack_hi)
+        find_stack_bounds();
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t lo = fp;
+    int n = 0;
+    while (n < max && fp >= lo && fp < stack_hi - 16 && (fp & 7) == 0) {
+        uintptr_t next = ((uintptr_t *)fp)[0];
+        uintptr_t ret = ((uintptr_t *)fp)[1];
+        if (ret < 4096)
+            break;
+        out[n++] = ret;
+        if (next <= fp)
+            break;
+        fp = next;
+    }
+    return n;
+}
+
+/* Return addresses of the caller's stack, recorder frames removed. */
+static int capture(uint64_t *out)
+{
+    uint64_t raw[HS_MAX_DEPTH + SKIP_MAX];
+    int want = (int)max_depth + SKIP_MAX;
+    int n = use_fp ? walk_frame_pointers(raw, want)
+                   : unw_backtrace((void **)raw, want);
+    int skip = 0;
+    while (skip < n && hs_in_recorder((uintptr_t)raw[skip]))
+        skip++;
+    n -= skip;
+    if (n > (int)max_depth)
+        n = (int)max_depth;
+    if (n < 0)
+        n = 0;
+    memcpy(out, raw + skip, (size_t)n * sizeof *out);
+    return n;
+}
+
+static uint64_t hash_stack(uint32_t region, uint64_t size, const uint64_t *f, int n)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ size ^ ((uint64_t)region << 48);
+    for (int i = 0; i < n; i++)
+        h = (h ^ f[i]) * 0x100000001b3ull;
+    h ^= h >> 31;
+    return h ? h : 1;
+}
+
+static struct hs_stack_table *table_of(struct hs_thread *t)
+{
+    struct hs_stack_table *st = hs_thread_stacks(t);
+    if (HS_LIKELY(st))
+        return st;
+    st = hs_map(sizeof *st);
+    if (!st)
+        return NULL;
+    st->frames = hs_map((size_t)FRAME_SLOTS * sizeof(uint64_t));
+    if (!st->frames) {
+        hs_unmap(st, sizeof *st);
+        return NULL;
+    }
+    atomic_store_explicit((struct hs_stack_table *_Atomic *)hs_thread_stacks_slot(t), st,
+                          memory_order_release);
+    return st;
+}
+
+void hs_stack_record(struct hs_thread *t, uint32_t region, uint64_t size)
+{
+    uint64_t frames[HS_MAX_DEPTH];
+    int n = capture(frames);
+    struct hs_stack_table *st = table_of(t);
+    if (!st) {
+        atomic_fetch_add(&lost, 1);
+        return;
+    }
+    uint64_t h = hash_stack(region, size, frames, n);
+    for (uint64_t i = h;; i++) {
+        struct stack_entry *e = &st->e[i & (TABLE_SLOTS - 1)];
+        uint64_t eh = atomic_load_explicit(&e->hash, memory_order_relaxed);
+        if (eh == 0) {
+            if ((st->used + 1) * 4 > (uint64_t)TABLE_SLOTS * 3 ||
+                st->frames_used + (uint64_t)n > FRAME_SLOTS) {
+                atomic_fetch_add(&lost, 1);
+                return;
+            }
+            memcpy(st->frames + st->frames_used, frames, (size_t)n * sizeof *frames);
+            e->frames_at = st->frames_used;
+            e->size = size;
+            e->region = region;
+            e->depth = (uint32_t)n;
+            atomic_store_explicit(&e->count, 1, memory_order_relaxed);
+            st->frames_used += (uint64_t)n;
+            st->used++;
+            atomic_store_explicit(&e->hash, h, memory_order_release);
+            return;
+        }
+        if (eh == h && e->size == size && e->region == region && e->depth == (uint32_t)n &&
+            memcmp(st->frames + e->frames_at, frames, (size_t)n * sizeof *frames) == 0) {
+            hs_bump(&e->count, 1);
+            return;
+        }
+    }
+}
+
+void hs_stack_table_visit(struct hs_stack_table *st, void *ctx, hs_stack_fn fn)
+{
+    for (uint64_t i = 0; i < TABLE_SLOTS; i++) {
+        struct stack_entry *e = &st->e[i];
+        if (!atomic_load_explicit(&e->hash, memory_order_acquire))
+            continue;
+        uint64_t count = atomic_load_explicit(&e->count, memory_order_relaxed);
+        if (count)
+            fn(ctx, e->region, e->size, e->depth, st->frames + e->frames_at, count);
+    }
+}
+
+void hs_stack_table_clear(struct hs_stack_table *st)
+{
+    memset(st->e, 0, sizeof st->e);
+    st->used = 0;
+    st->frames_used = 0;
+}
+
+void hs_stacks_after_fork_child(void)
+{
+    atomic_store(&lost, 0);
+}
