@@ -1,0 +1,53 @@
+"""CSV forms of the report and stacks documents: one tidy table each, one row per figure.
+
+report: section,process,region,item,count,bytes,share
+    section size (item = size), group (item = small/mid/large), hot (item = size,
+    share of the region's allocations), api (item = function name, count = calls);
+    process "all" for the merged view, else the process's pid (its rank under MPI).
+stacks: size,region,type,type_count,type_bytes,frame,function,file,line,module,inlined
+    one row per frame of every stack trace type shown.
+"""
+import csv
+import io
+
+
+def _process_name(doc: dict, index) -> str:
+    if index is None:
+        return "all"
+    d = doc["processes"][index]
+    return f"rank{d['rank']}" if d["rank"] >= 0 else str(d["pid"])
+
+
+def report_csv(doc: dict) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["section", "process", "region", "item", "count", "bytes", "share"])
+    sections = [(None, doc)] if doc.get("per_process") is None else \
+        [(s["process"], s) for s in doc["per_process"]] + ([(None, doc)] if len(doc["processes"]) > 1 else [])
+    for index, sec in sections:
+        proc = _process_name(doc, index)
+        for row in sec["sizes"]:
+            for r in sec["regions"]:
+                if row["counts"][r]:
+                    w.writerow(["size", proc, r, row["size"], row["counts"][r], row["bytes"][r], ""])
+        for r in sec["regions"]:
+            for name, g in sec["groups"][r].items():
+                w.writerow(["group", proc, r, name, g["count"], g["bytes"], ""])
+            for h in sec["hot_sizes"][r]:
+                w.writerow(["hot", proc, r, h["size"], h["count"], h["bytes"], f"{h['share']:.6f}"])
+            for name, calls in sec["api"][r].items():
+                w.writerow(["api", proc, r, name, calls, "", ""])
+    return buf.getvalue()
+
+
+def stacks_csv(doc: dict) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["size", "region", "type", "type_count", "type_bytes", "frame", "function", "file",
+                "line", "module", "inlined"])
+    for group in doc["groups"]:
+        for t in group["stack_types"]:
+            for i, f in enumerate(t["frames"]):
+                w.writerow([group["size"], group["region"], t["rank"], t["count"], t["bytes"], i,
+                            f["function"], f["file"], f["line"], f["module"], int(f["inlined"])])
+    return buf.getvalue()

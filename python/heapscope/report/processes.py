@@ -1,0 +1,48 @@
+"""The process description every report starts with: who ran, where, which snapshot."""
+import shlex
+from typing import List, Sequence
+
+from heapscope.profile.model import Profile
+from heapscope.report.text import shorten
+
+
+def describe(p: Profile) -> dict:
+    """A profile's process, as the JSON documents carry it."""
+    return dict(file=p.path, pid=p.pid, ppid=p.ppid, rank=p.rank, host=p.host, exe=p.exe,
+                cmdline=list(p.cmdline), job_id=p.job_id, snapshot=p.snapshot_seq,
+                reason=p.snapshot_reason, complete=p.complete, threads=p.total_threads,
+                lost_stacks=p.lost_stacks, settings=dict(p.settings), warnings=list(p.warnings))
+
+
+def label(d: dict) -> str:
+    who = f"rank {d['rank']} pid {d['pid']}" if d["rank"] >= 0 else f"pid {d['pid']}"
+    return f"{who} on {d['host']}" if d["host"] else who
+
+
+def header_lines(processes: Sequence[dict], merged: bool) -> List[str]:
+    """Text header: the process (or a summary of several), command, snapshot, warnings."""
+    lines = []
+    if len(processes) == 1:
+        d = processes[0]
+        lines.append(f"process   {label(d)} (parent {d['ppid']}), {d['threads']} thread(s)"
+                     + (f", job {d['job_id']}" if d["job_id"] else ""))
+        lines.append(f"command   {shlex.join(d['cmdline']) if d['cmdline'] else d['exe']}")
+        lines.append(f"snapshot  {d['snapshot']} ({d['reason']})")
+    else:
+        how = "merged" if merged else "shown one by one"
+        lines.append(f"processes {len(processes)} ({how}): "
+                     + shorten([label(d) for d in processes]))
+        commands = []
+        for d in processes:
+            c = shlex.join(d["cmdline"]) if d["cmdline"] else d["exe"]
+            if c not in commands:
+                commands.append(c)
+        lines.append("commands  " + " | ".join(commands[:3])
+                     + (f" | ... ({len(commands) - 3} more)" if len(commands) > 3 else ""))
+        reasons = sorted({d["reason"] for d in processes})
+        lines.append(f"snapshots {', '.join(reasons)}")
+    for d in processes:
+        prefix = "" if len(processes) == 1 else f"{label(d)}: "
+        for w in d["warnings"]:
+            lines.append(f"warning   {prefix}{w}")
+    return lines

@@ -1,0 +1,36 @@
+"""Text rendering of the `heapscope stacks` document (stacktypes.build)."""
+from heapscope.report.processes import header_lines
+from heapscope.report.text import num
+from heapscope.symbolize import Frame
+
+
+def render(doc: dict) -> str:
+    n = len(doc["processes"])
+    out = [f"heapscope stacks: {n} process{'es' if n != 1 else ''}"]
+    out += ["  " + line for line in header_lines(doc["processes"], doc["merged"])]
+    for note in doc["notes"]:
+        out.append(f"  note      {note}")
+    for miss in doc["not_recorded"]:
+        out.append("")
+        out.append(miss["message"].replace("; record them with: ", ";\n  record them with: "))
+    if not doc["groups"] and not doc["not_recorded"]:
+        where = f" in region {doc['filters']['region']}" if doc["filters"]["region"] else ""
+        out += ["", f"No allocation of size {doc['filters']['size']}{where} was recorded with "
+                    f"its stack: the program made none there."]
+    top, depth = doc["filters"]["top"], doc["filters"]["depth"]
+    for g in doc["groups"]:
+        out += ["", f"Stack trace types for size {num(g['size'])} in region {g['region']}: "
+                    f"{num(g['types'])} type{'s' if g['types'] != 1 else ''}, "
+                    f"{num(g['count'])} allocations ({num(g['bytes'])} bytes)"]
+        for t in g["stack_types"]:
+            out += ["", f"Stack trace type {t['rank']}/{g['types']}: {num(t['count'])} occurrences, "
+                        f"{num(t['bytes'])} bytes"]
+            for i, f in enumerate(t["frames"]):
+                out.append(f"  [{i}] {Frame(**f).text()}")
+            hidden = t["frames_total"] - len(t["frames"])
+            if hidden > 0:
+                out.append(f"  ... {hidden} more frame{'s' if hidden != 1 else ''} (--depth {depth} set)")
+        if top and g["types"] > len(g["stack_types"]):
+            out += ["", f"({len(g['stack_types'])} of {g['types']} types shown; --top N shows more, "
+                        f"--top 0 all)"]
+    return "\n".join(out).rstrip() + "\n"

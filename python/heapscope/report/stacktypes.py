@@ -1,0 +1,110 @@
+"""The `heapscope stacks` document (step two of the method, locate), as plain data.
+
+Stack trace types of the chosen sizes and regions, symbolized and merged across
+processes by their symbolized frames (analysis.loading, the same merge the call
+graph and the diff use), grouped per (size, region), most frequent first. Sizes the
+profiles recorded no stacks for are listed in `not_recorded` with the command that
+records them.
+"""
+import shlex
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from heapscope.analysis.loading import weighted_stacks
+from heapscope.analysis.selection import SizeSet, region_matches
+from heapscope.errors import HeapscopeError
+from heapscope.profile.model import Profile
+from heapscope.report.processes import describe
+from heapscope.symbolize import Symbolizer
+
+STACKS_FORMAT = "heapscope-stacks"
+STACKS_VERSION = 1
+
+
+def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = None,
+          top: int = 10, depth: int = 0, symbolizer: Optional[Symbolizer] = None) -> dict:
+    sym = symbolizer or Symbolizer()
+    not_recorded = _not_recorded(profiles, sizes, region)
+    if len(not_recorded) == len(_requested(sizes)) and not _any_covered(profiles, sizes, region):
+        raise HeapscopeError(not_recorded[0]["message"])
+    stacks = weighted_stacks(profiles, sizes, region, merge=True, symbolizer=sym, notes_to=None)
+
+    order = _region_order(profiles)
+    groups: Dict[Tuple[int, str], list] = {}
+    for s in stacks:
+        groups.setdefault((s.size, s.region), []).append(s)
+    out_groups = []
+    for (size, reg) in sorted(groups, key=lambda k: (k[0], order.get(k[1], len(order)), k[1])):
+        members = groups[(size, reg)]
+        count = sum(s.count for s in members)
+        nbytes = sum(s.bytes for s in members)
+        shown = members[:top] if top else members
+        out_groups.append(dict(
+            size=size, region=reg, types=len(members), count=count, bytes=nbytes,
+            stack_types=[dict(rank=i, count=s.count, bytes=s.bytes,
+                              share=s.count / count if count else 0.0,
+                              frames_total=len(s.frames),
+                              frames=[f.to_json() for f in (s.frames[:depth] if depth else s.frames)])
+                         for i, s in enumerate(shown, 1)]))
+    return dict(format=STACKS_FORMAT, version=STACKS_VERSION,
+                processes=[describe(p) for p in profiles], merged=len(profiles) > 1,
+                filters=dict(size=sizes.spec, region=region, top=top, depth=depth),
+                notes=list(sym.notes), groups=out_groups, not_recorded=not_recorded)
+
+
+def _requested(sizes: SizeSet) -> List[str]:
+    """The parts of a size spec: exact sizes and ranges, as the user wrote them."""
+    if sizes.everything:
+        return ["all"]
+    return [str(s) for s in sorted(sizes.exact)] + [f"{lo}-{hi}" for lo, hi in sizes.ranges]
+
+
+def _covers(p: Profile, part: str, region: Optional[str]) -> bool:
+    recorded = (p.settings.get("stack_sizes") or "").strip()
+    if not recorded:
+        return False
+    regions = [r.strip() for r in (p.settings.get("stack_regions") or "").split(",") if r.strip()]
+    if region and regions and not any(region_matches(region, r) or region_matches(r, region)
+                                      for r in regions):
+        return False
+    have = SizeSet(recorded)
+    if have.everything:
+        return True
+    if part == "all":
+        return False
+    if "-" in part:
+        lo, hi = (int(x) for x in part.split("-"))
+        return any(lo <= s <= hi for s in have.exact) or any(
+            a <= hi and lo <= b for a, b in have.ranges)
+    return int(part) in have
+
+
+def _any_covered(profiles, sizes, region) -> bool:
+    return any(_covers(p, part, region) for p in profiles for part in _requested(sizes))
+
+
+def _not_recorded(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str]) -> List[dict]:
+    out = []
+    for part in _requested(sizes):
+        if any(_covers(p, part, region) for p in profiles):
+            continue
+        recorded = sorted({(p.settings.get("stack_sizes") or "") for p in profiles} - {""})
+        regions = sorted({(p.settings.get("stack_regions") or "") for p in profiles} - {""})
+        had = (f"stacks were recorded for sizes {', '.join(recorded)}"
+               + (f" in regions {', '.join(regions)}" if regions else "")) if recorded \
+            else "the profile recorded no stacks"
+        cmd = profiles[0].cmdline if profiles and profiles[0].cmdline else ["PROGRAM", "ARGS..."]
+        record = (f"heapscope record --sizes {part}" + (f" --regions {region}" if region else "")
+                  + f" -- {shlex.join(cmd)}")
+        where = f" in region {region}" if region else ""
+        out.append(dict(size=part, region=region, recorded_sizes=recorded, command=record,
+                        message=f"no stacks recorded for size {part}{where} ({had}); "
+                                f"record them with: {record}"))
+    return out
+
+
+def _region_order(profiles: Sequence[Profile]) -> Dict[str, int]:
+    order: Dict[str, int] = {}
+    for p in profiles:
+        for rid in sorted(p.regions):
+            order.setdefault(p.regions[rid].path, len(order))
+    return order
