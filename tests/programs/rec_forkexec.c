@@ -1,0 +1,41 @@
+/* fork + exec (tests/test_record_process.py):
+ *   parent          9009 x2, waits for the child
+ *   child           9119 x3, then execs this program with "exec" -> its own file,
+ *                   snapshot reason "exec"
+ *   exec'd image    9229 x4, a new file (same pid: name with a .1 suffix)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void *volatile sink;
+
+static void churn(size_t size, int n)
+{
+    for (int i = 0; i < n; i++) {
+        sink = malloc(size);
+        free(sink);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "exec") == 0) {
+        churn(9229, 4);
+        return 0;
+    }
+    churn(9009, 2);
+    pid_t pid = fork();
+    if (pid == 0) {
+        churn(9119, 3);
+        execl("/proc/self/exe", argv[0], "exec", (char *)NULL);
+        perror("execl");
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    printf("child %d exited %d\n", (int)pid, WEXITSTATUS(status));
+    return WEXITSTATUS(status);
+}
