@@ -153,9 +153,18 @@ def _decode_snapshot(profile: Profile, snapshot: List, path: str) -> None:
         if t == fmt.CHUNK_MODULES:
             profile.modules.extend(_decode(decode.modules, chunk, path))
         elif t == fmt.CHUNK_SIZE_COUNTS:
-            for rid, _reserved, size, count in _decode(decode.size_rows, chunk, path):
-                key = (_path(paths, rid, profile), size)
-                sizes[key] = sizes.get(key, 0) + count
+            rows = list(_decode(decode.size_rows, chunk, path))
+            for rid in {row[0] for row in rows} - paths.keys():
+                _path(paths, rid, profile)
+            # The hot loop of reading: a comprehension when the sizes are new (one chunk,
+            # the usual case), an accumulating loop otherwise.
+            fresh = {(paths[rid], size): count for rid, _reserved, size, count in rows}
+            if not sizes and len(fresh) == len(rows):
+                sizes = fresh
+            else:
+                for rid, _reserved, size, count in rows:
+                    key = (paths[rid], size)
+                    sizes[key] = sizes.get(key, 0) + count
         elif t == fmt.CHUNK_API_COUNTS:
             for rid, api, calls in _decode(decode.api_rows, chunk, path):
                 key = (_path(paths, rid, profile), fmt.api_name(api))

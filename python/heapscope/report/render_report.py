@@ -62,7 +62,7 @@ def _section(sec: dict, filters: dict) -> List[str]:
         rows = [[str(i), num(h["size"]), num(h["count"]), percent(h["share"]), num(h["bytes"])]
                 for i, h in enumerate(sec["hot_sizes"][r], 1)]
         if rows:
-            out.append(table(["#", "size", "count", "share", "bytes"], rows, indent="    "))
+            out.append(table(["#", "size", "count", "share", "bytes"], rows, left=0, indent="    "))
 
     names = []
     for r in regions:
