@@ -8,6 +8,8 @@
  *   - a program setting SIG_DFL keeps ours, which dumps and then does the default;
  *   - a program asking for the current disposition is told SIG_DFL, as it would
  *     be without the recorder.
+ * _exit/_Exit dump too (dash's `exit` and many forked children end that way),
+ * unless the caller is not the process the file belongs to (a vfork child).
  * Not interposed: sigset/sysv_signal/bsd_signal (rare; they bypass this).
  * posix_spawn needs nothing: the parent keeps running and the child starts fresh.
  */
@@ -147,4 +149,20 @@ int execle(const char *path, const char *arg, ...)
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     return execve(path, argv, envp);
+}
+
+/* ---- _exit ---- */
+
+void _exit(int status)
+{
+    hs_before_exit_now();
+    NEXT(void (*)(int), "_exit")(status);
+    __builtin_unreachable();
+}
+
+void _Exit(int status)
+{
+    hs_before_exit_now();
+    NEXT(void (*)(int), "_Exit")(status);
+    __builtin_unreachable();
 }

@@ -2,7 +2,7 @@
  * lifecycle.c — when the recorder starts, dumps and stops.
  *
  *   load (constructor)   read HEAPSCOPE_* settings, open the profile file
- *   exit (destructor)    snapshot, reason "exit"
+ *   exit (destructor)    snapshot, reason "exit" (also on _exit, hooks_process.c)
  *   SIGTERM / SIGINT     snapshot, then the default action (the exit status stays
  *                        "killed by signal"); SIGUSR1: snapshot and continue.
  *                        Installed only where the disposition is SIG_DFL; a
@@ -145,6 +145,13 @@ void hs_before_exec(void)
 {
     if (atomic_load(&hs_recording))
         hs_snapshot(HS_REASON_EXEC, 0);
+}
+
+void hs_before_exit_now(void)
+{
+    if (hs_real.free && atomic_load(&hs_recording) && hs_profile_is_open() &&
+        hs_profile_pid() == (int)getpid())
+        hs_snapshot(HS_REASON_EXIT, 0);
 }
 
 /* ---- start and end ---- */

@@ -29,6 +29,7 @@
 #include "recorder.h"
 
 static int fd = -1;
+static int fd_pid;  /* getpid() when the file was opened */
 static char path[4096];
 
 /* ---- growable byte buffer (mmap/mremap) ---- */
@@ -120,6 +121,7 @@ void hs_chunk_end(struct hs_buf *b, size_t start)
 
 int hs_profile_is_open(void) { return fd >= 0; }
 const char *hs_profile_path(void) { return path; }
+int hs_profile_pid(void) { return fd_pid; }
 
 int hs_profile_write(struct hs_buf *b)
 {
@@ -267,6 +269,7 @@ int hs_profile_open(void)
         path[0] = 0;
         return -1;
     }
+    fd_pid = (int)getpid();
     /* Out of the way of programs that dup2 onto low descriptors. */
     int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
     if (high >= 0) {

@@ -151,6 +151,7 @@ HS_HIDDEN int hs_profile_write(struct hs_buf *b);   /* append, -1 on failure */
 HS_HIDDEN void hs_profile_close(void);
 HS_HIDDEN int hs_profile_is_open(void);
 HS_HIDDEN const char *hs_profile_path(void);
+HS_HIDDEN int hs_profile_pid(void);        /* the process the open file belongs to */
 
 /* ---- snapshot.c: merge everything and append one snapshot ---- */
 HS_HIDDEN int hs_snapshot(unsigned reason, int from_signal);
@@ -173,6 +174,7 @@ extern HS_HIDDEN uint64_t hs_start_real_ns, hs_start_mono_ns;
 HS_HIDDEN void hs_init(void);                    /* idempotent */
 HS_HIDDEN void hs_warn(const char *msg);          /* "heapscope: <msg>\n" on stderr */
 HS_HIDDEN void hs_before_exec(void);
+HS_HIDDEN void hs_before_exit_now(void);         /* _exit: dump if this process owns the file */
 HS_HIDDEN int hs_signal_owned(int sig);          /* our handler is installed */
 HS_HIDDEN void hs_signal_release(int sig);       /* the program takes the signal over */
 HS_HIDDEN uint64_t hs_now_ns(int clock);

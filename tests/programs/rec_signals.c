@@ -1,7 +1,9 @@
 /* Signals (tests/test_record_process.py), by argv[1]:
  *   term     10010 x3, then SIGTERM to itself: killed, profile reason "sigterm"
- *   usr1     10010 x3, SIGUSR1 (snapshot, continues), 10010 x1, then _exit(0):
+ *   usr1     10010 x3, SIGUSR1 (snapshot, continues), 10010 x1, then SIGKILL:
  *            no exit dump, so the SIGUSR1 snapshot is the last (3 counted)
+ *   dump     10010 x5, heapscope_dump(), 10010 x1, SIGKILL: the "api" snapshot has 5
+ *   _exit    10010 x6, then _exit(3): dumped all the same (reason "exit")
  *   handler  installs its own SIGTERM handler, 10010 x2, SIGTERM: the handler runs,
  *            the program exits normally (exit status 7) and the exit dump has 2
  *   wait     10010 x1, prints "ready", waits for a signal (sent by the test)
@@ -43,7 +45,7 @@ int main(int argc, char **argv)
         churn(10010, 3);
         raise(SIGUSR1);
         churn(10010, 1);
-        _exit(0);
+        raise(SIGKILL);
     }
     if (strcmp(mode, "handler") == 0) {
         signal(SIGTERM, on_term);
@@ -52,11 +54,15 @@ int main(int argc, char **argv)
         printf("handled=%d\n", (int)handled);
         return handled ? 7 : 1;
     }
-    if (strcmp(mode, "dump") == 0) {  /* heapscope_dump() then _exit: reason "api" */
+    if (strcmp(mode, "dump") == 0) {
         churn(10010, 5);
         HEAPSCOPE_DUMP();
         churn(10010, 1);
-        _exit(0);
+        raise(SIGKILL);
+    }
+    if (strcmp(mode, "_exit") == 0) {
+        churn(10010, 6);
+        _exit(3);
     }
     churn(10010, 1);
     printf("ready\n");
