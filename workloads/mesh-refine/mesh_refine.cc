@@ -1,0 +1,178 @@
+// hs-wl-mesh-refine — adaptive refinement of a pointer-based triangle mesh.
+//
+// Triangles and vertices are individual heap objects (new/delete) linked by
+// pointers, as in Delaunay-style mesh generators (seed paper 001). In each round a
+// refinement target moves across the unit square; every triangle larger than the
+// local size wanted there is split at the midpoint of its longest edge: the parent
+// is deleted, two children are created, and the midpoint vertex is shared with the
+// neighbour through an edge table (a candidate vertex is created first and deleted
+// again when the neighbour already made it). Triangles are never merged, so memory
+// grows round after round. --threads T refines T vertical strips in parallel, each
+// with its own containers; the checksum combines the strips in order.
+#include <cmath>
+#include <cstdint>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "wl_common.h"
+
+struct Vertex {
+    double x, y;
+    uint32_t id;
+};
+
+struct Triangle {
+    Vertex *v[3];
+    int level;
+};
+
+struct RefineConfig {
+    int rounds;
+    double min_area;
+    int max_level;
+};
+
+class StripRefiner {
+public:
+    StripRefiner(double x0, double x1) {
+        Vertex *a = newVertex(x0, 0.0), *b = newVertex(x1, 0.0);
+        Vertex *c = newVertex(x1, 1.0), *d = newVertex(x0, 1.0);
+        mesh_.push_back(new Triangle{{a, b, c}, 0});
+        mesh_.push_back(new Triangle{{a, c, d}, 0});
+    }
+
+    ~StripRefiner() {
+        for (Triangle *t : mesh_) delete t;
+        for (Vertex *v : vertices_) delete v;
+    }
+
+    void run(const RefineConfig &cfg) {
+        for (int r = 0; r < cfg.rounds; r++) {
+            const double s = cfg.rounds > 1 ? (double)r / (cfg.rounds - 1) : 0.0;
+            refineRound(cfg, 0.1 + 0.8 * s, 0.5 + 0.3 * std::sin(6.0 * s));
+        }
+    }
+
+    uint64_t checksum() const {
+        uint64_t h = wl_hash_u64(WL_FNV_INIT, mesh_.size());
+        h = wl_hash_u64(h, vertices_.size());
+        for (const Triangle *t : mesh_) {
+            for (const Vertex *v : t->v) {
+                h = wl_hash_bytes(h, &v->x, sizeof v->x);
+                h = wl_hash_bytes(h, &v->y, sizeof v->y);
+            }
+            h = wl_hash_u64(h, (uint64_t)t->level);
+        }
+        return h;
+    }
+
+    size_t triangles() const { return mesh_.size(); }
+    size_t vertices() const { return vertices_.size(); }
+
+private:
+    std::vector<Triangle *> mesh_;        // the current triangles, in a deterministic order
+    std::vector<Vertex *> vertices_;      // every live vertex (owned)
+    std::unordered_map<uint64_t, Vertex *> midpoints_;  // split edges waiting for their neighbour
+    uint32_t next_id_ = 0;
+
+    Vertex *newVertex(double x, double y) {
+        Vertex *v = new Vertex{x, y, next_id_++};
+        vertices_.push_back(v);
+        return v;
+    }
+
+    static double area(const Triangle *t) {
+        const Vertex *a = t->v[0], *b = t->v[1], *c = t->v[2];
+        return 0.5 * std::fabs((b->x - a->x) * (c->y - a->y) - (c->x - a->x) * (b->y - a->y));
+    }
+
+    static bool tooBig(const Triangle *t, const RefineConfig &cfg, double cx, double cy) {
+        if (t->level >= cfg.max_level) return false;
+        const double mx = (t->v[0]->x + t->v[1]->x + t->v[2]->x) / 3.0 - cx;
+        const double my = (t->v[0]->y + t->v[1]->y + t->v[2]->y) / 3.0 - cy;
+        return area(t) > cfg.min_area + 0.001 * (mx * mx + my * my);
+    }
+
+    __attribute__((noinline)) Vertex *midpoint(Vertex *a, Vertex *b) {
+        const uint64_t lo = a->id < b->id ? a->id : b->id, hi = a->id < b->id ? b->id : a->id;
+        Vertex *candidate = new Vertex{0.5 * (a->x + b->x), 0.5 * (a->y + b->y), 0};
+        auto ins = midpoints_.emplace((lo << 32) | hi, candidate);
+        if (!ins.second) {               // the neighbour split this edge already
+            delete candidate;
+            Vertex *m = ins.first->second;
+            midpoints_.erase(ins.first);
+            return m;
+        }
+        candidate->id = next_id_++;
+        vertices_.push_back(candidate);
+        return candidate;
+    }
+
+    __attribute__((noinline)) void split(Triangle *t, std::vector<Triangle *> &work) {
+        int e = 0;   // longest edge (v[e], v[e+1]); the first one on ties
+        double best = -1.0;
+        for (int k = 0; k < 3; k++) {
+            const Vertex *a = t->v[k], *b = t->v[(k + 1) % 3];
+            const double len = (b->x - a->x) * (b->x - a->x) + (b->y - a->y) * (b->y - a->y);
+            if (len > best) { best = len; e = k; }
+        }
+        Vertex *a = t->v[e], *b = t->v[(e + 1) % 3], *c = t->v[(e + 2) % 3];
+        Vertex *m = midpoint(a, b);
+        work.push_back(new Triangle{{a, m, c}, t->level + 1});
+        work.push_back(new Triangle{{m, b, c}, t->level + 1});
+        delete t;
+    }
+
+    void refineRound(const RefineConfig &cfg, double cx, double cy) {
+        std::vector<Triangle *> work;
+        work.swap(mesh_);
+        while (!work.empty()) {
+            Triangle *t = work.back();
+            work.pop_back();
+            if (tooBig(t, cfg, cx, cy))
+                split(t, work);
+            else
+                mesh_.push_back(t);
+        }
+    }
+};
+
+int main(int argc, char **argv)
+{
+    wl_opt opts[] = {
+        {"rounds", "refinement rounds (the target moves each round)", 32, 1, 100000},
+        {"min-area-ppb", "smallest triangle area wanted, in 1e-9 units", 20, 1, 1000000000},
+        {"max-level", "deepest bisection level", 40, 1, 60},
+        {"threads", "strips refined in parallel", 1, 1, 256},
+    };
+    wl_parse(argc, argv, "Adaptive refinement of a pointer-based triangle mesh; --threads T for T strips.",
+             opts, 4);
+    RefineConfig cfg;
+    cfg.rounds = (int)opts[0].value;
+    cfg.min_area = (double)opts[1].value * 1e-9;
+    cfg.max_level = (int)opts[2].value;
+    const int nthreads = (int)opts[3].value;
+
+    std::vector<StripRefiner *> strips;
+    for (int s = 0; s < nthreads; s++)
+        strips.push_back(new StripRefiner((double)s / nthreads, (double)(s + 1) / nthreads));
+    std::vector<std::thread> threads;
+    for (int s = 1; s < nthreads; s++)
+        threads.emplace_back([&, s] { strips[s]->run(cfg); });
+    strips[0]->run(cfg);
+    for (auto &th : threads)
+        th.join();
+
+    uint64_t h = WL_FNV_INIT;
+    size_t ntri = 0, nvert = 0;
+    for (StripRefiner *s : strips) {
+        h = wl_hash_u64(h, s->checksum());
+        ntri += s->triangles();
+        nvert += s->vertices();
+        delete s;
+    }
+    printf("mesh-refine: %d strips, %zu triangles, %zu vertices\n", nthreads, ntri, nvert);
+    wl_print_checksum(h);
+    return 0;
+}
