@@ -92,6 +92,19 @@ def test_types_merged_across_processes(tmp_path, two):
     assert all(f["file"] == str(SOURCE) for t in g["stack_types"] for f in t["frames"])
 
 
+def test_per_process(tmp_path, two):
+    doc = build(list(two), "12", tmp_path, per_process=True)
+    assert not doc["merged"]
+    assert [[(g["types"], g["count"]) for g in sec["groups"]] for sec in doc["per_process"]] == [
+        [(2, 356)], [(1, 44)]]
+    assert [t["count"] for t in doc["groups"][0]["stack_types"]] == [300, 100]
+    text = render(doc)
+    assert text.count("=== pid ") == 2 and "=== all 2 processes merged" in text
+    rows = list(csv.DictReader(io.StringIO(stacks_csv(doc))))
+    assert {(r["process"], r["type_count"]) for r in rows if r["frame"] == "0"} == {
+        ("1", "256"), ("1", "100"), ("2", "44"), ("all", "300"), ("all", "100")}
+
+
 def test_groups_per_size_in_order(tmp_path, two):
     doc = build(list(two), "24,12", tmp_path)
     assert [(g["size"], g["types"], g["count"]) for g in doc["groups"]] == [(12, 2, 400), (24, 1, 5)]

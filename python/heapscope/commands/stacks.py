@@ -21,6 +21,8 @@ def register(sub):
                    help="stack trace types shown per size and region (default 10, 0 = all)")
     p.add_argument("--depth", type=int, default=0, metavar="N",
                    help="frames shown per type (default 0 = all recorded)")
+    p.add_argument("--per-process", action="store_true",
+                   help="the types of each process (then the merged ones)")
     add_format_options(p)
     p.set_defaults(func=run)
 
@@ -30,7 +32,8 @@ def run(args):
         raise HeapscopeError("--top and --depth must not be negative")
     sizes = SizeSet(args.size)
     profiles = load_profiles(args.profiles)
-    doc = stacktypes.build(profiles, sizes, region=args.region, top=args.top, depth=args.depth)
+    doc = stacktypes.build(profiles, sizes, region=args.region, top=args.top, depth=args.depth,
+                           per_process=args.per_process)
     if args.format == "json":
         text = to_json(doc)
     elif args.format == "csv":

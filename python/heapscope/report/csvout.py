@@ -4,8 +4,8 @@ report: section,process,region,item,count,bytes,share
     section size (item = size), group (item = small/mid/large), hot (item = size,
     share of the region's allocations), api (item = function name, count = calls);
     process "all" for the merged view, else the process's pid (its rank under MPI).
-stacks: size,region,type,type_count,type_bytes,frame,function,file,line,module,inlined
-    one row per frame of every stack trace type shown.
+stacks: process,size,region,type,type_count,type_bytes,frame,function,file,line,module,inlined
+    one row per frame of every stack trace type shown (process as for report).
 """
 import csv
 import io
@@ -43,11 +43,15 @@ def report_csv(doc: dict) -> str:
 def stacks_csv(doc: dict) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["size", "region", "type", "type_count", "type_bytes", "frame", "function", "file",
-                "line", "module", "inlined"])
-    for group in doc["groups"]:
-        for t in group["stack_types"]:
-            for i, f in enumerate(t["frames"]):
-                w.writerow([group["size"], group["region"], t["rank"], t["count"], t["bytes"], i,
-                            f["function"], f["file"], f["line"], f["module"], int(f["inlined"])])
+    w.writerow(["process", "size", "region", "type", "type_count", "type_bytes", "frame", "function",
+                "file", "line", "module", "inlined"])
+    sections = [(None, doc)] if doc.get("per_process") is None else \
+        [(s["process"], s) for s in doc["per_process"]] + ([(None, doc)] if len(doc["processes"]) > 1 else [])
+    for index, sec in sections:
+        proc = _process_name(doc, index)
+        for group in sec["groups"]:
+            for t in group["stack_types"]:
+                for i, f in enumerate(t["frames"]):
+                    w.writerow([proc, group["size"], group["region"], t["rank"], t["count"], t["bytes"],
+                                i, f["function"], f["file"], f["line"], f["module"], int(f["inlined"])])
     return buf.getvalue()

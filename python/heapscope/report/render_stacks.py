@@ -1,5 +1,5 @@
 """Text rendering of the `heapscope stacks` document (stacktypes.build)."""
-from heapscope.report.processes import header_lines
+from heapscope.report.processes import header_lines, label
 from heapscope.report.text import num
 from heapscope.symbolize import Frame
 
@@ -17,8 +17,21 @@ def render(doc: dict) -> str:
         where = f" in region {doc['filters']['region']}" if doc["filters"]["region"] else ""
         out += ["", f"No allocation of size {doc['filters']['size']}{where} was recorded with "
                     f"its stack: the program made none there."]
-    top, depth = doc["filters"]["top"], doc["filters"]["depth"]
-    for g in doc["groups"]:
+    if doc.get("per_process") is not None:
+        for sec in doc["per_process"]:
+            proc = doc["processes"][sec["process"]]
+            out += ["", f"=== {label(proc)}: {' '.join(proc['cmdline']) or proc['exe']}"]
+            out += _groups(sec["groups"], doc["filters"])
+        if len(doc["processes"]) > 1:
+            out += ["", f"=== all {len(doc['processes'])} processes merged"]
+    out += _groups(doc["groups"], doc["filters"])
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _groups(groups: list, filters: dict) -> list:
+    out = []
+    top, depth = filters["top"], filters["depth"]
+    for g in groups:
         out += ["", f"Stack trace types for size {num(g['size'])} in region {g['region']}: "
                     f"{num(g['types'])} type{'s' if g['types'] != 1 else ''}, "
                     f"{num(g['count'])} allocations ({num(g['bytes'])} bytes)"]
@@ -33,4 +46,4 @@ def render(doc: dict) -> str:
         if top and g["types"] > len(g["stack_types"]):
             out += ["", f"({len(g['stack_types'])} of {g['types']} types shown; --top N shows more, "
                         f"--top 0 all)"]
-    return "\n".join(out).rstrip() + "\n"
+    return out

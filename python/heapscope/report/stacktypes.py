@@ -21,34 +21,48 @@ STACKS_VERSION = 1
 
 
 def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = None,
-          top: int = 10, depth: int = 0, symbolizer: Optional[Symbolizer] = None) -> dict:
+          top: int = 10, depth: int = 0, symbolizer: Optional[Symbolizer] = None,
+          per_process: bool = False) -> dict:
     sym = symbolizer or Symbolizer()
     not_recorded = _not_recorded(profiles, sizes, region)
     if len(not_recorded) == len(_requested(sizes)) and not _any_covered(profiles, sizes, region):
         raise HeapscopeError(not_recorded[0]["message"])
-    stacks = weighted_stacks(profiles, sizes, region, merge=True, symbolizer=sym, notes_to=None)
-
     order = _region_order(profiles)
+
+    def groups_of(selected):
+        stacks = weighted_stacks(selected, sizes, region, merge=True, symbolizer=sym, notes_to=None)
+        return _groups(stacks, order, top, depth)
+
+    doc = dict(format=STACKS_FORMAT, version=STACKS_VERSION,
+               processes=[describe(p) for p in profiles],
+               merged=len(profiles) > 1 and not per_process,
+               filters=dict(size=sizes.spec, region=region, top=top, depth=depth),
+               notes=[], groups=groups_of(profiles), not_recorded=not_recorded)
+    if per_process:
+        doc["per_process"] = [dict(process=i, groups=groups_of([p])) for i, p in enumerate(profiles)]
+    doc["notes"] = list(sym.notes)
+    return doc
+
+
+def _groups(stacks, order: Dict[str, int], top: int, depth: int) -> List[dict]:
+    """Stacks (most frequent first) -> one group per (size, region), by size then region order."""
     groups: Dict[Tuple[int, str], list] = {}
     for s in stacks:
         groups.setdefault((s.size, s.region), []).append(s)
-    out_groups = []
+    out = []
     for (size, reg) in sorted(groups, key=lambda k: (k[0], order.get(k[1], len(order)), k[1])):
         members = groups[(size, reg)]
         count = sum(s.count for s in members)
         nbytes = sum(s.bytes for s in members)
         shown = members[:top] if top else members
-        out_groups.append(dict(
+        out.append(dict(
             size=size, region=reg, types=len(members), count=count, bytes=nbytes,
             stack_types=[dict(rank=i, count=s.count, bytes=s.bytes,
                               share=s.count / count if count else 0.0,
                               frames_total=len(s.frames),
                               frames=[f.to_json() for f in (s.frames[:depth] if depth else s.frames)])
                          for i, s in enumerate(shown, 1)]))
-    return dict(format=STACKS_FORMAT, version=STACKS_VERSION,
-                processes=[describe(p) for p in profiles], merged=len(profiles) > 1,
-                filters=dict(size=sizes.spec, region=region, top=top, depth=depth),
-                notes=list(sym.notes), groups=out_groups, not_recorded=not_recorded)
+    return out
 
 
 def _requested(sizes: SizeSet) -> List[str]:
