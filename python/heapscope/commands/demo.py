@@ -24,8 +24,8 @@ def register(sub):
                        description=__doc__.split("\n\n")[0])
     p.add_argument("-o", "--output", default="heapscope-demo",
                    help="directory for the two recordings (default: ./heapscope-demo)")
-    p.add_argument("--elements", type=int, default=2000,
-                   help="mesh elements of the workload (default 2000)")
+    p.add_argument("--cells", type=int, default=128,
+                   help="the workload's mesh is CELLS x CELLS squares (default 128)")
     p.add_argument("--top", type=int, default=12, help="sizes shown in the report (default 12)")
     p.add_argument("--stack-types", type=int, default=3,
                    help="stack trace types printed in full (default 3)")
@@ -70,9 +70,9 @@ def _fresh(directory: Path) -> Path:
 def run(args):
     workload = program(WORKLOAD)
     out = Path(args.output)
-    if args.elements <= 0:
-        raise HeapscopeError("--elements must be a positive number")
-    workload_cmd = [str(workload), "--elements", str(args.elements)]
+    if not 2 <= args.cells <= 4096:
+        raise HeapscopeError("--cells must be between 2 and 4096")
+    workload_cmd = [str(workload), "--cells", str(args.cells)]
 
     print("heapscope demo: a finite-element workload with allocation anomalies "
           "(elements copied out of the mesh, matrices as vectors of vectors, Eigen temporaries).")
