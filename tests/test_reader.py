@@ -199,8 +199,8 @@ def test_load_profiles_files_and_directories(tmp_path):
     single = ProfileBuilder(pid=99)
     single.snapshot()
     f = single.write(tmp_path / "single.hsp")
-    profiles = load_profiles([str(d), str(f)])
-    assert [p.pid for p in profiles] == [10, 20, 30, 99]
+    profiles = load_profiles([str(d), str(f), str(d / "host.20.hsp")])
+    assert [p.pid for p in profiles] == [10, 20, 30, 99]   # host.20 named twice, read once
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(HeapscopeError, match="holds no profile"):
@@ -209,3 +209,36 @@ def test_load_profiles_files_and_directories(tmp_path):
         load_profiles([str(d / "notes.txt")])
     with pytest.raises(HeapscopeError, match="no profile given"):
         load_profiles([])
+
+
+def test_mutated_payloads_never_crash(tmp_path):
+    """Payload bytes changed and the crc recomputed (a writer bug, not disk corruption):
+    the reader either reads the file or rejects it with one line, never anything else."""
+    import random
+    import zlib
+    b = full_builder()
+    data = b.data()
+    chunks = []
+    offset = 32
+    while offset < len(data):
+        ctype, _crc, length = struct.unpack_from("<IIQ", data, offset)
+        chunks.append((offset, length))
+        offset += 16 + length
+    rng = random.Random(1234)
+    outcomes = {"read": 0, "rejected": 0}
+    for trial in range(150):
+        buf = bytearray(data)
+        start, length = rng.choice([c for c in chunks if c[1] > 0])
+        for _ in range(rng.randint(1, 4)):
+            pos = start + 16 + rng.randrange(length)
+            buf[pos] = rng.choice([0, 0xFF, rng.randrange(256)])
+        struct.pack_into("<I", buf, start + 4, zlib.crc32(bytes(buf[start + 16:start + 16 + length])))
+        path = tmp_path / "f.hsp"
+        path.write_bytes(bytes(buf))
+        try:
+            read_profile(path)
+            outcomes["read"] += 1
+        except HeapscopeError as exc:
+            assert "\n" not in str(exc) and str(exc).startswith(str(path))
+            outcomes["rejected"] += 1
+    assert outcomes["read"] > 0 and outcomes["rejected"] > 0

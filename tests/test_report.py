@@ -145,6 +145,20 @@ def test_text(a):
     assert any(l.split() == ["free", "0", "0", "2,900", "0"] for l in lines)
 
 
+def test_warnings_capped_in_text(tmp_path):
+    profiles = []
+    for pid in range(12):
+        b = ProfileBuilder(pid=pid)
+        b.snapshot(sizes=[(0, 8, 1)], lost=pid + 1)
+        profiles.append(read_profile(b.write(tmp_path / f"{pid}.hsp")))
+    lines = render(identify.build(profiles)).splitlines()
+    warnings = [l for l in lines if l.startswith("  warning")]
+    assert len(warnings) == 11
+    assert warnings[0] == "  warning   pid 0 on node01: 1 allocation of the selected sizes lost its stack (the stack table was full)"
+    assert warnings[-1] == "  warning   ... and 2 more (all are in --format json)"
+    assert [len(p["warnings"]) for p in identify.build(profiles)["processes"]] == [1] * 12
+
+
 def test_csv(a):
     rows = list(csv.DictReader(io.StringIO(report_csv(identify.build([a], hot=1)))))
     size = {(r["region"], int(r["item"])): (int(r["count"]), int(r["bytes"]))

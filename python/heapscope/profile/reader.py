@@ -70,7 +70,10 @@ def load_profiles(paths: Iterable) -> List[Profile]:
             files.append(arg)
     if not files:
         raise HeapscopeError("no profile given")
-    return [read_profile(f) for f in files]
+    unique = {}
+    for f in files:   # a file named twice (itself and its directory) is read once
+        unique.setdefault(os.path.realpath(f), f)
+    return [read_profile(f) for f in unique.values()]
 
 
 def _read_bytes(path: str) -> bytes:
@@ -183,8 +186,9 @@ def _decode_snapshot(profile: Profile, snapshot: List, path: str) -> None:
                            for (region, size, frames), (count, nbytes) in stacks.items()]
     profile.stack_types.sort(key=lambda s: (-s.count, s.region, s.size, s.frames))
     if profile.lost_stacks:
-        profile.warnings.append(f"{profile.lost_stacks:,} allocations of the selected sizes lost "
-                                f"their stack (the stack table was full)")
+        n = profile.lost_stacks
+        profile.warnings.append(f"{n:,} allocation{'s' if n != 1 else ''} of the selected sizes "
+                                f"lost {'their stacks' if n != 1 else 'its stack'} (the stack table was full)")
 
 
 def _path(paths: Dict[int, str], rid: int, profile: Profile) -> str:

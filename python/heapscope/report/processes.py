@@ -5,6 +5,8 @@ from typing import List, Sequence
 from heapscope.profile.model import Profile
 from heapscope.report.text import shorten
 
+MAX_WARNINGS = 10   # in a text header; a 1000-rank job must not print 1000 lines first
+
 
 def describe(p: Profile) -> dict:
     """A profile's process, as the JSON documents carry it."""
@@ -41,8 +43,10 @@ def header_lines(processes: Sequence[dict], merged: bool) -> List[str]:
                      + (f" | ... ({len(commands) - 3} more)" if len(commands) > 3 else ""))
         reasons = sorted({d["reason"] for d in processes})
         lines.append(f"snapshots {', '.join(reasons)}")
-    for d in processes:
-        prefix = "" if len(processes) == 1 else f"{label(d)}: "
-        for w in d["warnings"]:
-            lines.append(f"warning   {prefix}{w}")
+    warnings = [("" if len(processes) == 1 else f"{label(d)}: ") + w
+                for d in processes for w in d["warnings"]]
+    for w in warnings[:MAX_WARNINGS]:
+        lines.append(f"warning   {w}")
+    if len(warnings) > MAX_WARNINGS:
+        lines.append(f"warning   ... and {len(warnings) - MAX_WARNINGS} more (all are in --format json)")
     return lines
