@@ -152,3 +152,15 @@ def test_addr2line_output_parsing():
         0x2000: [("??", "", 0, False)],
         0x2010: [("foo", "/s/b.c", 7, False)],
     }
+
+
+def test_cache_location(monkeypatch, tmp_path):
+    from heapscope.symbolize import cache_dir
+    monkeypatch.delenv("HEAPSCOPE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir() == tmp_path / "xdg" / "heapscope"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_dir() == tmp_path / "home" / ".cache" / "heapscope"
+    monkeypatch.setenv("HEAPSCOPE_CACHE_DIR", str(tmp_path / "mine"))
+    assert cache_dir() == tmp_path / "mine"
