@@ -1,6 +1,7 @@
 /*
  * counters.c — per-thread count tables: the hot path of the recorder.
  *
+ * The increments themselves are inline, in counting.h.
  * Each thread owns a struct hs_thread (mmap'd on its first allocation) holding,
  * per region id, a lazily mapped block of API call counters plus a direct array
  * of counts for sizes below HS_SMALL_SIZES, and one open-addressing hash table for
@@ -19,13 +20,9 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "counting.h"
 #include "guard.h"
 #include "recorder.h"
-
-struct region_counts {
-    _Atomic uint64_t api[16];
-    _Atomic uint64_t small[HS_SMALL_SIZES];
-};
 
 struct size_entry {
     _Atomic uint64_t size;      /* 0 = empty (sizes here are >= HS_SMALL_SIZES) */
@@ -33,17 +30,9 @@ struct size_entry {
     _Atomic uint64_t count;
 };
 
-struct size_table {
+struct hs_size_table {
     uint64_t mask, used;
     struct size_entry e[];
-};
-
-struct hs_thread {
-    struct hs_thread *next;                 /* list of all tables, append-only */
-    _Atomic int in_use;
-    struct size_table *_Atomic large;
-    struct hs_stack_table *_Atomic stacks;  /* stacks.c, created on first capture */
-    struct region_counts *_Atomic regions[HS_MAX_REGIONS];
 };
 
 HS_TLS struct hs_thread *hs_self;
@@ -102,20 +91,17 @@ struct hs_thread *hs_thread_attach(void)
     return t;
 }
 
-static struct region_counts *region_counts(struct hs_thread *t, uint32_t r)
+struct hs_region_counts *hs_region_counts_new(struct hs_thread *t, uint32_t r)
 {
-    struct region_counts *rc = atomic_load_explicit(&t->regions[r], memory_order_relaxed);
-    if (HS_LIKELY(rc))
-        return rc;
-    rc = hs_map(sizeof *rc);
+    struct hs_region_counts *rc = hs_map(sizeof *rc);
     if (rc)
         atomic_store_explicit(&t->regions[r], rc, memory_order_release);
     return rc;
 }
 
-static struct size_table *size_table_new(uint64_t slots)
+static struct hs_size_table *size_table_new(uint64_t slots)
 {
-    struct size_table *st = hs_map(sizeof *st + slots * sizeof(struct size_entry));
+    struct hs_size_table *st = hs_map(sizeof *st + slots * sizeof(struct size_entry));
     if (st)
         st->mask = slots - 1;
     return st;
@@ -128,7 +114,7 @@ static uint64_t hash_size(uint32_t region, uint64_t size)
 }
 
 /* The entry for (region, size), created if needed; NULL when out of memory. */
-static struct size_entry *slot_for(struct size_table *st, uint32_t region, uint64_t size)
+static struct size_entry *slot_for(struct hs_size_table *st, uint32_t region, uint64_t size)
 {
     for (uint64_t i = hash_size(region, size);; i++) {
         struct size_entry *e = &st->e[i & st->mask];
@@ -144,11 +130,11 @@ static struct size_entry *slot_for(struct size_table *st, uint32_t region, uint6
     }
 }
 
-static void count_large(struct hs_thread *t, uint32_t region, uint64_t size)
+void hs_count_large(struct hs_thread *t, uint32_t region, uint64_t size)
 {
-    struct size_table *st = atomic_load_explicit(&t->large, memory_order_relaxed);
+    struct hs_size_table *st = atomic_load_explicit(&t->large, memory_order_relaxed);
     if (!st || (st->used + 1) * 2 > st->mask + 1) {
-        struct size_table *bigger = size_table_new(st ? (st->mask + 1) * 2 : 1024);
+        struct hs_size_table *bigger = size_table_new(st ? (st->mask + 1) * 2 : 1024);
         if (!bigger)
             return;  /* out of memory: nothing sane left to do */
         if (st)
@@ -166,41 +152,11 @@ static void count_large(struct hs_thread *t, uint32_t region, uint64_t size)
     hs_bump(&slot_for(st, region, size)->count, 1);
 }
 
-void hs_count_alloc(unsigned api, uint64_t size, int failed)
-{
-    struct hs_thread *t = hs_self;
-    if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
-        return;
-    uint32_t r = hs_current_region();
-    struct region_counts *rc = region_counts(t, r);
-    if (HS_UNLIKELY(!rc))
-        return;
-    hs_bump(&rc->api[api], 1);
-    if (HS_UNLIKELY(failed))
-        hs_bump(&rc->api[HS_API_FAILED], 1);
-    if (HS_LIKELY(size < HS_SMALL_SIZES))
-        hs_bump(&rc->small[size], 1);
-    else
-        count_large(t, r, size);
-    if (HS_UNLIKELY(hs_stacks_on) && hs_region_stacks[r] && hs_size_selected(size))
-        hs_stack_record(t, r, size);
-}
-
-void hs_count_call(unsigned api)
-{
-    struct hs_thread *t = hs_self;
-    if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
-        return;
-    struct region_counts *rc = region_counts(t, hs_current_region());
-    if (HS_LIKELY(rc))
-        hs_bump(&rc->api[api], 1);
-}
-
 void hs_thread_visit(struct hs_thread *t, void *ctx, hs_size_fn sizes, hs_api_fn apis)
 {
     uint32_t nregions = hs_region_count();
     for (uint32_t r = 0; r < nregions; r++) {
-        struct region_counts *rc = atomic_load_explicit(&t->regions[r], memory_order_acquire);
+        struct hs_region_counts *rc = atomic_load_explicit(&t->regions[r], memory_order_acquire);
         if (!rc)
             continue;
         for (unsigned a = 0; a < HS_API_COUNT; a++) {
@@ -214,7 +170,7 @@ void hs_thread_visit(struct hs_thread *t, void *ctx, hs_size_fn sizes, hs_api_fn
                 sizes(ctx, r, s, n);
         }
     }
-    struct size_table *st = atomic_load_explicit(&t->large, memory_order_acquire);
+    struct hs_size_table *st = atomic_load_explicit(&t->large, memory_order_acquire);
     for (uint64_t i = 0; st && i <= st->mask; i++) {
         uint64_t s = atomic_load_explicit(&st->e[i].size, memory_order_acquire);
         uint64_t n = s ? atomic_load_explicit(&st->e[i].count, memory_order_relaxed) : 0;
@@ -229,11 +185,11 @@ void hs_counters_after_fork_child(void)
 {
     for (struct hs_thread *t = hs_threads_first(); t; t = t->next) {
         for (uint32_t r = 0; r < HS_MAX_REGIONS; r++) {
-            struct region_counts *rc = t->regions[r];
+            struct hs_region_counts *rc = t->regions[r];
             if (rc)
                 memset(rc, 0, sizeof *rc);
         }
-        struct size_table *st = t->large;
+        struct hs_size_table *st = t->large;
         if (st) {
             memset(st->e, 0, (st->mask + 1) * sizeof st->e[0]);
             st->used = 0;

@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "counting.h"
 #include "guard.h"
 #include "recorder.h"
 

@@ -11,11 +11,18 @@
  * file is compiled with -fexceptions and the guard is dropped by a cleanup
  * handler, which also counts the failure.
  * If no next definition exists (libstdc++ not loaded), malloc/free stand in.
+ *
+ * Hot path: when the next operators are libstdc++'s (which only wrap malloc and
+ * free), plain new/new[] and plain/sized delete call the next malloc/free
+ * themselves; a NULL from malloc takes the general path (new_handler, bad_alloc).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "counting.h"
 #include "guard.h"
 #include "recorder.h"
 
@@ -35,21 +42,36 @@ static const char *const op_names[N_OPS] = {
     "_ZdlPvSt11align_val_tRKSt9nothrow_t", "_ZdaPvSt11align_val_tRKSt9nothrow_t",
 };
 
-/* 0: not looked up yet; (void *)1: there is no next definition */
-static void *_Atomic next_op[N_OPS];
+/* The next definitions, looked up on the first call of any operator (libstdc++
+ * may come with a dlopen'ed library, after our constructor). NULL: none. */
+static void *next_op[N_OPS];
+static _Atomic int ops_ready;
+/* The next operator new/delete are libstdc++'s plain wrappers of malloc/free
+ * (they come from another object than the next malloc): then the plain variants
+ * call malloc/free directly, one indirection less on the hot path. */
+static int ops_wrap_malloc;
+
+static void resolve_ops(void)
+{
+    if (!hs_real.free)
+        hs_resolve();
+    for (int i = 0; i < N_OPS; i++)
+        next_op[i] = hs_next(op_names[i]);
+    Dl_info new_at, delete_at, malloc_at;
+    ops_wrap_malloc = next_op[NEW] && next_op[DEL] &&
+                      dladdr(next_op[NEW], &new_at) && dladdr(next_op[DEL], &delete_at) &&
+                      dladdr((void *)hs_real.malloc, &malloc_at) &&
+                      new_at.dli_fbase == delete_at.dli_fbase &&
+                      new_at.dli_fbase != malloc_at.dli_fbase &&
+                      strstr(new_at.dli_fname, "libstdc++") != NULL;
+    atomic_store_explicit(&ops_ready, 1, memory_order_release);
+}
 
 static void *op(int which)
 {
-    void *f = atomic_load_explicit(&next_op[which], memory_order_acquire);
-    if (HS_UNLIKELY(!f)) {
-        if (!hs_real.free)
-            hs_resolve();
-        f = hs_next(op_names[which]);
-        if (!f)
-            f = (void *)1;
-        atomic_store_explicit(&next_op[which], f, memory_order_release);
-    }
-    return f == (void *)1 ? NULL : f;
+    if (HS_UNLIKELY(!atomic_load_explicit(&ops_ready, memory_order_acquire)))
+        resolve_ops();
+    return next_op[which];
 }
 
 typedef void *(*new_fn)(size_t);
@@ -144,9 +166,44 @@ static void counted_delete(int which, void *p, size_t size, size_t align)
     }
 }
 
+#define RECORDING() (!hs_guard && atomic_load_explicit(&hs_recording, memory_order_relaxed))
+
+static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
+{
+    if (HS_LIKELY(ops_wrap_malloc) && RECORDING()) {
+        hs_guard = 1;
+        void *p = hs_real.malloc(n ? n : 1);
+        if (HS_LIKELY(p)) {
+            hs_count_alloc(HS_API_OPERATOR_NEW, n, 0);
+            hs_guard = 0;
+            return p;
+        }
+        hs_guard = 0;
+    }
+    return counted_new(which, n, 0);
+}
+
+static inline __attribute__((always_inline)) void fast_delete(int which, void *p, size_t n)
+{
+    if (HS_LIKELY(ops_wrap_malloc)) {
+        if (!p)
+            return;
+        if (!RECORDING()) {
+            hs_real.free(p);
+            return;
+        }
+        hs_guard = 1;
+        hs_real.free(p);
+        hs_count_call(HS_API_OPERATOR_DELETE);
+        hs_guard = 0;
+        return;
+    }
+    counted_delete(which, p, n, 0);
+}
+
 /* The hooks, by mangled name (x86-64: size_t is unsigned long, 'm'). */
-void *_Znwm(size_t n) { return counted_new(NEW, n, 0); }
-void *_Znam(size_t n) { return counted_new(NEW_ARR, n, 0); }
+void *_Znwm(size_t n) { return fast_new(NEW, n); }
+void *_Znam(size_t n) { return fast_new(NEW_ARR, n); }
 void *_ZnwmRKSt9nothrow_t(size_t n, const void *t) { (void)t; return counted_new(NEW_NT, n, 0); }
 void *_ZnamRKSt9nothrow_t(size_t n, const void *t) { (void)t; return counted_new(NEW_ARR_NT, n, 0); }
 void *_ZnwmSt11align_val_t(size_t n, size_t al) { return counted_new(NEW_AL, n, al); }
@@ -156,10 +213,10 @@ void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *t)
 void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *t)
 { (void)t; return counted_new(NEW_ARR_AL_NT, n, al); }
 
-void _ZdlPv(void *p) { counted_delete(DEL, p, 0, 0); }
-void _ZdaPv(void *p) { counted_delete(DEL_ARR, p, 0, 0); }
-void _ZdlPvm(void *p, size_t n) { counted_delete(DEL_SZ, p, n, 0); }
-void _ZdaPvm(void *p, size_t n) { counted_delete(DEL_ARR_SZ, p, n, 0); }
+void _ZdlPv(void *p) { fast_delete(DEL, p, 0); }
+void _ZdaPv(void *p) { fast_delete(DEL_ARR, p, 0); }
+void _ZdlPvm(void *p, size_t n) { fast_delete(DEL_SZ, p, n); }
+void _ZdaPvm(void *p, size_t n) { fast_delete(DEL_ARR_SZ, p, n); }
 void _ZdlPvRKSt9nothrow_t(void *p, const void *t) { (void)t; counted_delete(DEL_NT, p, 0, 0); }
 void _ZdaPvRKSt9nothrow_t(void *p, const void *t) { (void)t; counted_delete(DEL_ARR_NT, p, 0, 0); }
 void _ZdlPvSt11align_val_t(void *p, size_t al) { counted_delete(DEL_AL, p, 0, al); }

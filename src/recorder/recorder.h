@@ -104,8 +104,7 @@ HS_HIDDEN int hs_region_name_selected(const char *name, const char *path);
 struct hs_thread;
 extern HS_HIDDEN HS_TLS struct hs_thread *hs_self;
 HS_HIDDEN struct hs_thread *hs_thread_attach(void);
-HS_HIDDEN void hs_count_alloc(unsigned api, uint64_t size, int failed);  /* guard held */
-HS_HIDDEN void hs_count_call(unsigned api);                              /* guard held */
+/* hs_count_alloc, hs_count_call: counting.h (inline) */
 HS_HIDDEN void hs_counters_init(void);
 HS_HIDDEN void hs_counters_after_fork_child(void);
 HS_HIDDEN uint64_t hs_threads_seen(void);

@@ -1,0 +1,69 @@
+/*
+ * counting.h — the hot path: count one call in the calling thread's own table.
+ *
+ * Inline so each hook pays a few loads and adds, no call. The tables and their
+ * slow paths (first use of a thread or region, sizes >= HS_SMALL_SIZES, stack
+ * capture) live in counters.c and stacks.c. Call with the guard held.
+ */
+#ifndef HS_COUNTING_H
+#define HS_COUNTING_H
+
+#include "recorder.h"
+
+struct hs_region_counts {
+    _Atomic uint64_t api[16];
+    _Atomic uint64_t small[HS_SMALL_SIZES];
+};
+
+struct hs_size_table;
+
+struct hs_thread {
+    struct hs_thread *next;                 /* list of all tables, append-only */
+    _Atomic int in_use;
+    struct hs_size_table *_Atomic large;
+    struct hs_stack_table *_Atomic stacks;  /* stacks.c, created on first capture */
+    struct hs_region_counts *_Atomic regions[HS_MAX_REGIONS];
+};
+
+HS_HIDDEN struct hs_region_counts *hs_region_counts_new(struct hs_thread *t, uint32_t region);
+HS_HIDDEN void hs_count_large(struct hs_thread *t, uint32_t region, uint64_t size);
+
+static inline struct hs_region_counts *hs_counts_here(uint32_t region, struct hs_thread **self)
+{
+    struct hs_thread *t = hs_self;
+    if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
+        return NULL;
+    *self = t;
+    struct hs_region_counts *rc = atomic_load_explicit(&t->regions[region], memory_order_relaxed);
+    return HS_LIKELY(rc) ? rc : hs_region_counts_new(t, region);
+}
+
+/* An allocation of `size` bytes (requested) by API function `api`. */
+static inline void hs_count_alloc(unsigned api, uint64_t size, int failed)
+{
+    struct hs_thread *t;
+    uint32_t r = hs_current_region();
+    struct hs_region_counts *rc = hs_counts_here(r, &t);
+    if (HS_UNLIKELY(!rc))
+        return;
+    hs_bump(&rc->api[api], 1);
+    if (HS_UNLIKELY(failed))
+        hs_bump(&rc->api[HS_API_FAILED], 1);
+    if (HS_LIKELY(size < HS_SMALL_SIZES))
+        hs_bump(&rc->small[size], 1);
+    else
+        hs_count_large(t, r, size);
+    if (HS_UNLIKELY(hs_stacks_on) && hs_region_stacks[r] && hs_size_selected(size))
+        hs_stack_record(t, r, size);
+}
+
+/* A call that allocates nothing (free, delete, realloc(p, 0), a failure). */
+static inline void hs_count_call(unsigned api)
+{
+    struct hs_thread *t;
+    struct hs_region_counts *rc = hs_counts_here(hs_current_region(), &t);
+    if (HS_LIKELY(rc))
+        hs_bump(&rc->api[api], 1);
+}
+
+#endif
