@@ -18,6 +18,7 @@ COMMANDS = [
     "record",
     "report",
     "stacks",
+    "bench",
     "demo",
 ]
 

@@ -1,0 +1,174 @@
+"""`heapscope bench`: compare allocators (or profilers) on the bundled workloads or on
+any command, with interleaved runs and bootstrap confidence intervals.
+
+    heapscope bench [--allocators glibc,jemalloc,...] [-n 10] [--workloads all|NAME,...]
+    heapscope bench [options] -- CMD [ARGS...]
+    heapscope bench --profilers [options] [-- CMD [ARGS...]]
+
+Exit status: 0, or 1 when a configuration failed or checksums differed (the results
+of the others are still printed), 2 for bad options.
+"""
+import argparse
+import os
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, List
+
+from heapscope import allocators
+from heapscope.bench import configs as cfgs
+from heapscope.bench import machine, render, results, runner
+from heapscope.bench.workloads import BY_NAME, select
+from heapscope.errors import HeapscopeError
+
+
+def register(sub):
+    p = sub.add_parser(
+        "bench", help="compare allocators or profilers on workloads or any command",
+        description="Run commands under several allocators (or, with --profilers, plain and "
+                    "under each profiler), interleaved (A B C A B C ...) after a warm-up; "
+                    "report wall, CPU, max RSS and minor faults per run from wait4, mean and "
+                    "median with 95%% bootstrap intervals and ratios to a baseline. Without a "
+                    "command, runs the bundled workloads (%s)." % ", ".join(BY_NAME),
+        usage="heapscope bench [options] [-- CMD [ARGS...]]")
+    p.add_argument("--allocators", default=",".join(allocators.ALL), metavar="LIST",
+                   help="allocators to compare (default: %(default)s; missing ones are "
+                        "reported and skipped)")
+    p.add_argument("--profilers", action="store_true",
+                   help="compare a plain run, heapscope's recording modes, heaptrack and "
+                        "Valgrind Massif instead of allocators")
+    p.add_argument("-n", "--runs", type=int, default=10, metavar="N",
+                   help="counted runs per configuration (default 10)")
+    p.add_argument("--warmup", type=int, default=1, metavar="N",
+                   help="uncounted warm-up rounds first (default 1)")
+    p.add_argument("--workloads", metavar="all|NAME,...",
+                   help="bundled workloads to run (default: all, when no command is given)")
+    p.add_argument("--quick", action="store_true",
+                   help="run the bundled workloads at their small test sizes")
+    p.add_argument("--baseline", metavar="NAME",
+                   help="configuration the ratios are relative to (default: glibc, or "
+                        "plain with --profilers)")
+    p.add_argument("--stack-size", type=int, metavar="BYTES",
+                   help="--profilers: the size whose stacks 'record-stacks-N' records "
+                        "(default: the most frequent size of the first command, from a counting run)")
+    p.add_argument("--timeout", type=float, default=3600.0, metavar="SEC",
+                   help="kill a run after SEC seconds and count it as failed (default 3600)")
+    p.add_argument("--json", metavar="FILE", help="write every run and statistic as JSON")
+    p.add_argument("--csv", metavar="FILE", help="write one CSV row per counted run")
+    p.add_argument("--markdown", metavar="FILE",
+                   help="write the tables as Markdown, with the machine (for BENCHMARKS.md)")
+    p.add_argument("--plot", metavar="DIR",
+                   help="write one chart per metric into DIR (bench-<metric>.png and .svg)")
+    p.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="CMD",
+                   help="the command to measure and its arguments, after --")
+    p.set_defaults(func=run)
+
+
+def _command(args) -> List[str]:
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    elif command:
+        raise HeapscopeError(f"unknown option {command[0]!r} (put the command after --)")
+    return command
+
+
+def _check(args, command):
+    if args.runs < 1:
+        raise HeapscopeError(f"-n must be at least 1, not {args.runs}")
+    if args.warmup < 0:
+        raise HeapscopeError(f"--warmup must be 0 or more, not {args.warmup}")
+    if args.timeout <= 0:
+        raise HeapscopeError("--timeout must be positive")
+    if command and args.workloads:
+        raise HeapscopeError("give either --workloads or a command after --, not both")
+    if command and args.quick:
+        raise HeapscopeError("--quick sizes the bundled workloads; it does not apply to a command")
+    if args.stack_size is not None and (not args.profilers or args.stack_size < 0):
+        raise HeapscopeError("--stack-size is a size in bytes, for --profilers")
+
+
+def _targets(args, command):
+    """[(name, argv)] of what to measure."""
+    if command:
+        return [(Path(command[0]).name, command)]
+    return [(w.name, w.argv(small=args.quick)) for w in select(args.workloads or "all")]
+
+
+def _configs(args, targets, env):
+    if args.profilers:
+        size = args.stack_size
+        if size is None:
+            size = cfgs.hottest_size(targets[0][1], env, args.timeout)
+        return cfgs.profiler_configs(size)
+    names = [n.strip() for n in args.allocators.split(",") if n.strip()]
+    if not names:
+        raise HeapscopeError("--allocators is empty")
+    if len(set(names)) != len(names):
+        raise HeapscopeError(f"--allocators lists a name twice: {args.allocators}")
+    return cfgs.allocator_configs(names)
+
+
+def _write(path: str, text: str) -> None:
+    """Write a file atomically: a temporary file in the same directory, renamed."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=str(target.parent))
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise HeapscopeError(f"cannot write {path}: {exc.strerror}")
+
+
+def run(args) -> int:
+    command = _command(args)
+    _check(args, command)
+    env = dict(os.environ)
+    targets = _targets(args, command)
+    configs, missing = _configs(args, targets, env)
+    for message in missing.values():
+        print(f"heapscope bench: {message}", file=sys.stderr)
+    if not configs:
+        raise HeapscopeError("nothing to compare: no configuration is available")
+    baseline = args.baseline or ("plain" if args.profilers else "glibc")
+    names = [c.name for c in configs]
+    if baseline not in names:
+        raise HeapscopeError(f"baseline '{baseline}' is not among the configurations run "
+                             f"({', '.join(names)})")
+    by_name: Dict[str, cfgs.Config] = {c.name: c for c in configs}
+    per_target = len(configs) * (args.runs + args.warmup)
+    progress = runner.Progress(per_target * len(targets), enabled=not args.no_progress)
+    done = []
+    for name, argv in targets:
+        run_one = runner.runner_for(argv, by_name, env, args.timeout)
+        outcomes = runner.run_interleaved(names, args.runs, args.warmup, run_one, progress, name)
+        done.append(results.analyze(name, argv, outcomes, baseline))
+
+    print(render.text(done, args.runs, args.warmup), end="")
+    settings = {"runs": args.runs, "warmup": args.warmup, "baseline": baseline,
+                "configs": names, "mode": "profilers" if args.profilers else "allocators",
+                "resamples": 1000, "confidence": 0.95}
+    if args.json or args.markdown:
+        described = machine.describe()
+    if args.json:
+        import json
+        _write(args.json, json.dumps(render.to_json(done, described, settings, missing),
+                                     indent=1) + "\n")
+    if args.csv:
+        _write(args.csv, render.to_csv(done))
+    if args.markdown:
+        invocation = "heapscope bench " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
+            if len(sys.argv) > 1 and sys.argv[1] == "bench" else "heapscope bench"
+        _write(args.markdown, render.markdown(done, described, invocation, args.runs, args.warmup))
+    if args.plot:
+        from heapscope.bench.plots import write_plots
+        write_plots(done, args.plot)
+
+    errors = [e for r in done for e in r.errors]
+    for e in errors:
+        print(f"heapscope bench: error: {e}", file=sys.stderr)
+    return 1 if errors else 0
