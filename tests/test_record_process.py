@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from heapscope.profile import read_profile
 
 from conftest import have
@@ -19,9 +21,10 @@ def sizes(p):
     return {(r, s): n for (r, s), n in p.size_counts.items() if s >= 9000 and s < 11000}
 
 
-def test_fork_and_exec_children_write_their_own_files(heapscope, build, tmp_path):
+@pytest.mark.parametrize("mode", ["inherit-env", "clean-env"])
+def test_fork_and_exec_children_write_their_own_files(heapscope, build, tmp_path, mode):
     program = build("rec_forkexec.c")
-    res = heapscope("record", "-o", tmp_path, "--", program)
+    res = heapscope("record", "-o", tmp_path, "--", program, mode)
     assert "3 profiles" in res.stderr
     files = profiles(tmp_path)
     assert len(files) == 3
@@ -40,6 +43,7 @@ def test_fork_and_exec_children_write_their_own_files(heapscope, build, tmp_path
     assert sizes(forked) == {("(none)", 9119): 3}
     assert sizes(execd) == {("(none)", 9229): 4}
     assert execd.cmdline[1:] == ["exec"]
+    assert execd.settings == parent.settings
     names = {name for name, _ in by_pid[child_pid]}
     assert any(name.endswith(f".{child_pid}.1.hsp") for name in names)  # same pid: next name
 

@@ -11,7 +11,10 @@
  * _exit/_Exit dump too (dash's `exit` and many forked children end that way),
  * unless the caller is not the process the file belongs to (a vfork child).
  * Not interposed: sigset/sysv_signal/bsd_signal (rare; they bypass this).
- * posix_spawn needs nothing: the parent keeps running and the child starts fresh.
+ * Exec with an explicit environment gets our LD_PRELOAD/HEAPSCOPE_* added when
+ * it lacks them (exec_env.c), so the child is recorded too.
+ * posix_spawn needs nothing: the parent keeps running and the child starts fresh
+ * (with its explicit environment as given: posix_spawn is not interposed).
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -82,10 +85,17 @@ sighandler_t signal(int sig, sighandler_t handler)
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 
+/* The program's envp, plus what the child needs to be recorded (exec_env.c). */
+#define CHILD_ENV(envp, out)                                 \
+    char *room_[hs_exec_env_slots(envp)];                    \
+    char buf_[hs_exec_env_bytes(envp)];                      \
+    char *const *out = hs_exec_env(envp, room_, buf_, sizeof buf_)
+
 int execve(const char *path, char *const argv[], char *const envp[])
 {
     hs_before_exec();
-    return NEXT(execve_fn, "execve")(path, argv, envp);
+    CHILD_ENV(envp, env);
+    return NEXT(execve_fn, "execve")(path, argv, env);
 }
 
 int execv(const char *path, char *const argv[])
@@ -103,17 +113,20 @@ int execvp(const char *file, char *const argv[])
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     hs_before_exec();
-    return NEXT(execve_fn, "execvpe")(file, argv, envp);
+    CHILD_ENV(envp, env);
+    return NEXT(execve_fn, "execvpe")(file, argv, env);
 }
 
 int fexecve(int fd, char *const argv[], char *const envp[])
 {
     hs_before_exec();
-    return NEXT(int (*)(int, char *const[], char *const[]), "fexecve")(fd, argv, envp);
+    CHILD_ENV(envp, env);
+    return NEXT(int (*)(int, char *const[], char *const[]), "fexecve")(fd, argv, env);
 }
 
-/* execl, execlp, execle (glibc declares arg non-NULL): collect the variadic arguments into an array on the
- * stack (never malloc) and go through the vector forms above. */
+/* execl, execlp, execle (glibc declares arg non-NULL): collect the variadic
+ * arguments into an array on the stack (never malloc) and go through the vector
+ * forms above. */
 #define COLLECT_ARGS(first, argv, ap)                        \
     size_t n_ = 1;                                           \
     va_start(ap, first);                                     \

@@ -211,6 +211,7 @@ __attribute__((constructor)) void hs_init(void)
     hs_modules_init();
     hs_stacks_init((int)hs_settings.unwinder, hs_settings.max_depth);
     hs_counters_init();
+    hs_exec_env_init();
     if (hs_profile_open() != 0) {
         atomic_store(&hs_recording, 0);
     } else {

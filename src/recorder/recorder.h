@@ -159,6 +159,12 @@ HS_HIDDEN void hs_snapshot_after_fork_child(void);
 HS_HIDDEN void hs_dump_lock_for_fork(void);
 HS_HIDDEN void hs_dump_unlock_for_fork(void);
 
+/* ---- exec_env.c: the environment an exec'd child needs to be recorded ---- */
+HS_HIDDEN void hs_exec_env_init(void);
+HS_HIDDEN size_t hs_exec_env_slots(char *const envp[]);
+HS_HIDDEN size_t hs_exec_env_bytes(char *const envp[]);
+HS_HIDDEN char *const *hs_exec_env(char *const envp[], char **room, char *buf, size_t buflen);
+
 /* ---- lifecycle.c: settings and state ---- */
 struct hs_settings {
     const char *output_dir;

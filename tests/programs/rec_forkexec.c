@@ -3,6 +3,8 @@
  *   child           9119 x3, then execs this program with "exec" -> its own file,
  *                   snapshot reason "exec"
  *   exec'd image    9229 x4, a new file (same pid: name with a .1 suffix)
+ * With argv[1] = "clean-env" the child execs with an empty environment (execve):
+ * the recorder puts back what the new image needs to be recorded.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +28,17 @@ int main(int argc, char **argv)
         churn(9229, 4);
         return 0;
     }
+    int clean_env = argc > 1 && strcmp(argv[1], "clean-env") == 0;
     churn(9009, 2);
     pid_t pid = fork();
     if (pid == 0) {
         churn(9119, 3);
-        execl("/proc/self/exe", argv[0], "exec", (char *)NULL);
+        if (clean_env) {
+            char *args[] = {argv[0], "exec", NULL}, *no_env[] = {NULL};
+            execve("/proc/self/exe", args, no_env);
+        } else {
+            execl("/proc/self/exe", argv[0], "exec", (char *)NULL);
+        }
         perror("execl");
         _exit(127);
     }
