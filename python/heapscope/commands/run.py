@@ -1,0 +1,118 @@
+"""`heapscope run --allocator NAME [--stats] -- cmd args...`: run a program on an allocator.
+
+Preloads the chosen allocator (hsmalloc, bundled; jemalloc, tcmalloc, mimalloc from
+their Debian packages; glibc = no preload) in front of any LD_PRELOAD the user had,
+runs the program, and returns its exit code (128+N when signal N killed it).
+--stats asks the allocator for its statistics at exit, where it has such a switch.
+"""
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+
+from heapscope.allocators import ALL as ALLOCATORS, require_allocator
+from heapscope.errors import HeapscopeError
+
+# How each allocator is asked to print statistics when the program exits.
+STATS_ENV = {
+    "hsmalloc": {"HSMALLOC_STATS": "1"},
+    "jemalloc": {"MALLOC_CONF": "stats_print:true"},
+    "mimalloc": {"MIMALLOC_SHOW_STATS": "1"},
+    "tcmalloc": {"MALLOCSTATS": "1"},
+}
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2)
+
+EPILOG = """\
+examples:
+  heapscope run --allocator hsmalloc -- ./solver input.dat
+  heapscope run --allocator jemalloc --stats -- python3 script.py
+  mpirun -np 4 heapscope run --allocator hsmalloc -- ./app
+hsmalloc's options are HSMALLOC_* environment variables (see docs/hsmalloc.md);
+set them before heapscope run, they are passed on."""
+
+
+def register(sub):
+    p = sub.add_parser(
+        "run", help="run a program on a chosen allocator (hsmalloc or a peer)",
+        description="Run CMD with the chosen malloc implementation preloaded.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="heapscope run --allocator NAME [--stats] -- CMD [ARGS...]")
+    p.add_argument("--allocator", required=True, choices=ALLOCATORS, metavar="NAME",
+                   help=f"one of: {', '.join(ALLOCATORS)}")
+    p.add_argument("--stats", action="store_true",
+                   help="print the allocator's statistics when the program exits "
+                        "(hsmalloc, jemalloc, mimalloc, tcmalloc)")
+    p.add_argument("--print-library", action="store_true",
+                   help="print the library to put in LD_PRELOAD for NAME and exit")
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="CMD",
+                   help="the program and its arguments, after --")
+    p.set_defaults(func=run)
+
+
+def _command(args):
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    elif command and command[0].startswith("-"):
+        raise HeapscopeError(f"unknown option {command[0]!r} (put the program after --)")
+    if not command:
+        raise HeapscopeError("no program to run: heapscope run --allocator NAME -- CMD [ARGS...]")
+    program = command[0]
+    if "/" in program:
+        if not os.path.isfile(program):
+            raise HeapscopeError(f"program not found: {program}", exit_code=127)
+        if not os.access(program, os.X_OK):
+            raise HeapscopeError(f"program is not executable: {program}", exit_code=126)
+    elif shutil.which(program) is None:
+        raise HeapscopeError(f"program not found in PATH: {program}", exit_code=127)
+    return command
+
+
+def environment(allocator, stats=False, base=None):
+    """The environment that runs a program on `allocator` (used by run and by tests)."""
+    env = dict(os.environ if base is None else base)
+    library = require_allocator(allocator)
+    if library is not None:
+        env["LD_PRELOAD"] = " ".join(filter(None, [str(library), env.get("LD_PRELOAD", "")]))
+    if stats:
+        if allocator not in STATS_ENV:
+            raise HeapscopeError(f"{allocator} has no switch to print statistics at exit "
+                                 f"(--stats works with {', '.join(STATS_ENV)})")
+        env.update(STATS_ENV[allocator])
+    return env
+
+
+def _wait(child):
+    """Wait for the program, passing on the signals sent to heapscope by another process
+    (those typed at the terminal reach the program directly: not twice)."""
+    waited = set(FORWARDED) | {signal.SIGCHLD}
+    try:
+        while child.poll() is None:
+            info = signal.sigtimedwait(waited, 1.0)
+            if info and info.si_signo in FORWARDED and info.si_code != 0x80:  # 0x80: SI_KERNEL
+                child.send_signal(info.si_signo)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, waited)
+
+
+def run(args):
+    if args.print_library:
+        library = require_allocator(args.allocator)
+        print(library if library is not None else "")
+        return 0
+    command = _command(args)
+    env = environment(args.allocator, args.stats)
+    waited = set(FORWARDED) | {signal.SIGCHLD}
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
+    try:
+        child = subprocess.Popen(
+            command, env=env,
+            preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, old_mask))
+    except OSError as exc:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        raise HeapscopeError(f"cannot run {command[0]}: {exc.strerror}", exit_code=127) from None
+    _wait(child)
+    signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+    rc = child.returncode
+    return 128 - rc if rc < 0 else rc

@@ -1,0 +1,167 @@
+/* The core operations: malloc/free fast paths, calloc, realloc, aligned allocation
+ * and usable size. The exported glibc names of the hot functions are aliases
+ * defined here (an alias must live beside its target); the rest are in hs_api.c. */
+#include <errno.h>
+#include <string.h>
+
+#include "hs_internal.h"
+
+static inline void *alloc_in(hs_heap_t *heap, size_t size, int zero) {
+  if (HS_LIKELY(size <= HS_SMALL_MAX)) {
+    size_t cls = hs_class_of(size);
+    hs_page_t *pg = heap->direct[cls];
+    hs_block_t *b = pg->free;
+    if (HS_LIKELY(b != NULL)) {
+      pg->free = b->next;
+      pg->used++;
+      HS_COUNT(heap->stats.allocs[cls], 1);
+      HS_COUNT(heap->stats.requested, size);
+      if (zero) {
+        if (pg->free_is_zero) b->next = NULL;
+        else memset(b, 0, size);
+      }
+      return b;
+    }
+    return hs_page_alloc_slow(heap, size, cls, zero);
+  }
+  if (size <= HS_LARGE_MAX) return hs_large_alloc(heap, size, zero);
+  void *p = hs_huge_alloc(size, 0);      /* fresh mappings read as zero */
+  if (p != NULL) {
+    hs_huge_t *h = hs_huge_of(p, HS_REG_HUGE);
+    HS_COUNT(heap->stats.allocs[HS_BIN_HUGE], 1);
+    HS_COUNT(heap->stats.alloc_bytes[HS_BIN_HUGE], h->usable);
+    HS_COUNT(heap->stats.requested, size);
+  }
+  return p;
+}
+
+static inline void *alloc_checked(size_t size, int zero) {
+  hs_heap_t *heap = hs_tls_heap;
+  if (HS_UNLIKELY(heap == NULL)) {
+    heap = hs_heap_get_slow();
+    if (heap == NULL) { errno = ENOMEM; return NULL; }
+  }
+  void *p = alloc_in(heap, size, zero);
+  if (HS_UNLIKELY(p == NULL)) errno = ENOMEM;
+  return p;
+}
+
+void *hs_malloc(size_t size) { return alloc_checked(size, 0); }
+
+void *hs_calloc(size_t n, size_t size) {
+  size_t total;
+  if (HS_UNLIKELY(__builtin_mul_overflow(n, size, &total))) { errno = ENOMEM; return NULL; }
+  return alloc_checked(total, 1);
+}
+
+static void huge_free_counted(void *p, unsigned kind) {
+  hs_huge_t *h = hs_huge_of(p, kind);
+  hs_heap_t *heap = hs_heap_for_free();
+  if (heap != NULL) {
+    HS_COUNT(heap->stats.frees[HS_BIN_HUGE], 1);
+    HS_COUNT(heap->stats.free_bytes[HS_BIN_HUGE], h->usable);
+  } else {
+    atomic_fetch_add_explicit(&hs_gstats.orphan_frees, 1, memory_order_relaxed);
+  }
+  hs_huge_free(h);
+}
+
+void hs_free(void *p) {
+  if (HS_UNLIKELY(p == NULL)) return;
+  unsigned kind = hs_registry_kind(p);
+  if (HS_LIKELY(kind == HS_REG_SEGMENT)) {
+    hs_page_t *pg = hs_page_of(hs_segment_of(p), p);
+    hs_heap_t *heap = hs_tls_heap;
+    if (HS_LIKELY(pg->heap == heap && pg->flags.any == 0)) {
+      hs_block_t *b = p;
+      b->next = pg->local_free;
+      pg->local_free = b;
+      HS_COUNT(heap->stats.frees[pg->class_id], 1);
+      if (HS_UNLIKELY(--pg->used == 0)) hs_page_retire(heap, pg);
+      return;
+    }
+    hs_page_free_generic(heap, pg, p);
+    return;
+  }
+  if (kind == HS_REG_NONE) hs_foreign_free(p);
+  else huge_free_counted(p, kind);
+}
+
+size_t hs_usable_size(const void *p) {
+  if (p == NULL) return 0;
+  unsigned kind = hs_registry_kind(p);
+  if (kind == HS_REG_SEGMENT) {
+    hs_page_t *pg = hs_page_of(hs_segment_of(p), p);
+    if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)) return pg->block_size;
+    const uint8_t *b = (const uint8_t *)hs_block_start(pg, p);
+    return (size_t)(b + pg->block_size - (const uint8_t *)p);
+  }
+  if (kind == HS_REG_NONE) return hs_foreign_usable_size((void *)p);
+  hs_huge_t *h = hs_huge_of(p, kind);
+  return (size_t)(h->block + h->usable - (const uint8_t *)p);
+}
+
+int hs_owns(const void *p) { return p != NULL && hs_registry_kind(p) != HS_REG_NONE; }
+
+/* `align` is a power of two. Blocks of a class whose size is a multiple of `align`
+ * are aligned already (pages start on 64 KiB); otherwise over-allocate and return an
+ * aligned pointer inside the block (the page is flagged so free finds the start). */
+void *hs_memalign(size_t align, size_t size) {
+  if (align <= HS_MAX_ALIGN_SMALL) return hs_malloc(size < 16 && align > 8 ? 16 : size);
+  hs_heap_t *heap = hs_heap_get();
+  if (heap == NULL) { errno = ENOMEM; return NULL; }
+  if (size <= HS_SMALL_MAX && align <= HS_SLICE_SIZE && hs_class_size[hs_class_of(size)] % align == 0)
+    return alloc_checked(size, 0);
+  if (size > HS_SMALL_MAX && size <= HS_LARGE_MAX && align <= HS_SLICE_SIZE)
+    return alloc_checked(size, 0);
+  size_t total;
+  if (__builtin_add_overflow(size, align - HS_MAX_ALIGN_SMALL, &total)) { errno = ENOMEM; return NULL; }
+  if (total > HS_LARGE_MAX) {
+    void *p = hs_huge_alloc(size, align);
+    if (p == NULL) { errno = ENOMEM; return NULL; }
+    hs_huge_t *h = hs_huge_of(p, hs_registry_kind(p));
+    HS_COUNT(heap->stats.allocs[HS_BIN_HUGE], 1);
+    HS_COUNT(heap->stats.alloc_bytes[HS_BIN_HUGE], h->usable);
+    HS_COUNT(heap->stats.requested, size);
+    return p;
+  }
+  uint8_t *p = alloc_checked(total, 0);
+  if (p == NULL) return NULL;
+  uint8_t *q = (uint8_t *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+  if (q != p) {
+    /* Other threads may be reading the flag to free blocks of this page: atomic. */
+    hs_page_t *pg = hs_page_of(hs_segment_of(p), p);
+    if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED))
+      __atomic_store_n(&pg->flags.f.has_aligned, 1, __ATOMIC_RELAXED);
+  }
+  return q;
+}
+
+/* realloc(p, 0) frees and returns NULL, as glibc does. A block keeps its place when
+ * the new size fits and uses at least half of it. */
+void *hs_realloc(void *p, size_t size) {
+  if (p == NULL) return hs_malloc(size);
+  if (size == 0) { hs_free(p); return NULL; }
+  size_t usable = hs_usable_size(p);
+  int ours = hs_owns(p);
+  if (ours && size <= usable && size >= usable / 2) return p;
+  void *q = hs_malloc(size);
+  if (q == NULL) return NULL;
+  memcpy(q, p, size < usable ? size : usable);
+  if (ours) hs_free(p);
+  else hs_foreign_free(p);
+  return q;
+}
+
+#ifndef HSMALLOC_NO_OVERRIDE
+#define HS_ALIAS(name, target) extern __typeof__(target) name __attribute__((alias(#target), visibility("default")))
+HS_ALIAS(malloc, hs_malloc);
+HS_ALIAS(__libc_malloc, hs_malloc);
+HS_ALIAS(free, hs_free);
+HS_ALIAS(__libc_free, hs_free);
+HS_ALIAS(cfree, hs_free);
+HS_ALIAS(calloc, hs_calloc);
+HS_ALIAS(__libc_calloc, hs_calloc);
+HS_ALIAS(realloc, hs_realloc);
+HS_ALIAS(__libc_realloc, hs_realloc);
+#endif

@@ -1,0 +1,266 @@
+/* Heaps and threads: initialization, one heap per thread (adopted from an exited
+ * thread when one is free), remote frees (batched per destination heap, one atomic
+ * push per batch) and their draining, abandonment at thread exit, reclaiming
+ * abandoned heaps, periodic maintenance, and fork safety.
+ *
+ * Lock order (fork takes them all in this order): heaps_lock, then the segment cache lock. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "hs_internal.h"
+
+__thread hs_heap_t *hs_tls_heap __attribute__((tls_model("initial-exec")));
+static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
+hs_options_t hs_options = {HS_DEFAULT_DECAY_MS, HS_DEFAULT_CACHE_SEGS, 0, 0, ""};
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int init_done;
+static pthread_key_t heap_key;
+
+static pthread_mutex_t heaps_lock = PTHREAD_MUTEX_INITIALIZER;
+static hs_heap_t *heaps_all;          /* every heap, newest first */
+static hs_heap_t *heaps_abandoned;
+static _Atomic int abandoned_count;
+static uint32_t heaps_made;
+static uint8_t *heap_pool;            /* bump area for heap objects */
+static size_t heap_pool_left;
+
+void hs_heaps_lock(void) { pthread_mutex_lock(&heaps_lock); }
+void hs_heaps_unlock(void) { pthread_mutex_unlock(&heaps_lock); }
+hs_heap_t *hs_heaps_first(void) { return heaps_all; }
+
+static long env_long(const char *name, long fallback) {
+  const char *v = getenv(name);
+  if (v == NULL || *v == '\0') return fallback;
+  char *end;
+  long x = strtol(v, &end, 10);
+  return *end == '\0' ? x : fallback;
+}
+
+void hs_options_read(void) {
+  hs_options.decay_ms = env_long("HSMALLOC_DECAY_MS", HS_DEFAULT_DECAY_MS);
+  hs_options.cache_segments = env_long("HSMALLOC_CACHE_SEGMENTS", HS_DEFAULT_CACHE_SEGS);
+  hs_options.hugepages = env_long("HSMALLOC_HUGEPAGES", 0) != 0;
+  const char *st = getenv("HSMALLOC_STATS");
+  hs_options.stats = 0;
+  if (st != NULL && *st != '\0' && strcmp(st, "0") != 0)
+    hs_options.stats = strcmp(st, "json") == 0 ? 2 : 1;
+  const char *file = getenv("HSMALLOC_STATS_FILE");
+  hs_options.stats_file[0] = '\0';
+  if (file != NULL && strlen(file) < sizeof hs_options.stats_file) strcpy(hs_options.stats_file, file);
+}
+
+static void heap_thread_exit(void *arg);
+
+/* Nothing here may allocate: this runs inside the first malloc of the process. */
+static void hs_init(void) {
+  pthread_mutex_lock(&init_lock);
+  if (!atomic_load(&init_done)) {
+    hs_options_read();
+    hs_sizeclass_init();
+    hs_os_init();
+    pthread_key_create(&heap_key, heap_thread_exit);
+    atomic_store(&init_done, 1);
+  }
+  pthread_mutex_unlock(&init_lock);
+}
+
+static hs_heap_t *heap_new_locked(void) {
+  size_t size = (sizeof(hs_heap_t) + 63) & ~(size_t)63;
+  if (heap_pool_left < size) {
+    size_t chunk = (size_t)1 << 20;
+    void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    heap_pool = p;
+    heap_pool_left = chunk;
+  }
+  hs_heap_t *heap = (hs_heap_t *)heap_pool;
+  heap_pool += size;
+  heap_pool_left -= size;
+  for (size_t c = 0; c < HS_CLASSES; c++) heap->direct[c] = &hs_page_empty;
+  heap->id = heaps_made++;
+  heap->all_next = heaps_all;
+  heaps_all = heap;
+  return heap;
+}
+
+hs_heap_t *hs_heap_get_slow(void) {
+  if (!atomic_load_explicit(&init_done, memory_order_acquire)) hs_init();
+  int err = errno;
+  pthread_mutex_lock(&heaps_lock);
+  hs_heap_t *heap = heaps_abandoned;
+  if (heap != NULL) {
+    heaps_abandoned = heap->abandoned_next;
+    heap->abandoned_next = NULL;
+    atomic_fetch_sub(&abandoned_count, 1);
+  } else {
+    heap = heap_new_locked();
+  }
+  if (heap != NULL) {
+    heap->state = HS_HEAP_OWNED;
+    heap->slow_until_decay = HS_DECAY_EVERY_SLOW;
+  }
+  pthread_mutex_unlock(&heaps_lock);
+  if (heap == NULL) return NULL;
+  hs_tls_heap = heap;
+  pthread_setspecific(heap_key, heap);
+  errno = err;
+  return heap;
+}
+
+/* The heap a free should be counted in and batch through: a thread that only frees
+ * gets one too, except while it exits (its heap is already abandoned). */
+hs_heap_t *hs_heap_for_free(void) {
+  hs_heap_t *heap = hs_tls_heap;
+  if (heap == NULL && !tls_exiting) heap = hs_heap_get_slow();
+  return heap;
+}
+
+/* ---- remote frees ---- */
+
+static void rbatch_flush(hs_heap_t *self, hs_rbatch_t *s) {
+  hs_heap_t *dest = s->dest;
+  hs_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
+  do {
+    s->tail->next = old;
+  } while (!atomic_compare_exchange_weak_explicit(&dest->remote, &old, s->head,
+                                                  memory_order_release, memory_order_relaxed));
+  HS_COUNT(self->stats.remote_pushes, 1);
+  s->head = s->tail = NULL;
+  s->count = 0;
+  s->bytes = 0;
+}
+
+void hs_rbatch_flush_all(hs_heap_t *heap) {
+  for (int i = 0; i < HS_RBATCH_SLOTS; i++)
+    if (heap->rbatch[i].count) rbatch_flush(heap, &heap->rbatch[i]);
+}
+
+/* Free a block owned by another heap. A thread with a heap collects such blocks per
+ * destination and pushes each batch with one compare-and-swap; a thread without one
+ * (exiting) pushes the block alone. */
+void hs_remote_free(hs_heap_t *self, hs_page_t *pg, hs_block_t *b) {
+  hs_heap_t *dest = pg->heap;
+  if (self == NULL) {
+    hs_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
+    do {
+      b->next = old;
+    } while (!atomic_compare_exchange_weak_explicit(&dest->remote, &old, b, memory_order_release,
+                                                    memory_order_relaxed));
+    return;
+  }
+  HS_COUNT(self->stats.remote_frees, 1);
+  hs_rbatch_t *s = &self->rbatch[dest->id & (HS_RBATCH_SLOTS - 1)];
+  if (s->dest != dest) {
+    if (s->count) rbatch_flush(self, s);
+    s->dest = dest;
+  }
+  b->next = s->head;
+  s->head = b;
+  if (s->tail == NULL) s->tail = b;
+  s->count++;
+  s->bytes += pg->block_size;
+  if (s->count >= HS_RBATCH_BLOCKS || s->bytes >= HS_RBATCH_BYTES) rbatch_flush(self, s);
+}
+
+void hs_heap_drain_remote(hs_heap_t *heap) {
+  hs_block_t *b = atomic_exchange_explicit(&heap->remote, NULL, memory_order_acquire);
+  if (b == NULL) return;
+  uint64_t n = 0;
+  while (b != NULL) {
+    hs_block_t *next = b->next;
+    hs_segment_t *seg = hs_segment_of(b);
+    hs_page_free_block(heap, hs_page_of(seg, b), b);
+    b = next;
+    n++;
+  }
+  HS_COUNT(heap->stats.drains, 1);
+  HS_COUNT(heap->stats.drained, n);
+}
+
+/* ---- thread exit, abandoned heaps ---- */
+
+static void heap_tidy(hs_heap_t *heap) {
+  hs_heap_drain_remote(heap);
+  hs_heap_collect_empty(heap);
+}
+
+static void heap_thread_exit(void *arg) {
+  hs_heap_t *heap = arg;
+  if (heap == NULL || hs_tls_heap != heap) return;
+  int err = errno;
+  hs_rbatch_flush_all(heap);
+  heap_tidy(heap);
+  hs_tls_heap = NULL;
+  tls_exiting = 1;
+  pthread_mutex_lock(&heaps_lock);
+  heap->state = HS_HEAP_ABANDONED;
+  heap->abandoned_next = heaps_abandoned;
+  heaps_abandoned = heap;
+  atomic_fetch_add(&abandoned_count, 1);
+  pthread_mutex_unlock(&heaps_lock);
+  errno = err;
+}
+
+/* Memory freed into an exited thread's heap is given back here, by whichever live
+ * thread next needs a new segment; the heap itself waits for the next new thread. */
+void hs_collect_abandoned(void) {
+  if (atomic_load_explicit(&abandoned_count, memory_order_relaxed) == 0) return;
+  if (pthread_mutex_trylock(&heaps_lock) != 0) return;
+  for (hs_heap_t *h = heaps_abandoned; h != NULL; h = h->abandoned_next) {
+    if (atomic_load_explicit(&h->remote, memory_order_relaxed) != NULL) heap_tidy(h);
+  }
+  pthread_mutex_unlock(&heaps_lock);
+}
+
+void hs_heap_maintenance(hs_heap_t *heap) {
+  heap->slow_until_decay = HS_DECAY_EVERY_SLOW;
+  hs_rbatch_flush_all(heap);
+  if (hs_options.decay_ms >= 0) {
+    uint64_t now = hs_now_ms();
+    hs_segment_decay(heap, now);
+    hs_segment_cache_decay(now, 0);
+  }
+  hs_collect_abandoned();
+}
+
+/* ---- fork ---- */
+
+static void fork_prepare(void) {
+  pthread_mutex_lock(&heaps_lock);
+  hs_segment_cache_lock();
+}
+
+static void fork_parent(void) {
+  hs_segment_cache_unlock();
+  pthread_mutex_unlock(&heaps_lock);
+}
+
+/* In the child only the forking thread exists: every other owned heap is abandoned,
+ * so the next thread the child creates adopts it. */
+static void fork_child(void) {
+  hs_segment_cache_unlock();
+  for (hs_heap_t *h = heaps_all; h != NULL; h = h->all_next) {
+    if (h->state == HS_HEAP_OWNED && h != hs_tls_heap) {
+      h->state = HS_HEAP_ABANDONED;
+      h->abandoned_next = heaps_abandoned;
+      heaps_abandoned = h;
+      atomic_fetch_add(&abandoned_count, 1);
+    }
+  }
+  pthread_mutex_unlock(&heaps_lock);
+}
+
+__attribute__((constructor)) static void hs_constructor(void) {
+  if (!atomic_load(&init_done)) hs_init();
+  hs_options_read();                   /* the environment may not have been set up earlier */
+  pthread_atfork(fork_prepare, fork_parent, fork_child);
+  (void)hs_heap_get();
+}
+
+__attribute__((destructor(101))) static void hs_destructor(void) {
+  if (hs_options.stats) hs_stats_at_exit();
+}

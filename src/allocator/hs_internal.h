@@ -1,0 +1,252 @@
+/* hsmalloc internals: the data structures shared by the allocator's source files.
+ *
+ *   segment (2 MiB, aligned)  header | page table | 31 slices of 64 KiB
+ *   page                      run of slices; small: blocks of one class, large: 1 block
+ *   heap                      per-thread owner of segments and pages (an object, not
+ *                             the thread: abandoned at thread exit, adopted by the next)
+ *
+ * Free lists per page: `free` (allocating from), `local_free` (owner's frees).
+ * Frees from other threads go to the owning *heap's* remote queue (an atomic
+ * stack), pushed in batches and drained by the owner on its slow path.
+ */
+#ifndef HS_INTERNAL_H
+#define HS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hs_config.h"
+
+#define HS_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define HS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define HS_HIDDEN      __attribute__((visibility("hidden")))
+#define HS_EXPORT      __attribute__((visibility("default")))
+
+/* Per-thread counters are written by their owner only; relaxed load+store (no lock
+ * prefix) keeps them cheap and lets readers merge them without a data race. */
+typedef _Atomic uint64_t hs_counter_t;
+#define HS_COUNT(c, n) atomic_store_explicit(&(c), atomic_load_explicit(&(c), memory_order_relaxed) + (n), memory_order_relaxed)
+#define HS_READ(c)     atomic_load_explicit(&(c), memory_order_relaxed)
+
+typedef struct hs_block_s { struct hs_block_s *next; } hs_block_t;
+typedef struct hs_heap_s hs_heap_t;
+
+typedef struct hs_page_s {
+  hs_block_t *free;            /* blocks to allocate from (fast path) */
+  hs_block_t *local_free;      /* blocks the owner freed */
+  uint32_t used;               /* blocks out (including those in remote transit) */
+  uint32_t capacity;           /* blocks carved so far */
+  uint32_t reserved;           /* blocks that fit in the page */
+  uint16_t class_id;           /* HS_BIN_LARGE for a large page */
+  uint8_t slice_count;
+  uint8_t free_is_zero;        /* every block on `free` is fresh zeroed OS memory */
+  union {                      /* any flag set sends free() to the generic path */
+    struct { uint8_t in_full; uint8_t has_aligned; uint8_t is_large; uint8_t unused; } f;
+    uint32_t any;
+  } flags;
+  uint8_t in_use;
+  uint8_t span_zero;           /* the span came from zeroed OS memory */
+  size_t block_size;
+  uint8_t *start;
+  hs_heap_t *heap;
+  struct hs_page_s *next, *prev;
+} hs_page_t;
+
+typedef struct hs_segment_s {
+  uint32_t magic;
+  uint32_t free_mask;          /* bit i: slice i is free */
+  uint32_t touched_mask;       /* bit i: slice i may be resident (not purged since use) */
+  uint32_t in_list;            /* linked in its heap's segment list */
+  uint64_t dirty_since_ms;     /* oldest free-but-touched slice */
+  hs_heap_t *heap;
+  struct hs_segment_s *next, *prev;
+  uint8_t slice_head[HS_SLICES];   /* slice -> first slice of its page */
+  hs_page_t pages[HS_SLICES];      /* indexed by first slice */
+} hs_segment_t;
+
+typedef struct hs_huge_s {       /* header of a huge block's own mapping */
+  uint32_t magic;
+  uint32_t pad;
+  void *map_base;
+  size_t map_size;
+  uint8_t *block;              /* start of the block */
+  size_t usable;               /* usable bytes from `block` */
+} hs_huge_t;
+
+#define HS_SEGMENT_MAGIC 0x48534D31u  /* "HSM1" */
+#define HS_HUGE_MAGIC    0x48534D48u  /* "HSMH" */
+
+/* Registry byte per 2 MiB unit. */
+enum { HS_REG_NONE = 0, HS_REG_SEGMENT = 1, HS_REG_HUGE = 2, HS_REG_HUGE_PREV = 3 };
+
+typedef struct { hs_page_t *first, *last; } hs_page_queue_t;
+
+typedef struct {
+  hs_heap_t *dest;
+  hs_block_t *head, *tail;
+  uint32_t count;
+  size_t bytes;
+} hs_rbatch_t;
+
+typedef struct {
+  hs_counter_t allocs[HS_BINS];
+  hs_counter_t frees[HS_BINS];
+  hs_counter_t alloc_bytes[HS_BINS];   /* usable bytes, large and huge bins only */
+  hs_counter_t free_bytes[HS_BINS];
+  hs_counter_t requested;              /* cumulative requested bytes */
+  hs_counter_t slow;                   /* allocations that missed the fast path */
+  hs_counter_t remote_frees;           /* blocks freed to another heap */
+  hs_counter_t remote_pushes;          /* batches pushed (atomic operations) */
+  hs_counter_t drains;                 /* non-empty remote queue drains */
+  hs_counter_t drained;                /* blocks received through the queue */
+  hs_counter_t foreign_frees;          /* pointers handed back to glibc */
+} hs_heap_stats_t;
+
+enum { HS_HEAP_OWNED = 1, HS_HEAP_ABANDONED = 2 };
+
+struct hs_heap_s {
+  hs_page_t *direct[HS_CLASSES];       /* current page per class, never NULL */
+  hs_page_queue_t queue[HS_CLASSES];   /* pages with (possibly) free blocks */
+  hs_page_queue_t full;                /* pages with nothing to give */
+  _Atomic(hs_block_t *) remote;        /* other threads' frees, LIFO of batches */
+  hs_segment_t *segments;              /* segments with free slices */
+  hs_rbatch_t rbatch[HS_RBATCH_SLOTS];
+  uint32_t slow_until_decay;
+  int state;
+  uint32_t id;
+  hs_heap_t *all_next;                 /* every heap ever made (never freed) */
+  hs_heap_t *abandoned_next;
+  hs_heap_stats_t stats;
+};
+
+/* ---- global state (hs_heap.c / hs_os.c) ---- */
+typedef struct {
+  _Atomic int64_t reserved, reserved_peak;     /* bytes mapped */
+  _Atomic int64_t committed, committed_peak;   /* bytes possibly resident */
+  _Atomic int64_t segments, segments_peak;     /* segments owned by heaps */
+  _Atomic int64_t segments_cached;
+  _Atomic int64_t pages, pages_peak;           /* pages in use */
+  _Atomic int64_t page_bytes, page_bytes_peak; /* bytes of slices in pages */
+  _Atomic int64_t huge, huge_bytes, huge_bytes_peak;
+  _Atomic int64_t purges, purged_bytes;        /* returns to the OS */
+  _Atomic uint64_t orphan_frees;               /* frees by threads without a heap */
+  _Atomic uint64_t foreign_frees;
+} hs_global_stats_t;
+
+typedef struct {
+  long decay_ms;           /* <0: never return memory; 0: return at once */
+  long cache_segments;
+  int hugepages;
+  int stats;               /* 0 off, 1 text at exit, 2 JSON at exit */
+  char stats_file[256];
+} hs_options_t;
+
+HS_HIDDEN extern hs_global_stats_t hs_gstats;
+HS_HIDDEN extern hs_options_t hs_options;
+HS_HIDDEN extern _Atomic(uint8_t) *hs_registry;
+HS_HIDDEN extern __thread hs_heap_t *hs_tls_heap __attribute__((tls_model("initial-exec")));
+HS_HIDDEN extern hs_page_t hs_page_empty;
+
+/* ---- size classes (hs_sizeclass.c) ---- */
+HS_HIDDEN extern uint8_t hs_class_table[HS_CLASS_TABLE_MAX / 8 + 1];
+HS_HIDDEN extern size_t hs_class_size[HS_CLASSES];
+HS_HIDDEN extern uint8_t hs_class_slices[HS_CLASSES];
+HS_HIDDEN void hs_sizeclass_init(void);
+HS_HIDDEN size_t hs_class_of_computed(size_t size);
+
+static inline size_t hs_class_of(size_t size) {
+  if (HS_LIKELY(size <= HS_CLASS_TABLE_MAX)) return hs_class_table[(size + 7) >> 3];
+  return hs_class_of_computed(size);
+}
+
+/* ---- OS and registry (hs_os.c) ---- */
+HS_HIDDEN void hs_os_init(void);
+HS_HIDDEN void *hs_os_map_aligned(size_t size, size_t align);
+HS_HIDDEN void hs_os_unmap(void *p, size_t size);
+HS_HIDDEN void hs_os_purge(void *p, size_t size);
+HS_HIDDEN uint64_t hs_now_ms(void);
+HS_HIDDEN void hs_stat_add(_Atomic int64_t *now, _Atomic int64_t *peak, int64_t delta);
+
+static inline unsigned hs_registry_kind(const void *p) {
+  uintptr_t unit = (uintptr_t)p >> HS_SEGMENT_SHIFT;
+  if (HS_UNLIKELY(unit >= HS_REGISTRY_SIZE || hs_registry == NULL)) return HS_REG_NONE;
+  return atomic_load_explicit(&hs_registry[unit], memory_order_relaxed);
+}
+static inline void hs_registry_set(const void *p, unsigned kind) {
+  atomic_store_explicit(&hs_registry[(uintptr_t)p >> HS_SEGMENT_SHIFT], (uint8_t)kind,
+                        memory_order_relaxed);
+}
+
+static inline hs_segment_t *hs_segment_of(const void *p) {
+  return (hs_segment_t *)((uintptr_t)p & ~(uintptr_t)HS_SEGMENT_MASK);
+}
+static inline hs_page_t *hs_page_of(hs_segment_t *seg, const void *p) {
+  size_t slice = ((uintptr_t)p - (uintptr_t)seg) >> HS_SLICE_SHIFT;
+  return &seg->pages[seg->slice_head[slice]];
+}
+/* Start of the block holding p (p may point inside it after an aligned allocation). */
+static inline hs_block_t *hs_block_start(const hs_page_t *pg, const void *p) {
+  size_t off = (size_t)((const uint8_t *)p - pg->start);
+  return (hs_block_t *)(pg->start + off - off % pg->block_size);
+}
+
+/* ---- segments (hs_segment.c) ---- */
+HS_HIDDEN hs_page_t *hs_segment_page_alloc(hs_heap_t *heap, size_t slices);
+HS_HIDDEN void hs_segment_page_free(hs_heap_t *heap, hs_page_t *pg);
+HS_HIDDEN void hs_segment_decay(hs_heap_t *heap, uint64_t now);
+HS_HIDDEN void hs_segment_cache_decay(uint64_t now, int force);
+HS_HIDDEN void hs_segment_cache_lock(void);
+HS_HIDDEN void hs_segment_cache_unlock(void);
+
+/* ---- pages (hs_page.c) ---- */
+HS_HIDDEN void *hs_page_alloc_slow(hs_heap_t *heap, size_t size, size_t cls, int zero);
+HS_HIDDEN void hs_page_free_generic(hs_heap_t *heap, hs_page_t *pg, void *p);
+HS_HIDDEN void hs_page_retire(hs_heap_t *heap, hs_page_t *pg);
+HS_HIDDEN void hs_page_free_block(hs_heap_t *heap, hs_page_t *pg, hs_block_t *b);
+HS_HIDDEN void *hs_large_alloc(hs_heap_t *heap, size_t size, int zero);
+HS_HIDDEN void hs_heap_collect_empty(hs_heap_t *heap);
+
+/* ---- heaps, threads, remote frees (hs_heap.c) ---- */
+HS_HIDDEN hs_heap_t *hs_heap_get_slow(void);
+HS_HIDDEN hs_heap_t *hs_heap_for_free(void);
+HS_HIDDEN void hs_heap_drain_remote(hs_heap_t *heap);
+HS_HIDDEN void hs_remote_free(hs_heap_t *self, hs_page_t *pg, hs_block_t *b);
+HS_HIDDEN void hs_rbatch_flush_all(hs_heap_t *heap);
+HS_HIDDEN void hs_heap_maintenance(hs_heap_t *heap);
+HS_HIDDEN void hs_collect_abandoned(void);
+HS_HIDDEN void hs_heaps_lock(void);
+HS_HIDDEN void hs_heaps_unlock(void);
+HS_HIDDEN hs_heap_t *hs_heaps_first(void);
+HS_HIDDEN void hs_options_read(void);
+
+static inline hs_heap_t *hs_heap_get(void) {
+  hs_heap_t *heap = hs_tls_heap;
+  if (HS_LIKELY(heap != NULL)) return heap;
+  return hs_heap_get_slow();
+}
+
+/* ---- huge blocks (hs_huge.c) ---- */
+HS_HIDDEN void *hs_huge_alloc(size_t size, size_t align);
+HS_HIDDEN void hs_huge_free(hs_huge_t *h);
+HS_HIDDEN hs_huge_t *hs_huge_of(const void *p, unsigned kind);
+
+/* ---- core operations (hs_alloc.c) ---- */
+HS_HIDDEN void *hs_malloc(size_t size);
+HS_HIDDEN void *hs_calloc(size_t n, size_t size);
+HS_HIDDEN void *hs_realloc(void *p, size_t size);
+HS_HIDDEN void hs_free(void *p);
+HS_HIDDEN void *hs_memalign(size_t align, size_t size);
+HS_HIDDEN size_t hs_usable_size(const void *p);
+HS_HIDDEN int hs_owns(const void *p);
+
+/* ---- pointers we do not own (hs_foreign.c) ---- */
+HS_HIDDEN void hs_foreign_free(void *p);
+HS_HIDDEN size_t hs_foreign_usable_size(void *p);
+
+/* ---- statistics (hs_stats.c) ---- */
+HS_HIDDEN void hs_stats_at_exit(void);
+
+#endif

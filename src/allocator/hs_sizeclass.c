@@ -1,0 +1,49 @@
+/* Size classes: request size -> class, class -> block size and page span.
+ *
+ * Classes: 8; 16..128 in steps of 16; then 8 classes per doubling up to 128 KiB
+ * (step = 1/8 of the lower power of two, so at most 12.5% internal waste above
+ * 128 B). Sizes up to 1 KiB are looked up in a table (8-byte granularity) so that
+ * exact classes can later be slotted in at run time; larger sizes are computed.
+ */
+#include "hs_internal.h"
+
+uint8_t hs_class_table[HS_CLASS_TABLE_MAX / 8 + 1];
+size_t hs_class_size[HS_CLASSES];
+uint8_t hs_class_slices[HS_CLASSES];
+
+size_t hs_class_of_computed(size_t size) {
+  if (size <= 8) return 0;
+  if (size <= 128) return (size + 15) >> 4;
+  unsigned b = 63u - (unsigned)__builtin_clzl(size - 1);   /* 2^b < size <= 2^(b+1) */
+  size_t idx = (size - 1 - ((size_t)1 << b)) >> (b - 3);
+  return 9 + (size_t)(b - 7) * 8 + idx;
+}
+
+static size_t class_size_of(size_t cls) {
+  if (cls == 0) return 8;
+  if (cls <= 8) return cls * 16;
+  size_t j = cls - 9, b = 7 + j / 8, idx = j % 8;
+  return ((size_t)1 << b) + (idx + 1) * ((size_t)1 << (b - 3));
+}
+
+/* Slices per page: one 64 KiB slice (>= 8 blocks) up to 8 KiB; above, the fewest
+ * slices that hold at least two blocks (one above 64 KiB) and waste at most 1/8 of
+ * the page, so that a thread's partly used pages of big classes stay small. */
+static uint8_t class_slices_of(size_t bsize) {
+  if (bsize * HS_MIN_BLOCKS <= HS_SLICE_SIZE) return 1;
+  size_t min_blocks = bsize > HS_SLICE_SIZE ? 1 : 2;
+  for (size_t n = 1; n < HS_SLICES; n++) {
+    size_t bytes = n * HS_SLICE_SIZE, blocks = bytes / bsize;
+    if (blocks >= min_blocks && (bytes - blocks * bsize) * 8 <= bytes) return (uint8_t)n;
+  }
+  return (uint8_t)((bsize + HS_SLICE_SIZE - 1) / HS_SLICE_SIZE);
+}
+
+void hs_sizeclass_init(void) {
+  for (size_t c = 0; c < HS_CLASSES; c++) {
+    hs_class_size[c] = class_size_of(c);
+    hs_class_slices[c] = class_slices_of(hs_class_size[c]);
+  }
+  for (size_t i = 0; i <= HS_CLASS_TABLE_MAX / 8; i++)
+    hs_class_table[i] = (uint8_t)hs_class_of_computed(i * 8);
+}
