@@ -16,8 +16,12 @@ from heapscope.errors import HeapscopeError
 # Sub-command modules, in the order `heapscope --help` lists them.
 COMMANDS = [
     "record",
+    "run",
     "report",
     "stacks",
+    "callgraph",
+    "diff",
+    "export",
     "bench",
     "demo",
 ]
