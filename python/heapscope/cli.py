@@ -19,9 +19,6 @@ COMMANDS = [
     "run",
     "report",
     "stacks",
-    "callgraph",
-    "diff",
-    "export",
     "bench",
     "demo",
 ]
