@@ -109,7 +109,7 @@ def _parse_launcher(path: str) -> Optional[dict]:
         return None
 
 
-def _check_program(argv: List[str], env: Optional[Dict[str, str]], cwd: Optional[str]) -> None:
+def check_program(argv: List[str], env: Optional[Dict[str, str]], cwd: Optional[str]) -> None:
     if not argv:
         raise HeapscopeError("no command to run")
     prog = argv[0]
@@ -124,7 +124,7 @@ def _check_program(argv: List[str], env: Optional[Dict[str, str]], cwd: Optional
 def measure(argv: List[str], env: Optional[Dict[str, str]] = None, cwd: Optional[str] = None,
             timeout: Optional[float] = None) -> Measurement:
     """Run argv to completion (in its own process group) and measure it."""
-    _check_program(argv, env, cwd)
+    check_program(argv, env, cwd)
     wrapper = launcher()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.NamedTemporaryFile(prefix="hs-measure-", suffix=".txt") as usage_file:

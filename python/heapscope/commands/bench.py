@@ -71,7 +71,7 @@ def _command(args) -> List[str]:
     if command and command[0] == "--":
         command = command[1:]
     elif command:
-        raise HeapscopeError(f"unknown option {command[0]!r} (put the command after --)")
+        raise HeapscopeError(f"unexpected argument {command[0]!r} (put the command after --)")
     return command
 
 
@@ -88,6 +88,8 @@ def _check(args, command):
         raise HeapscopeError("--quick sizes the bundled workloads; it does not apply to a command")
     if args.stack_size is not None and (not args.profilers or args.stack_size < 0):
         raise HeapscopeError("--stack-size is a size in bytes, for --profilers")
+    if command:
+        runner.check_program(command, None, None)
 
 
 def _targets(args, command):
