@@ -117,8 +117,11 @@ def test_text(tmp_path, two, runs):
     assert "Stack trace types for size 12 in region local: 2 types, 400 allocations (4,800 bytes)" in lines
     i = lines.index("Stack trace type 1/2: 300 occurrences, 3,600 bytes")
     assert lines[i + 1] == f"  [0] plain_c_function @ {SOURCE}:{line_of('c-call')} ({exe.name})"
-    assert lines[i + 2] == (f"  [1] solver::Matrix<double>::multiply() @ {SOURCE}:"
+    assert lines[i + 2] == (f"  [1] solver::Matrix<...>::multiply() @ {SOURCE}:"
                             f"{line_of('template-call')} ({exe.name})")
+    full = render(build(list(two), "12", tmp_path, region="local", top=1), full_names=True)
+    assert (f"  [1] solver::Matrix<double>::multiply() @ {SOURCE}:"
+            f"{line_of('template-call')} ({exe.name})") in full.splitlines()
     assert "Stack trace type 2/2" not in text
     assert "(1 of 2 types shown; --top N shows more, --top 0 all)" in lines
 

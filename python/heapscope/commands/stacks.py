@@ -23,6 +23,9 @@ def register(sub):
                    help="frames shown per type (default 0 = all recorded)")
     p.add_argument("--per-process", action="store_true",
                    help="the types of each process (then the merged ones)")
+    p.add_argument("--full-names", action="store_true",
+                   help="print C++ names whole (text output elides template arguments and "
+                        "parameter lists, e.g. std::vector<...>::resize(...); JSON is always whole)")
     add_format_options(p)
     p.set_defaults(func=run)
 
@@ -39,7 +42,7 @@ def run(args):
     elif args.format == "csv":
         text = stacks_csv(doc)
     else:
-        text = render(doc)
+        text = render(doc, full_names=args.full_names)
     emit(text, args.output)
     # Sizes asked for but not recorded: the output says how to record them; the exit says so too.
     return 1 if doc["not_recorded"] else 0

@@ -4,7 +4,7 @@ from heapscope.report.text import num
 from heapscope.symbolize import Frame
 
 
-def render(doc: dict) -> str:
+def render(doc: dict, full_names: bool = False) -> str:
     n = len(doc["processes"])
     out = [f"heapscope stacks: {n} process{'es' if n != 1 else ''}"]
     out += ["  " + line for line in header_lines(doc["processes"], doc["merged"])]
@@ -21,14 +21,14 @@ def render(doc: dict) -> str:
         for sec in doc["per_process"]:
             proc = doc["processes"][sec["process"]]
             out += ["", f"=== {label(proc)}: {' '.join(proc['cmdline']) or proc['exe']}"]
-            out += _groups(sec["groups"], doc["filters"])
+            out += _groups(sec["groups"], doc["filters"], full_names)
         if len(doc["processes"]) > 1:
             out += ["", f"=== all {len(doc['processes'])} processes merged"]
-    out += _groups(doc["groups"], doc["filters"])
+    out += _groups(doc["groups"], doc["filters"], full_names)
     return "\n".join(out).rstrip() + "\n"
 
 
-def _groups(groups: list, filters: dict) -> list:
+def _groups(groups: list, filters: dict, full_names: bool) -> list:
     out = []
     top, depth = filters["top"], filters["depth"]
     for g in groups:
@@ -39,7 +39,7 @@ def _groups(groups: list, filters: dict) -> list:
             out += ["", f"Stack trace type {t['rank']}/{g['types']}: {num(t['count'])} occurrences, "
                         f"{num(t['bytes'])} bytes"]
             for i, f in enumerate(t["frames"]):
-                out.append(f"  [{i}] {Frame(**f).text()}")
+                out.append(f"  [{i}] {Frame(**f).text(short=not full_names)}")
             hidden = t["frames_total"] - len(t["frames"])
             if hidden > 0:
                 out.append(f"  ... {hidden} more frame{'s' if hidden != 1 else ''} (--depth {depth} set)")

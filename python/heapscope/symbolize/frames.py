@@ -2,6 +2,8 @@
 import os
 from dataclasses import dataclass
 
+from heapscope.symbolize.names import short_name
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -22,13 +24,15 @@ class Frame:
             return (self.function, self.file, self.line, os.path.basename(self.module), self.inlined)
         return (self.function, os.path.basename(self.module), self.offset, self.inlined)
 
-    def text(self) -> str:
-        """`function @ file:line (module)`; `function (module+0xoffset)` without line info."""
+    def text(self, short: bool = False) -> str:
+        """`function @ file:line (module)`; `function (module+0xoffset)` without line info.
+        short: template arguments and parameter lists elided (names.short_name)."""
         module = os.path.basename(self.module) if self.module else "?"
         mark = " [inlined]" if self.inlined else ""
+        function = short_name(self.function) if short else self.function
         if self.file:
-            return f"{self.function} @ {self.file}:{self.line} ({module}){mark}"
-        return f"{self.function} ({module}+{self.offset:#x}){mark}"
+            return f"{function} @ {self.file}:{self.line} ({module}){mark}"
+        return f"{function} ({module}+{self.offset:#x}){mark}"
 
     def to_json(self) -> dict:
         return dict(function=self.function, file=self.file, line=self.line, module=self.module,
