@@ -194,3 +194,11 @@ def test_gxx_compiles_under_the_recorder(heapscope, tmp_path):
     cc1 = next(p for p in files.values() if Path(p.exe).name == "cc1plus")
     assert cc1.complete and sum(cc1.size_counts.values()) > 10000
     assert len({s for _, s in cc1.size_counts}) > 100
+
+
+def test_forked_child_starts_with_empty_stack_tables(heapscope, build, tmp_path):
+    program = build("rec_forkexec.c")
+    heapscope("record", "-o", tmp_path, "--sizes", "9000-9300", "--", program, "inherit-env")
+    stacks = {p.snapshot_reason + ("-parent" if any(s == 9009 for _, s in p.size_counts) else ""):
+              sorted((t.size, t.count) for t in p.stack_types) for p in profiles(tmp_path).values()}
+    assert stacks == {"exit-parent": [(9009, 2)], "exec": [(9119, 3)], "exit": [(9229, 4)]}

@@ -115,10 +115,12 @@ static void fork_prepare(void)
 {
     hs_dump_lock_for_fork();
     hs_regions_lock();
+    hs_pool_lock();
 }
 
 static void fork_parent(void)
 {
+    hs_pool_unlock();
     hs_regions_unlock();
     hs_dump_unlock_for_fork();
 }
@@ -127,6 +129,7 @@ static void fork_child(void)
 {
     int saved_guard = hs_guard;
     hs_guard = 1;
+    hs_pool_unlock();
     hs_regions_unlock();
     hs_snapshot_after_fork_child();   /* also frees the dump lock */
     hs_counters_after_fork_child();

@@ -62,6 +62,19 @@ void *hs_pool_alloc(size_t bytes)
     return p;
 }
 
+/* fork: the child must not inherit the lock held by a thread that does not exist
+ * there (taken in the prepare handler, after the regions lock: same order). */
+void hs_pool_lock(void)
+{
+    while (atomic_flag_test_and_set_explicit(&pool_lock, memory_order_acquire))
+        ;
+}
+
+void hs_pool_unlock(void)
+{
+    atomic_flag_clear_explicit(&pool_lock, memory_order_release);
+}
+
 char *hs_pool_strdup(const char *s)
 {
     size_t n = strlen(s);

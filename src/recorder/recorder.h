@@ -44,6 +44,8 @@ HS_HIDDEN void *hs_map(size_t bytes);            /* zeroed; NULL on failure */
 HS_HIDDEN void hs_unmap(void *p, size_t bytes);
 HS_HIDDEN void *hs_pool_alloc(size_t bytes);     /* small, permanent, zeroed */
 HS_HIDDEN char *hs_pool_strdup(const char *s);
+HS_HIDDEN void hs_pool_lock(void);               /* fork */
+HS_HIDDEN void hs_pool_unlock(void);
 
 struct hs_arena_chunk;
 struct hs_arena { struct hs_arena_chunk *head; };  /* scratch memory of one dump */

@@ -20,6 +20,7 @@
 #include <libunwind.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "guard.h"
 #include "recorder.h"
@@ -194,11 +195,14 @@ void hs_stack_table_visit(struct hs_stack_table *st, void *ctx, hs_stack_fn fn)
     }
 }
 
+/* Fork child: empty the table; the pages go back to zero-on-demand instead of
+ * being written (a table is megabytes, mostly untouched). */
 void hs_stack_table_clear(struct hs_stack_table *st)
 {
-    memset(st->e, 0, sizeof st->e);
-    st->used = 0;
-    st->frames_used = 0;
+    uint64_t *frames = st->frames;
+    madvise(st, (sizeof *st + 4095) & ~(size_t)4095, MADV_DONTNEED);
+    madvise(frames, (size_t)FRAME_SLOTS * sizeof(uint64_t), MADV_DONTNEED);
+    st->frames = frames;
 }
 
 void hs_stacks_after_fork_child(void)
