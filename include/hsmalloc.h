@@ -2,7 +2,8 @@
  * with -lhsmalloc, it replaces the whole malloc family (and C++ new/delete).
  * This header adds what glibc's API cannot say: statistics and explicit collection.
  * Options are environment variables, read at start-up (see docs/hsmalloc.md):
- *   HSMALLOC_STATS=1|json     print statistics at exit (to stderr or HSMALLOC_STATS_FILE)
+ *   HSMALLOC_STATS=1|json     print statistics at exit, to stderr or HSMALLOC_STATS_FILE
+ *                             (appended; "%p" in the name becomes the process id)
  *   HSMALLOC_DECAY_MS=N       return free memory to the OS after N ms (-1: never; default 1000)
  *   HSMALLOC_CACHE_SEGMENTS=N free 2 MiB segments kept mapped for reuse (default 32)
  *   HSMALLOC_HUGEPAGES=1      ask for transparent huge pages; purge only whole segments

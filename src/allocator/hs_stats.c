@@ -100,7 +100,8 @@ HS_EXPORT void hsmalloc_stats_print(FILE *out) {
   human(b, sizeof b, st.allocated_total);
   fprintf(out, "  requested (total)      %12s   allocated (usable, total) %s\n", a, b);
   fprintf(out, "  internal fragmentation %12.4f   (allocated / requested)\n", st.fragmentation);
-  row(out, "allocated now", st.allocated_now, st.allocated_now);
+  human(a, sizeof a, st.allocated_now);
+  fprintf(out, "  %-22s %12s\n", "allocated now", a);
   row(out, "in pages", st.page_bytes, st.page_bytes_peak);
   row(out, "huge blocks", st.huge_bytes, st.huge_bytes_peak);
   row(out, "committed", st.committed, st.committed_peak);
@@ -172,7 +173,14 @@ void hs_stats_at_exit(void) {
   FILE *out = stderr;
   int close_it = 0;
   if (hs_options.stats_file[0]) {
-    FILE *f = fopen(hs_options.stats_file, "a");
+    char path[sizeof hs_options.stats_file + 16];
+    const char *pid = strstr(hs_options.stats_file, "%p");   /* %p: the process id */
+    if (pid != NULL)
+      snprintf(path, sizeof path, "%.*s%d%s", (int)(pid - hs_options.stats_file), hs_options.stats_file,
+               (int)getpid(), pid + 2);
+    else
+      snprintf(path, sizeof path, "%s", hs_options.stats_file);
+    FILE *f = fopen(path, "a");
     if (f != NULL) { out = f; close_it = 1; }
   }
   if (hs_options.stats == 2) hsmalloc_stats_print_json(out);
