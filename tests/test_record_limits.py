@@ -40,3 +40,8 @@ def test_full_stack_table_counts_lost_stacks(heapscope, build, tmp_path):
     assert sum(t.count for t in p.stack_types) + p.lost_stacks == sum(p.size_counts.values())
     mine = [t for t in p.stack_types if 100000 <= t.size < 230000]
     assert 90000 < len(mine) < 130000 and all(t.count == 1 for t in mine)
+
+
+def test_program_closing_every_descriptor_is_still_recorded(heapscope, build, tmp_path):
+    p, _ = record(heapscope, build, tmp_path, "closefds")
+    assert p.complete and p.size_counts[("(none)", 15015)] == 2

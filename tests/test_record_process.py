@@ -10,7 +10,7 @@ import pytest
 
 from heapscope.profile import read_profile
 
-from conftest import have
+from conftest import PROGRAMS, have
 
 
 def profiles(out: Path):
@@ -202,3 +202,19 @@ def test_forked_child_starts_with_empty_stack_tables(heapscope, build, tmp_path)
     stacks = {p.snapshot_reason + ("-parent" if any(s == 9009 for _, s in p.size_counts) else ""):
               sorted((t.size, t.count) for t in p.stack_types) for p in profiles(tmp_path).values()}
     assert stacks == {"exit-parent": [(9009, 2)], "exec": [(9119, 3)], "exit": [(9229, 4)]}
+
+
+def test_mpi_ranks_write_rank_named_files(heapscope, tmp_path):
+    assert have("mpicc") and have("mpirun"), "apt-get install openmpi-bin libopenmpi-dev"
+    program = tmp_path / "rec_mpi"
+    subprocess.run(["mpicc", "-g", "-o", program, PROGRAMS / "rec_mpi.c"], check=True)
+    out = tmp_path / "out"
+    heapscope("record", "-o", out, "--", "mpirun", "--oversubscribe", "--allow-run-as-root",
+              "-np", "2", program)
+    files = profiles(out)
+    ranks = {p.rank: (name, p) for name, p in files.items() if p.exe == str(program)}
+    assert sorted(ranks) == [0, 1]
+    for rank, (name, p) in ranks.items():
+        assert f".r{rank}." in name and name.endswith(f".{p.pid}.hsp")
+        assert p.size_counts[("(none)", 14014)] == rank + 1
+    assert all(p.complete for p in files.values())  # launcher and its forks too

@@ -30,6 +30,8 @@
 
 static int fd = -1;
 static int fd_pid;  /* getpid() when the file was opened */
+static dev_t fd_dev;  /* which file fd is: programs that close every descriptor */
+static ino_t fd_ino;  /* (daemons, MPI launchers' children) may have closed or reused it */
 static char path[4096];
 
 /* ---- growable byte buffer (mmap/mremap) ---- */
@@ -123,9 +125,37 @@ int hs_profile_is_open(void) { return fd >= 0; }
 const char *hs_profile_path(void) { return path; }
 int hs_profile_pid(void) { return fd_pid; }
 
+/* Descriptors at or above 512, close-on-exec, out of the program's way. */
+static int move_high(int f)
+{
+    int high = fcntl(f, F_DUPFD_CLOEXEC, 512);
+    if (high < 0)
+        return f;
+    close(f);
+    return high;
+}
+
+/* fd still our file? If the program closed it (or reused the number), open the
+ * file again by name, leaving the program's descriptor alone. */
+static int check_fd(void)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino)
+        return 0;
+    int f = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (f < 0)
+        return -1;
+    if (fstat(f, &st) != 0 || st.st_dev != fd_dev || st.st_ino != fd_ino) {
+        close(f);  /* replaced by another file: not ours to append to */
+        return -1;
+    }
+    fd = move_high(f);
+    return 0;
+}
+
 int hs_profile_write(struct hs_buf *b)
 {
-    if (fd < 0 || b->failed)
+    if (fd < 0 || b->failed || check_fd() != 0)
         return -1;
     size_t done = 0;
     while (done < b->len) {
@@ -141,8 +171,9 @@ int hs_profile_write(struct hs_buf *b)
 
 void hs_profile_close(void)
 {
-    if (fd >= 0)
-        close(fd);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino)
+        close(fd);  /* (not a descriptor the program reused) */
     fd = -1;
 }
 
@@ -270,11 +301,11 @@ int hs_profile_open(void)
         return -1;
     }
     fd_pid = (int)getpid();
-    /* Out of the way of programs that dup2 onto low descriptors. */
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
-    if (high >= 0) {
-        close(fd);
-        fd = high;
+    fd = move_high(fd);
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        fd_dev = st.st_dev;
+        fd_ino = st.st_ino;
     }
     write_start();
     return 0;

@@ -7,11 +7,15 @@
  *             then unwound: 13013 x1 at the top level again
  *   types     sizes 100000..229999 once each from one call site: with
  *             --sizes all, more stack types than a thread's table holds
+ *   closefds  closes every descriptor above 2 and puts /dev/null on 512..515
+ *             (as daemons and MPI launchers do), then 15015 x2: still recorded
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "heapscope.h"
 
@@ -64,6 +68,13 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "types") == 0) {
         for (size_t size = 100000; size < 230000; size++)
             churn(size, 1);
+    } else if (strcmp(mode, "closefds") == 0) {
+        for (int fd = 3; fd < 4096; fd++)
+            close(fd);
+        int null = open("/dev/null", O_WRONLY);
+        for (int fd = 512; fd < 516; fd++)
+            dup2(null, fd);
+        churn(15015, 2);
     }
     printf("%s done\n", mode);
     return 0;
