@@ -12,7 +12,7 @@ import pytest
 from heapscope.allocators import PEERS, find_allocator
 from heapscope.profile import read_profile
 
-ALLOCATORS = ["glibc", "jemalloc", "tcmalloc", "mimalloc"]
+ALLOCATORS = ["glibc", "jemalloc", "tcmalloc", "mimalloc", "hsmalloc"]
 
 
 def record(heapscope, out: Path, *cmd, options=(), env=None):
@@ -26,7 +26,9 @@ def record(heapscope, out: Path, *cmd, options=(), env=None):
 
 
 def check_installed(allocator):
-    if allocator != "glibc":
+    if allocator == "hsmalloc":
+        assert find_allocator(allocator) is not None, "libhsmalloc.so is not built"
+    elif allocator != "glibc":
         assert find_allocator(allocator) is not None, \
             f"{allocator} missing: apt-get install {PEERS[allocator][1]}"
 
