@@ -264,7 +264,12 @@ int hs_profile_open(void)
         crc_init();
         crc_ready = 1;
     }
-    const char *dir = hs_settings.output_dir;
+    /* Absolute, so the file can be found again (check_fd) after a chdir. */
+    char dir[2048], cwd[1024];
+    if (hs_settings.output_dir[0] != '/' && getcwd(cwd, sizeof cwd))
+        snprintf(dir, sizeof dir, "%s/%s", cwd, hs_settings.output_dir);
+    else
+        snprintf(dir, sizeof dir, "%s", hs_settings.output_dir);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     for (char *p = host; *p; p++) {  /* the short host name, safe in a file name */
@@ -275,7 +280,7 @@ int hs_profile_open(void)
         if (*p == '/' || *p == '.')
             *p = '_';
     }
-    char base[1024];
+    char base[3072];
     int rank = mpi_rank();
     if (rank >= 0)
         snprintf(base, sizeof base, "%s/heapscope.%s.r%d.%s.%d", dir,
