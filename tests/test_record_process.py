@@ -218,3 +218,17 @@ def test_mpi_ranks_write_rank_named_files(heapscope, tmp_path):
         assert f".r{rank}." in name and name.endswith(f".{p.pid}.hsp")
         assert p.size_counts[("(none)", 14014)] == rank + 1
     assert all(p.complete for p in files.values())  # launcher and its forks too
+
+
+def test_file_cut_short_reads_up_to_the_last_complete_snapshot(heapscope, build, tmp_path):
+    """A crash while dumping: the previous snapshot stands."""
+    program = build("rec_signals.c", "-DHEAPSCOPE_WEAK")
+    heapscope("record", "-o", tmp_path, "--", program, "dump-exit")
+    [path] = tmp_path.glob("heapscope.*.hsp")
+    whole = read_profile(path)
+    assert whole.snapshot_reason == "exit" and sizes(whole) == {("(none)", 10010): 6}
+    data = path.read_bytes()
+    path.write_bytes(data[:-20])  # the end of the exit snapshot is lost
+    cut = read_profile(path)
+    assert cut.snapshot_reason == "api" and sizes(cut) == {("(none)", 10010): 5}
+    assert cut.warnings

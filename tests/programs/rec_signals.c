@@ -4,6 +4,7 @@
  *            no exit dump, so the SIGUSR1 snapshot is the last (3 counted)
  *   dump     10010 x5, heapscope_dump(), 10010 x1, SIGKILL: the "api" snapshot has 5
  *   _exit    10010 x6, then _exit(3): dumped all the same (reason "exit")
+ *   dump-exit 10010 x5, heapscope_dump(), 10010 x1, normal exit: two snapshots
  *   handler  installs its own SIGTERM handler, 10010 x2, SIGTERM: the handler runs,
  *            the program exits normally (exit status 7) and the exit dump has 2
  *   wait     10010 x1, prints "ready", waits for a signal (sent by the test)
@@ -59,6 +60,12 @@ int main(int argc, char **argv)
         HEAPSCOPE_DUMP();
         churn(10010, 1);
         raise(SIGKILL);
+    }
+    if (strcmp(mode, "dump-exit") == 0) {
+        churn(10010, 5);
+        HEAPSCOPE_DUMP();
+        churn(10010, 1);
+        return 0;
     }
     if (strcmp(mode, "_exit") == 0) {
         churn(10010, 6);
