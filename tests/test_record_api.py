@@ -30,9 +30,11 @@ def test_seed_calls_map_onto_regions_dump_and_reset(heapscope, build, native, tm
     assert p.size_counts[("(none)", 16016)] == 2
     assert p.size_counts[("size_profiling", 16016)] == 3
 
-    heapscope("record", "-o", tmp_path / "reset", "--", program, "reset")
+    heapscope("record", "-o", tmp_path / "reset", "--sizes", "16016", "--", program, "reset")
     p = only_profile(tmp_path / "reset")
     assert {k: n for k, n in p.size_counts.items() if k[1] == 16016} == {("size_profiling", 16016): 4}
+    # the stack types are reset too: only the 4 after the reset remain
+    assert [(t.region, t.count) for t in p.stack_types] == [("size_profiling", 4)]
 
 
 def test_fortran_module_regions(heapscope, native, tmp_path):

@@ -303,8 +303,8 @@ int hs_snapshot(unsigned reason, int from_signal)
     return rc;
 }
 
-/* The stack rows point into the threads' tables, which a fork child clears: the
- * baseline keeps its own copy of the frames. */
+/* The baseline's stack rows point into the threads' tables: their frames are
+ * never moved nor freed, except in a fork child, which drops the baseline too. */
 void hs_snapshot_reset_baseline(void)
 {
     int saved_guard = hs_guard;
@@ -313,15 +313,6 @@ void hs_snapshot_reset_baseline(void)
     struct hs_arena arena = {0};
     struct merged m;
     merge_all(&m, &arena);
-    for (uint64_t i = 0; m.stacks.e && i <= m.stacks.mask; i++) {
-        struct row *r = &m.stacks.e[i];
-        if (r->hash && r->depth) {
-            uint64_t *copy = hs_arena_alloc(&arena, r->depth * sizeof *copy);
-            if (copy)
-                memcpy(copy, r->frames, r->depth * sizeof *copy);
-            r->frames = copy;  /* NULL only if out of memory: that row never matches */
-        }
-    }
     hs_arena_free(&baseline_arena);
     baseline_arena = arena;
     baseline = m;
