@@ -34,7 +34,8 @@ def describe() -> Dict[str, object]:
     except AttributeError:
         usable = os.cpu_count() or 1
     mem_kib = _first("/proc/meminfo", "MemTotal").split()[0] if os.path.exists("/proc/meminfo") else "0"
-    versions = {"glibc": os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else ""}
+    libc = os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else ""
+    versions = {"glibc": (libc or "").replace("glibc ", "")}
     for name, (_files, package) in allocators.PEERS.items():
         if allocators.find_allocator(name):
             versions[name] = _package_version(package) or "installed"

@@ -2,7 +2,7 @@
 
 Text and Markdown show, per command, each configuration's mean with its 95%
 bootstrap interval, the median, and the ratio of means to the baseline with its
-interval; then an overview of wall-time and max-RSS ratios (commands x configurations).
+interval; then an overview of wall-time, CPU-time and max-RSS ratios (commands x configurations).
 JSON holds everything, including every run. CSV has one row per counted run.
 """
 import csv
@@ -98,7 +98,7 @@ def text(results: List[WorkloadResult], runs: int, warmup: int) -> str:
         out.append("")
     if results:
         base = results[0].baseline
-        for key in ("wall", "maxrss"):
+        for key in ("wall", "cpu", "maxrss"):
             header, rows = _overview(results, key)
             out.append(f"{METRIC_TITLES[key]}: ratio of means to {base} [95% bootstrap CI]")
             out.append(_align(header, rows))
@@ -124,7 +124,7 @@ def markdown(results: List[WorkloadResult], machine: Dict[str, object], command:
            f"{warmup} warm-up round(s), interleaved (A B C A B C ...); mean and median with "
            f"95% percentile-bootstrap intervals (1000 resamples); ratios are of means, "
            f"to {base}.", ""]
-    for key in ("wall", "maxrss"):
+    for key in ("wall", "cpu", "maxrss"):
         header, rows = _overview(results, key)
         out += [f"**{METRIC_TITLES[key]}, ratio to {base}**", "", _md_table(header, rows), ""]
     for r in results:

@@ -9,6 +9,7 @@ Exit status: 0, or 1 when a configuration failed or checksums differed (the resu
 of the others are still printed), 2 for bad options.
 """
 import argparse
+import json
 import os
 import shlex
 import sys
@@ -90,6 +91,25 @@ def _check(args, command):
         raise HeapscopeError("--stack-size is a size in bytes, for --profilers")
     if command:
         runner.check_program(command, None, None)
+    _check_outputs(args)
+
+
+def _check_outputs(args):
+    """Fail before hours of runs, not after, when an output cannot be written."""
+    for path in (args.json, args.csv, args.markdown):
+        if path:
+            parent = Path(path).parent
+            try:
+                parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise HeapscopeError(f"cannot write {path}: {exc.strerror}")
+            if Path(path).is_dir() or not os.access(parent, os.W_OK):
+                raise HeapscopeError(f"cannot write {path}: not a writable file location")
+    if args.plot:
+        try:
+            Path(args.plot).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise HeapscopeError(f"cannot create {args.plot}: {exc.strerror}")
 
 
 def _targets(args, command):
@@ -157,14 +177,15 @@ def run(args) -> int:
     if args.json or args.markdown:
         described = machine.describe()
     if args.json:
-        import json
         _write(args.json, json.dumps(render.to_json(done, described, settings, missing),
                                      indent=1) + "\n")
     if args.csv:
         _write(args.csv, render.to_csv(done))
     if args.markdown:
-        invocation = "heapscope bench " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
-            if len(sys.argv) > 1 and sys.argv[1] == "bench" else "heapscope bench"
+        # scripts/bench_*.sh name themselves as the command that regenerates the tables
+        invocation = os.environ.get("HEAPSCOPE_BENCH_REGENERATE") or (
+            "heapscope bench " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+            if len(sys.argv) > 1 and sys.argv[1] == "bench" else "heapscope bench")
         _write(args.markdown, render.markdown(done, described, invocation, args.runs, args.warmup))
     if args.plot:
         from heapscope.bench.plots import write_plots
