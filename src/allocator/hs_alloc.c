@@ -6,7 +6,7 @@
 
 #include "hs_internal.h"
 
-static inline void *alloc_in(hs_heap_t *heap, size_t size, int zero) {
+static inline __attribute__((always_inline)) void *alloc_in(hs_heap_t *heap, size_t size, int zero) {
   if (HS_LIKELY(size <= HS_SMALL_MAX)) {
     size_t cls = hs_class_of(size);
     hs_page_t *pg = heap->direct[cls];
@@ -35,7 +35,7 @@ static inline void *alloc_in(hs_heap_t *heap, size_t size, int zero) {
   return p;
 }
 
-static inline void *alloc_checked(size_t size, int zero) {
+static inline __attribute__((always_inline)) void *alloc_checked(size_t size, int zero) {
   hs_heap_t *heap = hs_tls_heap;
   if (HS_UNLIKELY(heap == NULL)) {
     heap = hs_heap_get_slow();
@@ -72,12 +72,26 @@ void hs_free(void *p) {
   if (HS_LIKELY(kind == HS_REG_SEGMENT)) {
     hs_page_t *pg = hs_page_of(hs_segment_of(p), p);
     hs_heap_t *heap = hs_tls_heap;
-    if (HS_LIKELY(pg->heap == heap && pg->flags.any == 0)) {
-      hs_block_t *b = p;
-      b->next = pg->local_free;
-      pg->local_free = b;
-      HS_COUNT(heap->stats.frees[pg->class_id], 1);
-      if (HS_UNLIKELY(--pg->used == 0)) hs_page_retire(heap, pg);
+    hs_block_t *b = p;
+    if (HS_LIKELY(pg->heap == heap)) {               /* our own block */
+      if (HS_LIKELY(__atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
+        b->next = pg->local_free;
+        pg->local_free = b;
+        HS_COUNT(heap->stats.frees[pg->class_id], 1);
+        --pg->used;
+        if (HS_UNLIKELY(pg->in_full || pg->used == 0)) hs_page_after_free(heap, pg);
+        return;
+      }
+    } else if (HS_LIKELY(heap != NULL && __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
+      /* another heap's small block: onto this thread's cache for its class */
+      size_t cls = pg->class_id;
+      hs_page_t *cache = &heap->cache[cls];
+      b->next = cache->free;
+      cache->free = b;
+      heap->direct[cls] = cache;
+      HS_COUNT(heap->stats.frees[cls], 1);
+      HS_COUNT(heap->stats.remote_frees, 1);
+      if (HS_UNLIKELY(++heap->cache_count[cls] >= hs_cache_limit[cls])) hs_cache_overflow(heap, cls);
       return;
     }
     hs_page_free_generic(heap, pg, p);
@@ -129,7 +143,8 @@ void *hs_memalign(size_t align, size_t size) {
   if (p == NULL) return NULL;
   uint8_t *q = (uint8_t *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
   if (q != p) {
-    /* Other threads may be reading the flag to free blocks of this page: atomic. */
+    /* The block may come from this thread's cache of another heap's blocks, and other
+     * threads read the flag to free blocks of the page: atomic accesses only. */
     hs_page_t *pg = hs_page_of(hs_segment_of(p), p);
     if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED))
       __atomic_store_n(&pg->flags.f.has_aligned, 1, __ATOMIC_RELAXED);

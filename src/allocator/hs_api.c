@@ -30,6 +30,7 @@ HS_EXPORT size_t hsmalloc_collect(void) {
   int64_t reserved_before = atomic_load(&hs_gstats.reserved);
   hs_heap_t *heap = hs_heap_get();
   if (heap != NULL) {
+    hs_cache_flush_all(heap);
     hs_rbatch_flush_all(heap);
     hs_heap_drain_remote(heap);
     hs_heap_collect_empty(heap);

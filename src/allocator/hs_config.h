@@ -33,8 +33,12 @@
 
 /* Remote frees are batched per destination heap before one atomic push. */
 #define HS_RBATCH_SLOTS    16
-#define HS_RBATCH_BLOCKS   64
+#define HS_RBATCH_BLOCKS   128
 #define HS_RBATCH_BYTES    ((size_t)256 * 1024)
+
+/* A thread keeps up to this many bytes per class of blocks it freed for other
+ * heaps, and allocates them first (4..1024 blocks per class). */
+#define HS_CACHE_BYTES     ((size_t)64 * 1024)
 
 /* Address registry: one byte per 2 MiB of the 47-bit user address space. */
 #define HS_ADDRESS_BITS    47

@@ -152,7 +152,6 @@ void hs_remote_free(hs_heap_t *self, hs_page_t *pg, hs_block_t *b) {
                                                     memory_order_relaxed));
     return;
   }
-  HS_COUNT(self->stats.remote_frees, 1);
   hs_rbatch_t *s = &self->rbatch[dest->id & (HS_RBATCH_SLOTS - 1)];
   if (s->dest != dest) {
     if (s->count) rbatch_flush(self, s);
@@ -164,6 +163,29 @@ void hs_remote_free(hs_heap_t *self, hs_page_t *pg, hs_block_t *b) {
   s->count++;
   s->bytes += pg->block_size;
   if (s->count >= HS_RBATCH_BLOCKS || s->bytes >= HS_RBATCH_BYTES) rbatch_flush(self, s);
+}
+
+/* A block of another heap freed by a thread with a heap stays with this thread, on
+ * its class's cache (pushed by hs_free), which the allocation path uses before its
+ * own pages: objects handed between live threads then cost no cache-line trip back
+ * to their owner. Past the class's limit the cache is sent home in batches. */
+static void cache_flush(hs_heap_t *self, size_t cls) {
+  hs_block_t *b = self->cache[cls].free;
+  self->cache[cls].free = NULL;
+  self->cache_count[cls] = 0;
+  if (self->direct[cls] == &self->cache[cls]) hs_page_set_direct(self, cls);
+  while (b != NULL) {
+    hs_block_t *next = b->next;
+    hs_remote_free(self, hs_page_of(hs_segment_of(b), b), b);
+    b = next;
+  }
+}
+
+void hs_cache_overflow(hs_heap_t *self, size_t cls) { cache_flush(self, cls); }
+
+void hs_cache_flush_all(hs_heap_t *heap) {
+  for (size_t cls = 0; cls < HS_CLASSES; cls++)
+    if (heap->cache[cls].free != NULL) cache_flush(heap, cls);
 }
 
 void hs_heap_drain_remote(hs_heap_t *heap) {
@@ -192,6 +214,7 @@ static void heap_thread_exit(void *arg) {
   hs_heap_t *heap = arg;
   if (heap == NULL || hs_tls_heap != heap) return;
   int err = errno;
+  hs_cache_flush_all(heap);
   hs_rbatch_flush_all(heap);
   heap_tidy(heap);
   hs_tls_heap = NULL;

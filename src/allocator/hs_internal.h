@@ -34,24 +34,31 @@ typedef _Atomic uint64_t hs_counter_t;
 typedef struct hs_block_s { struct hs_block_s *next; } hs_block_t;
 typedef struct hs_heap_s hs_heap_t;
 
+/* Two cache lines: the first is written only when the page is set up (and by rare
+ * flag changes), so threads freeing blocks remotely can read it while the owner
+ * keeps writing the second one. */
 typedef struct hs_page_s {
-  hs_block_t *free;            /* blocks to allocate from (fast path) */
-  hs_block_t *local_free;      /* blocks the owner freed */
-  uint32_t used;               /* blocks out (including those in remote transit) */
-  uint32_t capacity;           /* blocks carved so far */
+  /* -- set up once per use of the page -- */
+  hs_heap_t *heap;             /* owner */
+  uint8_t *start;
+  size_t block_size;
   uint32_t reserved;           /* blocks that fit in the page */
   uint16_t class_id;           /* HS_BIN_LARGE for a large page */
   uint8_t slice_count;
-  uint8_t free_is_zero;        /* every block on `free` is fresh zeroed OS memory */
-  union {                      /* any flag set sends free() to the generic path */
-    struct { uint8_t in_full; uint8_t has_aligned; uint8_t is_large; uint8_t unused; } f;
+  uint8_t span_zero;           /* the span came from zeroed OS memory */
+  union {                      /* any flag set sends free() to the generic path; other
+                                  threads read them with atomic loads */
+    struct { uint8_t has_aligned; uint8_t is_large; uint8_t unused[2]; } f;
     uint32_t any;
   } flags;
   uint8_t in_use;
-  uint8_t span_zero;           /* the span came from zeroed OS memory */
-  size_t block_size;
-  uint8_t *start;
-  hs_heap_t *heap;
+  /* -- the owner's working fields -- */
+  _Alignas(64) hs_block_t *free;  /* blocks to allocate from (fast path) */
+  hs_block_t *local_free;      /* blocks the owner freed */
+  uint32_t used;               /* blocks out (including those in remote transit) */
+  uint32_t capacity;           /* blocks carved so far */
+  uint8_t free_is_zero;        /* every block on `free` is fresh zeroed OS memory */
+  uint8_t in_full;             /* parked on the heap's full list */
   struct hs_page_s *next, *prev;
 } hs_page_t;
 
@@ -111,6 +118,9 @@ struct hs_heap_s {
   hs_page_t *direct[HS_CLASSES];       /* current page per class, never NULL */
   hs_page_queue_t queue[HS_CLASSES];   /* pages with (possibly) free blocks */
   hs_page_queue_t full;                /* pages with nothing to give */
+  hs_page_t cache[HS_CLASSES];         /* other heaps' blocks this thread freed, reused
+                                          first (pseudo-pages: only `free` is used) */
+  uint32_t cache_count[HS_CLASSES];    /* pushes since the cache was last emptied */
   _Atomic(hs_block_t *) remote;        /* other threads' frees, LIFO of batches */
   hs_segment_t *segments;              /* segments with free slices */
   hs_rbatch_t rbatch[HS_RBATCH_SLOTS];
@@ -154,6 +164,7 @@ HS_HIDDEN extern hs_page_t hs_page_empty;
 HS_HIDDEN extern uint8_t hs_class_table[HS_CLASS_TABLE_MAX / 8 + 1];
 HS_HIDDEN extern size_t hs_class_size[HS_CLASSES];
 HS_HIDDEN extern uint8_t hs_class_slices[HS_CLASSES];
+HS_HIDDEN extern uint32_t hs_cache_limit[HS_CLASSES];
 HS_HIDDEN void hs_sizeclass_init(void);
 HS_HIDDEN size_t hs_class_of_computed(size_t size);
 
@@ -204,16 +215,19 @@ HS_HIDDEN void hs_segment_cache_unlock(void);
 /* ---- pages (hs_page.c) ---- */
 HS_HIDDEN void *hs_page_alloc_slow(hs_heap_t *heap, size_t size, size_t cls, int zero);
 HS_HIDDEN void hs_page_free_generic(hs_heap_t *heap, hs_page_t *pg, void *p);
-HS_HIDDEN void hs_page_retire(hs_heap_t *heap, hs_page_t *pg);
+HS_HIDDEN void hs_page_after_free(hs_heap_t *heap, hs_page_t *pg);
+HS_HIDDEN void hs_cache_overflow(hs_heap_t *self, size_t cls);
 HS_HIDDEN void hs_page_free_block(hs_heap_t *heap, hs_page_t *pg, hs_block_t *b);
 HS_HIDDEN void *hs_large_alloc(hs_heap_t *heap, size_t size, int zero);
 HS_HIDDEN void hs_heap_collect_empty(hs_heap_t *heap);
+HS_HIDDEN void hs_page_set_direct(hs_heap_t *heap, size_t cls);
 
 /* ---- heaps, threads, remote frees (hs_heap.c) ---- */
 HS_HIDDEN hs_heap_t *hs_heap_get_slow(void);
 HS_HIDDEN hs_heap_t *hs_heap_for_free(void);
 HS_HIDDEN void hs_heap_drain_remote(hs_heap_t *heap);
 HS_HIDDEN void hs_remote_free(hs_heap_t *self, hs_page_t *pg, hs_block_t *b);
+HS_HIDDEN void hs_cache_flush_all(hs_heap_t *heap);
 HS_HIDDEN void hs_rbatch_flush_all(hs_heap_t *heap);
 HS_HIDDEN void hs_heap_maintenance(hs_heap_t *heap);
 HS_HIDDEN void hs_collect_abandoned(void);

@@ -30,7 +30,7 @@ static void queue_push_back(hs_page_queue_t *q, hs_page_t *pg) {
   q->last = pg;
 }
 
-static void set_direct(hs_heap_t *heap, size_t cls) {
+void hs_page_set_direct(hs_heap_t *heap, size_t cls) {
   hs_page_t *first = heap->queue[cls].first;
   heap->direct[cls] = first ? first : &hs_page_empty;
 }
@@ -62,9 +62,9 @@ static hs_page_t *page_new(hs_heap_t *heap, size_t cls) {
 
 static void page_free(hs_heap_t *heap, hs_page_t *pg) {
   if (!pg->flags.f.is_large) {
-    hs_page_queue_t *q = pg->flags.f.in_full ? &heap->full : &heap->queue[pg->class_id];
+    hs_page_queue_t *q = pg->in_full ? &heap->full : &heap->queue[pg->class_id];
     queue_remove(q, pg);
-    if (heap->direct[pg->class_id] == pg) set_direct(heap, pg->class_id);
+    if (heap->direct[pg->class_id] == pg) hs_page_set_direct(heap, pg->class_id);
   }
   hs_segment_page_free(heap, pg);
 }
@@ -72,29 +72,38 @@ static void page_free(hs_heap_t *heap, hs_page_t *pg) {
 /* A page whose blocks are all free goes back to its segment, unless it is the
  * class's current page (keeping one avoids freeing and re-carving a page when a
  * program allocates and frees one block in a loop). */
-void hs_page_retire(hs_heap_t *heap, hs_page_t *pg) {
+static void page_retire(hs_heap_t *heap, hs_page_t *pg) {
   if (!pg->flags.f.is_large && heap->direct[pg->class_id] == pg) return;
   page_free(heap, pg);
+}
+
+/* After the owner put a block back: a parked full page can give again; an empty
+ * page may go back to its segment. */
+void hs_page_after_free(hs_heap_t *heap, hs_page_t *pg) {
+  if (pg->in_full) {
+    queue_remove(&heap->full, pg);
+    pg->in_full = 0;
+    queue_push_back(&heap->queue[pg->class_id], pg);
+    if (heap->direct[pg->class_id] == &hs_page_empty) hs_page_set_direct(heap, pg->class_id);
+  }
+  if (pg->used == 0) page_retire(heap, pg);
 }
 
 void hs_page_free_block(hs_heap_t *heap, hs_page_t *pg, hs_block_t *b) {
   b->next = pg->local_free;
   pg->local_free = b;
-  if (pg->flags.f.in_full) {
-    queue_remove(&heap->full, pg);
-    pg->flags.f.in_full = 0;
-    queue_push_back(&heap->queue[pg->class_id], pg);
-    if (heap->direct[pg->class_id] == &hs_page_empty) set_direct(heap, pg->class_id);
-  }
-  if (--pg->used == 0) hs_page_retire(heap, pg);
+  --pg->used;
+  if (pg->in_full || pg->used == 0) hs_page_after_free(heap, pg);
 }
 
 void *hs_page_alloc_slow(hs_heap_t *heap, size_t size, size_t cls, int zero) {
   HS_COUNT(heap->stats.slow, 1);
   if (--heap->slow_until_decay == 0) hs_heap_maintenance(heap);
+  hs_page_t *pg = &heap->cache[cls];
+  if (pg->free != NULL) goto pop;                /* other heaps' blocks freed here: hot */
+  heap->cache_count[cls] = 0;
   if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL) hs_heap_drain_remote(heap);
   hs_page_queue_t *q = &heap->queue[cls];
-  hs_page_t *pg;
   while ((pg = q->first) != NULL) {
     if (pg->free == NULL) {
       if (pg->local_free != NULL) {
@@ -107,18 +116,19 @@ void *hs_page_alloc_slow(hs_heap_t *heap, size_t size, size_t cls, int zero) {
     }
     if (pg->free != NULL) break;
     queue_remove(q, pg);             /* nothing left: park it until a block comes back */
-    pg->flags.f.in_full = 1;
+    pg->in_full = 1;
     queue_push_front(&heap->full, pg);
   }
   if (pg == NULL) {
     pg = page_new(heap, cls);
     if (pg == NULL) {
-      set_direct(heap, cls);
+      hs_page_set_direct(heap, cls);
       return NULL;
     }
     queue_push_front(q, pg);
     page_extend(pg);
   }
+pop:
   heap->direct[cls] = pg;
   hs_block_t *b = pg->free;
   pg->free = b->next;
@@ -141,9 +151,19 @@ void hs_page_free_generic(hs_heap_t *self, hs_page_t *pg, void *p) {
   } else {
     HS_COUNT(self->stats.frees[bin], 1);
     if (bin == HS_BIN_LARGE) HS_COUNT(self->stats.free_bytes[bin], pg->block_size);
+    if (pg->heap != self) HS_COUNT(self->stats.remote_frees, 1);
   }
-  if (pg->heap == self) hs_page_free_block(self, pg, b);
-  else hs_remote_free(self, pg, b);
+  if (pg->heap == self) {
+    hs_page_free_block(self, pg, b);
+  } else if (self != NULL && bin != HS_BIN_LARGE) {  /* keep it in this thread's cache */
+    hs_page_t *cache = &self->cache[bin];
+    b->next = cache->free;
+    cache->free = b;
+    self->direct[bin] = cache;
+    if (++self->cache_count[bin] >= hs_cache_limit[bin]) hs_cache_overflow(self, bin);
+  } else {
+    hs_remote_free(self, pg, b);
+  }
 }
 
 void *hs_large_alloc(hs_heap_t *heap, size_t size, int zero) {
@@ -175,6 +195,6 @@ void hs_heap_collect_empty(hs_heap_t *heap) {
       }
       pg = next;
     }
-    set_direct(heap, cls);
+    hs_page_set_direct(heap, cls);
   }
 }

@@ -10,6 +10,7 @@
 uint8_t hs_class_table[HS_CLASS_TABLE_MAX / 8 + 1];
 size_t hs_class_size[HS_CLASSES];
 uint8_t hs_class_slices[HS_CLASSES];
+uint32_t hs_cache_limit[HS_CLASSES];
 
 size_t hs_class_of_computed(size_t size) {
   if (size <= 8) return 0;
@@ -43,6 +44,8 @@ void hs_sizeclass_init(void) {
   for (size_t c = 0; c < HS_CLASSES; c++) {
     hs_class_size[c] = class_size_of(c);
     hs_class_slices[c] = class_slices_of(hs_class_size[c]);
+    size_t limit = HS_CACHE_BYTES / hs_class_size[c];
+    hs_cache_limit[c] = (uint32_t)(limit < 4 ? 4 : limit > 1024 ? 1024 : limit);
   }
   for (size_t i = 0; i <= HS_CLASS_TABLE_MAX / 8; i++)
     hs_class_table[i] = (uint8_t)hs_class_of_computed(i * 8);
