@@ -144,9 +144,11 @@ static void fork_child(void)
 
 /* ---- exec ---- */
 
+/* Not in a vfork child: it shares the parent's memory and file, and the parent,
+ * which goes on, dumps for itself. */
 void hs_before_exec(void)
 {
-    if (atomic_load(&hs_recording))
+    if (atomic_load(&hs_recording) && hs_profile_pid() == (int)getpid())
         hs_snapshot(HS_REASON_EXEC, 0);
 }
 
