@@ -22,6 +22,7 @@ class Config:
     prefix: List[str] = field(default_factory=list)
     env: Dict[str, str] = field(default_factory=dict)
     preload: Optional[str] = None      # library put first in LD_PRELOAD
+    what: str = ""                     # one line for the reports' legend
 
     @property
     def needs_scratch(self) -> bool:
@@ -52,13 +53,13 @@ def allocator_configs(names: List[str]) -> Tuple[List[Config], Dict[str, str]]:
         if name not in allocators.ALL:
             raise HeapscopeError(f"unknown allocator '{name}' (choose from {', '.join(allocators.ALL)})")
         if name == "glibc":
-            configs.append(Config("glibc"))
+            configs.append(Config("glibc", what="the C library's malloc (no preload)"))
             continue
         path = allocators.find_allocator(name)
         if path is None:
             missing[name] = missing_allocator_message(name)
         else:
-            configs.append(Config(name, preload=str(path)))
+            configs.append(Config(name, preload=str(path), what=f"LD_PRELOAD={path}"))
     return configs, missing
 
 
@@ -76,31 +77,39 @@ def profiler_configs(stack_size: int) -> Tuple[List[Config], Dict[str, str]]:
     as recorder overhead. Modes only reachable through the CLI (--track, --trace,
     when `heapscope record --help` lists them) run through it.
     """
-    configs, missing = [Config("plain")], {}
+    configs, missing = [Config("plain", what="the command alone")], {}
     recorder = native_dir() / "lib" / "libheapscope.so"
     if recorder.exists():
         base = {"HEAPSCOPE_OUTPUT_DIR": "{out}"}
-        configs.append(Config("record-counts", env=dict(base), preload=str(recorder)))
+        configs.append(Config("record-counts", env=dict(base), preload=str(recorder),
+                              what="libheapscope.so preloaded: counts per size and region"))
         configs.append(Config(f"record-stacks-{stack_size}",
                               env=dict(base, HEAPSCOPE_STACK_SIZES=str(stack_size)),
-                              preload=str(recorder)))
+                              preload=str(recorder),
+                              what=f"counts, and stack trace types of {stack_size}-byte "
+                                   f"allocations (HEAPSCOPE_STACK_SIZES={stack_size})"))
         configs.append(Config("record-stacks-all", env=dict(base, HEAPSCOPE_STACK_SIZES="all"),
-                              preload=str(recorder)))
+                              preload=str(recorder),
+                              what="counts, and stack trace types of every size "
+                                   "(HEAPSCOPE_STACK_SIZES=all)"))
         help_text = _record_help()
         for flag in ("--track", "--trace"):
             if flag in help_text:
                 configs.append(Config(f"record{flag[1:]}",
                                       prefix=[sys.executable, "-m", "heapscope", "record",
-                                              "-o", "{out}", flag, "--"]))
+                                              "-o", "{out}", flag, "--"],
+                                      what=f"heapscope record {flag} (Python start-up included)"))
     else:
         missing["record"] = f"heapscope record skipped: {recorder} is not built"
     if shutil.which("heaptrack"):
-        configs.append(Config("heaptrack", prefix=["heaptrack", "-o", "{out}/heaptrack"]))
+        configs.append(Config("heaptrack", prefix=["heaptrack", "-o", "{out}/heaptrack"],
+                              what="heaptrack -o DIR/heaptrack CMD"))
     else:
         missing["heaptrack"] = "heaptrack skipped: not installed (apt-get install heaptrack)"
     if shutil.which("valgrind"):
         configs.append(Config("massif", prefix=["valgrind", "--tool=massif",
-                                                "--massif-out-file={out}/massif.out"]))
+                                                "--massif-out-file={out}/massif.out"],
+                              what="valgrind --tool=massif CMD"))
     else:
         missing["massif"] = "massif skipped: not installed (apt-get install valgrind)"
     return configs, missing

@@ -83,7 +83,10 @@ def _overview(results: List[WorkloadResult], key: str):
 
 
 def _command_line(result: WorkloadResult) -> str:
-    return " ".join(result.command)
+    """The command, bundled programs named without their install directory."""
+    from heapscope.native import native_dir
+    bindir = str(native_dir() / "bin") + "/"
+    return " ".join(a[len(bindir):] if a.startswith(bindir) else a for a in result.command)
 
 
 def text(results: List[WorkloadResult], runs: int, warmup: int) -> str:
@@ -115,7 +118,7 @@ def _md_table(header: List[str], rows: List[List[str]]) -> str:
 
 
 def markdown(results: List[WorkloadResult], machine: Dict[str, object], command: str,
-             runs: int, warmup: int) -> str:
+             runs: int, warmup: int, legend: Optional[Dict[str, str]] = None) -> str:
     from heapscope.bench.machine import one_line
     base = results[0].baseline if results else "glibc"
     versions = ", ".join(f"{k} {v}" for k, v in machine.get("versions", {}).items())
@@ -124,6 +127,8 @@ def markdown(results: List[WorkloadResult], machine: Dict[str, object], command:
            f"{warmup} warm-up round(s), interleaved (A B C A B C ...); mean and median with "
            f"95% percentile-bootstrap intervals (1000 resamples); ratios are of means, "
            f"to {base}.", ""]
+    if legend:
+        out += [f"- `{name}`: {what}" for name, what in legend.items() if what] + [""]
     for key in ("wall", "cpu", "maxrss"):
         header, rows = _overview(results, key)
         out += [f"**{METRIC_TITLES[key]}, ratio to {base}**", "", _md_table(header, rows), ""]

@@ -186,7 +186,9 @@ def run(args) -> int:
         invocation = os.environ.get("HEAPSCOPE_BENCH_REGENERATE") or (
             "heapscope bench " + " ".join(shlex.quote(a) for a in sys.argv[2:])
             if len(sys.argv) > 1 and sys.argv[1] == "bench" else "heapscope bench")
-        _write(args.markdown, render.markdown(done, described, invocation, args.runs, args.warmup))
+        legend = {c.name: c.what for c in configs} if args.profilers else None
+        _write(args.markdown, render.markdown(done, described, invocation, args.runs, args.warmup,
+                                              legend))
     if args.plot:
         from heapscope.bench.plots import write_plots
         write_plots(done, args.plot)
