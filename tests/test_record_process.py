@@ -1,5 +1,6 @@
 """The recorder across a process's life: fork + exec, dlopen, signals, exit codes,
 and `heapscope record`'s own errors; real programs (python3, g++) under it."""
+import json
 import os
 import signal
 import subprocess
@@ -48,14 +49,21 @@ def test_fork_and_exec_children_write_their_own_files(heapscope, build, tmp_path
     assert any(name.endswith(f".{child_pid}.1.hsp") for name in names)  # same pid: next name
 
 
-def test_dlopened_library_is_counted_and_mapped(heapscope, build, tmp_path):
+@pytest.mark.parametrize("close", [False, True])
+def test_dlopened_library_is_counted_and_mapped(heapscope, build, tmp_path, close):
     program = build("rec_dlopen.c", "-ldl")
     lib = build("rec_dlib.c", "-shared", "-fPIC", name="librec_dlib.so")
-    heapscope("record", "-o", tmp_path, "--", program, lib)
-    [p] = profiles(tmp_path).values()
+    heapscope("record", "-o", tmp_path, "--sizes", "9339", "--", program, lib,
+              *(["close"] if close else []))
+    [path] = tmp_path.glob("heapscope.*.hsp")
+    p = read_profile(path)
     assert sizes(p) == {("(none)", 9339): 5}
-    [module] = [m for m in p.modules if m.path == str(lib)]
+    [module] = [m for m in p.modules if m.path == str(lib)]  # also once unloaded
     assert len(module.build_id) == 40 and module.ranges
+    res = heapscope("stacks", path, "--size", "9339", "--format", "json")
+    [group] = json.loads(res.stdout)["groups"]
+    [stack] = group["stack_types"]
+    assert stack["count"] == 5 and stack["frames"][0]["function"] == "rec_dlib_work"
 
 
 def test_sigterm_leaves_a_readable_profile_and_the_signal_status(heapscope, build, tmp_path):

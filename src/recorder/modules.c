@@ -7,14 +7,21 @@
  *
  * dl_iterate_phdr takes the loader's (recursive) lock: fine in a signal handler
  * unless the signal hit another thread inside dlopen, which then finishes first.
+ *
+ * dlclose is interposed: a library about to be unloaded is remembered (its
+ * encoded entry, in pool memory) and still listed in later snapshots, so the
+ * stacks it appears in can be symbolized. Listed after the loaded modules: an
+ * address that a library loaded later reuses resolves to that later library.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "recorder.h"
 
 #define MAX_OWN_RANGES 4
@@ -80,15 +87,30 @@ static size_t build_id(struct dl_phdr_info *info, const uint8_t **id)
     return 0;
 }
 
+#define MAX_LOADED 4096
+
 struct write_ctx {
     struct hs_buf *b;
     uint32_t count;
+    uintptr_t match_bias;  /* hs_modules_forget: only this module */
+    uint32_t nloaded;
+    uintptr_t loaded[MAX_LOADED];  /* biases written, to skip departed duplicates */
 };
+
+struct departed {
+    struct departed *next;
+    uintptr_t bias;
+    size_t len;
+    uint8_t entry[];  /* one MODULES entry, encoded */
+};
+static struct departed *_Atomic departed_list;
 
 static int write_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     struct write_ctx *ctx = arg;
+    if (ctx->match_bias && info->dlpi_addr != ctx->match_bias)
+        return 0;
     uint32_t nranges = 0;
     for (int i = 0; i < info->dlpi_phnum; i++)
         if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X))
@@ -117,15 +139,78 @@ static int write_module(struct dl_phdr_info *info, size_t size, void *arg)
         }
     }
     ctx->count++;
+    if (ctx->nloaded < MAX_LOADED)
+        ctx->loaded[ctx->nloaded++] = info->dlpi_addr;
+    return 0;
+}
+
+static int was_written(const struct write_ctx *ctx, uintptr_t bias)
+{
+    for (uint32_t i = 0; i < ctx->nloaded; i++)
+        if (ctx->loaded[i] == bias)
+            return 1;
     return 0;
 }
 
 void hs_modules_write(struct hs_buf *b)
 {
     size_t count_at = b->len;
-    struct write_ctx ctx = {b, 0};
+    static struct write_ctx ctx;  /* big; dumps are serialized */
+    memset(&ctx, 0, offsetof(struct write_ctx, loaded));
+    ctx.b = b;
     hs_buf_u32(b, 0);
     dl_iterate_phdr(write_module, &ctx);
+    for (struct departed *d = atomic_load(&departed_list); d; d = d->next)
+        if (!was_written(&ctx, d->bias)) {
+            hs_buf_bytes(b, d->entry, d->len);
+            ctx.count++;
+        }
     if (!b->failed)
         memcpy(b->p + count_at, &ctx.count, sizeof ctx.count);
+}
+
+/* Remember the module of `handle`, which dlclose may unload. */
+static void forget(void *handle)
+{
+    struct link_map *lm = NULL;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_addr)
+        return;
+    for (struct departed *d = atomic_load(&departed_list); d; d = d->next)
+        if (d->bias == lm->l_addr)
+            return;  /* already remembered (dlopen'ed again at the same place) */
+    struct hs_buf one = {0};
+    static struct write_ctx ctx;
+    static atomic_flag busy = ATOMIC_FLAG_INIT;
+    while (atomic_flag_test_and_set(&busy))
+        ;
+    memset(&ctx, 0, offsetof(struct write_ctx, loaded));
+    ctx.b = &one;
+    ctx.match_bias = lm->l_addr;
+    dl_iterate_phdr(write_module, &ctx);
+    atomic_flag_clear(&busy);
+    struct departed *d = one.failed || !ctx.count ? NULL : hs_pool_alloc(sizeof *d + one.len);
+    if (d) {
+        d->bias = lm->l_addr;
+        d->len = one.len;
+        memcpy(d->entry, one.p, one.len);
+        struct departed *head = atomic_load(&departed_list);
+        do
+            d->next = head;
+        while (!atomic_compare_exchange_weak(&departed_list, &head, d));
+    }
+    hs_buf_release(&one);
+}
+
+int dlclose(void *handle)
+{
+    static int (*next)(void *);
+    if (!next)
+        next = hs_next("dlclose");
+    if (atomic_load(&hs_recording)) {
+        int saved = hs_guard;
+        hs_guard = 1;
+        forget(handle);
+        hs_guard = saved;
+    }
+    return next ? next(handle) : -1;
 }

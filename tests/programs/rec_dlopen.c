@@ -1,7 +1,9 @@
 /* dlopen()s the library named in argv[1] and calls it: 9339 x5 counted, and the
- * library listed in the module map (tests/test_record_process.py). */
+ * library listed in the module map (tests/test_record_process.py). With a second
+ * argument "close", dlclose()s it before exit: still listed, stacks symbolized. */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
@@ -14,5 +16,7 @@ int main(int argc, char **argv)
     }
     int (*work)(int) = (int (*)(int))dlsym(lib, "rec_dlib_work");
     printf("%d\n", work(5));
-    return 0;  /* no dlclose: the module map is taken at exit */
+    if (argc > 2 && strcmp(argv[2], "close") == 0 && dlclose(lib) != 0)
+        return 1;
+    return 0;
 }
