@@ -46,7 +46,25 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
   return p;
 }
 
-void *hs_malloc(size_t size) { return alloc_checked(size, 0); }
+static __attribute__((noinline)) void *malloc_generic(size_t size) { return alloc_checked(size, 0); }
+
+/* The fast path is a leaf: one compare, a table load, a list pop, two counters. */
+void *hs_malloc(size_t size) {
+  hs_heap_t *heap = hs_tls_heap;
+  if (HS_LIKELY(size <= HS_CLASS_TABLE_MAX && heap != NULL)) {
+    size_t cls = hs_class_table[(size + 7) >> 3];
+    hs_page_t *pg = heap->direct[cls];
+    hs_block_t *b = pg->free;
+    if (HS_LIKELY(b != NULL)) {
+      pg->free = b->next;
+      pg->used++;
+      HS_COUNT(heap->stats.allocs[cls], 1);
+      HS_COUNT(heap->stats.requested, size);
+      return b;
+    }
+  }
+  return malloc_generic(size);
+}
 
 void *hs_calloc(size_t n, size_t size) {
   size_t total;
@@ -75,8 +93,9 @@ void hs_free(void *p) {
     hs_block_t *b = p;
     if (HS_LIKELY(pg->heap == heap)) {               /* our own block */
       if (HS_LIKELY(__atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
-        b->next = pg->local_free;
-        pg->local_free = b;
+        b->next = pg->free;                          /* LIFO: reused next, still in cache */
+        pg->free = b;
+        pg->free_is_zero = 0;
         HS_COUNT(heap->stats.frees[pg->class_id], 1);
         --pg->used;
         if (HS_UNLIKELY(pg->in_full || pg->used == 0)) hs_page_after_free(heap, pg);

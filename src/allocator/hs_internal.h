@@ -5,9 +5,12 @@
  *   heap                      per-thread owner of segments and pages (an object, not
  *                             the thread: abandoned at thread exit, adopted by the next)
  *
- * Free lists per page: `free` (allocating from), `local_free` (owner's frees).
- * Frees from other threads go to the owning *heap's* remote queue (an atomic
- * stack), pushed in batches and drained by the owner on its slow path.
+ * Free lists per page: `free` (allocating from; the owner's frees go on top, so the
+ * block freed last is reused first, still in cache) and `local_free` (blocks come
+ * back from other threads: cold, used once `free` is empty). Frees from other
+ * threads first wait in the freeing thread's per-class cache (reused there), then
+ * go in batches to the owning *heap's* remote queue (an atomic stack) that the
+ * owner drains on its slow path.
  */
 #ifndef HS_INTERNAL_H
 #define HS_INTERNAL_H
@@ -54,7 +57,7 @@ typedef struct hs_page_s {
   uint8_t in_use;
   /* -- the owner's working fields -- */
   _Alignas(64) hs_block_t *free;  /* blocks to allocate from (fast path) */
-  hs_block_t *local_free;      /* blocks the owner freed */
+  hs_block_t *local_free;      /* blocks back from other threads (or freed while full) */
   uint32_t used;               /* blocks out (including those in remote transit) */
   uint32_t capacity;           /* blocks carved so far */
   uint8_t free_is_zero;        /* every block on `free` is fresh zeroed OS memory */
