@@ -129,7 +129,8 @@ def _output_dir(args, program):
     return out.resolve()
 
 
-def _environment(args, out):
+def _environment(args):
+    """The program's environment, but for HEAPSCOPE_OUTPUT_DIR (set once DIR exists)."""
     env = dict(os.environ)
     preload = [str(library("heapscope"))]
     allocator = require_allocator(args.allocator)
@@ -138,7 +139,6 @@ def _environment(args, out):
     if env.get("LD_PRELOAD"):
         preload.append(env["LD_PRELOAD"])
     env["LD_PRELOAD"] = " ".join(preload)
-    env["HEAPSCOPE_OUTPUT_DIR"] = str(out)
     env["HEAPSCOPE_STACK_SIZES"] = args.sizes or ""
     env["HEAPSCOPE_STACK_REGIONS"] = args.regions or ""
     env["HEAPSCOPE_STACK_DEPTH"] = str(args.depth)
@@ -177,9 +177,10 @@ def run(args):
         print(library("heapscope"))
         return 0
     command = _check_options(args)
+    env = _environment(args)  # (a missing allocator fails before DIR is created)
     out = _output_dir(args, command[0])
+    env["HEAPSCOPE_OUTPUT_DIR"] = str(out)
     before = set(out.glob("heapscope.*.hsp"))
-    env = _environment(args, out)
     rc = _run(command, env)
     written = sorted(set(out.glob("heapscope.*.hsp")) - before)
     if written:
