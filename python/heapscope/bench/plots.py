@@ -28,7 +28,7 @@ def write_plots(results: List[WorkloadResult], directory: str) -> List[Path]:
     written = []
     base = results[0].baseline if results else ""
     for key, title, _value in METRICS:
-        fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(results) * max(1, len(configs)) / 3), 4.0))
+        fig, ax = plt.subplots(figsize=(min(16.0, max(6.0, 2.0 + 1.0 * len(results))), 4.5))
         width = 0.8 / max(1, len(configs))
         for k, name in enumerate(configs):
             xs, ys, lows, highs = [], [], [], []
