@@ -128,6 +128,14 @@ def test_exit_code_is_the_programs(heapscope, tmp_path):
     assert p.complete and p.cmdline == ["sh", "-c", "exit 42"]
 
 
+def test_static_program_runs_and_is_reported_unrecorded(heapscope, build, tmp_path):
+    program = build("rec_forkexec.c", "-static", name="rec_static")
+    res = heapscope("record", "-o", tmp_path, "--", program, "exec", check=False)
+    assert res.returncode == 0
+    assert "no profile written" in res.stderr.splitlines()[-1]
+    assert not list(tmp_path.glob("*.hsp"))
+
+
 def test_default_output_directory_is_new_per_run(heapscope, tmp_path):
     heapscope("record", "--", "true", cwd=tmp_path)
     heapscope("record", "--", "true", cwd=tmp_path)

@@ -188,6 +188,6 @@ def run(args):
         print(f"heapscope: {len(written)} profile{'s' if len(written) > 1 else ''} in {out}: "
               f"{names}", file=sys.stderr)
     else:
-        print(f"heapscope: no profile written in {out} (a statically linked program cannot be "
-              f"recorded)", file=sys.stderr)
+        print(f"heapscope: no profile written in {out} (a statically linked or setuid program "
+              f"cannot be recorded)", file=sys.stderr)
     return rc
