@@ -66,12 +66,14 @@ def test_dlopened_library_is_counted_and_mapped(heapscope, build, tmp_path, clos
     assert stack["count"] == 5 and stack["frames"][0]["function"] == "rec_dlib_work"
 
 
-def test_sigterm_leaves_a_readable_profile_and_the_signal_status(heapscope, build, tmp_path):
+@pytest.mark.parametrize("mode,sig", [("term", signal.SIGTERM), ("int", signal.SIGINT)])
+def test_kill_signal_leaves_a_readable_profile_and_the_signal_status(heapscope, build, tmp_path,
+                                                                     mode, sig):
     program = build("rec_signals.c", "-DHEAPSCOPE_WEAK")
-    res = heapscope("record", "-o", tmp_path, "--", program, "term", check=False)
-    assert res.returncode == 128 + signal.SIGTERM
+    res = heapscope("record", "-o", tmp_path, "--", program, mode, check=False)
+    assert res.returncode == 128 + sig
     [p] = profiles(tmp_path).values()
-    assert p.complete and p.snapshot_reason == "sigterm"
+    assert p.complete and p.snapshot_reason == "sig" + mode
     assert sizes(p) == {("(none)", 10010): 3}
 
 

@@ -65,6 +65,8 @@ int main(int argc, char **argv)
     /* One call of each API, nothing else, in "apis". */
     HEAPSCOPE_REGION_BEGIN("apis");
     void *p = malloc(3001);
+    if (malloc_usable_size(p) < 3001)    /* the allocator underneath answers */
+        return 1;
     void *q = calloc(3, 1001);           /* 3003 */
     q = realloc(q, 3103);
     void *volatile none = NULL;          /* (gcc turns a literal realloc(NULL, n) into malloc) */

@@ -1,5 +1,6 @@
 /* Signals (tests/test_record_process.py), by argv[1]:
  *   term     10010 x3, then SIGTERM to itself: killed, profile reason "sigterm"
+ *   int      the same with SIGINT: reason "sigint"
  *   usr1     10010 x3, SIGUSR1 (snapshot, continues), 10010 x1, then SIGKILL:
  *            no exit dump, so the SIGUSR1 snapshot is the last (3 counted)
  *   dump     10010 x5, heapscope_dump(), 10010 x1, SIGKILL: the "api" snapshot has 5
@@ -37,9 +38,9 @@ static void on_term(int sig)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "term";
-    if (strcmp(mode, "term") == 0) {
+    if (strcmp(mode, "term") == 0 || strcmp(mode, "int") == 0) {
         churn(10010, 3);
-        raise(SIGTERM);
+        raise(mode[0] == 't' ? SIGTERM : SIGINT);
         return 0;  /* not reached */
     }
     if (strcmp(mode, "usr1") == 0) {
