@@ -38,6 +38,16 @@ static inline struct hs_region_counts *hs_counts_here(uint32_t region, struct hs
     return HS_LIKELY(rc) ? rc : hs_region_counts_new(t, region);
 }
 
+/* hs_size_selected, with its common answers inline. */
+static inline int hs_size_wanted(uint64_t size)
+{
+    if (hs_select_all)
+        return 1;
+    if (size < HS_SELECT_SMALL_LIMIT)
+        return (hs_select_bits[size / 64] >> (size % 64)) & 1;
+    return hs_size_selected(size);
+}
+
 /* An allocation of `size` bytes (requested) by API function `api`. */
 static inline void hs_count_alloc(unsigned api, uint64_t size, int failed)
 {
@@ -53,7 +63,7 @@ static inline void hs_count_alloc(unsigned api, uint64_t size, int failed)
         hs_bump(&rc->small[size], 1);
     else
         hs_count_large(t, r, size);
-    if (HS_UNLIKELY(hs_stacks_on) && hs_region_stacks[r] && hs_size_selected(size))
+    if (HS_UNLIKELY(hs_stacks_on) && hs_region_stacks[r] && hs_size_wanted(size))
         hs_stack_record(t, r, size);
 }
 

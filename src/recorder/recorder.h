@@ -97,7 +97,10 @@ HS_HIDDEN void hs_regions_lock(void);      /* fork */
 HS_HIDDEN void hs_regions_unlock(void);
 
 /* ---- selection.c: which sizes/regions get stack traces ---- */
+#define HS_SELECT_SMALL_LIMIT 65536u
 extern HS_HIDDEN int hs_stacks_on;          /* any size selected at all */
+extern HS_HIDDEN int hs_select_all;         /* "all" */
+extern HS_HIDDEN uint64_t hs_select_bits[HS_SELECT_SMALL_LIMIT / 64];
 HS_HIDDEN int hs_selection_init(const char *sizes, const char *regions, char *err, size_t errlen);
 HS_HIDDEN int hs_size_selected(uint64_t size);
 HS_HIDDEN int hs_region_name_selected(const char *name, const char *path);

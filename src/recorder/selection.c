@@ -16,13 +16,13 @@
 
 #include "recorder.h"
 
-#define SMALL_LIMIT 65536u
+#define SMALL_LIMIT HS_SELECT_SMALL_LIMIT
 #define MAX_RANGES 256
 #define MAX_REGION_NAMES 64
 
 int hs_stacks_on;
-static int all_sizes;
-static uint64_t small_bits[SMALL_LIMIT / 64];
+int hs_select_all;                          /* read inline by counting.h */
+uint64_t hs_select_bits[SMALL_LIMIT / 64];  /* idem */
 static struct { uint64_t lo, hi; } ranges[MAX_RANGES];  /* inclusive, lo >= SMALL_LIMIT */
 static int nranges;
 
@@ -31,10 +31,10 @@ static int nregion_names;
 
 int hs_size_selected(uint64_t size)
 {
-    if (all_sizes)
+    if (hs_select_all)
         return 1;
     if (size < SMALL_LIMIT)
-        return (small_bits[size / 64] >> (size % 64)) & 1;
+        return (hs_select_bits[size / 64] >> (size % 64)) & 1;
     for (int i = 0; i < nranges; i++)
         if (size >= ranges[i].lo && size <= ranges[i].hi)
             return 1;
@@ -70,7 +70,7 @@ static int parse_u64(const char *s, const char *end, uint64_t *out)
 static int add_range(uint64_t lo, uint64_t hi)
 {
     for (; lo <= hi && lo < SMALL_LIMIT; lo++)
-        small_bits[lo / 64] |= 1ull << (lo % 64);
+        hs_select_bits[lo / 64] |= 1ull << (lo % 64);
     if (lo > hi)
         return 0;
     if (nranges == MAX_RANGES)
@@ -86,7 +86,7 @@ int hs_selection_init(const char *sizes, const char *regions, char *err, size_t 
 {
     if (sizes && *sizes) {
         if (strcmp(sizes, "all") == 0) {
-            all_sizes = 1;
+            hs_select_all = 1;
         } else {
             for (const char *p = sizes; *p;) {
                 const char *end = strchr(p, ',');
