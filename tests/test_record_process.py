@@ -214,6 +214,19 @@ def test_gxx_compiles_under_the_recorder(heapscope, tmp_path):
     assert len({s for _, s in cc1.size_counts}) > 100
 
 
+def test_vfork_child_leaves_the_parents_file_alone(heapscope, build, tmp_path):
+    program = build("rec_forkexec.c")
+    res = heapscope("record", "-o", tmp_path, "--", program, "vfork")
+    child_pid = int(res.stdout.split()[1])
+    files = profiles(tmp_path)
+    assert len(files) == 2
+    [parent] = [p for p in files.values() if p.pid != child_pid]
+    [execd] = [p for p in files.values() if p.pid == child_pid]
+    assert parent.snapshot_seq == 0 and parent.snapshot_reason == "exit"  # its only snapshot
+    assert sizes(parent) == {("(none)", 9009): 2}
+    assert sizes(execd) == {("(none)", 9229): 4}
+
+
 def test_forked_child_starts_with_empty_stack_tables(heapscope, build, tmp_path):
     program = build("rec_forkexec.c")
     heapscope("record", "-o", tmp_path, "--sizes", "9000-9300", "--", program, "inherit-env")

@@ -5,6 +5,8 @@
  *   exec'd image    9229 x4, a new file (same pid: name with a .1 suffix)
  * With argv[1] = "clean-env" the child execs with an empty environment (execve):
  * the recorder puts back what the new image needs to be recorded.
+ * With "vfork" the child is a vfork child that execs at once: it writes no file
+ * and no snapshot of its own (it shares the parent's memory until the exec).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,18 @@ int main(int argc, char **argv)
     }
     int clean_env = argc > 1 && strcmp(argv[1], "clean-env") == 0;
     churn(9009, 2);
+    if (argc > 1 && strcmp(argv[1], "vfork") == 0) {
+        char *args[] = {argv[0], "exec", NULL};
+        pid_t child = vfork();
+        if (child == 0) {
+            execv("/proc/self/exe", args);
+            _exit(127);
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        printf("child %d exited %d\n", (int)child, WEXITSTATUS(status));
+        return WEXITSTATUS(status);
+    }
     pid_t pid = fork();
     if (pid == 0) {
         churn(9119, 3);
