@@ -25,8 +25,10 @@ static inline __attribute__((always_inline)) void *alloc_in(hs_heap_t *heap, siz
     return hs_page_alloc_slow(heap, size, cls, zero);
   }
   if (size <= HS_LARGE_MAX) return hs_large_alloc(heap, size, zero);
-  void *p = hs_huge_alloc(size, 0);      /* fresh mappings read as zero */
+  int zeroed;
+  void *p = hs_huge_alloc(size, 0, &zeroed);
   if (p != NULL) {
+    if (zero && !zeroed) memset(p, 0, size);
     hs_huge_t *h = hs_huge_of(p, HS_REG_HUGE);
     HS_COUNT(heap->stats.allocs[HS_BIN_HUGE], 1);
     HS_COUNT(heap->stats.alloc_bytes[HS_BIN_HUGE], h->usable);
@@ -150,7 +152,8 @@ void *hs_memalign(size_t align, size_t size) {
   size_t total;
   if (__builtin_add_overflow(size, align - HS_MAX_ALIGN_SMALL, &total)) { errno = ENOMEM; return NULL; }
   if (total > HS_LARGE_MAX) {
-    void *p = hs_huge_alloc(size, align);
+    int zeroed;
+    void *p = hs_huge_alloc(size, align, &zeroed);
     if (p == NULL) { errno = ENOMEM; return NULL; }
     hs_huge_t *h = hs_huge_of(p, hs_registry_kind(p));
     HS_COUNT(heap->stats.allocs[HS_BIN_HUGE], 1);
@@ -171,6 +174,20 @@ void *hs_memalign(size_t align, size_t size) {
   return q;
 }
 
+/* A large block of this thread's heap grows into the free slices after it, or gives
+ * back the slices it no longer needs. */
+static int large_resize(void *p, size_t size) {
+  if (hs_registry_kind(p) != HS_REG_SEGMENT) return 0;
+  hs_page_t *pg = hs_page_of(hs_segment_of(p), p);
+  hs_heap_t *heap = hs_tls_heap;
+  if (!pg->flags.f.is_large || pg->flags.f.has_aligned || pg->heap != heap || heap == NULL) return 0;
+  size_t old = pg->block_size;
+  if (!hs_segment_page_resize(heap, pg, (size + HS_SLICE_SIZE - 1) >> HS_SLICE_SHIFT)) return 0;
+  if (pg->block_size > old) HS_COUNT(heap->stats.alloc_bytes[HS_BIN_LARGE], pg->block_size - old);
+  else HS_COUNT(heap->stats.free_bytes[HS_BIN_LARGE], old - pg->block_size);
+  return 1;
+}
+
 /* realloc(p, 0) frees and returns NULL, as glibc does. A block keeps its place when
  * the new size fits and uses at least half of it. */
 void *hs_realloc(void *p, size_t size) {
@@ -179,6 +196,7 @@ void *hs_realloc(void *p, size_t size) {
   size_t usable = hs_usable_size(p);
   int ours = hs_owns(p);
   if (ours && size <= usable && size >= usable / 2) return p;
+  if (ours && size > HS_SMALL_MAX && size <= HS_LARGE_MAX && large_resize(p, size)) return p;
   void *q = hs_malloc(size);
   if (q == NULL) return NULL;
   memcpy(q, p, size < usable ? size : usable);

@@ -43,6 +43,7 @@ HS_EXPORT size_t hsmalloc_collect(void) {
   }
   hs_collect_abandoned();
   hs_segment_cache_decay(hs_now_ms(), 1);
+  hs_huge_cache_decay(hs_now_ms(), 1);
   int64_t purged = atomic_load(&hs_gstats.purged_bytes) - before;
   int64_t unmapped = reserved_before - atomic_load(&hs_gstats.reserved);
   return (size_t)((purged > 0 ? purged : 0) + (unmapped > 0 ? unmapped : 0));

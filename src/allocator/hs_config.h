@@ -22,7 +22,8 @@
 #define HS_SMALL_MAX       ((size_t)128 * 1024)
 #define HS_CLASSES         89
 #define HS_CLASS_TABLE_MAX 1024                     /* sizes looked up in a table */
-#define HS_LARGE_MAX       ((size_t)1024 * 1024)    /* above: huge, own mapping */
+#define HS_LARGE_MAX       ((size_t)15 * 64 * 1024) /* above: huge, own mapping (two of
+                                                       the largest fit in a segment) */
 #define HS_MIN_BLOCKS      8                        /* a small page holds >= 8 blocks */
 #define HS_EXTEND_BYTES    4096                     /* carve fresh blocks 4 KiB at a time */
 
@@ -38,7 +39,7 @@
 
 /* A thread keeps up to this many bytes per class of blocks it freed for other
  * heaps, and allocates them first (4..1024 blocks per class). */
-#define HS_CACHE_BYTES     ((size_t)64 * 1024)
+#define HS_CACHE_BYTES     ((size_t)16 * 1024)
 
 /* Address registry: one byte per 2 MiB of the 47-bit user address space. */
 #define HS_ADDRESS_BITS    47
@@ -49,6 +50,8 @@
 #define HS_DEFAULT_CACHE_SEGS    32     /* HSMALLOC_CACHE_SEGMENTS: free segments kept mapped */
 #define HS_DECAY_EVERY_SLOW      256    /* slow paths between decay checks */
 #define HS_HUGE_HEADER           4096   /* huge block starts this far into its mapping */
+#define HS_HUGE_CACHE            8      /* freed huge mappings kept for reuse */
+#define HS_HUGE_CACHE_MAX        ((size_t)64 << 20)  /* ... if at most this big */
 
 #define HS_MAX_ALIGN_SMALL       16     /* malloc's guaranteed alignment */
 

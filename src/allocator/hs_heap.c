@@ -3,7 +3,8 @@
  * push per batch) and their draining, abandonment at thread exit, reclaiming
  * abandoned heaps, periodic maintenance, and fork safety.
  *
- * Lock order (fork takes them all in this order): heaps_lock, then the segment cache lock. */
+ * Lock order (fork takes them all in this order): heaps_lock, the segment cache
+ * lock, the huge cache lock. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -246,6 +247,7 @@ void hs_heap_maintenance(hs_heap_t *heap) {
     uint64_t now = hs_now_ms();
     hs_segment_decay(heap, now);
     hs_segment_cache_decay(now, 0);
+    hs_huge_cache_decay(now, 0);
   }
   hs_collect_abandoned();
 }
@@ -255,9 +257,11 @@ void hs_heap_maintenance(hs_heap_t *heap) {
 static void fork_prepare(void) {
   pthread_mutex_lock(&heaps_lock);
   hs_segment_cache_lock();
+  hs_huge_cache_lock();
 }
 
 static void fork_parent(void) {
+  hs_huge_cache_unlock();
   hs_segment_cache_unlock();
   pthread_mutex_unlock(&heaps_lock);
 }
@@ -265,6 +269,7 @@ static void fork_parent(void) {
 /* In the child only the forking thread exists: every other owned heap is abandoned,
  * so the next thread the child creates adopts it. */
 static void fork_child(void) {
+  hs_huge_cache_unlock();
   hs_segment_cache_unlock();
   for (hs_heap_t *h = heaps_all; h != NULL; h = h->all_next) {
     if (h->state == HS_HEAP_OWNED && h != hs_tls_heap) {

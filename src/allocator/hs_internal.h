@@ -210,6 +210,7 @@ static inline hs_block_t *hs_block_start(const hs_page_t *pg, const void *p) {
 /* ---- segments (hs_segment.c) ---- */
 HS_HIDDEN hs_page_t *hs_segment_page_alloc(hs_heap_t *heap, size_t slices);
 HS_HIDDEN void hs_segment_page_free(hs_heap_t *heap, hs_page_t *pg);
+HS_HIDDEN int hs_segment_page_resize(hs_heap_t *heap, hs_page_t *pg, size_t slices);
 HS_HIDDEN void hs_segment_decay(hs_heap_t *heap, uint64_t now);
 HS_HIDDEN void hs_segment_cache_decay(uint64_t now, int force);
 HS_HIDDEN void hs_segment_cache_lock(void);
@@ -246,7 +247,10 @@ static inline hs_heap_t *hs_heap_get(void) {
 }
 
 /* ---- huge blocks (hs_huge.c) ---- */
-HS_HIDDEN void *hs_huge_alloc(size_t size, size_t align);
+HS_HIDDEN void *hs_huge_alloc(size_t size, size_t align, int *zeroed);
+HS_HIDDEN void hs_huge_cache_decay(uint64_t now, int force);
+HS_HIDDEN void hs_huge_cache_lock(void);
+HS_HIDDEN void hs_huge_cache_unlock(void);
 HS_HIDDEN void hs_huge_free(hs_huge_t *h);
 HS_HIDDEN hs_huge_t *hs_huge_of(const void *p, unsigned kind);
 

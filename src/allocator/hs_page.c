@@ -168,6 +168,7 @@ void hs_page_free_generic(hs_heap_t *self, hs_page_t *pg, void *p) {
 
 void *hs_large_alloc(hs_heap_t *heap, size_t size, int zero) {
   HS_COUNT(heap->stats.slow, 1);
+  if (--heap->slow_until_decay == 0) hs_heap_maintenance(heap);
   if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL) hs_heap_drain_remote(heap);
   size_t slices = (size + HS_SLICE_SIZE - 1) >> HS_SLICE_SHIFT;
   hs_page_t *pg = hs_segment_page_alloc(heap, slices);

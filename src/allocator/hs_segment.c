@@ -126,26 +126,47 @@ void hs_segment_cache_decay(uint64_t now, int force) {
   pthread_mutex_unlock(&cache_lock);
 }
 
-/* First slice of a run of n free slices, or -1. */
-static int find_run(uint32_t mask, unsigned n) {
-  uint32_t m = mask;
-  for (unsigned k = 1; k < n && m; k++) m &= mask >> k;
-  return m ? __builtin_ctz(m) : -1;
+/* The smallest run of free slices in `mask` that holds n (first slice; its length in
+ * *len), or -1. Best fit keeps long runs whole for large blocks. */
+static int find_run(uint32_t mask, unsigned n, unsigned *len) {
+  int best = -1;
+  unsigned best_len = 33;
+  while (mask) {
+    unsigned first = (unsigned)__builtin_ctz(mask);
+    uint32_t rest = ~(mask >> first);
+    unsigned run = rest ? (unsigned)__builtin_ctz(rest) : 32 - first;
+    if (run >= n && run < best_len) {
+      best = (int)first;
+      best_len = run;
+      if (run == n) break;
+    }
+    mask &= first + run >= 32 ? 0 : ~0u << (first + run);
+  }
+  *len = best_len;
+  return best;
 }
 
 hs_page_t *hs_segment_page_alloc(hs_heap_t *heap, size_t slices) {
-  hs_segment_t *seg;
+  hs_segment_t *seg = NULL;
   int first = -1;
-  for (seg = heap->segments; seg != NULL; seg = seg->next) {
-    first = find_run(seg->free_mask, (unsigned)slices);
-    if (first >= 0) break;
+  unsigned best_len = 33;
+  for (hs_segment_t *s = heap->segments; s != NULL; s = s->next) {
+    unsigned len;
+    int at = find_run(s->free_mask, (unsigned)slices, &len);
+    if (at >= 0 && len < best_len) {
+      seg = s;
+      first = at;
+      best_len = len;
+      if (len == slices) break;
+    }
   }
   if (seg == NULL) {
     hs_collect_abandoned();
     seg = segment_acquire(heap);
     if (seg == NULL) return NULL;
     segment_link(heap, seg);
-    first = find_run(seg->free_mask, (unsigned)slices);
+    unsigned len;
+    first = find_run(seg->free_mask, (unsigned)slices, &len);
   }
   uint32_t run = (slices >= 32 ? 0xFFFFFFFFu : ((1u << slices) - 1)) << first;
   seg->free_mask &= ~run;
@@ -204,4 +225,35 @@ void hs_segment_decay(hs_heap_t *heap, uint64_t now) {
     hs_stat_add(&hs_gstats.committed, NULL,
                 -(int64_t)__builtin_popcount(dirty) * (int64_t)HS_SLICE_SIZE);
   }
+}
+
+/* Resize a large page in place to `slices` slices: grow into the free slices that
+ * follow it, or free its tail. Returns 0 when the slices after it are taken. */
+int hs_segment_page_resize(hs_heap_t *heap, hs_page_t *pg, size_t slices) {
+  hs_segment_t *seg = hs_segment_of(pg);
+  size_t first = (size_t)(pg - seg->pages), old = pg->slice_count;
+  if (slices == old) return 1;
+  if (slices == 0 || first + slices > HS_SLICES) return 0;
+  int64_t delta = ((int64_t)slices - (int64_t)old) * (int64_t)HS_SLICE_SIZE;
+  if (slices > old) {
+    uint32_t extra = (uint32_t)(((1ull << (slices - old)) - 1) << (first + old));
+    if ((seg->free_mask & extra) != extra) return 0;
+    seg->free_mask &= ~extra;
+    if (seg->free_mask == 0 && seg->in_list) segment_unlink(heap, seg);
+    for (size_t i = first + old; i < first + slices; i++) seg->slice_head[i] = (uint8_t)first;
+    uint32_t fresh = extra & ~seg->touched_mask;
+    seg->touched_mask |= extra;
+    if (fresh) hs_stat_add(&hs_gstats.committed, &hs_gstats.committed_peak,
+                           (int64_t)__builtin_popcount(fresh) * (int64_t)HS_SLICE_SIZE);
+    hs_stat_add(&hs_gstats.page_bytes, &hs_gstats.page_bytes_peak, delta);
+  } else {
+    uint32_t tail = (uint32_t)(((1ull << (old - slices)) - 1) << (first + slices));
+    if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hs_now_ms();
+    seg->free_mask |= tail;
+    if (!seg->in_list) segment_link(heap, seg);
+    hs_stat_add(&hs_gstats.page_bytes, NULL, delta);
+  }
+  pg->slice_count = (uint8_t)slices;
+  pg->block_size = slices * HS_SLICE_SIZE;
+  return 1;
 }

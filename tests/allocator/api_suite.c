@@ -151,6 +151,19 @@ static void test_realloc(void) {
   CHECK(reallocarray(q, 10, 10) != NULL);
 }
 
+/* hsmalloc only: a large block shrinks in place, then grows back into its own tail. */
+static void test_large_realloc_in_place(void) {
+  unsigned char *p = malloc(900000);
+  CHECK(p != NULL);
+  fill(p, 900000, 3);
+  unsigned char *q = realloc(p, 200000);
+  CHECK(q == p && same(q, 200000, 3));
+  CHECK(malloc_usable_size(q) >= 200000 && malloc_usable_size(q) < 300000);
+  q = realloc(q, 900000);
+  CHECK(q == p && same(q, 200000, 3));
+  free(q);
+}
+
 static void test_free_keeps_errno(void) {
   free(NULL);
   void *blocks[6] = {malloc(10), malloc(1000), malloc(200000), malloc(3 << 20), aligned_alloc(4096, 5000),
@@ -199,6 +212,7 @@ int main(int argc, char **argv) {
   test_usable_and_calloc();
   test_realloc();
   test_free_keeps_errno();
+  if (owns) test_large_realloc_in_place();
   test_introspection();
   printf("ok %d\n", checks);
   return 0;
