@@ -170,15 +170,27 @@ void hs_remote_free(hs_heap_t *self, hs_page_t *pg, hs_block_t *b) {
  * its class's cache (pushed by hs_free), which the allocation path uses before its
  * own pages: objects handed between live threads then cost no cache-line trip back
  * to their owner. Past the class's limit the cache is sent home in batches. */
+static hs_heap_t *owner_of(hs_block_t *b) { return hs_page_of(hs_segment_of(b), b)->heap; }
+
+/* The cache list is already linked: each run of blocks with the same owner is
+ * pushed to it as it stands, one compare-and-swap per run. */
 static void cache_flush(hs_heap_t *self, size_t cls) {
   hs_block_t *b = self->cache[cls].free;
   self->cache[cls].free = NULL;
   self->cache_count[cls] = 0;
   if (self->direct[cls] == &self->cache[cls]) hs_page_set_direct(self, cls);
   while (b != NULL) {
-    hs_block_t *next = b->next;
-    hs_remote_free(self, hs_page_of(hs_segment_of(b), b), b);
-    b = next;
+    hs_heap_t *dest = owner_of(b);
+    hs_block_t *tail = b;
+    while (tail->next != NULL && owner_of(tail->next) == dest) tail = tail->next;
+    hs_block_t *rest = tail->next;
+    hs_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
+    do {
+      tail->next = old;
+    } while (!atomic_compare_exchange_weak_explicit(&dest->remote, &old, b, memory_order_release,
+                                                    memory_order_relaxed));
+    HS_COUNT(self->stats.remote_pushes, 1);
+    b = rest;
   }
 }
 

@@ -118,18 +118,20 @@ typedef struct {
 enum { HS_HEAP_OWNED = 1, HS_HEAP_ABANDONED = 2 };
 
 struct hs_heap_s {
-  hs_page_t *direct[HS_CLASSES];       /* current page per class, never NULL */
+  /* -- the line other threads touch: their pushes, and the id they hash -- */
+  _Atomic(hs_block_t *) remote;        /* other threads' frees, LIFO of batches */
+  uint32_t id;                         /* set once */
+  /* -- the owner's (other threads never write below; stats are only read) -- */
+  _Alignas(64) hs_page_t *direct[HS_CLASSES];  /* current page per class, never NULL */
   hs_page_queue_t queue[HS_CLASSES];   /* pages with (possibly) free blocks */
   hs_page_queue_t full;                /* pages with nothing to give */
   hs_page_t cache[HS_CLASSES];         /* other heaps' blocks this thread freed, reused
                                           first (pseudo-pages: only `free` is used) */
   uint32_t cache_count[HS_CLASSES];    /* pushes since the cache was last emptied */
-  _Atomic(hs_block_t *) remote;        /* other threads' frees, LIFO of batches */
   hs_segment_t *segments;              /* segments with free slices */
   hs_rbatch_t rbatch[HS_RBATCH_SLOTS];
   uint32_t slow_until_decay;
   int state;
-  uint32_t id;
   hs_heap_t *all_next;                 /* every heap ever made (never freed) */
   hs_heap_t *abandoned_next;
   hs_heap_stats_t stats;
