@@ -176,6 +176,20 @@ def test_heapscope_run_command(heapscope, build, native):
     assert res.stdout.strip() == str(native / "lib" / "libhsmalloc.so")
 
 
+@pytest.mark.parametrize("allocator, banner", [
+    ("hsmalloc", "hsmalloc statistics"),
+    ("jemalloc", "Begin jemalloc statistics"),
+    ("tcmalloc", "Bytes in use by application"),
+    ("mimalloc", "heap stats:"),
+])
+def test_heapscope_run_stats_of_each_allocator(heapscope, allocator, banner):
+    """--stats turns on each allocator's own exit report, and the program's output is
+    untouched."""
+    res = heapscope("run", "--allocator", allocator, "--stats", "--", "python3", "-c", "print(6 * 7)")
+    assert res.stdout == "42\n"
+    assert banner in res.stderr
+
+
 @pytest.mark.parametrize("args, message", [
     (["--allocator", "hsmalloc", "--", "no-such-program-xyz"], "program not found in PATH: no-such-program-xyz"),
     (["--allocator", "hsmalloc", "--", "/nonexistent/prog"], "program not found: /nonexistent/prog"),
