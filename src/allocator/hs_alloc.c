@@ -87,8 +87,7 @@ static void huge_free_counted(void *p, unsigned kind) {
 }
 
 void hs_free(void *p) {
-  if (HS_UNLIKELY(p == NULL)) return;
-  unsigned kind = hs_registry_kind(p);
+  unsigned kind = hs_registry_kind(p);       /* NULL: unit 0, never ours */
   if (HS_LIKELY(kind == HS_REG_SEGMENT)) {
     hs_page_t *pg = hs_page_of(hs_segment_of(p), p);
     hs_heap_t *heap = hs_tls_heap;
@@ -118,8 +117,8 @@ void hs_free(void *p) {
     hs_page_free_generic(heap, pg, p);
     return;
   }
-  if (kind == HS_REG_NONE) hs_foreign_free(p);
-  else huge_free_counted(p, kind);
+  if (kind != HS_REG_NONE) huge_free_counted(p, kind);
+  else if (p != NULL) hs_foreign_free(p);
 }
 
 size_t hs_usable_size(const void *p) {

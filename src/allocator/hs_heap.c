@@ -62,7 +62,6 @@ static void hs_init(void) {
   if (!atomic_load(&init_done)) {
     hs_options_read();
     hs_sizeclass_init();
-    hs_os_init();
     pthread_key_create(&heap_key, heap_thread_exit);
     atomic_store(&init_done, 1);
   }

@@ -161,7 +161,7 @@ typedef struct {
 
 HS_HIDDEN extern hs_global_stats_t hs_gstats;
 HS_HIDDEN extern hs_options_t hs_options;
-HS_HIDDEN extern _Atomic(uint8_t) *hs_registry;
+HS_HIDDEN extern _Atomic(uint8_t) hs_registry[HS_REGISTRY_SIZE];
 HS_HIDDEN extern __thread hs_heap_t *hs_tls_heap __attribute__((tls_model("initial-exec")));
 HS_HIDDEN extern hs_page_t hs_page_empty;
 
@@ -179,7 +179,6 @@ static inline size_t hs_class_of(size_t size) {
 }
 
 /* ---- OS and registry (hs_os.c) ---- */
-HS_HIDDEN void hs_os_init(void);
 HS_HIDDEN void *hs_os_map_aligned(size_t size, size_t align);
 HS_HIDDEN void hs_os_unmap(void *p, size_t size);
 HS_HIDDEN void hs_os_purge(void *p, size_t size);
@@ -188,7 +187,7 @@ HS_HIDDEN void hs_stat_add(_Atomic int64_t *now, _Atomic int64_t *peak, int64_t 
 
 static inline unsigned hs_registry_kind(const void *p) {
   uintptr_t unit = (uintptr_t)p >> HS_SEGMENT_SHIFT;
-  if (HS_UNLIKELY(unit >= HS_REGISTRY_SIZE || hs_registry == NULL)) return HS_REG_NONE;
+  if (HS_UNLIKELY(unit >= HS_REGISTRY_SIZE)) return HS_REG_NONE;
   return atomic_load_explicit(&hs_registry[unit], memory_order_relaxed);
 }
 static inline void hs_registry_set(const void *p, unsigned kind) {

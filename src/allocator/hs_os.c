@@ -9,7 +9,7 @@
 #include "hs_internal.h"
 
 hs_global_stats_t hs_gstats;
-_Atomic(uint8_t) *hs_registry;
+_Atomic(uint8_t) hs_registry[HS_REGISTRY_SIZE];
 
 void hs_stat_add(_Atomic int64_t *now, _Atomic int64_t *peak, int64_t delta) {
   int64_t v = atomic_fetch_add_explicit(now, delta, memory_order_relaxed) + delta;
@@ -21,19 +21,8 @@ void hs_stat_add(_Atomic int64_t *now, _Atomic int64_t *peak, int64_t delta) {
 }
 
 /* One byte per 2 MiB unit of the address space tells whether a pointer is ours.
- * The map is reserved, not committed: only pages covering used addresses get touched. */
-void hs_os_init(void) {
-  void *map = mmap(NULL, HS_REGISTRY_SIZE, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (map == MAP_FAILED) {
-    static const char msg[] = "hsmalloc: cannot reserve the address registry\n";
-    ssize_t w = write(2, msg, sizeof msg - 1);
-    (void)w;
-    _exit(127);
-  }
-  hs_registry = map;
-}
-
+ * A zero-initialized array: reserved address space, only the pages covering used
+ * addresses are ever touched, and it is valid before anything is initialized. */
 void *hs_os_map_aligned(size_t size, size_t align) {
   int err = errno;
   void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
