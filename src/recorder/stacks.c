@@ -9,11 +9,14 @@
  * inside libheapscope.so are dropped: frame 0 is the return address into the
  * code that called the allocation function.
  *
- * Storage: one open-addressing table per thread plus an array of frames, both
- * reserved with mmap at a fixed size (pages are touched only when used), so a
- * dump can read them while the owner inserts (an entry is published by storing
- * its hash last). When either is full, the allocation is counted in lost_stacks:
- * nothing is dropped silently.
+ * Storage, per thread: a dense array of types in order of first sight, and an
+ * array of their frames, both reserved with mmap at a fixed size (pages are
+ * touched only when used) and append-only, so a dump reads them while the owner
+ * inserts (a type is published by advancing `used`, release). The owner finds
+ * types through an index (open addressing, grown by rehashing) that nobody else
+ * reads; it stays small and cache-hot, and the frequent types sit together at
+ * the front of the array. When the array or the frames are full, the allocation
+ * is counted in lost_stacks: nothing is dropped silently.
  */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
@@ -25,22 +28,30 @@
 #include "guard.h"
 #include "recorder.h"
 
-#define TABLE_SLOTS (1u << 17)        /* at most 3/4 used: ~98k types per thread */
+#define MAX_TYPES (1u << 17)          /* stack types per thread */
 #define FRAME_SLOTS (1u << 22)        /* 32 MiB of addresses per thread, reserved */
 #define SKIP_MAX 16                   /* recorder frames above the caller, at most */
 
 struct stack_entry {
-    _Atomic uint64_t hash;            /* 0 = empty; stored last */
+    uint64_t hash;
     uint64_t size;
     uint32_t region, depth;
     uint64_t frames_at;               /* index into frames[] */
     _Atomic uint64_t count;
 };
 
+struct index_slot {
+    uint32_t entry;                   /* entry number + 1; 0 = empty */
+    uint32_t tag;                     /* high half of the hash */
+};
+
 struct hs_stack_table {
-    uint64_t used, frames_used;
+    _Atomic uint64_t used;            /* e[0 .. used) are complete */
+    uint64_t frames_used;
     uint64_t *frames;
-    struct stack_entry e[TABLE_SLOTS];
+    struct index_slot *index;         /* owner only */
+    uint64_t index_mask;
+    struct stack_entry e[MAX_TYPES];
 };
 
 static int use_fp;
@@ -145,37 +156,66 @@ static struct hs_stack_table *table_of(struct hs_thread *t)
     return st;
 }
 
+/* Owner only: index of twice the slots, rebuilt from the entries. */
+static int index_grow(struct hs_stack_table *st)
+{
+    uint64_t slots = st->index ? (st->index_mask + 1) * 2 : 1024;
+    struct index_slot *index = hs_map(slots * sizeof *index);
+    if (!index)
+        return -1;
+    uint64_t used = atomic_load_explicit(&st->used, memory_order_relaxed);
+    for (uint64_t n = 0; n < used; n++)
+        for (uint64_t i = st->e[n].hash;; i++) {
+            struct index_slot *slot = &index[i & (slots - 1)];
+            if (!slot->entry) {
+                slot->entry = (uint32_t)n + 1;
+                slot->tag = (uint32_t)(st->e[n].hash >> 32);
+                break;
+            }
+        }
+    hs_unmap(st->index, (st->index_mask + 1) * sizeof *index);
+    st->index = index;
+    st->index_mask = slots - 1;
+    return 0;
+}
+
 void hs_stack_record(struct hs_thread *t, uint32_t region, uint64_t size)
 {
     uint64_t frames[HS_MAX_DEPTH];
     int n = capture(frames);
     struct hs_stack_table *st = table_of(t);
-    if (!st) {
+    uint64_t used = st ? atomic_load_explicit(&st->used, memory_order_relaxed) : 0;
+    if (!st || ((used + 1) * 2 > st->index_mask + 1 && index_grow(st))) {
         atomic_fetch_add(&lost, 1);
         return;
     }
     uint64_t h = hash_stack(region, size, frames, n);
+    uint32_t tag = (uint32_t)(h >> 32);
     for (uint64_t i = h;; i++) {
-        struct stack_entry *e = &st->e[i & (TABLE_SLOTS - 1)];
-        uint64_t eh = atomic_load_explicit(&e->hash, memory_order_relaxed);
-        if (eh == 0) {
-            if ((st->used + 1) * 4 > (uint64_t)TABLE_SLOTS * 3 ||
-                st->frames_used + (uint64_t)n > FRAME_SLOTS) {
+        struct index_slot *slot = &st->index[i & st->index_mask];
+        if (!slot->entry) {
+            if (used == MAX_TYPES || st->frames_used + (uint64_t)n > FRAME_SLOTS) {
                 atomic_fetch_add(&lost, 1);
                 return;
             }
+            struct stack_entry *e = &st->e[used];
             memcpy(st->frames + st->frames_used, frames, (size_t)n * sizeof *frames);
+            e->hash = h;
             e->frames_at = st->frames_used;
             e->size = size;
             e->region = region;
             e->depth = (uint32_t)n;
             atomic_store_explicit(&e->count, 1, memory_order_relaxed);
             st->frames_used += (uint64_t)n;
-            st->used++;
-            atomic_store_explicit(&e->hash, h, memory_order_release);
+            slot->entry = (uint32_t)used + 1;
+            slot->tag = tag;
+            atomic_store_explicit(&st->used, used + 1, memory_order_release);
             return;
         }
-        if (eh == h && e->size == size && e->region == region && e->depth == (uint32_t)n &&
+        if (slot->tag != tag)
+            continue;
+        struct stack_entry *e = &st->e[slot->entry - 1];
+        if (e->hash == h && e->size == size && e->region == region && e->depth == (uint32_t)n &&
             memcmp(st->frames + e->frames_at, frames, (size_t)n * sizeof *frames) == 0) {
             hs_bump(&e->count, 1);
             return;
@@ -185,10 +225,9 @@ void hs_stack_record(struct hs_thread *t, uint32_t region, uint64_t size)
 
 void hs_stack_table_visit(struct hs_stack_table *st, void *ctx, hs_stack_fn fn)
 {
-    for (uint64_t i = 0; i < TABLE_SLOTS; i++) {
+    uint64_t used = atomic_load_explicit(&st->used, memory_order_acquire);
+    for (uint64_t i = 0; i < used; i++) {
         struct stack_entry *e = &st->e[i];
-        if (!atomic_load_explicit(&e->hash, memory_order_acquire))
-            continue;
         uint64_t count = atomic_load_explicit(&e->count, memory_order_relaxed);
         if (count)
             fn(ctx, e->region, e->size, e->depth, st->frames + e->frames_at, count);
@@ -200,9 +239,10 @@ void hs_stack_table_visit(struct hs_stack_table *st, void *ctx, hs_stack_fn fn)
 void hs_stack_table_clear(struct hs_stack_table *st)
 {
     uint64_t *frames = st->frames;
+    hs_unmap(st->index, (st->index_mask + 1) * sizeof *st->index);
     madvise(st, (sizeof *st + 4095) & ~(size_t)4095, MADV_DONTNEED);
     madvise(frames, (size_t)FRAME_SLOTS * sizeof(uint64_t), MADV_DONTNEED);
-    st->frames = frames;
+    st->frames = frames;  /* the rest is zero again: empty, no index */
 }
 
 void hs_stacks_after_fork_child(void)

@@ -5,7 +5,7 @@
  *             the first 4094 get their own id, the rest count as "(overflow)"
  *   deep      regions nested 70 deep (the stack keeps 64), 13013 x1 at the bottom,
  *             then unwound: 13013 x1 at the top level again
- *   types     sizes 100000..229999 once each from one call site: with
+ *   types     sizes 100000..249999 once each from one call site: with
  *             --sizes all, more stack types than a thread's table holds
  *   closefds  closes every descriptor above 2 and puts /dev/null on 512..515
  *             (as daemons and MPI launchers do), then 15015 x2: still recorded
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
             HEAPSCOPE_REGION_END();
         churn(13013, 1);
     } else if (strcmp(mode, "types") == 0) {
-        for (size_t size = 100000; size < 230000; size++)
+        for (size_t size = 100000; size < 250000; size++)
             churn(size, 1);
     } else if (strcmp(mode, "closefds") == 0) {
         for (int fd = 3; fd < 4096; fd++)
