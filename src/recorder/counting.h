@@ -49,7 +49,8 @@ static inline int hs_size_wanted(uint64_t size)
 }
 
 /* An allocation of `size` bytes (requested) by API function `api`. */
-static inline void hs_count_alloc(unsigned api, uint64_t size, int failed)
+static inline __attribute__((always_inline)) void hs_count_alloc(unsigned api, uint64_t size,
+                                                                 int failed)
 {
     struct hs_thread *t;
     uint32_t r = hs_current_region();
