@@ -98,8 +98,7 @@ void hs_free(void *p) {
         pg->free = b;
         pg->free_is_zero = 0;
         HS_COUNT(heap->stats.frees[pg->class_id], 1);
-        --pg->used;
-        if (HS_UNLIKELY(pg->in_full || pg->used == 0)) hs_page_after_free(heap, pg);
+        if (HS_UNLIKELY((--pg->used == 0) | pg->in_full)) hs_page_after_free(heap, pg);
         return;
       }
     } else if (HS_LIKELY(heap != NULL && __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {

@@ -73,7 +73,7 @@ typedef struct hs_segment_s {
   uint64_t dirty_since_ms;     /* oldest free-but-touched slice */
   hs_heap_t *heap;
   struct hs_segment_s *next, *prev;
-  uint8_t slice_head[HS_SLICES];   /* slice -> first slice of its page */
+  hs_page_t *slice_page[HS_SLICES];  /* slice -> its page (one load on free) */
   hs_page_t pages[HS_SLICES];      /* indexed by first slice */
 } hs_segment_t;
 
@@ -200,7 +200,7 @@ static inline hs_segment_t *hs_segment_of(const void *p) {
 }
 static inline hs_page_t *hs_page_of(hs_segment_t *seg, const void *p) {
   size_t slice = ((uintptr_t)p - (uintptr_t)seg) >> HS_SLICE_SHIFT;
-  return &seg->pages[seg->slice_head[slice]];
+  return seg->slice_page[slice];
 }
 /* Start of the block holding p (p may point inside it after an aligned allocation). */
 static inline hs_block_t *hs_block_start(const hs_page_t *pg, const void *p) {

@@ -171,7 +171,7 @@ hs_page_t *hs_segment_page_alloc(hs_heap_t *heap, size_t slices) {
   uint32_t run = (slices >= 32 ? 0xFFFFFFFFu : ((1u << slices) - 1)) << first;
   seg->free_mask &= ~run;
   if (seg->free_mask == 0) segment_unlink(heap, seg);
-  for (size_t i = 0; i < slices; i++) seg->slice_head[first + i] = (uint8_t)first;
+  for (size_t i = 0; i < slices; i++) seg->slice_page[first + i] = &seg->pages[first];
   uint32_t fresh = run & ~seg->touched_mask;
   seg->touched_mask |= run;
   if (fresh) hs_stat_add(&hs_gstats.committed, &hs_gstats.committed_peak,
@@ -240,7 +240,7 @@ int hs_segment_page_resize(hs_heap_t *heap, hs_page_t *pg, size_t slices) {
     if ((seg->free_mask & extra) != extra) return 0;
     seg->free_mask &= ~extra;
     if (seg->free_mask == 0 && seg->in_list) segment_unlink(heap, seg);
-    for (size_t i = first + old; i < first + slices; i++) seg->slice_head[i] = (uint8_t)first;
+    for (size_t i = first + old; i < first + slices; i++) seg->slice_page[i] = pg;
     uint32_t fresh = extra & ~seg->touched_mask;
     seg->touched_mask |= extra;
     if (fresh) hs_stat_add(&hs_gstats.committed, &hs_gstats.committed_peak,
