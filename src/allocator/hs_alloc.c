@@ -54,13 +54,13 @@ static __attribute__((noinline)) void *malloc_generic(size_t size) { return allo
 void *hs_malloc(size_t size) {
   hs_heap_t *heap = hs_tls_heap;
   if (HS_LIKELY(size <= HS_CLASS_TABLE_MAX && heap != NULL)) {
-    size_t cls = hs_class_table[(size + 7) >> 3];
-    hs_page_t *pg = heap->direct[cls];
+    size_t idx = (size + 7) >> 3;
+    hs_page_t *pg = heap->direct8[idx];
     hs_block_t *b = pg->free;
     if (HS_LIKELY(b != NULL)) {
       pg->free = b->next;
       pg->used++;
-      HS_COUNT(heap->stats.allocs[cls], 1);
+      HS_COUNT(heap->stats.allocs8[idx], 1);
       HS_COUNT(heap->stats.requested, size);
       return b;
     }
@@ -107,7 +107,7 @@ void hs_free(void *p) {
       hs_page_t *cache = &heap->cache[cls];
       b->next = cache->free;
       cache->free = b;
-      heap->direct[cls] = cache;
+      if (HS_UNLIKELY(heap->direct[cls] != cache)) hs_direct_set(heap, cls, cache);
       HS_COUNT(heap->stats.frees[cls], 1);
       HS_COUNT(heap->stats.remote_frees, 1);
       if (HS_UNLIKELY(++heap->cache_count[cls] >= hs_cache_limit[cls])) hs_cache_overflow(heap, cls);

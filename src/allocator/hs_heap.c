@@ -80,7 +80,7 @@ static hs_heap_t *heap_new_locked(void) {
   hs_heap_t *heap = (hs_heap_t *)heap_pool;
   heap_pool += size;
   heap_pool_left -= size;
-  for (size_t c = 0; c < HS_CLASSES; c++) heap->direct[c] = &hs_page_empty;
+  for (size_t c = 0; c < HS_CLASSES; c++) hs_direct_set(heap, c, &hs_page_empty);
   heap->id = heaps_made++;
   heap->all_next = heaps_all;
   heaps_all = heap;

@@ -103,6 +103,7 @@ typedef struct {
 
 typedef struct {
   hs_counter_t allocs[HS_BINS];
+  hs_counter_t allocs8[HS_CLASS_TABLE_MAX / 8 + 1];   /* malloc's fast path, by (size + 7) / 8 */
   hs_counter_t frees[HS_BINS];
   hs_counter_t alloc_bytes[HS_BINS];   /* usable bytes, large and huge bins only */
   hs_counter_t free_bytes[HS_BINS];
@@ -122,7 +123,9 @@ struct hs_heap_s {
   _Atomic(hs_block_t *) remote;        /* other threads' frees, LIFO of batches */
   uint32_t id;                         /* set once */
   /* -- the owner's (other threads never write below; stats are only read) -- */
-  _Alignas(64) hs_page_t *direct[HS_CLASSES];  /* current page per class, never NULL */
+  _Alignas(64) hs_page_t *direct8[HS_CLASS_TABLE_MAX / 8 + 1];  /* by (size + 7) / 8: the
+                                          current page of that size's class (malloc's lookup) */
+  hs_page_t *direct[HS_CLASSES];       /* current page per class, never NULL */
   hs_page_queue_t queue[HS_CLASSES];   /* pages with (possibly) free blocks */
   hs_page_queue_t full;                /* pages with nothing to give */
   hs_page_t cache[HS_CLASSES];         /* other heaps' blocks this thread freed, reused
@@ -170,6 +173,7 @@ HS_HIDDEN extern uint8_t hs_class_table[HS_CLASS_TABLE_MAX / 8 + 1];
 HS_HIDDEN extern size_t hs_class_size[HS_CLASSES];
 HS_HIDDEN extern uint8_t hs_class_slices[HS_CLASSES];
 HS_HIDDEN extern uint32_t hs_cache_limit[HS_CLASSES];
+HS_HIDDEN extern uint8_t hs_class_lo8[HS_CLASSES], hs_class_hi8[HS_CLASSES];  /* direct8 range */
 HS_HIDDEN void hs_sizeclass_init(void);
 HS_HIDDEN size_t hs_class_of_computed(size_t size);
 
@@ -240,6 +244,12 @@ HS_HIDDEN void hs_heaps_lock(void);
 HS_HIDDEN void hs_heaps_unlock(void);
 HS_HIDDEN hs_heap_t *hs_heaps_first(void);
 HS_HIDDEN void hs_options_read(void);
+
+/* Make pg the class's current page (in both lookup tables). */
+static inline void hs_direct_set(hs_heap_t *heap, size_t cls, hs_page_t *pg) {
+  heap->direct[cls] = pg;
+  for (unsigned i = hs_class_lo8[cls]; i <= hs_class_hi8[cls]; i++) heap->direct8[i] = pg;
+}
 
 static inline hs_heap_t *hs_heap_get(void) {
   hs_heap_t *heap = hs_tls_heap;

@@ -32,7 +32,7 @@ static void queue_push_back(hs_page_queue_t *q, hs_page_t *pg) {
 
 void hs_page_set_direct(hs_heap_t *heap, size_t cls) {
   hs_page_t *first = heap->queue[cls].first;
-  heap->direct[cls] = first ? first : &hs_page_empty;
+  hs_direct_set(heap, cls, first ? first : &hs_page_empty);
 }
 
 /* Link a fresh run of blocks onto the (empty) free list, a few KiB at a time so
@@ -129,7 +129,7 @@ void *hs_page_alloc_slow(hs_heap_t *heap, size_t size, size_t cls, int zero) {
     page_extend(pg);
   }
 pop:
-  heap->direct[cls] = pg;
+  if (heap->direct[cls] != pg) hs_direct_set(heap, cls, pg);
   hs_block_t *b = pg->free;
   pg->free = b->next;
   pg->used++;
@@ -159,7 +159,7 @@ void hs_page_free_generic(hs_heap_t *self, hs_page_t *pg, void *p) {
     hs_page_t *cache = &self->cache[bin];
     b->next = cache->free;
     cache->free = b;
-    self->direct[bin] = cache;
+    if (self->direct[bin] != cache) hs_direct_set(self, bin, cache);
     if (++self->cache_count[bin] >= hs_cache_limit[bin]) hs_cache_overflow(self, bin);
   } else {
     hs_remote_free(self, pg, b);

@@ -11,6 +11,7 @@ uint8_t hs_class_table[HS_CLASS_TABLE_MAX / 8 + 1];
 size_t hs_class_size[HS_CLASSES];
 uint8_t hs_class_slices[HS_CLASSES];
 uint32_t hs_cache_limit[HS_CLASSES];
+uint8_t hs_class_lo8[HS_CLASSES], hs_class_hi8[HS_CLASSES];
 
 size_t hs_class_of_computed(size_t size) {
   if (size <= 8) return 0;
@@ -47,6 +48,14 @@ void hs_sizeclass_init(void) {
     size_t limit = HS_CACHE_BYTES / hs_class_size[c];
     hs_cache_limit[c] = (uint32_t)(limit < 4 ? 4 : limit > 1024 ? 1024 : limit);
   }
-  for (size_t i = 0; i <= HS_CLASS_TABLE_MAX / 8; i++)
-    hs_class_table[i] = (uint8_t)hs_class_of_computed(i * 8);
+  for (size_t c = 0; c < HS_CLASSES; c++) {
+    hs_class_lo8[c] = 1;                 /* empty range unless the table maps sizes to c */
+    hs_class_hi8[c] = 0;
+  }
+  for (size_t i = HS_CLASS_TABLE_MAX / 8 + 1; i-- > 0;) {
+    size_t c = hs_class_of_computed(i * 8);
+    hs_class_table[i] = (uint8_t)c;
+    if (hs_class_hi8[c] < hs_class_lo8[c]) hs_class_hi8[c] = (uint8_t)i;
+    hs_class_lo8[c] = (uint8_t)i;
+  }
 }

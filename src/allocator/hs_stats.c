@@ -23,6 +23,8 @@ HS_EXPORT int hsmalloc_stats_get(hsmalloc_stats_t *st) {
     hs_heap_stats_t *s = &h->stats;
     st->heaps++;
     if (h->state == HS_HEAP_ABANDONED) st->heaps_abandoned++;
+    for (size_t i = 0; i <= HS_CLASS_TABLE_MAX / 8; i++)
+      st->bins[hs_class_table[i]].allocs += HS_READ(s->allocs8[i]);
     for (size_t b = 0; b < HS_BINS; b++) {
       st->bins[b].allocs += HS_READ(s->allocs[b]);
       st->bins[b].frees += HS_READ(s->frees[b]);
