@@ -170,7 +170,8 @@ def test_heapscope_run_command(heapscope, build, native):
     assert res.returncode == 7 and "hsmalloc statistics" in res.stderr
     res = heapscope("run", "--allocator", "hsmalloc", "--", "sh", "-c", "kill -KILL $$", check=False)
     assert res.returncode == 128 + 9
-    res = heapscope("run", "--allocator", "glibc", "--", "sh", "-c", 'echo "[$LD_PRELOAD]"')
+    res = heapscope("run", "--allocator", "glibc", "--", "sh", "-c", 'echo "[$LD_PRELOAD]"',
+                    env={"LD_PRELOAD": ""})
     assert res.stdout.strip() == "[]"
     res = heapscope("run", "--allocator", "hsmalloc", "--print-library")
     assert res.stdout.strip() == str(native / "lib" / "libhsmalloc.so")
@@ -210,3 +211,18 @@ def test_heapscope_run_names_missing_peer_package(heapscope, monkeypatch):
     monkeypatch.setattr(allocators, "LIBDIRS", [Path("/nonexistent")])
     with pytest.raises(HeapscopeError, match="apt-get install libjemalloc2"):
         run.environment("jemalloc")
+
+
+def test_project_test_suite_on_hsmalloc(on_hsmalloc):
+    """Part of heapscope's own suite (profile reader, reports, bench statistics: numpy
+    and Python objects) passes with every Python object coming from hsmalloc."""
+    env, stats = on_hsmalloc
+    env = dict(env, PYTHONMALLOC="malloc")
+    tests = Path(__file__).resolve().parent
+    modules = [str(tests / m) for m in ("test_reader_format.py", "test_report.py", "test_bench_stats.py")]
+    res = subprocess.run(["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", *modules],
+                         capture_output=True, text=True, env=env, cwd=tests.parent, timeout=300)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    assert " passed" in res.stdout and "failed" not in res.stdout
+    pytest_process = max(stats(), key=lambda s: s["allocs"])
+    assert pytest_process["allocs"] > 100000

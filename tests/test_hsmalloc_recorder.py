@@ -7,12 +7,15 @@ from heapscope.native import program
 
 
 def recorded_report(heapscope, tmp_path, allocator, env=None):
+    # heapscope itself runs without any preload the caller may have set: the
+    # recorded program gets exactly the allocator asked for
+    env = dict(env or {}, LD_PRELOAD="")
     out = tmp_path / allocator
     exe = program("hs-wl-hot-odd")
     res = heapscope("record", "-o", out, "--allocator", allocator, "--", exe, "--rounds", "300",
                     env=env)
     checksum = [l for l in res.stdout.splitlines() if l.startswith("checksum:")]
-    report = json.loads(heapscope("report", out, "--format", "json").stdout)
+    report = json.loads(heapscope("report", out, "--format", "json", env={"LD_PRELOAD": ""}).stdout)
     return report, checksum
 
 
