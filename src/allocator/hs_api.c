@@ -75,19 +75,17 @@ EXPORT int posix_memalign(void **memptr, size_t align, size_t size) {
 EXPORT int __posix_memalign(void **memptr, size_t align, size_t size)
     __attribute__((alias("posix_memalign")));
 
-EXPORT void *aligned_alloc(size_t align, size_t size) {
-  if (!is_pow2(align)) { errno = EINVAL; return NULL; }
-  return hs_memalign(align, size);
-}
-
-/* glibc: alignment below 16 means 16, a non-power of two is rounded up, an
- * alignment above half the address space is EINVAL. */
+/* glibc 2.36: alignment below 16 means 16, a non-power of two is rounded up, an
+ * alignment above half the address space is EINVAL. aligned_alloc is the same
+ * function there (2.38 started rejecting non-powers of two; programs built on
+ * this glibc do not expect that). */
 EXPORT void *memalign(size_t align, size_t size) {
   if (align > SIZE_MAX / 2 + 1) { errno = EINVAL; return NULL; }
   if (align < 16) align = 16;
   if (!is_pow2(align)) align = (size_t)1 << (64 - __builtin_clzl(align));
   return hs_memalign(align, size);
 }
+EXPORT void *aligned_alloc(size_t align, size_t size) __attribute__((alias("memalign")));
 EXPORT void *__libc_memalign(size_t align, size_t size) __attribute__((alias("memalign")));
 
 EXPORT void *valloc(size_t size) { return hs_memalign((size_t)getpagesize(), size); }

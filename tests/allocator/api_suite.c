@@ -105,6 +105,9 @@ static void test_alignments(void) {
   void *m = memalign(3, 10);                  /* glibc rounds the alignment up */
   CHECK(m != NULL && ((uintptr_t)m & 3) == 0);
   free(m);
+  m = aligned_alloc(48, 100);                 /* glibc 2.36: the same as memalign */
+  CHECK(m != NULL && ((uintptr_t)m & 63) == 0);
+  free(m);
   for (size_t n = 1; n <= 2048; n++) {        /* malloc is 16-aligned above 8 bytes */
     void *p = malloc(n);
     CHECK(p != NULL && ((uintptr_t)p & (n > 8 ? 15 : 7)) == 0 && malloc_usable_size(p) >= n);
