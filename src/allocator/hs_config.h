@@ -32,10 +32,12 @@
 #define HS_BIN_HUGE        (HS_CLASSES + 1)
 #define HS_BINS            (HS_CLASSES + 2)
 
-/* Remote frees are batched per destination heap before one atomic push. */
+/* Remote frees that do not go through a thread's per-class cache (large blocks)
+ * are batched per destination heap before one atomic push; a batch holding a
+ * large block goes at once, so an idle thread never sits on big memory. */
 #define HS_RBATCH_SLOTS    16
 #define HS_RBATCH_BLOCKS   128
-#define HS_RBATCH_BYTES    ((size_t)256 * 1024)
+#define HS_RBATCH_BYTES    HS_SMALL_MAX
 
 /* A thread keeps up to this many bytes per class of blocks it freed for other
  * heaps, and allocates them first (4..1024 blocks per class). */
