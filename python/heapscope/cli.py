@@ -19,6 +19,9 @@ COMMANDS = [
     "run",
     "report",
     "stacks",
+    "callgraph",
+    "diff",
+    "export",
     "bench",
     "demo",
 ]

@@ -1,0 +1,100 @@
+"""Draw a CallGraph in Graphviz dot, and render it to SVG with the `dot` program.
+
+Ranked vertices (fix targets) are filled orange with their rank; the first `highlight`
+of them bold. User code is white, runtime code grey, entry points blue, the allocation
+sinks red. Edge width grows with the allocations through the edge.
+"""
+import math
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Optional
+
+from heapscope.analysis import classify as kinds
+from heapscope.analysis.callgraph import ALLOC, CallGraph, Vertex
+from heapscope.errors import HeapscopeError
+
+STYLE = {
+    kinds.USER: 'fillcolor="white"',
+    kinds.RUNTIME: 'fillcolor="#e4e4e4", fontcolor="#555555"',
+    kinds.ENTRY: 'fillcolor="#d6e6f5"',
+    ALLOC: 'fillcolor="#f4b6b6", shape=box3d',
+}
+RANKED = 'fillcolor="#ffb347", penwidth=2'
+TOP = 'fillcolor="#ff8c1a", penwidth=3, fontname="Helvetica-Bold"'
+
+
+def quote(text: str) -> str:
+    """A dot double-quoted string; newlines become centred line breaks."""
+    body = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{body}"'
+
+
+def _shorten(name: str, width: int = 60) -> str:
+    return name if len(name) <= width else name[:width - 3] + "..."
+
+
+def _vertex_label(g: CallGraph, v: Vertex) -> str:
+    parts = []
+    if v.rank:
+        parts.append(f"#{v.rank}")
+    parts.append(_shorten(v.function))
+    if g.lines and v.file:
+        parts.append(f"{os.path.basename(v.file)}:{v.line}")
+    parts.append(f"{v.types} type{'s' if v.types != 1 else ''}, {v.count:,} allocs")
+    return "\n".join(parts)
+
+
+def to_dot(g: CallGraph, title: str = "", highlight: int = 5) -> str:
+    ids = {key: f"v{i}" for i, key in enumerate(g.vertices)}
+    out = ["digraph heapscope_callgraph {",
+           "  rankdir=TB;",
+           f"  label={quote(title)}; labelloc=t; fontname=\"Helvetica\";",
+           '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
+           '  edge [color="#666666", fontname="Helvetica", fontsize=9];']
+    for key, v in g.vertices.items():
+        style = STYLE.get(v.kind, STYLE[kinds.USER])
+        if v.rank:
+            style = TOP if v.rank <= highlight else RANKED
+        tooltip = f"{v.function} ({v.kind})"
+        out.append(f"  {ids[key]} [label={quote(_vertex_label(g, v))}, tooltip={quote(tooltip)}, {style}];")
+    top = max((e.count for e in g.edges.values()), default=1) or 1
+    for (caller, callee), e in g.edges.items():
+        width = 1 + 4 * math.log1p(e.count) / math.log1p(top)
+        out.append(f"  {ids[caller]} -> {ids[callee]} [label={quote(f'{e.count:,}')}, "
+                   f"penwidth={width:.2f}];")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise HeapscopeError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def render_svg(dot_path: Path, svg_path: Path, timeout: float = 300) -> Optional[str]:
+    """Run `dot -Tsvg`. Returns None when done, or a one-line note when graphviz is
+    missing; a failing `dot` is an error."""
+    dot = shutil.which("dot")
+    if dot is None:
+        return "graphviz `dot` not found: wrote the .dot file only (apt-get install graphviz)"
+    tmp = svg_path.with_name(svg_path.name + ".tmp")
+    try:
+        res = subprocess.run([dot, "-Tsvg", "-o", str(tmp), str(dot_path)],
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        tmp.unlink(missing_ok=True)
+        raise HeapscopeError(f"dot took over {timeout:.0f} s on {dot_path}: "
+                             f"draw fewer stack types (--region, one --size)") from None
+    if res.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        first = (res.stderr.strip().splitlines() or ["no message"])[0]
+        raise HeapscopeError(f"dot failed on {dot_path}: {first}")
+    os.replace(tmp, svg_path)
+    return None

@@ -1,0 +1,178 @@
+"""Compare two sets of profiles (A = before, B = after): step four of the method.
+
+  size_changes     per (region, size): counts and bytes before and after
+  totals           all selected allocations before and after
+  migrations       per region, the sizes that fell and the sizes that rose (fixing
+                   12-byte blocks can create 24-byte ones)
+  stack_changes    per stack trace type, matched by symbolized frames (function, file,
+                   line; never addresses), so two builds of a program compare
+  path_migrations  one call path whose allocations changed size between A and B
+  regression       did the total count (or bytes) rise by more than a percentage
+"""
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from heapscope.analysis.selection import SizeSet, region_matches
+from heapscope.analysis.stacks import WeightedStack, identity
+from heapscope.profile.model import Profile
+
+METRICS = ("count", "bytes")
+
+
+@dataclass(frozen=True)
+class Change:
+    """Before/after figures of one row (a size in a region, a stack type, a total)."""
+    count_a: int
+    count_b: int
+    bytes_a: int
+    bytes_b: int
+
+    @property
+    def delta(self) -> int:
+        return self.count_b - self.count_a
+
+    @property
+    def bytes_delta(self) -> int:
+        return self.bytes_b - self.bytes_a
+
+    @property
+    def ratio(self) -> Optional[float]:
+        """B / A allocations; None when A had none."""
+        return self.count_b / self.count_a if self.count_a else None
+
+    @property
+    def status(self) -> str:
+        if self.count_a == 0 and self.count_b:
+            return "new"
+        if self.count_b == 0 and self.count_a:
+            return "gone"
+        if self.delta > 0:
+            return "more"
+        if self.delta < 0:
+            return "fewer"
+        return "same"
+
+    def percent(self, metric: str = "count") -> Optional[float]:
+        """Relative change in percent; None when A is zero (and B is not)."""
+        a, b = (self.count_a, self.count_b) if metric == "count" else (self.bytes_a, self.bytes_b)
+        if a == 0:
+            return 0.0 if b == 0 else None
+        return 100.0 * (b - a) / a
+
+
+@dataclass(frozen=True)
+class SizeChange(Change):
+    region: str = ""
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class StackChange(Change):
+    region: str = ""
+    size: int = 0
+    stack: Optional[WeightedStack] = None   # frames to print (from B when present, else A)
+
+
+@dataclass(frozen=True)
+class Migration:
+    region: str
+    fell: Tuple[SizeChange, ...]   # biggest drop first
+    rose: Tuple[SizeChange, ...]   # biggest rise first
+
+
+@dataclass(frozen=True)
+class PathMigration:
+    region: str
+    stack: WeightedStack                     # the path (frames from B)
+    before: Tuple[Tuple[int, int], ...]      # (size, count) in A
+    after: Tuple[Tuple[int, int], ...]       # (size, count) in B
+
+
+def size_table(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str]) -> Dict[Tuple[str, int], int]:
+    table: Dict[Tuple[str, int], int] = {}
+    for p in profiles:
+        for (r, size), count in p.size_counts.items():
+            if size in sizes and region_matches(r, region):
+                table[(r, size)] = table.get((r, size), 0) + count
+    return table
+
+
+def size_changes(a: Dict[Tuple[str, int], int], b: Dict[Tuple[str, int], int]) -> List[SizeChange]:
+    """Every (region, size) of A or B; the biggest change first."""
+    rows = []
+    for region, size in set(a) | set(b):
+        ca, cb = a.get((region, size), 0), b.get((region, size), 0)
+        rows.append(SizeChange(ca, cb, ca * size, cb * size, region, size))
+    rows.sort(key=lambda r: (-abs(r.delta), -abs(r.bytes_delta), r.region, r.size))
+    return rows
+
+
+def totals(rows: Iterable[Change]) -> Change:
+    ca = cb = ba = bb = 0
+    for r in rows:
+        ca += r.count_a
+        cb += r.count_b
+        ba += r.bytes_a
+        bb += r.bytes_b
+    return Change(ca, cb, ba, bb)
+
+
+def migrations(rows: Sequence[SizeChange]) -> List[Migration]:
+    """Regions where some sizes fell and others rose; the region with most movement first."""
+    by_region: Dict[str, List[SizeChange]] = {}
+    for r in rows:
+        by_region.setdefault(r.region, []).append(r)
+    out = []
+    for region, rs in by_region.items():
+        fell = tuple(sorted((r for r in rs if r.delta < 0), key=lambda r: (r.delta, r.size)))
+        rose = tuple(sorted((r for r in rs if r.delta > 0), key=lambda r: (-r.delta, r.size)))
+        if fell and rose:
+            out.append(Migration(region, fell, rose))
+    out.sort(key=lambda m: (-min(-m.fell[0].delta, m.rose[0].delta), m.region))
+    return out
+
+
+def stack_changes(a: Sequence[WeightedStack], b: Sequence[WeightedStack]) -> List[StackChange]:
+    """Stack types of A and B matched by region, size and symbolized frames (merge each
+    side first). The biggest change first."""
+    index: Dict[tuple, List] = {}
+    for side, stacks in ((0, a), (1, b)):
+        for s in stacks:
+            acc = index.setdefault(s.key, [0, 0, 0, 0, s])
+            acc[side] += s.count
+            acc[2 + side] += s.bytes
+            if side == 1:
+                acc[4] = s
+    rows = [StackChange(ca, cb, ba, bb, s.region, s.size, s) for ca, cb, ba, bb, s in index.values()]
+    rows.sort(key=lambda r: (-abs(r.delta), r.region, r.size, r.stack.key))
+    return rows
+
+
+def path_migrations(a: Sequence[WeightedStack], b: Sequence[WeightedStack]) -> List[PathMigration]:
+    """Call paths (same region and frames) whose allocation sizes differ between A and B."""
+    paths: Dict[tuple, List] = {}
+    for side, stacks in ((0, a), (1, b)):
+        for s in stacks:
+            key = (s.region, tuple(identity(f) for f in s.frames))
+            acc = paths.setdefault(key, [{}, {}, s])
+            acc[side][s.size] = acc[side].get(s.size, 0) + s.count
+            if side == 1:
+                acc[2] = s
+    out = []
+    for (region, _), (before, after, s) in paths.items():
+        if before and after and set(before) != set(after):
+            out.append(PathMigration(region, s, tuple(sorted(before.items())), tuple(sorted(after.items()))))
+    out.sort(key=lambda m: (-sum(c for _, c in m.after), m.region))
+    return out
+
+
+def regression(total: Change, percent: float, metric: str = "count") -> Optional[str]:
+    """A one-line reason when the metric rose by more than `percent`, else None."""
+    a, b = (total.count_a, total.count_b) if metric == "count" else (total.bytes_a, total.bytes_b)
+    unit = "allocations" if metric == "count" else "bytes"
+    change = total.percent(metric)
+    if change is None:
+        return f"{unit} rose from 0 to {b:,}"
+    if change > percent:
+        return f"{unit} rose by {change:.2f}% ({a:,} -> {b:,}), more than the {percent:g}% allowed"
+    return None

@@ -1,0 +1,78 @@
+"""The bridge from recorded profiles to analyses: read, select, symbolize.
+
+    profiles = load(["run1/"])                       # heapscope.profile.load_profiles
+    stacks = weighted_stacks(profiles, SizeSet("12"), "local")
+
+Every stack trace type of the chosen sizes and regions becomes a WeightedStack with
+symbolized frames (heapscope.symbolize); identical symbolized paths from several
+processes are merged unless asked not to. Symbolizer notes (missing debug info) and
+reader warnings go to stderr, one line each.
+"""
+import sys
+from typing import List, Optional, Sequence
+
+from heapscope.analysis.selection import SizeSet, check_region, region_matches
+from heapscope.analysis.stacks import WeightedStack, merge_stacks
+from heapscope.errors import HeapscopeError
+from heapscope.profile import load_profiles
+from heapscope.profile.model import Profile
+from heapscope.symbolize import Symbolizer
+
+
+def load(paths: Sequence[str]) -> List[Profile]:
+    profiles = load_profiles(paths)
+    for p in profiles:
+        for w in p.warnings:
+            print(f"heapscope: {p.path}: {w}", file=sys.stderr)
+    return profiles
+
+
+def region_paths(profiles: Sequence[Profile]) -> List[str]:
+    return sorted({r.path for p in profiles for r in p.regions.values()})
+
+
+def selected_types(profile: Profile, sizes: SizeSet, region: Optional[str]):
+    return [t for t in profile.stack_types if t.size in sizes and region_matches(t.region, region)]
+
+
+def weighted_stacks(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str],
+                    merge: bool = True, symbolizer: Optional[Symbolizer] = None,
+                    notes_to=sys.stderr, check: bool = True) -> List[WeightedStack]:
+    """Symbolized stack trace types of the selected sizes and regions, of all profiles.
+    With `check`, a region that none of the profiles has is an error."""
+    if check:
+        check_region(region_paths(profiles), region)
+    sym = symbolizer or Symbolizer()
+    out: List[WeightedStack] = []
+    for p in profiles:
+        types = selected_types(p, sizes, region)
+        if not types:
+            continue
+        resolved = sym.resolve(p, {a for t in types for a in t.frames})
+        for t in types:
+            frames = tuple(f for a in t.frames for f in resolved[a])
+            out.append(WeightedStack(frames, t.count, t.bytes, t.region, t.size))
+    if notes_to is not None:
+        for note in sym.notes:
+            print(f"heapscope: note: {note}", file=notes_to)
+    return merge_stacks(out) if merge else out
+
+
+def require_stacks(stacks: List[WeightedStack], profiles: Sequence[Profile], sizes: SizeSet,
+                   region: Optional[str]) -> None:
+    """No stack types for the selection: say how they are recorded, in one line."""
+    if stacks:
+        return
+    recorded = sorted({p.settings.get("stack_sizes", "") for p in profiles} - {""})
+    where = f" in region {region!r}" if region else ""
+    hint = (f"the profiles hold stacks for sizes {', '.join(recorded)}" if recorded
+            else "record with `heapscope record --sizes SPEC -- program`")
+    raise HeapscopeError(f"no stack trace types of {sizes}{where}: {hint}")
+
+
+def lost_stack_warning(profiles: Sequence[Profile]) -> Optional[str]:
+    lost = sum(p.lost_stacks for p in profiles)
+    if lost:
+        return (f"{lost:,} allocations of the recorded sizes lost their stack (stack table "
+                f"full) and are missing from the stack types")
+    return None

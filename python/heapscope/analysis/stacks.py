@@ -1,0 +1,88 @@
+"""Symbolized call paths with weights: what the call graph, the diff and the exports consume.
+
+A WeightedStack is one stack trace type (or a merge of identical ones from several
+processes): its frames innermost first (frame 0 is in the code that called the
+allocation function), how many allocations took that path and how many bytes they
+asked for. Frames are heapscope.symbolize.Frame: an inlined function is a frame of
+its own, flagged `inlined`, placed before the frame it was inlined into (both come
+from one return address). Analyses never look at raw addresses: two runs of two
+builds of a program are matched by function, file and line (`identity`).
+"""
+import os
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Tuple
+
+from heapscope.symbolize.frames import Frame
+
+UNKNOWN_FUNCTION = "??"
+
+
+def frame_name(frame: Frame) -> str:
+    """The function, or a placeholder naming the module when the symbol is unknown."""
+    if frame.function and frame.function != UNKNOWN_FUNCTION:
+        return frame.function
+    module = os.path.basename(frame.module) if frame.module else "unknown module"
+    return f"?? ({module}+{frame.offset:#x})"
+
+
+def identity(frame: Frame) -> Tuple[str, str, int]:
+    """How frames of two runs are matched: function, file and line. A frame without
+    line information is matched by function and module (its offset changes with
+    every build)."""
+    if frame.file:
+        return (frame.function, frame.file, frame.line)
+    return (frame.function, os.path.basename(frame.module), 0)
+
+
+@dataclass(frozen=True)
+class WeightedStack:
+    frames: Tuple[Frame, ...]  # innermost first
+    count: int                 # allocations that took this path
+    bytes: int                 # bytes they asked for
+    region: str = ""           # region path
+    size: int = 0              # exact requested size
+
+    @property
+    def key(self) -> tuple:
+        """Identity across runs and processes: region, size and symbolized frames."""
+        return (self.region, self.size, tuple(identity(f) for f in self.frames))
+
+
+def merge_stacks(stacks: Iterable[WeightedStack]) -> List[WeightedStack]:
+    """Add up stacks with the same region, size and symbolized frames (several processes,
+    or types that differed only below the symbol level). Most allocations first."""
+    merged: Dict[tuple, List] = {}
+    for s in stacks:
+        acc = merged.get(s.key)
+        if acc is None:
+            merged[s.key] = [s, s.count, s.bytes]
+        else:
+            acc[1] += s.count
+            acc[2] += s.bytes
+    out = [WeightedStack(first.frames, count, nbytes, first.region, first.size)
+           for first, count, nbytes in merged.values()]
+    out.sort(key=lambda s: (-s.count, s.region, s.size, s.key))
+    return out
+
+
+def totals(stacks: Iterable[WeightedStack]) -> Tuple[int, int]:
+    count = nbytes = 0
+    for s in stacks:
+        count += s.count
+        nbytes += s.bytes
+    return count, nbytes
+
+
+def physical_frames(frames: Iterable[Frame]) -> List[List[Frame]]:
+    """Group a stack's frames by return address: each group is the inlined frames
+    (innermost first) followed by the function they were inlined into."""
+    groups: List[List[Frame]] = []
+    current: List[Frame] = []
+    for f in frames:
+        current.append(f)
+        if not f.inlined:
+            groups.append(current)
+            current = []
+    if current:
+        groups.append(current)
+    return groups

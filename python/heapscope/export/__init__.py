@@ -1,0 +1,10 @@
+"""Profiles in other tools' formats.
+
+Exporters take generic weighted stacks (heapscope.analysis.stacks.WeightedStack):
+whatever produced the weights (stack trace types today, lifetimes or peak holders
+later) exports the same way.
+
+  collapsed   "root;caller;callee count" lines (flamegraph.pl, speedscope, inferno)
+  protobuf    a minimal protocol-buffers wire-format writer
+  pprof       profile.proto, gzip-compressed (go tool pprof)
+"""
