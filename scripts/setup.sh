@@ -32,4 +32,4 @@ fi
 PY=${PYTHON:-python3}
 echo "setup: building and installing heapscope (pip install .[test])"
 "$PY" -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
-"$PY" -m pip install --quiet ".[test]"
+"$PY" -m pip install --quiet --root-user-action=ignore ".[test]"
