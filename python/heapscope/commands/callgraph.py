@@ -7,7 +7,6 @@ Prints the ranking (text or JSON) and writes PREFIX.dot and PREFIX.svg (graphviz
 The ranking rules are in heapscope.analysis.callgraph.
 """
 import json
-import os
 import sys
 from pathlib import Path
 

@@ -8,12 +8,13 @@ compressed profile.proto with sample types alloc_objects and alloc_space. Only s
 trace types are exported (record them with `heapscope record --sizes SPEC`); the totals
 equal the recorded counts of those sizes unless stacks were lost (a warning says so).
 """
-import os
+import io
 import sys
 
 from heapscope.analysis.loading import load, lost_stack_warning, require_stacks, weighted_stacks
 from heapscope.analysis.selection import SizeSet
 from heapscope.analysis.stacks import totals
+from heapscope.atomic import write_atomic
 from heapscope.errors import HeapscopeError
 from heapscope.export.collapsed import ROOTS, write_collapsed
 from heapscope.export.pprof import write_pprof
@@ -39,17 +40,9 @@ def register(sub):
 def _write_collapsed(stacks, args, roots):
     if args.output == "-":
         return write_collapsed(stacks, sys.stdout, args.value, args.lines, roots)
-    tmp = f"{args.output}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as fh:
-            total = write_collapsed(stacks, fh, args.value, args.lines, roots)
-        os.replace(tmp, args.output)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise HeapscopeError(f"cannot write {args.output}: {exc.strerror}") from None
+    text = io.StringIO()
+    total = write_collapsed(stacks, text, args.value, args.lines, roots)
+    write_atomic(args.output, text.getvalue())
     return total
 
 

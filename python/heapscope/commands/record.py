@@ -8,7 +8,6 @@ forwards SIGINT/SIGTERM sent to heapscope itself, returns the program's exit cod
 import argparse
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from heapscope.allocators import ALL as ALLOCATORS, require_allocator
 from heapscope.errors import HeapscopeError
+from heapscope.launch import check_program
 from heapscope.native import library
 
 ENVIRONMENT = """\
@@ -99,14 +99,7 @@ def _check_options(args):
         raise HeapscopeError("--regions selects where stacks are recorded: give --sizes too")
     if not 1 <= args.depth <= 256:
         raise HeapscopeError(f"--depth must be 1..256, not {args.depth}")
-    program = command[0]
-    if "/" in program:
-        if not os.path.isfile(program):
-            raise HeapscopeError(f"program not found: {program}", exit_code=127)
-        if not os.access(program, os.X_OK):
-            raise HeapscopeError(f"program is not executable: {program}", exit_code=126)
-    elif shutil.which(program) is None:
-        raise HeapscopeError(f"program not found in PATH: {program}", exit_code=127)
+    check_program(command[0])
     return command
 
 

@@ -7,12 +7,12 @@ runs the program, and returns its exit code (128+N when signal N killed it).
 """
 import argparse
 import os
-import shutil
 import signal
 import subprocess
 
 from heapscope.allocators import ALL as ALLOCATORS, require_allocator
 from heapscope.errors import HeapscopeError
+from heapscope.launch import check_program
 
 # How each allocator is asked to print statistics when the program exits.
 STATS_ENV = {
@@ -58,14 +58,7 @@ def _command(args):
         raise HeapscopeError(f"unknown option {command[0]!r} (put the program after --)")
     if not command:
         raise HeapscopeError("no program to run: heapscope run --allocator NAME -- CMD [ARGS...]")
-    program = command[0]
-    if "/" in program:
-        if not os.path.isfile(program):
-            raise HeapscopeError(f"program not found: {program}", exit_code=127)
-        if not os.access(program, os.X_OK):
-            raise HeapscopeError(f"program is not executable: {program}", exit_code=126)
-    elif shutil.which(program) is None:
-        raise HeapscopeError(f"program not found in PATH: {program}", exit_code=127)
+    check_program(command[0])
     return command
 
 

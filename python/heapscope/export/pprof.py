@@ -12,11 +12,10 @@ A location's address is the code address in that first process (offset + load bi
 so addresses from several processes land in one consistent map.
 """
 import gzip
-import os
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Sequence, Tuple
 
 from heapscope.analysis.stacks import WeightedStack, frame_name, physical_frames
-from heapscope.errors import HeapscopeError
+from heapscope.atomic import write_atomic
 from heapscope.export.protobuf import Message
 from heapscope.profile.model import Module
 
@@ -128,15 +127,4 @@ def encode(stacks: Iterable[WeightedStack], modules: Sequence[Module] = (),
 def write_pprof(stacks: Iterable[WeightedStack], path: str, modules: Sequence[Module] = (),
                 time_nanos: int = 0, comments: Sequence[str] = ()) -> None:
     """Write the gzip-compressed profile to `path` (atomically: a temporary file renamed)."""
-    data = gzip.compress(encode(stacks, modules, time_nanos, comments), mtime=0)
-    tmp = f"{path}.tmp"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise HeapscopeError(f"cannot write {path}: {exc.strerror}") from None
+    write_atomic(path, gzip.compress(encode(stacks, modules, time_nanos, comments), mtime=0))
