@@ -8,6 +8,7 @@ forwards SIGINT/SIGTERM sent to heapscope itself, returns the program's exit cod
 import argparse
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -60,6 +61,10 @@ def register(sub):
                    help="stack unwinding: DWARF via libunwind (default) or frame pointers")
     p.add_argument("--allocator", choices=ALLOCATORS, default="glibc",
                    help="run the program on this allocator (default: glibc)")
+    p.add_argument("--mpi", action="store_true",
+                   help="attribute heap blocks allocated inside MPI calls to the region "
+                        "\"[MPI]\" (preloads libheapscope_mpi.so; automatic when the "
+                        "program links libmpi)")
     p.add_argument("--print-library", action="store_true",
                    help="print the path of libheapscope.so (for LD_PRELOAD) and exit")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="CMD",
@@ -126,6 +131,8 @@ def _environment(args):
     """The program's environment, but for HEAPSCOPE_OUTPUT_DIR (set once DIR exists)."""
     env = dict(os.environ)
     preload = [str(library("heapscope"))]
+    if args.mpi:
+        preload.append(str(library("heapscope_mpi")))
     allocator = require_allocator(args.allocator)
     if allocator is not None:
         preload.append(str(allocator))
@@ -137,6 +144,16 @@ def _environment(args):
     env["HEAPSCOPE_STACK_DEPTH"] = str(args.depth)
     env["HEAPSCOPE_UNWIND"] = args.unwind
     return env
+
+
+def _links_mpi(program):
+    """Whether the program is dynamically linked against an MPI library (ldd says)."""
+    path = shutil.which(program)
+    try:
+        out = subprocess.run(["ldd", path], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, TypeError, subprocess.TimeoutExpired):
+        return False
+    return re.search(r"\blibmpi(ch)?\.so", out) is not None
 
 
 def _run(command, env):
@@ -170,6 +187,7 @@ def run(args):
         print(library("heapscope"))
         return 0
     command = _check_options(args)
+    args.mpi = args.mpi or _links_mpi(command[0])
     env = _environment(args)  # (a missing allocator fails before DIR is created)
     out = _output_dir(args, command[0])
     env["HEAPSCOPE_OUTPUT_DIR"] = str(out)

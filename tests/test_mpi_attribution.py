@@ -1,0 +1,28 @@
+"""The MPI layer (libheapscope_mpi.so) under real mpirun: heap blocks allocated inside
+MPI calls count for the region "[MPI]", the application's own blocks stay where they were."""
+import subprocess
+
+from heapscope.profile import read_profile
+
+from conftest import PROGRAMS, have
+
+
+def test_alltoall_application_and_mpi_blocks_are_told_apart(heapscope, tmp_path):
+    assert have("mpicc") and have("mpirun"), "apt-get install openmpi-bin libopenmpi-dev"
+    program = tmp_path / "mpi_alltoall"
+    subprocess.run(["mpicc", "-g", "-o", program, PROGRAMS / "mpi_alltoall.c"], check=True)
+    out = tmp_path / "out"
+    heapscope("record", "--mpi", "-o", out, "--", "mpirun", "--oversubscribe",
+              "--allow-run-as-root", "-np", "4", program)
+    files = [read_profile(f) for f in sorted(out.glob("heapscope.*.hsp"))]
+    ranks = {p.rank: p for p in files if p.exe == str(program)}
+    assert sorted(ranks) == [0, 1, 2, 3]
+    for rank, p in ranks.items():
+        mpi = {(r, s): n for (r, s), n in p.size_counts.items() if r.split("/")[-1] == "[MPI]"}
+        app = {(r, s): n for (r, s), n in p.size_counts.items() if (r, s) not in mpi}
+        assert sum(n for (r, s), n in app.items() if s == 4000000) == 10, rank
+        assert app[("(none)", 4000000)] == 10, rank
+        assert app[("(none)", 16000)] == 2, rank  # the Alltoall send and receive buffers
+        assert not any(s == 4000000 for (r, s) in mpi), rank
+        assert sum(mpi.values()) > 0, rank
+        assert sum(s * n for (r, s), n in mpi.items()) > 0, rank
