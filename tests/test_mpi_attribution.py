@@ -26,3 +26,17 @@ def test_alltoall_application_and_mpi_blocks_are_told_apart(heapscope, tmp_path)
         assert not any(s == 4000000 for (r, s) in mpi), rank
         assert sum(mpi.values()) > 0, rank
         assert sum(s * n for (r, s), n in mpi.items()) > 0, rank
+
+
+def test_pcontrol_marks_regions_and_the_layer_is_automatic_for_mpi_programs(heapscope,
+                                                                              tmp_path):
+    program = tmp_path / "mpi_pcontrol"
+    subprocess.run(["mpicc", "-g", "-o", program, PROGRAMS / "mpi_pcontrol.c"], check=True)
+    out = tmp_path / "out"
+    heapscope("record", "-o", out, "--", program)  # no --mpi: ldd shows libmpi
+    files = [read_profile(f) for f in sorted(out.glob("heapscope.*.hsp"))]
+    main = [p for p in files if p.exe == str(program) and p.size_counts]
+    assert len(main) == 1
+    counts = main[0].size_counts
+    assert {r: n for (r, s), n in counts.items() if s == 7777} == {"pcontrol-1": 3, "(none)": 2}
+    assert sum(n for (r, s), n in counts.items() if r == "[MPI]") > 0

@@ -187,7 +187,9 @@ def run(args):
         print(library("heapscope"))
         return 0
     command = _check_options(args)
-    args.mpi = args.mpi or _links_mpi(command[0])
+    # automatic only where the layer was built (an MPI library was found at build time)
+    args.mpi = args.mpi or (_links_mpi(command[0])
+                            and (library("heapscope").parent / "libheapscope_mpi.so").exists())
     env = _environment(args)  # (a missing allocator fails before DIR is created)
     out = _output_dir(args, command[0])
     env["HEAPSCOPE_OUTPUT_DIR"] = str(out)
