@@ -40,3 +40,20 @@ def test_pcontrol_marks_regions_and_the_layer_is_automatic_for_mpi_programs(heap
     counts = main[0].size_counts
     assert {r: n for (r, s), n in counts.items() if s == 7777} == {"pcontrol-1": 3, "(none)": 2}
     assert sum(n for (r, s), n in counts.items() if r == "[MPI]") > 0
+
+
+def test_trivial_run_is_almost_all_mpi(heapscope, tmp_path):
+    """MPI_Init + MPI_Finalize only: what is left outside "[MPI]" is the C runtime's and
+    the libraries' start-up before main (about 128 KB against about 5.3 MB with Open MPI)."""
+    program = tmp_path / "mpi_trivial"
+    subprocess.run(["mpicc", "-g", "-o", program, PROGRAMS / "mpi_trivial.c"], check=True)
+    out = tmp_path / "out"
+    heapscope("record", "--mpi", "-o", out, "--", "mpirun", "--oversubscribe",
+              "--allow-run-as-root", "-np", "4", program)
+    ranks = {p.rank: p for p in map(read_profile, sorted(out.glob("heapscope.*.hsp")))
+             if p.exe == str(program)}
+    assert sorted(ranks) == [0, 1, 2, 3]
+    for rank, p in ranks.items():
+        mpi = sum(s * n for (r, s), n in p.size_counts.items() if r == "[MPI]")
+        other = sum(s * n for (r, s), n in p.size_counts.items() if r != "[MPI]")
+        assert mpi > 0 and other < 0.05 * (mpi + other), (rank, mpi, other)

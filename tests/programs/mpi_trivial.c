@@ -1,0 +1,9 @@
+/* MPI_Init then MPI_Finalize, nothing else (tests/test_mpi_attribution.py). */
+#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Finalize();
+    return 0;
+}
