@@ -1,8 +1,8 @@
 """Draw a CallGraph in Graphviz dot, and render it to SVG with the `dot` program.
 
-Ranked vertices (fix targets) are filled orange with their rank; the first `highlight`
-of them bold. User code is white, runtime code grey, entry points blue, the allocation
-sinks red. Edge width grows with the allocations through the edge.
+The first `highlight` ranked vertices (fix targets) are filled orange and bold with
+their rank, the first one darkest; other ranked vertices show their rank. User code is
+white (trunk dashed), runtime code grey, entry points blue, the allocation sinks red. Edge width grows with the allocations through the edge.
 """
 import math
 import os
@@ -21,8 +21,9 @@ STYLE = {
     kinds.ENTRY: 'fillcolor="#d6e6f5"',
     ALLOC: 'fillcolor="#f4b6b6", shape=box3d',
 }
-RANKED = 'fillcolor="#ffb347", penwidth=2'
-TOP = 'fillcolor="#ff8c1a", penwidth=3, fontname="Helvetica-Bold"'
+TRUNK = 'fillcolor="white", style="rounded,filled,dashed"'
+RANKED = 'fillcolor="#ffc97a", penwidth=2, fontname="Helvetica-Bold"'
+FIRST = 'fillcolor="#ff8c1a", penwidth=4, fontname="Helvetica-Bold"'
 
 
 def quote(text: str) -> str:
@@ -54,9 +55,11 @@ def to_dot(g: CallGraph, title: str = "", highlight: int = 5) -> str:
            '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
            '  edge [color="#666666", fontname="Helvetica", fontsize=9];']
     for key, v in g.vertices.items():
-        style = STYLE.get(v.kind, STYLE[kinds.USER])
-        if v.rank:
-            style = TOP if v.rank <= highlight else RANKED
+        style = TRUNK if v.trunk else STYLE.get(v.kind, STYLE[kinds.USER])
+        if v.rank == 1:
+            style = FIRST
+        elif v.rank and v.rank <= highlight:
+            style = RANKED
         tooltip = f"{v.function} ({v.kind})"
         out.append(f"  {ids[key]} [label={quote(_vertex_label(g, v))}, tooltip={quote(tooltip)}, {style}];")
     top = max((e.count for e in g.edges.values()), default=1) or 1
