@@ -16,7 +16,7 @@ from pathlib import Path
 
 from heapscope.allocators import ALL as ALLOCATORS, require_allocator
 from heapscope.errors import HeapscopeError
-from heapscope.launch import check_program
+from heapscope.launch import check_program, run_forwarding
 from heapscope.native import library
 
 ENVIRONMENT = """\
@@ -156,32 +156,6 @@ def _links_mpi(program):
     return re.search(r"\blibmpi(ch)?\.so", out) is not None
 
 
-def _run(command, env):
-    """Run the program; returns its exit code (128+N if killed by signal N).
-
-    SIGINT/SIGTERM sent to heapscope by another process (kill, a scheduler) are passed on.
-    Those typed at the terminal already reach the program (same process group): not twice.
-    """
-    waited = set(FORWARDED) | {signal.SIGCHLD}
-    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
-    try:
-        child = subprocess.Popen(
-            command, env=env,
-            preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, old_mask))
-    except OSError as exc:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
-        raise HeapscopeError(f"cannot run {command[0]}: {exc.strerror}", exit_code=127) from None
-    try:
-        while child.poll() is None:
-            info = signal.sigtimedwait(waited, 1.0)
-            if info and info.si_signo in FORWARDED and info.si_code != 0x80:  # not SI_KERNEL
-                child.send_signal(info.si_signo)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
-    rc = child.returncode
-    return 128 - rc if rc < 0 else rc
-
-
 def run(args):
     if args.print_library:
         print(library("heapscope"))
@@ -194,7 +168,7 @@ def run(args):
     out = _output_dir(args, command[0])
     env["HEAPSCOPE_OUTPUT_DIR"] = str(out)
     before = set(out.glob("heapscope.*.hsp"))
-    rc = _run(command, env)
+    rc = run_forwarding(command, env, FORWARDED)
     written = sorted(set(out.glob("heapscope.*.hsp")) - before)
     if written:
         names = ", ".join(p.name for p in written[:4]) + (" ..." if len(written) > 4 else "")

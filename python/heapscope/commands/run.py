@@ -8,11 +8,10 @@ runs the program, and returns its exit code (128+N when signal N killed it).
 import argparse
 import os
 import signal
-import subprocess
 
 from heapscope.allocators import ALL as ALLOCATORS, require_allocator
 from heapscope.errors import HeapscopeError
-from heapscope.launch import check_program
+from heapscope.launch import check_program, run_forwarding
 
 # How each allocator is asked to print statistics when the program exits.
 STATS_ENV = {
@@ -76,19 +75,6 @@ def environment(allocator, stats=False, base=None):
     return env
 
 
-def _wait(child):
-    """Wait for the program, passing on the signals sent to heapscope by another process
-    (those typed at the terminal reach the program directly: not twice)."""
-    waited = set(FORWARDED) | {signal.SIGCHLD}
-    try:
-        while child.poll() is None:
-            info = signal.sigtimedwait(waited, 1.0)
-            if info and info.si_signo in FORWARDED and info.si_code != 0x80:  # 0x80: SI_KERNEL
-                child.send_signal(info.si_signo)
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, waited)
-
-
 def run(args):
     if args.print_library:
         library = require_allocator(args.allocator)
@@ -96,16 +82,4 @@ def run(args):
         return 0
     command = _command(args)
     env = environment(args.allocator, args.stats)
-    waited = set(FORWARDED) | {signal.SIGCHLD}
-    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
-    try:
-        child = subprocess.Popen(
-            command, env=env,
-            preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, old_mask))
-    except OSError as exc:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
-        raise HeapscopeError(f"cannot run {command[0]}: {exc.strerror}", exit_code=127) from None
-    _wait(child)
-    signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
-    rc = child.returncode
-    return 128 - rc if rc < 0 else rc
+    return run_forwarding(command, env, FORWARDED)
