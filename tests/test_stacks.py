@@ -3,7 +3,6 @@ tests/programs/stk_symbols.cpp: grouping, merging across processes (different lo
 addresses), ordering, --top/--depth, text/CSV/JSON, and sizes recorded without stacks."""
 import csv
 import io
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from heapscope.report.render_stacks import render
 from heapscope.symbolize import SymbolCache, Symbolizer
 from heapscope.symbolize.elf import read_elf
 from profile_builder import ProfileBuilder
+from program_addresses import program_addresses
 
 SOURCE = Path(__file__).resolve().parent / "programs" / "stk_symbols.cpp"
 
@@ -27,24 +27,10 @@ def line_of(mark):
     return hits[0]
 
 
-def run_program(exe):
-    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
-    info = {"ranges": [], "addr": {}}
-    for line in out.splitlines():
-        word, *values = line.split()
-        if word == "bias":
-            info["bias"] = int(values[0], 16)
-        elif word == "range":
-            info["ranges"].append((int(values[0], 16), int(values[1], 16)))
-        else:
-            info["addr"][word] = int(values[0], 16)
-    return info
-
-
 @pytest.fixture(scope="module")
 def runs(build):
     exe = build("stk_symbols.cpp")
-    return exe, run_program(exe), run_program(exe)
+    return exe, program_addresses(exe), program_addresses(exe)
 
 
 def profile(tmp_path, exe, run, name, stacks, pid, stack_sizes="12,24"):

@@ -10,6 +10,7 @@ from heapscope.profile import read_profile
 from heapscope.symbolize import Frame, SymbolCache, Symbolizer
 from heapscope.symbolize.elf import read_elf
 from profile_builder import ProfileBuilder
+from program_addresses import program_addresses
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 SOURCE = "stk_symbols.cpp"
@@ -26,16 +27,7 @@ def line_of(path, mark):
 @pytest.fixture(scope="module")
 def program(build):
     exe = build(SOURCE)
-    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
-    info = {"exe": exe, "ranges": [], "addr": {}}
-    for line in out.splitlines():
-        word, *values = line.split()
-        if word == "bias":
-            info["bias"] = int(values[0], 16)
-        elif word == "range":
-            info["ranges"].append((int(values[0], 16), int(values[1], 16)))
-        else:
-            info["addr"][word] = int(values[0], 16)
+    info = dict(program_addresses(exe), exe=exe)
     assert info["ranges"] and len(info["addr"]) == 3
     info["src"] = PROGRAMS / SOURCE
     return info

@@ -10,18 +10,7 @@ static inline __attribute__((always_inline)) void *alloc_in(hs_heap_t *heap, siz
   if (HS_LIKELY(size <= HS_SMALL_MAX)) {
     size_t cls = hs_class_of(size);
     hs_page_t *pg = heap->direct[cls];
-    hs_block_t *b = pg->free;
-    if (HS_LIKELY(b != NULL)) {
-      pg->free = b->next;
-      pg->used++;
-      HS_COUNT(heap->stats.allocs[cls], 1);
-      HS_COUNT(heap->stats.requested, size);
-      if (zero) {
-        if (pg->free_is_zero) b->next = NULL;
-        else memset(b, 0, size);
-      }
-      return b;
-    }
+    if (HS_LIKELY(pg->free != NULL)) return hs_page_pop(heap, pg, cls, size, zero);
     return hs_page_alloc_slow(heap, size, cls, zero);
   }
   if (size <= HS_LARGE_MAX) return hs_large_alloc(heap, size, zero);

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <stdio.h>
 
 #include "hs_config.h"
@@ -249,6 +250,24 @@ HS_HIDDEN void hs_options_read(void);
 static inline void hs_direct_set(hs_heap_t *heap, size_t cls, hs_page_t *pg) {
   heap->direct[cls] = pg;
   for (unsigned i = hs_class_lo8[cls]; i <= hs_class_hi8[cls]; i++) heap->direct8[i] = pg;
+}
+
+/* Pop the first block of pg's free list (not empty) for a request of `size` in class
+ * `cls`: the list pop, the counters, and zeroing for calloc where the block is not
+ * fresh OS memory. Shared by the generic fast path and the slow path; hs_malloc's
+ * leaf has its own copy without zeroing, counted per 8-byte index. */
+static inline __attribute__((always_inline)) void *hs_page_pop(hs_heap_t *heap, hs_page_t *pg,
+                                                              size_t cls, size_t size, int zero) {
+  hs_block_t *b = pg->free;
+  pg->free = b->next;
+  pg->used++;
+  HS_COUNT(heap->stats.allocs[cls], 1);
+  HS_COUNT(heap->stats.requested, size);
+  if (zero) {
+    if (pg->free_is_zero) b->next = NULL;
+    else memset(b, 0, size);
+  }
+  return b;
 }
 
 static inline hs_heap_t *hs_heap_get(void) {

@@ -130,16 +130,7 @@ void *hs_page_alloc_slow(hs_heap_t *heap, size_t size, size_t cls, int zero) {
   }
 pop:
   if (heap->direct[cls] != pg) hs_direct_set(heap, cls, pg);
-  hs_block_t *b = pg->free;
-  pg->free = b->next;
-  pg->used++;
-  HS_COUNT(heap->stats.allocs[cls], 1);
-  HS_COUNT(heap->stats.requested, size);
-  if (zero) {
-    if (pg->free_is_zero) b->next = NULL;
-    else memset(b, 0, size);
-  }
-  return b;
+  return hs_page_pop(heap, pg, cls, size, zero);
 }
 
 void hs_page_free_generic(hs_heap_t *self, hs_page_t *pg, void *p) {
