@@ -1,6 +1,6 @@
 """What a profile file holds once read: plain data classes, no file access."""
 from dataclasses import dataclass, field
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,8 @@ class Profile:
     # from the chosen snapshot; and those found outside any snapshot.
     extra_chunks: Dict[int, List[bytes]] = field(default_factory=dict)
     file_chunks: Dict[int, List[bytes]] = field(default_factory=dict)
+    tracking: Optional["Tracking"] = None   # record --track / --trace
+    timeline: Optional["Timeline"] = None   # samples written as the run went
 
     @property
     def region_paths(self) -> List[str]:
@@ -74,3 +76,77 @@ class Profile:
         if self.rank >= 0:
             return f"rank {self.rank} (pid {self.pid})"
         return f"pid {self.pid}"
+
+
+# ---- tracking mode (record --track, or replayed from a --trace event stream) ----
+# Histogram binning shared by every lifetime histogram: value v falls in bin
+# 0 if v == 0, else floor(log2(v)) + 1, capped at LIFETIME_BINS - 1. Lifetimes are
+# in nanoseconds (time_hist) and in allocations the allocating thread made between
+# the block's allocation and its free (between_hist).
+LIFETIME_BINS = 64
+
+
+def lifetime_bin(value: int) -> int:
+    return 0 if value <= 0 else min(value.bit_length(), LIFETIME_BINS - 1)
+
+
+@dataclass(frozen=True)
+class Lifetimes:
+    """What happened to the blocks of one stack trace type and size."""
+    allocs: int                    # blocks allocated
+    frees: int                     # of them, freed before the snapshot
+    temporaries: int               # freed with <= N allocations in between (and within the time bound)
+    time_hist: Tuple[int, ...]     # freed blocks by lifetime in ns (LIFETIME_BINS bins)
+    between_hist: Tuple[int, ...]  # freed blocks by allocations in between (LIFETIME_BINS bins)
+    live_at_peak: int              # blocks live at the global heap peak
+    live_at_peak_bytes: int
+    live_at_end: int               # blocks not freed when the snapshot was taken (leaks at exit)
+    live_at_end_bytes: int
+
+
+@dataclass(frozen=True)
+class TrackedStack:
+    """One stack trace type (region, size, frames) with its lifetimes. frames is ()
+    for sizes/regions whose stacks were not captured: then it aggregates per size."""
+    region: str
+    size: int
+    frames: Tuple[int, ...]
+    life: Lifetimes
+
+
+@dataclass
+class Tracking:
+    temporary_max_between: int = 0     # N: at most N other allocations in between
+    temporary_max_ns: int = 0          # time bound of a temporary, 0 = none
+    peak_bytes: int = 0                # requested bytes live at the global heap peak
+    peak_mono_ns: int = 0              # when, ns since process start
+    end_bytes: int = 0                 # requested bytes live at the snapshot
+    stacks: List[TrackedStack] = field(default_factory=list)
+    extra: Dict[int, Tuple[int, int]] = field(default_factory=dict)  # size -> (blocks, usable - requested bytes)
+    untracked: int = 0                 # blocks not tracked (table full); counted, never silently dropped
+    table_bytes: int = 0               # memory the recorder used for tracking
+    source: str = "track"              # "track" (recorder tables) or "trace" (replayed events)
+
+
+# ---- timeline (heap in use and RSS/PSS over time; MPI calipers) ----
+@dataclass(frozen=True)
+class Sample:
+    mono_ns: int           # ns since process start
+    kind: str              # "periodic", "region-begin", "region-end", "mpi-before", "mpi-after", "final"
+    region: str            # region path current at the sample
+    label: str             # the region name or MPI function for non-periodic samples, else ""
+    heap_bytes: int        # heap in use (all)
+    heap_mpi_bytes: int    # of it, allocated inside MPI calls (component regions)
+    rss_bytes: int         # from /proc/self/smaps_rollup; -1 when unreadable
+    pss_bytes: int
+
+
+@dataclass
+class Timeline:
+    interval_ns: int = 0
+    heap_measure: str = "usable"     # "usable" (malloc_usable_size) or "requested" (tracking)
+    samples: List[Sample] = field(default_factory=list)
+    mpi_rss_delta_bytes: int = 0     # calipers: RSS growth summed over MPI calls
+    mpi_pss_delta_bytes: int = 0
+    calipers_taken: int = 0
+    calipers_skipped: int = 0        # MPI calls not measured because of the rate limit
