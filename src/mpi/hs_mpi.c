@@ -27,14 +27,16 @@ static const char MPI_REGION[] = "[MPI]";
 static HS_TLS unsigned depth;
 static HS_TLS unsigned saved_region;
 
-void hs_mpi_enter(void)
+void hs_mpi_enter(const char *fn)
 {
+    (void)fn;
     if (depth++ == 0 && heapscope__thread_region_enter)
         saved_region = heapscope__thread_region_enter(MPI_REGION);
 }
 
-void hs_mpi_leave(void)
+void hs_mpi_leave(const char *fn)
 {
+    (void)fn;
     if (--depth == 0 && heapscope__thread_region_restore)
         heapscope__thread_region_restore(saved_region);
 }
@@ -48,9 +50,9 @@ int MPI_Pcontrol(const int level, ...)
     } else if (level == 0 && heapscope_region_end) {
         heapscope_region_end();
     }
-    hs_mpi_enter();
+    hs_mpi_enter("MPI_Pcontrol");
     int rc = PMPI_Pcontrol(level);
-    hs_mpi_leave();
+    hs_mpi_leave("MPI_Pcontrol");
     return rc;
 }
 
@@ -58,8 +60,8 @@ int MPI_Finalize(void)
 {
     if (heapscope_dump)
         heapscope_dump();
-    hs_mpi_enter();
+    hs_mpi_enter("MPI_Finalize");
     int rc = PMPI_Finalize();
-    hs_mpi_leave();
+    hs_mpi_leave("MPI_Finalize");
     return rc;
 }
