@@ -1,4 +1,15 @@
-"""`heapscope report FILE|DIR...`: exact allocation counts per size and region (identify)."""
+"""`heapscope report FILE|DIR...`: what the profiles hold, in one of three views (--by).
+
+  size     exact allocation counts per size and region (identify; report.identify)
+  library  heap blocks per shared object that asked for them (analysis.by_library)
+  rank     the job report of an MPI job's rank files (analysis.job): per-rank peaks,
+           min/max/mean over ranks with rank and host, regions, timelines
+Without --by: rank when the profiles are MPI ranks, else size.
+"""
+import re
+from pathlib import Path
+
+from heapscope.analysis import by_library
 from heapscope.analysis.selection import SizeSet
 from heapscope.errors import HeapscopeError
 from heapscope.profile import load_profiles
@@ -7,17 +18,28 @@ from heapscope.report.csvout import report_csv
 from heapscope.report.output import emit
 from heapscope.report.render_report import render
 
+VIEWS = ("size", "library", "rank")
+RANK_FILE = re.compile(r"^heapscope\..+\.r\d+\..+\.\d+\.hsp$")   # record's name for a rank's file
+
 
 def register(sub):
     p = sub.add_parser(
-        "report", help="allocations per exact size and region, size groups, hot sizes, API calls",
-        description="Print the size x region table of one or more profiles (files, or directories "
-                    "of *.hsp files; several are merged unless --per-process), the size groups "
-                    "(small <= 256 KiB, mid <= 1 MiB, large), the hot sizes of each region and the "
-                    "calls per allocation function.")
+        "report", help="allocations per size and region, per library, or per MPI rank of a job",
+        description="Report one or more profiles (files, or directories of *.hsp files). "
+                    "--by size (default for single programs): the size x region table, size "
+                    "groups (small <= 256 KiB, mid <= 1 MiB, large), hot sizes and calls per "
+                    "allocation function, several profiles merged unless --per-process. "
+                    "--by library: heap blocks per shared object that asked for them (needs "
+                    "stacks: record with --sizes all). --by rank (default when the profiles are "
+                    "the ranks of an MPI job): per-rank peaks of total, application and MPI "
+                    "memory, min/max/mean over ranks with which rank on which host, per region, "
+                    "and the per-rank and summed timelines (--plot).")
     p.add_argument("profiles", nargs="+", metavar="FILE|DIR", help="profile files or directories")
+    p.add_argument("--by", choices=VIEWS, help="the view (default: rank for an MPI job's files, "
+                                               "else size)")
     p.add_argument("--region", metavar="R", help="only this region (its path, or its name)")
-    p.add_argument("--size", metavar="SPEC", help='only these sizes in the table, e.g. "12,24,100-200"')
+    p.add_argument("--size", metavar="SPEC", help='only these sizes, e.g. "12,24,100-200" '
+                                                  '(--by library: also lists them per library)')
     p.add_argument("--min-count", type=int, default=0, metavar="N",
                    help="only sizes with at least N allocations in some region")
     p.add_argument("--top", type=int, default=0, metavar="N",
@@ -26,23 +48,93 @@ def register(sub):
                    help="hot sizes listed per region (default 10)")
     p.add_argument("--per-process", action="store_true",
                    help="one report per process (then the merged one)")
+    p.add_argument("--plot", metavar="FILE.png|FILE.svg",
+                   help="--by rank: draw the per-rank and summed timelines into this file")
+    p.add_argument("--ranks", type=int, default=64, metavar="N",
+                   help="--by rank: ranks listed in text (default 64, 0 = all)")
+    p.add_argument("--points", type=int, default=200, metavar="N",
+                   help="--by rank: time bins of the timelines (default 200)")
     add_format_options(p)
     p.set_defaults(func=run)
 
 
 def run(args):
-    for name in ("min_count", "top", "hot"):
+    for name in ("min_count", "top", "hot", "ranks"):
         if getattr(args, name) < 0:
             raise HeapscopeError(f"--{name.replace('_', '-')} must not be negative")
-    profiles = load_profiles(args.profiles)
+    if args.points < 1:
+        raise HeapscopeError("--points must be at least 1")
+    view = args.by
+    profiles = None
+    if view is None:
+        if _rank_files(args.profiles):
+            view = "rank"
+        else:
+            profiles = load_profiles(args.profiles)
+            view = "rank" if any(p.rank >= 0 for p in profiles) else "size"
+    _check_options(args, view)
+    if view == "rank":
+        return _job(args, profiles)
+    if profiles is None:
+        profiles = load_profiles(args.profiles)
+    if view == "library":
+        return _library(args, profiles)
     doc = identify.build(profiles, region=args.region, sizes=SizeSet(args.size),
                          min_count=args.min_count, top=args.top, hot=args.hot,
                          per_process=args.per_process)
-    if args.format == "json":
-        text = to_json(doc)
-    elif args.format == "csv":
-        text = report_csv(doc)
-    else:
-        text = render(doc)
-    emit(text, args.output)
+    _emit(args, doc, render, report_csv)
     return 0
+
+
+def _rank_files(paths) -> bool:
+    """Whether the arguments are directories whose files record named after MPI ranks."""
+    dirs = [Path(str(a)) for a in paths]
+    if not dirs or not all(d.is_dir() for d in dirs):
+        return False
+    return any(RANK_FILE.match(f.name) for d in dirs for f in d.glob("heapscope.*.hsp"))
+
+
+def _check_options(args, view):
+    size_only = [o for o, on in (("--min-count", args.min_count), ("--top", args.top),
+                                 ("--per-process", args.per_process)) if on]
+    if view != "size" and size_only:
+        raise HeapscopeError(f"{size_only[0]} applies to --by size; add --by size"
+                             + (" for the size table of the ranks merged" if view == "rank" else ""))
+    if view == "rank" and (args.size or args.region):
+        raise HeapscopeError(f"{'--size' if args.size else '--region'} applies to --by size and "
+                             f"--by library; the job report covers every size and region")
+    if view != "rank" and args.plot:
+        raise HeapscopeError("--plot draws the timelines of the job report (--by rank)")
+
+
+def _library(args, profiles):
+    from heapscope.report import render_library
+    doc = by_library.build(profiles, sizes=SizeSet(args.size), region=args.region)
+    _emit(args, doc, render_library.render, render_library.render_csv)
+    return 0
+
+
+def _job(args, profiles):
+    from heapscope.analysis import job
+    from heapscope.analysis.job_loading import load_summaries
+    from heapscope.report import render_job
+    from heapscope.report.render_job_plot import write_plot
+    if profiles is not None:
+        summaries = [job.summarize(p) for p in profiles]
+    else:
+        summaries = load_summaries(args.profiles)
+    doc = job.build(summaries, timeline_points=args.points)
+    if args.plot:
+        write_plot(doc, args.plot)
+    _emit(args, doc, lambda d: render_job.render(d, max_ranks=args.ranks), render_job.render_csv)
+    return 0
+
+
+def _emit(args, doc, text, csv):
+    if args.format == "json":
+        out = to_json(doc)
+    elif args.format == "csv":
+        out = csv(doc)
+    else:
+        out = text(doc)
+    emit(out, args.output)

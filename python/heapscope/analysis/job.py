@@ -1,0 +1,200 @@
+"""The job report (`heapscope report DIR` on an MPI job's rank files), as plain data.
+
+One RankSummary per rank process, made from its profile by summarize() (small, so
+that thousands of ranks can be read in worker processes, see job_loading); build()
+turns them into the document: per rank, the peaks of total, application and MPI
+memory; min, max and mean over the ranks with which rank on which host; the same per
+region; the timelines (job_timeline).
+
+Where the figures come from:
+  allocated   heap blocks and bytes allocated over the run (the snapshot's counts):
+              MPI = blocks allocated inside MPI calls (regions named "[MPI]"),
+              application = all others. Always present.
+  heap        heap in use, peak over the timeline samples: total (heap_bytes), MPI
+              (heap_mpi_bytes), application (heap_bytes - heap_mpi_bytes, its own peak).
+  rss, pss    peak resident and proportional set size over the samples
+              (/proc/self/smaps_rollup); mpi_rss, mpi_pss: the calipers' sum of RSS/PSS
+              growth over MPI calls (the library's non-heap memory).
+  tracked     requested bytes live at the heap peak (record --track).
+A metric a profile does not carry is None for that rank and left out of the stats.
+A region is named by its application path: "[MPI]" components are taken off, so
+"solve/[MPI]" counts as MPI memory of region "solve".
+"""
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from heapscope.errors import HeapscopeError
+from heapscope.profile.model import Profile
+
+JOB_FORMAT = "heapscope-job"
+JOB_VERSION = 1
+MPI_REGION = "[MPI]"
+TOP = "(none)"
+
+# (key, title, unit) in report order
+METRICS = (
+    ("alloc_blocks", "allocated blocks", "blocks"),
+    ("alloc_app_blocks", "allocated blocks, application", "blocks"),
+    ("alloc_mpi_blocks", "allocated blocks, MPI", "blocks"),
+    ("alloc_bytes", "allocated bytes", "bytes"),
+    ("alloc_app_bytes", "allocated bytes, application", "bytes"),
+    ("alloc_mpi_bytes", "allocated bytes, MPI", "bytes"),
+    ("heap_peak", "heap peak", "bytes"),
+    ("heap_app_peak", "heap peak, application", "bytes"),
+    ("heap_mpi_peak", "heap peak, MPI", "bytes"),
+    ("rss_peak", "RSS peak", "bytes"),
+    ("pss_peak", "PSS peak", "bytes"),
+    ("mpi_rss", "MPI non-heap RSS (calipers)", "bytes"),
+    ("mpi_pss", "MPI non-heap PSS (calipers)", "bytes"),
+    ("tracked_peak", "live requested bytes at heap peak", "bytes"),
+)
+REGION_METRICS = ("alloc_app_bytes", "alloc_mpi_bytes", "alloc_app_blocks", "alloc_mpi_blocks",
+                  "heap_peak")
+
+
+def app_region(path: str) -> str:
+    """"solve/[MPI]" -> "solve"; "[MPI]" -> "(none)"."""
+    parts = [c for c in path.split("/") if c != MPI_REGION]
+    return "/".join(parts) if parts and parts != [TOP] else TOP
+
+
+def is_mpi_region(path: str) -> bool:
+    return MPI_REGION in path.split("/")
+
+
+@dataclass
+class RankSummary:
+    path: str
+    rank: int
+    pid: int
+    ppid: int
+    host: str
+    exe: str
+    job_id: str
+    start_real_ns: int
+    reason: str
+    complete: bool
+    warnings: List[str]
+    metrics: Dict[str, Optional[int]]
+    # region -> {metric: value} (REGION_METRICS)
+    regions: Dict[str, Dict[str, int]] = field(default_factory=dict)
+    # samples as columns: mono_ns, heap, heap_mpi, rss, pss (rss/pss -1 when unreadable)
+    timeline: Optional[Tuple[List[int], List[int], List[int], List[int], List[int]]] = None
+
+
+def summarize(p: Profile) -> RankSummary:
+    m: Dict[str, Optional[int]] = {k: None for k, _, _ in METRICS}
+    regions: Dict[str, Dict[str, int]] = {}
+    blocks = {False: 0, True: 0}
+    nbytes = {False: 0, True: 0}
+    for (r, size), n in p.size_counts.items():
+        mpi = is_mpi_region(r)
+        blocks[mpi] += n
+        nbytes[mpi] += n * size
+        reg = regions.setdefault(app_region(r), dict.fromkeys(REGION_METRICS[:4], 0))
+        reg["alloc_mpi_bytes" if mpi else "alloc_app_bytes"] += n * size
+        reg["alloc_mpi_blocks" if mpi else "alloc_app_blocks"] += n
+    m.update(alloc_blocks=blocks[False] + blocks[True], alloc_app_blocks=blocks[False],
+             alloc_mpi_blocks=blocks[True], alloc_bytes=nbytes[False] + nbytes[True],
+             alloc_app_bytes=nbytes[False], alloc_mpi_bytes=nbytes[True])
+    if p.tracking is not None:
+        m["tracked_peak"] = p.tracking.peak_bytes
+    columns = None
+    tl = p.timeline
+    if tl is not None and tl.samples:
+        samples = sorted(tl.samples, key=lambda s: s.mono_ns)
+        columns = ([s.mono_ns for s in samples], [s.heap_bytes for s in samples],
+                   [s.heap_mpi_bytes for s in samples], [s.rss_bytes for s in samples],
+                   [s.pss_bytes for s in samples])
+        m["heap_peak"] = max(columns[1])
+        m["heap_mpi_peak"] = max(columns[2])
+        m["heap_app_peak"] = max(h - x for h, x in zip(columns[1], columns[2]))
+        rss = [v for v in columns[3] if v >= 0]
+        pss = [v for v in columns[4] if v >= 0]
+        m["rss_peak"] = max(rss) if rss else None
+        m["pss_peak"] = max(pss) if pss else None
+        if tl.calipers_taken:
+            m["mpi_rss"] = tl.mpi_rss_delta_bytes
+            m["mpi_pss"] = tl.mpi_pss_delta_bytes
+        for s in samples:
+            reg = regions.setdefault(app_region(s.region), dict.fromkeys(REGION_METRICS[:4], 0))
+            reg["heap_peak"] = max(reg.get("heap_peak", 0), s.heap_bytes)
+    return RankSummary(path=p.path, rank=p.rank, pid=p.pid, ppid=p.ppid, host=p.host, exe=p.exe,
+                       job_id=p.job_id, start_real_ns=p.start_real_ns, reason=p.snapshot_reason,
+                       complete=p.complete, warnings=list(p.warnings), metrics=m,
+                       regions=regions, timeline=columns)
+
+
+def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], List[RankSummary], List[str]]:
+    """The rank processes of one job, by rank; the other processes (the launcher, a
+    rank's pre-exec image or its children); notes on what was set aside."""
+    ranked = [s for s in summaries if s.rank >= 0]
+    others = [s for s in summaries if s.rank < 0]
+    if not ranked:
+        raise HeapscopeError("no MPI rank among these profiles (no rank recorded): use "
+                             "`heapscope report --by size` for a single program")
+    jobs = sorted({s.job_id for s in ranked})
+    if len(jobs) > 1:
+        raise HeapscopeError(f"these profiles are ranks of {len(jobs)} jobs ({', '.join(jobs[:5])}"
+                             f"{', ...' if len(jobs) > 5 else ''}): report one job's files, "
+                             f"e.g. DIR/heapscope.{jobs[0]}.r*.hsp")
+    by_rank: Dict[int, List[RankSummary]] = {}
+    for s in ranked:
+        by_rank.setdefault(s.rank, []).append(s)
+    chosen, notes = [], []
+    for rank in sorted(by_rank):
+        group = sorted(by_rank[rank], key=lambda s: (-s.metrics["alloc_blocks"], s.pid))
+        chosen.append(group[0])
+        if len(group) > 1:
+            others.extend(group[1:])
+            notes.append(f"rank {rank}: {len(group)} processes (pids "
+                         f"{', '.join(str(s.pid) for s in group)}); pid {group[0].pid} "
+                         f"(most allocations) is the rank")
+    return chosen, others, notes
+
+
+def _stats(values: List[Tuple[int, RankSummary]]) -> Optional[dict]:
+    if not values:
+        return None
+    lo = min(values, key=lambda vs: (vs[0], vs[1].rank))
+    hi = max(values, key=lambda vs: (vs[0], -vs[1].rank))
+    return dict(min=lo[0], min_rank=lo[1].rank, min_host=lo[1].host,
+                max=hi[0], max_rank=hi[1].rank, max_host=hi[1].host,
+                mean=sum(v for v, _ in values) / len(values), ranks=len(values))
+
+
+def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
+    from heapscope.analysis.job_timeline import job_timelines   # numpy, only here
+
+    ranks, others, notes = pick_ranks(summaries)
+    present = [k for k, _, _ in METRICS if any(r.metrics[k] is not None for r in ranks)]
+    stats = {k: _stats([(r.metrics[k], r) for r in ranks if r.metrics[k] is not None])
+             for k in present}
+    region_names: List[str] = []
+    for r in ranks:
+        region_names += [name for name in r.regions if name not in region_names]
+    regions = []
+    for name in region_names:
+        row = dict(region=name)
+        for k in REGION_METRICS:
+            vals = [(r.regions[name][k], r) for r in ranks
+                    if name in r.regions and r.regions[name].get(k) is not None]
+            if k == "heap_peak" and not any(r.timeline for r in ranks):
+                vals = []
+            row[k] = _stats(vals)
+        regions.append(row)
+    hosts = sorted({r.host for r in ranks})
+    return dict(
+        format=JOB_FORMAT, version=JOB_VERSION,
+        job_id=ranks[0].job_id, ranks=len(ranks), hosts=hosts,
+        executables=sorted({r.exe for r in ranks}),
+        metrics=[dict(key=k, title=t, unit=u) for k, t, u in METRICS if k in present],
+        per_rank=[dict(rank=r.rank, host=r.host, pid=r.pid, file=r.path, exe=r.exe,
+                       reason=r.reason, complete=r.complete, warnings=r.warnings,
+                       **{k: r.metrics[k] for k in present}) for r in ranks],
+        stats=stats,
+        regions=regions,
+        timeline=job_timelines(ranks, timeline_points),
+        others=[dict(pid=s.pid, rank=s.rank, host=s.host, exe=s.exe, file=s.path,
+                     reason=s.reason) for s in others],
+        notes=notes)

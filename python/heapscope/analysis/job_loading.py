@@ -1,0 +1,66 @@
+"""Read a job's profile files into RankSummary objects, in parallel when there are many.
+
+Each worker reads whole files and hands back only the small summary (counts per
+region, the timeline columns), so a job of thousands of ranks is not held in memory
+as full profiles. Errors stay one-line HeapscopeErrors naming the file.
+"""
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Iterable, List
+
+from heapscope.analysis.job import RankSummary, summarize
+from heapscope.errors import HeapscopeError
+from heapscope.profile import PROFILE_SUFFIX, read_profile
+
+PARALLEL_FROM = 64      # files; below this a pool costs more than it saves
+CHUNK = 32              # files per task sent to a worker
+
+
+def profile_files(paths: Iterable) -> List[str]:
+    """The files named, and the *.hsp files of the directories named (sorted), once each."""
+    files: List[str] = []
+    for arg in map(str, paths):
+        if os.path.isdir(arg):
+            found = sorted(str(p) for p in Path(arg).glob("*" + PROFILE_SUFFIX) if p.is_file())
+            if not found:
+                raise HeapscopeError(f"{arg}: directory holds no profile (*{PROFILE_SUFFIX}) files")
+            files.extend(found)
+        else:
+            files.append(arg)
+    if not files:
+        raise HeapscopeError("no profile given")
+    unique = {}
+    for f in files:
+        unique.setdefault(os.path.realpath(f), f)
+    return list(unique.values())
+
+
+def _summarize_files(files: List[str]):
+    out = []
+    for f in files:
+        try:
+            out.append(summarize(read_profile(f)))
+        except HeapscopeError as exc:
+            return str(exc)          # an exception crossing the pool would lose its type
+    return out
+
+
+def load_summaries(paths: Iterable, workers: int = 0) -> List[RankSummary]:
+    """workers: 0 = as many as CPUs when there are PARALLEL_FROM files or more, 1 = serial."""
+    files = profile_files(paths)
+    if workers == 0:
+        workers = (os.cpu_count() or 1) if len(files) >= PARALLEL_FROM else 1
+    if workers <= 1:
+        result = _summarize_files(files)
+        if isinstance(result, str):
+            raise HeapscopeError(result)
+        return result
+    chunks = [files[i:i + CHUNK] for i in range(0, len(files), CHUNK)]
+    summaries: List[RankSummary] = []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for result in pool.map(_summarize_files, chunks):
+            if isinstance(result, str):
+                raise HeapscopeError(result)
+            summaries.extend(result)
+    return summaries

@@ -1,0 +1,160 @@
+"""Text and CSV of the job report document (analysis.job.build).
+
+CSV header: section,rank,host,region,metric,seconds,value
+  rank            one row per rank and metric
+  min, max        the extreme rank (rank, host) of each metric; mean: rank "all"
+  region-min, region-max, region-mean   the same per region (region column set)
+  timeline        one row per grid point, series (metric app/mpi/rss/pss) and rank
+                  (rank "all" for the sum over ranks); seconds since the earliest start
+"""
+import csv
+import io
+from typing import List, Optional, Sequence
+
+from heapscope.report.text import num, shorten, table
+
+SPARK = " ▁▂▃▄▅▆▇█"
+SPARK_WIDTH = 60
+MAX_WARNINGS = 10
+SHORT = {"alloc_blocks": "blocks", "alloc_app_blocks": "app blocks", "alloc_mpi_blocks": "MPI blocks",
+         "alloc_bytes": "bytes", "alloc_app_bytes": "app bytes", "alloc_mpi_bytes": "MPI bytes",
+         "heap_peak": "heap peak", "heap_app_peak": "app heap peak", "heap_mpi_peak": "MPI heap peak",
+         "rss_peak": "RSS peak", "pss_peak": "PSS peak", "mpi_rss": "MPI RSS", "mpi_pss": "MPI PSS",
+         "tracked_peak": "tracked peak"}
+PER_RANK_COLUMNS = ("alloc_app_bytes", "alloc_mpi_bytes", "alloc_app_blocks", "alloc_mpi_blocks",
+                    "heap_peak", "heap_app_peak", "heap_mpi_peak", "rss_peak", "pss_peak",
+                    "mpi_rss", "mpi_pss", "tracked_peak")
+REGION_TITLES = (("alloc_app_bytes", "app bytes"), ("alloc_mpi_bytes", "MPI bytes"),
+                 ("heap_peak", "heap peak"))
+
+
+def _value(v) -> str:
+    if v is None:
+        return "-"
+    return num(v) if isinstance(v, int) else f"{v:,.1f}"
+
+
+def sparkline(values: Sequence[int], width: int = SPARK_WIDTH, top: Optional[int] = None) -> str:
+    """values reduced to `width` cells by their maximum, scaled to `top` (their own max)."""
+    if not values:
+        return ""
+    n = len(values)
+    cells = [max(values[i * n // width:max((i + 1) * n // width, i * n // width + 1)])
+             for i in range(min(width, n))]
+    top = top or max(cells) or 1
+    return "".join(SPARK[min(len(SPARK) - 1, (v * (len(SPARK) - 1) + top - 1) // top)] if v > 0
+                   else SPARK[0] for v in cells)
+
+
+def render(doc: dict, max_ranks: int = 64) -> str:
+    hosts = doc["hosts"]
+    out = [f"heapscope job report: job {doc['job_id'] or '(no id)'}, {doc['ranks']} ranks on "
+           f"{len(hosts)} host{'s' if len(hosts) != 1 else ''} ({shorten(hosts, 4)})",
+           f"  program   {' | '.join(doc['executables'])}"]
+    if doc["others"]:
+        names = [f"{o['exe'].rsplit('/', 1)[-1]} pid {o['pid']}" for o in doc["others"]]
+        out.append(f"  other     {len(names)} processes that are not ranks, left out: "
+                   + shorten(names, 4))
+    for note in doc["notes"]:
+        out.append(f"  note      {note}")
+    warnings = [f"rank {r['rank']}: {w}" for r in doc["per_rank"] for w in r["warnings"]]
+    for w in warnings[:MAX_WARNINGS]:
+        out.append(f"  warning   {w}")
+    if len(warnings) > MAX_WARNINGS:
+        out.append(f"  warning   ... and {len(warnings) - MAX_WARNINGS} more (all are in --format json)")
+    killed = [str(r["rank"]) for r in doc["per_rank"] if r["reason"] not in ("exit", "api")]
+    if killed:
+        out.append(f"  ended     by a signal or exec before exit: ranks {shorten(killed, 12)} "
+                   f"(their last snapshot is used)")
+
+    out += ["", "Across ranks (min and max: which rank on which host)"]
+    rows = []
+    for m in doc["metrics"]:
+        s = doc["stats"][m["key"]]
+        rows.append([m["title"], _value(s["min"]), f"r{s['min_rank']}", s["min_host"],
+                     _value(s["max"]), f"r{s['max_rank']}", s["max_host"], _value(s["mean"])])
+    out.append(table(["metric", "min", "rank", "host", "max", "rank", "host", "mean"], rows))
+    if doc["timeline"] is None:
+        out.append("  (no timeline samples in these profiles: heap, RSS and PSS peaks need them)")
+
+    keys = [k for k in PER_RANK_COLUMNS if k in doc["stats"]]
+    out += ["", "Per rank"]
+    shown = doc["per_rank"] if max_ranks <= 0 else doc["per_rank"][:max_ranks]
+    rows = [[f"r{r['rank']}", r["host"], str(r["pid"]), r["reason"]] + [_value(r[k]) for k in keys]
+            for r in shown]
+    out.append(table(["rank", "host", "pid", "snapshot"] + [SHORT[k] for k in keys], rows, left=4))
+    if len(shown) < len(doc["per_rank"]):
+        out.append(f"  ... {len(doc['per_rank']) - len(shown)} more ranks (--ranks 0 shows all; "
+                   f"JSON and CSV have all)")
+
+    out += ["", "Per region (over ranks: min, max with its rank, mean)"]
+    rows = []
+    for reg in doc["regions"]:
+        row = [reg["region"]]
+        for key, _ in REGION_TITLES:
+            s = reg[key]
+            row += ["-", "-", "-"] if s is None else \
+                [_value(s["min"]), f"{_value(s['max'])} (r{s['max_rank']})", _value(s["mean"])]
+        rows.append(row)
+    header = ["region"] + [f"{title} {w}" for _, title in REGION_TITLES for w in ("min", "max", "mean")]
+    out.append(table(header, rows))
+    out += _timeline_text(doc, max_ranks)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _timeline_text(doc: dict, max_ranks: int) -> List[str]:
+    tl = doc["timeline"]
+    if tl is None:
+        return []
+    out = ["", f"Timeline: 0 to {tl['end_s']:.3f} s since the first rank started, "
+               f"{tl['points']} bins (each bin: its largest value)"]
+    rows = []
+    for key, title in (("app", "application heap"), ("mpi", "MPI heap"), ("rss", "RSS"), ("pss", "PSS")):
+        series = tl["total"][key]
+        if series is not None:
+            rows.append([f"sum {title}", sparkline(series), num(max(series))])
+    out.append(table(["series", "", "peak"], rows, left=2))
+    ranks = tl["per_rank"] if max_ranks <= 0 else tl["per_rank"][:max_ranks]
+    top = {k: max([max(r[k]) for r in tl["per_rank"] if r[k]] or [0]) for k in ("app", "mpi")}
+    rows = []
+    for r in ranks:
+        for key, title in (("app", "app"), ("mpi", "MPI")):
+            if r[key] is not None:
+                rows.append([f"r{r['rank']}" if key == "app" else "", title,
+                             sparkline(r[key], top=top[key] or None), num(max(r[key]))])
+    out += ["", "Per rank (application and MPI heap, one scale per panel)"]
+    out.append(table(["rank", "heap", "", "peak"], rows, left=3))
+    return out
+
+
+def render_csv(doc: dict) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["section", "rank", "host", "region", "metric", "seconds", "value"])
+    keys = [m["key"] for m in doc["metrics"]]
+    for r in doc["per_rank"]:
+        for k in keys:
+            if r[k] is not None:
+                w.writerow(["rank", r["rank"], r["host"], "", k, "", r[k]])
+    for k in keys:
+        s = doc["stats"][k]
+        w.writerow(["min", s["min_rank"], s["min_host"], "", k, "", s["min"]])
+        w.writerow(["max", s["max_rank"], s["max_host"], "", k, "", s["max"]])
+        w.writerow(["mean", "all", "", "", k, "", s["mean"]])
+    for reg in doc["regions"]:
+        for k, _ in REGION_TITLES + (("alloc_app_blocks", ""), ("alloc_mpi_blocks", "")):
+            s = reg[k]
+            if s is None:
+                continue
+            w.writerow(["region-min", s["min_rank"], s["min_host"], reg["region"], k, "", s["min"]])
+            w.writerow(["region-max", s["max_rank"], s["max_host"], reg["region"], k, "", s["max"]])
+            w.writerow(["region-mean", "all", "", reg["region"], k, "", s["mean"]])
+    tl = doc["timeline"]
+    if tl is not None:
+        for key in ("app", "mpi", "rss", "pss"):
+            for r in tl["per_rank"] + [dict(rank="all", host="", **{key: tl["total"][key]})]:
+                if r[key] is None:
+                    continue
+                for sec, v in zip(tl["seconds"], r[key]):
+                    w.writerow(["timeline", r["rank"], r["host"], "", key, f"{sec:.6f}", v])
+    return buf.getvalue()

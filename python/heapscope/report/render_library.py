@@ -1,0 +1,76 @@
+"""Text and CSV of the `heapscope report --by library` document (analysis.by_library).
+
+CSV: library,name,size,count,bytes,in_mpi_count,in_mpi_bytes — one row per library
+with size "all", then (per-size detail) one row per library and size; the blocks
+without a recorded stack are the library "(no stack)".
+"""
+import csv
+import io
+from typing import List
+
+from heapscope.analysis.by_library import NO_STACK
+from heapscope.report.processes import header_lines
+from heapscope.report.text import num, percent, table
+
+SIZES_SHOWN = 10   # sizes listed under each library in text, with --size
+
+
+def render(doc: dict) -> str:
+    n = len(doc["processes"])
+    out = [f"heapscope report --by library: {n} process{'es' if n != 1 else ''}"]
+    out += ["  " + line for line in header_lines(doc["processes"], n > 1)]
+    f = doc["filters"]
+    parts = ([f"--region {f['region']}"] if f["region"] else []) + \
+            ([f"--size {f['size']}"] if f["size"] else [])
+    out.append("  filters   " + (" ".join(parts) if parts else "none"))
+    out.append("  stacks    recorded for sizes " + (", ".join(doc["recorded_sizes"]) or "none"))
+    out.append("")
+    total = doc["totals"]
+    out.append(f"Heap blocks by the library that asked for them (first frame outside the C/C++ "
+               f"runtime): {num(total['count'])} blocks, {num(total['bytes'])} bytes")
+    rows = []
+    detail = bool(f["size"])
+    lines: List[str] = []
+    for lib in doc["libraries"]:
+        rows.append(_row(lib["name"], lib, lib["in_mpi_count"], lib["in_mpi_bytes"]))
+    rest = doc["no_stack"]
+    if rest["count"]:
+        rows.append(_row(NO_STACK, rest, "", ""))
+    out.append(table(["library", "blocks", "share", "bytes", "share", "in MPI calls", "bytes"], rows))
+    if rest["count"]:
+        sizes = ", ".join(num(s["size"]) for s in rest["sizes"][:SIZES_SHOWN])
+        more = len(rest["sizes"]) - SIZES_SHOWN
+        out.append(f"  {NO_STACK}: blocks of sizes whose stacks were not recorded ({sizes}"
+                   + (f", ... {more} more" if more > 0 else "") + "); record with --sizes all")
+    if doc["lost_stacks"]:
+        out.append(f"  {num(doc['lost_stacks'])} blocks lost their stack (stack table full): "
+                   f"counted under {NO_STACK}")
+    if detail:
+        for lib in doc["libraries"] + ([dict(rest, name=NO_STACK)] if rest["count"] else []):
+            lines.append(f"  {lib['name']}:")
+            lines.append(table(["size", "blocks", "bytes"],
+                               [[num(s["size"]), num(s["count"]), num(s["bytes"])]
+                                for s in lib["sizes"][:SIZES_SHOWN]], left=0, indent="    "))
+        out += ["", "Sizes per library (most blocks first)"] + lines
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _row(name, d, mpi_count, mpi_bytes):
+    return [name, num(d["count"]), percent(d["share_count"]), num(d["bytes"]),
+            percent(d["share_bytes"]), num(mpi_count) if mpi_count != "" else "",
+            num(mpi_bytes) if mpi_bytes != "" else ""]
+
+
+def render_csv(doc: dict) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["library", "name", "size", "count", "bytes", "in_mpi_count", "in_mpi_bytes"])
+    libs = doc["libraries"] + [dict(doc["no_stack"], library=NO_STACK, name=NO_STACK,
+                                    in_mpi_count="", in_mpi_bytes="")]
+    for lib in libs:
+        w.writerow([lib["library"], lib["name"], "all", lib["count"], lib["bytes"],
+                    lib["in_mpi_count"], lib["in_mpi_bytes"]])
+    for lib in libs:
+        for s in lib["sizes"]:
+            w.writerow([lib["library"], lib["name"], s["size"], s["count"], s["bytes"], "", ""])
+    return buf.getvalue()

@@ -1,0 +1,162 @@
+"""The job report (`heapscope report DIR` on an MPI job's rank files): a real 4-rank run
+with a rank killed by SIGTERM, checked against the rank files read one by one and the
+program's known allocations; a synthetic 100-rank job (the parallel reading path)."""
+import csv
+import io
+import json
+import subprocess
+
+import pytest
+
+from heapscope.profile import read_profile
+
+from conftest import PROGRAMS, have
+from profile_builder import ProfileBuilder
+
+MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+
+
+def _app_mpi(p):
+    app = sum(s * n for (r, s), n in p.size_counts.items() if "[MPI]" not in r.split("/"))
+    mpi = sum(s * n for (r, s), n in p.size_counts.items() if "[MPI]" in r.split("/"))
+    return app, mpi
+
+
+@pytest.fixture(scope="module")
+def killed_job(tmp_path_factory):
+    """mpi_job_ranks on 4 ranks under record --mpi, rank 2 raising SIGTERM on itself."""
+    assert have("mpicc") and have("mpirun"), "apt-get install openmpi-bin libopenmpi-dev"
+    tmp = tmp_path_factory.mktemp("job")
+    program = tmp / "mpi_job_ranks"
+    subprocess.run(["mpicc", "-g", "-o", program, PROGRAMS / "mpi_job_ranks.c"], check=True)
+    out = tmp / "out"
+    import sys
+    res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--mpi", "-o", out, "--",
+                          *MPIRUN, program, "kill"], capture_output=True, text=True, timeout=120)
+    assert res.returncode != 0   # mpirun reports the killed rank
+    return program, out
+
+
+def test_one_readable_file_per_rank_even_the_killed_one(killed_job):
+    program, out = killed_job
+    ranks = {}
+    for f in out.glob("*.hsp"):
+        p = read_profile(f)
+        if p.rank >= 0:
+            assert p.rank not in ranks
+            ranks[p.rank] = p
+    assert sorted(ranks) == [0, 1, 2, 3]
+    assert ranks[2].snapshot_reason == "sigterm"
+    assert len({p.job_id for p in ranks.values()}) == 1
+    for rank, p in ranks.items():
+        assert f".r{rank}." in p.path and p.exe == str(program)
+        assert p.size_counts[("(none)", 1000000)] == rank + 1
+        assert p.size_counts[("pcontrol-1", 7000)] == 2
+        assert _app_mpi(p)[1] > 0
+
+
+def test_job_report_agrees_with_the_rank_files(killed_job, heapscope):
+    program, out = killed_job
+    ranks = {p.rank: p for p in map(read_profile, out.glob("*.hsp")) if p.rank >= 0}
+    doc = json.loads(heapscope("report", out, "--format", "json").stdout)
+    assert doc["format"] == "heapscope-job" and doc["ranks"] == 4
+    assert doc["executables"] == [str(program)]
+    assert [r["rank"] for r in doc["per_rank"]] == [0, 1, 2, 3]
+    assert {o["exe"].rsplit("/", 1)[-1] for o in doc["others"]} <= {"orterun", "mpirun"}
+    assert doc["per_rank"][2]["reason"] == "sigterm"
+    expected = {}
+    for rank, p in ranks.items():
+        app, mpi = _app_mpi(p)
+        row = doc["per_rank"][rank]
+        assert (row["alloc_app_bytes"], row["alloc_mpi_bytes"], row["host"], row["pid"]) == \
+            (app, mpi, p.host, p.pid)
+        expected[rank] = (app, mpi, p.host)
+    for key, i in (("alloc_app_bytes", 0), ("alloc_mpi_bytes", 1)):
+        s = doc["stats"][key]
+        lo = min(expected, key=lambda r: (expected[r][i], r))
+        hi = max(expected, key=lambda r: (expected[r][i], -r))
+        assert (s["min"], s["min_rank"], s["min_host"]) == (expected[lo][i], lo, expected[lo][2])
+        assert (s["max"], s["max_rank"], s["max_host"]) == (expected[hi][i], hi, expected[hi][2])
+        assert s["mean"] == pytest.approx(sum(v[i] for v in expected.values()) / 4)
+    # rank r keeps r + 1 MB more than rank 0 (plus start-up noise of a few KB)
+    s = doc["stats"]["alloc_app_bytes"]
+    assert (s["min_rank"], s["max_rank"]) == (0, 3)
+    assert 3000000 <= s["max"] - s["min"] < 3100000
+    regions = {r["region"]: r for r in doc["regions"]}
+    pc = regions["pcontrol-1"]["alloc_app_bytes"]
+    assert (pc["min"], pc["max"], pc["ranks"]) == (14000, 14000, 4)
+
+    text = heapscope("report", out).stdout
+    rows = [l.split() for l in text.splitlines() if l.startswith("  r")]
+    assert [r[0] for r in rows if r[0].startswith("r") and r[0][1:].isdigit()] == ["r0", "r1", "r2", "r3"]
+    ended = next(l for l in text.splitlines() if l.startswith("  ended"))
+    assert "2" in ended.split("ranks ", 1)[1].split(" (")[0].split(", ")   # the killed rank
+    table = list(csv.DictReader(io.StringIO(heapscope("report", out, "--format", "csv").stdout)))
+    got = {int(r["rank"]): int(r["value"]) for r in table
+           if r["section"] == "rank" and r["metric"] == "alloc_app_bytes"}
+    assert got == {r: v[0] for r, v in expected.items()}
+
+
+def _synthetic_job(d, n, job="77"):
+    """n ranks: rank r has 1000-byte blocks (r % 7 + 1) x 10 in the application, 64-byte
+    blocks (r % 5 + 1) x 100 inside MPI calls, on host node<r % 4>."""
+    for r in range(n):
+        b = ProfileBuilder(pid=1000 + r, rank=r, host=f"node{r % 4:02d}", job_id=job,
+                           exe="/apps/sim", cmdline=("/apps/sim",))
+        b.snapshot(regions=[(1, 0, "[MPI]")],
+                   sizes=[(0, 1000, (r % 7 + 1) * 10), (1, 64, (r % 5 + 1) * 100)])
+        b.write(d / f"heapscope.{job}.r{r}.node{r % 4:02d}.{1000 + r}.hsp")
+    launcher = ProfileBuilder(pid=999, exe="/usr/bin/orterun", cmdline=("mpirun",))
+    launcher.snapshot(sizes=[(0, 24, 5)])
+    launcher.write(d / "heapscope.node00.999.hsp")
+
+
+def test_many_synthetic_ranks(tmp_path, heapscope):
+    d = tmp_path / "job"
+    d.mkdir()
+    n = 100
+    _synthetic_job(d, n)
+    doc = json.loads(heapscope("report", d, "--format", "json").stdout)
+    assert doc["ranks"] == n and doc["job_id"] == "77" and len(doc["others"]) == 1
+    assert doc["hosts"] == ["node00", "node01", "node02", "node03"]
+    app = {r: (r % 7 + 1) * 10 * 1000 for r in range(n)}
+    mpi = {r: (r % 5 + 1) * 100 * 64 for r in range(n)}
+    for key, values in (("alloc_app_bytes", app), ("alloc_mpi_bytes", mpi)):
+        s = doc["stats"][key]
+        lo = min(values, key=lambda r: (values[r], r))
+        hi = max(values, key=lambda r: (values[r], -r))
+        assert (s["min"], s["min_rank"], s["min_host"]) == (values[lo], lo, f"node{lo % 4:02d}")
+        assert (s["max"], s["max_rank"], s["max_host"]) == (values[hi], hi, f"node{hi % 4:02d}")
+        assert s["mean"] == pytest.approx(sum(values.values()) / n)
+    assert [r["alloc_app_blocks"] for r in doc["per_rank"]] == [(r % 7 + 1) * 10 for r in range(n)]
+    text = heapscope("report", d, "--ranks", "5").stdout
+    assert f"... {n - 5} more ranks" in text
+    # the size table of the merged ranks is still there
+    sizes = json.loads(heapscope("report", d, "--by", "size", "--format", "json").stdout)
+    assert sum(row["total_count"] for row in sizes["sizes"] if row["size"] == 1000) == \
+        sum((r % 7 + 1) * 10 for r in range(n))
+
+
+def test_job_report_errors(tmp_path, heapscope):
+    d = tmp_path / "two"
+    d.mkdir()
+    _synthetic_job(d, 2, job="1")
+    _synthetic_job(d, 2, job="2")
+    res = heapscope("report", d, check=False)
+    assert res.returncode == 2 and "ranks of 2 jobs" in res.stderr
+    assert res.stderr.count("\n") == 1
+    single = tmp_path / "single"
+    single.mkdir()
+    _synthetic_job(single, 1)
+    for args, message in ((["--size", "12"], "--size applies to --by size"),
+                          (["--top", "3"], "--top applies to --by size"),
+                          (["--plot", tmp_path / "x.png"], "no timeline samples"),
+                          (["--plot", tmp_path / "x.pdf"], "must end in .png or .svg"),
+                          (["--points", "0"], "--points must be at least 1")):
+        res = heapscope("report", single, *args, check=False)
+        assert res.returncode == 2 and message in res.stderr and res.stderr.count("\n") == 1, res.stderr
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    ProfileBuilder().snapshot(sizes=[(0, 12, 3)]).write(plain / "a.hsp")
+    res = heapscope("report", plain, "--by", "rank", check=False)
+    assert res.returncode == 2 and "no MPI rank" in res.stderr
