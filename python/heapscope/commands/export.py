@@ -24,7 +24,8 @@ def register(sub):
     p = sub.add_parser("export", help="export stack trace types: collapsed stacks, pprof",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("profiles", nargs="+", metavar="FILE|DIR", help="profile files or directories (merged)")
-    p.add_argument("--format", required=True, choices=("collapsed", "pprof"))
+    p.add_argument("--format", required=True, choices=("collapsed", "pprof", "massif"),
+                   help="massif: heap over time and peak tree of one profile (export/massif.py)")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output file ('-' = standard output, collapsed only)")
     p.add_argument("--size", metavar="SPEC", help="sizes to export (12,24,100-200; default all recorded)")
@@ -51,6 +52,9 @@ def run(args):
     for r in roots:
         if r not in ROOTS:
             raise HeapscopeError(f"--split {args.split!r}: expected region, size or region,size")
+    if args.format == "massif":
+        from heapscope.export.massif import export_massif
+        return export_massif(args)
     if args.format == "pprof" and args.output == "-":
         raise HeapscopeError("pprof output is binary: give a file name with -o")
     sizes = SizeSet(args.size)

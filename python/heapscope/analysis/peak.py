@@ -1,0 +1,55 @@
+"""The `heapscope peak` document: each process's heap peak and who held it.
+
+The recorder notes the global heap peak of a process (requested bytes of all tracked
+live blocks, at its highest) and, per stack trace type, the blocks and bytes live at
+that moment. A peak belongs to one process, so several profiles give one peak each,
+never a sum. Holders are ranked by bytes live at the peak; `share` is their part of
+the peak. Blocks that were not tracked (table full) cannot be attributed: their bytes
+are `unattributed`. --size/--region narrow the holders listed, not the peak.
+"""
+from typing import Dict, List, Sequence
+
+from heapscope.analysis.tracked import TrackedEntry, frames_json
+
+PEAK_FORMAT, VERSION = "heapscope-peak", 1
+
+
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+def build_peak(process: int, profile, entries: List[TrackedEntry], all_entries: List[TrackedEntry],
+               top: int = 10, depth: int = 0) -> dict:
+    """One process's peak. `entries`: the selected ones; `all_entries`: every tracked entry
+    of the process (what the unattributed remainder is computed from)."""
+    t = profile.tracking
+    peak = t.peak_bytes
+    attributed = sum(e.life.live_at_peak_bytes for e in all_entries)
+    sizes: Dict[int, list] = {}
+    for e in entries:
+        if e.life.live_at_peak:
+            acc = sizes.setdefault(e.size, [0, 0, 0])
+            acc[0] += e.life.live_at_peak
+            acc[1] += e.life.live_at_peak_bytes
+            acc[2] += 1
+    size_rows = sorted(sizes.items(), key=lambda sv: (-sv[1][1], sv[0]))
+    holders = sorted((e for e in entries if e.life.live_at_peak),
+                     key=lambda e: (-e.life.live_at_peak_bytes, e.size, e.region, e.key))
+    shown = holders[:top] if top else holders
+    held = sum(e.life.live_at_peak_bytes for e in entries)
+    return dict(
+        process=process, peak_bytes=peak, peak_mono_ns=t.peak_mono_ns, end_bytes=t.end_bytes,
+        selected_bytes=held, selected_share=_share(held, peak),
+        unattributed_bytes=max(0, peak - attributed),
+        sizes=[dict(rank=i, size=s, blocks=v[0], bytes=v[1], share=_share(v[1], peak), types=v[2])
+               for i, (s, v) in enumerate(size_rows, 1)],
+        stack_types=[dict(rank=i, size=e.size, region=e.region, blocks=e.life.live_at_peak,
+                          bytes=e.life.live_at_peak_bytes, share=_share(e.life.live_at_peak_bytes, peak),
+                          recorded=bool(e.frames), frames_total=len(e.frames),
+                          frames=frames_json(e.frames, depth))
+                     for i, e in enumerate(shown, 1)],
+        holders=len(holders))
+
+
+def document(peaks: Sequence[dict]) -> dict:
+    return dict(format=PEAK_FORMAT, version=VERSION, peaks=list(peaks))

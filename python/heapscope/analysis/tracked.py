@@ -1,0 +1,118 @@
+"""Tracked stack types (record --track / --trace) of chosen sizes and regions, symbolized.
+
+    entries = tracked_entries(profiles, SizeSet("40"), "local")
+    for e in entries: e.region, e.size, e.frames, e.life   # life: merged Lifetimes
+
+What the lifetimes, temporaries, peak and leaks reports consume. A stack trace type is
+identified as in the other reports (analysis.stacks.identity: function, file and line
+of every frame), so the same path in several processes is one entry whose figures
+are added up. Sizes tracked without stacks have frames () and stand for the whole
+size in their region.
+"""
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from heapscope.analysis.selection import SizeSet, check_region, region_matches
+from heapscope.analysis.stacks import identity
+from heapscope.errors import HeapscopeError
+from heapscope.profile.model import LIFETIME_BINS, Lifetimes, Profile
+from heapscope.symbolize import Frame, Symbolizer
+
+NO_HIST = (0,) * LIFETIME_BINS
+
+
+@dataclass(frozen=True)
+class TrackedEntry:
+    region: str
+    size: int
+    frames: Tuple[Frame, ...]   # innermost first; () when the stack was not recorded
+    life: Lifetimes
+
+    @property
+    def key(self) -> tuple:
+        return (self.region, self.size, tuple(identity(f) for f in self.frames))
+
+
+def add_lifetimes(a: Lifetimes, b: Lifetimes) -> Lifetimes:
+    """Two Lifetimes of the same path (several processes), added field by field."""
+    return Lifetimes(
+        allocs=a.allocs + b.allocs, frees=a.frees + b.frees, temporaries=a.temporaries + b.temporaries,
+        time_hist=tuple(x + y for x, y in zip(_hist(a.time_hist), _hist(b.time_hist))),
+        between_hist=tuple(x + y for x, y in zip(_hist(a.between_hist), _hist(b.between_hist))),
+        live_at_peak=a.live_at_peak + b.live_at_peak,
+        live_at_peak_bytes=a.live_at_peak_bytes + b.live_at_peak_bytes,
+        live_at_end=a.live_at_end + b.live_at_end, live_at_end_bytes=a.live_at_end_bytes + b.live_at_end_bytes)
+
+
+def _hist(h) -> tuple:
+    h = tuple(h)
+    return h + (0,) * (LIFETIME_BINS - len(h)) if len(h) < LIFETIME_BINS else h
+
+
+def require_tracking(profiles: Sequence[Profile]) -> List[Profile]:
+    """The profiles that hold tracking data; none -> one line saying how to record it."""
+    tracked = [p for p in profiles if p.tracking is not None]
+    if not tracked:
+        cmd = " ".join(profiles[0].cmdline) if profiles and profiles[0].cmdline else "PROGRAM ARGS..."
+        which = profiles[0].path if len(profiles) == 1 else f"none of the {len(profiles)} profiles"
+        raise HeapscopeError(f"{which} has no tracking data (lifetimes, peak, leaks): record with "
+                             f"`heapscope record --track -- {cmd}`")
+    return tracked
+
+
+def tracked_entries(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str],
+                    symbolizer: Optional[Symbolizer] = None, required: bool = True) -> List[TrackedEntry]:
+    """Symbolized, merged entries of the selected sizes and regions of tracked profiles.
+    An unknown region is an error; so is a selection with no tracked allocation, when
+    `required`."""
+    if required:
+        check_region({r.path for p in profiles for r in p.regions.values()}
+                     | {s.region for p in profiles for s in p.tracking.stacks}, region)
+    sym = symbolizer or Symbolizer()
+    merged: Dict[tuple, TrackedEntry] = {}
+    for p in profiles:
+        chosen = [s for s in p.tracking.stacks if s.size in sizes and region_matches(s.region, region)]
+        if not chosen:
+            continue
+        resolved = sym.resolve(p, {a for s in chosen for a in s.frames})
+        for s in chosen:
+            frames = tuple(f for a in s.frames for f in resolved[a])
+            entry = TrackedEntry(s.region, s.size, frames, s.life)
+            old = merged.get(entry.key)
+            merged[entry.key] = entry if old is None else TrackedEntry(
+                old.region, old.size, old.frames, add_lifetimes(old.life, s.life))
+    if not merged and required:
+        have = sorted({s.size for p in profiles for s in p.tracking.stacks})
+        where = f" in region {region!r}" if region else ""
+        listed = ", ".join(map(str, have[:12])) + (", ..." if len(have) > 12 else "")
+        raise HeapscopeError(f"no tracked allocation of {sizes}{where} (tracked sizes: "
+                             f"{listed or 'none'}; record them with `heapscope record --track "
+                             f"--sizes SPEC`)")
+    return list(merged.values())
+
+
+def tracking_settings(profiles: Sequence[Profile]) -> dict:
+    """The tracking parameters, as the documents carry them (from the first profile;
+    a note when the profiles disagree)."""
+    t = profiles[0].tracking
+    return dict(source=t.source, temporary_max_between=t.temporary_max_between,
+                temporary_max_ns=t.temporary_max_ns,
+                untracked=sum(p.tracking.untracked for p in profiles),
+                table_bytes=sum(p.tracking.table_bytes for p in profiles))
+
+
+def tracking_notes(profiles: Sequence[Profile], sym: Symbolizer) -> List[str]:
+    notes = list(sym.notes)
+    bounds = {(p.tracking.temporary_max_between, p.tracking.temporary_max_ns) for p in profiles}
+    if len(bounds) > 1:
+        notes.append("the profiles were recorded with different temporary bounds; "
+                     "the first profile's are shown")
+    untracked = sum(p.tracking.untracked for p in profiles)
+    if untracked:
+        notes.append(f"{untracked:,} blocks were not tracked (tracking table full) and are "
+                     f"missing from these figures")
+    return notes
+
+
+def frames_json(frames: Sequence[Frame], depth: int = 0) -> List[dict]:
+    return [f.to_json() for f in (frames[:depth] if depth else frames)]
