@@ -63,8 +63,7 @@ def header_text(title: str, doc: dict) -> List[str]:
 
 def frame_lines(t: dict, full_names: bool, indent: str = "    ") -> List[str]:
     if not t["recorded"]:
-        return [f"{indent}(stack not recorded for this size: record with --track --sizes and "
-                f"stacks for it)"]
+        return [f"{indent}(no stack: this size was tracked without its stacks)"]
     out = [f"{indent}[{i}] {Frame(**f).text(short=not full_names)}" for i, f in enumerate(t["frames"])]
     hidden = t["frames_total"] - len(t["frames"])
     if hidden > 0:
