@@ -40,8 +40,13 @@ def render(doc: dict) -> str:
     if rest["count"]:
         sizes = ", ".join(num(s["size"]) for s in rest["sizes"][:SIZES_SHOWN])
         more = len(rest["sizes"]) - SIZES_SHOWN
-        out.append(f"  {NO_STACK}: blocks of sizes whose stacks were not recorded ({sizes}"
-                   + (f", ... {more} more" if more > 0 else "") + "); record with --sizes all")
+        listed = sizes + (f", ... {more} more" if more > 0 else "")
+        if "all" in doc["recorded_sizes"]:
+            out.append(f"  {NO_STACK}: blocks the recorder counted without storing a stack "
+                       f"(sizes {listed})")
+        else:
+            out.append(f"  {NO_STACK}: blocks of sizes whose stacks were not recorded ({listed}); "
+                       f"record with --sizes all")
     if doc["lost_stacks"]:
         out.append(f"  {num(doc['lost_stacks'])} blocks lost their stack (stack table full): "
                    f"counted under {NO_STACK}")

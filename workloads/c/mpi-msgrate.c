@@ -1,0 +1,90 @@
+/*
+ * hs-wl-mpi-msgrate — point-to-point small-message rate: ranks are paired (0-1, 2-3,
+ * ...; an odd last rank idles), and each pair ping-pongs --messages round trips of
+ * --size bytes with MPI_Send/MPI_Recv. The rate is the number of one-way messages
+ * of all pairs divided by the slowest pair's time (MPI_Wtime, after a barrier and
+ * --warmup round trips). The message contents depend on the round trip only, so the
+ * checksum (of everything received, all ranks, gathered in rank order) is the same
+ * whatever the timing; rank 0 prints the rate, then the checksum. The benchmark of
+ * the MPI layer's overhead per call (scripts/bench_mpi.sh).
+ */
+#include <mpi.h>
+
+#include "wl_common.h"
+
+static void fill(unsigned char *buf, size_t n, long long trip, int from)
+{
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (unsigned char)(trip * 13 + from * 5 + (long long)i);
+}
+
+static uint64_t ping_pong(int rank, int peer, long long trips, size_t size,
+                          unsigned char *out, unsigned char *in, uint64_t h)
+{
+    const int leader = rank < peer;
+    for (long long t = 0; t < trips; t++) {
+        fill(out, size, t, rank);
+        if (leader) {
+            MPI_Send(out, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+            MPI_Recv(in, (int)size, MPI_BYTE, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(in, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(out, (int)size, MPI_BYTE, peer, 2, MPI_COMM_WORLD);
+        }
+        if (size && in[size - 1] != (unsigned char)(t * 13 + peer * 5 + (long long)(size - 1))) {
+            fprintf(stderr, "hs-wl-mpi-msgrate: rank %d got wrong data from %d\n", rank, peer);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        h = wl_hash_bytes(h, in, size);
+    }
+    return h;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nprocs;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    wl_opt opts[] = {
+        {"messages", "round trips per pair (2 messages each)", 200000, 1, 1000000000},
+        {"size", "bytes per message", 8, 1, 1 << 20},
+        {"warmup", "round trips before timing", 1000, 0, 1000000},
+    };
+    wl_parse(argc, argv, "MPI point-to-point ping-pong rate of small messages, ranks paired.",
+             opts, 3);
+    const long long trips = opts[0].value, warmup = opts[2].value;
+    const size_t size = (size_t)opts[1].value;
+    const int peer = rank ^ 1;
+    const int active = peer < nprocs;
+    unsigned char *out = wl_check(malloc(size), "mpi-msgrate");
+    unsigned char *in = wl_check(malloc(size), "mpi-msgrate");
+
+    uint64_t h = WL_FNV_INIT;
+    if (active)
+        ping_pong(rank, peer, warmup, size, out, in, WL_FNV_INIT);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    if (active)
+        h = ping_pong(rank, peer, trips, size, out, in, h);
+    double elapsed = MPI_Wtime() - t0, slowest = 0;
+    MPI_Reduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+
+    uint64_t *all = rank == 0 ? wl_check(malloc((size_t)nprocs * sizeof *all), "gather") : NULL;
+    MPI_Gather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        uint64_t total = WL_FNV_INIT;
+        for (int r = 0; r < nprocs; r++)
+            total = wl_hash_u64(total, all[r]);
+        free(all);
+        const long long messages = 2 * trips * (nprocs / 2);
+        printf("mpi-msgrate: %d processes, %d pairs, %lld messages of %zu bytes in %.6f s\n",
+               nprocs, nprocs / 2, messages, size, slowest);
+        printf("messages/s: %.0f\n", slowest > 0 ? messages / slowest : 0.0);
+        wl_print_checksum(total);
+    }
+    free(in);
+    free(out);
+    MPI_Finalize();
+    return 0;
+}
