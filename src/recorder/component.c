@@ -2,11 +2,15 @@
  * component.c — entry points for heapscope's own add-on layers (libheapscope_mpi.so):
  * switch the calling thread into a named child region of its current region and back,
  * without touching the thread's region stack (the layer restores the saved value).
+ * While inside, hs_in_component is nonzero: heap accounting counts the thread's
+ * blocks as the component's (heap_accounting.c).
  */
 #include <stdatomic.h>
 #include <string.h>
 
 #include "recorder.h"
+
+HS_TLS int hs_in_component;  /* depth of enter/restore pairs on this thread */
 
 /* child id + 1 of (parent, cached_name); 0 = not interned yet. */
 static _Atomic uint32_t child_of[HS_MAX_REGIONS];
@@ -43,10 +47,13 @@ unsigned heapscope__thread_region_enter(const char *child_name)
 {
     uint32_t previous = hs_thread_region;
     hs_thread_region = child_region(child_name) + 1;
+    hs_in_component++;
     return previous;
 }
 
 void heapscope__thread_region_restore(unsigned previous)
 {
     hs_thread_region = previous;
+    if (hs_in_component > 0)
+        hs_in_component--;
 }

@@ -22,6 +22,10 @@ struct hs_thread {
     _Atomic int in_use;
     struct hs_size_table *_Atomic large;
     struct hs_stack_table *_Atomic stacks;  /* stacks.c, created on first capture */
+    /* heap_accounting.c: bytes this thread allocated minus bytes it freed (signed:
+     * a block freed by another thread makes that thread's figure negative), and
+     * the part inside component calls. Only the owner writes; never reset. */
+    _Atomic int64_t heap_bytes, heap_component_bytes;
     struct hs_region_counts *_Atomic regions[HS_MAX_REGIONS];
 };
 
@@ -48,15 +52,24 @@ static inline int hs_size_wanted(uint64_t size)
     return hs_size_selected(size);
 }
 
+/* Where an allocation was counted: its region, and its stack trace type when
+ * its stack was captured (else NULL). Tracking and the trace use it. */
+struct hs_site {
+    uint32_t region;
+    struct hs_stack_entry *type;
+};
+
 /* An allocation of `size` bytes (requested) by API function `api`. */
-static inline __attribute__((always_inline)) void hs_count_alloc(unsigned api, uint64_t size,
-                                                                 int failed)
+static inline __attribute__((always_inline)) struct hs_site hs_count_alloc(unsigned api,
+                                                                           uint64_t size,
+                                                                           int failed)
 {
     struct hs_thread *t;
     uint32_t r = hs_current_region();
+    struct hs_site site = {r, NULL};
     struct hs_region_counts *rc = hs_counts_here(r, &t);
     if (HS_UNLIKELY(!rc))
-        return;
+        return site;
     hs_bump(&rc->api[api], 1);
     if (HS_UNLIKELY(failed))
         hs_bump(&rc->api[HS_API_FAILED], 1);
@@ -65,7 +78,8 @@ static inline __attribute__((always_inline)) void hs_count_alloc(unsigned api, u
     else
         hs_count_large(t, r, size);
     if (HS_UNLIKELY(hs_stacks_on) && hs_region_stacks[r] && hs_size_wanted(size))
-        hs_stack_record(t, r, size);
+        site.type = hs_stack_record(t, r, size);
+    return site;
 }
 
 /* A call that allocates nothing (free, delete, realloc(p, 0), a failure). */

@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "blocks.h"
 #include "counting.h"
 #include "guard.h"
 #include "recorder.h"
@@ -181,6 +182,21 @@ static uint64_t product(size_t a, size_t b)
     return __builtin_mul_overflow(a, b, &n) ? UINT64_MAX : n;
 }
 
+/* The old block of a realloc after the real call: freed (moved, shrunk to
+ * nothing, or grown in place: a new block at the same address), or, when the
+ * call failed, still there as it was. */
+static void realloc_done(struct hs_dying *d, void *p, uint64_t n)
+{
+    if (p || n == 0)
+        hs_block_dead(d);
+    else
+        hs_block_revive(d);
+    /* an allocator whose realloc(p, 0) returns a minimal block: not an allocation
+     * for the counts (profile_format.h), but heap it holds */
+    if (p && n == 0 && !hs_heap_measure_requested())
+        hs_heap_add(hs_heap_usable(p), hs_in_component != 0);
+}
+
 /* ---- the hooks ---- */
 
 void *malloc(size_t n)
@@ -194,7 +210,7 @@ void *malloc(size_t n)
         return hs_real.malloc(n);
     hs_guard = 1;
     void *p = hs_real.malloc(n);
-    hs_count_alloc(HS_API_MALLOC, n, p == NULL);
+    hs_note_alloc(HS_API_MALLOC, n, p);
     hs_guard = 0;
     return p;
 }
@@ -210,7 +226,7 @@ void *calloc(size_t a, size_t b)
         return hs_real.calloc(a, b);
     hs_guard = 1;
     void *p = hs_real.calloc(a, b);
-    hs_count_alloc(HS_API_CALLOC, product(a, b), p == NULL);
+    hs_note_alloc(HS_API_CALLOC, product(a, b), p);
     hs_guard = 0;
     return p;
 }
@@ -225,6 +241,7 @@ void free(void *p)
         return;
     }
     hs_guard = 1;
+    hs_note_free(p);
     hs_real.free(p);
     hs_count_call(HS_API_FREE);
     hs_guard = 0;
@@ -244,11 +261,16 @@ void *realloc(void *old, size_t n)
     if (PASS_THROUGH())
         return hs_real.realloc(old, n);
     hs_guard = 1;
+    struct hs_dying d;
+    if (HS_UNLIKELY(hs_heap_watch) && old)
+        hs_block_dying(old, &d);
     void *p = hs_real.realloc(old, n);
+    if (HS_UNLIKELY(hs_heap_watch) && old)
+        realloc_done(&d, p, n);
     if (old && n == 0) {
         hs_count_call(HS_API_REALLOC);  /* a free, not an allocation */
     } else {
-        hs_count_alloc(HS_API_REALLOC, n, p == NULL);
+        hs_note_alloc(HS_API_REALLOC, n, p);
     }
     hs_guard = 0;
     return p;
@@ -260,12 +282,17 @@ void *reallocarray(void *old, size_t a, size_t b)
     if (PASS_THROUGH())
         return real_reallocarray(old, a, b);
     hs_guard = 1;
+    struct hs_dying d;
+    if (HS_UNLIKELY(hs_heap_watch) && old)
+        hs_block_dying(old, &d);
     void *p = real_reallocarray(old, a, b);
     uint64_t n = product(a, b);
+    if (HS_UNLIKELY(hs_heap_watch) && old)
+        realloc_done(&d, p, n);
     if (old && n == 0)
         hs_count_call(HS_API_REALLOCARRAY);
     else
-        hs_count_alloc(HS_API_REALLOCARRAY, n, p == NULL);
+        hs_note_alloc(HS_API_REALLOCARRAY, n, p);
     hs_guard = 0;
     return p;
 }
@@ -277,7 +304,7 @@ int posix_memalign(void **out, size_t align, size_t n)
         return hs_real.posix_memalign(out, align, n);
     hs_guard = 1;
     int rc = hs_real.posix_memalign(out, align, n);
-    hs_count_alloc(HS_API_POSIX_MEMALIGN, n, rc != 0);
+    hs_note_alloc(HS_API_POSIX_MEMALIGN, n, rc == 0 ? *out : NULL);
     hs_guard = 0;
     return rc;
 }
@@ -289,7 +316,7 @@ int posix_memalign(void **out, size_t align, size_t n)
             return call;                         \
         hs_guard = 1;                            \
         void *p = call;                          \
-        hs_count_alloc(api, size, p == NULL);    \
+        hs_note_alloc(api, size, p);             \
         hs_guard = 0;                            \
         return p;                                \
     }

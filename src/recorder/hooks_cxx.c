@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blocks.h"
 #include "counting.h"
 #include "guard.h"
 #include "recorder.h"
@@ -131,9 +132,11 @@ static void *counted_new(int which, size_t n, size_t align)
         return call_new(which, n, align);
     hs_guard = 1;
     struct new_scope scope __attribute__((cleanup(new_scope_leave))) = {0};
-    hs_count_alloc(HS_API_OPERATOR_NEW, n, 0);
+    struct hs_site site = hs_count_alloc(HS_API_OPERATOR_NEW, n, 0);
     void *p = call_new(which, n, align);
     scope.ok = p != NULL;
+    if (HS_UNLIKELY(hs_heap_watch) && p)
+        hs_block_born(p, n, site);
     return p;
 }
 
@@ -143,8 +146,10 @@ static void counted_delete(int which, void *p, size_t size, size_t align)
         return;
     void *f = op(which);
     int counting = !hs_guard && atomic_load_explicit(&hs_recording, memory_order_relaxed);
-    if (counting)
+    if (counting) {
         hs_guard = 1;
+        hs_note_free(p);
+    }
     static const char nothrow_tag;
     if (!f)
         hs_real.free(p);
@@ -174,7 +179,7 @@ static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
         hs_guard = 1;
         void *p = hs_real.malloc(n ? n : 1);
         if (HS_LIKELY(p)) {
-            hs_count_alloc(HS_API_OPERATOR_NEW, n, 0);
+            hs_note_alloc(HS_API_OPERATOR_NEW, n, p);
             hs_guard = 0;
             return p;
         }
@@ -193,6 +198,7 @@ static inline __attribute__((always_inline)) void fast_delete(int which, void *p
             return;
         }
         hs_guard = 1;
+        hs_note_free(p);
         hs_real.free(p);
         hs_count_call(HS_API_OPERATOR_DELETE);
         hs_guard = 0;

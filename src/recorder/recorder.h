@@ -127,7 +127,14 @@ HS_HIDDEN void hs_thread_visit(struct hs_thread *t, void *ctx, hs_size_fn sizes,
 
 /* ---- stacks.c: capture and per-thread stack-type tables ---- */
 HS_HIDDEN void hs_stacks_init(int unwinder, unsigned depth);
-HS_HIDDEN void hs_stack_record(struct hs_thread *t, uint32_t region, uint64_t size);
+/* Counts one allocation in its stack trace type; returns the type (stable: types
+ * are never moved nor freed) or NULL when the table was full (lost). */
+struct hs_stack_entry;
+HS_HIDDEN struct hs_stack_entry *hs_stack_record(struct hs_thread *t, uint32_t region,
+                                                 uint64_t size);
+/* A type's frames, and a pointer-sized slot tracking.c keeps its record in. */
+HS_HIDDEN const uint64_t *hs_stack_entry_frames(const struct hs_stack_entry *e, uint32_t *depth);
+HS_HIDDEN void *_Atomic *hs_stack_entry_slot(struct hs_stack_entry *e);
 HS_HIDDEN void hs_stacks_after_fork_child(void);
 HS_HIDDEN uint64_t hs_stacks_lost(void);
 typedef void (*hs_stack_fn)(void *ctx, uint32_t region, uint64_t size, uint32_t depth,
@@ -188,5 +195,18 @@ HS_HIDDEN void hs_before_exit_now(void);         /* _exit: dump if this process 
 HS_HIDDEN int hs_signal_owned(int sig);          /* our handler is installed */
 HS_HIDDEN void hs_signal_release(int sig);       /* the program takes the signal over */
 HS_HIDDEN uint64_t hs_now_ns(int clock);
+
+/* ---- blocks.c, heap_accounting.c: watching every block (off by default) ----
+ * With hs_heap_watch set (by the timeline at init, and by tracking and trace
+ * mode), every hook reports each block's birth and death (blocks.h), and the heap
+ * in use is accounted per thread. Counts-only recording leaves it 0: the hooks
+ * then pay one predictable branch. */
+extern HS_HIDDEN int hs_heap_watch;
+extern HS_HIDDEN HS_TLS int hs_in_component;   /* component.c: inside e.g. an MPI call */
+/* Bytes of heap in use now (summed over the threads' counters), and the part
+ * allocated inside component calls. Usable sizes (malloc_usable_size of the next
+ * allocator), or requested sizes when tracking is on (hs_heap_measure_requested). */
+HS_HIDDEN void hs_heap_in_use(int64_t *total, int64_t *component);
+HS_HIDDEN int hs_heap_measure_requested(void);
 
 #endif

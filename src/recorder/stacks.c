@@ -32,12 +32,14 @@
 #define FRAME_SLOTS (1u << 22)        /* 32 MiB of addresses per thread, reserved */
 #define SKIP_MAX 16                   /* recorder frames above the caller, at most */
 
-struct stack_entry {
+struct hs_stack_entry {
     uint64_t hash;
     uint64_t size;
     uint32_t region, depth;
     uint64_t frames_at;               /* index into frames[] */
+    const uint64_t *frames;           /* = table frames + frames_at (never moves) */
     _Atomic uint64_t count;
+    void *_Atomic track;              /* tracking.c's record of this type, or NULL */
 };
 
 struct index_slot {
@@ -51,7 +53,7 @@ struct hs_stack_table {
     uint64_t *frames;
     struct index_slot *index;         /* owner only */
     uint64_t index_mask;
-    struct stack_entry e[MAX_TYPES];
+    struct hs_stack_entry e[MAX_TYPES];
 };
 
 static int use_fp;
@@ -179,7 +181,7 @@ static int index_grow(struct hs_stack_table *st)
     return 0;
 }
 
-void hs_stack_record(struct hs_thread *t, uint32_t region, uint64_t size)
+struct hs_stack_entry *hs_stack_record(struct hs_thread *t, uint32_t region, uint64_t size)
 {
     uint64_t frames[HS_MAX_DEPTH];
     int n = capture(frames);
@@ -187,7 +189,7 @@ void hs_stack_record(struct hs_thread *t, uint32_t region, uint64_t size)
     uint64_t used = st ? atomic_load_explicit(&st->used, memory_order_relaxed) : 0;
     if (!st || ((used + 1) * 2 > st->index_mask + 1 && index_grow(st))) {
         atomic_fetch_add(&lost, 1);
-        return;
+        return NULL;
     }
     uint64_t h = hash_stack(region, size, frames, n);
     uint32_t tag = (uint32_t)(h >> 32);
@@ -196,12 +198,13 @@ void hs_stack_record(struct hs_thread *t, uint32_t region, uint64_t size)
         if (!slot->entry) {
             if (used == MAX_TYPES || st->frames_used + (uint64_t)n > FRAME_SLOTS) {
                 atomic_fetch_add(&lost, 1);
-                return;
+                return NULL;
             }
-            struct stack_entry *e = &st->e[used];
+            struct hs_stack_entry *e = &st->e[used];
             memcpy(st->frames + st->frames_used, frames, (size_t)n * sizeof *frames);
             e->hash = h;
             e->frames_at = st->frames_used;
+            e->frames = st->frames + st->frames_used;
             e->size = size;
             e->region = region;
             e->depth = (uint32_t)n;
@@ -210,24 +213,35 @@ void hs_stack_record(struct hs_thread *t, uint32_t region, uint64_t size)
             slot->entry = (uint32_t)used + 1;
             slot->tag = tag;
             atomic_store_explicit(&st->used, used + 1, memory_order_release);
-            return;
+            return e;
         }
         if (slot->tag != tag)
             continue;
-        struct stack_entry *e = &st->e[slot->entry - 1];
+        struct hs_stack_entry *e = &st->e[slot->entry - 1];
         if (e->hash == h && e->size == size && e->region == region && e->depth == (uint32_t)n &&
             memcmp(st->frames + e->frames_at, frames, (size_t)n * sizeof *frames) == 0) {
             hs_bump(&e->count, 1);
-            return;
+            return e;
         }
     }
+}
+
+const uint64_t *hs_stack_entry_frames(const struct hs_stack_entry *e, uint32_t *depth)
+{
+    *depth = e->depth;
+    return e->frames;
+}
+
+void *_Atomic *hs_stack_entry_slot(struct hs_stack_entry *e)
+{
+    return &e->track;
 }
 
 void hs_stack_table_visit(struct hs_stack_table *st, void *ctx, hs_stack_fn fn)
 {
     uint64_t used = atomic_load_explicit(&st->used, memory_order_acquire);
     for (uint64_t i = 0; i < used; i++) {
-        struct stack_entry *e = &st->e[i];
+        struct hs_stack_entry *e = &st->e[i];
         uint64_t count = atomic_load_explicit(&e->count, memory_order_relaxed);
         if (count)
             fn(ctx, e->region, e->size, e->depth, st->frames + e->frames_at, count);

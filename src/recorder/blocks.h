@@ -1,0 +1,58 @@
+/*
+ * blocks.h — what the hooks report about each block beyond counting it: its
+ * birth (after the real allocation) and its death (before the real free, so no
+ * other thread can be handed the same address while we still look it up).
+ *
+ * Everything is behind hs_heap_watch, 0 unless heap accounting, tracking or the
+ * trace is on: the counts-only hot path pays one predictable branch.
+ * blocks.c passes each event on to heap accounting, tracking and the trace.
+ *
+ * A realloc is the death of the old block and the birth of the new one; since the
+ * old block must leave the tables before the real realloc frees it, its death is
+ * taken in two steps: hs_block_dying before, then hs_block_dead if the realloc
+ * freed it, or hs_block_revive if it failed and the old block lives on.
+ */
+#ifndef HS_BLOCKS_H
+#define HS_BLOCKS_H
+
+#include "counting.h"
+
+/* What is known about a block on its way out. */
+struct hs_dying {
+    void *p;
+    int64_t bytes;        /* as accounted in the heap figure (0: not accounted) */
+    int component;        /* accounted in the component part */
+    uint64_t size;        /* requested size, when tracked */
+    void *record;         /* tracking: its stack-type or per-size record, NULL if untracked */
+    uint64_t born_ns, born_seq;
+    uint32_t thread;      /* tracking: allocating thread's index */
+};
+
+HS_HIDDEN void hs_block_born(void *p, uint64_t size, struct hs_site site);
+/* heap_accounting.c, for blocks.c */
+HS_HIDDEN int64_t hs_heap_usable(void *p);
+HS_HIDDEN void hs_heap_add(int64_t bytes, int component);
+HS_HIDDEN void hs_block_dying(void *p, struct hs_dying *d);
+HS_HIDDEN void hs_block_dead(struct hs_dying *d);
+HS_HIDDEN void hs_block_revive(struct hs_dying *d);
+
+/* Count an allocation (counting.h) and, when watching, report the block. */
+static inline __attribute__((always_inline)) void hs_note_alloc(unsigned api, uint64_t size,
+                                                                void *p)
+{
+    struct hs_site site = hs_count_alloc(api, size, p == NULL);
+    if (HS_UNLIKELY(hs_heap_watch) && p)
+        hs_block_born(p, size, site);
+}
+
+/* Before the real free of p (not NULL). */
+static inline __attribute__((always_inline)) void hs_note_free(void *p)
+{
+    if (HS_UNLIKELY(hs_heap_watch)) {
+        struct hs_dying d;
+        hs_block_dying(p, &d);
+        hs_block_dead(&d);
+    }
+}
+
+#endif

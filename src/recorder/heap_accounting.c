@@ -1,0 +1,71 @@
+/*
+ * heap_accounting.c — how many bytes of heap are in use now, and how many of
+ * them a component (the MPI library, "[MPI]") allocated.
+ *
+ * Each thread adds the bytes of the blocks it allocates to its own counter and
+ * subtracts those of the blocks it frees (struct hs_thread, counting.h): no lock,
+ * no shared cache line. A block freed by another thread makes that thread's
+ * figure negative; the sum over all threads is right. Tables of ended threads are
+ * adopted by new ones and keep their figure, so nothing is lost from the sum.
+ *
+ * The measure:
+ *   - tracking on: requested bytes. The tracking table knows each block's size and
+ *     whether it was allocated inside a component call; a block is subtracted from
+ *     the part it was added to. Untracked blocks (table full) are left out.
+ *   - otherwise: usable bytes, malloc_usable_size() of the allocator underneath,
+ *     added at allocation and subtracted at free; a block freed inside a
+ *     component call is subtracted from the component's part.
+ * Blocks from the dlsym bootstrap buffer never reach here (free ignores them).
+ * Blocks allocated before the recorder started are not in the figure; their
+ * frees make it dip by as much (a few hundred bytes of the dynamic linker's).
+ */
+#define _GNU_SOURCE
+#include "blocks.h"
+#include "recorder.h"
+
+static size_t (*usable_size)(void *);
+static int usable_missing;
+
+/* malloc_usable_size of the next allocator; 0 when it has none. */
+int64_t hs_heap_usable(void *p)
+{
+    size_t (*f)(void *) = __atomic_load_n(&usable_size, __ATOMIC_RELAXED);
+    if (HS_UNLIKELY(!f)) {
+        if (usable_missing)
+            return 0;
+        f = (size_t (*)(void *))hs_next("malloc_usable_size");
+        if (!f) {
+            usable_missing = 1;
+            hs_warn("the allocator has no malloc_usable_size: heap in use is not measured");
+            return 0;
+        }
+        __atomic_store_n(&usable_size, f, __ATOMIC_RELAXED);
+    }
+    return (int64_t)f(p);
+}
+
+void hs_heap_add(int64_t bytes, int component)
+{
+    struct hs_thread *t = hs_self;
+    if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
+        return;
+    atomic_store_explicit(&t->heap_bytes,
+                          atomic_load_explicit(&t->heap_bytes, memory_order_relaxed) + bytes,
+                          memory_order_relaxed);
+    if (component)
+        atomic_store_explicit(
+            &t->heap_component_bytes,
+            atomic_load_explicit(&t->heap_component_bytes, memory_order_relaxed) + bytes,
+            memory_order_relaxed);
+}
+
+void hs_heap_in_use(int64_t *total, int64_t *component)
+{
+    int64_t sum = 0, part = 0;
+    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t)) {
+        sum += atomic_load_explicit(&t->heap_bytes, memory_order_relaxed);
+        part += atomic_load_explicit(&t->heap_component_bytes, memory_order_relaxed);
+    }
+    *total = sum;
+    *component = part;
+}
