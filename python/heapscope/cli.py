@@ -25,6 +25,7 @@ COMMANDS = [
     "temporaries",
     "peak",
     "leaks",
+    "timeline",
     "export",
     "bench",
     "demo",

@@ -4,6 +4,10 @@
  *
  * While a thread is inside an MPI call (outermost one: MPI calling MPI counts once),
  * its heap allocations count for the child region "[MPI]" of the region it was in.
+ * Calipers: the outermost call is bracketed by heapscope__caliper_begin/_end (the
+ * recorder's timeline_calipers.c: RSS/PSS before and after, rate-limited there, so an
+ * unmeasured call costs a clock read and a compare); the "before" is taken outside
+ * "[MPI]", the "after" once the region is restored.
  * MPI_Pcontrol(level, ...): level != 0 begins the process-wide region "pcontrol-<level>",
  * level 0 ends the innermost one. MPI_Finalize writes a snapshot before PMPI_Finalize
  * (the recorder writes another one at exit).
@@ -22,23 +26,34 @@ void heapscope__thread_region_restore(unsigned previous) __attribute__((weak));
 void heapscope_region_begin(const char *name) __attribute__((weak));
 void heapscope_region_end(void) __attribute__((weak));
 int heapscope_dump(void) __attribute__((weak));
+int heapscope__caliper_begin(const char *fn) __attribute__((weak));
+void heapscope__caliper_end(const char *fn) __attribute__((weak));
 
 static const char MPI_REGION[] = "[MPI]";
 static HS_TLS unsigned depth;
 static HS_TLS unsigned saved_region;
+static HS_TLS int measured;   /* the outermost call is being measured by the calipers */
 
 void hs_mpi_enter(const char *fn)
 {
-    (void)fn;
-    if (depth++ == 0 && heapscope__thread_region_enter)
+    if (depth++ != 0)
+        return;
+    if (heapscope__caliper_begin)
+        measured = heapscope__caliper_begin(fn);
+    if (heapscope__thread_region_enter)
         saved_region = heapscope__thread_region_enter(MPI_REGION);
 }
 
 void hs_mpi_leave(const char *fn)
 {
-    (void)fn;
-    if (--depth == 0 && heapscope__thread_region_restore)
+    if (--depth != 0)
+        return;
+    if (heapscope__thread_region_restore)
         heapscope__thread_region_restore(saved_region);
+    if (measured) {
+        measured = 0;
+        heapscope__caliper_end(fn);
+    }
 }
 
 int MPI_Pcontrol(const int level, ...)

@@ -10,6 +10,10 @@
  *                        over (hooks_process.c) and its exit() still dumps.
  *   fork (child)         the child's counts start at zero, in its own file
  *   exec*                snapshot, reason "exec", before the new image replaces us
+ *   timeline             timeline.c samples and flushes on its own thread; before
+ *                        the last snapshot of a process (exit, _exit, exec, SIGTERM,
+ *                        SIGINT) the file is sealed (profile_writer.c) so no
+ *                        background write is cut in half by the process's end
  *
  * If the output directory is unusable: one warning, recording off, the program
  * runs normally.
@@ -71,6 +75,8 @@ static void on_signal(int sig)
     int saved_errno = errno;
     unsigned reason = sig == SIGTERM ? HS_REASON_SIGTERM
                       : sig == SIGINT ? HS_REASON_SIGINT : HS_REASON_SIGUSR1;
+    if (sig != SIGUSR1)
+        hs_profile_seal();
     hs_snapshot(reason, 1);
     if (sig != SIGUSR1) {
         /* Let the signal do what it would have done without us. */
@@ -132,6 +138,7 @@ static void fork_child(void)
     hs_pool_unlock();
     hs_regions_unlock();
     hs_snapshot_after_fork_child();   /* also frees the dump lock */
+    hs_profile_after_fork_child();    /* and the writer lock */
     hs_counters_after_fork_child();
     hs_stacks_after_fork_child();
     hs_profile_close();               /* the parent's file stays the parent's */
@@ -139,6 +146,8 @@ static void fork_child(void)
     hs_start_mono_ns = hs_now_ns(CLOCK_MONOTONIC);
     if (atomic_load(&hs_recording) && hs_profile_open() != 0)
         atomic_store(&hs_recording, 0);
+    if (atomic_load(&hs_recording))
+        hs_timeline_after_fork_child();
     hs_guard = saved_guard;
 }
 
@@ -148,15 +157,19 @@ static void fork_child(void)
  * which goes on, dumps for itself. */
 void hs_before_exec(void)
 {
-    if (atomic_load(&hs_recording) && hs_profile_pid() == (int)getpid())
+    if (atomic_load(&hs_recording) && hs_profile_pid() == (int)getpid()) {
+        hs_profile_seal();   /* lifted after a few seconds if the exec fails */
         hs_snapshot(HS_REASON_EXEC, 0);
+    }
 }
 
 void hs_before_exit_now(void)
 {
     if (hs_real.free && atomic_load(&hs_recording) && hs_profile_is_open() &&
-        hs_profile_pid() == (int)getpid())
+        hs_profile_pid() == (int)getpid()) {
+        hs_profile_seal();
         hs_snapshot(HS_REASON_EXIT, 0);
+    }
 }
 
 /* ---- start and end ---- */
@@ -172,6 +185,7 @@ static const char *setting(const char *name, const char *fallback)
 
 static void read_settings(void)
 {
+    hs_timeline_settings();
     hs_settings.output_dir = setting("HEAPSCOPE_OUTPUT_DIR", ".");
     hs_settings.stack_sizes = setting("HEAPSCOPE_STACK_SIZES", "");
     hs_settings.stack_regions = setting("HEAPSCOPE_STACK_REGIONS", "");
@@ -222,6 +236,7 @@ __attribute__((constructor)) void hs_init(void)
     } else {
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         install_signals();
+        hs_timeline_start();
     }
     hs_guard = saved_guard;
 }
@@ -230,6 +245,7 @@ __attribute__((destructor)) static void hs_fini(void)
 {
     if (!atomic_load(&hs_recording))
         return;
+    hs_profile_seal();
     hs_snapshot(HS_REASON_EXIT, 0);
     uint64_t unbalanced = hs_regions_unbalanced();
     if (unbalanced) {

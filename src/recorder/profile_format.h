@@ -96,6 +96,38 @@
  *
  * Chunk types 10 and above are reserved for later issues (tracking, timeline,
  * MPI attribution); readers that do not know them skip them.
+ *
+ * Timeline (types 20..29). Written OUTSIDE snapshots, as the run goes: the
+ * recorder's sampler thread appends them every flush period (1 s), when its
+ * sample buffer fills, and before every snapshot; so a process killed by SIGKILL
+ * leaves its samples up to the last flush even with no snapshot at all. A reader
+ * takes every TIMELINE chunk of the file, in file order.
+ *
+ *  20 TIMELINE       a batch of samples
+ *       u64 interval_ns (periodic sampling interval) | i64 caliper_ns (MPI caliper
+ *       rate limit: at most one measured call per period; 0 = every call; -1 = off)
+ *       u32 heap_measure (0 = usable bytes, malloc_usable_size; 1 = requested bytes)
+ *       u32 reserved
+ *       totals since process start, as of this chunk (the last chunk has the run's):
+ *       u64 calipers_taken (outermost MPI calls measured) | u64 calipers_skipped
+ *       (outermost MPI calls not measured: the rate limit) | i64 mpi_rss_delta |
+ *       i64 mpi_pss_delta (sum over measured calls of the RSS/PSS growth during the
+ *       call minus the heap growth during the call: the MPI library's non-heap
+ *       memory) | u64 samples_lost (samples dropped: buffer full or write refused)
+ *       u32 nlabels, then nlabels x str label (MPI function names of this batch)
+ *       u32 count | u32 reserved, then per sample (56 bytes):
+ *         u64 mono_ns (since process start) | u32 kind (HS_SAMPLE_*) | u32 region
+ *         u32 label (index into this chunk's labels, 0xFFFFFFFF = none) | u32 reserved
+ *         i64 heap_bytes (heap in use) | i64 heap_component_bytes (of it, blocks
+ *         allocated inside MPI calls: "[MPI]" regions) | i64 rss_bytes | i64 pss_bytes
+ *         (-1 = not measured: boundary samples read RSS only, from statm)
+ *       Samples of several threads: sort by mono_ns. Region: for a region boundary
+ *       the region that begins or ends; otherwise the process-wide region current at
+ *       the sample (MPI samples: the calling thread's region, outside "[MPI]").
+ *
+ *  21 TIMELINE_REGIONS  regions defined since the previous one (layout of REGIONS:
+ *       u32 count, then u32 id | u32 parent_id | str name); written before the
+ *       TIMELINE chunk that first refers to them. Same ids as the snapshots' REGIONS.
  */
 #ifndef HEAPSCOPE_PROFILE_FORMAT_H
 #define HEAPSCOPE_PROFILE_FORMAT_H
@@ -116,6 +148,22 @@ enum hs_chunk_type {
     HS_CHUNK_API_COUNTS = 7,
     HS_CHUNK_STACK_TYPES = 8,
     HS_CHUNK_SNAPSHOT_END = 9,
+};
+
+/* Timeline chunk types (20..29), see above. Named HS_TIMELINE_* rather than
+ * HS_CHUNK_* : the core chunk set (1..9) is what every reader must know. */
+enum hs_timeline_chunk_type {
+    HS_TIMELINE_SAMPLES = 20,
+    HS_TIMELINE_REGIONS = 21,
+};
+
+enum hs_sample_kind {
+    HS_SAMPLE_PERIODIC = 0,      /* the sampler thread, every interval */
+    HS_SAMPLE_REGION_BEGIN = 1,  /* heapscope_region_begin (process-wide regions) */
+    HS_SAMPLE_REGION_END = 2,
+    HS_SAMPLE_MPI_BEFORE = 3,    /* caliper: just before an outermost MPI call */
+    HS_SAMPLE_MPI_AFTER = 4,     /* caliper: just after it */
+    HS_SAMPLE_FINAL = 5,         /* at every snapshot (exit, dump, signal, exec) */
 };
 
 enum hs_snapshot_reason {

@@ -15,15 +15,36 @@
  * A chunk is built in an mmap'd buffer (hs_buf), framed with its type, crc32 and
  * length, and whole snapshots are appended with write(2): no stdio, no malloc,
  * so a signal handler may write too.
+ *
+ * Several threads append (a dump, the timeline sampler, the trace writer), so
+ * hs_profile_write holds a lock for one whole buffer: the file is whole chunks at
+ * every instant, never two buffers interleaved. The lock is an owner word (the
+ * thread id), not a mutex, and is signal- and fork-safe:
+ *   - while a thread holds it, SIGTERM/SIGINT/SIGUSR1 (the recorder's dump
+ *     signals) are blocked on that thread, so a dump handler never runs on top
+ *     of its own thread's write; it runs on another thread and waits (at most
+ *     5 s) for the write to end, or after the write, on this one;
+ *   - a handler of the program's own that calls heapscope_dump() on top of a
+ *     write of its thread finds itself the owner and gives up (-1), never waits;
+ *   - a fork child resets it (the writer was a thread the child does not have).
+ * Sealing: a process about to end (exit, _exit, exec, a fatal signal) must not be
+ * killed half-way through a background thread's write (exit_group stops other
+ * threads between pages of a write). hs_profile_seal() waits for the write in
+ * progress and refuses writes of background threads (hs_profile_background())
+ * for a few seconds (an exec that fails lets them go on).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "recorder.h"
@@ -153,9 +174,58 @@ static int check_fd(void)
     return 0;
 }
 
-int hs_profile_write(struct hs_buf *b)
+/* ---- the writer lock (see the top of this file) ---- */
+
+#define SEAL_NS 3000000000ull       /* background writes refused this long after a seal */
+#define LOCK_WAIT_MS 5000
+
+static _Atomic int writer;           /* thread id of the writing thread, 0 = free */
+static _Atomic uint64_t sealed_until; /* CLOCK_MONOTONIC ns */
+static HS_TLS int background;
+
+static int tid(void) { return (int)syscall(SYS_gettid); }
+
+static int lock_writer(void)
 {
-    if (fd < 0 || b->failed || check_fd() != 0)
+    int me = tid();
+    if (atomic_load(&writer) == me)
+        return -1;  /* a handler on top of this thread's own write */
+    for (int waited = 0;; waited++) {
+        int free_ = 0;
+        if (atomic_compare_exchange_strong(&writer, &free_, me))
+            return 0;
+        if (waited > LOCK_WAIT_MS)
+            return -1;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+}
+
+static void unlock_writer(void) { atomic_store(&writer, 0); }
+
+void hs_profile_background(void) { background = 1; }
+
+void hs_profile_seal(void)
+{
+    atomic_store(&sealed_until, hs_now_ns(CLOCK_MONOTONIC) + SEAL_NS);
+    if (lock_writer() == 0)  /* the write in progress, if any, has ended */
+        unlock_writer();
+}
+
+int hs_profile_sealed(void)
+{
+    return hs_now_ns(CLOCK_MONOTONIC) < atomic_load(&sealed_until);
+}
+
+void hs_profile_after_fork_child(void)
+{
+    atomic_store(&writer, 0);
+    atomic_store(&sealed_until, 0);
+}
+
+static int write_all(const struct hs_buf *b)
+{
+    if (fd < 0 || check_fd() != 0)
         return -1;
     size_t done = 0;
     while (done < b->len) {
@@ -167,6 +237,29 @@ int hs_profile_write(struct hs_buf *b)
         done += (size_t)n;
     }
     return 0;
+}
+
+int hs_profile_write(struct hs_buf *b)
+{
+    if (fd < 0 || b->failed)
+        return -1;
+    if (background && hs_profile_sealed())
+        return -1;
+    sigset_t dump_signals, old;
+    sigemptyset(&dump_signals);
+    sigaddset(&dump_signals, SIGTERM);
+    sigaddset(&dump_signals, SIGINT);
+    sigaddset(&dump_signals, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &dump_signals, &old);
+    int rc = -1;
+    if (lock_writer() == 0) {
+        /* sealed while this thread waited for the lock? */
+        if (!(background && hs_profile_sealed()))
+            rc = write_all(b);
+        unlock_writer();
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
 void hs_profile_close(void)

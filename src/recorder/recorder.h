@@ -163,6 +163,14 @@ HS_HIDDEN void hs_profile_close(void);
 HS_HIDDEN int hs_profile_is_open(void);
 HS_HIDDEN const char *hs_profile_path(void);
 HS_HIDDEN int hs_profile_pid(void);        /* the process the open file belongs to */
+/* Concurrent writers: see the top of profile_writer.c. A background thread (one of
+ * the recorder's own: the timeline sampler) marks itself; hs_profile_seal(), called
+ * when the process is about to end, waits for the write in progress and refuses
+ * background writes for a few seconds, so no write is cut by the process's end. */
+HS_HIDDEN void hs_profile_background(void);
+HS_HIDDEN void hs_profile_seal(void);
+HS_HIDDEN int hs_profile_sealed(void);
+HS_HIDDEN void hs_profile_after_fork_child(void);
 
 /* ---- snapshot.c: merge everything and append one snapshot ---- */
 HS_HIDDEN int hs_snapshot(unsigned reason, int from_signal);
@@ -170,6 +178,33 @@ HS_HIDDEN void hs_snapshot_reset_baseline(void);
 HS_HIDDEN void hs_snapshot_after_fork_child(void);
 HS_HIDDEN void hs_dump_lock_for_fork(void);
 HS_HIDDEN void hs_dump_unlock_for_fork(void);
+
+/* ---- timeline.c, timeline_calipers.c, smaps.c: heap/RSS/PSS over time ----
+ * Samples go into a lock-free ring (any thread, signal handlers too) and are
+ * appended to the file as TIMELINE chunks by the sampler thread every flush period,
+ * when the ring fills, and before every snapshot (profile_format.h, types 20..29). */
+extern HS_HIDDEN int hs_timeline_on;              /* HEAPSCOPE_TIMELINE_MS != 0 */
+HS_HIDDEN void hs_timeline_settings(void);        /* read HEAPSCOPE_TIMELINE_* (before counting) */
+HS_HIDDEN void hs_timeline_start(void);           /* ring, sampler thread (file open) */
+HS_HIDDEN void hs_timeline_region(unsigned kind, uint32_t region);  /* process-wide boundary */
+HS_HIDDEN void hs_timeline_snapshot(int from_signal);  /* "final" sample + flush, before a snapshot */
+HS_HIDDEN void hs_timeline_after_fork_child(void);
+struct hs_sample {
+    uint64_t mono_ns;
+    uint32_t kind;          /* HS_SAMPLE_* */
+    uint32_t region;
+    const char *label;      /* MPI function (a string that lives forever), or NULL */
+    int64_t heap, heap_component, rss, pss;   /* -1: not measured */
+};
+HS_HIDDEN void hs_timeline_measure(struct hs_sample *s, int with_pss);  /* heap + memory now */
+HS_HIDDEN void hs_timeline_add(const struct hs_sample *s);  /* append (may flush when full) */
+HS_HIDDEN void hs_timeline_calipers_reset(void);
+/* the caliper totals written in every TIMELINE chunk */
+struct hs_caliper_totals { uint64_t taken, skipped; int64_t rss_delta, pss_delta; };
+HS_HIDDEN void hs_calipers_totals(struct hs_caliper_totals *t);
+extern HS_HIDDEN int64_t hs_caliper_ns;          /* rate limit; 0 every call; -1 off */
+HS_HIDDEN int hs_read_memory(int64_t *rss, int64_t *pss);  /* smaps_rollup; pss -1 if unknown */
+HS_HIDDEN int hs_read_rss(int64_t *rss);                   /* statm (cheap) */
 
 /* ---- exec_env.c: the environment an exec'd child needs to be recorded ---- */
 HS_HIDDEN void hs_exec_env_init(void);

@@ -9,6 +9,8 @@
  * (heapscope_thread_region_begin), else the innermost region of the process-wide
  * stack, which heapscope_region_begin/end push and pop (a mutex, taken only
  * there: regions change rarely). The hot path reads one relaxed global.
+ * Process-wide boundaries are timeline samples (timeline.c), taken after the lock
+ * is released. Thread-local regions are not: the timeline is the process's.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -154,6 +156,7 @@ void hs_regions_begin(const char *name, int thread_only)
 {
     char clean[1024];
     clean_name(name, clean, sizeof clean);
+    uint32_t began = HS_NO_PARENT;
     pthread_mutex_lock(&lock);
     if (thread_only) {
         uint32_t id = intern(hs_current_region(), clean);
@@ -169,11 +172,14 @@ void hs_regions_begin(const char *name, int thread_only)
         if (process_depth < HS_MAX_REGION_DEPTH) {
             process_stack[process_depth++] = id;
             atomic_store_explicit(&hs_process_region, id, memory_order_relaxed);
+            began = id;
         } else {
             process_beyond++;
         }
     }
     pthread_mutex_unlock(&lock);
+    if (began != HS_NO_PARENT)
+        hs_timeline_region(HS_SAMPLE_REGION_BEGIN, began);
 }
 
 void hs_regions_end(int thread_only)
@@ -188,16 +194,19 @@ void hs_regions_end(int thread_only)
             atomic_fetch_add(&unbalanced, 1);
         return;
     }
+    uint32_t ended = HS_NO_PARENT;
     pthread_mutex_lock(&lock);
     if (process_beyond)
         process_beyond--;
     else if (process_depth) {
-        process_depth--;
+        ended = process_stack[--process_depth];
         uint32_t top = process_depth ? process_stack[process_depth - 1] : 0;
         atomic_store_explicit(&hs_process_region, top, memory_order_relaxed);
     } else
         atomic_fetch_add(&unbalanced, 1);
     pthread_mutex_unlock(&lock);
+    if (ended != HS_NO_PARENT)
+        hs_timeline_region(HS_SAMPLE_REGION_END, ended);
 }
 
 void hs_regions_lock(void) { pthread_mutex_lock(&lock); }

@@ -260,6 +260,7 @@ int hs_snapshot(unsigned reason, int from_signal)
         return -1;
     int saved_guard = hs_guard;
     hs_guard = 1;
+    hs_timeline_snapshot(from_signal);   /* its "final" sample, and a flush */
     if (lock_dump(from_signal)) {
         hs_guard = saved_guard;
         return -1;

@@ -18,6 +18,7 @@ from heapscope.allocators import ALL as ALLOCATORS, require_allocator
 from heapscope.errors import HeapscopeError
 from heapscope.launch import check_program, run_forwarding
 from heapscope.native import library
+from heapscope.commands.timeline import duration_ms
 
 ENVIRONMENT = """\
 environment (what record sets; set them yourself to record without this command,
@@ -31,6 +32,10 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
                            its path "split/local"; "(none)" = outside any region)
   HEAPSCOPE_STACK_DEPTH    frames per stack, 1..256 (default 64)
   HEAPSCOPE_UNWIND         dwarf (default, libunwind) or fp (frame pointers)
+  HEAPSCOPE_TIMELINE_MS    heap/RSS/PSS sampling interval in ms (default 100; 0 = no
+                           timeline); HEAPSCOPE_TIMELINE_FLUSH_MS: written every (1000)
+  HEAPSCOPE_CALIPER_MS     MPI calipers: at most one measured call per N ms (default 10;
+                           0 = every call, off = none)
 A snapshot is written at exit, on heapscope_dump(), on SIGTERM/SIGINT (then the
 signal's default action) and SIGUSR1 (the program continues), and before exec.
 `heapscope record --print-library` prints the path to put in LD_PRELOAD."""
@@ -65,6 +70,9 @@ def register(sub):
                    help="attribute heap blocks allocated inside MPI calls to the region "
                         "\"[MPI]\" (preloads libheapscope_mpi.so; automatic when the "
                         "program links libmpi)")
+    p.add_argument("--timeline-interval", metavar="DURATION", type=duration_ms,
+                   help="sample heap, RSS and PSS every DURATION (\"100ms\", \"2s\"; default "
+                        "100ms; 0 = no timeline): `heapscope timeline` shows them")
     p.add_argument("--print-library", action="store_true",
                    help="print the path of libheapscope.so (for LD_PRELOAD) and exit")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="CMD",
@@ -143,6 +151,8 @@ def _environment(args):
     env["HEAPSCOPE_STACK_REGIONS"] = args.regions or ""
     env["HEAPSCOPE_STACK_DEPTH"] = str(args.depth)
     env["HEAPSCOPE_UNWIND"] = args.unwind
+    if args.timeline_interval is not None:
+        env["HEAPSCOPE_TIMELINE_MS"] = str(args.timeline_interval)
     return env
 
 
