@@ -86,7 +86,7 @@ def test_job_report_agrees_with_the_rank_files(killed_job, heapscope):
     assert (pc["min"], pc["max"], pc["ranks"]) == (14000, 14000, 4)
 
     text = heapscope("report", out).stdout
-    rows = [l.split() for l in text.splitlines() if l.startswith("  r")]
+    rows = [l.split() for l in text.split("\nTimeline:")[0].splitlines() if l.startswith("  r")]
     assert [r[0] for r in rows if r[0].startswith("r") and r[0][1:].isdigit()] == ["r0", "r1", "r2", "r3"]
     ended = next(l for l in text.splitlines() if l.startswith("  ended"))
     assert "2" in ended.split("ranks ", 1)[1].split(" (")[0].split(", ")   # the killed rank
