@@ -52,6 +52,7 @@ rates = {"plain": [], "recorder": [], "recorder + MPI layer": []}
 lammps = {"plain": [], "heapscope record --mpi": []}
 lmp_cmd = MPIRUN + ["-np", "4", "lmp", "-in", MELT, "-log", "none"]
 checks = set()
+load = os.getloadavg()
 for i in range(runs):            # interleaved: one run of every configuration per round
     for name, prefix in (("plain", []), ("recorder", record(False)),
                          ("recorder + MPI layer", record(True))):
@@ -84,7 +85,10 @@ lines += ["", f"LAMMPS `examples/melt/in.melt` (4000 atoms, 250 steps) on 4 rank
 for k in lammps:
     lines.append(f"| {k} | {lw[k]:.3f} | {lw[k] / lw['plain']:.3f} | {ll[k]:.3f} | "
                  f"{ll[k] / ll['plain']:.3f} |")
-lines += ["", f"Regenerate: `scripts/bench_mpi.sh {runs}` ({os.cpu_count()} CPUs)."]
+lines += ["", f"Regenerate: `scripts/bench_mpi.sh {runs}` ({os.cpu_count()} CPUs; 1-minute load "
+              f"average {load[0]:.1f} before the runs, {os.getloadavg()[0]:.1f} after: a "
+              f"ping-pong between two busy-polling ranks slows down many-fold when other "
+              f"processes want the cores)."]
 with open(os.path.join(out, "mpi.md"), "w") as f:
     f.write("\n".join(lines) + "\n")
 with open(os.path.join(out, "mpi.json"), "w") as f:

@@ -70,8 +70,16 @@ def test_job_report_agrees_with_the_rank_files(killed_job, heapscope):
         row = doc["per_rank"][rank]
         assert (row["alloc_app_bytes"], row["alloc_mpi_bytes"], row["host"], row["pid"]) == \
             (app, mpi, p.host, p.pid)
-        expected[rank] = (app, mpi, p.host)
-    for key, i in (("alloc_app_bytes", 0), ("alloc_mpi_bytes", 1)):
+        samples = p.timeline.samples
+        heap = max(x.heap_bytes for x in samples)
+        app_heap = max(max(x.heap_bytes - x.heap_mpi_bytes, 0) for x in samples)
+        rss = max(x.rss_bytes for x in samples)
+        assert (row["heap_peak"], row["heap_app_peak"], row["rss_peak"]) == (heap, app_heap, rss)
+        # rank r's r + 1 blocks of 1 MB and 2 of 7000 bytes were live together
+        assert app_heap >= (rank + 1) * 1000000 + 14000, (rank, app_heap)
+        expected[rank] = (app, mpi, p.host, heap, app_heap, rss)
+    for key, i in (("alloc_app_bytes", 0), ("alloc_mpi_bytes", 1), ("heap_peak", 3),
+                   ("heap_app_peak", 4), ("rss_peak", 5)):
         s = doc["stats"][key]
         lo = min(expected, key=lambda r: (expected[r][i], r))
         hi = max(expected, key=lambda r: (expected[r][i], -r))
@@ -159,3 +167,20 @@ def test_job_report_errors(tmp_path, heapscope):
     ProfileBuilder().snapshot(sizes=[(0, 12, 3)]).write(plain / "a.hsp")
     res = heapscope("report", plain, "--by", "rank", check=False)
     assert res.returncode == 2 and "no MPI rank" in res.stderr
+
+
+def test_job_timelines_plot_and_csv(killed_job, heapscope, tmp_path):
+    _, out = killed_job
+    svg = tmp_path / "job.svg"
+    res = heapscope("report", out, "--plot", svg, "--points", "50", "--format", "json")
+    doc = json.loads(res.stdout)
+    import xml.etree.ElementTree as ET
+    assert ET.parse(svg).getroot().tag.endswith("svg")
+    tl = doc["timeline"]
+    assert tl["points"] == 50 and len(tl["seconds"]) == 50
+    assert [r["rank"] for r in tl["per_rank"]] == [0, 1, 2, 3]
+    for key in ("app", "mpi"):
+        assert tl["total"][key] == [sum(r[key][i] for r in tl["per_rank"]) for i in range(50)]
+    # every rank's application peak appears in its own line (bins keep the largest value)
+    for r in tl["per_rank"]:
+        assert max(r["app"]) == doc["per_rank"][r["rank"]]["heap_app_peak"]

@@ -78,21 +78,29 @@ class RankSummary:
     metrics: Dict[str, Optional[int]]
     # region -> {metric: value} (REGION_METRICS)
     regions: Dict[str, Dict[str, int]] = field(default_factory=dict)
-    # samples as columns: mono_ns, heap, heap_mpi, rss, pss (rss/pss -1 when unreadable)
-    timeline: Optional[Tuple[List[int], List[int], List[int], List[int], List[int]]] = None
+    # samples as int64 numpy columns, by time: mono_ns, heap, heap_mpi, rss, pss
+    # (rss/pss -1 when unreadable)
+    timeline: Optional[tuple] = None
 
 
 def summarize(p: Profile) -> RankSummary:
     m: Dict[str, Optional[int]] = {k: None for k, _, _ in METRICS}
+    per_path: Dict[str, List[int]] = {}       # region path -> [blocks, bytes]
+    for (r, size), n in p.size_counts.items():
+        acc = per_path.get(r)
+        if acc is None:
+            acc = per_path[r] = [0, 0]
+        acc[0] += n
+        acc[1] += n * size
     regions: Dict[str, Dict[str, int]] = {}
     blocks = {False: 0, True: 0}
     nbytes = {False: 0, True: 0}
-    for (r, size), n in p.size_counts.items():
+    for r, (n, b) in per_path.items():
         mpi = is_mpi_region(r)
         blocks[mpi] += n
-        nbytes[mpi] += n * size
+        nbytes[mpi] += b
         reg = regions.setdefault(app_region(r), dict.fromkeys(REGION_METRICS[:4], 0))
-        reg["alloc_mpi_bytes" if mpi else "alloc_app_bytes"] += n * size
+        reg["alloc_mpi_bytes" if mpi else "alloc_app_bytes"] += b
         reg["alloc_mpi_blocks" if mpi else "alloc_app_blocks"] += n
     m.update(alloc_blocks=blocks[False] + blocks[True], alloc_app_blocks=blocks[False],
              alloc_mpi_blocks=blocks[True], alloc_bytes=nbytes[False] + nbytes[True],
@@ -102,23 +110,27 @@ def summarize(p: Profile) -> RankSummary:
     columns = None
     tl = p.timeline
     if tl is not None and tl.samples:
+        import numpy as np   # here: the module stays importable without numpy
         samples = sorted(tl.samples, key=lambda s: s.mono_ns)
-        columns = ([s.mono_ns for s in samples], [s.heap_bytes for s in samples],
-                   [s.heap_mpi_bytes for s in samples], [s.rss_bytes for s in samples],
-                   [s.pss_bytes for s in samples])
-        m["heap_peak"] = max(columns[1])
-        m["heap_mpi_peak"] = max(columns[2])
-        m["heap_app_peak"] = max(h - x for h, x in zip(columns[1], columns[2]))
-        rss = [v for v in columns[3] if v >= 0]
-        pss = [v for v in columns[4] if v >= 0]
-        m["rss_peak"] = max(rss) if rss else None
-        m["pss_peak"] = max(pss) if pss else None
+        table = np.array([(s.mono_ns, s.heap_bytes, s.heap_mpi_bytes, s.rss_bytes, s.pss_bytes)
+                          for s in samples], dtype=np.int64)
+        columns = tuple(table[:, i].copy() for i in range(5))
+        m["heap_peak"] = int(columns[1].max())
+        m["heap_mpi_peak"] = int(columns[2].max())
+        m["heap_app_peak"] = int(max(0, (columns[1] - columns[2]).max()))
+        rss, pss = columns[3][columns[3] >= 0], columns[4][columns[4] >= 0]
+        m["rss_peak"] = int(rss.max()) if rss.size else None
+        m["pss_peak"] = int(pss.max()) if pss.size else None
         if tl.calipers_taken:
             m["mpi_rss"] = tl.mpi_rss_delta_bytes
             m["mpi_pss"] = tl.mpi_pss_delta_bytes
+        peaks: Dict[str, int] = {}
         for s in samples:
-            reg = regions.setdefault(app_region(s.region), dict.fromkeys(REGION_METRICS[:4], 0))
-            reg["heap_peak"] = max(reg.get("heap_peak", 0), s.heap_bytes)
+            if s.heap_bytes > peaks.get(s.region, -1):
+                peaks[s.region] = s.heap_bytes
+        for path, peak in peaks.items():
+            reg = regions.setdefault(app_region(path), dict.fromkeys(REGION_METRICS[:4], 0))
+            reg["heap_peak"] = max(reg.get("heap_peak", 0), peak)
     return RankSummary(path=p.path, rank=p.rank, pid=p.pid, ppid=p.ppid, host=p.host, exe=p.exe,
                        job_id=p.job_id, start_real_ns=p.start_real_ns, reason=p.snapshot_reason,
                        complete=p.complete, warnings=list(p.warnings), metrics=m,

@@ -8,8 +8,10 @@ two grid points. A rank has 0 before its first sample and after its last (it had
 started, or had ended). The aggregate is the sum over the ranks of their bin values
 (for bins where ranks peak at different moments, an upper bound of the job's total).
 
-Series: app = heap_bytes - heap_mpi_bytes, mpi = heap_mpi_bytes, rss, pss (a series
-whose samples are all unreadable, -1, is None).
+Series: app = heap_bytes - heap_mpi_bytes (0 when negative: blocks the program
+allocated and the MPI library freed, or the other way round, make the two parts
+drift by a few KB), mpi = heap_mpi_bytes, rss, pss (samples with -1, unreadable, are
+left out; a series with no readable sample is None).
 """
 from typing import List, Optional, Sequence
 
@@ -34,7 +36,7 @@ def _bin_values(t: np.ndarray, v: np.ndarray, edges: np.ndarray) -> np.ndarray:
 
 def job_timelines(ranks: Sequence, points: int = 200) -> Optional[dict]:
     """ranks: analysis.job.RankSummary with .timeline columns; None when no rank has samples."""
-    having = [r for r in ranks if r.timeline and r.timeline[0]]
+    having = [r for r in ranks if r.timeline is not None and len(r.timeline[0])]
     if not having:
         return None
     start = min(r.start_real_ns for r in having)
@@ -54,7 +56,8 @@ def job_timelines(ranks: Sequence, points: int = 200) -> Optional[dict]:
         t = times[r.rank]
         row = dict(rank=r.rank, host=r.host, samples=len(t), first_s=float(t[0]),
                    last_s=float(t[-1]))
-        for key, values in (("app", heap - heap_mpi), ("mpi", heap_mpi), ("rss", rss), ("pss", pss)):
+        app = np.maximum(heap - heap_mpi, 0)   # < 0 when MPI freed blocks the program allocated
+        for key, values in (("app", app), ("mpi", heap_mpi), ("rss", rss), ("pss", pss)):
             keep = values >= 0
             if not keep.any():
                 row[key] = None

@@ -1,0 +1,63 @@
+/*
+ * hs_mpi_fortran.c — the hand-written part of the Fortran wrappers (the others are
+ * generated: gen_fortran_wrappers.py, hs_mpi_fortran.h):
+ *   hs_fortran_next   finds the MPI library's definition of a Fortran symbol;
+ *   MPI_PCONTROL      (all name forms, mpi_f08's too) goes through the C MPI_Pcontrol of hs_mpi.c,
+ *                     so that Fortran programs get the pcontrol-<level> regions too;
+ *   MPI_FINALIZE      writes a snapshot first, as the C MPI_Finalize does.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "hs_mpi.h"
+
+int heapscope_dump(void) __attribute__((weak));
+
+void *hs_fortran_next(const char *symbol)
+{
+    void *fn = dlsym(RTLD_NEXT, symbol);
+    if (!fn) {
+        static const char msg[] = "heapscope MPI layer: a Fortran MPI entry point was called "
+                                  "but no MPI library after the layer defines it\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        abort();
+    }
+    return fn;
+}
+
+#define HS_PCONTROL(symbol)                 \
+    void symbol(const MPI_Fint *level)      \
+    {                                       \
+        MPI_Pcontrol((int)*level);          \
+    }
+HS_PCONTROL(mpi_pcontrol)
+HS_PCONTROL(mpi_pcontrol_)
+HS_PCONTROL(mpi_pcontrol__)
+HS_PCONTROL(MPI_PCONTROL)
+HS_PCONTROL(mpi_pcontrol_f08_)   /* use mpi_f08: the level by reference too */
+
+typedef void (*hs_finalize_fn)(MPI_Fint *ierr);
+
+#define HS_FINALIZE(symbol)                                                          \
+    void symbol(MPI_Fint *ierr)                                                      \
+    {                                                                                \
+        static hs_finalize_fn next;                                                  \
+        if (heapscope_dump)                                                          \
+            heapscope_dump();                                                        \
+        hs_mpi_enter("MPI_Finalize");                                                \
+        hs_finalize_fn fn = __atomic_load_n(&next, __ATOMIC_RELAXED);                \
+        if (!fn) {                                                                   \
+            fn = (hs_finalize_fn)hs_fortran_next(#symbol);                           \
+            __atomic_store_n(&next, fn, __ATOMIC_RELAXED);                           \
+        }                                                                            \
+        fn(ierr);                                                                    \
+        hs_mpi_leave("MPI_Finalize");                                                \
+    }
+HS_FINALIZE(mpi_finalize)
+HS_FINALIZE(mpi_finalize_)
+HS_FINALIZE(mpi_finalize__)
+HS_FINALIZE(MPI_FINALIZE)
+HS_FINALIZE(mpi_finalize_f08_)   /* use mpi_f08: ierror is optional (NULL), passed on as is */
