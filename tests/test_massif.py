@@ -71,6 +71,9 @@ def test_timeline_only_and_neither():
     assert "heap_tree=peak" not in text
     with pytest.raises(HeapscopeError, match="neither tracking data nor a timeline"):
         to_massif(Profile(path="x.hsp"))
+    no_heap = [Sample(1_000_000, "periodic", "(none)", "", -1, -1, 1 << 20, 1 << 19)]
+    with pytest.raises(HeapscopeError, match="timeline did not sample the heap.*--timeline-heap on"):
+        to_massif(Profile(path="x.hsp", timeline=Timeline(heap_measure="none", samples=no_heap)))
 
 
 def test_ms_print_reads_it(tmp_path):

@@ -9,8 +9,10 @@ its depth, K its number of children, children most bytes first, the root labelle
 as Massif labels it and every other node `0xADDR: function (file:line)`.
 
 What goes in:
-  timeline   (Profile.timeline) every sample is an empty snapshot: heap in use at
-             that time (mem_heap_B; what the timeline measured, see Timeline.heap_measure)
+  timeline   (Profile.timeline) every sample with a heap figure is an empty snapshot:
+             heap in use at that time (mem_heap_B; what the timeline measured, see
+             Timeline.heap_measure; samples of a timeline recorded without the heap
+             are left out)
   tracking   (Profile.tracking) a `peak` snapshot at the time of the heap peak whose
              tree merges the stack trace types by their frames (outermost callers
              deepest), weighted by bytes live at the peak; and a `detailed` snapshot at
@@ -113,8 +115,9 @@ Snapshot = Tuple[int, int, int, str, Optional[_Node]]   # ns, heap, extra, kind,
 
 def snapshots(profile: Profile, sym: Symbolizer) -> List[Snapshot]:
     out: List[Snapshot] = []
-    if profile.timeline is not None:
-        out += [(s.mono_ns, max(0, s.heap_bytes), 0, "empty", None) for s in profile.timeline.samples]
+    if profile.timeline is not None:   # samples without a heap figure (heap not sampled) are left out
+        out += [(s.mono_ns, s.heap_bytes, 0, "empty", None) for s in profile.timeline.samples
+                if s.heap_bytes >= 0]
     t = profile.tracking
     if t is not None:
         out.append((t.peak_mono_ns, t.peak_bytes, _extra_estimate(profile, "live_at_peak"), "peak",
@@ -128,12 +131,19 @@ def snapshots(profile: Profile, sym: Symbolizer) -> List[Snapshot]:
     return out
 
 
+def _heap_timeline(profile: Profile) -> bool:
+    t = profile.timeline
+    return t is not None and any(s.heap_bytes >= 0 for s in t.samples)
+
+
 def to_massif(profile: Profile, sym: Optional[Symbolizer] = None) -> str:
-    if profile.tracking is None and profile.timeline is None:
-        raise HeapscopeError(f"{profile.path} has neither tracking data nor a timeline: record with "
-                             f"`heapscope record --track` (and/or the timeline) for a Massif export")
+    if profile.tracking is None and not _heap_timeline(profile):
+        why = ("its timeline did not sample the heap" if profile.timeline is not None
+               else "it has neither tracking data nor a timeline")
+        raise HeapscopeError(f"{profile.path}: nothing to export to Massif ({why}): record with "
+                             f"`heapscope record --track` or `--timeline-heap on`")
     sym = sym or Symbolizer()
-    what = [w for w, have in (("timeline", profile.timeline is not None),
+    what = [w for w, have in (("timeline", _heap_timeline(profile)),
                               ("tracking", profile.tracking is not None)) if have]
     cmd = shlex.join(profile.cmdline) if profile.cmdline else (profile.exe or "?")
     lines = [f"desc: heapscope export of {_clean(profile.path)} ({' and '.join(what)}; {profile.label})",
