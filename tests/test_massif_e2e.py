@@ -3,11 +3,23 @@ recorded with the heap sampled; the snapshots are the samples, the last one hold
 4 blocks of 100 bytes the program never frees (glibc's usable size, as the timeline
 measures it), and ms_print reads the file. (The peak tree of a --track recording is
 tested in tests/test_reports_holders.py.)"""
+import ctypes
 import json
 import re
 import subprocess
 
-from test_reports_lifetimes import glibc_extra
+
+def glibc_extra(size):
+    """usable - requested bytes of one block of `size` from glibc's own malloc."""
+    libc = ctypes.CDLL("libc.so.6")
+    libc.malloc.restype = ctypes.c_void_p
+    libc.malloc_usable_size.argtypes = [ctypes.c_void_p]
+    libc.free.argtypes = [ctypes.c_void_p]
+    p = libc.malloc(size)
+    try:
+        return libc.malloc_usable_size(p) - size
+    finally:
+        libc.free(p)
 
 
 def test_timeline_only_export(build, heapscope, tmp_path):

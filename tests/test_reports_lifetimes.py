@@ -3,13 +3,13 @@ and `heapscope temporaries`: exact allocation, free, temporary and live counts p
 stack trace type, the in-between histogram and its percentile bins (derived here from
 the program's known allocation order), the extra heap bytes glibc gives each size, and
 a lifetime at least as long as the program's sleep."""
-import ctypes
 import json
 from pathlib import Path
 
 import pytest
 
 from heapscope.profile.model import lifetime_bin
+from test_massif_e2e import glibc_extra
 
 SOURCE = Path(__file__).resolve().parent / "programs" / "rep_lifetimes.c"
 WINDOW = 100
@@ -20,19 +20,6 @@ def line_of(mark):
     hits = [i + 1 for i, t in enumerate(SOURCE.read_text().splitlines()) if f"LINE-MARK {mark}" in t]
     assert len(hits) == 1, mark
     return hits[0]
-
-
-def glibc_extra(size):
-    """usable - requested bytes of one block of `size` from glibc's own malloc."""
-    libc = ctypes.CDLL("libc.so.6")
-    libc.malloc.restype = ctypes.c_void_p
-    libc.malloc_usable_size.argtypes = [ctypes.c_void_p]
-    libc.free.argtypes = [ctypes.c_void_p]
-    p = libc.malloc(size)
-    try:
-        return libc.malloc_usable_size(p) - size
-    finally:
-        libc.free(p)
 
 
 def bins_of(values):
