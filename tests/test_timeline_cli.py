@@ -19,9 +19,9 @@ MIB = 1024 * 1024
 def recorded(tmp_path_factory, build, heapscope):
     """tl_regions (10 MiB held in "hold") and tl_fork (two processes), recorded once."""
     d = tmp_path_factory.mktemp("timeline-cli")
-    heapscope("record", "--timeline-interval", "20ms", "-o", d / "one", "--",
+    heapscope("record", "--timeline-interval", "20ms", "--timeline-heap", "on", "-o", d / "one", "--",
               build("tl_regions.c", "-DHEAPSCOPE_WEAK"), 100)
-    heapscope("record", "--timeline-interval", "20ms", "-o", d / "two", "--",
+    heapscope("record", "--timeline-interval", "20ms", "--timeline-heap", "on", "-o", d / "two", "--",
               build("tl_fork.c", "-DHEAPSCOPE_WEAK"), 100)
     heapscope("record", "--timeline-interval", "0", "-o", d / "off", "--",
               build("tl_regions.c", "-DHEAPSCOPE_WEAK"), 1)

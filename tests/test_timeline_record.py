@@ -36,8 +36,8 @@ def boundaries(tl):
 def test_region_boundaries_periodic_samples_and_heap(heapscope, build, tmp_path):
     program = build("tl_regions.c", "-DHEAPSCOPE_WEAK")
     nap_ms, interval_ms = 200, 20
-    heapscope("record", "--timeline-interval", f"{interval_ms}ms", "-o", tmp_path, "--",
-              program, nap_ms)
+    heapscope("record", "--timeline-interval", f"{interval_ms}ms", "--timeline-heap", "on",
+              "-o", tmp_path, "--", program, nap_ms)
     p = only(tmp_path)
     tl = p.timeline
     assert tl.interval_ns == interval_ms * 1_000_000 and tl.heap_measure == "usable"
@@ -73,6 +73,17 @@ def test_region_boundaries_periodic_samples_and_heap(heapscope, build, tmp_path)
     assert read_timeline(p.path).timeline.samples == tl.samples
 
 
+def test_default_timeline_has_no_heap_figure(heapscope, build, tmp_path):
+    """Heap in use costs every allocation: off unless asked; RSS/PSS and regions stay."""
+    program = build("tl_regions.c", "-DHEAPSCOPE_WEAK")
+    heapscope("record", "-o", tmp_path, "--", program, 1)
+    tl = only(tmp_path).timeline
+    assert tl.interval_ns == 100_000_000 and tl.heap_measure == "none"
+    assert [(s.kind, s.region) for s in boundaries(tl)] == BOUNDARIES
+    assert all(s.heap_bytes == -1 and s.heap_mpi_bytes == -1 for s in tl.samples)
+    assert tl.samples[-1].kind == "final" and tl.samples[-1].pss_bytes > 0
+
+
 def test_timeline_off(heapscope, build, tmp_path):
     program = build("tl_regions.c", "-DHEAPSCOPE_WEAK")
     heapscope("record", "--timeline-interval", "0", "-o", tmp_path, "--", program, 1)
@@ -85,7 +96,7 @@ def test_sigkilled_process_keeps_its_timeline_up_to_the_last_flush(native, build
     program = build("tl_killed.c", "-DHEAPSCOPE_WEAK")
     env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libheapscope.so"),
                HEAPSCOPE_OUTPUT_DIR=str(tmp_path), HEAPSCOPE_TIMELINE_MS="20",
-               HEAPSCOPE_TIMELINE_FLUSH_MS="100")
+               HEAPSCOPE_TIMELINE_FLUSH_MS="100", HEAPSCOPE_TIMELINE_HEAP="1")
     proc = subprocess.Popen([str(program)], env=env, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline() == "ready\n"
@@ -123,7 +134,8 @@ def test_sigkilled_process_keeps_its_timeline_up_to_the_last_flush(native, build
 
 def test_forked_child_has_its_own_timeline(heapscope, build, tmp_path):
     program = build("tl_fork.c", "-DHEAPSCOPE_WEAK")
-    heapscope("record", "--timeline-interval", "20ms", "-o", tmp_path, "--", program, 200)
+    heapscope("record", "--timeline-interval", "20ms", "--timeline-heap", "on", "-o", tmp_path,
+              "--", program, 200)
     profiles = {p.pid: p for p in map(read_profile, tmp_path.glob("*.hsp"))}
     assert len(profiles) == 2
     child = next(p for p in profiles.values() if p.ppid in profiles)

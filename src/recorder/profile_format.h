@@ -106,7 +106,8 @@
  *  20 TIMELINE       a batch of samples
  *       u64 interval_ns (periodic sampling interval) | i64 caliper_ns (MPI caliper
  *       rate limit: at most one measured call per period; 0 = every call; -1 = off)
- *       u32 heap_measure (0 = usable bytes, malloc_usable_size; 1 = requested bytes)
+ *       u32 heap_measure (0 = usable bytes, malloc_usable_size; 1 = requested bytes;
+ *       2 = not measured: the heap fields are -1)
  *       u32 reserved
  *       totals since process start, as of this chunk (the last chunk has the run's):
  *       u64 calipers_taken (outermost MPI calls measured) | u64 calipers_skipped

@@ -3,6 +3,9 @@
  * run goes (issue 5; the MPI calipers of issue 6 use it too: timeline_calipers.c).
  *
  * Who samples:
+ * Heap in use is in the samples when the hooks watch blocks (hs_heap_watch: asked
+ * with HEAPSCOPE_TIMELINE_HEAP=1, or tracking on), else -1.
+ *
  *   the sampler thread     every HEAPSCOPE_TIMELINE_MS: heap + smaps_rollup (RSS, PSS)
  *   region boundaries      heapscope_region_begin/end (process-wide regions): heap +
  *                          RSS from statm (~4 us; smaps_rollup would cost ~25 us)
@@ -80,8 +83,15 @@ void hs_timeline_settings(void)
         hs_caliper_ns = ms_setting("HEAPSCOPE_CALIPER_MS", 10, 0) * 1000000;
     if (!hs_timeline_on)
         hs_caliper_ns = -1;   /* caliper samples are timeline samples */
-    if (hs_timeline_on)
-        hs_heap_watch = 1;    /* hooks keep the heap-in-use figure */
+    /* Heap in use costs every allocation and free a malloc_usable_size call and a
+     * counter update (hs_heap_watch): about +10-25% CPU on the churn benchmark, more
+     * than the counts-only goal allows, so it is asked for (record --mpi asks; tracking
+     * watches blocks anyway, and then the figure comes free). */
+    const char *heap = getenv("HEAPSCOPE_TIMELINE_HEAP");
+    if (hs_timeline_on && heap && strcmp(heap, "1") == 0)
+        hs_heap_watch = 1;
+    else if (heap && *heap && strcmp(heap, "0") != 0 && strcmp(heap, "1") != 0)
+        hs_warn("HEAPSCOPE_TIMELINE_HEAP must be 0 or 1, using 0");
 }
 
 /* ---- the ring ---- */
@@ -250,7 +260,7 @@ static void flush(int wait)
         size_t c = hs_chunk_begin(&out, HS_TIMELINE_SAMPLES);
         hs_buf_u64(&out, interval_ns);
         hs_buf_u64(&out, (uint64_t)hs_caliper_ns);
-        hs_buf_u32(&out, (uint32_t)hs_heap_measure_requested());   /* heap_measure */
+        hs_buf_u32(&out, !hs_heap_watch ? 2u : (uint32_t)hs_heap_measure_requested());
         hs_buf_u32(&out, 0);
         hs_buf_u64(&out, t.taken);
         hs_buf_u64(&out, t.skipped);
@@ -278,7 +288,10 @@ static void flush(int wait)
 void hs_timeline_measure(struct hs_sample *s, int with_pss)
 {
     s->mono_ns = hs_now_ns(CLOCK_MONOTONIC) - hs_start_mono_ns;
-    hs_heap_in_use(&s->heap, &s->heap_component);
+    if (hs_heap_watch)
+        hs_heap_in_use(&s->heap, &s->heap_component);
+    else
+        s->heap = s->heap_component = -1;
     if (with_pss) {
         hs_read_memory(&s->rss, &s->pss);
     } else {

@@ -12,7 +12,8 @@
  * adds (RSS growth - heap growth) and (PSS growth - heap growth) over the call to
  * the totals: the library's non-heap memory, signed (a call may give memory back).
  * The heap growth is subtracted in full although untouched heap pages are not
- * resident: an estimate, exact when the library's heap blocks are touched.
+ * resident: an estimate, exact when the library's heap blocks are touched. Without
+ * heap in use (HEAPSCOPE_TIMELINE_HEAP=0) nothing is subtracted.
  *
  * Rate limit (HEAPSCOPE_CALIPER_MS, default 10): at most one measured call per
  * period in the process (the first call that finds the period over claims it);
@@ -107,7 +108,7 @@ void heapscope__caliper_end(const char *fn)
     struct hs_sample after;
     measure(&after, HS_SAMPLE_MPI_AFTER, fn);
     hs_timeline_add(&after);
-    int64_t heap = after.heap - before.heap;
+    int64_t heap = after.heap >= 0 && before.heap >= 0 ? after.heap - before.heap : 0;
     if (after.rss >= 0 && before.rss >= 0)
         atomic_fetch_add_explicit(&rss_delta, after.rss - before.rss - heap, memory_order_relaxed);
     if (after.pss >= 0 && before.pss >= 0)

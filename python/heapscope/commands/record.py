@@ -34,6 +34,8 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
   HEAPSCOPE_UNWIND         dwarf (default, libunwind) or fp (frame pointers)
   HEAPSCOPE_TIMELINE_MS    heap/RSS/PSS sampling interval in ms (default 100; 0 = no
                            timeline); HEAPSCOPE_TIMELINE_FLUSH_MS: written every (1000)
+  HEAPSCOPE_TIMELINE_HEAP  1: samples include the heap in use (0 by default; record
+                           --mpi sets 1)
   HEAPSCOPE_CALIPER_MS     MPI calipers: at most one measured call per N ms (default 10;
                            0 = every call, off = none)
 A snapshot is written at exit, on heapscope_dump(), on SIGTERM/SIGINT (then the
@@ -73,6 +75,9 @@ def register(sub):
     p.add_argument("--timeline-interval", metavar="DURATION", type=duration_ms,
                    help="sample heap, RSS and PSS every DURATION (\"100ms\", \"2s\"; default "
                         "100ms; 0 = no timeline): `heapscope timeline` shows them")
+    p.add_argument("--timeline-heap", choices=["on", "off"],
+                   help="also sample the heap in use (costs every allocation a few ns: "
+                        "default on with --mpi, off otherwise)")
     p.add_argument("--print-library", action="store_true",
                    help="print the path of libheapscope.so (for LD_PRELOAD) and exit")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="CMD",
@@ -153,6 +158,8 @@ def _environment(args):
     env["HEAPSCOPE_UNWIND"] = args.unwind
     if args.timeline_interval is not None:
         env["HEAPSCOPE_TIMELINE_MS"] = str(args.timeline_interval)
+    if args.timeline_heap or args.mpi:
+        env["HEAPSCOPE_TIMELINE_HEAP"] = "0" if args.timeline_heap == "off" else "1"
     return env
 
 

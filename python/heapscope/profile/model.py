@@ -144,7 +144,7 @@ class Sample:
 @dataclass
 class Timeline:
     interval_ns: int = 0
-    heap_measure: str = "usable"     # "usable" (malloc_usable_size) or "requested" (tracking)
+    heap_measure: str = "usable"     # "usable" (malloc_usable_size) or "requested" (tracking); "none": heap fields -1
     samples: List[Sample] = field(default_factory=list)
     mpi_rss_delta_bytes: int = 0     # calipers: RSS growth summed over MPI calls
     mpi_pss_delta_bytes: int = 0

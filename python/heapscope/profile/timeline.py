@@ -18,7 +18,7 @@ from heapscope.profile.model import Profile, Sample, Timeline
 TIMELINE_SAMPLES = 20
 TIMELINE_REGIONS = 21
 SAMPLE_KINDS = ["periodic", "region-begin", "region-end", "mpi-before", "mpi-after", "final"]
-HEAP_MEASURES = ["usable", "requested"]
+HEAP_MEASURES = ["usable", "requested", "none"]   # "none": heap_bytes/heap_mpi_bytes are -1
 NO_LABEL = 0xFFFFFFFF
 
 _HEAD = struct.Struct("<QqII QQqqQ")

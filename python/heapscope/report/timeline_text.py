@@ -95,8 +95,10 @@ def _one(p: dict, width: int) -> List[str]:
     end = p["duration_s"]
     for key, attr, title in SERIES_TITLES:
         line = sparkline(p["samples"], attr, end, width, blocks)
-        out.append(f"  {title:<5}|{line or ' ' * width}| "
-                   f"{_peak_text(p['peaks'][key], _low(p['samples'], attr))}")
+        text = _peak_text(p["peaks"][key], _low(p["samples"], attr))
+        if key == "heap" and p["heap_measure"] == "none":
+            text += " (record with --timeline-heap on)"
+        out.append(f"  {title:<5}|{line or ' ' * width}| {text}")
     out.append(f"  {'':<5} 0 s{' ' * max(1, width - 8)}{end:.3f} s")
     if p["peaks"]["heap_mpi"] is not None and p["peaks"]["heap_mpi"]["bytes"] > 0:
         out.append(f"  heap allocated inside MPI calls: {_peak_text(p['peaks']['heap_mpi'])}")
