@@ -3,23 +3,15 @@ recorded with the heap sampled; the snapshots are the samples, the last one hold
 4 blocks of 100 bytes the program never frees (glibc's usable size, as the timeline
 measures it), and ms_print reads the file. (The peak tree of a --track recording is
 tested in tests/test_reports_holders.py.)"""
-import ctypes
 import json
 import re
 import subprocess
 
 
-def glibc_extra(size):
-    """usable - requested bytes of one block of `size` from glibc's own malloc."""
-    libc = ctypes.CDLL("libc.so.6")
-    libc.malloc.restype = ctypes.c_void_p
-    libc.malloc_usable_size.argtypes = [ctypes.c_void_p]
-    libc.free.argtypes = [ctypes.c_void_p]
-    p = libc.malloc(size)
-    try:
-        return libc.malloc_usable_size(p) - size
-    finally:
-        libc.free(p)
+def glibc_extra(build, size):
+    """usable - requested bytes of a block of `size` that glibc gives a fresh process."""
+    res = subprocess.run([str(build("rep_usable.c")), str(size)], capture_output=True, text=True, check=True)
+    return int(res.stdout) - size
 
 
 def test_timeline_only_export(build, heapscope, tmp_path):
@@ -37,7 +29,7 @@ def test_timeline_only_export(build, heapscope, tmp_path):
     assert snaps[0] == (0, 0)
     assert len(snaps) in (proc["sample_count"], proc["sample_count"] + 1)   # + the time-0 snapshot
     assert [t for t, _ in snaps] == sorted(t for t, _ in snaps)
-    assert snaps[-1][1] == 4 * (100 + glibc_extra(100))
+    assert snaps[-1][1] == 4 * (100 + glibc_extra(build, 100))
     assert "heap_tree=peak" not in text and "heap_tree=detailed" not in text
     res = subprocess.run(["ms_print", str(out)], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr

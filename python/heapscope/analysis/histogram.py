@@ -111,6 +111,8 @@ def span_text(first: int, last: int, time: bool) -> str:
     (times: upper bound exclusive)."""
     lo, _ = bin_range(first)
     low, high = bin_range(last)
+    if lo == high:
+        return format_ns(lo) if time else f"{lo:,}"
     start = format_ns(lo) if time else f"{lo:,}"
     if high is None:
         return f"{start} .. >={format_ns(low) if time else f'{low:,}'}"

@@ -3,7 +3,7 @@ import csv
 import io
 
 from heapscope.report.text import num, table
-from heapscope.report.tracked_common import frame_lines, header_text
+from heapscope.report.tracked_common import counted, frame_lines, header_text
 
 
 def render(doc: dict, full_names: bool = False) -> str:
@@ -28,7 +28,7 @@ def render(doc: dict, full_names: bool = False) -> str:
     out += ["", f"SUMMARY: {num(tot['reported_bytes'])} bytes leaked in {num(tot['reported_blocks'])} "
                 f"block{'s' if tot['reported_blocks'] != 1 else ''} ({tot['reported_types']} stack trace "
                 f"type{'s' if tot['reported_types'] != 1 else ''}); {num(tot['suppressed_bytes'])} bytes in "
-                f"{num(tot['suppressed_blocks'])} blocks suppressed ({tot['suppressed_types']} types)."]
+                f"{counted(tot['suppressed_blocks'], 'block')} suppressed ({counted(tot['suppressed_types'], 'type')})."]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -6,7 +6,7 @@ import io
 from heapscope.analysis import histogram
 from heapscope.analysis.lifetimes import bound_text
 from heapscope.report.text import num, percent, table
-from heapscope.report.tracked_common import frame_lines, header_text
+from heapscope.report.tracked_common import counted, frame_lines, header_text
 
 
 def _range(p, time: bool) -> str:
@@ -25,8 +25,8 @@ def _hist_line(label: str, summary: dict, time: bool) -> str:
 
 
 def _figures_text(f: dict) -> str:
-    return (f"{num(f['allocs'])} allocations, {num(f['frees'])} freed, {num(f['live_at_end'])} live "
-            f"at the snapshot, {num(f['temporaries'])} temporaries")
+    return (f"{counted(f['allocs'], 'allocation')}, {num(f['frees'])} freed, {num(f['live_at_end'])} live "
+            f"at the snapshot, {counted(f['temporaries'], 'temporary', 'temporaries')}")
 
 
 def render_lifetimes(doc: dict, full_names: bool = False) -> str:
@@ -40,7 +40,7 @@ def render_lifetimes(doc: dict, full_names: bool = False) -> str:
         if s["extra"]:
             e = s["extra"]
             out.append(f"  extra heap: {e['per_block']:.4g} B per block beyond the requested size "
-                       f"({num(e['bytes'])} B over {num(e['blocks'])} blocks)")
+                       f"({num(e['bytes'])} B over {counted(e['blocks'], 'block')})")
         out.append("  " + _hist_line("lifetime (time)", s["time"], True))
         out.append("  " + _hist_line("allocs in between", s["between"], False))
         for t in s["stack_types"]:

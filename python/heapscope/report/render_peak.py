@@ -5,7 +5,7 @@ import io
 from heapscope.analysis.histogram import format_ns
 from heapscope.report.processes import label
 from heapscope.report.text import num, percent, table
-from heapscope.report.tracked_common import frame_lines, header_text
+from heapscope.report.tracked_common import counted, frame_lines, header_text
 
 
 def render(doc: dict, full_names: bool = False) -> str:
@@ -30,7 +30,7 @@ def render(doc: dict, full_names: bool = False) -> str:
         out += ["", "  Stack trace types by bytes live at the peak:"]
         for t in pk["stack_types"]:
             out += ["", f"  {t['rank']}. {num(t['bytes'])} bytes ({percent(t['share'])} of the peak): "
-                        f"{num(t['blocks'])} blocks of size {num(t['size'])} in {t['region']}"]
+                        f"{counted(t['blocks'], 'block')} of size {num(t['size'])} in {t['region']}"]
             out += frame_lines(t, full_names, "    ")
         if len(pk["stack_types"]) < pk["holders"]:
             out += ["", f"  ({len(pk['stack_types'])} of {pk['holders']} types shown; --top 0 shows all)"]
