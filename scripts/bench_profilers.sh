@@ -2,8 +2,9 @@
 # Regenerate the profiler-overhead table of BENCHMARKS.md (issue 2's benchmark):
 # the cxx-churn workload (~12.7 M allocations from C++ containers) run plainly, under
 # each heapscope recording mode (counts only; stacks of the most frequent size;
-# stacks of every size), heaptrack and Valgrind Massif; CPU-time and wall ratios to
-# the plain run, interleaved, with bootstrap confidence intervals.
+# stacks of every size; tracking mode `record --track`; event trace `record --trace`,
+# its writer thread's CPU included), heaptrack and Valgrind Massif; CPU-time and wall
+# ratios to the plain run, interleaved, with bootstrap confidence intervals.
 #
 #   scripts/bench_profilers.sh [RUNS]           (default RUNS=10)
 #

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # workload, graphviz for call graphs, LAMMPS as a real MPI application.
 APT_PACKAGES=(
   build-essential cmake ninja-build gfortran pkg-config
-  libunwind-dev libdw-dev libelf-dev elfutils binutils
+  libunwind-dev libdw-dev libelf-dev elfutils binutils zlib1g-dev
   libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0
   heaptrack valgrind hyperfine
   openmpi-bin libopenmpi-dev

@@ -166,10 +166,10 @@ def test_malformed_payload_with_good_crc(tmp_path):
 def test_unknown_chunks_skipped_and_kept(tmp_path):
     b = ProfileBuilder()
     b.raw(chunk(200, b"file-level"))
-    b.snapshot(sizes=[(0, 8, 3)], extra=[(10, b"timeline-1"), (10, b"timeline-2"), (77, b"")])
+    b.snapshot(sizes=[(0, 8, 3)], extra=[(90, b"timeline-1"), (90, b"timeline-2"), (77, b"")])
     p = read_profile(b.write(tmp_path / "u.hsp"))
     assert p.size_counts == {("(none)", 8): 3}
-    assert p.extra_chunks == {10: [b"timeline-1", b"timeline-2"], 77: [b""]}
+    assert p.extra_chunks == {90: [b"timeline-1", b"timeline-2"], 77: [b""]}
     assert p.file_chunks == {200: [b"file-level"]}
     assert p.complete and p.warnings == []
 

@@ -24,11 +24,17 @@ struct hs_dying {
     int component;        /* accounted in the component part */
     uint64_t size;        /* requested size, when tracked */
     void *record;         /* tracking: its stack-type or per-size record, NULL if untracked */
-    uint64_t born_ns, born_seq;
-    uint32_t thread;      /* tracking: allocating thread's index */
+    uint64_t born_ns;     /* tracking: CLOCK_MONOTONIC at birth */
+    uint64_t dying_ns;    /* tracking: and when its free began */
+    uint64_t trace_seq, trace_ns;  /* trace: the free event's number and time */
+    uint64_t born_seq;    /* tracking: allocating table's index and allocation number */
 };
 
 HS_HIDDEN void hs_block_born(void *p, uint64_t size, struct hs_site site);
+/* trace.c, for blocks.c */
+HS_HIDDEN void hs_trace_alloc(void *p, uint64_t size, struct hs_site site, int64_t extra);
+HS_HIDDEN void hs_trace_dying(struct hs_dying *d);
+HS_HIDDEN void hs_trace_free(struct hs_dying *d);
 /* heap_accounting.c, for blocks.c */
 HS_HIDDEN int64_t hs_heap_usable(void *p);
 HS_HIDDEN void hs_heap_add(int64_t bytes, int component);

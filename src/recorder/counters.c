@@ -41,7 +41,33 @@ static _Atomic uint64_t threads_seen;
 static pthread_key_t exit_key;
 static int have_exit_key;
 
+static _Atomic uint32_t tables;                 /* tables created; index of the next */
+static struct hs_thread *_Atomic *_Atomic by_index;  /* index -> table (mmap'd on first use) */
+
+static void index_table(struct hs_thread *t)
+{
+    struct hs_thread *_Atomic *ix = atomic_load(&by_index);
+    if (t->index >= HS_MAX_TABLES)
+        return;
+    if (!ix) {
+        struct hs_thread *_Atomic *fresh = hs_map(HS_MAX_TABLES * sizeof *fresh);
+        if (!fresh)
+            return;
+        if (atomic_compare_exchange_strong(&by_index, &ix, fresh))
+            ix = fresh;
+        else
+            hs_unmap(fresh, HS_MAX_TABLES * sizeof *fresh);
+    }
+    atomic_store_explicit(&ix[t->index], t, memory_order_release);
+}
+
 uint64_t hs_threads_seen(void) { return atomic_load(&threads_seen); }
+struct hs_thread *hs_thread_at(uint32_t index)
+{
+    struct hs_thread *_Atomic *ix = atomic_load_explicit(&by_index, memory_order_acquire);
+    return index < HS_MAX_TABLES && ix ? atomic_load_explicit(&ix[index], memory_order_acquire)
+                                       : NULL;
+}
 struct hs_thread *hs_threads_first(void) { return atomic_load_explicit(&threads, memory_order_acquire); }
 struct hs_thread *hs_threads_next(struct hs_thread *t) { return t->next; }
 struct hs_stack_table *hs_thread_stacks(struct hs_thread *t)
@@ -79,6 +105,8 @@ struct hs_thread *hs_thread_attach(void)
         if (!t)
             return NULL;
         t->in_use = 1;
+        t->index = atomic_fetch_add(&tables, 1);
+        index_table(t);
         struct hs_thread *head = atomic_load(&threads);
         do
             t->next = head;

@@ -26,6 +26,13 @@ struct hs_thread {
      * a block freed by another thread makes that thread's figure negative), and
      * the part inside component calls. Only the owner writes; never reset. */
     _Atomic int64_t heap_bytes, heap_component_bytes;
+    /* tracking.c: allocations this table's threads made (owner writes), and the
+     * table's index (hs_thread_at), both kept when a new thread adopts the table */
+    _Atomic uint64_t alloc_seq;
+    uint32_t index;
+    /* trace.c: this table's event buffer, and its lock (contended by snapshots only) */
+    _Atomic int trace_lock;
+    struct hs_trace_buf *trace;
     struct hs_region_counts *_Atomic regions[HS_MAX_REGIONS];
 };
 

@@ -106,6 +106,8 @@ void hs_resolve(void)
     /* free last, published: it is the "resolved" flag the hooks test */
     __atomic_store_n(&hs_real.free, next_free, __ATOMIC_RELEASE);
     resolving = 0;
+    hs_tracking_init();   /* tracking and trace from the very first allocation on */
+    hs_trace_init();
 }
 
 #define RESOLVE()                          \

@@ -97,6 +97,71 @@
  * Chunk types 10 and above are reserved for later issues (tracking, timeline,
  * MPI attribution); readers that do not know them skip them.
  *
+ * Tracking (types 10..19), record --track (HEAPSCOPE_TRACK=1). Inside a snapshot,
+ * after STACK_TYPES; cumulative since process start, like the counts. Sizes are
+ * requested sizes; "live" means allocated and not yet freed.
+ *
+ *  10 TRACK_SUMMARY
+ *       u32 temporary_max_between (N: a temporary is freed with at most N other
+ *       allocations of the allocating thread in between) | u32 reserved
+ *       u64 temporary_max_ns (and lives at most this long; 0 = no time bound)
+ *       u64 peak_bytes (maximum of the requested bytes live in tracked blocks)
+ *       u64 peak_mono_ns (when the peak was reached, ns since process start)
+ *       u64 end_bytes (requested bytes live at this snapshot)
+ *       u64 untracked (blocks not tracked: the side table was full; never in the
+ *       figures) | u64 table_bytes (memory the recorder mapped for tracking)
+ *       u64 max_blocks (the side table's bound, HEAPSCOPE_TRACK_MAX_BLOCKS)
+ *
+ *  11 TRACK_TYPES    what happened to the blocks of each stack trace type (the
+ *       sizes and regions whose stacks are recorded) or, for every other block, of
+ *       each (region, size): several chunks may appear, rows add up by key
+ *       (region, size, frames); the same type seen by two threads is two rows.
+ *       u32 count, then per row:
+ *         u32 region | u32 depth (0: a per-size row) | u64 size
+ *         u64 allocs | u64 frees | u64 temporaries
+ *         u64 live_at_peak (blocks live at the peak of TRACK_SUMMARY)
+ *         u64 live_at_end (blocks live at this snapshot: at exit, the leaks)
+ *         u64 extra_bytes (usable size minus requested size, summed over allocs)
+ *         u64 time_mask | u64 between_mask
+ *         popcount(time_mask) x u64, popcount(between_mask) x u64: the nonzero bins,
+ *         lowest first, of the lifetime histograms of the freed blocks, in ns and
+ *         in allocations of the allocating thread in between; bin 0 holds value 0,
+ *         bin b >= 1 values in [2^(b-1), 2^b) (b capped at 63)
+ *         depth x u64 return_address (as STACK_TYPES)
+ *
+ * Event trace, record --trace (HEAPSCOPE_TRACE=1). Written OUTSIDE snapshots as
+ * the run goes (a writer thread, bounded buffers) and before every snapshot, so
+ * the file holds every event up to its last snapshot.
+ *
+ *  12 TRACE_START    once per file, before or among the first TRACE_EVENTS
+ *       u32 version (= 1) | u32 temporary_max_between | u64 temporary_max_ns
+ *       (HEAPSCOPE_TEMP_BETWEEN / HEAPSCOPE_TEMP_NS, for the reports replayed from it)
+ *       u64 start_mono_ns (CLOCK_MONOTONIC at process start: event times minus
+ *       this are times since start)
+ *
+ *  13 TRACE_EVENTS   one buffer of one thread's events
+ *       u32 thread (count table index: a thread started after another ended may
+ *       continue its stream) | u32 events | u64 first_seq | u64 last_seq
+ *       u32 codec (0 = raw, 1 = zlib) | u32 reserved | u64 raw_len | data
+ *       Every alloc and free takes a number from one process-wide sequence (an
+ *       alloc after the allocator returned, a free before the block is released);
+ *       a thread's events are in increasing order, chunks of one thread too; merge
+ *       the threads' streams by number to replay the process. Numbers of reallocs
+ *       that failed are skipped. Events (varint = LEB128, zigzag for signed;
+ *       seq, ns and addr are deltas from the previous event of the same chunk,
+ *       from 0 for its first):
+ *       Each event begins with varint head = dseq << 2 | tag:
+ *         1 alloc: head | varint dns (CLOCK_MONOTONIC) | zigzag daddr
+ *                  | varint size | varint stack_id (0: no stack) | varint region
+ *                  | varint extra (usable minus requested size)
+ *         2 free:  head | varint dns | zigzag daddr
+ *         3 stack: head (dseq 0: the byte 3) | varint id | varint region | varint size | varint depth
+ *                  | depth x u64 return_address  (defines id; comes before its
+ *                  first use, in the same thread's stream)
+ *       A free of an address not allocated in the trace (a block from before the
+ *       recorder started) is to be ignored. realloc: the old block's free, then
+ *       the new block's alloc (also when it stays in place).
+ *
  * Timeline (types 20..29). Written OUTSIDE snapshots, as the run goes: the
  * recorder's sampler thread appends them every flush period (1 s), when its
  * sample buffer fills, and before every snapshot; so a process killed by SIGKILL
@@ -149,6 +214,14 @@ enum hs_chunk_type {
     HS_CHUNK_API_COUNTS = 7,
     HS_CHUNK_STACK_TYPES = 8,
     HS_CHUNK_SNAPSHOT_END = 9,
+};
+
+/* Tracking and trace chunk types (10..19), see above. */
+enum hs_track_chunk_type {
+    HS_TRACK_SUMMARY = 10,
+    HS_TRACK_TYPES = 11,
+    HS_TRACE_START = 12,
+    HS_TRACE_EVENTS = 13,
 };
 
 /* Timeline chunk types (20..29), see above. Named HS_TIMELINE_* rather than

@@ -135,6 +135,7 @@ HS_HIDDEN struct hs_stack_entry *hs_stack_record(struct hs_thread *t, uint32_t r
 /* A type's frames, and a pointer-sized slot tracking.c keeps its record in. */
 HS_HIDDEN const uint64_t *hs_stack_entry_frames(const struct hs_stack_entry *e, uint32_t *depth);
 HS_HIDDEN void *_Atomic *hs_stack_entry_slot(struct hs_stack_entry *e);
+HS_HIDDEN uint32_t *hs_stack_entry_trace_id(struct hs_stack_entry *e);  /* owner thread only */
 HS_HIDDEN void hs_stacks_after_fork_child(void);
 HS_HIDDEN uint64_t hs_stacks_lost(void);
 typedef void (*hs_stack_fn)(void *ctx, uint32_t region, uint64_t size, uint32_t depth,
@@ -243,5 +244,22 @@ extern HS_HIDDEN HS_TLS int hs_in_component;   /* component.c: inside e.g. an MP
  * allocator), or requested sizes when tracking is on (hs_heap_measure_requested). */
 HS_HIDDEN void hs_heap_in_use(int64_t *total, int64_t *component);
 HS_HIDDEN int hs_heap_measure_requested(void);
+/* counters.c: a thread table by its index (struct hs_thread.index), NULL if none */
+#define HS_MAX_TABLES 65536u
+HS_HIDDEN struct hs_thread *hs_thread_at(uint32_t index);
+
+/* ---- tracking.c, tracking_write.c: tracking mode (HEAPSCOPE_TRACK=1) ----
+ * A side table of live blocks and, per stack trace type (selected sizes) or per
+ * size (the others), lifetimes, temporaries, blocks live at the peak and at the
+ * snapshot (profile_format.h, TRACK_* chunks). */
+extern HS_HIDDEN int hs_track_on;
+HS_HIDDEN void hs_tracking_init(void);                /* HEAPSCOPE_TRACK*: idempotent */
+HS_HIDDEN void hs_tracking_write(struct hs_buf *b);   /* TRACK_* chunks of a snapshot */
+
+/* ---- trace.c, trace_writer.c: event trace mode (HEAPSCOPE_TRACE=1) ---- */
+extern HS_HIDDEN int hs_trace_on;
+HS_HIDDEN void hs_trace_init(void);                    /* HEAPSCOPE_TRACE: idempotent */
+/* Before a snapshot: every buffered event into the file. final: the process ends. */
+HS_HIDDEN void hs_trace_flush(int final, int from_signal);
 
 #endif

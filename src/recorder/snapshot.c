@@ -265,6 +265,9 @@ int hs_snapshot(unsigned reason, int from_signal)
         hs_guard = saved_guard;
         return -1;
     }
+    hs_trace_flush(reason == HS_REASON_EXIT || reason == HS_REASON_EXEC ||
+                       reason == HS_REASON_SIGTERM || reason == HS_REASON_SIGINT,
+                   from_signal);
     struct hs_arena arena = {0};
     struct merged now;
     merge_all(&now, &arena);
@@ -284,6 +287,7 @@ int hs_snapshot(unsigned reason, int from_signal)
     write_counts(&b, HS_CHUNK_SIZE_COUNTS, &now.sizes, &baseline.sizes);
     write_counts(&b, HS_CHUNK_API_COUNTS, &now.apis, &baseline.apis);
     write_stacks(&b, &now.stacks, &baseline.stacks);
+    hs_tracking_write(&b);
 
     int incomplete = now.sizes.failed || now.apis.failed || now.stacks.failed;
     c = hs_chunk_begin(&b, HS_CHUNK_SNAPSHOT_END);

@@ -40,6 +40,7 @@ struct hs_stack_entry {
     const uint64_t *frames;           /* = table frames + frames_at (never moves) */
     _Atomic uint64_t count;
     void *_Atomic track;              /* tracking.c's record of this type, or NULL */
+    uint32_t trace_id;                /* trace.c's id of this type, 0 = none yet */
 };
 
 struct index_slot {
@@ -235,6 +236,11 @@ const uint64_t *hs_stack_entry_frames(const struct hs_stack_entry *e, uint32_t *
 void *_Atomic *hs_stack_entry_slot(struct hs_stack_entry *e)
 {
     return &e->track;
+}
+
+uint32_t *hs_stack_entry_trace_id(struct hs_stack_entry *e)
+{
+    return &e->trace_id;
 }
 
 void hs_stack_table_visit(struct hs_stack_table *st, void *ctx, hs_stack_fn fn)

@@ -32,6 +32,11 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
                            its path "split/local"; "(none)" = outside any region)
   HEAPSCOPE_STACK_DEPTH    frames per stack, 1..256 (default 64)
   HEAPSCOPE_UNWIND         dwarf (default, libunwind) or fp (frame pointers)
+  HEAPSCOPE_TRACK          1: tracking mode (lifetimes, temporaries, peak, leaks)
+  HEAPSCOPE_TEMP_BETWEEN   a temporary has at most N other allocations in between (0)
+  HEAPSCOPE_TEMP_NS        and lives at most this many ns (unset: no time bound)
+  HEAPSCOPE_TRACK_MAX_BLOCKS  live blocks the tracking table holds (8388608)
+  HEAPSCOPE_TRACE          1: event trace mode (every allocation and free, compressed)
   HEAPSCOPE_TIMELINE_MS    heap/RSS/PSS sampling interval in ms (default 100; 0 = no
                            timeline); HEAPSCOPE_TIMELINE_FLUSH_MS: written every (1000)
   HEAPSCOPE_TIMELINE_HEAP  1: samples include the heap in use (0 by default; record
@@ -66,6 +71,23 @@ def register(sub):
                    help="frames per stack (1..256, default 64)")
     p.add_argument("--unwind", choices=["dwarf", "fp"], default="dwarf",
                    help="stack unwinding: DWARF via libunwind (default) or frame pointers")
+    p.add_argument("--track", action="store_true",
+                   help="tracking mode: lifetimes, temporaries, who holds the heap peak, "
+                        "leaks at exit, extra bytes per size (per stack trace type for the "
+                        "--sizes/--regions chosen, per size for every other block)")
+    p.add_argument("--trace", action="store_true",
+                   help="event trace mode: every allocation and free (address, size, thread, "
+                        "time, stack type or size, region) streamed into the profile, "
+                        "compressed; the tracking reports are replayed from it")
+    p.add_argument("--temporary-between", metavar="N",
+                   help="with --track/--trace: a temporary is freed with at most N other allocations "
+                        "of its thread in between (default 0)")
+    p.add_argument("--temporary-time", metavar="DURATION",
+                   help="with --track/--trace: a temporary also lives at most this long "
+                        "(500us, 2ms, 1s; default: no time bound)")
+    p.add_argument("--track-max-blocks", metavar="N",
+                   help="with --track: live blocks the tracking table holds (default "
+                        "8388608, 64..128 bytes each); beyond, blocks are counted untracked")
     p.add_argument("--allocator", choices=ALLOCATORS, default="glibc",
                    help="run the program on this allocator (default: glibc)")
     p.add_argument("--mpi", action="store_true",
@@ -92,6 +114,30 @@ class _RawEpilog(argparse.HelpFormatter):
         return "".join(indent + line for line in text.splitlines(keepends=True))
 
 
+DURATION = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)(ns|us|ms|s)$")
+DURATION_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+
+
+def _duration(option, text):
+    """'500us', '2ms', '1.5s', '800ns' -> nanoseconds (> 0)."""
+    m = DURATION.match(text.strip())
+    if not m:
+        raise HeapscopeError(f"bad {option} {text!r}: expected a number and a unit ns, us, ms "
+                             f"or s, like 500us or 2ms")
+    ns = round(float(m.group(1)) * DURATION_UNITS[m.group(2)])
+    if ns < 1:
+        raise HeapscopeError(f"bad {option} {text!r}: shorter than 1 ns")
+    return ns
+
+
+def _count(option, text, least=0):
+    text = text.strip()
+    if not re.fullmatch(r"\d+", text) or int(text) < least or int(text) >= 2 ** 40:
+        raise HeapscopeError(f"bad {option} {text!r}: expected a whole number "
+                             f"{least}..{2 ** 40 - 1}")
+    return int(text)
+
+
 def _check_options(args):
     command = list(args.command)
     if command and command[0] == "--":
@@ -115,6 +161,18 @@ def _check_options(args):
                              f"region names or paths like local,split/local")
     if args.regions and not args.sizes:
         raise HeapscopeError("--regions selects where stacks are recorded: give --sizes too")
+    for option, value, ok in (("--temporary-between", args.temporary_between, args.track or args.trace),
+                              ("--temporary-time", args.temporary_time, args.track or args.trace),
+                              ("--track-max-blocks", args.track_max_blocks, args.track)):
+        if value is not None and not ok:
+            need = "--track" if option == "--track-max-blocks" else "--track or --trace"
+            raise HeapscopeError(f"{option} sets how blocks are tracked: give {need} too")
+    if args.temporary_between is not None:
+        args.temporary_between = _count("--temporary-between", args.temporary_between)
+    if args.temporary_time is not None:
+        args.temporary_time = _duration("--temporary-time", args.temporary_time)
+    if args.track_max_blocks is not None:
+        args.track_max_blocks = _count("--track-max-blocks", args.track_max_blocks, least=1)
     if not 1 <= args.depth <= 256:
         raise HeapscopeError(f"--depth must be 1..256, not {args.depth}")
     check_program(command[0])
@@ -156,6 +214,19 @@ def _environment(args):
     env["HEAPSCOPE_STACK_REGIONS"] = args.regions or ""
     env["HEAPSCOPE_STACK_DEPTH"] = str(args.depth)
     env["HEAPSCOPE_UNWIND"] = args.unwind
+    for name in ("HEAPSCOPE_TRACK", "HEAPSCOPE_TRACE", "HEAPSCOPE_TEMP_BETWEEN",
+                 "HEAPSCOPE_TEMP_NS", "HEAPSCOPE_TRACK_MAX_BLOCKS"):
+        env.pop(name, None)
+    if args.track:
+        env["HEAPSCOPE_TRACK"] = "1"
+    if args.trace:
+        env["HEAPSCOPE_TRACE"] = "1"
+    if args.temporary_between is not None:
+        env["HEAPSCOPE_TEMP_BETWEEN"] = str(args.temporary_between)
+    if args.temporary_time is not None:
+        env["HEAPSCOPE_TEMP_NS"] = str(args.temporary_time)
+    if args.track_max_blocks is not None:
+        env["HEAPSCOPE_TRACK_MAX_BLOCKS"] = str(args.track_max_blocks)
     if args.timeline_interval is not None:
         env["HEAPSCOPE_TIMELINE_MS"] = str(args.timeline_interval)
     if args.timeline_heap or args.mpi:

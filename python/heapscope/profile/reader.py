@@ -11,6 +11,7 @@ from heapscope.errors import HeapscopeError
 from heapscope.profile import chunks as framing
 from heapscope.profile import decode
 from heapscope.profile import format as fmt
+from heapscope.profile import tracking
 from heapscope.profile.model import Profile, Region, StackType
 from heapscope.profile.timeline import timeline_of
 
@@ -45,6 +46,7 @@ def read_profile(path) -> Profile:
     chosen_seq = _decode(decode.snapshot_begin, frame.chunks[begin], path)[0]
     _incomplete_warnings(profile, frame, open_snapshot, len(data), chosen_seq, path)
     _decode_snapshot(profile, frame.chunks[begin:end + 1], path)
+    profile.tracking = tracking.from_profile(profile)
     profile.timeline = timeline_of(profile.file_chunks, path, profile.warnings)
     return profile
 

@@ -1,0 +1,236 @@
+/*
+ * trace.c — event trace mode (HEAPSCOPE_TRACE=1): every allocation and free, in
+ * order, into per-thread buffers that trace_writer.c compresses into the file.
+ *
+ * Order: every event takes a number from one process-wide sequence (an alloc
+ * after the real allocation returned, a free before the real free), so a reader
+ * merging the threads' streams by number sees a freed address before it is
+ * handed out again. A stack trace type gets an id the first time an event of
+ * its thread refers to it, and its definition goes into that thread's stream
+ * just before, so it is always defined before use.
+ *
+ * A thread's buffer is guarded by a lock that only a snapshot ever contends for
+ * (it takes the partly filled buffers of all threads, so the file holds every
+ * event up to the snapshot).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "blocks.h"
+#include "counting.h"
+#include "guard.h"
+#include "recorder.h"
+#include "trace.h"
+
+int hs_trace_on;
+static _Atomic uint64_t trace_seq;
+static _Atomic uint32_t next_stack_id;   /* 0 = no stack */
+static _Atomic int closed;               /* after the last snapshot: no more events */
+
+/* ---- varints ---- */
+
+static inline uint8_t *put_varint(uint8_t *o, uint64_t v)
+{
+    while (v >= 0x80) {
+        *o++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *o++ = (uint8_t)v;
+    return o;
+}
+
+static inline uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+
+/* ---- the calling thread's buffer ---- */
+
+static int lock_buffer(struct hs_thread *t, int bounded)
+{
+    for (int n = 0; atomic_exchange_explicit(&t->trace_lock, 1, memory_order_acquire); n++) {
+        if (bounded && n > 200000)
+            return -1;
+        if (n > 64)
+            sched_yield();
+    }
+    return 0;
+}
+
+static void unlock_buffer(struct hs_thread *t)
+{
+    atomic_store_explicit(&t->trace_lock, 0, memory_order_release);
+}
+
+/* The thread's buffer with room for one more event (locked); NULL: no table. */
+static struct hs_trace_buf *buffer_for_event(struct hs_thread **self)
+{
+    struct hs_thread *t = hs_self;
+    if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
+        return NULL;
+    *self = t;
+    lock_buffer(t, 0);
+    struct hs_trace_buf *b = t->trace;
+    if (HS_UNLIKELY(!b || b->len + TRACE_MAX_EVENT > TRACE_BUFFER_BYTES)) {
+        if (b)
+            hs_trace_hand_over(b);
+        b = hs_trace_take_empty();
+        b->thread = t->index;
+        t->trace = b;
+    }
+    return b;
+}
+
+static void event_head(struct hs_trace_buf *b, uint8_t **o, unsigned tag, uint64_t seq,
+                       uint64_t ns, uint64_t addr)
+{
+    if (b->events == 0)
+        b->first_seq = seq;
+    b->last_seq = seq;
+    b->events++;
+    uint8_t *p = put_varint(*o, (seq - b->prev_seq) << 2 | tag);
+    p = put_varint(p, ns - b->prev_ns);
+    p = put_varint(p, zigzag((int64_t)(addr - b->prev_addr)));
+    b->prev_seq = seq;
+    b->prev_ns = ns;
+    b->prev_addr = addr;
+    *o = p;
+}
+
+/* The trace id of a stack trace type; its definition written first if new. */
+static uint32_t stack_id(struct hs_trace_buf *b, uint8_t **o, struct hs_stack_entry *e,
+                         uint32_t region, uint64_t size)
+{
+    uint32_t *slot = hs_stack_entry_trace_id(e);
+    if (HS_LIKELY(*slot))
+        return *slot;
+    uint32_t id = atomic_fetch_add(&next_stack_id, 1) + 1;
+    *slot = id;  /* the entry belongs to this thread's table */
+    uint32_t depth;
+    const uint64_t *frames = hs_stack_entry_frames(e, &depth);
+    uint8_t *p = *o;
+    *p++ = TRACE_STACK;   /* a head of number delta 0, tag 3 */
+    p = put_varint(p, id);
+    p = put_varint(p, region);
+    p = put_varint(p, size);
+    p = put_varint(p, depth);
+    memcpy(p, frames, (size_t)depth * 8);
+    *o = p + (size_t)depth * 8;
+    (void)b;
+    return id;
+}
+
+void hs_trace_alloc(void *p, uint64_t size, struct hs_site site, int64_t extra)
+{
+    if (HS_UNLIKELY(atomic_load_explicit(&closed, memory_order_relaxed)))
+        return;
+    struct hs_thread *t;
+    struct hs_trace_buf *b = buffer_for_event(&t);
+    if (!b)
+        return;
+    uint64_t seq = atomic_fetch_add_explicit(&trace_seq, 1, memory_order_relaxed) + 1;
+    uint64_t ns = hs_now_ns(CLOCK_MONOTONIC);
+    uint8_t *o = b->data + b->len;
+    uint32_t id = site.type ? stack_id(b, &o, site.type, site.region, size) : 0;
+    event_head(b, &o, TRACE_ALLOC, seq, ns, (uint64_t)(uintptr_t)p);
+    o = put_varint(o, size);
+    o = put_varint(o, id);
+    o = put_varint(o, site.region);
+    o = put_varint(o, extra > 0 ? (uint64_t)extra : 0);
+    b->len = (size_t)(o - b->data);
+    unlock_buffer(t);
+}
+
+void hs_trace_dying(struct hs_dying *d)
+{
+    d->trace_seq = atomic_fetch_add_explicit(&trace_seq, 1, memory_order_relaxed) + 1;
+    d->trace_ns = hs_now_ns(CLOCK_MONOTONIC);
+}
+
+void hs_trace_free(struct hs_dying *d)
+{
+    if (HS_UNLIKELY(atomic_load_explicit(&closed, memory_order_relaxed)))
+        return;
+    struct hs_thread *t;
+    struct hs_trace_buf *b = buffer_for_event(&t);
+    if (!b)
+        return;
+    uint8_t *o = b->data + b->len;
+    event_head(b, &o, TRACE_FREE, d->trace_seq, d->trace_ns, (uint64_t)(uintptr_t)d->p);
+    b->len = (size_t)(o - b->data);
+    unlock_buffer(t);
+}
+
+/* ---- snapshots ---- */
+
+/* Every thread's partly filled buffer to the writer, then all of them into the
+ * file before the snapshot. final: the process ends (exit, exec, SIGTERM/SIGINT):
+ * later events are not recorded. */
+void hs_trace_flush(int final, int from_signal)
+{
+    if (!hs_trace_on)
+        return;
+    if (final)
+        atomic_store(&closed, 1);
+    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t)) {
+        if (lock_buffer(t, from_signal))
+            continue;  /* a signal on top of this thread's own event: it stays */
+        struct hs_trace_buf *b = t->trace;
+        if (b && b->events) {
+            t->trace = NULL;
+            hs_trace_hand_over(b);
+        }
+        unlock_buffer(t);
+    }
+    hs_trace_drain(from_signal);
+}
+
+/* ---- start, fork ---- */
+
+static void fork_prepare(void)
+{
+    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t))
+        lock_buffer(t, 0);
+}
+
+static void fork_parent(void)
+{
+    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t))
+        unlock_buffer(t);
+}
+
+/* The child's file is new: its trace starts empty (the parent's buffered events
+ * are the parent's), stack ids from 1 again (its stack tables are emptied). */
+static void fork_child(void)
+{
+    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t)) {
+        t->trace = NULL;
+        unlock_buffer(t);
+    }
+    hs_trace_writer_reset();
+    atomic_store(&trace_seq, 0);
+    atomic_store(&next_stack_id, 0);
+    atomic_store(&closed, 0);
+}
+
+void hs_trace_init(void)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    const char *on = getenv("HEAPSCOPE_TRACE");
+    if (!on || !*on || strcmp(on, "0") == 0)
+        return;
+    int saved_guard = hs_guard;
+    hs_guard = 1;
+    if (hs_trace_writer_init() == 0) {
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+        hs_trace_on = 1;
+        hs_heap_watch = 1;
+    } else {
+        hs_warn("cannot map the trace buffers: trace off");
+    }
+    hs_guard = saved_guard;
+}

@@ -1,0 +1,59 @@
+/*
+ * tracking.h — tracking mode's records and entry points, shared by tracking.c
+ * (the side table, births and deaths), tracking_write.c (the TRACK_* chunks of a
+ * snapshot) and blocks.c (which calls the entry points).
+ */
+#ifndef HS_TRACKING_H
+#define HS_TRACKING_H
+
+#include "blocks.h"
+#include "recorder.h"
+
+#define HS_LIFETIME_BINS 64u  /* bin 0: value 0; else floor(log2 v) + 1, capped */
+
+/* What happened to the blocks of one stack trace type, or of one (region, size)
+ * when frames is NULL. Counters are updated by any thread (relaxed atomics). */
+struct hs_track_rec {
+    struct hs_track_rec *next;       /* list of every record (tracking.c) */
+    uint32_t region, depth;
+    uint64_t size;
+    const uint64_t *frames;          /* the type's frames in stacks.c; NULL: per size */
+    _Atomic uint64_t allocs, frees, temporaries;
+    _Atomic uint64_t extra_bytes;    /* usable minus requested, summed over allocs */
+    _Atomic int64_t live_at_peak;    /* blocks live at the heap peak (live = allocs - frees) */
+    _Atomic uint64_t time_hist[HS_LIFETIME_BINS];     /* freed blocks by lifetime, ns */
+    _Atomic uint64_t between_hist[HS_LIFETIME_BINS];  /* by allocations in between */
+};
+
+struct hs_track_settings {
+    uint64_t temp_between;  /* N: a temporary has at most N allocations in between */
+    uint64_t temp_ns;       /* and lives at most this long (0: no time bound) */
+    uint64_t max_blocks;    /* side table bound */
+};
+extern HS_HIDDEN struct hs_track_settings hs_track;
+
+struct hs_track_figures {
+    int64_t peak_bytes;
+    uint64_t peak_mono_ns;
+    int64_t end_bytes;
+    uint64_t untracked;
+    int64_t table_bytes;
+};
+
+/* tracking.c */
+HS_HIDDEN int hs_track_born(void *p, uint64_t size, struct hs_site site, int component);
+HS_HIDDEN int hs_track_dying(void *p, struct hs_dying *d);  /* 0: it was tracked */
+HS_HIDDEN void hs_track_dead(struct hs_dying *d);
+HS_HIDDEN void hs_track_revive(struct hs_dying *d);
+HS_HIDDEN struct hs_track_rec *hs_track_records(void);
+HS_HIDDEN void hs_track_peak_now(void);   /* a pending peak copied (the snapshot) */
+HS_HIDDEN void hs_track_figures(struct hs_track_figures *f);
+
+/* Blocks of r live now. */
+static inline int64_t hs_track_live(struct hs_track_rec *r)
+{
+    uint64_t frees = atomic_load_explicit(&r->frees, memory_order_relaxed);
+    return (int64_t)(atomic_load_explicit(&r->allocs, memory_order_relaxed) - frees);
+}
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * tracking_write.c — the TRACK_SUMMARY and TRACK_TYPES chunks of a snapshot
+ * (layouts in profile_format.h), from tracking.c's records.
+ *
+ * Runs inside hs_snapshot (also from a signal handler): it reads the records'
+ * counters, takes no lock, allocates nothing but the dump's buffer.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "recorder.h"
+#include "tracking.h"
+
+#define ROWS_PER_CHUNK 8192u
+
+/* The nonzero bins of a histogram: a mask, and their values in bin order. */
+static void hist_bins(_Atomic uint64_t *hist, uint64_t *values, uint64_t *mask)
+{
+    unsigned n = 0;
+    *mask = 0;
+    for (unsigned i = 0; i < HS_LIFETIME_BINS; i++) {
+        uint64_t v = atomic_load_explicit(&hist[i], memory_order_relaxed);
+        if (v) {
+            *mask |= 1ull << i;
+            values[n++] = v;
+        }
+    }
+}
+
+static void write_row(struct hs_buf *b, struct hs_track_rec *r)
+{
+    uint64_t time_v[HS_LIFETIME_BINS], between_v[HS_LIFETIME_BINS], time_m, between_m;
+    hist_bins(r->time_hist, time_v, &time_m);
+    hist_bins(r->between_hist, between_v, &between_m);
+    int64_t live = hs_track_live(r);
+    int64_t at_peak = atomic_load_explicit(&r->live_at_peak, memory_order_relaxed);
+    hs_buf_u32(b, r->region);
+    hs_buf_u32(b, r->frames ? r->depth : 0);
+    hs_buf_u64(b, r->size);
+    hs_buf_u64(b, atomic_load_explicit(&r->allocs, memory_order_relaxed));
+    hs_buf_u64(b, atomic_load_explicit(&r->frees, memory_order_relaxed));
+    hs_buf_u64(b, atomic_load_explicit(&r->temporaries, memory_order_relaxed));
+    hs_buf_u64(b, at_peak > 0 ? (uint64_t)at_peak : 0);
+    hs_buf_u64(b, live > 0 ? (uint64_t)live : 0);
+    hs_buf_u64(b, atomic_load_explicit(&r->extra_bytes, memory_order_relaxed));
+    hs_buf_u64(b, time_m);
+    hs_buf_u64(b, between_m);
+    hs_buf_bytes(b, time_v, (size_t)__builtin_popcountll(time_m) * 8);
+    hs_buf_bytes(b, between_v, (size_t)__builtin_popcountll(between_m) * 8);
+    if (r->frames)
+        hs_buf_bytes(b, r->frames, (size_t)r->depth * 8);
+}
+
+void hs_tracking_write(struct hs_buf *b)
+{
+    if (!hs_track_on)
+        return;
+    hs_track_peak_now();
+    struct hs_track_figures f;
+    hs_track_figures(&f);
+    size_t c = hs_chunk_begin(b, HS_TRACK_SUMMARY);
+    hs_buf_u32(b, (uint32_t)(hs_track.temp_between > UINT32_MAX ? UINT32_MAX : hs_track.temp_between));
+    hs_buf_u32(b, 0);
+    hs_buf_u64(b, hs_track.temp_ns);
+    hs_buf_u64(b, f.peak_bytes > 0 ? (uint64_t)f.peak_bytes : 0);
+    hs_buf_u64(b, f.peak_mono_ns);
+    hs_buf_u64(b, f.end_bytes > 0 ? (uint64_t)f.end_bytes : 0);
+    hs_buf_u64(b, f.untracked);
+    hs_buf_u64(b, f.table_bytes > 0 ? (uint64_t)f.table_bytes : 0);
+    hs_buf_u64(b, hs_track.max_blocks);
+    hs_chunk_end(b, c);
+
+    uint32_t n = 0;
+    size_t count_at = 0;
+    for (struct hs_track_rec *r = hs_track_records(); r; r = r->next) {
+        if (!atomic_load_explicit(&r->allocs, memory_order_relaxed))
+            continue;
+        if (n == 0) {
+            c = hs_chunk_begin(b, HS_TRACK_TYPES);
+            count_at = b->len;
+            hs_buf_u32(b, 0);
+        }
+        write_row(b, r);
+        if (++n == ROWS_PER_CHUNK) {
+            if (!b->failed)
+                memcpy(b->p + count_at, &n, 4);
+            hs_chunk_end(b, c);
+            n = 0;
+        }
+    }
+    if (n) {
+        if (!b->failed)
+            memcpy(b->p + count_at, &n, 4);
+        hs_chunk_end(b, c);
+    }
+}
