@@ -3,14 +3,13 @@
  * run goes (issue 5; the MPI calipers of issue 6 use it too: timeline_calipers.c).
  *
  * Who samples:
- * Heap in use is in the samples when the hooks watch blocks (hs_heap_watch: asked
- * with HEAPSCOPE_TIMELINE_HEAP=1, or tracking on), else -1.
- *
  *   the sampler thread     every HEAPSCOPE_TIMELINE_MS: heap + smaps_rollup (RSS, PSS)
  *   region boundaries      heapscope_region_begin/end (process-wide regions): heap +
  *                          RSS from statm (~4 us; smaps_rollup would cost ~25 us)
  *   MPI calipers           before/after a measured MPI call: heap + smaps_rollup
  *   snapshots              a "final" sample (heap + smaps_rollup), then a flush
+ * Heap in use is in the samples when the hooks watch blocks (hs_heap_watch: asked
+ * with HEAPSCOPE_TIMELINE_HEAP=1, or tracking on), else -1.
  *
  * Where samples go: a bounded lock-free ring (RING slots; multi-producer, one
  * consumer at a time), so any thread and a signal handler may append without a
