@@ -42,6 +42,7 @@ def test_text_of_one_process(recorded, heapscope):
     hold = next(l for l in lines if l.strip().startswith("hold "))
     assert hold.split()[6:8] == ["10.0", "MiB"]         # heap at the end of "hold"
     assert "samples over" in out and "5 region-begin, 5 region-end" in out
+    assert "heap in use: usable bytes" in out
 
 
 def test_json_csv_and_plots(recorded, heapscope, tmp_path):

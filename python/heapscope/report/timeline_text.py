@@ -13,6 +13,8 @@ from heapscope.report.text import num, table
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 ASCII_BLOCKS = "_.-:=+*#"
+MEASURES = {"usable": "usable bytes (malloc_usable_size)", "requested": "requested bytes (tracking)",
+            "none": "not measured"}
 SERIES_TITLES = (("heap", "heap_bytes", "heap"), ("rss", "rss_bytes", "RSS"),
                  ("pss", "pss_bytes", "PSS"))
 
@@ -89,7 +91,8 @@ def _one(p: dict, width: int) -> List[str]:
     kinds = ", ".join(f"{num(n)} {k}" for k, n in p["kinds"].items())
     out = [f"Timeline of {p['label']}: {p['exe']}",
            f"  {p['path']}",
-           f"  {num(p['sample_count'])} samples over {p['duration_s']:.3f} s ({interval}): {kinds}"]
+           f"  {num(p['sample_count'])} samples over {p['duration_s']:.3f} s ({interval}): {kinds}",
+           f"  heap in use: {MEASURES.get(p['heap_measure'], p['heap_measure'])}"]
     out += [f"  warning: {w}" for w in p["warnings"]]
     out.append("")
     end = p["duration_s"]
