@@ -61,7 +61,7 @@ def test_region_boundaries_periodic_samples_and_heap(heapscope, build, tmp_path)
     begin, end = by[("region-begin", "hold")], by[("region-end", "hold")]
     assert begin.heap_bytes < MIB                 # only setup's freed block came before
     assert end.heap_bytes >= 10 * MIB             # ten 1 MiB blocks held (usable sizes)
-    assert end.heap_bytes < 10 * MIB + 64 * 1024
+    assert end.heap_bytes < 10 * MIB + 256 * 1024    # usable: a page more per mmap'd block
     assert end.rss_bytes - begin.rss_bytes >= 9 * MIB   # every page touched
     assert by[("region-end", "outer")].heap_bytes == end.heap_bytes   # nothing in between
     assert by[("region-end", "release")].heap_bytes < MIB
