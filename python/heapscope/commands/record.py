@@ -95,8 +95,9 @@ def register(sub):
                         "\"[MPI]\" (preloads libheapscope_mpi.so; automatic when the "
                         "program links libmpi)")
     p.add_argument("--timeline-interval", metavar="DURATION", type=duration_ms,
-                   help="sample heap, RSS and PSS every DURATION (\"100ms\", \"2s\"; default "
-                        "100ms; 0 = no timeline): `heapscope timeline` shows them")
+                   help="sample RSS and PSS (and the heap with --timeline-heap on) every "
+                        "DURATION (\"100ms\", \"2s\"; default 100ms; 0 = no timeline): "
+                        "`heapscope timeline` shows them")
     p.add_argument("--timeline-heap", choices=["on", "off"],
                    help="also sample the heap in use (costs every allocation a few ns: "
                         "default on with --mpi, off otherwise)")
