@@ -1,12 +1,20 @@
 #!/bin/sh
 # Regenerate the MPI table of BENCHMARKS.md (issue 6's benchmark):
-#  - small-message rate: hs-wl-mpi-msgrate (one pair of ranks ping-ponging 8-byte
-#    messages, MPI_Send/MPI_Recv) plainly, under the recorder alone, and under the
-#    recorder with the MPI layer (`heapscope record --mpi`); the rate the program
-#    prints (messages/s), median of RUNS interleaved runs, ratio to plain (goal >= 0.9);
+#  - small-message rate, hs-wl-mpi-msgrate with 8-byte messages:
+#      on 2 ranks, one pair ping-ponging (MPI_Send/MPI_Recv): the rate over wall time,
+#        what the issue's goal (>= 0.9x plain) is about; it needs both ranks running at
+#        once, so it is only meaningful on an otherwise idle machine;
+#      on 1 rank messaging itself (MPI_Isend, MPI_Recv, MPI_Wait): the rate over the
+#        timing thread's CPU time, which a busy machine disturbs much less: the cost
+#        the layer adds per MPI call;
+#    each plainly, under the recorder alone (`heapscope record`), under the recorder
+#    with the MPI layer (`heapscope record --mpi`, calipers at their default rate
+#    limit), and with the calipers off (HEAPSCOPE_CALIPER_MS=off); median of RUNS
+#    interleaved runs, ratio to plain;
 #  - LAMMPS (Debian lammps + lammps-examples), examples/melt/in.melt on 4 ranks:
 #    wall time of the whole command and LAMMPS's own "Loop time", plain and under
-#    `heapscope record --mpi`, medians of RUNS interleaved runs, ratios.
+#    `heapscope record --mpi` (calipers on and off), medians of RUNS interleaved
+#    runs, ratios.
 #
 #   scripts/bench_mpi.sh [RUNS]           (default RUNS=10)
 #
@@ -42,40 +50,57 @@ def run(cmd):
     return res.stdout, wall
 
 
-def record(mpi, extra=()):
+def record(mpi, env=()):
     d = tempfile.mkdtemp(dir=work)
-    return HEAPSCOPE + ["record", "-o", d] + (["--mpi"] if mpi else []) + list(extra) + ["--"]
+    return (["env", *env] if env else []) + HEAPSCOPE + ["record", "-o", d] + \
+        (["--mpi"] if mpi else []) + ["--"]
 
 
-rate_cmd = MPIRUN + ["-np", "2", msgrate, "--messages", "500000"]
-rates = {"plain": [], "recorder": [], "recorder + MPI layer": []}
-lammps = {"plain": [], "heapscope record --mpi": []}
+CONFIGS = (("plain", lambda: []), ("recorder", lambda: record(False)),
+           ("recorder + MPI layer", lambda: record(True)),
+           ("recorder + MPI layer, calipers off", lambda: record(True, ["HEAPSCOPE_CALIPER_MS=off"])))
+pair_cmd = MPIRUN + ["-np", "2", msgrate, "--messages", "500000"]
+self_cmd = MPIRUN + ["-np", "1", msgrate, "--messages", "1000000"]
+pair = {name: [] for name, _ in CONFIGS}
+alone = {name: [] for name, _ in CONFIGS}
+lammps = {"plain": [], "heapscope record --mpi": [], "heapscope record --mpi, calipers off": []}
 lmp_cmd = MPIRUN + ["-np", "4", "lmp", "-in", MELT, "-log", "none"]
-checks = set()
+checks = {}
 load = os.getloadavg()
 for i in range(runs):            # interleaved: one run of every configuration per round
-    for name, prefix in (("plain", []), ("recorder", record(False)),
-                         ("recorder + MPI layer", record(True))):
-        text, _ = run(prefix + rate_cmd)
-        rates[name].append(float(re.search(r"messages/s: (\d+)", text).group(1)))
-        checks.add(re.search(r"checksum: (\w+)", text).group(1))
-    for name, prefix in (("plain", []), ("heapscope record --mpi", record(True))):
+    for name, prefix in CONFIGS:
+        for cmd, into, pattern in ((pair_cmd, pair, r"messages/s: (\d+)"),
+                                   (self_cmd, alone, r"messages per CPU second: (\d+)")):
+            text, _ = run(prefix() + cmd)
+            into[name].append(float(re.search(pattern, text).group(1)))
+            checks.setdefault(cmd[4], set()).add(re.search(r"checksum: (\w+)", text).group(1))
+    for name, prefix in (("plain", []), ("heapscope record --mpi", record(True)),
+                         ("heapscope record --mpi, calipers off",
+                          record(True, ["HEAPSCOPE_CALIPER_MS=off"]))):
         text, wall = run(prefix + lmp_cmd)
         loop = float(re.search(r"Loop time of ([\d.]+)", text).group(1))
         lammps[name].append((wall, loop))
 shutil.rmtree(work, ignore_errors=True)
-if len(checks) != 1:
+if any(len(c) != 1 for c in checks.values()):
     sys.exit(f"bench_mpi: msgrate checksums differ between configurations: {checks}")
 
-med = {k: statistics.median(v) for k, v in rates.items()}
-lines = [f"Small-message rate, `hs-wl-mpi-msgrate --messages 500000` on 2 ranks (one pair, "
-         f"8-byte ping-pong); median of {runs} interleaved runs; ratio to plain (goal >= 0.9x "
-         f"with the MPI layer).", "",
-         "| configuration | messages/s (median) | min | max | ratio to plain |",
-         "|---|---:|---:|---:|---:|"]
-for k, v in rates.items():
-    lines.append(f"| {k} | {med[k]:,.0f} | {min(v):,.0f} | {max(v):,.0f} | "
-                 f"{med[k] / med['plain']:.3f} |")
+
+def rate_table(title, rates, unit):
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    rows = [title, "", f"| configuration | {unit} (median) | min | max | ratio to plain |",
+            "|---|---:|---:|---:|---:|"]
+    for k, v in rates.items():
+        rows.append(f"| {k} | {med[k]:,.0f} | {min(v):,.0f} | {max(v):,.0f} | "
+                    f"{med[k] / med['plain']:.3f} |")
+    return rows
+
+
+lines = rate_table(f"Small-message rate, 2 ranks ping-ponging 8-byte messages "
+                   f"(`hs-wl-mpi-msgrate --messages 500000`), over wall time; median of {runs} "
+                   f"interleaved runs (goal >= 0.9x plain with the MPI layer).", pair, "messages/s")
+lines += [""] + rate_table(f"1 rank messaging itself (`hs-wl-mpi-msgrate --messages 1000000`, "
+                           f"3 MPI calls per message), over the timing thread's CPU time; median "
+                           f"of {runs} interleaved runs.", alone, "messages per CPU s")
 lw = {k: statistics.median(w for w, _ in v) for k, v in lammps.items()}
 ll = {k: statistics.median(l for _, l in v) for k, v in lammps.items()}
 lines += ["", f"LAMMPS `examples/melt/in.melt` (4000 atoms, 250 steps) on 4 ranks, median of "
@@ -92,7 +117,8 @@ lines += ["", f"Regenerate: `scripts/bench_mpi.sh {runs}` ({os.cpu_count()} CPUs
 with open(os.path.join(out, "mpi.md"), "w") as f:
     f.write("\n".join(lines) + "\n")
 with open(os.path.join(out, "mpi.json"), "w") as f:
-    json.dump(dict(runs=runs, msgrate=rates, lammps_wall_loop=lammps), f, indent=2)
+    json.dump(dict(runs=runs, msgrate_pair=pair, msgrate_self_cpu=alone,
+                   lammps_wall_loop=lammps), f, indent=2)
 print("\n".join(lines))
 EOF
 python3 scripts/bench_splice.py BENCHMARKS.md mpi "$OUT/mpi.md"
