@@ -118,3 +118,25 @@ def test_corrupt_event_chunk_is_one_clear_error(heapscope, build, tmp_path):
     res = heapscope("lifetimes", path, check=False)
     assert res.returncode != 0
     assert len(res.stderr.strip().splitlines()) == 1 and "TRACE_EVENTS" in res.stderr
+
+
+def test_sigterm_writes_every_event_before_the_snapshot(build, native, tmp_path):
+    """A signal handler's snapshot takes the buffered events too (raw chunks: no
+    compression inside a handler)."""
+    import os
+    import signal
+    import subprocess
+    exe = build("trk_lifetimes.c", "-pthread")
+    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libheapscope.so"),
+               HEAPSCOPE_OUTPUT_DIR=str(tmp_path), HEAPSCOPE_TRACE="1")
+    proc = subprocess.Popen([str(exe), "wait"], env=env, stdout=subprocess.PIPE)
+    assert proc.stdout.readline() == b"ready\n"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == -signal.SIGTERM
+    [p] = profiles(tmp_path)
+    assert p.snapshot_reason == "sigterm"
+    rows = {s.size: s.life for s in p.tracking.stacks}
+    assert (rows[40].allocs, rows[40].frees, rows[40].temporaries) == (1000, 1000, 1000)
+    assert (rows[77].allocs, rows[77].live_at_end) == (1, 1)
+    _, chunks = trace.scan(p.path)
+    assert 0 in {c.codec for c in chunks}

@@ -142,7 +142,8 @@
  *  13 TRACE_EVENTS   one buffer of one thread's events
  *       u32 thread (count table index: a thread started after another ended may
  *       continue its stream) | u32 events | u64 first_seq | u64 last_seq
- *       u32 codec (0 = raw, 1 = zlib) | u32 reserved | u64 raw_len | data
+ *       u32 codec (0 = none, 1 = raw deflate, RFC 1951, no zlib header: Python's
+ *       zlib.decompress(data, -15)) | u32 reserved | u64 raw_len (bytes of events) | data
  *       Every alloc and free takes a number from one process-wide sequence (an
  *       alloc after the allocator returned, a free before the block is released);
  *       a thread's events are in increasing order, chunks of one thread too; merge

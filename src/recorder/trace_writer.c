@@ -78,7 +78,7 @@ static size_t deflate_into(const uint8_t *in, size_t len, uint8_t *out)
     z.zfree = z_free;
     /* Huffman coding only: the varints compress to ~2/3 at several times the
      * speed of LZ matching, which finds little in them */
-    if (deflateInit2(&z, 1, Z_DEFLATED, 15, 8, Z_HUFFMAN_ONLY) != Z_OK)
+    if (deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_HUFFMAN_ONLY) != Z_OK)  /* raw: no adler32 */
         return 0;
     z.next_in = (Bytef *)in;
     z.avail_in = (uInt)len;

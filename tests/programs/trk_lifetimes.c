@@ -11,7 +11,9 @@
  * Argument "slow": one 40-B block freed after 300 ms, four 40-B blocks at once.
  * Argument "many": 30 blocks of 24 B live together (HEAPSCOPE_TRACK_MAX_BLOCKS).
  * Argument "fork": the child allocates 4 blocks of 88 B, never freed; the parent
- *          frees its own 4 blocks of 96 B. */
+ *          frees its own 4 blocks of 96 B.
+ * Argument "wait": 1000 x 40 B freed at once, one 77-B block kept, then "ready" on
+ *          stdout and wait for a signal. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +106,12 @@ int main(int argc, char **argv)
             blocks[i] = malloc(24);
         for (int i = 0; i < 30; i++)
             free(blocks[i]);
+    } else if (strcmp(mode, "wait") == 0) {
+        for (int i = 0; i < 1000; i++)
+            free(malloc(40));
+        blocks[0] = malloc(77);
+        (void)!write(1, "ready\n", 6);
+        pause();
     } else if (strcmp(mode, "fork") == 0) {
         for (int i = 0; i < 4; i++)
             blocks[i] = malloc(96);

@@ -12,6 +12,7 @@ from heapscope.profile import chunks as framing
 from heapscope.profile import decode
 from heapscope.profile import format as fmt
 from heapscope.profile import tracking
+from heapscope.profile.tracking import TRACE_EVENTS
 from heapscope.profile.model import Profile, Region, StackType
 from heapscope.profile.timeline import timeline_of
 
@@ -113,6 +114,8 @@ def _find_snapshots(frame, profile: Profile, path: str):
                 profile.warnings.append(f"snapshot {open_seq} ends with seq {end_seq}; using it anyway")
             complete.append((open_at, i))
             open_at = None
+        elif chunk.type == TRACE_EVENTS:
+            continue   # the event trace is streamed from the file by trace.py, not kept
         elif chunk.type >= fmt.FIRST_EXTENSION_CHUNK and open_at is None:
             profile.file_chunks.setdefault(chunk.type, []).append(bytes(chunk.payload))
     return complete, open_at

@@ -84,7 +84,7 @@ def _payload(fh, path: str, c: _Chunk) -> bytes:
     data = payload[_EVENTS_HEAD.size:]
     if c.codec == 1:
         try:
-            data = zlib.decompress(data)
+            data = zlib.decompress(data, -15)   # raw deflate
         except zlib.error as exc:
             raise HeapscopeError(f"{path}: TRACE_EVENTS chunk at byte {c.offset}: {exc}") from None
     elif c.codec != 0:

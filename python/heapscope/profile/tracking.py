@@ -97,7 +97,7 @@ def from_profile(profile) -> Optional[Tracking]:
     reader in profile.extra_chunks); None when the run was not tracked."""
     summaries = profile.extra_chunks.get(TRACK_SUMMARY)
     if not summaries:
-        if TRACE_START in profile.file_chunks or TRACE_EVENTS in profile.file_chunks:
+        if TRACE_START in profile.file_chunks:
             from heapscope.profile import trace   # record --trace without --track
             return trace.replay(profile)
         return None
