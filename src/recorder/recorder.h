@@ -204,6 +204,9 @@ HS_HIDDEN void hs_timeline_calipers_reset(void);
 struct hs_caliper_totals { uint64_t taken, skipped; int64_t rss_delta, pss_delta; };
 HS_HIDDEN void hs_calipers_totals(struct hs_caliper_totals *t);
 extern HS_HIDDEN int64_t hs_caliper_ns;          /* rate limit; 0 every call; -1 off */
+/* The sampler thread arms the calipers every hs_caliper_ns once they are active (an
+ * MPI call was seen); the next MPI call disarms and is measured. */
+extern HS_HIDDEN _Atomic int hs_calipers_active, hs_caliper_armed, hs_sampler_running;
 HS_HIDDEN int hs_read_memory(int64_t *rss, int64_t *pss);  /* smaps_rollup; pss -1 if unknown */
 HS_HIDDEN int hs_read_rss(int64_t *rss);                   /* statm (cheap) */
 
@@ -261,5 +264,8 @@ extern HS_HIDDEN int hs_trace_on;
 HS_HIDDEN void hs_trace_init(void);                    /* HEAPSCOPE_TRACE: idempotent */
 /* Before a snapshot: every buffered event into the file. final: the process ends. */
 HS_HIDDEN void hs_trace_flush(int final, int from_signal);
+/* fast_clock.c: CLOCK_MONOTONIC ns from the TSC when the kernel uses it */
+HS_HIDDEN void hs_fast_clock_init(void);
+HS_HIDDEN uint64_t hs_fast_ns(void);
 
 #endif

@@ -130,7 +130,7 @@ void hs_trace_alloc(void *p, uint64_t size, struct hs_site site, int64_t extra)
     if (!b)
         return;
     uint64_t seq = atomic_fetch_add_explicit(&trace_seq, 1, memory_order_relaxed) + 1;
-    uint64_t ns = hs_now_ns(CLOCK_MONOTONIC);
+    uint64_t ns = hs_fast_ns();
     uint8_t *o = b->data + b->len;
     uint32_t id = site.type ? stack_id(b, &o, site.type, site.region, size) : 0;
     event_head(b, &o, TRACE_ALLOC, seq, ns, (uint64_t)(uintptr_t)p);
@@ -145,7 +145,7 @@ void hs_trace_alloc(void *p, uint64_t size, struct hs_site site, int64_t extra)
 void hs_trace_dying(struct hs_dying *d)
 {
     d->trace_seq = atomic_fetch_add_explicit(&trace_seq, 1, memory_order_relaxed) + 1;
-    d->trace_ns = hs_now_ns(CLOCK_MONOTONIC);
+    d->trace_ns = hs_fast_ns();
 }
 
 void hs_trace_free(struct hs_dying *d)
@@ -227,6 +227,7 @@ void hs_trace_init(void)
     hs_guard = 1;
     if (hs_trace_writer_init() == 0) {
         pthread_atfork(fork_prepare, fork_parent, fork_child);
+        hs_fast_clock_init();
         hs_trace_on = 1;
         hs_heap_watch = 1;
     } else {

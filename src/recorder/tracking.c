@@ -299,7 +299,7 @@ int hs_track_born(void *p, uint64_t size, struct hs_site site, int component)
     atomic_store_explicit(&t->alloc_seq, seq, memory_order_relaxed);
     struct hs_track_rec *r = site.type ? type_record(site.type, site.region, size)
                                        : size_record(site.region, size);
-    uint64_t now = hs_now_ns(CLOCK_MONOTONIC);
+    uint64_t now = hs_fast_ns();
     struct slot s = {(uint64_t)(uintptr_t)p, now, (uintptr_t)r | (component ? 1u : 0u),
                      (uint64_t)t->index << SEQ_BITS | (seq & ((1ull << SEQ_BITS) - 1))};
     if (!r || t->index >= HS_MAX_TABLES || side_insert(&s)) {
@@ -333,7 +333,7 @@ int hs_track_dying(void *p, struct hs_dying *d)
     struct shard *sh = shard_of(h);
     if (HS_LIKELY(sh->s))
         __builtin_prefetch(&sh->s[h & sh->mask]);
-    d->dying_ns = hs_now_ns(CLOCK_MONOTONIC);
+    d->dying_ns = hs_fast_ns();
     if (side_remove((uint64_t)(uintptr_t)p, &s))
         return -1;
     d->record = (void *)(s.rec & ~(uintptr_t)1);
@@ -473,6 +473,7 @@ __attribute__((constructor(101))) void hs_tracking_init(void)
         hs_warn("cannot map the tracking tables: tracking off");
     } else {
         pthread_atfork(fork_prepare, fork_parent, fork_child);
+        hs_fast_clock_init();
         hs_track_on = 1;
         hs_heap_watch = 1;
     }
