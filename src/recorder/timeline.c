@@ -351,10 +351,19 @@ static void *sampler(void *arg)
     (void)arg;
     hs_guard = 1;
     hs_profile_background();
+    atomic_store(&hs_sampler_running, 1);
     uint64_t next = hs_now_ns(CLOCK_MONOTONIC);
     uint64_t next_flush = next + flush_ns;
+    uint64_t next_arm = next;
     for (;;) {
         uint64_t now = hs_now_ns(CLOCK_MONOTONIC);
+        /* MPI calipers: one call may be measured per period (timeline_calipers.c) */
+        int arming = atomic_load_explicit(&hs_calipers_active, memory_order_relaxed) &&
+                     hs_caliper_ns > 0;
+        if (arming && now >= next_arm) {
+            atomic_store_explicit(&hs_caliper_armed, 1, memory_order_relaxed);
+            next_arm = now + (uint64_t)hs_caliper_ns;
+        }
         if (now >= next) {
             struct hs_sample s = {0};
             hs_timeline_measure(&s, 1);
@@ -371,6 +380,8 @@ static void *sampler(void *arg)
             next_flush = now + flush_ns;
         }
         uint64_t wake = next < next_flush ? next : next_flush;
+        if (arming && next_arm < wake)
+            wake = next_arm;
         struct timespec ts = {(time_t)(wake / 1000000000u), (long)(wake % 1000000000u)};
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
@@ -416,6 +427,7 @@ void hs_timeline_start(void)
 /* The child starts its own file: the parent's pending samples are the parent's. */
 void hs_timeline_after_fork_child(void)
 {
+    atomic_store(&hs_sampler_running, 0);
     if (!hs_timeline_on || !ring)
         return;
     ring_reset();
