@@ -121,8 +121,8 @@ def test_corrupt_event_chunk_is_one_clear_error(heapscope, build, tmp_path):
 
 
 def test_sigterm_writes_every_event_before_the_snapshot(build, native, tmp_path):
-    """A signal handler's snapshot takes the buffered events too (raw chunks: no
-    compression inside a handler)."""
+    """A signal handler's snapshot takes the buffered events too (the handler writes
+    them raw unless the writer thread picks them up first: either way, all of them)."""
     import os
     import signal
     import subprocess
@@ -139,4 +139,4 @@ def test_sigterm_writes_every_event_before_the_snapshot(build, native, tmp_path)
     assert (rows[40].allocs, rows[40].frees, rows[40].temporaries) == (1000, 1000, 1000)
     assert (rows[77].allocs, rows[77].live_at_end) == (1, 1)
     _, chunks = trace.scan(p.path)
-    assert 0 in {c.codec for c in chunks}
+    assert sum(c.events for c in chunks) == 2001

@@ -2,11 +2,23 @@
  * fast_clock.c — CLOCK_MONOTONIC nanoseconds for every block in tracking and trace
  * mode, read from the CPU's time-stamp counter when the kernel itself uses it.
  *
- * clock_gettime costs ~40 ns in a VM, rdtsc about half; tracking reads the clock
- * at each birth and death. The counter is converted with a scale measured once
- * against CLOCK_MONOTONIC (2 ms), in 32.32 fixed point. Only when the kernel's
- * clocksource is "tsc" (so the counter is invariant and synchronized across CPUs);
- * otherwise clock_gettime.
+ * clock_gettime costs ~30 ns in a VM, rdtsc about half; tracking reads the clock at
+ * each birth and death. Only when the kernel's clocksource is "tsc" (so the counter
+ * is invariant and synchronized across CPUs); otherwise clock_gettime.
+ *
+ * Conversion: ns = anchor_ns + (tsc - anchor_tsc) * scale (32.32 fixed point).
+ * Each (tsc, ns) pair is the tightest of a few rdtsc / clock_gettime / rdtsc reads,
+ * so a preempted read does not skew it. At start the scale is measured over 2 ms;
+ * hs_fast_clock_refine (the timeline's sampler thread, about once a second) measures
+ * it again from the first pair to a new one — the longer the baseline the better,
+ * and it follows the kernel's own adjustments (NTP slews CLOCK_MONOTONIC) — and
+ * re-anchors. The clock never goes back: a new anchor is never below what the old
+ * parameters give at that instant. Without refinement (timeline off) it drifts by
+ * the first scale's error, some tens of microseconds per second at worst.
+ *
+ * Parameters live in two slots; a reader loads the current one's index, then it.
+ * The writer fills the other slot and switches: a reader would need to sleep through
+ * two refinements (two seconds) in the middle of a read to see a torn slot.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -17,16 +29,25 @@
 
 #include "recorder.h"
 
-static int use_tsc;
-static uint64_t tsc0, ns0;
-static uint64_t scale;  /* ns per tick, 32.32 fixed point */
+struct params { uint64_t tsc0, ns0, scale; };  /* scale: ns per tick, 32.32 */
+
+static _Atomic int use_tsc;
+static struct params slot[2];
+static _Atomic unsigned current;
+static uint64_t first_tsc, first_ns;   /* the baseline's start */
+
+static uint64_t convert(const struct params *p, uint64_t tsc)
+{
+    uint64_t ticks = tsc > p->tsc0 ? tsc - p->tsc0 : 0;
+    return p->ns0 + (uint64_t)(((unsigned __int128)ticks * p->scale) >> 32);
+}
 
 uint64_t hs_fast_ns(void)
 {
-    if (!use_tsc)
+    if (!atomic_load_explicit(&use_tsc, memory_order_relaxed))
         return hs_now_ns(CLOCK_MONOTONIC);
-    uint64_t ticks = __rdtsc() - tsc0;
-    return ns0 + (uint64_t)(((unsigned __int128)ticks * scale) >> 32);
+    const struct params *p = &slot[atomic_load_explicit(&current, memory_order_acquire)];
+    return convert(p, __rdtsc());
 }
 
 static int kernel_uses_tsc(void)
@@ -41,6 +62,27 @@ static int kernel_uses_tsc(void)
     return n >= 3 && strncmp(source, "tsc", 3) == 0 && (n == 3 || source[3] == '\n');
 }
 
+/* The tightest of 8 reads: the counter halfway through the clock read. */
+static void read_pair(uint64_t *tsc, uint64_t *ns)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 8; i++) {
+        uint64_t a = __rdtsc(), n = hs_now_ns(CLOCK_MONOTONIC), b = __rdtsc();
+        if (b > a && b - a < best) {
+            best = b - a;
+            *tsc = a + (b - a) / 2;
+            *ns = n;
+        }
+    }
+}
+
+static uint64_t scale_between(uint64_t t0, uint64_t n0, uint64_t t1, uint64_t n1)
+{
+    if (t1 <= t0 || n1 <= n0)
+        return 0;
+    return (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (t1 - t0));
+}
+
 void hs_fast_clock_init(void)
 {
     static int done;
@@ -49,15 +91,30 @@ void hs_fast_clock_init(void)
     done = 1;
     if (!kernel_uses_tsc())
         return;
-    uint64_t t_start = __rdtsc(), n_start = hs_now_ns(CLOCK_MONOTONIC), n_end, t_end;
-    do {
-        t_end = __rdtsc();
-        n_end = hs_now_ns(CLOCK_MONOTONIC);
-    } while (n_end - n_start < 2000000);
-    if (t_end <= t_start)
+    uint64_t t1 = 0, n1 = 0;
+    read_pair(&first_tsc, &first_ns);
+    do
+        read_pair(&t1, &n1);
+    while (n1 - first_ns < 2000000);
+    uint64_t scale = scale_between(first_tsc, first_ns, t1, n1);
+    if (!scale)
         return;
-    scale = (uint64_t)(((unsigned __int128)(n_end - n_start) << 32) / (t_end - t_start));
-    tsc0 = t_end;
-    ns0 = n_end;
-    use_tsc = scale != 0;
+    slot[0] = (struct params){t1, n1, scale};
+    atomic_store(&current, 0);
+    atomic_store(&use_tsc, 1);
+}
+
+void hs_fast_clock_refine(void)
+{
+    if (!atomic_load(&use_tsc))
+        return;
+    uint64_t t = 0, n = 0;
+    read_pair(&t, &n);
+    unsigned cur = atomic_load_explicit(&current, memory_order_relaxed);
+    uint64_t scale = scale_between(first_tsc, first_ns, t, n);
+    if (!scale)
+        return;
+    uint64_t old = convert(&slot[cur], t);
+    slot[!cur] = (struct params){t, n > old ? n : old, scale};
+    atomic_store_explicit(&current, !cur, memory_order_release);
 }
