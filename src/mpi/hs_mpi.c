@@ -2,12 +2,8 @@
  * hs_mpi.c — the hand-written part of libheapscope_mpi.so (the PMPI wrappers of every
  * other MPI function are generated from mpi.h by gen_wrappers.py).
  *
- * While a thread is inside an MPI call (outermost one: MPI calling MPI counts once),
- * its heap allocations count for the child region "[MPI]" of the region it was in.
- * Calipers: the outermost call is bracketed by heapscope__caliper_begin/_end (the
- * recorder's timeline_calipers.c: RSS/PSS before and after, rate-limited there, so an
- * unmeasured call costs a clock read and a compare); the "before" is taken outside
- * "[MPI]", the "after" once the region is restored.
+ * The call bracket is in hs_mpi.h (inlined into every wrapper); here is the part
+ * that runs once per thread, attaching it to the recorder (layer_abi.h).
  * MPI_Pcontrol(level, ...): level != 0 begins the process-wide region "pcontrol-<level>",
  * level 0 ends the innermost one. MPI_Finalize writes a snapshot before PMPI_Finalize
  * (the recorder writes another one at exit).
@@ -19,41 +15,26 @@
 
 #include "hs_mpi.h"
 
-#define HS_TLS __thread __attribute__((tls_model("initial-exec")))
-
-unsigned heapscope__thread_region_enter(const char *child_name) __attribute__((weak));
-void heapscope__thread_region_restore(unsigned previous) __attribute__((weak));
 void heapscope_region_begin(const char *name) __attribute__((weak));
 void heapscope_region_end(void) __attribute__((weak));
 int heapscope_dump(void) __attribute__((weak));
-int heapscope__caliper_begin(const char *fn) __attribute__((weak));
-void heapscope__caliper_end(const char *fn) __attribute__((weak));
 
 static const char MPI_REGION[] = "[MPI]";
-static HS_TLS unsigned depth;
-static HS_TLS unsigned saved_region;
-static HS_TLS int measured;   /* the outermost call is being measured by the calipers */
+HS_MPI_TLS struct hs_mpi_thread hs_mpi_self;
 
-void hs_mpi_enter(const char *fn)
-{
-    if (depth++ != 0)
-        return;
-    if (heapscope__caliper_begin)
-        measured = heapscope__caliper_begin(fn);
-    if (heapscope__thread_region_enter)
-        saved_region = heapscope__thread_region_enter(MPI_REGION);
-}
+/* Without the recorder: counters nobody reads, a flag nobody raises. */
+static __thread __attribute__((tls_model("initial-exec"))) uint32_t own_depth;
+static __thread __attribute__((tls_model("initial-exec"))) _Atomic uint64_t own_calls;
+static _Atomic int never_armed;
 
-void hs_mpi_leave(const char *fn)
+void hs_mpi_attach(void)
 {
-    if (--depth != 0)
+    struct heapscope_layer_thread *rec = &hs_mpi_self.rec;
+    if (heapscope__layer_attach && heapscope__layer_attach(MPI_REGION, rec) == 0)
         return;
-    if (heapscope__thread_region_restore)
-        heapscope__thread_region_restore(saved_region);
-    if (measured) {
-        measured = 0;
-        heapscope__caliper_end(fn);
-    }
+    rec->depth = &own_depth;
+    rec->calls = &own_calls;
+    rec->armed = &never_armed;
 }
 
 int MPI_Pcontrol(const int level, ...)

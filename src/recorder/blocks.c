@@ -18,7 +18,7 @@ int hs_heap_measure_requested(void) { return hs_track_on; }
 
 void hs_block_born(void *p, uint64_t size, struct hs_site site)
 {
-    int component = hs_in_component != 0;
+    int component = hs_place.in.component != 0;
     int64_t usable = -1;
     if (hs_trace_on) {
         usable = hs_heap_usable(p);
@@ -45,7 +45,7 @@ void hs_block_dying(void *p, struct hs_dying *d)
         return;
     }
     d->bytes = hs_heap_usable(p);
-    d->component = hs_in_component != 0;
+    d->component = hs_place.in.component != 0;
 }
 
 void hs_block_dead(struct hs_dying *d)

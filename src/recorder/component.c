@@ -1,59 +1,45 @@
 /*
- * component.c — entry points for heapscope's own add-on layers (libheapscope_mpi.so):
- * switch the calling thread into a named child region of its current region and back,
- * without touching the thread's region stack (the layer restores the saved value).
- * While inside, hs_in_component is nonzero: heap accounting counts the thread's
- * blocks as the component's (heap_accounting.c).
+ * component.c — heapscope's own add-on layers (libheapscope_mpi.so): the recorder's
+ * side of layer_abi.h.
+ *
+ * A layer attaches each of its threads once and then brackets every outermost call
+ * into its component by incrementing and decrementing hs_place.in.component, the
+ * thread's component depth, directly: no call into the recorder per MPI call.
+ * While the depth is nonzero, hs_current_region (recorder.h) maps the region the
+ * thread is in to its component child ("[MPI]" under it, interned on first use and
+ * cached per parent here), and heap accounting counts the thread's blocks as the
+ * component's (heap_accounting.c).
  */
 #include <stdatomic.h>
 #include <string.h>
 
+#include "layer_abi.h"
 #include "recorder.h"
 
-HS_TLS int hs_in_component;  /* depth of enter/restore pairs on this thread */
-
-/* child id + 1 of (parent, cached_name); 0 = not interned yet. */
+/* child id + 1 of each parent region; 0 = not interned yet. */
 static _Atomic uint32_t child_of[HS_MAX_REGIONS];
-static const char *_Atomic cached_name;
+static const char *_Atomic component_name;
 
-static uint32_t child_region(const char *name)
+uint32_t hs_component_region(uint32_t parent)
 {
-    uint32_t parent = hs_current_region();
-    const char *cached = atomic_load_explicit(&cached_name, memory_order_acquire);
-    if (!cached) {
-        atomic_compare_exchange_strong(&cached_name, &cached, name);
-        cached = atomic_load_explicit(&cached_name, memory_order_acquire);
-    }
-    int cacheable = cached == name && parent < HS_MAX_REGIONS;
-    if (cacheable) {
-        uint32_t c = atomic_load_explicit(&child_of[parent], memory_order_relaxed);
-        if (c)
-            return c - 1;
-    }
-    /* Intern through the thread region stack: push, read, pop. */
-    uint32_t saved = hs_thread_region;
-    hs_regions_begin(name, 1);
-    uint32_t now = hs_thread_region;
-    hs_regions_end(1);
-    hs_thread_region = saved;
-    if (now == saved)  /* region stack full: no new region, stay where we are */
+    uint32_t c = atomic_load_explicit(&child_of[parent], memory_order_relaxed);
+    if (HS_LIKELY(c))
+        return c - 1;
+    const char *name = atomic_load_explicit(&component_name, memory_order_acquire);
+    if (!name)   /* depth set by hand, no layer attached: nothing to map to */
         return parent;
-    if (cacheable)
-        atomic_store_explicit(&child_of[parent], now, memory_order_relaxed);
-    return now - 1;
+    uint32_t id = hs_region_intern(parent, name);
+    atomic_store_explicit(&child_of[parent], id + 1, memory_order_relaxed);
+    return id;
 }
 
-unsigned heapscope__thread_region_enter(const char *child_name)
+int heapscope__layer_attach(const char *component, struct heapscope_layer_thread *t)
 {
-    uint32_t previous = hs_thread_region;
-    hs_thread_region = child_region(child_name) + 1;
-    hs_in_component++;
-    return previous;
-}
-
-void heapscope__thread_region_restore(unsigned previous)
-{
-    hs_thread_region = previous;
-    if (hs_in_component > 0)
-        hs_in_component--;
+    const char *none = NULL;
+    atomic_compare_exchange_strong(&component_name, &none, component);
+    t->depth = &hs_place.in.component;
+    t->calls = hs_calipers_thread_calls();
+    t->armed = &hs_caliper_armed;
+    atomic_store_explicit(&hs_calipers_active, 1, memory_order_relaxed);  /* sampler arms */
+    return 0;
 }

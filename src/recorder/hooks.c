@@ -196,7 +196,7 @@ static void realloc_done(struct hs_dying *d, void *p, uint64_t n)
     /* an allocator whose realloc(p, 0) returns a minimal block: not an allocation
      * for the counts (profile_format.h), but heap it holds */
     if (p && n == 0 && !hs_heap_measure_requested())
-        hs_heap_add(hs_heap_usable(p), hs_in_component != 0);
+        hs_heap_add(hs_heap_usable(p), hs_place.in.component != 0);
 }
 
 /* ---- the hooks ---- */

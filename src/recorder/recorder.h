@@ -79,14 +79,37 @@ struct hs_region {
     const char *name;       /* "" for region 0 */
 };
 extern HS_HIDDEN _Atomic uint32_t hs_process_region;   /* innermost process-wide */
-extern HS_HIDDEN HS_TLS uint32_t hs_thread_region;     /* override + 1; 0 = none */
 extern HS_HIDDEN uint8_t hs_region_stacks[HS_MAX_REGIONS]; /* copy of stack_selected */
+/* Where the calling thread is, read as one word by the hot path: both 0 for most
+ * threads most of the time (the process-wide region applies). */
+union hs_place {
+    struct {
+        uint32_t region;     /* the thread's own region override + 1; 0 = none */
+        uint32_t component;  /* depth inside a component's calls (MPI, component.c) */
+    } in;
+    uint64_t any;
+};
+extern HS_HIDDEN HS_TLS union hs_place hs_place;
+/* component.c: the component's child region of `parent` (interned on first use) */
+HS_HIDDEN uint32_t hs_component_region(uint32_t parent);
 
 static inline uint32_t hs_current_region(void)
 {
-    uint32_t t = hs_thread_region;
+    union hs_place p = hs_place;
+    if (HS_LIKELY(!p.any))
+        return atomic_load_explicit(&hs_process_region, memory_order_relaxed);
+    uint32_t r = p.in.region ? p.in.region - 1
+                             : atomic_load_explicit(&hs_process_region, memory_order_relaxed);
+    return p.in.component ? hs_component_region(r) : r;
+}
+/* The region a thread-only region begun now would nest in: the thread's own,
+ * never the component's (a region begun inside an MPI call is not MPI's). */
+static inline uint32_t hs_thread_parent_region(void)
+{
+    uint32_t t = hs_place.in.region;
     return t ? t - 1 : atomic_load_explicit(&hs_process_region, memory_order_relaxed);
 }
+HS_HIDDEN uint32_t hs_region_intern(uint32_t parent, const char *name);  /* locks */
 HS_HIDDEN uint32_t hs_region_count(void);                 /* ids 0 .. count-1 exist */
 HS_HIDDEN const struct hs_region *hs_region_get(uint32_t id);
 HS_HIDDEN void hs_regions_begin(const char *name, int thread_only);
@@ -204,9 +227,10 @@ HS_HIDDEN void hs_timeline_calipers_reset(void);
 struct hs_caliper_totals { uint64_t taken, skipped; int64_t rss_delta, pss_delta; };
 HS_HIDDEN void hs_calipers_totals(struct hs_caliper_totals *t);
 extern HS_HIDDEN int64_t hs_caliper_ns;          /* rate limit; 0 every call; -1 off */
-/* The sampler thread arms the calipers every hs_caliper_ns once they are active (an
- * MPI call was seen); the next MPI call disarms and is measured. */
+/* The sampler thread arms the calipers every hs_caliper_ns once they are active (a
+ * layer attached); the next outermost MPI call disarms and is measured. */
 extern HS_HIDDEN _Atomic int hs_calipers_active, hs_caliper_armed, hs_sampler_running;
+HS_HIDDEN _Atomic uint64_t *hs_calipers_thread_calls(void);  /* this thread's call counter */
 HS_HIDDEN int hs_read_memory(int64_t *rss, int64_t *pss);  /* smaps_rollup; pss -1 if unknown */
 HS_HIDDEN int hs_read_rss(int64_t *rss);                   /* statm (cheap) */
 
@@ -241,7 +265,6 @@ HS_HIDDEN uint64_t hs_now_ns(int clock);
  * in use is accounted per thread. Counts-only recording leaves it 0: the hooks
  * then pay one predictable branch. */
 extern HS_HIDDEN int hs_heap_watch;
-extern HS_HIDDEN HS_TLS int hs_in_component;   /* component.c: inside e.g. an MPI call */
 /* Bytes of heap in use now (summed over the threads' counters), and the part
  * allocated inside component calls. Usable sizes (malloc_usable_size of the next
  * allocator), or requested sizes when tracking is on (hs_heap_measure_requested). */
@@ -267,5 +290,6 @@ HS_HIDDEN void hs_trace_flush(int final, int from_signal);
 /* fast_clock.c: CLOCK_MONOTONIC ns from the TSC when the kernel uses it */
 HS_HIDDEN void hs_fast_clock_init(void);
 HS_HIDDEN uint64_t hs_fast_ns(void);
+HS_HIDDEN void hs_fast_clock_refine(void);   /* the sampler thread, about once a second */
 
 #endif

@@ -33,7 +33,7 @@ _Atomic uint32_t hs_process_region;
 static uint32_t process_stack[HS_MAX_REGION_DEPTH];
 static uint32_t process_depth, process_beyond;  /* beyond: begins past max depth */
 
-HS_TLS uint32_t hs_thread_region;
+HS_TLS union hs_place hs_place;
 static HS_TLS uint32_t thread_stack[HS_MAX_REGION_DEPTH];
 static HS_TLS uint32_t thread_depth, thread_beyond;
 
@@ -157,12 +157,13 @@ void hs_regions_begin(const char *name, int thread_only)
     char clean[1024];
     clean_name(name, clean, sizeof clean);
     uint32_t began = HS_NO_PARENT;
+    uint32_t thread_parent = hs_thread_parent_region();
     pthread_mutex_lock(&lock);
     if (thread_only) {
-        uint32_t id = intern(hs_current_region(), clean);
+        uint32_t id = intern(thread_parent, clean);
         if (thread_depth < HS_MAX_REGION_DEPTH) {
             thread_stack[thread_depth++] = id;
-            hs_thread_region = id + 1;
+            hs_place.in.region = id + 1;
         } else {
             thread_beyond++;
         }
@@ -189,7 +190,7 @@ void hs_regions_end(int thread_only)
             thread_beyond--;
         else if (thread_depth) {
             thread_depth--;
-            hs_thread_region = thread_depth ? thread_stack[thread_depth - 1] + 1 : 0;
+            hs_place.in.region = thread_depth ? thread_stack[thread_depth - 1] + 1 : 0;
         } else
             atomic_fetch_add(&unbalanced, 1);
         return;
@@ -207,6 +208,14 @@ void hs_regions_end(int thread_only)
     pthread_mutex_unlock(&lock);
     if (ended != HS_NO_PARENT)
         hs_timeline_region(HS_SAMPLE_REGION_END, ended);
+}
+
+uint32_t hs_region_intern(uint32_t parent, const char *name)
+{
+    pthread_mutex_lock(&lock);
+    uint32_t id = intern(parent, name);
+    pthread_mutex_unlock(&lock);
+    return id;
 }
 
 void hs_regions_lock(void) { pthread_mutex_lock(&lock); }

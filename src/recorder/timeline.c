@@ -82,6 +82,7 @@ void hs_timeline_settings(void)
         hs_caliper_ns = ms_setting("HEAPSCOPE_CALIPER_MS", 10, 0) * 1000000;
     if (!hs_timeline_on)
         hs_caliper_ns = -1;   /* caliper samples are timeline samples */
+    atomic_store(&hs_caliper_armed, hs_caliper_ns >= 0);
     /* Heap in use costs every allocation and free a malloc_usable_size call and a
      * counter update (hs_heap_watch): about +10-25% CPU on the churn benchmark, more
      * than the counts-only goal allows, so it is asked for (record --mpi asks; tracking
@@ -354,7 +355,7 @@ static void *sampler(void *arg)
     atomic_store(&hs_sampler_running, 1);
     uint64_t next = hs_now_ns(CLOCK_MONOTONIC);
     uint64_t next_flush = next + flush_ns;
-    uint64_t next_arm = next;
+    uint64_t next_arm = next, next_refine = next + 1000000000u;
     for (;;) {
         uint64_t now = hs_now_ns(CLOCK_MONOTONIC);
         /* MPI calipers: one call may be measured per period (timeline_calipers.c) */
@@ -363,6 +364,10 @@ static void *sampler(void *arg)
         if (arming && now >= next_arm) {
             atomic_store_explicit(&hs_caliper_armed, 1, memory_order_relaxed);
             next_arm = now + (uint64_t)hs_caliper_ns;
+        }
+        if (now >= next_refine) {   /* the TSC clock of tracking and trace mode */
+            hs_fast_clock_refine();
+            next_refine = now + 1000000000u;
         }
         if (now >= next) {
             struct hs_sample s = {0};
