@@ -227,6 +227,9 @@ HS_HIDDEN void hs_timeline_calipers_reset(void);
 struct hs_caliper_totals { uint64_t taken, skipped; int64_t rss_delta, pss_delta; };
 HS_HIDDEN void hs_calipers_totals(struct hs_caliper_totals *t);
 extern HS_HIDDEN int64_t hs_caliper_ns;          /* rate limit; 0 every call; -1 off */
+/* The calipers' reads take at most 1/this of the time: the period stretches. */
+#define HS_CALIPER_COST_SHARE 100
+HS_HIDDEN uint64_t hs_caliper_period(void);      /* ns until the next measured call */
 /* The sampler thread arms the calipers every hs_caliper_ns once they are active (a
  * layer attached); the next outermost MPI call disarms and is measured. */
 extern HS_HIDDEN _Atomic int hs_calipers_active, hs_caliper_armed, hs_sampler_running;

@@ -363,7 +363,7 @@ static void *sampler(void *arg)
                      hs_caliper_ns > 0;
         if (arming && now >= next_arm) {
             atomic_store_explicit(&hs_caliper_armed, 1, memory_order_relaxed);
-            next_arm = now + (uint64_t)hs_caliper_ns;
+            next_arm = now + hs_caliper_period();
         }
         if (now >= next_refine) {   /* the TSC clock of tracking and trace mode */
             hs_fast_clock_refine();

@@ -16,7 +16,9 @@
  * heap in use (HEAPSCOPE_TIMELINE_HEAP=0) nothing is subtracted.
  *
  * Rate limit (HEAPSCOPE_CALIPER_MS, default 10): at most one measured call per
- * period in the process. The timeline's sampler thread arms the flag every period
+ * period in the process, and the period stretches so that the reads take at most
+ * 1/HS_CALIPER_COST_SHARE of the time: after a measured call whose reads took
+ * 2 ms, the next one comes no sooner than 200 ms later. The timeline's sampler thread arms the flag every period
  * (once a layer has attached); the first call that finds it armed takes it and is
  * measured. Every other call costs the layer a load and a compare and never enters
  * the recorder; the layer counts each thread's outermost calls in the thread's own
@@ -65,6 +67,18 @@ _Atomic uint64_t *hs_calipers_thread_calls(void)
 }
 
 static HS_TLS struct hs_sample before;  /* of this thread's call being measured */
+static HS_TLS uint64_t before_cost;     /* ns its reads took */
+/* What the last measured call's reads took (before and after, ns): smaps_rollup
+ * walks every mapping, 0.1 to several ms in an MPI process with big shared
+ * segments on a busy node. */
+static _Atomic uint64_t read_cost_ns;
+
+uint64_t hs_caliper_period(void)
+{
+    uint64_t budget = atomic_load_explicit(&read_cost_ns, memory_order_relaxed) *
+                      HS_CALIPER_COST_SHARE;
+    return budget > (uint64_t)hs_caliper_ns ? budget : (uint64_t)hs_caliper_ns;
+}
 static int clock_ready;                  /* hs_fast_clock_init done (first measured call) */
 
 void hs_calipers_totals(struct hs_caliper_totals *t)
@@ -104,7 +118,7 @@ static int claim(int always)
         return atomic_exchange_explicit(&hs_caliper_armed, 0, memory_order_relaxed);
     uint64_t now = hs_fast_ns();
     uint64_t last = atomic_load_explicit(&last_ns, memory_order_relaxed);
-    return (last == 0 || now - last >= (uint64_t)hs_caliper_ns) &&
+    return (last == 0 || now - last >= hs_caliper_period()) &&
            atomic_compare_exchange_strong_explicit(&last_ns, &last, now, memory_order_relaxed,
                                                    memory_order_relaxed);
 }
@@ -128,7 +142,9 @@ int heapscope__caliper_begin(const char *fn, int always)
         hs_fast_clock_init();
         clock_ready = 1;
     }
+    uint64_t t0 = hs_now_ns(CLOCK_MONOTONIC);
     measure(&before, HS_SAMPLE_MPI_BEFORE, fn);
+    before_cost = hs_now_ns(CLOCK_MONOTONIC) - t0;
     hs_timeline_add(&before);
     hs_guard = saved_guard;
     return 1;
@@ -141,7 +157,10 @@ void heapscope__caliper_end(const char *fn)
     int saved_guard = hs_guard;
     hs_guard = 1;
     struct hs_sample after;
+    uint64_t t0 = hs_now_ns(CLOCK_MONOTONIC);
     measure(&after, HS_SAMPLE_MPI_AFTER, fn);
+    atomic_store_explicit(&read_cost_ns, before_cost + hs_now_ns(CLOCK_MONOTONIC) - t0,
+                          memory_order_relaxed);
     hs_timeline_add(&after);
     int64_t heap = after.heap >= 0 && before.heap >= 0 ? after.heap - before.heap : 0;
     if (after.rss >= 0 && before.rss >= 0)
