@@ -5,14 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages: toolchain, unwinding and symbolization (libunwind, libdw/elfutils),
-# the peer allocators and profilers we compare against, MPI, Eigen for the FEM
-# workload, graphviz for call graphs, LAMMPS as a real MPI application.
+# the peer allocators and profilers we compare against, MPI (Open MPI, the default, and
+# MPICH beside it for its own layer), Eigen for the FEM workload, graphviz for call
+# graphs, LAMMPS as a real MPI application.
 APT_PACKAGES=(
   build-essential cmake ninja-build gfortran pkg-config
   libunwind-dev libdw-dev libelf-dev elfutils binutils zlib1g-dev
   libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0
   heaptrack valgrind hyperfine
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev mpich libmpich-dev
   libeigen3-dev graphviz
   lammps lammps-examples
 )
@@ -28,6 +29,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# Open MPI stays the default MPI (plain mpicc, mpirun, mpi.h) with MPICH installed too
+bash scripts/mpi_default.sh
 
 PY=${PYTHON:-python3}
 echo "setup: building and installing heapscope (pip install .[test])"

@@ -9,11 +9,14 @@ Fixtures:
                compiled with -g -O0 from tests/programs/<source>, cached per session.
   heapscope    heapscope(*args, check=True, env=None, cwd=None) -> CompletedProcess
                running `python3 -m heapscope` (text output captured).
+  mpi          an MpiFamily, parametrized: the test runs under Open MPI and under MPICH
+               (both installed by scripts/setup.sh).
 """
 import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -83,3 +86,41 @@ def peer_allocator(name):
 
 def have(program):
     return shutil.which(program) is not None
+
+
+@dataclass(frozen=True)
+class MpiFamily:
+    """How to build and launch an MPI program of one MPI family, and the layer
+    `heapscope record` preloads for it. Debian's plain mpicc/mpirun are Open MPI's
+    (scripts/setup.sh keeps the alternatives there); MPICH's have a .mpich suffix."""
+    name: str
+    cc: str
+    fc: str
+    run: tuple        # the launcher and the options it needs here (root, 2 cores)
+    layer: str
+
+    def mpirun(self, n):
+        return [*self.run, "-np", str(n)]
+
+    def compile(self, source, out, *flags, fortran=False):
+        compiler = self.fc if fortran else self.cc
+        assert have(compiler), f"{compiler} missing: scripts/setup.sh installs Open MPI and MPICH"
+        subprocess.run([compiler, "-g", *flags, "-o", str(out), str(PROGRAMS / source)],
+                       check=True)
+        return out
+
+
+MPI_FAMILIES = {
+    # Open MPI refuses root without --allow-run-as-root, more ranks than cores without
+    # --oversubscribe; MPICH's hydra needs neither
+    "openmpi": MpiFamily("openmpi", "mpicc", "mpif90",
+                         ("mpirun", "--oversubscribe", "--allow-run-as-root"),
+                         "libheapscope_mpi.so"),
+    "mpich": MpiFamily("mpich", "mpicc.mpich", "mpif90.mpich", ("mpirun.mpich",),
+                       "libheapscope_mpich.so"),
+}
+
+
+@pytest.fixture(params=list(MPI_FAMILIES))
+def mpi(request):
+    return MPI_FAMILIES[request.param]

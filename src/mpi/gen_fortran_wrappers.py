@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Generate wrappers of the Fortran MPI entry points from the same mpi.h list as the C ones.
 
-Usage: gen_fortran_wrappers.py OUTPUT.c COMPILER [-I... flags]
+Usage: gen_fortran_wrappers.py [--mpi openmpi|mpich] OUTPUT.c COMPILER [-I... flags]
 
 For every `int MPI_Xxx(...)` of mpi.h that gen_wrappers.py wraps (it has a PMPI_
-twin, no varargs), writes HS_FWRAP lines (hs_mpi_fortran.h) for the names Fortran
-compilers and MPI libraries use: mpi_xxx, mpi_xxx_, mpi_xxx__, MPI_XXX (mpif.h and
-`use mpi`) and mpi_xxx_f08_ (`use mpi_f08`, Open MPI). MPI_Pcontrol and MPI_Finalize
-are written by hand (hs_mpi_fortran.c) in the mpif.h forms.
+twin, no varargs), writes HS_FWRAP lines (hs_mpi_fortran.h) for the Fortran entry
+points of the MPI library that call PMPI_* directly, past the C wrappers:
+  openmpi (default): every binding: mpi_xxx, mpi_xxx_, mpi_xxx__, MPI_XXX (mpif.h and
+      `use mpi`) and mpi_xxx_f08_ (`use mpi_f08`);
+  mpich: only `use mpi_f08`'s mpi_xxx_f08_ and, for a large-count MPI_Xxx_c,
+      mpi_xxx_f08_large_. MPICH's mpif.h/`use mpi` bindings (mpi_xxx_) and its mpi_f08
+      bindings with choice buffers (mpi_xxx_f08ts_, mpi_xxx_f08ts_large_) call the C
+      MPI_Xxx, which the C wrappers bracket already (wrapping them too would write
+      MPI_FINALIZE's snapshot twice).
+MPI_Pcontrol and MPI_Finalize are written by hand (hs_mpi_fortran.c).
 
 The wrappers forward a fixed number of pointer-sized arguments (see hs_mpi_fortran.h
 for why that is sound on x86-64 and AArch64). That number is computed here: the
@@ -24,13 +30,22 @@ from gen_wrappers import HAND_WRITTEN, prototypes, split_params  # noqa: E402
 MARGIN = 4
 
 
-def fortran_names(cname):
+def fortran_names(cname, mpi="openmpi"):
     lower = cname.lower()
+    if mpi == "mpich":
+        if lower.endswith("_c"):   # large-count variant: MPI_Send_c -> mpi_send_f08_large_
+            return [lower[:-2] + "_f08_large_"]
+        return [lower + "_f08_"]
     return [lower, lower + "_", lower + "__", cname.upper(), lower + "_f08_"]
 
 
 def main():
-    output, compiler, flags = sys.argv[1], sys.argv[2], sys.argv[3:]
+    argv, mpi = sys.argv[1:], "openmpi"
+    if argv[:1] == ["--mpi"]:
+        mpi, argv = argv[1], argv[2:]
+    if mpi not in ("openmpi", "mpich"):
+        sys.exit(f"gen_fortran_wrappers: --mpi {mpi!r}: expected openmpi or mpich")
+    output, compiler, flags = argv[0], argv[1], argv[2:]
     pre = subprocess.run([compiler, *flags, "-E", "-x", "c", "-"], input="#include <mpi.h>\n",
                          capture_output=True, text=True)
     if pre.returncode:
@@ -52,13 +67,15 @@ def main():
              "#define HS_FARGS " + ", ".join(f"void *{a}" for a in args),
              "#define HS_FPASS " + ", ".join(args),
              '#include "hs_mpi_fortran.h"', ""]
+    symbols = 0
     for name in chosen:
-        for symbol in fortran_names(name):
+        for symbol in fortran_names(name, mpi):
             lines.append(f'HS_FWRAP({symbol}, "{name}")')
+            symbols += 1
     with open(output, "w") as f:
         f.write("\n".join(lines) + "\n")
-    print(f"heapscope MPI layer: Fortran entry points of {len(chosen)} MPI functions wrapped "
-          f"({len(chosen) * len(fortran_names('x'))} symbols), {nargs} arguments forwarded")
+    print(f"heapscope MPI layer ({mpi}): Fortran entry points of {len(chosen)} MPI functions "
+          f"wrapped ({symbols} symbols), {nargs} arguments forwarded")
 
 
 if __name__ == "__main__":

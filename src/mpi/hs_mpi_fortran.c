@@ -5,6 +5,8 @@
  *   MPI_PCONTROL      (all name forms, mpi_f08's too) goes through the C MPI_Pcontrol of hs_mpi.c,
  *                     so that Fortran programs get the pcontrol-<level> regions too;
  *   MPI_FINALIZE      writes a snapshot first, as the C MPI_Finalize does.
+ * Built with HS_MPI_FORTRAN_F08_ONLY (the MPICH layer), only the mpi_f08 forms: MPICH's
+ * mpif.h bindings call the C MPI_Pcontrol and MPI_Finalize (gen_fortran_wrappers.py).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -33,10 +35,12 @@ void *hs_fortran_next(const char *symbol)
     {                                       \
         MPI_Pcontrol((int)*level);          \
     }
+#ifndef HS_MPI_FORTRAN_F08_ONLY
 HS_PCONTROL(mpi_pcontrol)
 HS_PCONTROL(mpi_pcontrol_)
 HS_PCONTROL(mpi_pcontrol__)
 HS_PCONTROL(MPI_PCONTROL)
+#endif
 HS_PCONTROL(mpi_pcontrol_f08_)   /* use mpi_f08: the level by reference too */
 
 typedef void (*hs_finalize_fn)(MPI_Fint *ierr);
@@ -56,8 +60,10 @@ typedef void (*hs_finalize_fn)(MPI_Fint *ierr);
         fn(ierr);                                                                    \
         hs_mpi_leave("MPI_Finalize");                                                \
     }
+#ifndef HS_MPI_FORTRAN_F08_ONLY
 HS_FINALIZE(mpi_finalize)
 HS_FINALIZE(mpi_finalize_)
 HS_FINALIZE(mpi_finalize__)
 HS_FINALIZE(MPI_FINALIZE)
+#endif
 HS_FINALIZE(mpi_finalize_f08_)   /* use mpi_f08: ierror is optional (NULL), passed on as is */

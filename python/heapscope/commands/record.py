@@ -8,12 +8,11 @@ forwards SIGINT/SIGTERM sent to heapscope itself, returns the program's exit cod
 import argparse
 import os
 import re
-import shutil
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
+from heapscope import mpi_layer
 from heapscope.allocators import ALL as ALLOCATORS, require_allocator
 from heapscope.errors import HeapscopeError
 from heapscope.launch import check_program, run_forwarding
@@ -90,10 +89,13 @@ def register(sub):
                         "8388608, 64..128 bytes each); beyond, blocks are counted untracked")
     p.add_argument("--allocator", choices=ALLOCATORS, default="glibc",
                    help="run the program on this allocator (default: glibc)")
-    p.add_argument("--mpi", action="store_true",
+    p.add_argument("--mpi", nargs="?", const="auto", metavar="openmpi|mpich",
                    help="attribute heap blocks allocated inside MPI calls to the region "
-                        "\"[MPI]\" (preloads libheapscope_mpi.so; automatic when the "
-                        "program links libmpi)")
+                        "\"[MPI]\" by preloading the MPI layer: libheapscope_mpi.so for Open "
+                        "MPI, libheapscope_mpich.so for MPICH, chosen from what CMD (or the "
+                        "program that a launcher CMD starts) links, else from the launcher "
+                        "(mpirun.mpich: MPICH), else Open MPI's; --mpi=NAME chooses. "
+                        "Automatic when CMD itself links an MPI")
     p.add_argument("--timeline-interval", metavar="DURATION", type=duration_ms,
                    help="sample RSS and PSS (and the heap with --timeline-heap on) every "
                         "DURATION (\"100ms\", \"2s\"; default 100ms; 0 = no timeline): "
@@ -141,6 +143,12 @@ def _count(option, text, least=0):
 
 def _check_options(args):
     command = list(args.command)
+    if args.mpi is not None and args.mpi not in mpi_layer.CHOICES:
+        if args.mpi.startswith("-") or command[:1] == ["--"]:
+            raise HeapscopeError(f"bad --mpi {args.mpi!r}: expected --mpi, --mpi=openmpi or "
+                                 f"--mpi=mpich")
+        # `record --mpi ./app args` (no --): the word after --mpi was the program
+        command, args.mpi = [args.mpi, *command], "auto"
     if command and command[0] == "--":
         command = command[1:]
     if not command:
@@ -203,8 +211,8 @@ def _environment(args):
     """The program's environment, but for HEAPSCOPE_OUTPUT_DIR (set once DIR exists)."""
     env = dict(os.environ)
     preload = [str(library("heapscope"))]
-    if args.mpi:
-        preload.append(str(library("heapscope_mpi")))
+    if args.mpi_layer:
+        preload.append(str(args.mpi_layer))
     allocator = require_allocator(args.allocator)
     if allocator is not None:
         preload.append(str(allocator))
@@ -230,19 +238,9 @@ def _environment(args):
         env["HEAPSCOPE_TRACK_MAX_BLOCKS"] = str(args.track_max_blocks)
     if args.timeline_interval is not None:
         env["HEAPSCOPE_TIMELINE_MS"] = str(args.timeline_interval)
-    if args.timeline_heap or args.mpi:
+    if args.timeline_heap or args.mpi_layer:
         env["HEAPSCOPE_TIMELINE_HEAP"] = "0" if args.timeline_heap == "off" else "1"
     return env
-
-
-def _links_mpi(program):
-    """Whether the program is dynamically linked against an MPI library (ldd says)."""
-    path = shutil.which(program)
-    try:
-        out = subprocess.run(["ldd", path], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, TypeError, subprocess.TimeoutExpired):
-        return False
-    return re.search(r"\blibmpi(ch)?\.so", out) is not None
 
 
 def run(args):
@@ -250,9 +248,8 @@ def run(args):
         print(library("heapscope"))
         return 0
     command = _check_options(args)
-    # automatic only where the layer was built (an MPI library was found at build time)
-    args.mpi = args.mpi or (_links_mpi(command[0])
-                            and (library("heapscope").parent / "libheapscope_mpi.so").exists())
+    # without --mpi: automatic only where the layer was built (its MPI found at build time)
+    args.mpi_layer = mpi_layer.choose(args.mpi, command)
     env = _environment(args)  # (a missing allocator fails before DIR is created)
     out = _output_dir(args, command[0])
     env["HEAPSCOPE_OUTPUT_DIR"] = str(out)

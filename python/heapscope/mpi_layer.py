@@ -1,0 +1,99 @@
+"""Which MPI layer `heapscope record` preloads: Open MPI's or MPICH's.
+
+The two MPI families have different ABIs (MPI_Comm is a pointer in Open MPI, an int in
+MPICH), so each has its own layer, built from its own mpi.h and linked to its library:
+
+    openmpi  libheapscope_mpi.so    programs linking libmpi.so.40 (Open MPI 3, 4, 5)
+    mpich    libheapscope_mpich.so  programs linking libmpich.so, or libmpi.so.12 (the
+                                    MPICH ABI: upstream MPICH, Intel MPI, MVAPICH)
+
+The layer must match the MPI the ranks run with; the preload is inherited by every
+process of the job, so one layer serves the whole command line.
+"""
+import os
+import re
+import shutil
+import subprocess
+
+from heapscope.errors import HeapscopeError
+from heapscope.native import native_dir
+
+LAYERS = {"openmpi": "heapscope_mpi", "mpich": "heapscope_mpich"}
+NAMES = {"openmpi": "Open MPI", "mpich": "MPICH"}
+CHOICES = ("auto", *LAYERS)
+
+_MPICH_LIB = re.compile(r"^\s*(libmpich\.so|libmpi\.so\.12\b)", re.M)
+_OPENMPI_LIB = re.compile(r"^\s*libmpi\.so\b", re.M)
+_MPICH_LAUNCHER = re.compile(r"mpich|hydra")
+
+
+def layer_path(mpi):
+    return native_dir() / "lib" / f"lib{LAYERS[mpi]}.so"
+
+
+def _ldd(path):
+    try:
+        return subprocess.run(["ldd", path], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def _executable(word):
+    path = shutil.which(word)
+    return path if path and os.path.isfile(path) else None
+
+
+def linked_mpi(program):
+    """'openmpi' or 'mpich' when the program is dynamically linked to that MPI, else None."""
+    path = _executable(program)
+    if path is None:
+        return None
+    libs = _ldd(path)
+    if _MPICH_LIB.search(libs):
+        return "mpich"
+    if _OPENMPI_LIB.search(libs):
+        return "openmpi"
+    return None
+
+
+def launcher_mpi(program):
+    """'mpich' when the launcher is MPICH's (its name or real name says mpich or hydra:
+    mpirun.mpich and mpiexec.mpich -> mpiexec.hydra, also a plain mpirun when Debian's
+    alternatives point at MPICH), else None (Open MPI's orterun, srun, a script)."""
+    path = _executable(program)
+    if path is None:
+        return None
+    names = f"{os.path.basename(program)} {os.path.basename(os.path.realpath(path))}"
+    return "mpich" if _MPICH_LAUNCHER.search(names) else None
+
+
+def detect(command):
+    """The MPI of a command line: the program's own MPI; else, for a launcher
+    (`mpirun -np 4 ./app`), the MPI of the first word after it that is a program
+    linking an MPI; else the launcher's family; else None."""
+    mpi = linked_mpi(command[0])
+    for word in command[1:]:
+        if mpi:
+            break
+        if not word.startswith("-"):
+            mpi = linked_mpi(word)
+    return mpi or launcher_mpi(command[0])
+
+
+def choose(requested, command):
+    """The layer library to preload (a Path) or None.
+
+    requested: None (no --mpi: a layer only when the program itself links an MPI whose
+    layer was built), 'auto' (--mpi: detected, Open MPI when nothing tells), 'openmpi'
+    or 'mpich' (--mpi=NAME). A layer asked for but not built is an error."""
+    if requested is None:
+        mpi = linked_mpi(command[0])
+        return layer_path(mpi) if mpi and layer_path(mpi).exists() else None
+    mpi = requested if requested != "auto" else (detect(command) or "openmpi")
+    path = layer_path(mpi)
+    if not path.exists():
+        how = "apt-get install libmpich-dev" if mpi == "mpich" else \
+            "apt-get install libopenmpi-dev"
+        raise HeapscopeError(f"the {NAMES[mpi]} layer {path.name} is not built (no {NAMES[mpi]} "
+                             f"was found when heapscope was built: {how}, then rebuild)")
+    return path
