@@ -7,6 +7,7 @@
 #      on 1 rank messaging itself (MPI_Isend, MPI_Recv, MPI_Wait): the rate over the
 #        timing thread's CPU time, which a busy machine disturbs much less: the cost
 #        the layer adds per MPI call;
+#      and on 1 rank, N calls of MPI_Comm_rank (--null-calls): the bracket's ns per call;
 #    each plainly, under the recorder alone (`heapscope record`), under the recorder
 #    with the MPI layer (`heapscope record --mpi`, calipers at their default rate
 #    limit), and with the calipers off (HEAPSCOPE_CALIPER_MS=off); median of RUNS
@@ -60,9 +61,10 @@ CONFIGS = (("plain", lambda: []), ("recorder", lambda: record(False)),
            ("recorder + MPI layer", lambda: record(True)),
            ("recorder + MPI layer, calipers off", lambda: record(True, ["HEAPSCOPE_CALIPER_MS=off"])))
 pair_cmd = MPIRUN + ["-np", "2", msgrate, "--messages", "500000"]
-self_cmd = MPIRUN + ["-np", "1", msgrate, "--messages", "1000000"]
+self_cmd = MPIRUN + ["-np", "1", msgrate, "--messages", "1000000", "--null-calls", "5000000"]
 pair = {name: [] for name, _ in CONFIGS}
 alone = {name: [] for name, _ in CONFIGS}
+null_ns = {name: [] for name, _ in CONFIGS}
 lammps = {"plain": [], "heapscope record --mpi": [], "heapscope record --mpi, calipers off": []}
 lmp_cmd = MPIRUN + ["-np", "4", "lmp", "-in", MELT, "-log", "none"]
 checks = {}
@@ -73,6 +75,9 @@ for i in range(runs):            # interleaved: one run of every configuration p
                                    (self_cmd, alone, r"messages per CPU second: (\d+)")):
             text, _ = run(prefix() + cmd)
             into[name].append(float(re.search(pattern, text).group(1)))
+            if cmd is self_cmd:
+                null_ns[name].append(float(re.search(r"ns per MPI_Comm_rank: ([\d.]+)",
+                                                     text).group(1)))
             checks.setdefault(cmd[4], set()).add(re.search(r"checksum: (\w+)", text).group(1))
     for name, prefix in (("plain", []), ("heapscope record --mpi", record(True)),
                          ("heapscope record --mpi, calipers off",
@@ -101,6 +106,15 @@ lines = rate_table(f"Small-message rate, 2 ranks ping-ponging 8-byte messages "
 lines += [""] + rate_table(f"1 rank messaging itself (`hs-wl-mpi-msgrate --messages 1000000`, "
                            f"3 MPI calls per message), over the timing thread's CPU time; median "
                            f"of {runs} interleaved runs.", alone, "messages per CPU s")
+nmed = {k: statistics.median(v) for k, v in null_ns.items()}
+lines += ["", f"The bracket alone: `MPI_Comm_rank` (a call that does almost nothing) on 1 "
+              f"rank, ns per call over the thread's CPU time, best of 5 rounds of 5,000,000 "
+              f"calls per run; median of {runs} runs.", "",
+          "| configuration | ns per call (median) | min | max | added to plain |",
+          "|---|---:|---:|---:|---:|"]
+for k, v in null_ns.items():
+    lines.append(f"| {k} | {nmed[k]:.2f} | {min(v):.2f} | {max(v):.2f} | "
+                 f"{nmed[k] - nmed['plain']:+.2f} |")
 lw = {k: statistics.median(w for w, _ in v) for k, v in lammps.items()}
 ll = {k: statistics.median(l for _, l in v) for k, v in lammps.items()}
 lines += ["", f"LAMMPS `examples/melt/in.melt` (4000 atoms, 250 steps) on 4 ranks, median of "
@@ -110,6 +124,8 @@ lines += ["", f"LAMMPS `examples/melt/in.melt` (4000 atoms, 250 steps) on 4 rank
 for k in lammps:
     lines.append(f"| {k} | {lw[k]:.3f} | {lw[k] / lw['plain']:.3f} | {ll[k]:.3f} | "
                  f"{ll[k] / ll['plain']:.3f} |")
+from heapscope.bench import machine
+lines += ["", f"Machine: {machine.one_line(machine.describe())}"]
 lines += ["", f"Regenerate: `scripts/bench_mpi.sh {runs}` ({os.cpu_count()} CPUs; 1-minute load "
               f"average {load[0]:.1f} before the runs, {os.getloadavg()[0]:.1f} after: a "
               f"ping-pong between two busy-polling ranks slows down many-fold when other "
@@ -117,7 +133,7 @@ lines += ["", f"Regenerate: `scripts/bench_mpi.sh {runs}` ({os.cpu_count()} CPUs
 with open(os.path.join(out, "mpi.md"), "w") as f:
     f.write("\n".join(lines) + "\n")
 with open(os.path.join(out, "mpi.json"), "w") as f:
-    json.dump(dict(runs=runs, msgrate_pair=pair, msgrate_self_cpu=alone,
+    json.dump(dict(runs=runs, msgrate_pair=pair, msgrate_self_cpu=alone, null_call_ns=null_ns,
                    lammps_wall_loop=lammps), f, indent=2)
 print("\n".join(lines))
 EOF

@@ -11,7 +11,9 @@
  * rate over wall time, rank 0 prints the rate over the CPU time of the busiest rank's
  * timing thread (CLOCK_THREAD_CPUTIME_ID): time the thread was descheduled does not
  * count, which steadies the 1-rank figure on a loaded machine. The benchmark of the
- * MPI layer's overhead per call (scripts/bench_mpi.sh).
+ * MPI layer's overhead per call (scripts/bench_mpi.sh). --null-calls N: rank 0 also
+ * times N calls of MPI_Comm_rank, which does almost nothing (best of 5 rounds, thread
+ * CPU time): the cost of a wrapper's bracket alone.
  */
 #include <mpi.h>
 #include <time.h>
@@ -67,6 +69,26 @@ static uint64_t to_self(int rank, long long messages, size_t size,
     return h;
 }
 
+static volatile int null_sink;   /* keeps the calls' results used */
+
+/* ns per MPI_Comm_rank call, best of 5 rounds of `calls` */
+static double null_call_ns(long long calls)
+{
+    double best = 0;
+    int r;
+    for (int round = 0; round < 5; round++) {
+        double c0 = thread_cpu_seconds();
+        for (long long i = 0; i < calls; i++) {
+            MPI_Comm_rank(MPI_COMM_WORLD, &r);
+            null_sink += r;
+        }
+        double ns = (thread_cpu_seconds() - c0) * 1e9 / (double)calls;
+        if (round == 0 || ns < best)
+            best = ns;
+    }
+    return best;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -78,9 +100,10 @@ int main(int argc, char **argv)
          1000000000},
         {"size", "bytes per message", 8, 1, 1 << 20},
         {"warmup", "round trips before timing", 1000, 0, 1000000},
+        {"null-calls", "rank 0: also time this many MPI_Comm_rank calls", 0, 0, 1000000000},
     };
     wl_parse(argc, argv, "MPI point-to-point ping-pong rate of small messages, ranks paired.",
-             opts, 3);
+             opts, 4);
     const long long trips = opts[0].value, warmup = opts[2].value;
     const size_t size = (size_t)opts[1].value;
     const int peer = rank ^ 1;
@@ -119,6 +142,8 @@ int main(int argc, char **argv)
                    nprocs, nprocs / 2, messages, size, slowest);
         printf("messages/s: %.0f\n", slowest > 0 ? messages / slowest : 0.0);
         printf("messages per CPU second: %.0f\n", busiest > 0 ? messages / busiest : 0.0);
+        if (opts[3].value > 0)
+            printf("ns per MPI_Comm_rank: %.2f\n", null_call_ns(opts[3].value));
         wl_print_checksum(total);
     }
     free(in);
