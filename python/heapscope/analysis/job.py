@@ -23,6 +23,7 @@ A region is named by its application path: "[MPI]" components are taken off, so
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from heapscope.analysis.job_processes import choose_rank_process, describe_others
 from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
 
@@ -76,6 +77,7 @@ class RankSummary:
     complete: bool
     warnings: List[str]
     metrics: Dict[str, Optional[int]]
+    has_snapshot: bool = True     # False: only the timeline (a process killed by SIGKILL)
     # region -> {metric: value} (REGION_METRICS)
     regions: Dict[str, Dict[str, int]] = field(default_factory=dict)
     # samples as int64 numpy columns, by time: mono_ns, heap, heap_mpi, rss, pss
@@ -142,6 +144,9 @@ def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], Lis
     rank's pre-exec image or its children); notes on what was set aside."""
     ranked = [s for s in summaries if s.rank >= 0]
     others = [s for s in summaries if s.rank < 0]
+    by_host_pid: Dict[Tuple[str, int], List[RankSummary]] = {}
+    for s in summaries:
+        by_host_pid.setdefault((s.host, s.pid), []).append(s)
     if not ranked:
         raise HeapscopeError("no MPI rank among these profiles (no rank recorded): use "
                              "`heapscope report --by size` for a single program")
@@ -155,13 +160,15 @@ def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], Lis
         by_rank.setdefault(s.rank, []).append(s)
     chosen, notes = [], []
     for rank in sorted(by_rank):
-        group = sorted(by_rank[rank], key=lambda s: (-s.metrics["alloc_blocks"], s.pid))
-        chosen.append(group[0])
-        if len(group) > 1:
-            others.extend(group[1:])
+        group = by_rank[rank]
+        rank_process, rest = choose_rank_process(group, by_host_pid)
+        chosen.append(rank_process)
+        if rest:
+            others.extend(rest)
             notes.append(f"rank {rank}: {len(group)} processes (pids "
-                         f"{', '.join(str(s.pid) for s in group)}); pid {group[0].pid} "
-                         f"(most allocations) is the rank")
+                         f"{', '.join(str(s.pid) for s in sorted(group, key=lambda s: s.pid))}); "
+                         f"pid {rank_process.pid} is the rank (the others are its children, "
+                         f"images before exec, or have fewer allocations)")
     return chosen, others, notes
 
 
@@ -207,6 +214,5 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
         stats=stats,
         regions=regions,
         timeline=job_timelines(ranks, timeline_points),
-        others=[dict(pid=s.pid, rank=s.rank, host=s.host, exe=s.exe, file=s.path,
-                     reason=s.reason) for s in others],
+        others=describe_others(ranks, others, summaries),
         notes=notes)

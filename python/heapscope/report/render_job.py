@@ -9,7 +9,7 @@ CSV header: section,rank,host,region,metric,seconds,value
 """
 import csv
 import io
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from heapscope.report.text import num, shorten, table
 
@@ -51,10 +51,8 @@ def render(doc: dict, max_ranks: int = 64) -> str:
     out = [f"heapscope job report: job {doc['job_id'] or '(no id)'}, {doc['ranks']} ranks on "
            f"{len(hosts)} host{'s' if len(hosts) != 1 else ''} ({shorten(hosts, 4)})",
            f"  program   {' | '.join(doc['executables'])}"]
-    if doc["others"]:
-        names = [f"{o['exe'].rsplit('/', 1)[-1]} pid {o['pid']}" for o in doc["others"]]
-        out.append(f"  other     {len(names)} processes that are not ranks, left out: "
-                   + shorten(names, 4))
+    for label, line in others_text(doc["others"]):
+        out.append(f"  {label:<9} {line}")
     for note in doc["notes"]:
         out.append(f"  note      {note}")
     warnings = [f"rank {r['rank']}: {w}" for r in doc["per_rank"] for w in r["warnings"]]
@@ -100,6 +98,52 @@ def render(doc: dict, max_ranks: int = 64) -> str:
     out.append(table(header, rows))
     out += _timeline_text(doc, max_ranks)
     return "\n".join(out).rstrip() + "\n"
+
+
+def others_text(others: Sequence[dict]) -> List[Tuple[str, str]]:
+    """(label, line) pairs of the header: the pre-exec images in one line (they are
+    the ranks' own pids, not other programs), the other processes in another, with
+    their role (analysis.job_processes)."""
+    lines = []
+    pre = [o for o in others if o["role"] == "pre-exec"]
+    rest = [o for o in others if o["role"] != "pre-exec"]
+    if rest:
+        names = [f"{_exe(o)} pid {o['pid']}{_why(o)}" for o in rest]
+        n = len(rest)
+        lines.append(("other", f"{n} process{'es' if n != 1 else ''} that "
+                               f"{'are' if n != 1 else 'is'} not a rank, left out: "
+                               + shorten(names, 4)))
+    if pre:
+        into_ranks = sorted(o["of_rank"] for o in pre if o["of_rank"] is not None)
+        into_pids = [str(o["of_pid"]) for o in pre if o["of_rank"] is None]
+        exes = sorted({_exe(o) for o in pre})
+        what = []
+        if into_ranks:
+            what.append(f"rank{'s' if len(into_ranks) != 1 else ''} "
+                        + shorten([str(r) for r in into_ranks], 12))
+        if into_pids:
+            what.append(f"pid{'s' if len(into_pids) != 1 else ''} " + shorten(into_pids, 12))
+        n = len(pre)
+        lines.append(("pre-exec", f"{n} file{'s' if n != 1 else ''} of {'/'.join(exes)} "
+                                  f"written before {'they' if n != 1 else 'it'} exec'd "
+                                  f"{' and '.join(what)} (the same process{'es' if n != 1 else ''}"
+                                  f" before exec), left out"))
+    return lines
+
+
+def _exe(o: dict) -> str:
+    return o["exe"].rsplit("/", 1)[-1] or "?"
+
+
+def _why(o: dict) -> str:
+    role = o["role"]
+    if role == "launcher":
+        return " (launcher)"
+    if role == "rank-child":
+        return f" (child of rank {o['of_rank']})"
+    if role == "rank-extra":
+        return f" (rank {o['of_rank']}, another process)"
+    return ""
 
 
 def _timeline_text(doc: dict, max_ranks: int) -> List[str]:
