@@ -1,7 +1,7 @@
 """The job report's other processes, from known process trees (profiles built in memory):
 the launcher's pre-exec forks (same pid as the rank they exec'd, reason "exec") are
 told apart from the launcher, a rank's children and unrelated processes; which
-process of several with one rank number is the rank."""
+process of several with one rank number is the rank; a rank without a snapshot."""
 from heapscope.analysis import job
 from heapscope.profile.model import Profile, Sample, Timeline
 from heapscope.report import render_job
@@ -17,7 +17,7 @@ def proc(pid, ppid, rank=-1, exe="/apps/sim", reason="exit", start=S, blocks=1, 
     if samples:
         p.timeline = Timeline(interval_ns=10**8, samples=[
             Sample(t, "periodic", "(none)", "", heap, 0, rss, -1) for t, heap, rss in samples])
-    return job.summarize(p)
+    return job.summarize(p, has_snapshot=snapshot)
 
 
 def tree():
@@ -69,3 +69,15 @@ def test_a_job_recorded_without_its_launcher_has_no_others():
     text = render_job.render(doc)
     assert "  other " not in text and "  pre-exec" not in text
 
+
+def test_the_rank_without_a_snapshot_is_still_the_rank():
+    """Rank 1 was SIGKILLed (timeline only); its child exited with a snapshot."""
+    ranks = [proc(11, 5, rank=0, samples=[(0, 100, 1000)]),
+             proc(12, 5, rank=1, snapshot=False, reason="", samples=[(0, 300, 5000)]),
+             proc(13, 12, rank=1, exe="/bin/sh", blocks=50)]
+    doc = job.build(ranks)
+    assert [(r["rank"], r["pid"], r["reason"], r["has_snapshot"]) for r in doc["per_rank"]] == \
+        [(0, 11, "exit", True), (1, 12, "none", False)]
+    assert [(o["pid"], o["role"]) for o in doc["others"]] == [(13, "rank-child")]
+    assert doc["per_rank"][1]["alloc_blocks"] is None and doc["per_rank"][1]["heap_peak"] == 300
+    assert doc["stats"]["alloc_blocks"]["ranks"] == 1 and doc["stats"]["heap_peak"]["ranks"] == 2

@@ -31,7 +31,7 @@ def _exec_successor(s, by_host_pid: Dict[Tuple[str, int], list]):
 def choose_rank_process(group: Sequence, by_host_pid) -> Tuple[object, List[object]]:
     """The process that is the rank among `group` (files with one rank number): not a
     pre-exec image nor a child of another in the group; of those, the one with a
-    snapshot, then the most allocations, then the lowest pid."""
+    snapshot, then with timeline samples, then the most allocations, then the lowest pid."""
     pids = {(s.host, s.pid) for s in group}
     roots = [s for s in group
              if (s.host, s.ppid) not in pids and _exec_successor(s, by_host_pid) not in group]
@@ -39,7 +39,8 @@ def choose_rank_process(group: Sequence, by_host_pid) -> Tuple[object, List[obje
 
     def key(s):
         blocks = s.metrics.get("alloc_blocks")
-        return (not s.has_snapshot, -(blocks if blocks is not None else -1), s.pid)
+        return (not s.has_snapshot, s.timeline is None,
+                -(blocks if blocks is not None else -1), s.pid)
     chosen = min(roots, key=key)
     return chosen, [s for s in group if s is not chosen]
 

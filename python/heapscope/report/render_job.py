@@ -1,8 +1,10 @@
 """Text and CSV of the job report document (analysis.job.build).
 
 CSV header: section,rank,host,region,metric,seconds,value
-  rank            one row per rank and metric
-  min, max        the extreme rank (rank, host) of each metric; mean: rank "all"
+  rank            one row per rank and metric (value empty when the rank lacks it:
+                  a rank without a snapshot has no allocation counts)
+  min, max        the extreme rank (rank, host) of each metric; mean: rank "all";
+  ranks           how many ranks have the metric (rank "all")
   region-min, region-max, region-mean   the same per region (region column set)
   timeline        one row per grid point, series (metric app/mpi/rss/pss) and rank
                   (rank "all" for the sum over ranks); seconds since the earliest start
@@ -55,12 +57,15 @@ def render(doc: dict, max_ranks: int = 64) -> str:
         out.append(f"  {label:<9} {line}")
     for note in doc["notes"]:
         out.append(f"  note      {note}")
+    for w in doc["warnings"]:
+        out.append(f"  warning   {w}")
     warnings = [f"rank {r['rank']}: {w}" for r in doc["per_rank"] for w in r["warnings"]]
     for w in warnings[:MAX_WARNINGS]:
         out.append(f"  warning   {w}")
     if len(warnings) > MAX_WARNINGS:
         out.append(f"  warning   ... and {len(warnings) - MAX_WARNINGS} more (all are in --format json)")
-    killed = [str(r["rank"]) for r in doc["per_rank"] if r["reason"] not in ("exit", "api")]
+    killed = [str(r["rank"]) for r in doc["per_rank"]
+              if r["has_snapshot"] and r["reason"] not in ("exit", "api")]
     if killed:
         out.append(f"  ended     by a signal or exec before exit: ranks {shorten(killed, 12)} "
                    f"(their last snapshot is used)")
@@ -70,8 +75,10 @@ def render(doc: dict, max_ranks: int = 64) -> str:
     for m in doc["metrics"]:
         s = doc["stats"][m["key"]]
         rows.append([m["title"], _value(s["min"]), f"r{s['min_rank']}", s["min_host"],
-                     _value(s["max"]), f"r{s['max_rank']}", s["max_host"], _value(s["mean"])])
-    out.append(table(["metric", "min", "rank", "host", "max", "rank", "host", "mean"], rows))
+                     _value(s["max"]), f"r{s['max_rank']}", s["max_host"], _value(s["mean"]),
+                     str(s["ranks"])])
+    out.append(table(["metric", "min", "rank", "host", "max", "rank", "host", "mean", "ranks"],
+                     rows))
     if doc["timeline"] is None:
         out.append("  (no timeline samples in these profiles: heap, RSS and PSS peaks need them)")
 
@@ -178,13 +185,13 @@ def render_csv(doc: dict) -> str:
     keys = [m["key"] for m in doc["metrics"]]
     for r in doc["per_rank"]:
         for k in keys:
-            if r[k] is not None:
-                w.writerow(["rank", r["rank"], r["host"], "", k, "", r[k]])
+            w.writerow(["rank", r["rank"], r["host"], "", k, "", "" if r[k] is None else r[k]])
     for k in keys:
         s = doc["stats"][k]
         w.writerow(["min", s["min_rank"], s["min_host"], "", k, "", s["min"]])
         w.writerow(["max", s["max_rank"], s["max_host"], "", k, "", s["max"]])
         w.writerow(["mean", "all", "", "", k, "", s["mean"]])
+        w.writerow(["ranks", "all", "", "", k, "", s["ranks"]])
     for reg in doc["regions"]:
         for k, _ in REGION_TITLES + (("alloc_app_blocks", ""), ("alloc_mpi_blocks", "")):
             s = reg[k]
