@@ -104,6 +104,35 @@ def test_job_report_agrees_with_the_rank_files(killed_job, heapscope):
     assert got == {r: v[0] for r, v in expected.items()}
 
 
+def test_pre_exec_files_are_the_ranks_own_pids(killed_job, heapscope):
+    """Recording mpirun, its forks write a file each before they exec the ranks: same pid
+    as the rank, the launcher's name, no rank, an "exec" snapshot. The report says so
+    instead of listing them as other programs."""
+    _, out = killed_job
+    files = [read_profile(f) for f in out.glob("*.hsp")]
+    ranks = {p.rank: p for p in files if p.rank >= 0}
+    launcher = {p.ppid for p in ranks.values()}
+    assert len(launcher) == 1
+    (launcher,) = launcher
+    pre = {p.pid: p for p in files if p.rank < 0 and p.pid != launcher}
+    assert sorted(pre) == sorted(p.pid for p in ranks.values())
+    mpirun = next(p for p in files if p.pid == launcher)
+    rank_of_pid = {p.pid: p for p in ranks.values()}
+    for pid, p in pre.items():    # the launcher's image, before the rank's
+        assert (p.snapshot_reason, p.ppid, p.exe) == ("exec", launcher, mpirun.exe)
+        assert p.start_real_ns < rank_of_pid[pid].start_real_ns
+    doc = json.loads(heapscope("report", out, "--format", "json").stdout)
+    roles = sorted((o["role"], o["pid"], o["of_rank"], o["of_pid"]) for o in doc["others"])
+    assert roles == [("launcher", launcher, None, None)] + sorted(
+        ("pre-exec", p.pid, p.rank, p.pid) for p in ranks.values())
+    text = heapscope("report", out).stdout.splitlines()
+    other = [l for l in text if l.startswith("  other")]
+    assert len(other) == 1 and other[0].startswith("  other     1 process that is not a rank")
+    assert other[0].endswith(f"pid {launcher} (launcher)")
+    pre_line = [l for l in text if l.startswith("  pre-exec")]
+    assert len(pre_line) == 1 and "4 files of orterun written before they exec'd ranks 0, 1, 2, 3" \
+        in pre_line[0]
+
 def _synthetic_job(d, n, job="77"):
     """n ranks: rank r has 1000-byte blocks (r % 7 + 1) x 10 in the application, 64-byte
     blocks (r % 5 + 1) x 100 inside MPI calls, on host node<r % 4>."""

@@ -276,14 +276,28 @@ static const char *env_or(const char *name, const char *fallback)
     return v && *v ? v : fallback;
 }
 
+/* The MPI rank: the first of OMPI_COMM_WORLD_RANK (Open MPI), PMI_RANK (MPICH's
+ * hydra, Intel MPI) and SLURM_PROCID (srun) that holds a rank number, i.e. 1 to 9
+ * decimal digits and nothing else; -1 when none does. A set value that is not a
+ * number is ignored with a warning (atoi would have made it rank 0) and the next
+ * variable is tried. Read when the file opens: a fork child before exec
+ * has the launcher's environment, not yet the rank's. */
 static int mpi_rank(void)
 {
-    const char *v = getenv("OMPI_COMM_WORLD_RANK");
-    if (!v || !*v)
-        v = getenv("PMI_RANK");
-    if (!v || !*v)
-        v = getenv("SLURM_PROCID");
-    return v && *v ? atoi(v) : -1;
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (!v || !*v)
+            continue;
+        size_t digits = strspn(v, "0123456789");
+        if (digits >= 1 && digits <= 9 && v[digits] == 0)
+            return atoi(v);
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s='%.40s%s' is not a rank number: ignored", vars[i], v,
+                 strlen(v) > 40 ? "..." : "");
+        hs_warn(msg);
+    }
+    return -1;
 }
 
 static const char *job_id(void)
@@ -304,7 +318,7 @@ static void read_file(const char *name, struct hs_buf *into)
     close(f);
 }
 
-static void write_start(void)
+static void write_start(int rank)
 {
     struct hs_buf b = {0};
     char host[256] = "", exe[4096] = "";
@@ -326,7 +340,7 @@ static void write_start(void)
     size_t c = hs_chunk_begin(&b, HS_CHUNK_PROCESS);
     hs_buf_u32(&b, (uint32_t)getpid());
     hs_buf_u32(&b, (uint32_t)getppid());
-    hs_buf_u32(&b, (uint32_t)mpi_rank());
+    hs_buf_u32(&b, (uint32_t)rank);
     hs_buf_u32(&b, 0);
     hs_buf_u64(&b, hs_start_real_ns);
     hs_buf_str(&b, host, strlen(host));
@@ -405,6 +419,6 @@ int hs_profile_open(void)
         fd_dev = st.st_dev;
         fd_ino = st.st_ino;
     }
-    write_start();
+    write_start(rank);
     return 0;
 }

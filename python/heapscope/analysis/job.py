@@ -17,18 +17,25 @@ Where the figures come from:
               growth over MPI calls (the library's non-heap memory).
   tracked     requested bytes live at the heap peak (record --track).
 A metric a profile does not carry is None for that rank and left out of the stats.
+A rank whose file has no snapshot (killed by SIGKILL: OOM killer, scheduler) is kept
+with what its timeline gives (summarize(..., has_snapshot=False): reason "none", every
+count None); a rank file with neither a snapshot nor timeline samples is left out
+("excluded"), with a warning.
 A region is named by its application path: "[MPI]" components are taken off, so
 "solve/[MPI]" counts as MPI memory of region "solve".
 """
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from heapscope.analysis.job_processes import choose_rank_process, describe_others
 from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
+from heapscope.profile.timeline import NO_SNAPSHOT_WARNING
 
 JOB_FORMAT = "heapscope-job"
 JOB_VERSION = 1
 MPI_REGION = "[MPI]"
+NO_SNAPSHOT = "none"      # the reason of a rank that has no snapshot
 TOP = "(none)"
 
 # (key, title, unit) in report order
@@ -76,6 +83,7 @@ class RankSummary:
     complete: bool
     warnings: List[str]
     metrics: Dict[str, Optional[int]]
+    has_snapshot: bool = True     # False: only the timeline (a process killed by SIGKILL)
     # region -> {metric: value} (REGION_METRICS)
     regions: Dict[str, Dict[str, int]] = field(default_factory=dict)
     # samples as int64 numpy columns, by time: mono_ns, heap, heap_mpi, rss, pss
@@ -83,8 +91,24 @@ class RankSummary:
     timeline: Optional[tuple] = None
 
 
-def summarize(p: Profile) -> RankSummary:
+def summarize(p: Profile, has_snapshot: bool = True) -> RankSummary:
+    """p: a profile read by read_profile, or with has_snapshot=False by read_timeline
+    (no counts: only the timeline's figures are set)."""
     m: Dict[str, Optional[int]] = {k: None for k, _, _ in METRICS}
+    regions: Dict[str, Dict[str, int]] = {}
+    if has_snapshot:
+        _count(p, m, regions)
+    columns = _timeline(p, m, regions, has_snapshot)
+    warnings = [w for w in p.warnings if has_snapshot or w != NO_SNAPSHOT_WARNING]
+    return RankSummary(path=p.path, rank=p.rank, pid=p.pid, ppid=p.ppid, host=p.host, exe=p.exe,
+                       job_id=p.job_id, start_real_ns=p.start_real_ns,
+                       reason=p.snapshot_reason if has_snapshot else NO_SNAPSHOT,
+                       complete=p.complete and has_snapshot, warnings=warnings, metrics=m,
+                       has_snapshot=has_snapshot, regions=regions, timeline=columns)
+
+
+def _count(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[str, int]]) -> None:
+    """The snapshot's figures: blocks and bytes, application and MPI, per region."""
     per_path: Dict[str, List[int]] = {}       # region path -> [blocks, bytes]
     for (r, size), n in p.size_counts.items():
         acc = per_path.get(r)
@@ -92,7 +116,6 @@ def summarize(p: Profile) -> RankSummary:
             acc = per_path[r] = [0, 0]
         acc[0] += n
         acc[1] += n * size
-    regions: Dict[str, Dict[str, int]] = {}
     blocks = {False: 0, True: 0}
     nbytes = {False: 0, True: 0}
     for r, (n, b) in per_path.items():
@@ -107,6 +130,11 @@ def summarize(p: Profile) -> RankSummary:
              alloc_app_bytes=nbytes[False], alloc_mpi_bytes=nbytes[True])
     if p.tracking is not None:
         m["tracked_peak"] = p.tracking.peak_bytes
+
+
+def _timeline(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[str, int]],
+              has_snapshot: bool) -> Optional[tuple]:
+    """The timeline's figures (peaks, calipers, per-region heap peaks); its columns."""
     columns = None
     tl = p.timeline
     if tl is not None and tl.samples:
@@ -129,12 +157,11 @@ def summarize(p: Profile) -> RankSummary:
             if s.heap_bytes > peaks.get(s.region, -1):
                 peaks[s.region] = s.heap_bytes
         for path, peak in peaks.items():
-            reg = regions.setdefault(app_region(path), dict.fromkeys(REGION_METRICS[:4], 0))
+            # without a snapshot the region has no counts (None, not 0)
+            reg = regions.setdefault(app_region(path), dict.fromkeys(REGION_METRICS[:4], 0)
+                                     if has_snapshot else {})
             reg["heap_peak"] = max(reg.get("heap_peak", 0), peak)
-    return RankSummary(path=p.path, rank=p.rank, pid=p.pid, ppid=p.ppid, host=p.host, exe=p.exe,
-                       job_id=p.job_id, start_real_ns=p.start_real_ns, reason=p.snapshot_reason,
-                       complete=p.complete, warnings=list(p.warnings), metrics=m,
-                       regions=regions, timeline=columns)
+    return columns
 
 
 def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], List[RankSummary], List[str]]:
@@ -142,10 +169,19 @@ def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], Lis
     rank's pre-exec image or its children); notes on what was set aside."""
     ranked = [s for s in summaries if s.rank >= 0]
     others = [s for s in summaries if s.rank < 0]
+    if ranked and not any(_has_data(s) for s in ranked):
+        files = [s.path.rsplit("/", 1)[-1] for s in ranked]
+        raise HeapscopeError(f"no rank file holds a snapshot or timeline samples: "
+                             f"{len(files)} file{'s' if len(files) != 1 else ''} with neither a "
+                             f"snapshot nor timeline samples ({', '.join(files[:3])}"
+                             f"{', ...' if len(files) > 3 else ''})")
+    by_host_pid: Dict[Tuple[str, int], List[RankSummary]] = {}
+    for s in summaries:
+        by_host_pid.setdefault((s.host, s.pid), []).append(s)
     if not ranked:
         raise HeapscopeError("no MPI rank among these profiles (no rank recorded): use "
                              "`heapscope report --by size` for a single program")
-    jobs = sorted({s.job_id for s in ranked})
+    jobs = sorted({s.job_id for s in ranked if _has_data(s)})
     if len(jobs) > 1:
         raise HeapscopeError(f"these profiles are ranks of {len(jobs)} jobs ({', '.join(jobs[:5])}"
                              f"{', ...' if len(jobs) > 5 else ''}): report one job's files, "
@@ -155,14 +191,39 @@ def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], Lis
         by_rank.setdefault(s.rank, []).append(s)
     chosen, notes = [], []
     for rank in sorted(by_rank):
-        group = sorted(by_rank[rank], key=lambda s: (-s.metrics["alloc_blocks"], s.pid))
-        chosen.append(group[0])
-        if len(group) > 1:
-            others.extend(group[1:])
+        group = by_rank[rank]
+        rank_process, rest = choose_rank_process(group, by_host_pid)
+        chosen.append(rank_process)
+        if rest:
+            others.extend(rest)
             notes.append(f"rank {rank}: {len(group)} processes (pids "
-                         f"{', '.join(str(s.pid) for s in group)}); pid {group[0].pid} "
-                         f"(most allocations) is the rank")
+                         f"{', '.join(str(s.pid) for s in sorted(group, key=lambda s: s.pid))}); "
+                         f"pid {rank_process.pid} is the rank (the others are its children, "
+                         f"images before exec, or have fewer allocations)")
     return chosen, others, notes
+
+
+def _has_data(s: RankSummary) -> bool:
+    return s.has_snapshot or s.timeline is not None
+
+
+def _warnings(ranks: List[RankSummary], excluded: List[RankSummary]) -> List[str]:
+    """One line for the ranks without a snapshot, one for the files left out."""
+    out = []
+    bare = [r.rank for r in ranks if not r.has_snapshot]
+    if bare:
+        n = len(bare)
+        out.append(f"rank{'s' if n != 1 else ''} {', '.join(map(str, bare[:12]))}"
+                   f"{', ...' if n > 12 else ''} of {len(ranks)} ended without a snapshot "
+                   f"(SIGKILL: OOM killer, scheduler; or still running): heap, RSS and PSS from "
+                   f"{'their' if n != 1 else 'its'} timeline up to the last flush, no allocation "
+                   f"counts; statistics are over the ranks that have each figure")
+    if excluded:
+        n = len(excluded)
+        named = [f"rank {s.rank} ({s.path.rsplit('/', 1)[-1]})" for s in excluded[:4]]
+        out.append(f"left out: {n} rank file{'s' if n != 1 else ''} with neither a snapshot nor "
+                   f"timeline samples: {', '.join(named)}{', ...' if n > 4 else ''}")
+    return out
 
 
 def _stats(values: List[Tuple[int, RankSummary]]) -> Optional[dict]:
@@ -178,7 +239,9 @@ def _stats(values: List[Tuple[int, RankSummary]]) -> Optional[dict]:
 def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
     from heapscope.analysis.job_timeline import job_timelines   # numpy, only here
 
-    ranks, others, notes = pick_ranks(summaries)
+    chosen, others, notes = pick_ranks(summaries)
+    ranks = [r for r in chosen if _has_data(r)]
+    excluded = [r for r in chosen if not _has_data(r)]
     present = [k for k, _, _ in METRICS if any(r.metrics[k] is not None for r in ranks)]
     stats = {k: _stats([(r.metrics[k], r) for r in ranks if r.metrics[k] is not None])
              for k in present}
@@ -202,11 +265,16 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
         executables=sorted({r.exe for r in ranks}),
         metrics=[dict(key=k, title=t, unit=u) for k, t, u in METRICS if k in present],
         per_rank=[dict(rank=r.rank, host=r.host, pid=r.pid, file=r.path, exe=r.exe,
-                       reason=r.reason, complete=r.complete, warnings=r.warnings,
+                       reason=r.reason, complete=r.complete, has_snapshot=r.has_snapshot,
+                       warnings=r.warnings,
                        **{k: r.metrics[k] for k in present}) for r in ranks],
         stats=stats,
         regions=regions,
         timeline=job_timelines(ranks, timeline_points),
-        others=[dict(pid=s.pid, rank=s.rank, host=s.host, exe=s.exe, file=s.path,
-                     reason=s.reason) for s in others],
+        others=describe_others(ranks, others, summaries),
+        no_snapshot=[r.rank for r in ranks if not r.has_snapshot],
+        excluded=[dict(rank=s.rank, host=s.host, pid=s.pid, file=s.path,
+                       why=s.warnings[0] if s.warnings else "neither a snapshot nor timeline samples")
+                  for s in excluded],
+        warnings=_warnings(ranks, excluded),
         notes=notes)

@@ -7,12 +7,11 @@
 Without --by: rank when the profiles are MPI ranks, else size.
 """
 import json
-import re
 from pathlib import Path
 
 from heapscope.analysis import by_library
 from heapscope.analysis.selection import SizeSet
-from heapscope.errors import HeapscopeError
+from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import load_profiles
 from heapscope.report import add_format_options, identify, to_json
 from heapscope.report.csvout import report_csv
@@ -20,7 +19,6 @@ from heapscope.report.output import emit
 from heapscope.report.render_report import render
 
 VIEWS = ("size", "library", "rank")
-RANK_FILE = re.compile(r"^heapscope\..+\.r\d+\..+\.\d+\.hsp$")   # record's name for a rank's file
 
 
 def register(sub):
@@ -71,8 +69,16 @@ def run(args):
         if _rank_files(args.profiles):
             view = "rank"
         else:
-            profiles = load_profiles(args.profiles)
-            view = "rank" if any(p.rank >= 0 for p in profiles) else "size"
+            try:
+                profiles = load_profiles(args.profiles)
+            except NoSnapshotError as exc:
+                # a rank killed by SIGKILL, in a file not named as a rank's: the job
+                # report reads its timeline
+                from heapscope.profile.timeline import read_timeline
+                if read_timeline(exc.path).rank < 0:
+                    raise
+                profiles = None
+            view = "rank" if profiles is None or any(p.rank >= 0 for p in profiles) else "size"
     _check_options(args, view)
     if view == "rank":
         return _job(args, profiles)
@@ -88,11 +94,12 @@ def run(args):
 
 
 def _rank_files(paths) -> bool:
-    """Whether the arguments are directories whose files record named after MPI ranks."""
-    dirs = [Path(str(a)) for a in paths]
-    if not dirs or not all(d.is_dir() for d in dirs):
-        return False
-    return any(RANK_FILE.match(f.name) for d in dirs for f in d.glob("heapscope.*.hsp"))
+    """Whether the arguments (directories, files) hold files record named after MPI ranks."""
+    from heapscope.analysis.job_loading import RANK_FILE
+    names = []
+    for arg in map(Path, map(str, paths)):
+        names += [f.name for f in arg.glob("heapscope.*.hsp")] if arg.is_dir() else [arg.name]
+    return any(RANK_FILE.match(n) for n in names)
 
 
 def _check_options(args, view):

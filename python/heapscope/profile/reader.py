@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Dict, Iterable, List, Tuple
 
-from heapscope.errors import HeapscopeError
+from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import chunks as framing
 from heapscope.profile import decode
 from heapscope.profile import format as fmt
@@ -42,7 +42,7 @@ def read_profile(path) -> Profile:
     if not snapshots:
         where = (f"file cut short at byte {frame.truncated_at}" if frame.truncated_at is not None
                  else "the process ended before its first dump")
-        raise HeapscopeError(f"{path}: no complete snapshot in this profile ({where})")
+        raise NoSnapshotError(f"{path}: no complete snapshot in this profile ({where})", path)
     begin, end = snapshots[-1]
     chosen_seq = _decode(decode.snapshot_begin, frame.chunks[begin], path)[0]
     _incomplete_warnings(profile, frame, open_snapshot, len(data), chosen_seq, path)

@@ -20,6 +20,8 @@ TIMELINE_REGIONS = 21
 SAMPLE_KINDS = ["periodic", "region-begin", "region-end", "mpi-before", "mpi-after", "final"]
 HEAP_MEASURES = ["usable", "requested", "none"]   # "none": heap_bytes/heap_mpi_bytes are -1
 NO_LABEL = 0xFFFFFFFF
+NO_SNAPSHOT_WARNING = ("no complete snapshot (the process was killed before its first dump): "
+                       "timeline up to its last flush")
 
 _HEAD = struct.Struct("<QqII QQqqQ")
 _COUNT = struct.Struct("<II")
@@ -134,8 +136,7 @@ def read_timeline(path) -> Profile:
                                 f"written): timeline read up to there")
     if not any(c.type == fmt.CHUNK_SNAPSHOT_END for c in frame.chunks):
         profile.complete = False
-        profile.warnings.append("no complete snapshot (the process was killed before its first "
-                                "dump): timeline up to its last flush")
+        profile.warnings.append(NO_SNAPSHOT_WARNING)
     profile.timeline = build(((c.type, c.offset, c.payload) for c in frame.chunks
                               if c.type in (TIMELINE_SAMPLES, TIMELINE_REGIONS)), path,
                              profile.warnings)

@@ -1,15 +1,17 @@
 """Text and CSV of the job report document (analysis.job.build).
 
 CSV header: section,rank,host,region,metric,seconds,value
-  rank            one row per rank and metric
-  min, max        the extreme rank (rank, host) of each metric; mean: rank "all"
+  rank            one row per rank and metric (value empty when the rank lacks it:
+                  a rank without a snapshot has no allocation counts)
+  min, max        the extreme rank (rank, host) of each metric; mean: rank "all";
+  ranks           how many ranks have the metric (rank "all")
   region-min, region-max, region-mean   the same per region (region column set)
   timeline        one row per grid point, series (metric app/mpi/rss/pss) and rank
                   (rank "all" for the sum over ranks); seconds since the earliest start
 """
 import csv
 import io
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from heapscope.report.text import num, shorten, table
 
@@ -51,18 +53,19 @@ def render(doc: dict, max_ranks: int = 64) -> str:
     out = [f"heapscope job report: job {doc['job_id'] or '(no id)'}, {doc['ranks']} ranks on "
            f"{len(hosts)} host{'s' if len(hosts) != 1 else ''} ({shorten(hosts, 4)})",
            f"  program   {' | '.join(doc['executables'])}"]
-    if doc["others"]:
-        names = [f"{o['exe'].rsplit('/', 1)[-1]} pid {o['pid']}" for o in doc["others"]]
-        out.append(f"  other     {len(names)} processes that are not ranks, left out: "
-                   + shorten(names, 4))
+    for label, line in others_text(doc["others"]):
+        out.append(f"  {label:<9} {line}")
     for note in doc["notes"]:
         out.append(f"  note      {note}")
+    for w in doc["warnings"]:
+        out.append(f"  warning   {w}")
     warnings = [f"rank {r['rank']}: {w}" for r in doc["per_rank"] for w in r["warnings"]]
     for w in warnings[:MAX_WARNINGS]:
         out.append(f"  warning   {w}")
     if len(warnings) > MAX_WARNINGS:
         out.append(f"  warning   ... and {len(warnings) - MAX_WARNINGS} more (all are in --format json)")
-    killed = [str(r["rank"]) for r in doc["per_rank"] if r["reason"] not in ("exit", "api")]
+    killed = [str(r["rank"]) for r in doc["per_rank"]
+              if r["has_snapshot"] and r["reason"] not in ("exit", "api")]
     if killed:
         out.append(f"  ended     by a signal or exec before exit: ranks {shorten(killed, 12)} "
                    f"(their last snapshot is used)")
@@ -72,8 +75,10 @@ def render(doc: dict, max_ranks: int = 64) -> str:
     for m in doc["metrics"]:
         s = doc["stats"][m["key"]]
         rows.append([m["title"], _value(s["min"]), f"r{s['min_rank']}", s["min_host"],
-                     _value(s["max"]), f"r{s['max_rank']}", s["max_host"], _value(s["mean"])])
-    out.append(table(["metric", "min", "rank", "host", "max", "rank", "host", "mean"], rows))
+                     _value(s["max"]), f"r{s['max_rank']}", s["max_host"], _value(s["mean"]),
+                     str(s["ranks"])])
+    out.append(table(["metric", "min", "rank", "host", "max", "rank", "host", "mean", "ranks"],
+                     rows))
     if doc["timeline"] is None:
         out.append("  (no timeline samples in these profiles: heap, RSS and PSS peaks need them)")
 
@@ -100,6 +105,52 @@ def render(doc: dict, max_ranks: int = 64) -> str:
     out.append(table(header, rows))
     out += _timeline_text(doc, max_ranks)
     return "\n".join(out).rstrip() + "\n"
+
+
+def others_text(others: Sequence[dict]) -> List[Tuple[str, str]]:
+    """(label, line) pairs of the header: the pre-exec images in one line (they are
+    the ranks' own pids, not other programs), the other processes in another, with
+    their role (analysis.job_processes)."""
+    lines = []
+    pre = [o for o in others if o["role"] == "pre-exec"]
+    rest = [o for o in others if o["role"] != "pre-exec"]
+    if rest:
+        names = [f"{_exe(o)} pid {o['pid']}{_why(o)}" for o in rest]
+        n = len(rest)
+        lines.append(("other", f"{n} process{'es' if n != 1 else ''} that "
+                               f"{'are' if n != 1 else 'is'} not a rank, left out: "
+                               + shorten(names, 4)))
+    if pre:
+        into_ranks = sorted(o["of_rank"] for o in pre if o["of_rank"] is not None)
+        into_pids = [str(o["of_pid"]) for o in pre if o["of_rank"] is None]
+        exes = sorted({_exe(o) for o in pre})
+        what = []
+        if into_ranks:
+            what.append(f"rank{'s' if len(into_ranks) != 1 else ''} "
+                        + shorten([str(r) for r in into_ranks], 12))
+        if into_pids:
+            what.append(f"pid{'s' if len(into_pids) != 1 else ''} " + shorten(into_pids, 12))
+        n = len(pre)
+        lines.append(("pre-exec", f"{n} file{'s' if n != 1 else ''} of {'/'.join(exes)} "
+                                  f"written before {'they' if n != 1 else 'it'} exec'd "
+                                  f"{' and '.join(what)} (the same process{'es' if n != 1 else ''}"
+                                  f" before exec), left out"))
+    return lines
+
+
+def _exe(o: dict) -> str:
+    return o["exe"].rsplit("/", 1)[-1] or "?"
+
+
+def _why(o: dict) -> str:
+    role = o["role"]
+    if role == "launcher":
+        return " (launcher)"
+    if role == "rank-child":
+        return f" (child of rank {o['of_rank']})"
+    if role == "rank-extra":
+        return f" (rank {o['of_rank']}, another process)"
+    return ""
 
 
 def _timeline_text(doc: dict, max_ranks: int) -> List[str]:
@@ -134,13 +185,13 @@ def render_csv(doc: dict) -> str:
     keys = [m["key"] for m in doc["metrics"]]
     for r in doc["per_rank"]:
         for k in keys:
-            if r[k] is not None:
-                w.writerow(["rank", r["rank"], r["host"], "", k, "", r[k]])
+            w.writerow(["rank", r["rank"], r["host"], "", k, "", "" if r[k] is None else r[k]])
     for k in keys:
         s = doc["stats"][k]
         w.writerow(["min", s["min_rank"], s["min_host"], "", k, "", s["min"]])
         w.writerow(["max", s["max_rank"], s["max_host"], "", k, "", s["max"]])
         w.writerow(["mean", "all", "", "", k, "", s["mean"]])
+        w.writerow(["ranks", "all", "", "", k, "", s["ranks"]])
     for reg in doc["regions"]:
         for k, _ in REGION_TITLES + (("alloc_app_blocks", ""), ("alloc_mpi_blocks", "")):
             s = reg[k]
