@@ -6,7 +6,8 @@
  * at each birth and death. The counter is converted with a scale measured once
  * against CLOCK_MONOTONIC (2 ms), in 32.32 fixed point. Only when the kernel's
  * clocksource is "tsc" (so the counter is invariant and synchronized across CPUs);
- * otherwise clock_gettime.
+ * otherwise clock_gettime. The hot paths read it inline (hs_clock_ns, tracking.h):
+ * a call per read cost a few percent of tracking mode.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -16,18 +17,11 @@
 #include <x86intrin.h>
 
 #include "recorder.h"
+#include "tracking.h"
 
-static int use_tsc;
-static uint64_t tsc0, ns0;
-static uint64_t scale;  /* ns per tick, 32.32 fixed point */
+struct hs_tsc_clock hs_tsc;  /* read inline by hs_clock_ns (tracking.h) */
 
-uint64_t hs_fast_ns(void)
-{
-    if (!use_tsc)
-        return hs_now_ns(CLOCK_MONOTONIC);
-    uint64_t ticks = __rdtsc() - tsc0;
-    return ns0 + (uint64_t)(((unsigned __int128)ticks * scale) >> 32);
-}
+uint64_t hs_fast_ns(void) { return hs_clock_ns(); }
 
 static int kernel_uses_tsc(void)
 {
@@ -56,8 +50,8 @@ void hs_fast_clock_init(void)
     } while (n_end - n_start < 2000000);
     if (t_end <= t_start)
         return;
-    scale = (uint64_t)(((unsigned __int128)(n_end - n_start) << 32) / (t_end - t_start));
-    tsc0 = t_end;
-    ns0 = n_end;
-    use_tsc = scale != 0;
+    hs_tsc.scale = (uint64_t)(((unsigned __int128)(n_end - n_start) << 32) / (t_end - t_start));
+    hs_tsc.tsc0 = t_end;
+    hs_tsc.ns0 = n_end;
+    hs_tsc.use_tsc = hs_tsc.scale != 0;
 }

@@ -6,6 +6,9 @@
 #ifndef HS_TRACKING_H
 #define HS_TRACKING_H
 
+#include <time.h>
+#include <x86intrin.h>
+
 #include "blocks.h"
 #include "recorder.h"
 
@@ -48,6 +51,23 @@ HS_HIDDEN void hs_track_revive(struct hs_dying *d);
 HS_HIDDEN struct hs_track_rec *hs_track_records(void);
 HS_HIDDEN void hs_track_peak_now(void);   /* a pending peak copied (the snapshot) */
 HS_HIDDEN void hs_track_figures(struct hs_track_figures *f);
+
+/* fast_clock.c: CLOCK_MONOTONIC ns from the TSC, inline for the hot paths of
+ * tracking and the trace (hs_fast_ns is the same behind a call). */
+struct hs_tsc_clock {
+    int use_tsc;
+    uint64_t tsc0, ns0;
+    uint64_t scale;  /* ns per tick, 32.32 fixed point */
+};
+extern HS_HIDDEN struct hs_tsc_clock hs_tsc;
+
+static inline uint64_t hs_clock_ns(void)
+{
+    if (HS_UNLIKELY(!hs_tsc.use_tsc))
+        return hs_now_ns(CLOCK_MONOTONIC);
+    uint64_t ticks = __rdtsc() - hs_tsc.tsc0;
+    return hs_tsc.ns0 + (uint64_t)(((unsigned __int128)ticks * hs_tsc.scale) >> 32);
+}
 
 /* Blocks of r live now. */
 static inline int64_t hs_track_live(struct hs_track_rec *r)
