@@ -2,6 +2,8 @@
 into the same figures tracking mode computes in the recorder."""
 import zlib
 
+import pytest
+
 from heapscope.native import program
 from heapscope.profile import read_profile
 from heapscope.profile import trace
@@ -69,13 +71,16 @@ def test_trace_and_track_agree_on_the_churn_workload(heapscope, tmp_path):
     assert sum(s.life.temporaries for s in traced.tracking.stacks) > 0
 
 
-def test_events_are_compressed_chunks_of_each_thread(heapscope, build, tmp_path):
+@pytest.mark.parametrize("compress, codec", [(None, 0), ("1", 1)])
+def test_events_are_chunks_of_each_thread(heapscope, build, tmp_path, compress, codec):
+    """Raw chunks by default, deflated with HEAPSCOPE_TRACE_COMPRESS=1."""
     exe = build("trk_lifetimes.c", "-pthread")
-    heapscope("record", "-o", tmp_path, "--trace", "--", exe)
+    env = {"HEAPSCOPE_TRACE_COMPRESS": compress} if compress else None
+    heapscope("record", "-o", tmp_path, "--trace", "--", exe, env=env)
     [path] = tmp_path.glob("heapscope.*.hsp")
     start, chunks = trace.scan(str(path))
     assert start is not None and start[0] == 1
-    assert {c.codec for c in chunks} == {1}
+    assert {c.codec for c in chunks} == {codec}
     assert len({c.thread for c in chunks}) == 2      # main thread and the freeing one
     for c in chunks:
         assert c.first_seq <= c.last_seq
@@ -88,6 +93,21 @@ def test_events_are_compressed_chunks_of_each_thread(heapscope, build, tmp_path)
     kinds = [e[1] for e in merged]
     p = read_profile(path)
     assert kinds.count(trace.ALLOC) == sum(p.size_counts.values())
+
+
+def test_compressed_trace_replays_like_raw(heapscope, tmp_path):
+    """HEAPSCOPE_TRACE_COMPRESS=1: every chunk deflated (the writer thread's, reusing
+    one compressor, and the exit's), replayed into the same figures as raw chunks."""
+    args = ["--", program("hs-wl-cxx-churn"), "--ops", "20000", "--working-set", "300"]
+    heapscope("record", "-o", tmp_path / "raw", "--trace", *args)
+    heapscope("record", "-o", tmp_path / "z", "--trace", *args,
+              env={"HEAPSCOPE_TRACE_COMPRESS": "1"})
+    [raw] = profiles(tmp_path / "raw")
+    [packed] = profiles(tmp_path / "z")
+    assert figures(raw) == figures(packed)
+    assert summary(raw) == summary(packed)
+    _, chunks = trace.scan(packed.path)
+    assert {c.codec for c in chunks} == {1} and len(chunks) > 4
 
 
 def test_forked_child_has_its_own_trace(heapscope, build, tmp_path):

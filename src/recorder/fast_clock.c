@@ -16,7 +16,9 @@
  * parameters give at that instant. Without refinement (timeline off) it drifts by
  * the first scale's error, some tens of microseconds per second at worst.
  *
- * Parameters live in two slots; a reader loads the current one's index, then it.
+ * The hot paths read it inline (hs_clock_ns, tracking.h): a call per read cost a
+ * few percent of tracking mode. Parameters live in two slots (struct hs_tsc_clock);
+ * a reader loads the current one's index, then it.
  * The writer fills the other slot and switches: a reader would need to sleep through
  * two refinements (two seconds) in the middle of a read to see a torn slot.
  */
@@ -28,27 +30,12 @@
 #include <x86intrin.h>
 
 #include "recorder.h"
+#include "tracking.h"
 
-struct params { uint64_t tsc0, ns0, scale; };  /* scale: ns per tick, 32.32 */
-
-static _Atomic int use_tsc;
-static struct params slot[2];
-static _Atomic unsigned current;
+struct hs_tsc_clock hs_tsc;   /* read inline by hs_clock_ns (tracking.h) */
 static uint64_t first_tsc, first_ns;   /* the baseline's start */
 
-static uint64_t convert(const struct params *p, uint64_t tsc)
-{
-    uint64_t ticks = tsc > p->tsc0 ? tsc - p->tsc0 : 0;
-    return p->ns0 + (uint64_t)(((unsigned __int128)ticks * p->scale) >> 32);
-}
-
-uint64_t hs_fast_ns(void)
-{
-    if (!atomic_load_explicit(&use_tsc, memory_order_relaxed))
-        return hs_now_ns(CLOCK_MONOTONIC);
-    const struct params *p = &slot[atomic_load_explicit(&current, memory_order_acquire)];
-    return convert(p, __rdtsc());
-}
+uint64_t hs_fast_ns(void) { return hs_clock_ns(); }
 
 static int kernel_uses_tsc(void)
 {
@@ -99,22 +86,22 @@ void hs_fast_clock_init(void)
     uint64_t scale = scale_between(first_tsc, first_ns, t1, n1);
     if (!scale)
         return;
-    slot[0] = (struct params){t1, n1, scale};
-    atomic_store(&current, 0);
-    atomic_store(&use_tsc, 1);
+    hs_tsc.slot[0] = (struct hs_tsc_params){t1, n1, scale};
+    atomic_store(&hs_tsc.current, 0);
+    atomic_store(&hs_tsc.use_tsc, 1);
 }
 
 void hs_fast_clock_refine(void)
 {
-    if (!atomic_load(&use_tsc))
+    if (!atomic_load(&hs_tsc.use_tsc))
         return;
     uint64_t t = 0, n = 0;
     read_pair(&t, &n);
-    unsigned cur = atomic_load_explicit(&current, memory_order_relaxed);
+    unsigned cur = atomic_load_explicit(&hs_tsc.current, memory_order_relaxed);
     uint64_t scale = scale_between(first_tsc, first_ns, t, n);
     if (!scale)
         return;
-    uint64_t old = convert(&slot[cur], t);
-    slot[!cur] = (struct params){t, n > old ? n : old, scale};
-    atomic_store_explicit(&current, !cur, memory_order_release);
+    uint64_t old = hs_tsc_convert(&hs_tsc.slot[cur], t);
+    hs_tsc.slot[!cur] = (struct hs_tsc_params){t, n > old ? n : old, scale};
+    atomic_store_explicit(&hs_tsc.current, !cur, memory_order_release);
 }

@@ -46,6 +46,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "recorder.h"
 
@@ -101,26 +102,6 @@ void hs_buf_release(struct hs_buf *b)
 
 /* ---- chunks ---- */
 
-static uint32_t crc_table[256];
-
-static void crc_init(void)
-{
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++)
-            c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        crc_table[i] = c;
-    }
-}
-
-static uint32_t crc32(const uint8_t *p, size_t n)
-{
-    uint32_t c = 0xFFFFFFFFu;
-    while (n--)
-        c = crc_table[(c ^ *p++) & 0xFF] ^ (c >> 8);
-    return c ^ 0xFFFFFFFFu;
-}
-
 size_t hs_chunk_begin(struct hs_buf *b, uint32_t type)
 {
     size_t start = b->len;
@@ -135,7 +116,9 @@ void hs_chunk_end(struct hs_buf *b, size_t start)
     if (b->failed)
         return;
     uint64_t len = b->len - start - HS_CHUNK_HEADER_SIZE;
-    uint32_t crc = crc32(b->p + start + HS_CHUNK_HEADER_SIZE, len);
+    /* zlib's: about 10x the speed of a byte-wise table, which cost 0.5 s of
+     * trace mode's writer thread on the churn benchmark (170 MB of events) */
+    uint32_t crc = (uint32_t)crc32_z(0, b->p + start + HS_CHUNK_HEADER_SIZE, len);
     memcpy(b->p + start + 4, &crc, 4);
     memcpy(b->p + start + 8, &len, 8);
 }
@@ -366,11 +349,6 @@ static void write_start(int rank)
 /* Opens a new file for this process. Returns 0, or -1 (and warns once). */
 int hs_profile_open(void)
 {
-    static int crc_ready;
-    if (!crc_ready) {
-        crc_init();
-        crc_ready = 1;
-    }
     /* Absolute, so the file can be found again (check_fd) after a chdir. */
     char dir[2048], cwd[1024];
     if (hs_settings.output_dir[0] != '/' && getcwd(cwd, sizeof cwd))

@@ -25,6 +25,7 @@
 #include "guard.h"
 #include "recorder.h"
 #include "trace.h"
+#include "tracking.h"
 
 int hs_trace_on;
 static _Atomic uint64_t trace_seq;
@@ -130,7 +131,7 @@ void hs_trace_alloc(void *p, uint64_t size, struct hs_site site, int64_t extra)
     if (!b)
         return;
     uint64_t seq = atomic_fetch_add_explicit(&trace_seq, 1, memory_order_relaxed) + 1;
-    uint64_t ns = hs_fast_ns();
+    uint64_t ns = hs_clock_ns();
     uint8_t *o = b->data + b->len;
     uint32_t id = site.type ? stack_id(b, &o, site.type, site.region, size) : 0;
     event_head(b, &o, TRACE_ALLOC, seq, ns, (uint64_t)(uintptr_t)p);
@@ -145,7 +146,7 @@ void hs_trace_alloc(void *p, uint64_t size, struct hs_site site, int64_t extra)
 void hs_trace_dying(struct hs_dying *d)
 {
     d->trace_seq = atomic_fetch_add_explicit(&trace_seq, 1, memory_order_relaxed) + 1;
-    d->trace_ns = hs_fast_ns();
+    d->trace_ns = hs_clock_ns();
 }
 
 void hs_trace_free(struct hs_dying *d)

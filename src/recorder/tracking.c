@@ -82,52 +82,68 @@ struct size_slot {
 static struct size_slot *size_slots;
 static _Atomic int size_lock;
 
-static void spin_lock(_Atomic int *l)
+__attribute__((noinline, cold)) static void spin_wait(_Atomic int *l)
 {
     for (int n = 0; atomic_exchange_explicit(l, 1, memory_order_acquire); n++)
         if (n > 64)
             sched_yield();
 }
 
-static void spin_unlock(_Atomic int *l) { atomic_store_explicit(l, 0, memory_order_release); }
-
-static struct hs_track_rec *size_record(uint32_t region, uint64_t size)
+static inline void spin_lock(_Atomic int *l)
 {
-    uint64_t key = size + 1;
+    if (HS_UNLIKELY(atomic_exchange_explicit(l, 1, memory_order_acquire)))
+        spin_wait(l);
+}
+
+static inline void spin_unlock(_Atomic int *l) { atomic_store_explicit(l, 0, memory_order_release); }
+
+static inline uint64_t size_hash(uint32_t region, uint64_t key)
+{
     uint64_t h = (key ^ ((uint64_t)region << 40)) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 31;
-    int locked = 0;
+    return h ^ (h >> 31);
+}
+
+/* Not found without the lock: look again under it, and add it. */
+__attribute__((noinline)) static struct hs_track_rec *size_record_add(uint32_t region,
+                                                                      uint64_t size)
+{
+    uint64_t key = size + 1, h = size_hash(region, key);
+    struct hs_track_rec *r = NULL;
+    spin_lock(&size_lock);
     for (uint64_t i = h, probes = 0; probes < SIZE_SLOTS; i++, probes++) {
         struct size_slot *s = &size_slots[i & (SIZE_SLOTS - 1)];
         uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
         if (k == key && s->region == region) {
-            struct hs_track_rec *r = atomic_load_explicit(&s->rec, memory_order_acquire);
-            if (locked)
-                spin_unlock(&size_lock);
-            return r;
+            r = atomic_load_explicit(&s->rec, memory_order_acquire);
+            break;
         }
         if (k)
             continue;
-        if (!locked) {  /* not there: look again under the lock, and add it */
-            spin_lock(&size_lock);
-            locked = 1;
-            i = h - 1;
-            probes = (uint64_t)-1;
-            continue;
-        }
-        struct hs_track_rec *r = record_new(region, size, 0, NULL);
+        r = record_new(region, size, 0, NULL);
         if (r) {
             atomic_fetch_add(&table_bytes, (int64_t)sizeof *s);
             s->region = region;
             atomic_store_explicit(&s->rec, r, memory_order_release);
             atomic_store_explicit(&s->key, key, memory_order_release);
         }
-        spin_unlock(&size_lock);
-        return r;
+        break;
     }
-    if (locked)
-        spin_unlock(&size_lock);
-    return NULL;  /* a million distinct (region, size) pairs */
+    spin_unlock(&size_lock);
+    return r;  /* NULL: a million distinct (region, size) pairs */
+}
+
+static inline struct hs_track_rec *size_record(uint32_t region, uint64_t size)
+{
+    uint64_t key = size + 1, h = size_hash(region, key);
+    for (uint64_t i = h; i - h < SIZE_SLOTS; i++) {
+        struct size_slot *s = &size_slots[i & (SIZE_SLOTS - 1)];
+        uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+        if (HS_LIKELY(k == key && s->region == region))
+            return atomic_load_explicit(&s->rec, memory_order_acquire);
+        if (!k)
+            break;
+    }
+    return size_record_add(region, size);
 }
 
 /* The record of a stack trace type, made by the type's owner thread. */
@@ -159,21 +175,22 @@ struct slot {
 struct shard {
     _Atomic int lock;
     uint64_t mask, used;
+    uint64_t limit;     /* used >= limit: grow first (half the slots; 0 before the first) */
     struct slot *s;
 } __attribute__((aligned(64)));
 
 static struct shard shards[SHARDS];
 static _Atomic uint64_t live_tracked, untracked;
 
-static uint64_t addr_hash(uint64_t a)
+static inline uint64_t addr_hash(uint64_t a)
 {
     uint64_t h = (a >> 4) * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 29);
 }
 
-static struct shard *shard_of(uint64_t h) { return &shards[h >> 58]; }
+static inline struct shard *shard_of(uint64_t h) { return &shards[h >> 58]; }
 
-static int shard_grow(struct shard *sh)
+__attribute__((noinline, cold)) static int shard_grow(struct shard *sh)
 {
     uint64_t slots = sh->s ? (sh->mask + 1) * 2 : 1024;
     struct slot *s = hs_map(slots * sizeof *s);
@@ -193,65 +210,71 @@ static int shard_grow(struct shard *sh)
     atomic_fetch_add(&table_bytes, (int64_t)(slots * sizeof *s));
     sh->s = s;
     sh->mask = slots - 1;
+    sh->limit = slots / 2;
     return 0;
 }
 
-/* 0, or -1 when the table may not hold one more block. */
-static int side_insert(const struct slot *in)
+/* 0, or -1 when the table may not hold one more block. h = addr_hash(in->addr). */
+static inline int side_insert(uint64_t h, const struct slot *in)
 {
-    if (atomic_fetch_add_explicit(&live_tracked, 1, memory_order_relaxed) >= hs_track.max_blocks) {
+    if (HS_UNLIKELY(atomic_fetch_add_explicit(&live_tracked, 1, memory_order_relaxed) >=
+                    hs_track.max_blocks)) {
         atomic_fetch_sub_explicit(&live_tracked, 1, memory_order_relaxed);
         return -1;
     }
-    uint64_t h = addr_hash(in->addr);
     struct shard *sh = shard_of(h);
     spin_lock(&sh->lock);
-    if ((!sh->s || (sh->used + 1) * 2 > sh->mask + 1) && shard_grow(sh)) {
+    if (HS_UNLIKELY(sh->used >= sh->limit) && shard_grow(sh)) {
         spin_unlock(&sh->lock);
         atomic_fetch_sub_explicit(&live_tracked, 1, memory_order_relaxed);
         return -1;
     }
-    uint64_t i = h;
-    while (sh->s[i & sh->mask].addr && sh->s[i & sh->mask].addr != in->addr)
-        i++;
-    if (sh->s[i & sh->mask].addr == 0)
-        sh->used++;
-    else  /* the same address twice: the allocator handed out a block we saw die? keep one */
-        atomic_fetch_sub_explicit(&live_tracked, 1, memory_order_relaxed);
-    sh->s[i & sh->mask] = *in;
+    struct slot *s = sh->s;
+    uint64_t m = sh->mask, i = h & m;
+    while (s[i].addr) {
+        if (HS_UNLIKELY(s[i].addr == in->addr)) {
+            /* the same address twice: the allocator handed out a block we saw die? keep one */
+            atomic_fetch_sub_explicit(&live_tracked, 1, memory_order_relaxed);
+            sh->used--;
+            break;
+        }
+        i = (i + 1) & m;
+    }
+    sh->used++;
+    s[i] = *in;
     spin_unlock(&sh->lock);
     return 0;
 }
 
-/* Take addr's slot out of the table into *out; 0 if found. */
-static int side_remove(uint64_t addr, struct slot *out)
+/* Take addr's slot out of the table into *out; 0 if found. h = addr_hash(addr). */
+static inline int side_remove(uint64_t h, uint64_t addr, struct slot *out)
 {
-    uint64_t h = addr_hash(addr);
     struct shard *sh = shard_of(h);
     spin_lock(&sh->lock);
-    if (!sh->s) {
+    struct slot *s = sh->s;
+    if (HS_UNLIKELY(!s)) {
         spin_unlock(&sh->lock);
         return -1;
     }
     uint64_t m = sh->mask, i = h & m;
-    while (sh->s[i].addr != addr) {
-        if (!sh->s[i].addr) {
+    while (s[i].addr != addr) {
+        if (!s[i].addr) {
             spin_unlock(&sh->lock);
             return -1;
         }
         i = (i + 1) & m;
     }
-    *out = sh->s[i];
+    *out = s[i];
     /* backward shift: move later members of the probe run into the hole */
-    for (uint64_t j = (i + 1) & m; sh->s[j].addr; j = (j + 1) & m) {
-        uint64_t home = addr_hash(sh->s[j].addr) & m;
+    for (uint64_t j = (i + 1) & m; s[j].addr; j = (j + 1) & m) {
+        uint64_t home = addr_hash(s[j].addr) & m;
         int between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
         if (!between) {
-            sh->s[i] = sh->s[j];
+            s[i] = s[j];
             i = j;
         }
     }
-    sh->s[i].addr = 0;
+    s[i].addr = 0;
     sh->used--;
     spin_unlock(&sh->lock);
     atomic_fetch_sub_explicit(&live_tracked, 1, memory_order_relaxed);
@@ -299,10 +322,10 @@ int hs_track_born(void *p, uint64_t size, struct hs_site site, int component)
     atomic_store_explicit(&t->alloc_seq, seq, memory_order_relaxed);
     struct hs_track_rec *r = site.type ? type_record(site.type, site.region, size)
                                        : size_record(site.region, size);
-    uint64_t now = hs_fast_ns();
+    uint64_t now = hs_clock_ns();
     struct slot s = {(uint64_t)(uintptr_t)p, now, (uintptr_t)r | (component ? 1u : 0u),
                      (uint64_t)t->index << SEQ_BITS | (seq & ((1ull << SEQ_BITS) - 1))};
-    if (!r || t->index >= HS_MAX_TABLES || side_insert(&s)) {
+    if (!r || t->index >= HS_MAX_TABLES || side_insert(addr_hash(s.addr), &s)) {
         add(&untracked, 1);
         return -1;
     }
@@ -331,10 +354,14 @@ int hs_track_dying(void *p, struct hs_dying *d)
      * clock is read */
     uint64_t h = addr_hash((uint64_t)(uintptr_t)p);
     struct shard *sh = shard_of(h);
-    if (HS_LIKELY(sh->s))
+    if (HS_LIKELY(sh->s)) {
+        /* and the next slot, which the removal reads too (in the next line half
+         * of the time) */
         __builtin_prefetch(&sh->s[h & sh->mask]);
-    d->dying_ns = hs_fast_ns();
-    if (side_remove((uint64_t)(uintptr_t)p, &s))
+        __builtin_prefetch(&sh->s[(h + 1) & sh->mask]);
+    }
+    d->dying_ns = hs_clock_ns();
+    if (side_remove(h, (uint64_t)(uintptr_t)p, &s))
         return -1;
     d->record = (void *)(s.rec & ~(uintptr_t)1);
     d->component = (int)(s.rec & 1);
@@ -348,7 +375,7 @@ void hs_track_revive(struct hs_dying *d)
 {
     struct slot s = {(uint64_t)(uintptr_t)d->p, d->born_ns,
                      (uintptr_t)d->record | (d->component ? 1u : 0u), d->born_seq};
-    if (side_insert(&s)) {  /* cannot happen: its slot was just freed; but never lose it */
+    if (side_insert(addr_hash(s.addr), &s)) {  /* cannot happen: its slot was just freed; but never lose it */
         struct hs_track_rec *r = d->record;
         add(&untracked, 1);
         atomic_fetch_sub_explicit(&r->allocs, 1, memory_order_relaxed);
@@ -368,7 +395,10 @@ void hs_track_dead(struct hs_dying *d)
     if (atomic_load_explicit(&peak_pending, memory_order_relaxed))
         hs_track_peak_now();
     uint64_t lifetime = d->dying_ns > d->born_ns ? d->dying_ns - d->born_ns : 0;
-    struct hs_thread *owner = hs_thread_at((uint32_t)(d->born_seq >> SEQ_BITS));
+    uint32_t index = (uint32_t)(d->born_seq >> SEQ_BITS);
+    struct hs_thread *owner = hs_self;  /* usually the allocating thread frees */
+    if (HS_UNLIKELY(!owner || owner->index != index))
+        owner = hs_thread_at(index);
     uint64_t born = d->born_seq & ((1ull << SEQ_BITS) - 1);
     uint64_t seq_now = owner ? atomic_load_explicit(&owner->alloc_seq, memory_order_relaxed) : born;
     uint64_t between = ((seq_now - born) & ((1ull << SEQ_BITS) - 1));

@@ -6,6 +6,9 @@
 #ifndef HS_TRACKING_H
 #define HS_TRACKING_H
 
+#include <time.h>
+#include <x86intrin.h>
+
 #include "blocks.h"
 #include "recorder.h"
 
@@ -48,6 +51,30 @@ HS_HIDDEN void hs_track_revive(struct hs_dying *d);
 HS_HIDDEN struct hs_track_rec *hs_track_records(void);
 HS_HIDDEN void hs_track_peak_now(void);   /* a pending peak copied (the snapshot) */
 HS_HIDDEN void hs_track_figures(struct hs_track_figures *f);
+
+/* fast_clock.c: CLOCK_MONOTONIC ns from the TSC, inline for the hot paths of
+ * tracking and the trace (hs_fast_ns is the same behind a call). */
+struct hs_tsc_params { uint64_t tsc0, ns0, scale; };  /* scale: ns per tick, 32.32 */
+struct hs_tsc_clock {
+    _Atomic int use_tsc;
+    _Atomic unsigned current;        /* the slot in use; the refinement fills the other */
+    struct hs_tsc_params slot[2];
+};
+extern HS_HIDDEN struct hs_tsc_clock hs_tsc;
+
+static inline uint64_t hs_tsc_convert(const struct hs_tsc_params *p, uint64_t tsc)
+{
+    uint64_t ticks = tsc > p->tsc0 ? tsc - p->tsc0 : 0;
+    return p->ns0 + (uint64_t)(((unsigned __int128)ticks * p->scale) >> 32);
+}
+
+static inline uint64_t hs_clock_ns(void)
+{
+    if (HS_UNLIKELY(!atomic_load_explicit(&hs_tsc.use_tsc, memory_order_relaxed)))
+        return hs_now_ns(CLOCK_MONOTONIC);
+    unsigned cur = atomic_load_explicit(&hs_tsc.current, memory_order_acquire);
+    return hs_tsc_convert(&hs_tsc.slot[cur], __rdtsc());
+}
 
 /* Blocks of r live now. */
 static inline int64_t hs_track_live(struct hs_track_rec *r)

@@ -35,7 +35,8 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
   HEAPSCOPE_TEMP_BETWEEN   a temporary has at most N other allocations in between (0)
   HEAPSCOPE_TEMP_NS        and lives at most this many ns (unset: no time bound)
   HEAPSCOPE_TRACK_MAX_BLOCKS  live blocks the tracking table holds (8388608)
-  HEAPSCOPE_TRACE          1: event trace mode (every allocation and free, compressed)
+  HEAPSCOPE_TRACE          1: event trace mode (every allocation and free)
+  HEAPSCOPE_TRACE_COMPRESS 1: deflate the trace (a quarter smaller, about 2x the CPU)
   HEAPSCOPE_TIMELINE_MS    heap/RSS/PSS sampling interval in ms (default 100; 0 = no
                            timeline); HEAPSCOPE_TIMELINE_FLUSH_MS: written every (1000)
   HEAPSCOPE_TIMELINE_HEAP  1: samples include the heap in use (0 by default; record
@@ -76,8 +77,9 @@ def register(sub):
                         "--sizes/--regions chosen, per size for every other block)")
     p.add_argument("--trace", action="store_true",
                    help="event trace mode: every allocation and free (address, size, thread, "
-                        "time, stack type or size, region) streamed into the profile, "
-                        "compressed; the tracking reports are replayed from it")
+                        "time, stack type or size, region) streamed into the profile "
+                        "(HEAPSCOPE_TRACE_COMPRESS=1 deflates it); the tracking reports are "
+                        "replayed from it")
     p.add_argument("--temporary-between", metavar="N",
                    help="with --track/--trace: a temporary is freed with at most N other allocations "
                         "of its thread in between (default 0)")
