@@ -5,8 +5,8 @@ import io
 
 from heapscope.analysis import histogram
 from heapscope.analysis.lifetimes import bound_text
-from heapscope.report.text import num, percent, table
-from heapscope.report.tracked_common import counted, frame_lines, header_text
+from heapscope.report.text import counted, num, percent, table
+from heapscope.report.tracked_common import frame_lines, header_text
 
 
 def _range(p, time: bool) -> str:

@@ -61,11 +61,6 @@ def header_text(title: str, doc: dict) -> List[str]:
     return out
 
 
-def counted(n: int, noun: str, plural: str = "") -> str:
-    """counted(1, "block") -> "1 block"; counted(3000, "block") -> "3,000 blocks"."""
-    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
-
-
 def frame_lines(t: dict, full_names: bool, indent: str = "    ") -> List[str]:
     if not t["recorded"]:
         return [f"{indent}(no stack: this size was tracked without its stacks)"]
