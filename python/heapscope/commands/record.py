@@ -157,7 +157,8 @@ def _check_options(args):
                 lo, hi = map(int, part.split("-"))
                 if lo > hi:
                     raise HeapscopeError(f"bad --sizes range {part!r}: {lo} > {hi}")
-    if args.regions is not None and not REGION_LIST.match(args.regions):
+    if args.regions is not None and (not REGION_LIST.match(args.regions) or any(
+            not name.strip() for name in re.split(r"[,/]", args.regions))):
         raise HeapscopeError(f"bad --regions {args.regions!r}: expected a comma list of "
                              f"region names or paths like local,split/local")
     if args.regions and not args.sizes:

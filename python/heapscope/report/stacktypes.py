@@ -9,8 +9,8 @@ records them.
 import shlex
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from heapscope.analysis.loading import weighted_stacks
-from heapscope.analysis.selection import SizeSet, region_matches
+from heapscope.analysis.loading import region_paths, weighted_stacks
+from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
 from heapscope.report.processes import describe
@@ -24,6 +24,7 @@ def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = N
           top: int = 10, depth: int = 0, symbolizer: Optional[Symbolizer] = None,
           per_process: bool = False) -> dict:
     sym = symbolizer or Symbolizer()
+    check_region(region_paths(profiles), region)   # before saying what was not recorded there
     not_recorded = _not_recorded(profiles, sizes, region)
     if len(not_recorded) == len(_requested(sizes)) and not _any_covered(profiles, sizes, region):
         raise HeapscopeError(not_recorded[0]["message"])
