@@ -71,6 +71,7 @@ def require_stacks(stacks: List[WeightedStack], profiles: Sequence[Profile], siz
 def lost_stack_warning(profiles: Sequence[Profile]) -> Optional[str]:
     lost = sum(p.lost_stacks for p in profiles)
     if lost:
-        return (f"{lost:,} allocations of the recorded sizes lost their stack (stack table "
-                f"full) and are missing from the stack types")
+        return (f"{lost:,} allocation{'s' if lost != 1 else ''} of the recorded sizes lost "
+                f"{'their stacks' if lost != 1 else 'its stack'} (stack table full) and "
+                f"{'are' if lost != 1 else 'is'} missing from the stack types")
     return None

@@ -18,6 +18,7 @@ from heapscope.atomic import write_atomic
 from heapscope.errors import HeapscopeError
 from heapscope.export.collapsed import ROOTS, write_collapsed
 from heapscope.export.pprof import write_pprof
+from heapscope.report.text import counted
 
 
 def register(sub):
@@ -74,6 +75,6 @@ def run(args):
     if lost:
         print(f"heapscope: warning: {lost}", file=sys.stderr)
     where = "standard output" if args.output == "-" else args.output
-    print(f"heapscope: wrote {where}: {len(stacks)} stack trace types, {count:,} allocations, "
-          f"{nbytes:,} bytes", file=sys.stderr)
+    print(f"heapscope: wrote {where}: {counted(len(stacks), 'stack trace type')}, "
+          f"{counted(count, 'allocation')}, {counted(nbytes, 'byte')}", file=sys.stderr)
     return 0

@@ -11,7 +11,7 @@ import csv
 import io
 from typing import List, Optional, Sequence
 
-from heapscope.report.text import num, shorten, table
+from heapscope.report.text import counted, num, shorten, table
 
 SPARK = " ▁▂▃▄▅▆▇█"
 SPARK_WIDTH = 60
@@ -48,12 +48,13 @@ def sparkline(values: Sequence[int], width: int = SPARK_WIDTH, top: Optional[int
 
 def render(doc: dict, max_ranks: int = 64) -> str:
     hosts = doc["hosts"]
-    out = [f"heapscope job report: job {doc['job_id'] or '(no id)'}, {doc['ranks']} ranks on "
-           f"{len(hosts)} host{'s' if len(hosts) != 1 else ''} ({shorten(hosts, 4)})",
+    out = [f"heapscope job report: job {doc['job_id'] or '(no id)'}, {counted(doc['ranks'], 'rank')} on "
+           f"{counted(len(hosts), 'host')} ({shorten(hosts, 4)})",
            f"  program   {' | '.join(doc['executables'])}"]
     if doc["others"]:
         names = [f"{o['exe'].rsplit('/', 1)[-1]} pid {o['pid']}" for o in doc["others"]]
-        out.append(f"  other     {len(names)} processes that are not ranks, left out: "
+        out.append(f"  other     {counted(len(names), 'process', 'processes')} that "
+                   f"{'is not a rank' if len(names) == 1 else 'are not ranks'}, left out: "
                    + shorten(names, 4))
     for note in doc["notes"]:
         out.append(f"  note      {note}")
@@ -84,7 +85,7 @@ def render(doc: dict, max_ranks: int = 64) -> str:
             for r in shown]
     out.append(table(["rank", "host", "pid", "snapshot"] + [SHORT[k] for k in keys], rows, left=4))
     if len(shown) < len(doc["per_rank"]):
-        out.append(f"  ... {len(doc['per_rank']) - len(shown)} more ranks (--ranks 0 shows all; "
+        out.append(f"  ... {counted(len(doc['per_rank']) - len(shown), 'more rank', 'more ranks')} (--ranks 0 shows all; "
                    f"JSON and CSV have all)")
 
     out += ["", "Per region (over ranks: min, max with its rank, mean)"]

@@ -58,7 +58,8 @@ def render_temporaries(doc: dict, full_names: bool = False) -> str:
     b = doc["bound"]
     out.append(f"  temporary {bound_text(b['max_between'], b['max_ns'])}")
     tot = doc["totals"]
-    out += ["", f"{num(tot['temporaries'])} of {num(tot['allocs'])} allocations were temporaries "
+    out += ["", f"{num(tot['temporaries'])} of {counted(tot['allocs'], 'allocation')} "
+                f"{'was a temporary' if tot['temporaries'] == 1 else 'were temporaries'} "
                 f"({percent(tot['share'])})."]
     if not doc["sizes"]:
         return "\n".join(out).rstrip() + "\n"

@@ -15,6 +15,7 @@ from heapscope.errors import HeapscopeError
 from heapscope.report import add_format_options, to_json
 from heapscope.report.output import emit
 from heapscope.report.processes import describe, header_lines
+from heapscope.report.text import counted
 from heapscope.symbolize import Frame, Symbolizer
 
 
@@ -55,7 +56,7 @@ def header_text(title: str, doc: dict) -> List[str]:
     out += ["  " + line for line in header_lines(doc["processes"], n > 1)]
     t = doc["tracking"]
     out.append(f"  tracking  {'replayed from the event trace' if t['source'] == 'trace' else 'recorder tables'}"
-               + (f", {t['untracked']:,} blocks untracked" if t["untracked"] else ""))
+               + (f", {counted(t['untracked'], 'block')} untracked" if t["untracked"] else ""))
     for note in doc["notes"]:
         out.append(f"  note      {note}")
     return out
