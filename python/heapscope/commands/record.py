@@ -101,6 +101,11 @@ def register(sub):
     p.add_argument("--timeline-heap", choices=["on", "off"],
                    help="also sample the heap in use (costs every allocation a few ns: "
                         "default on with --mpi, off otherwise)")
+    p.add_argument("--no-symbolize", action="store_true",
+                   help="do not symbolize the recorded stacks into the symbol cache when the "
+                        "program ends (by default they are, so their frames keep their names "
+                        "after the program is rebuilt; the cache is $HEAPSCOPE_CACHE_DIR, else "
+                        "$XDG_CACHE_HOME/heapscope, else ~/.cache/heapscope)")
     p.add_argument("--print-library", action="store_true",
                    help="print the path of libheapscope.so (for LD_PRELOAD) and exit")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="CMD",
@@ -267,4 +272,20 @@ def run(args):
     else:
         print(f"heapscope: no profile written in {out} (a statically linked or setuid program "
               f"cannot be recorded)", file=sys.stderr)
+    if written and args.sizes and not args.no_symbolize:
+        _symbolize(written)
     return rc
+
+
+def _symbolize(files):
+    """Symbolize the recorded stacks while the binaries are the ones that ran (symbolize.warm).
+    Never changes the exit status: the profiles are complete either way."""
+    from heapscope.symbolize.warm import warm
+    try:
+        result = warm(files)
+    except KeyboardInterrupt:
+        print("heapscope: symbolizing the stacks interrupted; the profiles are complete "
+              "(--no-symbolize skips this step)", file=sys.stderr)
+        return
+    for problem in result.problems:
+        print(f"heapscope: warning: stacks not symbolized at record time: {problem}", file=sys.stderr)
