@@ -91,6 +91,7 @@ def test_callgraph_ranks_user_code_and_dot_parses(heapscope, fem, tmp_path):
     elementLoad's vector; localPhase's solutions.push_back adds one. assembleLocal is
     the one user function shared by the three paths of those five blocks."""
     doc = callgraph_json(heapscope, fem, tmp_path)
+    assert (doc["format"], doc["version"], doc["lines"]) == ("heapscope-callgraph", 1, False)
     assert (doc["types"], doc["count"], doc["bytes"]) == (4, 5 * ELEMENTS + 1, 24 * (5 * ELEMENTS + 1))
     ranked = [(short(v["function"]), v["types"], v["count"], v["bytes"]) for v in doc["ranking"]]
     assert ranked == [("anomalous::assembleLocal", 3, 5 * ELEMENTS, 24 * 5 * ELEMENTS),
@@ -115,7 +116,8 @@ def test_callgraph_lines_keeps_the_phase_driver_on_the_trunk(heapscope, fem, tmp
     doc = callgraph_json(heapscope, fem, tmp_path, "--lines")
     ranked = [(short(v["function"]), v["line"], v["types"], v["count"]) for v in doc["ranking"]]
     assert ranked == [
-        ("anomalous::elementStiffness", source_line("Matrix ke(3, std::vector<double>(3));"), 2, 4 * ELEMENTS),
+        ("anomalous::elementStiffness", source_line("Matrix ke(3, std::vector<double>(3));"), 2,
+         4 * ELEMENTS),
         ("anomalous::assembleLocal", source_line("Matrix ke = elementStiffness(g, Kmat, area);"), 2,
          4 * ELEMENTS),
         ("anomalous::elementLoad", source_line("return std::vector<double>(3, f);"), 1, ELEMENTS),
@@ -130,3 +132,11 @@ def test_callgraph_lines_keeps_the_phase_driver_on_the_trunk(heapscope, fem, tmp
     assert "2 trunk vertices (on every path before the first branch)" in text
     first = next(line for line in text.splitlines() if re.match(r"\s+1\s", line))
     assert "anomalous::elementStiffness(" in first and "localPhase" not in first
+
+
+def test_help_names_every_export_format(heapscope):
+    text = heapscope("--help").stdout
+    entry = " ".join(text[text.index("\n    export "):text.index("\n    bench ")].split())
+    assert entry == ("export export stack trace types (collapsed stacks, pprof) or a process's heap "
+                     "over time (Valgrind Massif)")
+    assert "--format {collapsed,pprof,massif}" in heapscope("export", "--help").stdout

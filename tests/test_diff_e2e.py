@@ -50,6 +50,8 @@ def diff_json(heapscope, a, b, *extra):
 def test_sizes_totals_and_migrations(heapscope, runs):
     a, b = runs
     doc = diff_json(heapscope, a, b)
+    assert (doc["format"], doc["version"], doc["metric"], doc["regression"]) == (
+        "heapscope-diff", 1, "count", None)
     rows = {(r["region"], r["size"]): r for r in doc["sizes"]}
     assert set(rows) == set(SIZES)
     for key, (before, after) in SIZES.items():
@@ -154,7 +156,8 @@ def test_same_profile_says_no_change(heapscope, runs):
            "count in A and B)." in text
     assert "biggest change first" not in text and "Migrations" not in text
     doc = diff_json(heapscope, a, a, "--stacks")
-    assert sorted((r["region"], r["size"], r["count_a"], r["count_b"], r["status"]) for r in doc["sizes"]) == [
+    rows = sorted((r["region"], r["size"], r["count_a"], r["count_b"], r["status"]) for r in doc["sizes"])
+    assert rows == [
         ("build", 12, 300, 300, "same"), ("build", 40, 100, 100, "same"),
         ("solve", 16, 20, 20, "same"), ("solve", 64, 50, 50, "same")]
     assert doc["migrations"] == [] and doc["path_migrations"] == [] and doc["regression"] is None

@@ -123,7 +123,8 @@ def run(args):
         notes.append(lost)
 
     if args.format == "json":
-        doc = dict(size=args.size, region=args.region, lines=args.lines, types=g.types,
+        doc = dict(format="heapscope-callgraph", version=1,
+                   size=args.size, region=args.region, lines=args.lines, types=g.types,
                    count=g.count, bytes=g.bytes, ranking=[_vertex_json(v) for v in top],
                    vertices=[_vertex_json(v) for v in g.vertices.values()],
                    edges=[dict(caller=g.vertices[e.caller].function, callee=g.vertices[e.callee].function,

@@ -133,7 +133,8 @@ def _frames_json(stack):
 
 def _json(args, result, reason):
     t = result["total"]
-    doc = dict(a=args.a, b=args.b, region=args.region, size=args.size, metric=args.metric,
+    doc = dict(format="heapscope-diff", version=1,
+               a=args.a, b=args.b, region=args.region, size=args.size, metric=args.metric,
                total=_row("total", t, "", 0), percent=dict(count=t.percent("count"), bytes=t.percent("bytes")),
                sizes=[_row("size", r, r.region, r.size) for r in result["sizes"]],
                migrations=[dict(region=m.region, fell=[dict(size=r.size, delta=r.delta) for r in m.fell],
