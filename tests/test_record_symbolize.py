@@ -117,3 +117,20 @@ def test_unwritable_cache_warns_and_keeps_the_exit_code(native, heapscope, tmp_p
     assert warning.startswith(f"heapscope: warning: stacks not symbolized at record time: the symbol "
                               f"cache {blocker}/symbols is not writable: ")
     assert warning.endswith(" frames not cached")
+
+
+def test_a_failure_while_symbolizing_keeps_the_programs_exit_code(tmp_path, monkeypatch, capsys):
+    from heapscope import cli
+    from heapscope.symbolize import warm as warm_module
+
+    def broken(files):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(warm_module, "warm", broken)
+    monkeypatch.setenv("HEAPSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("HEAPSCOPE_DEBUG", raising=False)
+    rc = cli.main(["record", "-o", str(tmp_path / "out"), "--sizes", "all", "--", "sh", "-c", "exit 5"])
+    assert rc == 5 and list((tmp_path / "out").glob("*.hsp"))   # 3 would be an internal error
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "heapscope: warning: stacks not symbolized at record time: RuntimeError: disk on fire "
+        "(the profiles are complete)")

@@ -287,5 +287,11 @@ def _symbolize(files):
         print("heapscope: symbolizing the stacks interrupted; the profiles are complete "
               "(--no-symbolize skips this step)", file=sys.stderr)
         return
+    except Exception as exc:   # a failure here must not hide the program's exit status
+        if os.environ.get("HEAPSCOPE_DEBUG"):
+            raise
+        print(f"heapscope: warning: stacks not symbolized at record time: {type(exc).__name__}: "
+              f"{exc} (the profiles are complete)", file=sys.stderr)
+        return
     for problem in result.problems:
         print(f"heapscope: warning: stacks not symbolized at record time: {problem}", file=sys.stderr)
