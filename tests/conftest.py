@@ -7,6 +7,8 @@ Fixtures:
   native       Path of the native dir (lib/, bin/, include/).
   build        build(source, *flags, cxx=False, name=None) -> Path of an executable,
                compiled with -g -O0 from tests/programs/<source>, cached per session.
+               (compile_program(native, source, out, *flags) compiles to a chosen path,
+               uncached: for tests that rebuild a program in place.)
   heapscope    heapscope(*args, check=True, env=None, cwd=None) -> CompletedProcess
                running `python3 -m heapscope` (text output captured).
   mpi          an MpiFamily, parametrized: the test runs under Open MPI and under MPICH
@@ -50,15 +52,21 @@ def build(native, _build_dir):
         if key in cache:
             return cache[key]
         out = _build_dir / (name or (src.stem + ("-" + "-".join(f.strip("-") for f in flags) if flags else "")))
-        compiler = "g++" if cxx else "gcc"
-        cmd = [compiler, "-g", "-O0", "-fno-omit-frame-pointer", "-I", str(native / "include"),
-               "-o", str(out), str(src), *flags]
-        res = subprocess.run(cmd, capture_output=True, text=True)
-        assert res.returncode == 0, f"compile failed: {' '.join(cmd)}\n{res.stderr}"
-        cache[key] = out
+        cache[key] = compile_program(native, source, out, *flags, cxx=cxx)
         return out
 
     return _build
+
+
+def compile_program(native, source, out, *flags, cxx=False):
+    """Compile tests/programs/<source> into `out` (-g -O0, frame pointers, heapscope.h on
+    the include path), replacing any file there; returns `out`."""
+    compiler = "g++" if cxx else "gcc"
+    cmd = [compiler, "-g", "-O0", "-fno-omit-frame-pointer", "-I", str(native / "include"),
+           "-o", str(out), str(PROGRAMS / source), *flags]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, f"compile failed: {' '.join(cmd)}\n{res.stderr}"
+    return Path(out)
 
 
 @pytest.fixture(scope="session")

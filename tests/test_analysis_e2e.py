@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -64,10 +65,78 @@ def test_collapsed_and_pprof_totals_equal_report(heapscope, fem, tmp_path):
     assert total and int(total.group(1)) == count
 
 
-def test_callgraph_ranks_user_code_and_dot_parses(heapscope, fem, tmp_path):
+ANOMALOUS = Path(__file__).resolve().parents[1] / "workloads" / "fem-temporaries" / "anomalous.cc"
+ELEMENTS = int(CELLS) ** 2 * 2   # two triangles per cell
+
+
+def source_line(text):
+    hits = [i + 1 for i, t in enumerate(ANOMALOUS.read_text().splitlines()) if text in t]
+    assert len(hits) == 1, text
+    return hits[0]
+
+
+def callgraph_json(heapscope, fem, tmp_path, *extra):
     res = heapscope("callgraph", fem / "anomalous", "--size", "24", "--region", "local",
-                    "-o", tmp_path / "cg")
-    ranked = [line for line in res.stdout.splitlines() if re.match(r"\s+1\s", line)]
-    assert ranked and "anomalous::" in ranked[0] and "std::" not in ranked[0].split("@")[0]
+                    "--format", "json", "-o", tmp_path / "cg", *extra)
+    return json.loads(res.stdout)
+
+
+def short(function):
+    return function.split("(", 1)[0]
+
+
+def test_callgraph_ranks_user_code_and_dot_parses(heapscope, fem, tmp_path):
+    """Per element, assembleLocal makes five 24-byte blocks (a vector<double>(3) of 3
+    coordinates): elementStiffness's temporary row and the 3 rows copied from it, and
+    elementLoad's vector; localPhase's solutions.push_back adds one. assembleLocal is
+    the one user function shared by the three paths of those five blocks."""
+    doc = callgraph_json(heapscope, fem, tmp_path)
+    assert (doc["format"], doc["version"], doc["lines"]) == ("heapscope-callgraph", 1, False)
+    assert (doc["types"], doc["count"], doc["bytes"]) == (4, 5 * ELEMENTS + 1, 24 * (5 * ELEMENTS + 1))
+    ranked = [(short(v["function"]), v["types"], v["count"], v["bytes"]) for v in doc["ranking"]]
+    assert ranked == [("anomalous::assembleLocal", 3, 5 * ELEMENTS, 24 * 5 * ELEMENTS),
+                      ("anomalous::elementStiffness", 2, 4 * ELEMENTS, 24 * 4 * ELEMENTS),
+                      ("anomalous::elementLoad", 1, ELEMENTS, 24 * ELEMENTS)]
+    driver = [v for v in doc["vertices"] if short(v["function"]) == "anomalous::localPhase"]
+    assert [(v["kind"], v["rank"], v["types"]) for v in driver] == [("trunk", 0, 4)]
+    text = heapscope("callgraph", fem / "anomalous", "--size", "24", "--region", "local",
+                     "-o", tmp_path / "cg").stdout
+    first = next(line for line in text.splitlines() if re.match(r"\s+1\s", line))
+    assert first.split()[:3] == ["1", "3", f"{5 * ELEMENTS:,}"]
+    assert first.split("  ")[-1].strip().startswith("anomalous::assembleLocal(Mesh const&")
     dot = subprocess.run(["dot", "-Tsvg", str(tmp_path / "cg.dot")], capture_output=True, text=True)
     assert dot.returncode == 0 and "<svg" in dot.stdout
+
+
+def test_callgraph_lines_keeps_the_phase_driver_on_the_trunk(heapscope, fem, tmp_path):
+    """With --lines, localPhase is two vertices (the assembleLocal call at one line, the
+    push_back at another), neither on every path; they are still the phase driver's
+    lines on the trunk, as localPhase is in the function view, and never ranked. The
+    first target is the line that builds the rows of the element matrix."""
+    doc = callgraph_json(heapscope, fem, tmp_path, "--lines")
+    ranked = [(short(v["function"]), v["line"], v["types"], v["count"]) for v in doc["ranking"]]
+    assert ranked == [
+        ("anomalous::elementStiffness", source_line("Matrix ke(3, std::vector<double>(3));"), 2,
+         4 * ELEMENTS),
+        ("anomalous::assembleLocal", source_line("Matrix ke = elementStiffness(g, Kmat, area);"), 2,
+         4 * ELEMENTS),
+        ("anomalous::elementLoad", source_line("return std::vector<double>(3, f);"), 1, ELEMENTS),
+        ("anomalous::assembleLocal", source_line("std::vector<double> fe = elementLoad(K, area);"), 1,
+         ELEMENTS)]
+    driver = sorted((v["line"], v["kind"], v["rank"], v["count"]) for v in doc["vertices"]
+                    if short(v["function"]) == "anomalous::localPhase")
+    assert driver == [(source_line("assembleLocal(mesh, sd, e, A, b);"), "trunk", 0, 5 * ELEMENTS),
+                      (source_line("solutions.push_back(x);"), "trunk", 0, 1)]
+    text = heapscope("callgraph", fem / "anomalous", "--size", "24", "--region", "local", "--lines",
+                     "-o", tmp_path / "cgl").stdout
+    assert "2 trunk vertices (on every path before the first branch)" in text
+    first = next(line for line in text.splitlines() if re.match(r"\s+1\s", line))
+    assert "anomalous::elementStiffness(" in first and "localPhase" not in first
+
+
+def test_help_names_every_export_format(heapscope):
+    text = heapscope("--help").stdout
+    entry = " ".join(text[text.index("\n    export "):text.index("\n    bench ")].split())
+    assert entry == ("export export stack trace types (collapsed stacks, pprof) or a process's heap "
+                     "over time (Valgrind Massif)")
+    assert "--format {collapsed,pprof,massif}" in heapscope("export", "--help").stdout

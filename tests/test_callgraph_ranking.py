@@ -182,3 +182,31 @@ def test_classify_rules():
                           EXE) == kinds.USER
     assert kinds.classify("helper", "", "/usr/lib/x86_64-linux-gnu/libfoo.so.1", EXE) == kinds.RUNTIME
     assert kinds.classify("compute", "", EXE, EXE) == kinds.USER
+
+
+def test_lines_mode_keeps_the_phase_driver_on_the_trunk():
+    """The driver calls the kernels from two lines: by line, no driver vertex is on every
+    path, but the driver is still the trunk of the function view; its lines are never
+    ranked (before, line 99 ranked first with 3 of the 4 paths)."""
+    driver = "run_local_phase()"
+    refine = WeightedStack((OPNEW, *VECTOR, f("refine()", "/home/dev/mhm/src/fem.cpp", 30),
+                            f(driver, "/home/dev/mhm/src/fem.cpp", 99), *TRUNK[3:]), 100, 1200, "local", 12)
+    stacks = [_through_getelem("assemble()", 300), _through_getelem("boundary()", 200), refine,
+              WeightedStack((OPNEW, *VECTOR, f("neighbours()", "/home/dev/mhm/src/fem.cpp", 50),
+                             f(driver, "/home/dev/mhm/src/fem.cpp", 98), *TRUNK[3:]),
+                            5000, 60000, "local", 12)]
+    by_function = build_callgraph(stacks)
+    assert vertex(by_function, driver).trunk
+    assert by_function.ranking[0].function == "Mesh::getElem(int) const"
+    g = build_callgraph(stacks, lines=True)
+    lines = sorted((v.line, v.types, v.trunk, v.rank) for v in g.vertices.values() if v.function == driver)
+    assert lines == [(98, 1, True, 0), (99, 3, True, 0)]
+    assert [(v.function, v.line, v.types, v.count) for v in g.ranking] == [
+        ("Mesh::getElem(int) const", 5007, 2, 500), ("neighbours()", 50, 1, 5000),
+        ("assemble()", 10, 1, 300), ("boundary()", 10, 1, 200), ("refine()", 30, 1, 100)]
+
+
+def test_lines_mode_single_path_ranks_the_line_nearest_the_allocation():
+    g = build_callgraph([_through_getelem("assemble()", 7)], lines=True)
+    assert [(v.function, v.line) for v in g.ranking] == [("Mesh::getElem(int) const", 5007)]
+    assert all(v.trunk for v in g.vertices.values() if v.function in ("assemble()", "run_local_phase()"))

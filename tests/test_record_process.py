@@ -174,6 +174,29 @@ def test_errors_are_one_clear_line(heapscope, tmp_path):
                    2, "cannot create output directory")
 
 
+def test_program_that_cannot_be_run_says_why(heapscope, tmp_path):
+    """Something is there but cannot be run: the shell's 126 and what it is, not 127
+    "not found"; nothing is recorded and no output directory is made."""
+    plain = tmp_path / "data.txt"
+    plain.write_text("not a program\n")
+    plain.chmod(0o644)
+    script = tmp_path / "no-interpreter"
+    script.write_text("echo hello\n")   # executable, but no #! line: the kernel refuses it
+    script.chmod(0o755)
+    cases = [(tmp_path, 126, f"heapscope: error: {tmp_path} is a directory, not a program"),
+             (plain, 126, f"heapscope: error: program is not executable: {plain} (no execute permission)"),
+             ("/dev/null", 126, "heapscope: error: /dev/null is not a regular file, not a program"),
+             (tmp_path / "missing", 127, f"heapscope: error: program not found: {tmp_path / 'missing'}"),
+             (script, 126, f"heapscope: error: cannot run {script}: Exec format error")]
+    for program, code, line in cases:
+        for cmd in (["record", "-o", tmp_path / "out"], ["run", "--allocator", "glibc"]):
+            res = heapscope(*cmd, "--", program, check=False)
+            assert (res.returncode, res.stderr.strip()) == (code, line), (cmd, program, res.stderr)
+            assert res.stdout == ""
+        if program != script:   # the exec itself fails only once record has made the directory
+            assert not (tmp_path / "out").exists()
+
+
 def test_unusable_output_dir_in_the_environment_warns_and_runs(native, tmp_path):
     """Without the CLI (LD_PRELOAD + HEAPSCOPE_OUTPUT_DIR): one warning, program unharmed."""
     env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libheapscope.so"),

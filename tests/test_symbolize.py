@@ -132,6 +132,49 @@ def test_changed_or_missing_binary_is_noted(tmp_path, program):
     assert frames[program["addr"]["c-call"]][0].module == str(gone)
 
 
+def rebuilt_profile(tmp_path, program, name, addresses):
+    """A profile recorded from the program (its build-id), whose recorded path now holds
+    another build (here: a copy of /bin/true), as after a rebuild in place."""
+    exe = tmp_path / "rebuilt"
+    if not exe.exists():
+        exe.write_bytes(Path("/bin/true").read_bytes())
+    assert read_elf(str(exe)).build_id != read_elf(str(program["exe"])).build_id
+    b = ProfileBuilder(exe=str(exe))
+    b.snapshot(sizes=[(0, 48, 1)], stacks=[(0, 48, 1, 48, tuple(addresses))],
+               modules=[(str(exe), program["bias"], bytes.fromhex(read_elf(str(program["exe"])).build_id),
+                         program["ranges"])])
+    return read_profile(b.write(tmp_path / name))
+
+
+def test_rebuilt_binary_answered_from_the_cache_by_build_id(tmp_path, program, monkeypatch):
+    """The build that ran was symbolized before (by record, or any report): its frames are
+    named from the cache, the rebuilt binary on disk is never read, nothing is noted."""
+    _, first = resolve(tmp_path, profile_for(tmp_path, program))
+    addresses = list(program["addr"].values())
+    monkeypatch.setenv("PATH", "/nonexistent")   # no eu-addr2line: the disk cannot answer
+    sym, frames = resolve(tmp_path, rebuilt_profile(tmp_path, program, "r.hsp", addresses))
+    assert sym.notes == []
+    for a in addresses:
+        assert [(f.function, f.file, f.line, f.inlined) for f in frames[a]] == \
+            [(f.function, f.file, f.line, f.inlined) for f in first[a]]
+        assert frames[a][0].module == str(tmp_path / "rebuilt")
+
+
+def test_rebuilt_binary_partly_cached(tmp_path, program):
+    """Only the c-call address was cached: it is named, the others show ??, and the note
+    says which frames are lost."""
+    a = program["addr"]
+    sym = Symbolizer(SymbolCache(tmp_path / "cache"))
+    sym.resolve(profile_for(tmp_path, program), [a["c-call"]])
+    sym, frames = resolve(tmp_path, rebuilt_profile(tmp_path, program, "r.hsp", a.values()))
+    assert frames[a["c-call"]][0].function == "plain_c_function"
+    assert frames[a["template-call"]][0].function == "??"
+    (note,) = sym.notes
+    assert note.startswith(f"{tmp_path / 'rebuilt'} has changed since the recording")
+    assert note.endswith("its frames not in the symbol cache show ?? (symbolize where the recorded "
+                         "binaries are, or re-record)")
+
+
 def test_addr2line_output_parsing():
     from heapscope.symbolize.addr2line import parse
     text = ("0x0000000000001176\n"

@@ -1,4 +1,5 @@
 """Starting a user's program, shared by the commands that do it (record, run)."""
+import errno
 import os
 import shutil
 import signal
@@ -8,12 +9,18 @@ from heapscope.errors import HeapscopeError
 
 
 def check_program(program: str) -> None:
-    """One clear error, with the shell's exit codes (127 missing, 126 not executable)."""
+    """One clear error, with the shell's exit codes: 127 when there is no such file, 126
+    when there is one that cannot be run (a directory, a file without execute permission)."""
     if "/" in program:
-        if not os.path.isfile(program):
+        if not os.path.exists(program):
             raise HeapscopeError(f"program not found: {program}", exit_code=127)
+        if os.path.isdir(program):
+            raise HeapscopeError(f"{program} is a directory, not a program", exit_code=126)
+        if not os.path.isfile(program):
+            raise HeapscopeError(f"{program} is not a regular file, not a program", exit_code=126)
         if not os.access(program, os.X_OK):
-            raise HeapscopeError(f"program is not executable: {program}", exit_code=126)
+            raise HeapscopeError(f"program is not executable: {program} (no execute permission)",
+                                 exit_code=126)
     elif shutil.which(program) is None:
         raise HeapscopeError(f"program not found in PATH: {program}", exit_code=127)
 
@@ -33,7 +40,10 @@ def run_forwarding(command, env, forwarded=(signal.SIGINT, signal.SIGTERM)) -> i
             preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, old_mask))
     except OSError as exc:
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
-        raise HeapscopeError(f"cannot run {command[0]}: {exc.strerror}", exit_code=127) from None
+        # as the shell: 127 when nothing is there, 126 when something is but cannot be run
+        # (e.g. ENOEXEC, a text file without #! line)
+        code = 127 if exc.errno == errno.ENOENT else 126
+        raise HeapscopeError(f"cannot run {command[0]}: {exc.strerror}", exit_code=code) from None
     try:
         while child.poll() is None:
             info = signal.sigtimedwait(waited, 1.0)

@@ -9,10 +9,13 @@ Ranking (the seed paper's step three, made automatic): the vertices shared by th
 paths are where a fix pays most. Only user code is ranked (analysis.classify): entry
 points and runtime frames are drawn, never ranked. Neither is the *trunk*: the user
 functions every path goes through before the paths first branch (a phase driver
-called from main is on every path, like main itself). The last trunk function is
-ranked only when the paths never meet again below the branch, because then it is the
-one place they all share. Order: more types, then more allocations, then nearer the
-allocation (fewer frames between the vertex and the allocation call), then name.
+called from main is on every path, like main itself). The trunk is found on
+functions in both views: with lines, every line vertex of a trunk function on the
+trunk is trunk too (a driver's loop calling two kernels from two lines is still the
+driver). The last trunk function is ranked only when the paths never meet again
+below the branch, because then it is the one place they all share (with lines: its
+lines there). Order: more types, then more allocations, then nearer the allocation
+(fewer frames between the vertex and the allocation call), then name.
 """
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -86,7 +89,8 @@ def build_callgraph(stacks: Sequence[WeightedStack], lines: bool = False,
     """The merged call graph of `stacks` (merge identical types first: analysis.stacks),
     with its vertices ranked."""
     g = CallGraph(lines=lines)
-    root_paths: List[List[tuple]] = []
+    root_paths: List[List[tuple]] = []       # vertex keys, outermost first
+    root_functions: List[List[tuple]] = []   # the same frames as function keys
     for stack in stacks:
         g.types += 1
         g.count += stack.count
@@ -104,7 +108,8 @@ def build_callgraph(stacks: Sequence[WeightedStack], lines: bool = False,
             path.append(key)
         _add_path(g, path, stack)
         root_paths.append(list(reversed(path[1:])))
-    _rank(g, root_paths)
+        root_functions.append([vertex_key(f, False) for f in reversed(stack.frames)])
+    _rank(g, root_paths, root_functions)
     return g
 
 
@@ -138,16 +143,21 @@ def _common_prefix(root_paths: List[List[tuple]]) -> List[tuple]:
     return prefix
 
 
-def _rank(g: CallGraph, root_paths: List[List[tuple]]) -> None:
-    trunk = [k for k in _common_prefix(root_paths) if g.vertices[k].kind == kinds.USER]
-    for k in trunk:
-        g.vertices[k].trunk = True
+def _rank(g: CallGraph, root_paths: List[List[tuple]], root_functions: List[List[tuple]]) -> None:
+    """root_paths: each stack's vertex keys, outermost first; root_functions: the same
+    frames as function keys (equal to root_paths unless g.lines)."""
+    shared = len(_common_prefix(root_functions))   # depths before the paths first branch
+    user_depths = [d for d in range(shared) if g.vertices[root_paths[0][d]].kind == kinds.USER]
+    for d in user_depths:
+        for path in root_paths:
+            g.vertices[path[d]].trunk = True
     candidates = [v for v in g.vertices.values() if v.kind == kinds.USER and not v.trunk]
-    if trunk and not any(v.types >= 2 for v in candidates):
+    if user_depths and not any(v.types >= 2 for v in candidates):
         # The paths never meet again below the branch: where they last met is the target.
-        last = g.vertices[trunk[-1]]
-        last.trunk = False
-        candidates.append(last)
+        last = {path[user_depths[-1]] for path in root_paths}
+        for key in sorted(last):
+            g.vertices[key].trunk = False
+            candidates.append(g.vertices[key])
     candidates.sort(key=lambda v: (-v.types, -v.count, v.distance, v.function, v.file, v.line))
     for i, v in enumerate(candidates, 1):
         v.rank = i

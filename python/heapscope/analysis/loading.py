@@ -11,6 +11,7 @@ reader warnings go to stderr, one line each.
 import sys
 from typing import List, Optional, Sequence
 
+from heapscope.analysis.recorded import no_stacks_reason
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.stacks import WeightedStack, merge_stacks
 from heapscope.errors import HeapscopeError
@@ -60,19 +61,17 @@ def weighted_stacks(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
 
 def require_stacks(stacks: List[WeightedStack], profiles: Sequence[Profile], sizes: SizeSet,
                    region: Optional[str]) -> None:
-    """No stack types for the selection: say how they are recorded, in one line."""
+    """No stack types for the selection: say why in one line (analysis.recorded): not
+    recorded (and how to), not allocated, or lost."""
     if stacks:
         return
-    recorded = sorted({p.settings.get("stack_sizes", "") for p in profiles} - {""})
-    where = f" in region {region!r}" if region else ""
-    hint = (f"the profiles hold stacks for sizes {', '.join(recorded)}" if recorded
-            else "record with `heapscope record --sizes SPEC -- program`")
-    raise HeapscopeError(f"no stack trace types of {sizes}{where}: {hint}")
+    raise HeapscopeError(no_stacks_reason(profiles, sizes, region))
 
 
 def lost_stack_warning(profiles: Sequence[Profile]) -> Optional[str]:
     lost = sum(p.lost_stacks for p in profiles)
     if lost:
-        return (f"{lost:,} allocations of the recorded sizes lost their stack (stack table "
-                f"full) and are missing from the stack types")
+        return (f"{lost:,} allocation{'s' if lost != 1 else ''} of the recorded sizes lost "
+                f"{'their stacks' if lost != 1 else 'its stack'} (stack table full) and "
+                f"{'are' if lost != 1 else 'is'} missing from the stack types")
     return None

@@ -9,9 +9,14 @@ from heapscope.errors import HeapscopeError
 
 
 class SizeSet:
-    """Sizes from a spec like "12,24,100-200"; "all" or "" keeps every size."""
+    """Sizes from a spec like "12,24,100-200"; "all" or None (no --size given) keeps every
+    size. An empty spec is an error, never "all": `--size "$SIZES"` with SIZES unset
+    must not silently select everything."""
 
     def __init__(self, spec: Optional[str]):
+        if spec is not None and not spec.strip():
+            raise HeapscopeError(f"empty size spec {spec!r}: give sizes and ranges like "
+                                 f"12,24,100-200, or all")
         self.spec = (spec or "").strip()
         self.exact = set()
         self.ranges = []
@@ -44,15 +49,20 @@ class SizeSet:
 
 
 def region_matches(region_path: str, wanted: Optional[str]) -> bool:
-    if not wanted:
+    """None (no --region given) matches every region."""
+    if wanted is None:
         return True
     return region_path == wanted or region_path.rsplit("/", 1)[-1] == wanted
 
 
 def check_region(known: Iterable[str], wanted: Optional[str]) -> None:
-    """A --region that names no region of the profiles is an error, not an empty result."""
-    if not wanted:
+    """A --region that names no region of the profiles is an error, not an empty result;
+    so is an empty one (it is not "every region")."""
+    if wanted is None:
         return
+    if not wanted.strip():
+        raise HeapscopeError(f"empty region {wanted!r}: give a region's path or name, like "
+                             f"local or split/local (without --region: every region)")
     known = sorted(set(known))
     if not any(region_matches(r, wanted) for r in known):
         raise HeapscopeError(f"no region {wanted!r} in the profiles (regions: "

@@ -109,8 +109,8 @@ def tracking_notes(profiles: Sequence[Profile], sym: Symbolizer) -> List[str]:
                      "the first profile's are shown")
     untracked = sum(p.tracking.untracked for p in profiles)
     if untracked:
-        notes.append(f"{untracked:,} blocks were not tracked (tracking table full) and are "
-                     f"missing from these figures")
+        notes.append(f"{untracked:,} block{'s were' if untracked != 1 else ' was'} not tracked "
+                     f"(tracking table full) and {'are' if untracked != 1 else 'is'} missing from these figures")
     return notes
 
 

@@ -16,6 +16,7 @@ from heapscope.analysis.callgraph_dot import render_svg, to_dot, write_atomicall
 from heapscope.analysis.loading import load, lost_stack_warning, require_stacks, weighted_stacks
 from heapscope.analysis.selection import SizeSet
 from heapscope.errors import HeapscopeError
+from heapscope.report.text import counted
 
 
 def register(sub):
@@ -51,15 +52,16 @@ def _vertex_json(v) -> dict:
 
 def _title(args, g: CallGraph) -> str:
     where = f" in region {args.region}" if args.region else ""
-    return (f"size {args.size}{where}: {g.types} stack trace types, {g.count:,} allocations, "
-            f"{g.bytes:,} bytes")
+    return (f"size {args.size}{where}: {counted(g.types, 'stack trace type')}, "
+            f"{counted(g.count, 'allocation')}, {counted(g.bytes, 'byte')}")
 
 
 def _print_text(args, g: CallGraph, top: list, files: list, notes: list) -> None:
     out = sys.stdout
     print(f"Call graph of {_title(args, g)}", file=out)
-    print(f"{len(g.vertices) - sum(v.kind == ALLOC for v in g.vertices.values())} "
-          f"{'lines' if g.lines else 'functions'}, {len(g.edges)} call edges.", file=out)
+    drawn = len(g.vertices) - sum(v.kind == ALLOC for v in g.vertices.values())
+    print(f"{counted(drawn, 'line' if g.lines else 'function')}, {counted(len(g.edges), 'call edge')}.",
+          file=out)
     if not top:
         print("\nNo user-code vertex to rank: every frame is an entry point or runtime code.", file=out)
     else:
@@ -78,9 +80,11 @@ def _print_text(args, g: CallGraph, top: list, files: list, notes: list) -> None
     for v in g.vertices.values():
         if not v.rank and v.kind != ALLOC:
             unranked.setdefault("trunk" if v.trunk else v.kind, []).append(v)
-    labels = {kinds.ENTRY: "entry points", kinds.RUNTIME: "runtime frames",
-              "trunk": "trunk (on every path before the first branch)", kinds.USER: "user"}
-    parts = [f"{len(vs)} {labels.get(k, k)}" for k, vs in sorted(unranked.items())]
+    labels = {kinds.ENTRY: ("entry point", ""), kinds.RUNTIME: ("runtime frame", ""),
+              "trunk": ("trunk vertex", "trunk vertices"), kinds.USER: ("user vertex", "user vertices")}
+    parts = [counted(len(vs), *labels.get(k, (k, ""))) for k, vs in sorted(unranked.items())]
+    if "trunk" in unranked:
+        parts[sorted(unranked).index("trunk")] += " (on every path before the first branch)"
     if parts:
         print(f"\nDrawn, not ranked: {', '.join(parts)}.", file=out)
     for f in files:
@@ -119,7 +123,8 @@ def run(args):
         notes.append(lost)
 
     if args.format == "json":
-        doc = dict(size=args.size, region=args.region, lines=args.lines, types=g.types,
+        doc = dict(format="heapscope-callgraph", version=1,
+                   size=args.size, region=args.region, lines=args.lines, types=g.types,
                    count=g.count, bytes=g.bytes, ranking=[_vertex_json(v) for v in top],
                    vertices=[_vertex_json(v) for v in g.vertices.values()],
                    edges=[dict(caller=g.vertices[e.caller].function, callee=g.vertices[e.callee].function,

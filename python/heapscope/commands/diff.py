@@ -13,6 +13,7 @@ than PERCENT; 0 otherwise. Other errors exit 2.
 """
 import csv
 import json
+import math
 import sys
 
 from heapscope.analysis import diff as d
@@ -20,6 +21,7 @@ from heapscope.analysis.loading import load, region_paths, weighted_stacks
 from heapscope.analysis.selection import SizeSet, check_region
 from heapscope.analysis.stacks import frame_name
 from heapscope.errors import HeapscopeError
+from heapscope.report.text import counted
 from heapscope.symbolize import Symbolizer
 
 FIELDS = ["kind", "region", "size", "count_a", "count_b", "delta", "ratio", "bytes_a", "bytes_b",
@@ -70,15 +72,21 @@ def _stack_text(stack, depth=6) -> str:
 
 def _print_text(args, result):
     total, rows, migrations = result["total"], result["sizes"], result["migrations"]
-    print(f"A: {args.a} ({result['processes'][0]} process(es))   B: {args.b} "
-          f"({result['processes'][1]} process(es))")
+    print(f"A: {args.a} ({counted(result['processes'][0], 'process', 'processes')})   B: {args.b} "
+          f"({counted(result['processes'][1], 'process', 'processes')})")
     print(f"Allocations: {total.count_a:,} -> {total.count_b:,} ({_signed(total.delta)}, {_percent(total)}); "
           f"bytes: {total.bytes_a:,} -> {total.bytes_b:,} ({_signed(total.bytes_delta)}, "
           f"{_percent(total, 'bytes')})")
     changed = [r for r in rows if r.delta]
     shown = changed if args.top == 0 else changed[:args.top]
-    print(f"\nPer size and region, biggest change first ({len(changed)} changed, "
-          f"{len(rows) - len(changed)} unchanged):")
+    if not rows:
+        print("\nNo allocation of the selection in A or in B: nothing to compare.")
+    elif not changed:
+        print(f"\nNo change: every size in every region has the same allocation count in A and B "
+              f"({counted(len(rows), 'row')}).")
+    else:
+        print(f"\nPer size and region, biggest change first ({len(changed):,} changed, "
+              f"{len(rows) - len(changed):,} unchanged):")
     if shown:
         w = max(8, max(len(r.region) for r in shown))
         print(f"{'region':<{w}} {'size':>10} {'before':>12} {'after':>12} {'delta':>12} {'ratio':>7} "
@@ -96,7 +104,12 @@ def _print_text(args, result):
             print(f"  {m.region}: fell {fell}; rose {rose}")
     if args.stacks:
         stacks = [s for s in result["stacks"] if s.delta]
-        print(f"\nStack trace types matched by function/file/line ({len(stacks)} changed):")
+        if not stacks:
+            print(f"\nStack trace types matched by function/file/line: no change (each of "
+                  f"{counted(len(result['stacks']), 'type')} has the same count in A and B).")
+        else:
+            print(f"\nStack trace types matched by function/file/line ({len(stacks):,} changed, "
+                  f"{len(result['stacks']) - len(stacks):,} unchanged):")
         for s in (stacks if args.top == 0 else stacks[:args.top]):
             print(f"  {s.region} {s.size} B: {s.count_a:,} -> {s.count_b:,} ({s.status})  "
                   f"{_stack_text(s.stack)}")
@@ -120,7 +133,8 @@ def _frames_json(stack):
 
 def _json(args, result, reason):
     t = result["total"]
-    doc = dict(a=args.a, b=args.b, region=args.region, size=args.size, metric=args.metric,
+    doc = dict(format="heapscope-diff", version=1,
+               a=args.a, b=args.b, region=args.region, size=args.size, metric=args.metric,
                total=_row("total", t, "", 0), percent=dict(count=t.percent("count"), bytes=t.percent("bytes")),
                sizes=[_row("size", r, r.region, r.size) for r in result["sizes"]],
                migrations=[dict(region=m.region, fell=[dict(size=r.size, delta=r.delta) for r in m.fell],
@@ -172,8 +186,10 @@ def compare(args) -> dict:
 
 
 def run(args):
-    if args.fail_if_more is not None and args.fail_if_more < 0:
-        raise HeapscopeError("--fail-if-more takes a percentage >= 0")
+    limit = args.fail_if_more
+    if limit is not None and not (math.isfinite(limit) and limit >= 0):
+        # nan compares false and inf is never exceeded: either would silently turn the check off
+        raise HeapscopeError(f"--fail-if-more takes a finite percentage >= 0, not {limit:g}")
     if args.top < 0:
         raise HeapscopeError("--top must be 0 (all) or a positive number")
     result = compare(args)

@@ -1,12 +1,15 @@
-"""`heapscope export`: stack trace types in other tools' formats.
+"""`heapscope export`: stack trace types, or one process's heap over time, in other tools' formats.
 
     heapscope export run/ --format collapsed [--value bytes] -o allocs.folded
     heapscope export run/ --format pprof -o allocs.pb.gz && go tool pprof -top allocs.pb.gz
+    heapscope export run/heapscope.vm.42.hsp --format massif -o massif.out && ms_print massif.out
 
 collapsed: "root;...;leaf value" lines for flamegraph.pl and speedscope; pprof: gzip-
-compressed profile.proto with sample types alloc_objects and alloc_space. Only stack
-trace types are exported (record them with `heapscope record --sizes SPEC`); the totals
-equal the recorded counts of those sizes unless stacks were lost (a warning says so).
+compressed profile.proto with sample types alloc_objects and alloc_space. Both export
+stack trace types (record them with `heapscope record --sizes SPEC`); the totals equal
+the recorded counts of those sizes unless stacks were lost (a warning says so).
+massif: Valgrind Massif's massif.out of one process (its timeline samples, and with
+--track the peak and exit trees) for ms_print and massif-visualizer (export/massif.py).
 """
 import io
 import sys
@@ -18,18 +21,21 @@ from heapscope.atomic import write_atomic
 from heapscope.errors import HeapscopeError
 from heapscope.export.collapsed import ROOTS, write_collapsed
 from heapscope.export.pprof import write_pprof
+from heapscope.report.text import counted
 
 
 def register(sub):
-    p = sub.add_parser("export", help="export stack trace types: collapsed stacks, pprof",
+    p = sub.add_parser("export", help="export stack trace types (collapsed stacks, pprof) or a "
+                                      "process's heap over time (Valgrind Massif)",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("profiles", nargs="+", metavar="FILE|DIR", help="profile files or directories (merged)")
     p.add_argument("--format", required=True, choices=("collapsed", "pprof", "massif"),
                    help="massif: heap over time and peak tree of one profile (export/massif.py)")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output file ('-' = standard output, collapsed only)")
-    p.add_argument("--size", metavar="SPEC", help="sizes to export (12,24,100-200; default all recorded)")
-    p.add_argument("--region", metavar="R", help="only stack types recorded in this region")
+    p.add_argument("--size", metavar="SPEC", help="collapsed, pprof: sizes to export (12,24,100-200; "
+                                                  "default all recorded)")
+    p.add_argument("--region", metavar="R", help="collapsed, pprof: only stack types recorded in this region")
     p.add_argument("--value", choices=("count", "bytes"), default="count",
                    help="collapsed: weight of a path, allocations or bytes (default count)")
     p.add_argument("--lines", action="store_true", help="collapsed: frames as 'function (file:line)'")
@@ -74,6 +80,6 @@ def run(args):
     if lost:
         print(f"heapscope: warning: {lost}", file=sys.stderr)
     where = "standard output" if args.output == "-" else args.output
-    print(f"heapscope: wrote {where}: {len(stacks)} stack trace types, {count:,} allocations, "
-          f"{nbytes:,} bytes", file=sys.stderr)
+    print(f"heapscope: wrote {where}: {counted(len(stacks), 'stack trace type')}, "
+          f"{counted(count, 'allocation')}, {counted(nbytes, 'byte')}", file=sys.stderr)
     return 0

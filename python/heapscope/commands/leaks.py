@@ -11,6 +11,7 @@ import sys
 from heapscope.analysis import suppressions
 from heapscope.analysis.leaks import build_leaks
 from heapscope.report.render_leaks import render, render_csv
+from heapscope.report.text import counted
 from heapscope.report.tracked_common import add_tracked_options, finish, header, load_tracked
 
 
@@ -33,7 +34,8 @@ def run(args):
     finish(args, doc, render, render_csv)
     tot = doc["totals"]
     if args.fail_on_leaks and tot["reported_blocks"]:
-        print(f"heapscope: {tot['reported_bytes']:,} bytes leaked in {tot['reported_blocks']:,} blocks "
-              f"({tot['reported_types']} stack trace types) after suppressions", file=sys.stderr)
+        print(f"heapscope: {counted(tot['reported_bytes'], 'byte')} leaked in "
+              f"{counted(tot['reported_blocks'], 'block')} ({counted(tot['reported_types'], 'stack trace type')}) "
+              f"after suppressions", file=sys.stderr)
         return 1
     return 0

@@ -105,6 +105,11 @@ def register(sub):
     p.add_argument("--timeline-heap", choices=["on", "off"],
                    help="also sample the heap in use (costs every allocation a few ns: "
                         "default on with --mpi, off otherwise)")
+    p.add_argument("--no-symbolize", action="store_true",
+                   help="do not symbolize the recorded stacks into the symbol cache when the "
+                        "program ends (by default they are, so their frames keep their names "
+                        "after the program is rebuilt; the cache is $HEAPSCOPE_CACHE_DIR, else "
+                        "$XDG_CACHE_HOME/heapscope, else ~/.cache/heapscope)")
     p.add_argument("--print-library", action="store_true",
                    help="print the path of libheapscope.so (for LD_PRELOAD) and exit")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="CMD",
@@ -167,7 +172,8 @@ def _check_options(args):
                 lo, hi = map(int, part.split("-"))
                 if lo > hi:
                     raise HeapscopeError(f"bad --sizes range {part!r}: {lo} > {hi}")
-    if args.regions is not None and not REGION_LIST.match(args.regions):
+    if args.regions is not None and (not REGION_LIST.match(args.regions) or any(
+            not name.strip() for name in re.split(r"[,/]", args.regions))):
         raise HeapscopeError(f"bad --regions {args.regions!r}: expected a comma list of "
                              f"region names or paths like local,split/local")
     if args.regions and not args.sizes:
@@ -265,4 +271,26 @@ def run(args):
     else:
         print(f"heapscope: no profile written in {out} (a statically linked or setuid program "
               f"cannot be recorded)", file=sys.stderr)
+    if written and args.sizes and not args.no_symbolize:
+        _symbolize(written)
     return rc
+
+
+def _symbolize(files):
+    """Symbolize the recorded stacks while the binaries are the ones that ran (symbolize.warm).
+    Never changes the exit status: the profiles are complete either way."""
+    from heapscope.symbolize.warm import warm
+    try:
+        result = warm(files)
+    except KeyboardInterrupt:
+        print("heapscope: symbolizing the stacks interrupted; the profiles are complete "
+              "(--no-symbolize skips this step)", file=sys.stderr)
+        return
+    except Exception as exc:   # a failure here must not hide the program's exit status
+        if os.environ.get("HEAPSCOPE_DEBUG"):
+            raise
+        print(f"heapscope: warning: stacks not symbolized at record time: {type(exc).__name__}: "
+              f"{exc} (the profiles are complete)", file=sys.stderr)
+        return
+    for problem in result.problems:
+        print(f"heapscope: warning: stacks not symbolized at record time: {problem}", file=sys.stderr)

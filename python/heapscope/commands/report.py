@@ -108,8 +108,8 @@ def _check_options(args, view):
     if view != "size" and size_only:
         raise HeapscopeError(f"{size_only[0]} applies to --by size; add --by size"
                              + (" for the size table of the ranks merged" if view == "rank" else ""))
-    if view == "rank" and (args.size or args.region):
-        raise HeapscopeError(f"{'--size' if args.size else '--region'} applies to --by size and "
+    if view == "rank" and (args.size is not None or args.region is not None):
+        raise HeapscopeError(f"{'--size' if args.size is not None else '--region'} applies to --by size and "
                              f"--by library; the job report covers every size and region")
     if view != "rank" and args.plot:
         raise HeapscopeError("--plot draws the timelines of the job report (--by rank)")

@@ -162,7 +162,8 @@ def export_massif(args) -> int:
     import sys
     from heapscope.analysis.loading import load
     from heapscope.atomic import write_atomic
-    if args.size or args.region or args.lines or args.split or args.value != "count":
+    if args.size is not None or args.region is not None or args.lines or args.split \
+            or args.value != "count":
         raise HeapscopeError("--size, --region, --value, --lines and --split do not apply to "
                              "--format massif (it exports the whole heap of one process)")
     profiles = load(args.profiles)

@@ -3,7 +3,7 @@ import shlex
 from typing import List, Sequence
 
 from heapscope.profile.model import Profile
-from heapscope.report.text import shorten
+from heapscope.report.text import counted, shorten
 
 MAX_WARNINGS = 10   # in a text header; a 1000-rank job must not print 1000 lines first
 
@@ -26,7 +26,7 @@ def header_lines(processes: Sequence[dict], merged: bool) -> List[str]:
     lines = []
     if len(processes) == 1:
         d = processes[0]
-        lines.append(f"process   {label(d)} (parent {d['ppid']}), {d['threads']} thread(s)"
+        lines.append(f"process   {label(d)} (parent {d['ppid']}), {counted(d['threads'], 'thread')}"
                      + (f", job {d['job_id']}" if d["job_id"] else ""))
         lines.append(f"command   {shlex.join(d['cmdline']) if d['cmdline'] else d['exe']}")
         lines.append(f"snapshot  {d['snapshot']} ({d['reason']})")

@@ -13,7 +13,7 @@ import csv
 import io
 from typing import List, Optional, Sequence, Tuple
 
-from heapscope.report.text import num, shorten, table
+from heapscope.report.text import counted, num, shorten, table
 
 SPARK = " ▁▂▃▄▅▆▇█"
 SPARK_WIDTH = 60
@@ -50,8 +50,8 @@ def sparkline(values: Sequence[int], width: int = SPARK_WIDTH, top: Optional[int
 
 def render(doc: dict, max_ranks: int = 64) -> str:
     hosts = doc["hosts"]
-    out = [f"heapscope job report: job {doc['job_id'] or '(no id)'}, {doc['ranks']} ranks on "
-           f"{len(hosts)} host{'s' if len(hosts) != 1 else ''} ({shorten(hosts, 4)})",
+    out = [f"heapscope job report: job {doc['job_id'] or '(no id)'}, {counted(doc['ranks'], 'rank')} on "
+           f"{counted(len(hosts), 'host')} ({shorten(hosts, 4)})",
            f"  program   {' | '.join(doc['executables'])}"]
     for label, line in others_text(doc["others"]):
         out.append(f"  {label:<9} {line}")
@@ -89,7 +89,7 @@ def render(doc: dict, max_ranks: int = 64) -> str:
             for r in shown]
     out.append(table(["rank", "host", "pid", "snapshot"] + [SHORT[k] for k in keys], rows, left=4))
     if len(shown) < len(doc["per_rank"]):
-        out.append(f"  ... {len(doc['per_rank']) - len(shown)} more ranks (--ranks 0 shows all; "
+        out.append(f"  ... {counted(len(doc['per_rank']) - len(shown), 'more rank', 'more ranks')} (--ranks 0 shows all; "
                    f"JSON and CSV have all)")
 
     out += ["", "Per region (over ranks: min, max with its rank, mean)"]
@@ -117,7 +117,7 @@ def others_text(others: Sequence[dict]) -> List[Tuple[str, str]]:
     if rest:
         names = [f"{_exe(o)} pid {o['pid']}{_why(o)}" for o in rest]
         n = len(rest)
-        lines.append(("other", f"{n} process{'es' if n != 1 else ''} that "
+        lines.append(("other", f"{counted(n, 'process', 'processes')} that "
                                f"{'are' if n != 1 else 'is'} not a rank, left out: "
                                + shorten(names, 4)))
     if pre:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from heapscope.atomic import write_atomic
 from heapscope.errors import HeapscopeError
+from heapscope.report.text import counted
 
 FORMATS = (".png", ".svg")
 MIB = 1024.0 * 1024.0
@@ -44,7 +45,7 @@ def write_plot(doc: dict, path: str) -> None:
     for key, label in (("app", "application heap"), ("mpi", "MPI heap")):
         if tl["total"][key] is not None:
             ax.plot(x, [v / MIB for v in tl["total"][key]], label=label, drawstyle="steps-post")
-    ax.set_title(f"heap, sum over {len(tl['per_rank'])} ranks")
+    ax.set_title(f"heap, sum over {counted(len(tl['per_rank']), 'rank')}")
     ax.set_ylabel("MiB")
     ax.set_xlabel("seconds since the first rank started")
     ax.legend(fontsize="small")
@@ -59,7 +60,7 @@ def write_plot(doc: dict, path: str) -> None:
     ax.set_xlabel("seconds since the first rank started")
     if drawn:
         ax.legend(fontsize="small")
-    fig.suptitle(f"job {doc['job_id']}: {doc['ranks']} ranks, {', '.join(doc['executables'])}",
+    fig.suptitle(f"job {doc['job_id']}: {counted(doc['ranks'], 'rank')}, {', '.join(doc['executables'])}",
                  fontsize="medium")
     fig.tight_layout()
     buf = io.BytesIO()

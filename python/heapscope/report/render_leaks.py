@@ -2,8 +2,8 @@
 import csv
 import io
 
-from heapscope.report.text import num, table
-from heapscope.report.tracked_common import counted, frame_lines, header_text
+from heapscope.report.text import counted, num, table
+from heapscope.report.tracked_common import frame_lines, header_text
 
 
 def render(doc: dict, full_names: bool = False) -> str:

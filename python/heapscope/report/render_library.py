@@ -10,7 +10,7 @@ from typing import List
 
 from heapscope.analysis.by_library import NO_STACK
 from heapscope.report.processes import header_lines
-from heapscope.report.text import num, percent, table
+from heapscope.report.text import counted, num, percent, table
 
 SIZES_SHOWN = 10   # sizes listed under each library in text, with --size
 
@@ -27,7 +27,7 @@ def render(doc: dict) -> str:
     out.append("")
     total = doc["totals"]
     out.append(f"Heap blocks by the library that asked for them (first frame outside the C/C++ "
-               f"runtime): {num(total['count'])} blocks, {num(total['bytes'])} bytes")
+               f"runtime): {counted(total['count'], 'block')}, {counted(total['bytes'], 'byte')}")
     rows = []
     detail = bool(f["size"])
     lines: List[str] = []
@@ -48,7 +48,7 @@ def render(doc: dict) -> str:
             out.append(f"  {NO_STACK}: blocks of sizes whose stacks were not recorded ({listed}); "
                        f"record with --sizes all")
     if doc["lost_stacks"]:
-        out.append(f"  {num(doc['lost_stacks'])} blocks lost their stack (stack table full): "
+        out.append(f"  {counted(doc['lost_stacks'], 'block')} lost their stack (stack table full): "
                    f"counted under {NO_STACK}")
     if detail:
         for lib in doc["libraries"] + ([dict(rest, name=NO_STACK)] if rest["count"] else []):

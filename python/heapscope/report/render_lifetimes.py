@@ -5,8 +5,8 @@ import io
 
 from heapscope.analysis import histogram
 from heapscope.analysis.lifetimes import bound_text
-from heapscope.report.text import num, percent, table
-from heapscope.report.tracked_common import counted, frame_lines, header_text
+from heapscope.report.text import counted, num, percent, table
+from heapscope.report.tracked_common import frame_lines, header_text
 
 
 def _range(p, time: bool) -> str:
@@ -58,7 +58,8 @@ def render_temporaries(doc: dict, full_names: bool = False) -> str:
     b = doc["bound"]
     out.append(f"  temporary {bound_text(b['max_between'], b['max_ns'])}")
     tot = doc["totals"]
-    out += ["", f"{num(tot['temporaries'])} of {num(tot['allocs'])} allocations were temporaries "
+    out += ["", f"{num(tot['temporaries'])} of {counted(tot['allocs'], 'allocation')} "
+                f"{'was a temporary' if tot['temporaries'] == 1 else 'were temporaries'} "
                 f"({percent(tot['share'])})."]
     if not doc["sizes"]:
         return "\n".join(out).rstrip() + "\n"

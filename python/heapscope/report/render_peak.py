@@ -4,8 +4,8 @@ import io
 
 from heapscope.analysis.histogram import format_ns
 from heapscope.report.processes import label
-from heapscope.report.text import num, percent, table
-from heapscope.report.tracked_common import counted, frame_lines, header_text
+from heapscope.report.text import counted, num, percent, table
+from heapscope.report.tracked_common import frame_lines, header_text
 
 
 def render(doc: dict, full_names: bool = False) -> str:

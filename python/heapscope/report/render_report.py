@@ -4,7 +4,7 @@ from typing import List
 from heapscope.profile.format import API_NAMES
 from heapscope.report.identify import GROUPS
 from heapscope.report.processes import header_lines, label
-from heapscope.report.text import num, percent, table
+from heapscope.report.text import counted, num, percent, table
 
 
 def render(doc: dict) -> str:
@@ -58,7 +58,7 @@ def _section(sec: dict, filters: dict) -> List[str]:
     out += ["", f"Hot sizes per region (top {hot} by count; share of the region's allocations)"]
     for r in regions:
         total = sec["totals"][r]
-        out.append(f"  {r}: {num(total['count'])} allocations, {num(total['bytes'])} bytes")
+        out.append(f"  {r}: {counted(total['count'], 'allocation')}, {counted(total['bytes'], 'byte')}")
         rows = [[str(i), num(h["size"]), num(h["count"]), percent(h["share"]), num(h["bytes"])]
                 for i, h in enumerate(sec["hot_sizes"][r], 1)]
         if rows:
@@ -81,7 +81,7 @@ def _size_table(sec: dict, filters: dict) -> List[str]:
     regions = sec["regions"]
     shown, distinct = len(sec["sizes"]), sec["distinct_sizes"]
     order = "most allocations first" if filters["top"] else "by size"
-    out = [f"Allocations per size and region ({num(shown)} of {num(distinct)} sizes, {order})"]
+    out = [f"Allocations per size and region ({num(shown)} of {counted(distinct, 'size')}, {order})"]
     if not sec["sizes"]:
         out.append("  no size passes the filters")
         return out

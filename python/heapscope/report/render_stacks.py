@@ -1,6 +1,6 @@
 """Text rendering of the `heapscope stacks` document (stacktypes.build)."""
 from heapscope.report.processes import header_lines, label
-from heapscope.report.text import num
+from heapscope.report.text import counted, num
 from heapscope.symbolize import Frame
 
 
@@ -33,11 +33,11 @@ def _groups(groups: list, filters: dict, full_names: bool) -> list:
     top, depth = filters["top"], filters["depth"]
     for g in groups:
         out += ["", f"Stack trace types for size {num(g['size'])} in region {g['region']}: "
-                    f"{num(g['types'])} type{'s' if g['types'] != 1 else ''}, "
-                    f"{num(g['count'])} allocations ({num(g['bytes'])} bytes)"]
+                    f"{counted(g['types'], 'type')}, "
+                    f"{counted(g['count'], 'allocation')} ({counted(g['bytes'], 'byte')})"]
         for t in g["stack_types"]:
-            out += ["", f"Stack trace type {t['rank']}/{g['types']}: {num(t['count'])} occurrences, "
-                        f"{num(t['bytes'])} bytes"]
+            out += ["", f"Stack trace type {t['rank']}/{g['types']}: {counted(t['count'], 'occurrence')}, "
+                        f"{counted(t['bytes'], 'byte')}"]
             for i, f in enumerate(t["frames"]):
                 out.append(f"  [{i}] {Frame(**f).text(short=not full_names)}")
             hidden = t["frames_total"] - len(t["frames"])

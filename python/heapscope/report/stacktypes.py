@@ -6,11 +6,11 @@ graph and the diff use), grouped per (size, region), most frequent first. Sizes 
 profiles recorded no stacks for are listed in `not_recorded` with the command that
 records them.
 """
-import shlex
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from heapscope.analysis.loading import weighted_stacks
-from heapscope.analysis.selection import SizeSet, region_matches
+from heapscope.analysis import recorded
+from heapscope.analysis.loading import region_paths, weighted_stacks
+from heapscope.analysis.selection import SizeSet, check_region
 from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
 from heapscope.report.processes import describe
@@ -24,8 +24,9 @@ def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = N
           top: int = 10, depth: int = 0, symbolizer: Optional[Symbolizer] = None,
           per_process: bool = False) -> dict:
     sym = symbolizer or Symbolizer()
-    not_recorded = _not_recorded(profiles, sizes, region)
-    if len(not_recorded) == len(_requested(sizes)) and not _any_covered(profiles, sizes, region):
+    check_region(region_paths(profiles), region)   # before saying what was not recorded there
+    not_recorded = recorded.not_recorded(profiles, sizes, region)
+    if len(not_recorded) == len(recorded.requested(sizes)):   # none of them: nothing to show
         raise HeapscopeError(not_recorded[0]["message"])
     order = _region_order(profiles)
 
@@ -62,57 +63,6 @@ def _groups(stacks, order: Dict[str, int], top: int, depth: int) -> List[dict]:
                               frames_total=len(s.frames),
                               frames=[f.to_json() for f in (s.frames[:depth] if depth else s.frames)])
                          for i, s in enumerate(shown, 1)]))
-    return out
-
-
-def _requested(sizes: SizeSet) -> List[str]:
-    """The parts of a size spec: exact sizes and ranges, as the user wrote them."""
-    if sizes.everything:
-        return ["all"]
-    return [str(s) for s in sorted(sizes.exact)] + [f"{lo}-{hi}" for lo, hi in sizes.ranges]
-
-
-def _covers(p: Profile, part: str, region: Optional[str]) -> bool:
-    recorded = (p.settings.get("stack_sizes") or "").strip()
-    if not recorded:
-        return False
-    regions = [r.strip() for r in (p.settings.get("stack_regions") or "").split(",") if r.strip()]
-    if region and regions and not any(region_matches(region, r) or region_matches(r, region)
-                                      for r in regions):
-        return False
-    have = SizeSet(recorded)
-    if have.everything:
-        return True
-    if part == "all":
-        return False
-    if "-" in part:
-        lo, hi = (int(x) for x in part.split("-"))
-        return any(lo <= s <= hi for s in have.exact) or any(
-            a <= hi and lo <= b for a, b in have.ranges)
-    return int(part) in have
-
-
-def _any_covered(profiles, sizes, region) -> bool:
-    return any(_covers(p, part, region) for p in profiles for part in _requested(sizes))
-
-
-def _not_recorded(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str]) -> List[dict]:
-    out = []
-    for part in _requested(sizes):
-        if any(_covers(p, part, region) for p in profiles):
-            continue
-        recorded = sorted({(p.settings.get("stack_sizes") or "") for p in profiles} - {""})
-        regions = sorted({(p.settings.get("stack_regions") or "") for p in profiles} - {""})
-        had = (f"stacks were recorded for sizes {', '.join(recorded)}"
-               + (f" in regions {', '.join(regions)}" if regions else "")) if recorded \
-            else "the profile recorded no stacks"
-        cmd = profiles[0].cmdline if profiles and profiles[0].cmdline else ["PROGRAM", "ARGS..."]
-        record = (f"heapscope record --sizes {part}" + (f" --regions {region}" if region else "")
-                  + f" -- {shlex.join(cmd)}")
-        where = f" in region {region}" if region else ""
-        out.append(dict(size=part, region=region, recorded_sizes=recorded, command=record,
-                        message=f"no stacks recorded for size {part}{where} ({had}); "
-                                f"record them with: {record}"))
     return out
 
 

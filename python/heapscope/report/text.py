@@ -7,6 +7,12 @@ def num(n: int) -> str:
     return f"{n:,}"
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """counted(1, "block") -> "1 block"; counted(3000, "block") -> "3,000 blocks";
+    counted(2, "process", "processes") -> "2 processes"."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
 def percent(share: float) -> str:
     """0.836 -> "83.6%"; a share too small to show with one decimal -> "<0.1%"."""
     if 0 < share < 0.0005:

@@ -9,7 +9,7 @@ import io
 import sys
 from typing import List, Optional
 
-from heapscope.report.text import num, table
+from heapscope.report.text import counted, num, table
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 ASCII_BLOCKS = "_.-:=+*#"
@@ -91,7 +91,7 @@ def _one(p: dict, width: int) -> List[str]:
     kinds = ", ".join(f"{num(n)} {k}" for k, n in p["kinds"].items())
     out = [f"Timeline of {p['label']}: {p['exe']}",
            f"  {p['path']}",
-           f"  {num(p['sample_count'])} samples over {p['duration_s']:.3f} s ({interval}): {kinds}",
+           f"  {counted(p['sample_count'], 'sample')} over {p['duration_s']:.3f} s ({interval}): {kinds}",
            f"  heap in use: {MEASURES.get(p['heap_measure'], p['heap_measure'])}"]
     out += [f"  warning: {w}" for w in p["warnings"]]
     out.append("")
@@ -107,7 +107,7 @@ def _one(p: dict, width: int) -> List[str]:
         out.append(f"  heap allocated inside MPI calls: {_peak_text(p['peaks']['heap_mpi'])}")
     c = p["calipers"]
     if c["taken"] or c["skipped"]:
-        out += ["", f"MPI calipers: {num(c['taken'])} calls measured, {num(c['skipped'])} skipped "
+        out += ["", f"MPI calipers: {counted(c['taken'], 'call')} measured, {num(c['skipped'])} skipped "
                     f"(rate limit); non-heap memory of the MPI library: RSS "
                     f"{_signed(c['mpi_rss_delta_bytes'])}, PSS {_signed(c['mpi_pss_delta_bytes'])}"]
     out += ["", "Regions (process-wide, in order of beginning)"]

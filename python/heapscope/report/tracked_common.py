@@ -15,6 +15,7 @@ from heapscope.errors import HeapscopeError
 from heapscope.report import add_format_options, to_json
 from heapscope.report.output import emit
 from heapscope.report.processes import describe, header_lines
+from heapscope.report.text import counted
 from heapscope.symbolize import Frame, Symbolizer
 
 
@@ -55,15 +56,10 @@ def header_text(title: str, doc: dict) -> List[str]:
     out += ["  " + line for line in header_lines(doc["processes"], n > 1)]
     t = doc["tracking"]
     out.append(f"  tracking  {'replayed from the event trace' if t['source'] == 'trace' else 'recorder tables'}"
-               + (f", {t['untracked']:,} blocks untracked" if t["untracked"] else ""))
+               + (f", {counted(t['untracked'], 'block')} untracked" if t["untracked"] else ""))
     for note in doc["notes"]:
         out.append(f"  note      {note}")
     return out
-
-
-def counted(n: int, noun: str, plural: str = "") -> str:
-    """counted(1, "block") -> "1 block"; counted(3000, "block") -> "3,000 blocks"."""
-    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def frame_lines(t: dict, full_names: bool, indent: str = "    ") -> List[str]:

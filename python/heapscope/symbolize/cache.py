@@ -3,9 +3,17 @@
 Identity: the build-id when the module has one, else path + mtime + size; plus
 whether debug info was found. Location:
 $HEAPSCOPE_CACHE_DIR, else $XDG_CACHE_HOME/heapscope, else ~/.cache/heapscope;
-files under symbols/. A cache that cannot be read or written is ignored: it only
-saves time, it never fails a report.
+files under symbols/. It persists across runs and is never pruned by heapscope
+(delete the directory to reclaim the space; it is rebuilt as needed).
+
+Besides saving time, it keeps a build readable after it is gone: `heapscope record`
+symbolizes the stacks it recorded as it ends (symbolize.warm), and the Symbolizer
+asks the cache by build-id before it looks at the binary on disk, so a program
+rebuilt in place still has its old frames named. A cache that cannot be read or
+written is ignored (store() says so): it never fails a report. Writers take a lock
+(symbols/.lock), so several processes adding to one build's file lose nothing.
 """
+import fcntl
 import hashlib
 import json
 import os
@@ -30,13 +38,18 @@ def module_key(binary: str, build_id: str, has_debug: bool) -> Optional[str]:
     stripped binary and its -dbgsym package share a build-id, not their answers."""
     kind = "dbg" if has_debug else "sym"
     if build_id:
-        return f"bid-{build_id}-{kind}"
+        return build_id_key(build_id, has_debug)
     try:
         st = os.stat(binary)
     except OSError:
         return None
     digest = hashlib.sha1(binary.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     return f"path-{digest}-{st.st_mtime_ns}-{st.st_size}-{kind}"
+
+
+def build_id_key(build_id: str, has_debug: bool) -> str:
+    """Cache file name of a module with a build-id, whether or not its binary is here."""
+    return f"bid-{build_id}-{'dbg' if has_debug else 'sym'}"
 
 
 class SymbolCache:
@@ -56,22 +69,26 @@ class SymbolCache:
         except (OSError, ValueError, KeyError, AttributeError, TypeError):
             return {}
 
-    def store(self, key: str, frames: Dict[int, List[list]]) -> None:
+    def store(self, key: str, frames: Dict[int, List[list]]) -> bool:
+        """Add `frames` to the module's file; False when the cache could not be written."""
         if not self.enabled or not frames:
-            return
+            return True
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            merged = self.load(key)
-            merged.update(frames)
-            body = {"version": CACHE_VERSION,
-                    "frames": {f"{off:#x}": entries for off, entries in merged.items()}}
-            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=f".{key}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(body, fh, separators=(",", ":"))
-                os.replace(tmp, self.root / f"{key}.json")
-            except BaseException:
-                os.unlink(tmp)
-                raise
+            with open(self.root / ".lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)   # load-merge-replace by one writer at a time
+                merged = self.load(key)
+                merged.update(frames)
+                body = {"version": CACHE_VERSION,
+                        "frames": {f"{off:#x}": entries for off, entries in merged.items()}}
+                fd, tmp = tempfile.mkstemp(dir=self.root, prefix=f".{key}.", suffix=".tmp")
+                try:
+                    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                        json.dump(body, fh, separators=(",", ":"))
+                    os.replace(tmp, self.root / f"{key}.json")
+                except BaseException:
+                    os.unlink(tmp)
+                    raise
+            return True
         except OSError:
-            pass
+            return False

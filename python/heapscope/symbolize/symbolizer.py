@@ -1,9 +1,13 @@
 """Offline symbolization: return addresses + a profile's module map -> source frames.
 
-For each module the addresses fall in, find a binary to read (the recorded file if
+For each module the addresses fall in: when the cache holds every offset of this
+build (by build-id, with debug info), answer from it without touching the disk: the
+recorded binary may since have been rebuilt in place (`heapscope record` fills the
+cache as it ends, symbolize.warm). Else find a binary to read (the recorded file if
 it is still the same build, else its separate debug file by build-id), look the
-file-relative offsets up (cache first, then one eu-addr2line run per module), and
-say once per module why frames may lack names or lines.
+file-relative offsets up (cache first, then one eu-addr2line run per module); when
+there is none, what the cache holds of that build is all there is. Say once per
+module why frames may lack names or lines.
 """
 import bisect
 import os
@@ -11,7 +15,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from heapscope.profile.model import Module, Profile
 from heapscope.symbolize import addr2line
-from heapscope.symbolize.cache import SymbolCache, module_key
+from heapscope.symbolize.cache import SymbolCache, build_id_key, module_key
 from heapscope.symbolize.elf import build_id_debug_file, read_elf, separate_debug_file
 from heapscope.symbolize.frames import Frame
 
@@ -25,6 +29,8 @@ class Symbolizer:
         self._noted = set()
         self._located: Dict[Tuple[str, str], Tuple[Optional[str], Optional[str]]] = {}
         self._memo: Dict[str, Dict[int, list]] = {}
+        self.unsaved = 0                    # answers the cache could not store
+        self.tool_missing = False           # eu-addr2line was needed and not found
 
     def resolve(self, profile: Profile, addresses: Iterable[int]) -> Dict[int, List[Frame]]:
         """Frames of each return address (innermost first; several when inlined)."""
@@ -46,26 +52,41 @@ class Symbolizer:
         return out
 
     def _lookup(self, module: Module, offsets) -> Dict[int, list]:
+        if module.build_id:
+            cached = self._cached(build_id_key(module.build_id, True))
+            if all(o in cached for o in offsets):
+                return cached     # this build, symbolized with debug info before
         binary, key = self._locate(module)
         if binary is None:
-            return {}
-        memo = self._memo.get(key) if key else None
-        if memo is None:
-            memo = self.cache.load(key) if key else {}
-            if key:
-                self._memo[key] = memo
+            return self._cached_build(module)
+        memo = self._cached(key) if key else {}
         missing = [o for o in offsets if o not in memo]
         if missing:
             if not addr2line.available():
+                self.tool_missing = True
                 self._note("tool", "eu-addr2line not found: install elfutils to see function "
                                    "names and source lines")
                 return memo
             found = addr2line.lookup(binary, missing)
             fresh = {o: [list(e) for e in found.get(o) or [UNKNOWN]] for o in missing}
             memo.update(fresh)
-            if key:
-                self.cache.store(key, fresh)
+            if key and not self.cache.store(key, fresh):
+                self.unsaved += len(fresh)
         return memo
+
+    def _cached(self, key: str) -> Dict[int, list]:
+        memo = self._memo.get(key)
+        if memo is None:
+            memo = self._memo[key] = self.cache.load(key)
+        return memo
+
+    def _cached_build(self, module: Module) -> Dict[int, list]:
+        """What the cache holds of a build whose binary is not here (debug answers first)."""
+        if not module.build_id:
+            return {}
+        held = dict(self._cached(build_id_key(module.build_id, False)))
+        held.update(self._cached(build_id_key(module.build_id, True)))
+        return held
 
     def _locate(self, module: Module) -> Tuple[Optional[str], Optional[str]]:
         """(binary to read, cache key) for a module; (None, None) when there is none."""
@@ -95,8 +116,9 @@ class Symbolizer:
         else:
             why = (f"has changed since the recording (build-id {info.build_id or 'none'}, "
                    f"recorded {module.build_id})")
-        self._note(path, f"{path} {why}; its frames show ?? (symbolize where the recorded "
-                         f"binaries are, or re-record)")
+        cached = " not in the symbol cache" if self._cached_build(module) else ""
+        self._note(path, f"{path} {why}; its frames{cached} show ?? (symbolize where the "
+                         f"recorded binaries are, or re-record)")
         return None, None
 
     def _note(self, ident: str, text: str) -> None:

@@ -1,0 +1,99 @@
+"""What the profiles recorded stacks for, and why a selection has no stack trace types.
+
+The recorder stores stacks only for the sizes and regions given to `heapscope record
+--sizes/--regions` (each profile's settings `stack_sizes`, `stack_regions`). When a
+command finds no stack trace type of the sizes and region asked for, it says which of
+these it is, in one line:
+
+  not recorded   the recording did not cover them: what it covered, and the command
+                 that records them
+  not allocated  it covered them, but the program made no such allocation (there)
+  lost           allocations were counted, but the stack table was full
+"""
+import shlex
+from typing import List, Optional, Sequence
+
+from heapscope.analysis.selection import SizeSet, region_matches
+from heapscope.profile.model import Profile
+
+
+def requested(sizes: SizeSet) -> List[str]:
+    """The parts of a size spec: exact sizes and ranges, as the user wrote them."""
+    if sizes.everything:
+        return ["all"]
+    return [str(s) for s in sorted(sizes.exact)] + [f"{lo}-{hi}" for lo, hi in sizes.ranges]
+
+
+def covers(p: Profile, part: str, region: Optional[str]) -> bool:
+    """Whether `p` recorded the stacks of size part `part` (in `region`)."""
+    recorded = (p.settings.get("stack_sizes") or "").strip()
+    if not recorded:
+        return False
+    regions = [r.strip() for r in (p.settings.get("stack_regions") or "").split(",") if r.strip()]
+    if region and regions and not any(region_matches(region, r) or region_matches(r, region)
+                                      for r in regions):
+        return False
+    have = SizeSet(recorded)
+    if have.everything:
+        return True
+    if part == "all":
+        return False
+    if "-" in part:
+        lo, hi = (int(x) for x in part.split("-"))
+        return any(lo <= s <= hi for s in have.exact) or any(
+            a <= hi and lo <= b for a, b in have.ranges)
+    return int(part) in have
+
+
+def recorded_text(profiles: Sequence[Profile]) -> str:
+    """"stacks were recorded for every size", "... for sizes 24 in regions local",
+    "the profile recorded no stacks"."""
+    specs = sorted({(p.settings.get("stack_sizes") or "").strip() for p in profiles} - {""})
+    if not specs:
+        return "the profile recorded no stacks" if len(profiles) == 1 else \
+            "the profiles recorded no stacks"
+    regions = sorted({(p.settings.get("stack_regions") or "").strip() for p in profiles} - {""})
+    what = " / ".join("every size" if s == "all" else f"sizes {s}" for s in specs)
+    return f"stacks were recorded for {what}" + (f" in regions {', '.join(regions)}" if regions else "")
+
+
+def not_recorded(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str]) -> List[dict]:
+    """The requested size parts no profile recorded stacks for, each with the command
+    that would record them."""
+    out = []
+    for part in requested(sizes):
+        if any(covers(p, part, region) for p in profiles):
+            continue
+        recorded = sorted({(p.settings.get("stack_sizes") or "") for p in profiles} - {""})
+        cmd = profiles[0].cmdline if profiles and profiles[0].cmdline else ["PROGRAM", "ARGS..."]
+        record = (f"heapscope record --sizes {part}" + (f" --regions {region}" if region else "")
+                  + f" -- {shlex.join(cmd)}")
+        where = f" in region {region}" if region else ""
+        out.append(dict(size=part, region=region, recorded_sizes=recorded, command=record,
+                        message=f"no stacks recorded for size {part}{where} "
+                                f"({recorded_text(profiles)}); record them with: {record}"))
+    return out
+
+
+def allocated(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str]) -> int:
+    """Allocations of the selected sizes and region the profiles counted."""
+    return sum(count for p in profiles for (r, size), count in p.size_counts.items()
+               if size in sizes and region_matches(r, region))
+
+
+def no_stacks_reason(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str]) -> str:
+    """One line saying why the profiles hold no stack trace type of the selection."""
+    missing = not_recorded(profiles, sizes, region)
+    if missing:   # a part the recording did not cover: what would record it
+        return missing[0]["message"]
+    where = f" in region {region}" if region else ""
+    what = "any size" if sizes.everything else f"size {sizes.spec}"
+    count = allocated(profiles, sizes, region)
+    if count == 0:
+        return (f"no allocation of {what}{where} in the profiles: the program made none "
+                f"({recorded_text(profiles)}; `heapscope report` lists the sizes it allocated)")
+    lost = sum(p.lost_stacks for p in profiles)
+    why = (f"{lost:,} allocations lost their stack: the stack table was full" if lost
+           else recorded_text(profiles))
+    return (f"no stack trace types of {what}{where}: {count:,} allocation"
+            f"{'s were' if count != 1 else ' was'} counted, none with a stored stack ({why})")
