@@ -1,5 +1,5 @@
 """The job report of a job where a rank was killed by SIGKILL (OOM killer, scheduler):
-a real 4-rank run (tests/programs/mpi_job_killed.c) where rank 2 SIGKILLs itself after
+a real 4-rank run (tests/programs/mpi_job_ranks.c sigkill) where rank 2 SIGKILLs itself after
 its allocations and two timeline flushes, so its file holds the timeline and no
 snapshot. The report keeps the rank with what it has (heap/RSS/PSS peaks from its
 samples), marks it, leaves its counts empty, takes each statistic over the ranks that
@@ -32,11 +32,11 @@ COUNTS = ("alloc_blocks", "alloc_app_blocks", "alloc_mpi_blocks", "alloc_bytes",
 def job(tmp_path_factory):
     assert have("mpicc") and have("mpirun"), "apt-get install openmpi-bin libopenmpi-dev"
     tmp = tmp_path_factory.mktemp("killed")
-    program = tmp / "mpi_job_killed"
-    subprocess.run(["mpicc", "-g", "-o", program, PROGRAMS / "mpi_job_killed.c"], check=True)
+    program = tmp / "mpi_job_ranks"
+    subprocess.run(["mpicc", "-g", "-o", program, PROGRAMS / "mpi_job_ranks.c"], check=True)
     out = tmp / "out"
     res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--mpi",
-                          "--timeline-interval", "20ms", "-o", out, "--", *MPIRUN, program],
+                          "--timeline-interval", "20ms", "-o", out, "--", *MPIRUN, program, "sigkill"],
                          capture_output=True, text=True, timeout=180,
                          env=dict(os.environ, HEAPSCOPE_TIMELINE_FLUSH_MS="100"))
     assert res.returncode != 0            # mpirun reports the killed rank

@@ -10,6 +10,7 @@ import pytest
 
 from heapscope.profile.model import lifetime_bin
 from test_massif_e2e import glibc_extra
+from test_stacks_e2e import user_frames
 
 SOURCE = Path(__file__).resolve().parent / "programs" / "rep_lifetimes.c"
 WINDOW = 100
@@ -44,15 +45,6 @@ def recorded(build, heapscope, tmp_path_factory):
 
 def lifetimes(heapscope, recorded, *args):
     return json.loads(heapscope("lifetimes", recorded, "--format", "json", *args).stdout)
-
-
-def user_frames(t):
-    out = []
-    for f in t["frames"]:
-        out.append((f["function"], f["line"]))
-        if f["function"] == "main":
-            break
-    return out
 
 
 def test_temporaries_of_size_48(heapscope, recorded, build):
