@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 # graphs, LAMMPS as a real MPI application.
 APT_PACKAGES=(
   build-essential cmake ninja-build gfortran pkg-config
-  libunwind-dev libdw-dev libelf-dev elfutils binutils zlib1g-dev
+  libunwind-dev libdw-dev libelf-dev elfutils binutils zlib1g-dev libzstd-dev
   libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0
   heaptrack valgrind hyperfine
   openmpi-bin libopenmpi-dev mpich libmpich-dev

@@ -1,10 +1,13 @@
 """Event trace mode (record --trace): the events streamed into the file, replayed
 into the same figures tracking mode computes in the recorder."""
+import struct
 import zlib
+from pathlib import Path
 
 import pytest
 
 from heapscope.native import program
+from heapscope.profile import format as fmt
 from heapscope.profile import read_profile
 from heapscope.profile import trace
 
@@ -25,6 +28,30 @@ def figures(profile):
         out[key] = row
         assert sum(l.time_hist) == l.frees
     return out
+
+
+def recode(src, dst, codec, pack):
+    """Copy profile src to dst with each raw TRACE_EVENTS chunk's events packed by
+    pack and labelled codec: files of a codec the recorder no longer writes."""
+    data = src.read_bytes()
+    out = bytearray(data[:fmt.HEADER_SIZE])
+    pos, head = fmt.HEADER_SIZE, struct.Struct("<IIQQIIQ")
+    while pos + fmt.CHUNK_HEADER_SIZE <= len(data):
+        ctype, _crc, length = struct.unpack_from("<IIQ", data, pos)
+        payload = data[pos + fmt.CHUNK_HEADER_SIZE:pos + fmt.CHUNK_HEADER_SIZE + length]
+        if ctype == trace.TRACE_EVENTS:
+            fields = list(head.unpack_from(payload))
+            assert fields[4] == 0
+            fields[4] = codec
+            payload = head.pack(*fields) + pack(payload[head.size:])
+        out += struct.pack("<IIQ", ctype, zlib.crc32(payload), len(payload)) + payload
+        pos += fmt.CHUNK_HEADER_SIZE + length
+    dst.write_bytes(bytes(out))
+
+
+def deflate(data):
+    z = zlib.compressobj(1, zlib.DEFLATED, -15)
+    return z.compress(data) + z.flush()
 
 
 def summary(profile):
@@ -71,16 +98,17 @@ def test_trace_and_track_agree_on_the_churn_workload(heapscope, tmp_path):
     assert sum(s.life.temporaries for s in traced.tracking.stacks) > 0
 
 
-@pytest.mark.parametrize("compress, codec", [(None, 0), ("1", 1)])
+@pytest.mark.parametrize("compress, codec", [(None, 2), ("1", 2), ("0", 0)])
 def test_events_are_chunks_of_each_thread(heapscope, build, tmp_path, compress, codec):
-    """Raw chunks by default, deflated with HEAPSCOPE_TRACE_COMPRESS=1."""
+    """zstd chunks by default, raw with HEAPSCOPE_TRACE_COMPRESS=0."""
     exe = build("trk_lifetimes.c", "-pthread")
     env = {"HEAPSCOPE_TRACE_COMPRESS": compress} if compress else None
     heapscope("record", "-o", tmp_path, "--trace", "--", exe, env=env)
     [path] = tmp_path.glob("heapscope.*.hsp")
     start, chunks = trace.scan(str(path))
     assert start is not None and start[0] == 1
-    assert {c.codec for c in chunks} == {codec}
+    # a chunk that zstd would not make smaller (a few events) stays raw
+    assert {c.codec for c in chunks if c.raw_len >= 1024} == {codec}, [(c.codec, c.raw_len) for c in chunks]
     assert len({c.thread for c in chunks}) == 2      # main thread and the freeing one
     for c in chunks:
         assert c.first_seq <= c.last_seq
@@ -95,19 +123,26 @@ def test_events_are_chunks_of_each_thread(heapscope, build, tmp_path, compress, 
     assert kinds.count(trace.ALLOC) == sum(p.size_counts.values())
 
 
-def test_compressed_trace_replays_like_raw(heapscope, tmp_path):
-    """HEAPSCOPE_TRACE_COMPRESS=1: every chunk deflated (the writer thread's, reusing
-    one compressor, and the exit's), replayed into the same figures as raw chunks."""
+def test_every_codec_replays_like_raw(heapscope, tmp_path):
+    """zstd (the default: every chunk, the writer thread's reusing one context, and
+    the exit's) and deflate (older files: recoded here) replay into the same
+    figures as raw chunks."""
     args = ["--", program("hs-wl-cxx-churn"), "--ops", "20000", "--working-set", "300"]
-    heapscope("record", "-o", tmp_path / "raw", "--trace", *args)
-    heapscope("record", "-o", tmp_path / "z", "--trace", *args,
-              env={"HEAPSCOPE_TRACE_COMPRESS": "1"})
+    heapscope("record", "-o", tmp_path / "raw", "--trace", *args,
+              env={"HEAPSCOPE_TRACE_COMPRESS": "0"})
+    heapscope("record", "-o", tmp_path / "zstd", "--trace", *args)
     [raw] = profiles(tmp_path / "raw")
-    [packed] = profiles(tmp_path / "z")
-    assert figures(raw) == figures(packed)
-    assert summary(raw) == summary(packed)
+    [packed] = profiles(tmp_path / "zstd")
     _, chunks = trace.scan(packed.path)
-    assert {c.codec for c in chunks} == {1} and len(chunks) > 4
+    assert {c.codec for c in chunks} == {2} and len(chunks) > 4
+    assert sum(c.length for c in chunks) < sum(c.length for c in trace.scan(raw.path)[1])
+    (tmp_path / "deflate").mkdir()
+    recode(Path(raw.path), tmp_path / "deflate" / "heapscope.old.1.hsp", 1, deflate)
+    [old] = profiles(tmp_path / "deflate")
+    assert {c.codec for c in trace.scan(old.path)[1]} == {1}
+    for other in (packed, old):
+        assert figures(raw) == figures(other)
+        assert summary(raw) == summary(other)
 
 
 def test_forked_child_has_its_own_trace(heapscope, build, tmp_path):
@@ -123,13 +158,21 @@ def test_forked_child_has_its_own_trace(heapscope, build, tmp_path):
     assert 88 not in prow and (prow[96].allocs, prow[96].frees) == (4, 4)
 
 
-def test_corrupt_event_chunk_is_one_clear_error(heapscope, build, tmp_path):
+@pytest.mark.parametrize("codec", [2, 1])
+def test_corrupt_event_chunk_is_one_clear_error(heapscope, build, tmp_path, codec):
     exe = build("trk_lifetimes.c", "-pthread")
-    heapscope("record", "-o", tmp_path, "--trace", "--", exe, "many")
+    env = {"HEAPSCOPE_TRACE_COMPRESS": "0"} if codec == 1 else None
+    heapscope("record", "-o", tmp_path, "--trace", "--", exe, "many", env=env)
     [path] = tmp_path.glob("heapscope.*.hsp")
+    if codec == 1:
+        recode(path, path, 1, deflate)
     _, [chunk] = trace.scan(str(path))
+    assert chunk.codec == codec
     data = bytearray(path.read_bytes())
-    data[chunk.offset + chunk.length - 1] ^= 0xFF     # last byte of its payload
+    if codec == 2:
+        data[chunk.offset + 40] ^= 0xFF               # the zstd frame's magic number
+    else:
+        data[chunk.offset + chunk.length - 1] ^= 0xFF     # last byte of its payload
     # keep the file's own framing valid: the reader checks crcs first
     head = chunk.offset - 16
     crc = zlib.crc32(bytes(data[chunk.offset:chunk.offset + chunk.length]))

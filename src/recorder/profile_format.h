@@ -142,8 +142,14 @@
  *  13 TRACE_EVENTS   one buffer of one thread's events
  *       u32 thread (count table index: a thread started after another ended may
  *       continue its stream) | u32 events | u64 first_seq | u64 last_seq
- *       u32 codec (0 = none, 1 = raw deflate, RFC 1951, no zlib header: Python's
- *       zlib.decompress(data, -15)) | u32 reserved | u64 raw_len (bytes of events) | data
+ *       u32 codec | u32 reserved | u64 raw_len (bytes of events) | data
+ *       codec: 0 = none (data is the events);
+ *              1 = raw deflate, RFC 1951, no zlib header (Python's
+ *                  zlib.decompress(data, -15)): written by older recorders, still read;
+ *              2 = one zstd frame, RFC 8878, its content size in its header (= raw_len)
+ *                  (Python: zstandard.ZstdDecompressor().decompress(data)); the
+ *                  default. A chunk that would not get smaller, or that a signal
+ *                  handler's snapshot writes, is codec 0.
  *       Every alloc and free takes a number from one process-wide sequence (an
  *       alloc after the allocator returned, a free before the block is released);
  *       a thread's events are in increasing order, chunks of one thread too; merge

@@ -36,7 +36,7 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
   HEAPSCOPE_TEMP_NS        and lives at most this many ns (unset: no time bound)
   HEAPSCOPE_TRACK_MAX_BLOCKS  live blocks the tracking table holds (8388608)
   HEAPSCOPE_TRACE          1: event trace mode (every allocation and free)
-  HEAPSCOPE_TRACE_COMPRESS 1: deflate the trace (a quarter smaller, about 2x the CPU)
+  HEAPSCOPE_TRACE_COMPRESS 0: raw trace chunks (default: zstd, ~40% smaller, more CPU)
   HEAPSCOPE_TIMELINE_MS    heap/RSS/PSS sampling interval in ms (default 100; 0 = no
                            timeline); HEAPSCOPE_TIMELINE_FLUSH_MS: written every (1000)
   HEAPSCOPE_TIMELINE_HEAP  1: samples include the heap in use (0 by default; record
@@ -78,7 +78,7 @@ def register(sub):
     p.add_argument("--trace", action="store_true",
                    help="event trace mode: every allocation and free (address, size, thread, "
                         "time, stack type or size, region) streamed into the profile "
-                        "(HEAPSCOPE_TRACE_COMPRESS=1 deflates it); the tracking reports are "
+                        "zstd-compressed (HEAPSCOPE_TRACE_COMPRESS=0: raw, larger, less CPU); the tracking reports are "
                         "replayed from it")
     p.add_argument("--temporary-between", metavar="N",
                    help="with --track/--trace: a temporary is freed with at most N other allocations "

@@ -82,7 +82,9 @@ def _payload(fh, path: str, c: _Chunk) -> bytes:
         raise HeapscopeError(f"{path}: TRACE_EVENTS chunk at byte {c.offset - fmt.CHUNK_HEADER_SIZE} "
                              f"is corrupt (crc mismatch)")
     data = payload[_EVENTS_HEAD.size:]
-    if c.codec == 1:
+    if c.codec == 2:
+        data = _unzstd(data, c, path)
+    elif c.codec == 1:
         try:
             data = zlib.decompress(data, -15)   # raw deflate
         except zlib.error as exc:
@@ -93,6 +95,30 @@ def _payload(fh, path: str, c: _Chunk) -> bytes:
         raise HeapscopeError(f"{path}: TRACE_EVENTS chunk at byte {c.offset}: "
                              f"{len(data)} bytes, its header says {c.raw_len}")
     return data
+
+
+_zstd = None
+
+
+def _unzstd(data: bytes, c: _Chunk, path: str) -> bytes:
+    """A zstd frame (codec 2) of c.raw_len bytes; a broken one is one HeapscopeError."""
+    global _zstd
+    where = f"{path}: TRACE_EVENTS chunk at byte {c.offset}"
+    if _zstd is None:
+        try:
+            import zstandard
+        except ImportError:
+            raise HeapscopeError(f"{where}: zstd-compressed (codec 2): reading it needs the "
+                                 f"Python package zstandard (pip install zstandard)") from None
+        _zstd = zstandard
+    try:
+        # the frame says its size: a corrupt one must not make us allocate it
+        size = _zstd.frame_content_size(data)
+        if size != c.raw_len:
+            raise HeapscopeError(f"{where}: zstd frame of {size} bytes, its header says {c.raw_len}")
+        return _zstd.ZstdDecompressor().decompress(data, max_output_size=c.raw_len)
+    except _zstd.ZstdError as exc:
+        raise HeapscopeError(f"{where}: zstd: {exc}") from None
 
 
 def _decode(data: bytes, thread: int, stacks: Dict[int, tuple], where: str) -> List[tuple]:
