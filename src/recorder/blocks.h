@@ -24,8 +24,8 @@ struct hs_dying {
     int component;        /* accounted in the component part */
     uint64_t size;        /* requested size, when tracked */
     void *record;         /* tracking: its stack-type or per-size record, NULL if untracked */
-    uint64_t born_ns;     /* tracking: CLOCK_MONOTONIC at birth */
-    uint64_t dying_ns;    /* tracking: and when its free began */
+    uint64_t born_clock;  /* tracking: the raw clock at birth (hs_clock_raw, tracking.h) */
+    uint64_t dying_clock; /* tracking: and when its free began */
     uint64_t trace_seq, trace_ns;  /* trace: the free event's number and time */
     uint64_t born_seq;    /* tracking: allocating table's index and allocation number */
 };
@@ -42,19 +42,46 @@ HS_HIDDEN void hs_block_dying(void *p, struct hs_dying *d);
 HS_HIDDEN void hs_block_dead(struct hs_dying *d);
 HS_HIDDEN void hs_block_revive(struct hs_dying *d);
 
+/* hs_heap_add with the calling thread's table at hand. */
+static inline void hs_heap_count(struct hs_thread *t, int64_t bytes, int component)
+{
+    atomic_store_explicit(&t->heap_bytes,
+                          atomic_load_explicit(&t->heap_bytes, memory_order_relaxed) + bytes,
+                          memory_order_relaxed);
+    if (component)
+        atomic_store_explicit(
+            &t->heap_component_bytes,
+            atomic_load_explicit(&t->heap_component_bytes, memory_order_relaxed) + bytes,
+            memory_order_relaxed);
+}
+
+/* tracking.c: the common case of tracking mode (no trace) in one call each: the
+ * birth or the whole death of a block, heap figure included (what hs_block_born,
+ * and hs_block_dying + hs_block_dead, do in several). */
+HS_HIDDEN void hs_track_birth(void *p, uint64_t size, struct hs_site site);
+HS_HIDDEN void hs_track_free(void *p);
+
 /* Count an allocation (counting.h) and, when watching, report the block. */
 static inline __attribute__((always_inline)) void hs_note_alloc(unsigned api, uint64_t size,
                                                                 void *p)
 {
     struct hs_site site = hs_count_alloc(api, size, p == NULL);
-    if (HS_UNLIKELY(hs_heap_watch) && p)
-        hs_block_born(p, size, site);
+    if (HS_UNLIKELY(hs_heap_watch) && p) {
+        if (hs_track_on && !hs_trace_on)
+            hs_track_birth(p, size, site);
+        else
+            hs_block_born(p, size, site);
+    }
 }
 
 /* Before the real free of p (not NULL). */
 static inline __attribute__((always_inline)) void hs_note_free(void *p)
 {
     if (HS_UNLIKELY(hs_heap_watch)) {
+        if (hs_track_on && !hs_trace_on) {
+            hs_track_free(p);
+            return;
+        }
         struct hs_dying d;
         hs_block_dying(p, &d);
         hs_block_dead(&d);

@@ -49,14 +49,7 @@ void hs_heap_add(int64_t bytes, int component)
     struct hs_thread *t = hs_self;
     if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
         return;
-    atomic_store_explicit(&t->heap_bytes,
-                          atomic_load_explicit(&t->heap_bytes, memory_order_relaxed) + bytes,
-                          memory_order_relaxed);
-    if (component)
-        atomic_store_explicit(
-            &t->heap_component_bytes,
-            atomic_load_explicit(&t->heap_component_bytes, memory_order_relaxed) + bytes,
-            memory_order_relaxed);
+    hs_heap_count(t, bytes, component);
 }
 
 void hs_heap_in_use(int64_t *total, int64_t *component)

@@ -165,7 +165,7 @@ static struct hs_track_rec *type_record(struct hs_stack_entry *e, uint32_t regio
 
 struct slot {
     uint64_t addr;      /* 0 = empty */
-    uint64_t born_ns;
+    uint64_t born;      /* raw clock at birth (hs_clock_raw) */
     uintptr_t rec;      /* struct hs_track_rec *, | 1 if allocated inside a component */
     uint64_t seq;       /* table index << 48 | its allocation number (48 bits) */
 };
@@ -313,16 +313,15 @@ void hs_track_figures(struct hs_track_figures *f)
 
 static void add(_Atomic uint64_t *c, uint64_t n) { atomic_fetch_add_explicit(c, n, memory_order_relaxed); }
 
-int hs_track_born(void *p, uint64_t size, struct hs_site site, int component)
+static inline __attribute__((always_inline)) int track_born(struct hs_thread *t, void *p,
+                                                             uint64_t size, struct hs_site site,
+                                                             int component)
 {
-    struct hs_thread *t = hs_self;
-    if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
-        return -1;
     uint64_t seq = atomic_load_explicit(&t->alloc_seq, memory_order_relaxed) + 1;
     atomic_store_explicit(&t->alloc_seq, seq, memory_order_relaxed);
     struct hs_track_rec *r = site.type ? type_record(site.type, site.region, size)
                                        : size_record(site.region, size);
-    uint64_t now = hs_clock_ns();
+    uint64_t now = hs_clock_raw();
     struct slot s = {(uint64_t)(uintptr_t)p, now, (uintptr_t)r | (component ? 1u : 0u),
                      (uint64_t)t->index << SEQ_BITS | (seq & ((1ull << SEQ_BITS) - 1))};
     if (!r || t->index >= HS_MAX_TABLES || side_insert(addr_hash(s.addr), &s)) {
@@ -338,13 +337,32 @@ int hs_track_born(void *p, uint64_t size, struct hs_site site, int component)
     int64_t max = atomic_load_explicit(&max_bytes, memory_order_relaxed);
     while (live > max) {
         if (atomic_compare_exchange_weak(&max_bytes, &max, live)) {
-            atomic_store(&max_ns, hs_start_mono_ns && now > hs_start_mono_ns
-                                      ? now - hs_start_mono_ns : 0);
+            uint64_t ns = hs_clock_raw_ns(now);
+            atomic_store(&max_ns, hs_start_mono_ns && ns > hs_start_mono_ns
+                                      ? ns - hs_start_mono_ns : 0);
             atomic_store(&peak_pending, 1);
             break;
         }
     }
     return 0;
+}
+
+int hs_track_born(void *p, uint64_t size, struct hs_site site, int component)
+{
+    struct hs_thread *t = hs_self;
+    if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
+        return -1;
+    return track_born(t, p, size, site, component);
+}
+
+void hs_track_birth(void *p, uint64_t size, struct hs_site site)
+{
+    struct hs_thread *t = hs_self;
+    if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
+        return;
+    int component = hs_place.in.component != 0;
+    if (track_born(t, p, size, site, component) == 0)
+        hs_heap_count(t, (int64_t)size, component);
 }
 
 int hs_track_dying(void *p, struct hs_dying *d)
@@ -360,20 +378,20 @@ int hs_track_dying(void *p, struct hs_dying *d)
         __builtin_prefetch(&sh->s[h & sh->mask]);
         __builtin_prefetch(&sh->s[(h + 1) & sh->mask]);
     }
-    d->dying_ns = hs_clock_ns();
+    d->dying_clock = hs_clock_raw();
     if (side_remove(h, (uint64_t)(uintptr_t)p, &s))
         return -1;
     d->record = (void *)(s.rec & ~(uintptr_t)1);
     d->component = (int)(s.rec & 1);
     d->size = ((struct hs_track_rec *)d->record)->size;
-    d->born_ns = s.born_ns;
+    d->born_clock = s.born;
     d->born_seq = s.seq;
     return 0;
 }
 
 void hs_track_revive(struct hs_dying *d)
 {
-    struct slot s = {(uint64_t)(uintptr_t)d->p, d->born_ns,
+    struct slot s = {(uint64_t)(uintptr_t)d->p, d->born_clock,
                      (uintptr_t)d->record | (d->component ? 1u : 0u), d->born_seq};
     if (side_insert(addr_hash(s.addr), &s)) {  /* cannot happen: its slot was just freed; but never lose it */
         struct hs_track_rec *r = d->record;
@@ -389,17 +407,20 @@ static unsigned bin_of(uint64_t v)
     return b < HS_LIFETIME_BINS ? b : HS_LIFETIME_BINS - 1;
 }
 
-void hs_track_dead(struct hs_dying *d)
+/* A tracked block's death, once out of the table: born/dying are raw clocks. */
+static inline __attribute__((always_inline)) void record_death(struct hs_track_rec *r,
+                                                               uint64_t born_clock,
+                                                               uint64_t dying_clock,
+                                                               uint64_t born_seq, uint64_t size)
 {
-    struct hs_track_rec *r = d->record;
     if (atomic_load_explicit(&peak_pending, memory_order_relaxed))
         hs_track_peak_now();
-    uint64_t lifetime = d->dying_ns > d->born_ns ? d->dying_ns - d->born_ns : 0;
-    uint32_t index = (uint32_t)(d->born_seq >> SEQ_BITS);
+    uint64_t lifetime = hs_clock_raw_span(born_clock, dying_clock);
+    uint32_t index = (uint32_t)(born_seq >> SEQ_BITS);
     struct hs_thread *owner = hs_self;  /* usually the allocating thread frees */
     if (HS_UNLIKELY(!owner || owner->index != index))
         owner = hs_thread_at(index);
-    uint64_t born = d->born_seq & ((1ull << SEQ_BITS) - 1);
+    uint64_t born = born_seq & ((1ull << SEQ_BITS) - 1);
     uint64_t seq_now = owner ? atomic_load_explicit(&owner->alloc_seq, memory_order_relaxed) : born;
     uint64_t between = ((seq_now - born) & ((1ull << SEQ_BITS) - 1));
     add(&r->frees, 1);
@@ -407,7 +428,32 @@ void hs_track_dead(struct hs_dying *d)
     add(&r->between_hist[bin_of(between)], 1);
     if (between <= hs_track.temp_between && (!hs_track.temp_ns || lifetime <= hs_track.temp_ns))
         add(&r->temporaries, 1);
-    atomic_fetch_sub_explicit(&cur_bytes, (int64_t)d->size, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&cur_bytes, (int64_t)size, memory_order_relaxed);
+}
+
+void hs_track_dead(struct hs_dying *d)
+{
+    record_death(d->record, d->born_clock, d->dying_clock, d->born_seq, d->size);
+}
+
+void hs_track_free(void *p)
+{
+    uint64_t a = (uint64_t)(uintptr_t)p, h = addr_hash(a);
+    struct shard *sh = shard_of(h);
+    if (HS_LIKELY(sh->s)) {  /* as in hs_track_dying */
+        __builtin_prefetch(&sh->s[h & sh->mask]);
+        __builtin_prefetch(&sh->s[(h + 1) & sh->mask]);
+    }
+    uint64_t now = hs_clock_raw();
+    struct slot s;
+    if (side_remove(h, a, &s))
+        return;
+    struct hs_track_rec *r = (struct hs_track_rec *)(s.rec & ~(uintptr_t)1);
+    uint64_t size = r->size;
+    record_death(r, s.born, now, s.seq, size);
+    struct hs_thread *t = hs_self;
+    if (HS_LIKELY(t) || (t = hs_thread_attach()))
+        hs_heap_count(t, -(int64_t)size, (int)(s.rec & 1));
 }
 
 /* ---- settings, fork ---- */

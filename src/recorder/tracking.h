@@ -76,6 +76,37 @@ static inline uint64_t hs_clock_ns(void)
     return hs_tsc_convert(&hs_tsc.slot[cur], __rdtsc());
 }
 
+/* The raw clock of tracking's birth and death times: TSC ticks when the TSC is
+ * used (hs_tsc.use_tsc, fixed before the first block is tracked), else ns. Births
+ * keep it raw; only a lifetime (a difference) is converted, at the block's death:
+ * one conversion per block instead of two. */
+static inline uint64_t hs_clock_raw(void)
+{
+    if (HS_UNLIKELY(!atomic_load_explicit(&hs_tsc.use_tsc, memory_order_relaxed)))
+        return hs_now_ns(CLOCK_MONOTONIC);
+    return __rdtsc();
+}
+
+/* ns from raw clock `from` to `to` (0 if `to` is not later). */
+static inline uint64_t hs_clock_raw_span(uint64_t from, uint64_t to)
+{
+    if (to <= from)
+        return 0;
+    if (HS_UNLIKELY(!atomic_load_explicit(&hs_tsc.use_tsc, memory_order_relaxed)))
+        return to - from;
+    unsigned cur = atomic_load_explicit(&hs_tsc.current, memory_order_acquire);
+    return (uint64_t)(((unsigned __int128)(to - from) * hs_tsc.slot[cur].scale) >> 32);
+}
+
+/* CLOCK_MONOTONIC ns of a raw clock reading. */
+static inline uint64_t hs_clock_raw_ns(uint64_t raw)
+{
+    if (HS_UNLIKELY(!atomic_load_explicit(&hs_tsc.use_tsc, memory_order_relaxed)))
+        return raw;
+    unsigned cur = atomic_load_explicit(&hs_tsc.current, memory_order_acquire);
+    return hs_tsc_convert(&hs_tsc.slot[cur], raw);
+}
+
 /* Blocks of r live now. */
 static inline int64_t hs_track_live(struct hs_track_rec *r)
 {
