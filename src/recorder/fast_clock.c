@@ -35,8 +35,6 @@
 struct hs_tsc_clock hs_tsc;   /* read inline by hs_clock_ns (tracking.h) */
 static uint64_t first_tsc, first_ns;   /* the baseline's start */
 
-uint64_t hs_fast_ns(void) { return hs_clock_ns(); }
-
 static int kernel_uses_tsc(void)
 {
     char source[32] = {0};

@@ -292,7 +292,6 @@ HS_HIDDEN void hs_trace_init(void);                    /* HEAPSCOPE_TRACE: idemp
 HS_HIDDEN void hs_trace_flush(int final, int from_signal);
 /* fast_clock.c: CLOCK_MONOTONIC ns from the TSC when the kernel uses it */
 HS_HIDDEN void hs_fast_clock_init(void);
-HS_HIDDEN uint64_t hs_fast_ns(void);
 HS_HIDDEN void hs_fast_clock_refine(void);   /* the sampler thread, about once a second */
 
 #endif

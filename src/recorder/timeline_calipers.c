@@ -79,7 +79,6 @@ uint64_t hs_caliper_period(void)
                       HS_CALIPER_COST_SHARE;
     return budget > (uint64_t)hs_caliper_ns ? budget : (uint64_t)hs_caliper_ns;
 }
-static int clock_ready;                  /* hs_fast_clock_init done (first measured call) */
 
 void hs_calipers_totals(struct hs_caliper_totals *t)
 {
@@ -116,7 +115,7 @@ static int claim(int always)
         return 1;
     if (atomic_load_explicit(&hs_sampler_running, memory_order_relaxed))
         return atomic_exchange_explicit(&hs_caliper_armed, 0, memory_order_relaxed);
-    uint64_t now = hs_fast_ns();
+    uint64_t now = hs_now_ns(CLOCK_MONOTONIC);
     uint64_t last = atomic_load_explicit(&last_ns, memory_order_relaxed);
     return (last == 0 || now - last >= hs_caliper_period()) &&
            atomic_compare_exchange_strong_explicit(&last_ns, &last, now, memory_order_relaxed,
@@ -138,10 +137,6 @@ int heapscope__caliper_begin(const char *fn, int always)
         return 0;
     int saved_guard = hs_guard;
     hs_guard = 1;
-    if (HS_UNLIKELY(!clock_ready)) {   /* the first call, MPI_Init: calibrate (2 ms) */
-        hs_fast_clock_init();
-        clock_ready = 1;
-    }
     uint64_t t0 = hs_now_ns(CLOCK_MONOTONIC);
     measure(&before, HS_SAMPLE_MPI_BEFORE, fn);
     before_cost = hs_now_ns(CLOCK_MONOTONIC) - t0;

@@ -53,7 +53,7 @@ HS_HIDDEN void hs_track_peak_now(void);   /* a pending peak copied (the snapshot
 HS_HIDDEN void hs_track_figures(struct hs_track_figures *f);
 
 /* fast_clock.c: CLOCK_MONOTONIC ns from the TSC, inline for the hot paths of
- * tracking and the trace (hs_fast_ns is the same behind a call). */
+ * tracking and the trace. */
 struct hs_tsc_params { uint64_t tsc0, ns0, scale; };  /* scale: ns per tick, 32.32 */
 struct hs_tsc_clock {
     _Atomic int use_tsc;
