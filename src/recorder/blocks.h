@@ -57,7 +57,8 @@ static inline void hs_heap_count(struct hs_thread *t, int64_t bytes, int compone
 
 /* tracking.c: the common case of tracking mode (no trace) in one call each: the
  * birth or the whole death of a block, heap figure included (what hs_block_born,
- * and hs_block_dying + hs_block_dead, do in several). */
+ * and hs_block_dying + hs_block_dead, do in several); the death is counted a few
+ * frees later (tracking.c, "deferred deaths"). */
 HS_HIDDEN void hs_track_birth(void *p, uint64_t size, struct hs_site site);
 HS_HIDDEN void hs_track_free(void *p);
 

@@ -23,6 +23,7 @@
 #include "counting.h"
 #include "guard.h"
 #include "recorder.h"
+#include "tracking.h"
 
 struct size_entry {
     _Atomic uint64_t size;      /* 0 = empty (sizes here are >= HS_SMALL_SIZES) */
@@ -82,6 +83,12 @@ struct hs_stack_table **hs_thread_stacks_slot(struct hs_thread *t)
 static void thread_exit(void *arg)
 {
     struct hs_thread *t = arg;
+    if (hs_track_on && t == hs_self) {  /* its deferred frees, before the table is handed back */
+        int saved_guard = hs_guard;
+        hs_guard = 1;
+        hs_track_flush(t);
+        hs_guard = saved_guard;
+    }
     hs_self = NULL;
     atomic_store_explicit(&t->in_use, 0, memory_order_release);
 }

@@ -17,6 +17,19 @@ struct hs_region_counts {
 
 struct hs_size_table;
 
+/* tracking.c: a thread's last frees of small blocks, processed a few frees later
+ * (deferred frees, tracking.c). `version` is odd while the owner writes. */
+#define HS_FREED_RING 8u
+struct hs_freed_ring {
+    _Atomic uint64_t version;
+    unsigned next;                  /* the oldest entry, the next to go */
+    struct hs_freed {
+        _Atomic uint64_t addr;      /* 0: empty */
+        _Atomic uint64_t clock;     /* raw clock at the free */
+        _Atomic uint64_t seq;       /* the freeing table's allocation number then */
+    } e[HS_FREED_RING];
+};
+
 struct hs_thread {
     struct hs_thread *next;                 /* list of all tables, append-only */
     _Atomic int in_use;
@@ -30,6 +43,7 @@ struct hs_thread {
      * table's index (hs_thread_at), both kept when a new thread adopts the table */
     _Atomic uint64_t alloc_seq;
     uint32_t index;
+    struct hs_freed_ring freed;             /* tracking.c, only the owner writes */
     /* trace.c: this table's event buffer, and its lock (contended by snapshots only) */
     _Atomic int trace_lock;
     struct hs_trace_buf *trace;

@@ -17,7 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "recorder.h"
+#include "tracking.h"
 
 static struct hs_region regions[HS_MAX_REGIONS] = {{HS_NO_PARENT, 0, ""}};
 static _Atomic uint32_t region_count = 1;
@@ -152,6 +154,19 @@ static void clean_name(const char *name, char *out, size_t len)
     out[i] = 0;
 }
 
+/* Tracking: the thread's deferred frees processed, so that the boundary's
+ * timeline sample has its heap exact (tracking.c). */
+static void settle_frees(void)
+{
+    struct hs_thread *t = hs_self;
+    if (!hs_track_on || !t)
+        return;
+    int saved_guard = hs_guard;
+    hs_guard = 1;
+    hs_track_flush(t);
+    hs_guard = saved_guard;
+}
+
 void hs_regions_begin(const char *name, int thread_only)
 {
     char clean[1024];
@@ -179,8 +194,10 @@ void hs_regions_begin(const char *name, int thread_only)
         }
     }
     pthread_mutex_unlock(&lock);
-    if (began != HS_NO_PARENT)
+    if (began != HS_NO_PARENT) {
+        settle_frees();
         hs_timeline_region(HS_SAMPLE_REGION_BEGIN, began);
+    }
 }
 
 void hs_regions_end(int thread_only)
@@ -206,8 +223,10 @@ void hs_regions_end(int thread_only)
     } else
         atomic_fetch_add(&unbalanced, 1);
     pthread_mutex_unlock(&lock);
-    if (ended != HS_NO_PARENT)
+    if (ended != HS_NO_PARENT) {
+        settle_frees();
         hs_timeline_region(HS_SAMPLE_REGION_END, ended);
+    }
 }
 
 uint32_t hs_region_intern(uint32_t parent, const char *name)

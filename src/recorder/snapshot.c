@@ -19,6 +19,7 @@
 
 #include "guard.h"
 #include "recorder.h"
+#include "tracking.h"
 
 /* ---- merged rows: (region, key, frames) -> count, in an arena ---- */
 
@@ -260,6 +261,7 @@ int hs_snapshot(unsigned reason, int from_signal)
         return -1;
     int saved_guard = hs_guard;
     hs_guard = 1;
+    hs_track_settle(from_signal);          /* deferred frees counted (tracking.c) */
     hs_timeline_snapshot(from_signal);   /* its "final" sample, and a flush */
     if (lock_dump(from_signal)) {
         hs_guard = saved_guard;

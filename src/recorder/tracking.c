@@ -1,25 +1,24 @@
 /*
  * tracking.c — tracking mode (HEAPSCOPE_TRACK=1): what happens to every block.
  *
- * Each live block is in a side table (address -> record, birth time, allocating
- * thread and its allocation number, component flag). Each record (struct
- * hs_track_rec, tracking.h) is one stack trace type (the sizes and regions whose
- * stacks are captured: the record hangs off the type's entry in stacks.c) or one
- * (region, size) pair (every other block), and holds allocs, frees, temporaries,
- * the lifetime histograms, the blocks live now and at the heap peak.
+ * Each live block is in the side table (track_table.h: address -> record, birth
+ * time, allocating thread and its allocation number, component flag). Each record
+ * (struct hs_track_rec, tracking.h; track_records.h) is one stack trace type or
+ * one (region, size) pair, and holds allocs, frees, temporaries, the lifetime
+ * histograms, the blocks live now and at the heap peak. This file: births,
+ * deaths (counted a few frees late, see "deferred deaths" below), the heap peak,
+ * the settings and fork.
  *
- * Side table: 64 shards by address hash, each an open-addressing table (linear
- * probing, deletion by backward shift, no tombstones) under its own spinlock,
- * doubling when half full. 32 bytes per slot, so 64..128 bytes per live block.
- * At most HEAPSCOPE_TRACK_MAX_BLOCKS blocks are live in it (default 8 Mi); beyond,
- * blocks are counted `untracked` (their frees are not found and ignored).
- * Everything is mmap'd (pool.c), outside the program's heap.
+ * What a block costs is mostly memory traffic, so the hot paths avoid locked
+ * instructions where one writer suffices: a record's counters have a set its
+ * owner thread adds to plainly (tracking.h), the global figures a part the main
+ * thread adds to plainly (struct hs_split); the side table's shard lock remains.
  *
  * The peak ("who holds it"), the lazy way: a new maximum of the requested bytes
- * live marks a peak pending; the first free after it (or the snapshot) copies
- * every record's live count into its at-peak count before anything is freed, so
- * the copy is the state at the maximum. Exact for one thread; with several the
- * copy is taken while others may allocate.
+ * live marks a peak pending; the first death counted after it (or the snapshot)
+ * copies every record's live count into its at-peak count before anything is
+ * freed, so the copy is the state at the maximum. Exact for one thread; with
+ * several the copy is taken while others may allocate.
  *
  * A temporary: freed with at most N (HEAPSCOPE_TEMP_BETWEEN, default 0) other
  * allocations of the allocating thread in between, and, if HEAPSCOPE_TEMP_NS is
@@ -37,253 +36,30 @@
 #include "blocks.h"
 #include "guard.h"
 #include "recorder.h"
+#include "track_records.h"
+#include "track_table.h"
 #include "tracking.h"
 
 int hs_track_on;
 struct hs_track_settings hs_track = {0, 0, 8u << 20};
 
-/* ---- records ---- */
-
-static struct hs_track_rec *_Atomic records;  /* every record, newest first */
-static _Atomic uint64_t record_count;
-static _Atomic int64_t table_bytes;           /* memory mapped for tracking */
-
-struct hs_track_rec *hs_track_records(void)
+/* Add n to a record's counter: to its own set by the owner, else atomically. */
+static inline void bump(_Atomic uint64_t *own, _Atomic uint64_t *shared, int mine, uint64_t n)
 {
-    return atomic_load_explicit(&records, memory_order_acquire);
+    if (HS_LIKELY(mine))
+        atomic_store_explicit(own, atomic_load_explicit(own, memory_order_relaxed) + n,
+                              memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(shared, n, memory_order_relaxed);
 }
+#define BUMP(r, mine, field, n) bump(&(r)->own.field, &(r)->shared.field, mine, n)
 
-static struct hs_track_rec *record_new(uint32_t region, uint64_t size, uint32_t depth,
-                                       const uint64_t *frames)
-{
-    struct hs_track_rec *r = hs_pool_alloc(sizeof *r);
-    if (!r)
-        return NULL;
-    atomic_fetch_add(&table_bytes, (int64_t)sizeof *r);
-    r->region = region;
-    r->size = size;
-    r->depth = depth;
-    r->frames = frames;
-    struct hs_track_rec *head = atomic_load(&records);
-    do
-        r->next = head;
-    while (!atomic_compare_exchange_weak(&records, &head, r));
-    atomic_fetch_add(&record_count, 1);
-    return r;
-}
-
-/* Per (region, size): a global table, read without lock, inserted under one. */
-#define SIZE_SLOTS (1u << 20)
-struct size_slot {
-    _Atomic uint64_t key;   /* size + 1; 0 = empty */
-    uint32_t region;
-    struct hs_track_rec *_Atomic rec;
-};
-static struct size_slot *size_slots;
-static _Atomic int size_lock;
-
-__attribute__((noinline, cold)) static void spin_wait(_Atomic int *l)
-{
-    for (int n = 0; atomic_exchange_explicit(l, 1, memory_order_acquire); n++)
-        if (n > 64)
-            sched_yield();
-}
-
-static inline void spin_lock(_Atomic int *l)
-{
-    if (HS_UNLIKELY(atomic_exchange_explicit(l, 1, memory_order_acquire)))
-        spin_wait(l);
-}
-
-static inline void spin_unlock(_Atomic int *l) { atomic_store_explicit(l, 0, memory_order_release); }
-
-static inline uint64_t size_hash(uint32_t region, uint64_t key)
-{
-    uint64_t h = (key ^ ((uint64_t)region << 40)) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 31);
-}
-
-/* Not found without the lock: look again under it, and add it. */
-__attribute__((noinline)) static struct hs_track_rec *size_record_add(uint32_t region,
-                                                                      uint64_t size)
-{
-    uint64_t key = size + 1, h = size_hash(region, key);
-    struct hs_track_rec *r = NULL;
-    spin_lock(&size_lock);
-    for (uint64_t i = h, probes = 0; probes < SIZE_SLOTS; i++, probes++) {
-        struct size_slot *s = &size_slots[i & (SIZE_SLOTS - 1)];
-        uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
-        if (k == key && s->region == region) {
-            r = atomic_load_explicit(&s->rec, memory_order_acquire);
-            break;
-        }
-        if (k)
-            continue;
-        r = record_new(region, size, 0, NULL);
-        if (r) {
-            atomic_fetch_add(&table_bytes, (int64_t)sizeof *s);
-            s->region = region;
-            atomic_store_explicit(&s->rec, r, memory_order_release);
-            atomic_store_explicit(&s->key, key, memory_order_release);
-        }
-        break;
-    }
-    spin_unlock(&size_lock);
-    return r;  /* NULL: a million distinct (region, size) pairs */
-}
-
-static inline struct hs_track_rec *size_record(uint32_t region, uint64_t size)
-{
-    uint64_t key = size + 1, h = size_hash(region, key);
-    for (uint64_t i = h; i - h < SIZE_SLOTS; i++) {
-        struct size_slot *s = &size_slots[i & (SIZE_SLOTS - 1)];
-        uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
-        if (HS_LIKELY(k == key && s->region == region))
-            return atomic_load_explicit(&s->rec, memory_order_acquire);
-        if (!k)
-            break;
-    }
-    return size_record_add(region, size);
-}
-
-/* The record of a stack trace type, made by the type's owner thread. */
-static struct hs_track_rec *type_record(struct hs_stack_entry *e, uint32_t region, uint64_t size)
-{
-    void *_Atomic *slot = hs_stack_entry_slot(e);
-    struct hs_track_rec *r = atomic_load_explicit(slot, memory_order_acquire);
-    if (HS_LIKELY(r))
-        return r;
-    uint32_t depth;
-    const uint64_t *frames = hs_stack_entry_frames(e, &depth);
-    r = record_new(region, size, depth, frames);
-    if (r)
-        atomic_store_explicit(slot, r, memory_order_release);
-    return r;
-}
-
-/* ---- the side table ---- */
-
-struct slot {
-    uint64_t addr;      /* 0 = empty */
-    uint64_t born;      /* raw clock at birth (hs_clock_raw) */
-    uintptr_t rec;      /* struct hs_track_rec *, | 1 if allocated inside a component */
-    uint64_t seq;       /* table index << 48 | its allocation number (48 bits) */
-};
-
-#define SHARDS 64u
-#define SEQ_BITS 48
-struct shard {
-    _Atomic int lock;
-    uint64_t mask, used;
-    uint64_t limit;     /* used >= limit: grow first (half the slots; 0 before the first) */
-    struct slot *s;
-} __attribute__((aligned(64)));
-
-static struct shard shards[SHARDS];
-static _Atomic uint64_t live_tracked, untracked;
-
-static inline uint64_t addr_hash(uint64_t a)
-{
-    uint64_t h = (a >> 4) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-}
-
-static inline struct shard *shard_of(uint64_t h) { return &shards[h >> 58]; }
-
-__attribute__((noinline, cold)) static int shard_grow(struct shard *sh)
-{
-    uint64_t slots = sh->s ? (sh->mask + 1) * 2 : 1024;
-    struct slot *s = hs_map(slots * sizeof *s);
-    if (!s)
-        return -1;
-    for (uint64_t i = 0; sh->s && i <= sh->mask; i++)
-        if (sh->s[i].addr)
-            for (uint64_t j = addr_hash(sh->s[i].addr);; j++)
-                if (!s[j & (slots - 1)].addr) {
-                    s[j & (slots - 1)] = sh->s[i];
-                    break;
-                }
-    if (sh->s) {
-        hs_unmap(sh->s, (sh->mask + 1) * sizeof *s);
-        atomic_fetch_sub(&table_bytes, (int64_t)((sh->mask + 1) * sizeof *s));
-    }
-    atomic_fetch_add(&table_bytes, (int64_t)(slots * sizeof *s));
-    sh->s = s;
-    sh->mask = slots - 1;
-    sh->limit = slots / 2;
-    return 0;
-}
-
-/* 0, or -1 when the table may not hold one more block. h = addr_hash(in->addr). */
-static inline int side_insert(uint64_t h, const struct slot *in)
-{
-    if (HS_UNLIKELY(atomic_fetch_add_explicit(&live_tracked, 1, memory_order_relaxed) >=
-                    hs_track.max_blocks)) {
-        atomic_fetch_sub_explicit(&live_tracked, 1, memory_order_relaxed);
-        return -1;
-    }
-    struct shard *sh = shard_of(h);
-    spin_lock(&sh->lock);
-    if (HS_UNLIKELY(sh->used >= sh->limit) && shard_grow(sh)) {
-        spin_unlock(&sh->lock);
-        atomic_fetch_sub_explicit(&live_tracked, 1, memory_order_relaxed);
-        return -1;
-    }
-    struct slot *s = sh->s;
-    uint64_t m = sh->mask, i = h & m;
-    while (s[i].addr) {
-        if (HS_UNLIKELY(s[i].addr == in->addr)) {
-            /* the same address twice: the allocator handed out a block we saw die? keep one */
-            atomic_fetch_sub_explicit(&live_tracked, 1, memory_order_relaxed);
-            sh->used--;
-            break;
-        }
-        i = (i + 1) & m;
-    }
-    sh->used++;
-    s[i] = *in;
-    spin_unlock(&sh->lock);
-    return 0;
-}
-
-/* Take addr's slot out of the table into *out; 0 if found. h = addr_hash(addr). */
-static inline int side_remove(uint64_t h, uint64_t addr, struct slot *out)
-{
-    struct shard *sh = shard_of(h);
-    spin_lock(&sh->lock);
-    struct slot *s = sh->s;
-    if (HS_UNLIKELY(!s)) {
-        spin_unlock(&sh->lock);
-        return -1;
-    }
-    uint64_t m = sh->mask, i = h & m;
-    while (s[i].addr != addr) {
-        if (!s[i].addr) {
-            spin_unlock(&sh->lock);
-            return -1;
-        }
-        i = (i + 1) & m;
-    }
-    *out = s[i];
-    /* backward shift: move later members of the probe run into the hole */
-    for (uint64_t j = (i + 1) & m; s[j].addr; j = (j + 1) & m) {
-        uint64_t home = addr_hash(s[j].addr) & m;
-        int between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-        if (!between) {
-            s[i] = s[j];
-            i = j;
-        }
-    }
-    s[i].addr = 0;
-    sh->used--;
-    spin_unlock(&sh->lock);
-    atomic_fetch_sub_explicit(&live_tracked, 1, memory_order_relaxed);
-    return 0;
-}
+static _Atomic uint64_t untracked;
 
 /* ---- the peak ---- */
 
-static _Atomic int64_t cur_bytes, max_bytes;
+static struct hs_split cur_bytes;  /* requested bytes of the tracked blocks live */
+static _Atomic int64_t max_bytes;
 static _Atomic uint64_t max_ns;
 static _Atomic int peak_pending;
 
@@ -304,14 +80,23 @@ void hs_track_figures(struct hs_track_figures *f)
 {
     f->peak_bytes = atomic_load(&max_bytes);
     f->peak_mono_ns = atomic_load(&max_ns);
-    f->end_bytes = atomic_load(&cur_bytes);
+    f->end_bytes = hs_split_value(&cur_bytes);
     f->untracked = atomic_load(&untracked);
-    f->table_bytes = atomic_load(&table_bytes);
+    f->table_bytes = atomic_load(&hs_track_table_bytes);
 }
 
-/* ---- birth and death ---- */
+/* ---- birth ---- */
 
 static void add(_Atomic uint64_t *c, uint64_t n) { atomic_fetch_add_explicit(c, n, memory_order_relaxed); }
+
+static void replaced_died(struct hs_thread *t, const struct hs_slot *dead, uint64_t now);
+
+static inline int freed_pending(const struct hs_thread *t)
+{
+    const struct hs_freed_ring *q = &t->freed;
+    return atomic_load_explicit(&q->e[(q->next + HS_FREED_RING - 1) % HS_FREED_RING].addr,
+                                memory_order_relaxed) != 0;
+}
 
 static inline __attribute__((always_inline)) int track_born(struct hs_thread *t, void *p,
                                                              uint64_t size, struct hs_site site,
@@ -319,22 +104,34 @@ static inline __attribute__((always_inline)) int track_born(struct hs_thread *t,
 {
     uint64_t seq = atomic_load_explicit(&t->alloc_seq, memory_order_relaxed) + 1;
     atomic_store_explicit(&t->alloc_seq, seq, memory_order_relaxed);
-    struct hs_track_rec *r = site.type ? type_record(site.type, site.region, size)
-                                       : size_record(site.region, size);
+    struct hs_track_rec *r = site.type ? hs_type_record(t->index, site.type, site.region, size)
+                                       : hs_size_record(t->index, site.region, size);
     uint64_t now = hs_clock_raw();
-    struct slot s = {(uint64_t)(uintptr_t)p, now, (uintptr_t)r | (component ? 1u : 0u),
-                     (uint64_t)t->index << SEQ_BITS | (seq & ((1ull << SEQ_BITS) - 1))};
-    if (!r || t->index >= HS_MAX_TABLES || side_insert(addr_hash(s.addr), &s)) {
+    struct hs_slot s = {(uint64_t)(uintptr_t)p, now, (uintptr_t)r | (component ? 1u : 0u),
+                        (uint64_t)t->index << HS_SEQ_BITS | (seq & HS_SEQ_MASK)};
+    struct hs_slot dead;
+    int put = r && t->index < HS_MAX_TABLES ? hs_slot_insert(t, hs_addr_hash(s.addr), &s, &dead)
+                                            : -1;
+    if (put < 0) {
         add(&untracked, 1);
         return -1;
     }
-    add(&r->allocs, 1);
+    if (put)  /* the address's previous block, freed, its death not counted yet */
+        replaced_died(t, &dead, now);
+    int64_t live = hs_split_add(&cur_bytes, t, (int64_t)size);
+    int64_t max = atomic_load_explicit(&max_bytes, memory_order_relaxed);
+    if (HS_UNLIKELY(live > max) && freed_pending(t)) {
+        /* a new maximum, or the thread's deferred frees not counted yet? Count
+         * them first (a pending peak is copied at the first), then look again. */
+        hs_split_add(&cur_bytes, t, -(int64_t)size);
+        hs_track_flush(t);
+        live = hs_split_add(&cur_bytes, t, (int64_t)size);
+    }
+    int mine = r->owner == t->index;
+    BUMP(r, mine, allocs, 1);
     int64_t extra = hs_heap_usable(p) - (int64_t)size;
     if (extra > 0)
-        add(&r->extra_bytes, (uint64_t)extra);
-    int64_t live = atomic_fetch_add_explicit(&cur_bytes, (int64_t)size, memory_order_relaxed) +
-                   (int64_t)size;
-    int64_t max = atomic_load_explicit(&max_bytes, memory_order_relaxed);
+        BUMP(r, mine, extra_bytes, (uint64_t)extra);
     while (live > max) {
         if (atomic_compare_exchange_weak(&max_bytes, &max, live)) {
             uint64_t ns = hs_clock_raw_ns(now);
@@ -365,21 +162,82 @@ void hs_track_birth(void *p, uint64_t size, struct hs_site site)
         hs_heap_count(t, (int64_t)size, component);
 }
 
+/* ---- death ---- */
+
+static unsigned bin_of(uint64_t v)
+{
+    unsigned b = v ? 64u - (unsigned)__builtin_clzll(v) : 0;
+    return b < HS_LIFETIME_BINS ? b : HS_LIFETIME_BINS - 1;
+}
+
+/* Who freed a block, and when: the freeing thread's table (NULL if none), the raw
+ * clock, and that table's index and allocation number at the free. */
+struct freer {
+    const struct hs_thread *t;
+    uint64_t clock;
+    uint32_t index;
+    uint64_t seq;
+};
+
+/* A tracked block's death, once out of the table (slot s). */
+static inline __attribute__((always_inline)) void record_death(const struct freer *f,
+                                                               const struct hs_slot *s,
+                                                               struct hs_track_rec *r)
+{
+    if (atomic_load_explicit(&peak_pending, memory_order_relaxed))
+        hs_track_peak_now();
+    uint64_t lifetime = hs_clock_raw_span(s->born, f->clock);
+    uint32_t index = (uint32_t)(s->seq >> HS_SEQ_BITS);
+    uint64_t born = s->seq & HS_SEQ_MASK, seq_then = born;
+    if (HS_LIKELY(f->index == index)) {  /* usually the allocating thread frees */
+        seq_then = f->seq;
+    } else {
+        /* another thread's block: its allocations up to now, not to the free */
+        const struct hs_thread *owner = hs_thread_at(index);
+        if (owner)
+            seq_then = atomic_load_explicit(&owner->alloc_seq, memory_order_relaxed);
+    }
+    uint64_t between = (seq_then - born) & HS_SEQ_MASK;
+    int mine = f->t && r->owner == f->t->index;
+    BUMP(r, mine, frees, 1);
+    BUMP(r, mine, time_hist[bin_of(lifetime)], 1);
+    BUMP(r, mine, between_hist[bin_of(between)], 1);
+    if (between <= hs_track.temp_between && (!hs_track.temp_ns || lifetime <= hs_track.temp_ns))
+        BUMP(r, mine, temporaries, 1);
+    hs_split_add(&cur_bytes, f->t, -(int64_t)r->size);
+}
+
+static inline void freer_here(struct freer *f, const struct hs_thread *t, uint64_t clock)
+{
+    f->t = t;
+    f->clock = clock;
+    f->index = t ? t->index : UINT32_MAX;
+    f->seq = t ? atomic_load_explicit(&t->alloc_seq, memory_order_relaxed) : 0;
+}
+
+/* The block at address a freed (f): out of the table, its death counted, the heap
+ * figure of f->t lowered. born_by, try_only: as hs_slot_remove's. */
+static inline __attribute__((always_inline)) void block_died(const struct freer *f, uint64_t a,
+                                                             uint64_t born_by, int try_only)
+{
+    struct hs_slot s;
+    if (hs_slot_remove(f->t, hs_addr_hash(a), a, born_by, try_only, &s))
+        return;  /* untracked, or counted already */
+    struct hs_track_rec *r = (struct hs_track_rec *)(s.rec & ~(uintptr_t)1);
+    record_death(f, &s, r);
+    if (HS_LIKELY(f->t))
+        hs_heap_count((struct hs_thread *)f->t, -(int64_t)r->size, (int)(s.rec & 1));
+}
+
 int hs_track_dying(void *p, struct hs_dying *d)
 {
-    struct slot s;
     /* the slot is likely cold (a block allocated long ago): fetch it while the
      * clock is read */
-    uint64_t h = addr_hash((uint64_t)(uintptr_t)p);
-    struct shard *sh = shard_of(h);
-    if (HS_LIKELY(sh->s)) {
-        /* and the next slot, which the removal reads too (in the next line half
-         * of the time) */
-        __builtin_prefetch(&sh->s[h & sh->mask]);
-        __builtin_prefetch(&sh->s[(h + 1) & sh->mask]);
-    }
+    uint64_t h = hs_addr_hash((uint64_t)(uintptr_t)p);
+    hs_slot_prefetch(h);
     d->dying_clock = hs_clock_raw();
-    if (side_remove(h, (uint64_t)(uintptr_t)p, &s))
+    struct hs_slot s;
+    if (hs_slot_remove(hs_self, h, (uint64_t)(uintptr_t)p, UINT64_MAX, 0, &s))
         return -1;
     d->record = (void *)(s.rec & ~(uintptr_t)1);
     d->component = (int)(s.rec & 1);
@@ -391,69 +249,202 @@ int hs_track_dying(void *p, struct hs_dying *d)
 
 void hs_track_revive(struct hs_dying *d)
 {
-    struct slot s = {(uint64_t)(uintptr_t)d->p, d->born_clock,
-                     (uintptr_t)d->record | (d->component ? 1u : 0u), d->born_seq};
-    if (side_insert(addr_hash(s.addr), &s)) {  /* cannot happen: its slot was just freed; but never lose it */
+    struct hs_slot s = {(uint64_t)(uintptr_t)d->p, d->born_clock,
+                        (uintptr_t)d->record | (d->component ? 1u : 0u), d->born_seq};
+    struct hs_slot dead;
+    int put = hs_slot_insert(hs_self, hs_addr_hash(s.addr), &s, &dead);
+    if (put > 0)
+        replaced_died(hs_self, &dead, hs_clock_raw());
+    if (put < 0) {  /* cannot happen: its slot was just freed; but never lose it */
         struct hs_track_rec *r = d->record;
         add(&untracked, 1);
-        atomic_fetch_sub_explicit(&r->allocs, 1, memory_order_relaxed);
-        atomic_fetch_sub_explicit(&cur_bytes, (int64_t)d->size, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&r->shared.allocs, 1, memory_order_relaxed);  /* the sum wraps back */
+        hs_split_add(&cur_bytes, hs_self, -(int64_t)d->size);
     }
-}
-
-static unsigned bin_of(uint64_t v)
-{
-    unsigned b = v ? 64u - (unsigned)__builtin_clzll(v) : 0;
-    return b < HS_LIFETIME_BINS ? b : HS_LIFETIME_BINS - 1;
-}
-
-/* A tracked block's death, once out of the table: born/dying are raw clocks. */
-static inline __attribute__((always_inline)) void record_death(struct hs_track_rec *r,
-                                                               uint64_t born_clock,
-                                                               uint64_t dying_clock,
-                                                               uint64_t born_seq, uint64_t size)
-{
-    if (atomic_load_explicit(&peak_pending, memory_order_relaxed))
-        hs_track_peak_now();
-    uint64_t lifetime = hs_clock_raw_span(born_clock, dying_clock);
-    uint32_t index = (uint32_t)(born_seq >> SEQ_BITS);
-    struct hs_thread *owner = hs_self;  /* usually the allocating thread frees */
-    if (HS_UNLIKELY(!owner || owner->index != index))
-        owner = hs_thread_at(index);
-    uint64_t born = born_seq & ((1ull << SEQ_BITS) - 1);
-    uint64_t seq_now = owner ? atomic_load_explicit(&owner->alloc_seq, memory_order_relaxed) : born;
-    uint64_t between = ((seq_now - born) & ((1ull << SEQ_BITS) - 1));
-    add(&r->frees, 1);
-    add(&r->time_hist[bin_of(lifetime)], 1);
-    add(&r->between_hist[bin_of(between)], 1);
-    if (between <= hs_track.temp_between && (!hs_track.temp_ns || lifetime <= hs_track.temp_ns))
-        add(&r->temporaries, 1);
-    atomic_fetch_sub_explicit(&cur_bytes, (int64_t)size, memory_order_relaxed);
 }
 
 void hs_track_dead(struct hs_dying *d)
 {
-    record_death(d->record, d->born_clock, d->dying_clock, d->born_seq, d->size);
+    struct freer f;
+    freer_here(&f, hs_self, d->dying_clock);
+    struct hs_slot s = {(uint64_t)(uintptr_t)d->p, d->born_clock, (uintptr_t)d->record,
+                        d->born_seq};
+    record_death(&f, &s, d->record);
+}
+
+/* ---- deferred deaths ----
+ *
+ * The side-table slot of a block allocated long ago is rarely in cache when the
+ * block is freed, and waiting for it was a third of tracking's cost. So the free
+ * of a block is counted HS_FREED_RING frees of its thread later: the hook notes
+ * the address, the clock and the thread's allocation number in the thread's ring,
+ * starts fetching the slot, and counts the death of the ring's oldest entry
+ * instead, whose slot has arrived meanwhile. The block itself goes to the
+ * allocator at once, as it would without us: nothing is held back, the heap's
+ * layout and usable sizes are the program's own.
+ *
+ * What the wait changes, and how it is kept exact:
+ *   - lifetimes, allocations in between: from the clock and the number noted at
+ *     the free;
+ *   - the address given out again before the death is counted (a thread's next
+ *     allocation of that size, often): the birth finds the dead block in the
+ *     table and counts its death first, from its entry in the ring of its thread
+ *     (looked up by address and birth time); the entry, when its turn comes,
+ *     finds a block born after it at the address and leaves it alone;
+ *   - the heap peak: a birth that would make a new maximum first counts its
+ *     thread's ring (other threads' rings: up to HS_FREED_RING blocks each may
+ *     still count at a peak reached by several threads);
+ *   - region boundaries and snapshots count the rings first (hs_track_flush,
+ *     hs_track_settle), and an ending thread its own.
+ * Only the ring's thread writes it; the others read it under its version (odd
+ * while written). A death counted by another thread is not counted again: its
+ * block is gone from the table when the entry's turn comes. */
+
+/* A ring entry, copied out. */
+struct freed_copy {
+    uint64_t addr, clock, seq;
+};
+
+static inline void ring_write_begin(struct hs_freed_ring *q, uint64_t *v)
+{
+    *v = atomic_load_explicit(&q->version, memory_order_relaxed);
+    atomic_store_explicit(&q->version, *v + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+}
+
+static inline void ring_write_end(struct hs_freed_ring *q, uint64_t v)
+{
+    atomic_store_explicit(&q->version, v + 2, memory_order_release);
+}
+
+/* Replace the ring's oldest entry by (a, clock, seq); the old one into *old. */
+static inline void ring_swap(struct hs_freed_ring *q, uint64_t a, uint64_t clock, uint64_t seq,
+                             struct freed_copy *old)
+{
+    struct hs_freed *e = &q->e[q->next];
+    old->addr = atomic_load_explicit(&e->addr, memory_order_relaxed);
+    old->clock = atomic_load_explicit(&e->clock, memory_order_relaxed);
+    old->seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
+    uint64_t v;
+    ring_write_begin(q, &v);
+    atomic_store_explicit(&e->addr, a, memory_order_relaxed);
+    atomic_store_explicit(&e->clock, clock, memory_order_relaxed);
+    atomic_store_explicit(&e->seq, seq, memory_order_relaxed);
+    q->next = (q->next + 1) % HS_FREED_RING;
+    ring_write_end(q, v);
+}
+
+/* Entry i of another thread's ring, read whole; 0 if it was being written and
+ * `patient` is 0 (a signal handler may have interrupted the writer). */
+static int ring_read(const struct hs_freed_ring *q, unsigned i, int patient, struct freed_copy *c)
+{
+    for (int tries = 0;; tries++) {
+        uint64_t v = atomic_load_explicit(&q->version, memory_order_acquire);
+        c->addr = atomic_load_explicit(&q->e[i].addr, memory_order_relaxed);
+        c->clock = atomic_load_explicit(&q->e[i].clock, memory_order_relaxed);
+        c->seq = atomic_load_explicit(&q->e[i].seq, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (!(v & 1) && v == atomic_load_explicit(&q->version, memory_order_relaxed))
+            return 1;
+        if (!patient || tries > 1000)
+            return 0;
+        sched_yield();
+    }
 }
 
 void hs_track_free(void *p)
 {
-    uint64_t a = (uint64_t)(uintptr_t)p, h = addr_hash(a);
-    struct shard *sh = shard_of(h);
-    if (HS_LIKELY(sh->s)) {  /* as in hs_track_dying */
-        __builtin_prefetch(&sh->s[h & sh->mask]);
-        __builtin_prefetch(&sh->s[(h + 1) & sh->mask]);
-    }
-    uint64_t now = hs_clock_raw();
-    struct slot s;
-    if (side_remove(h, a, &s))
-        return;
-    struct hs_track_rec *r = (struct hs_track_rec *)(s.rec & ~(uintptr_t)1);
-    uint64_t size = r->size;
-    record_death(r, s.born, now, s.seq, size);
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    hs_slot_prefetch(hs_addr_hash(a));
+    struct freer f;
     struct hs_thread *t = hs_self;
-    if (HS_LIKELY(t) || (t = hs_thread_attach()))
-        hs_heap_count(t, -(int64_t)size, (int)(s.rec & 1));
+    if (HS_UNLIKELY(!t))
+        t = hs_thread_attach();
+    freer_here(&f, t, hs_clock_raw());
+    if (HS_UNLIKELY(!t)) {
+        block_died(&f, a, UINT64_MAX, 0);
+        return;
+    }
+    struct freed_copy old;
+    ring_swap(&t->freed, a, f.clock, f.seq, &old);
+    if (old.addr) {
+        f.clock = old.clock;
+        f.seq = old.seq;
+        block_died(&f, old.addr, old.clock, 0);
+    }
+}
+
+void hs_track_flush(struct hs_thread *t)
+{
+    struct freer f;
+    freer_here(&f, t, 0);
+    for (unsigned n = 0; n < HS_FREED_RING; n++) {
+        struct freed_copy old;
+        ring_swap(&t->freed, 0, 0, 0, &old);
+        if (old.addr) {
+            f.clock = old.clock;
+            f.seq = old.seq;
+            block_died(&f, old.addr, old.clock, 0);
+        }
+    }
+}
+
+/* A birth found `dead` in the table at its address: count its death, from the
+ * entry of its free in a ring (the thread's own first; the entry's clock no
+ * earlier than the block's birth), else as of now. */
+static void replaced_died(struct hs_thread *t, const struct hs_slot *dead, uint64_t now)
+{
+    struct freer f = {t, now, UINT32_MAX, 0};
+    struct hs_freed_ring *q = &t->freed;
+    int found = 0;
+    for (unsigned i = 0; i < HS_FREED_RING && !found; i++) {
+        struct hs_freed *e = &q->e[i];
+        uint64_t clock = atomic_load_explicit(&e->clock, memory_order_relaxed);
+        if (atomic_load_explicit(&e->addr, memory_order_relaxed) == dead->addr &&
+            clock >= dead->born) {
+            f.clock = clock;
+            f.index = t->index;
+            f.seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
+            uint64_t v;
+            ring_write_begin(q, &v);
+            atomic_store_explicit(&e->addr, 0, memory_order_relaxed);
+            ring_write_end(q, v);
+            found = 1;
+        }
+    }
+    for (struct hs_thread *o = hs_threads_first(); o && !found; o = hs_threads_next(o)) {
+        if (o == t)
+            continue;
+        for (unsigned i = 0; i < HS_FREED_RING && !found; i++) {
+            struct freed_copy c;
+            if (ring_read(&o->freed, i, 1, &c) && c.addr == dead->addr && c.clock >= dead->born) {
+                f.clock = c.clock;
+                f.index = o->index;
+                f.seq = c.seq;
+                found = 1;
+            }
+        }
+    }
+    struct hs_track_rec *r = (struct hs_track_rec *)(dead->rec & ~(uintptr_t)1);
+    record_death(&f, dead, r);
+    hs_heap_count(t, -(int64_t)r->size, (int)(dead->rec & 1));
+}
+
+void hs_track_settle(int from_signal)
+{
+    if (!hs_track_on)
+        return;
+    struct hs_thread *self = hs_self;
+    if (!self && !from_signal)
+        self = hs_thread_attach();
+    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t))
+        for (unsigned i = 0; i < HS_FREED_RING; i++) {
+            struct freed_copy c;
+            if (!ring_read(&t->freed, i, !from_signal, &c) || !c.addr)
+                continue;
+            struct freer f = {self, c.clock, t->index, c.seq};
+            block_died(&f, c.addr, c.clock, from_signal);
+        }
 }
 
 /* ---- settings, fork ---- */
@@ -477,45 +468,24 @@ static uint64_t env_number(const char *name, uint64_t fallback, uint64_t lo, uin
 
 static void fork_prepare(void)
 {
-    spin_lock(&size_lock);
-    for (unsigned i = 0; i < SHARDS; i++)
-        spin_lock(&shards[i].lock);
+    hs_track_records_lock();
+    hs_track_table_lock();
 }
 
 static void fork_parent(void)
 {
-    for (unsigned i = 0; i < SHARDS; i++)
-        spin_unlock(&shards[i].lock);
-    spin_unlock(&size_lock);
+    hs_track_table_unlock();
+    hs_track_records_unlock();
 }
 
 /* The child starts from zero, as its counts do: the parent's blocks it inherited
  * are forgotten (their frees are not found), the records emptied. */
 static void fork_child(void)
 {
-    for (unsigned i = 0; i < SHARDS; i++) {
-        struct shard *sh = &shards[i];
-        if (sh->s)
-            memset(sh->s, 0, (sh->mask + 1) * sizeof *sh->s);
-        sh->used = 0;
-        spin_unlock(&sh->lock);
-    }
-    spin_unlock(&size_lock);
-    for (struct hs_track_rec *r = hs_track_records(); r; r = r->next) {
-        struct hs_track_rec *next = r->next;
-        uint32_t region = r->region, depth = r->depth;
-        uint64_t size = r->size;
-        const uint64_t *frames = r->frames;
-        memset(r, 0, sizeof *r);
-        r->next = next;
-        r->region = region;
-        r->depth = depth;
-        r->size = size;
-        r->frames = frames;
-    }
-    atomic_store(&live_tracked, 0);
+    hs_track_table_clear();
+    hs_track_records_clear();
     atomic_store(&untracked, 0);
-    atomic_store(&cur_bytes, 0);
+    hs_split_reset(&cur_bytes);
     atomic_store(&max_bytes, 0);
     atomic_store(&max_ns, 0);
     atomic_store(&peak_pending, 0);
@@ -544,8 +514,7 @@ __attribute__((constructor(101))) void hs_tracking_init(void)
         hs_guard = saved_guard;
         return;
     }
-    size_slots = hs_map((size_t)SIZE_SLOTS * sizeof *size_slots);
-    if (!size_slots) {
+    if (hs_track_records_init()) {
         hs_warn("cannot map the tracking tables: tracking off");
     } else {
         pthread_atfork(fork_prepare, fork_parent, fork_child);

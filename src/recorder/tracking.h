@@ -14,19 +14,35 @@
 
 #define HS_LIFETIME_BINS 64u  /* bin 0: value 0; else floor(log2 v) + 1, capped */
 
+/* A record's counters. Each record has two sets: `own`, written by its owner
+ * thread alone with plain (relaxed load + store) adds, and `shared`, which every
+ * other thread adds to atomically. Most blocks of a type or size are allocated
+ * and freed by the thread that made its record (the rank's main thread, a worker
+ * with its own sizes), and a locked add costs as much as the rest of a block's
+ * tracking; the readers add the two sets up. */
+struct hs_track_counts {
+    _Atomic uint64_t allocs, frees, temporaries;
+    _Atomic uint64_t extra_bytes;    /* usable minus requested, summed over allocs */
+    _Atomic uint64_t time_hist[HS_LIFETIME_BINS];     /* freed blocks by lifetime, ns */
+    _Atomic uint64_t between_hist[HS_LIFETIME_BINS];  /* by allocations in between */
+};
+
 /* What happened to the blocks of one stack trace type, or of one (region, size)
- * when frames is NULL. Counters are updated by any thread (relaxed atomics). */
+ * when frames is NULL. */
 struct hs_track_rec {
     struct hs_track_rec *next;       /* list of every record (tracking.c) */
     uint32_t region, depth;
     uint64_t size;
     const uint64_t *frames;          /* the type's frames in stacks.c; NULL: per size */
-    _Atomic uint64_t allocs, frees, temporaries;
-    _Atomic uint64_t extra_bytes;    /* usable minus requested, summed over allocs */
+    uint32_t owner;                  /* table index (hs_thread.index) writing `own` */
     _Atomic int64_t live_at_peak;    /* blocks live at the heap peak (live = allocs - frees) */
-    _Atomic uint64_t time_hist[HS_LIFETIME_BINS];     /* freed blocks by lifetime, ns */
-    _Atomic uint64_t between_hist[HS_LIFETIME_BINS];  /* by allocations in between */
+    struct hs_track_counts own, shared;
 };
+
+/* A counter of a record, both sets added up (readers). */
+#define HS_TRACK_TOTAL(r, field)                                          \
+    (atomic_load_explicit(&(r)->own.field, memory_order_relaxed) +        \
+     atomic_load_explicit(&(r)->shared.field, memory_order_relaxed))
 
 struct hs_track_settings {
     uint64_t temp_between;  /* N: a temporary has at most N allocations in between */
@@ -43,12 +59,52 @@ struct hs_track_figures {
     int64_t table_bytes;
 };
 
+/* A global figure every thread changes (bytes live, blocks in the side table):
+ * the thread of table 0 (the main thread nearly always: it allocates first) adds
+ * to `first` with plain adds, the others to `rest` atomically; the figure is the
+ * sum. One table has one thread at a time, so `first` has one writer. */
+struct hs_split {
+    _Atomic int64_t first, rest;
+};
+
+/* Add n; the figure after it. t: the calling thread's table, or NULL. */
+static inline int64_t hs_split_add(struct hs_split *c, const struct hs_thread *t, int64_t n)
+{
+    if (HS_LIKELY(t && t->index == 0)) {
+        int64_t v = atomic_load_explicit(&c->first, memory_order_relaxed) + n;
+        atomic_store_explicit(&c->first, v, memory_order_relaxed);
+        return v + atomic_load_explicit(&c->rest, memory_order_relaxed);
+    }
+    return atomic_fetch_add_explicit(&c->rest, n, memory_order_relaxed) + n +
+           atomic_load_explicit(&c->first, memory_order_relaxed);
+}
+
+static inline int64_t hs_split_value(struct hs_split *c)
+{
+    return atomic_load(&c->first) + atomic_load(&c->rest);
+}
+
+static inline void hs_split_reset(struct hs_split *c)
+{
+    atomic_store(&c->first, 0);
+    atomic_store(&c->rest, 0);
+}
+
+extern HS_HIDDEN _Atomic int64_t hs_track_table_bytes;  /* memory mapped for tracking */
+
 /* tracking.c */
 HS_HIDDEN int hs_track_born(void *p, uint64_t size, struct hs_site site, int component);
 HS_HIDDEN int hs_track_dying(void *p, struct hs_dying *d);  /* 0: it was tracked */
 HS_HIDDEN void hs_track_dead(struct hs_dying *d);
 HS_HIDDEN void hs_track_revive(struct hs_dying *d);
 HS_HIDDEN struct hs_track_rec *hs_track_records(void);
+/* The calling thread's deferred frees processed and handed to the allocator
+ * (not from a signal handler). */
+HS_HIDDEN void hs_track_flush(struct hs_thread *t);
+/* Before a snapshot: every thread's deferred frees counted as deaths (their
+ * blocks are handed to the allocator later, by their threads). From a signal
+ * handler, those whose side-table shard is locked wait for the next snapshot. */
+HS_HIDDEN void hs_track_settle(int from_signal);
 HS_HIDDEN void hs_track_peak_now(void);   /* a pending peak copied (the snapshot) */
 HS_HIDDEN void hs_track_figures(struct hs_track_figures *f);
 
@@ -110,8 +166,8 @@ static inline uint64_t hs_clock_raw_ns(uint64_t raw)
 /* Blocks of r live now. */
 static inline int64_t hs_track_live(struct hs_track_rec *r)
 {
-    uint64_t frees = atomic_load_explicit(&r->frees, memory_order_relaxed);
-    return (int64_t)(atomic_load_explicit(&r->allocs, memory_order_relaxed) - frees);
+    uint64_t frees = HS_TRACK_TOTAL(r, frees);
+    return (int64_t)(HS_TRACK_TOTAL(r, allocs) - frees);
 }
 
 #endif

@@ -13,13 +13,16 @@
 
 #define ROWS_PER_CHUNK 8192u
 
-/* The nonzero bins of a histogram: a mask, and their values in bin order. */
-static void hist_bins(_Atomic uint64_t *hist, uint64_t *values, uint64_t *mask)
+/* The nonzero bins of a histogram (both counter sets): a mask, and their values
+ * in bin order. */
+static void hist_bins(_Atomic uint64_t *own, _Atomic uint64_t *shared, uint64_t *values,
+                      uint64_t *mask)
 {
     unsigned n = 0;
     *mask = 0;
     for (unsigned i = 0; i < HS_LIFETIME_BINS; i++) {
-        uint64_t v = atomic_load_explicit(&hist[i], memory_order_relaxed);
+        uint64_t v = atomic_load_explicit(&own[i], memory_order_relaxed) +
+                     atomic_load_explicit(&shared[i], memory_order_relaxed);
         if (v) {
             *mask |= 1ull << i;
             values[n++] = v;
@@ -30,19 +33,19 @@ static void hist_bins(_Atomic uint64_t *hist, uint64_t *values, uint64_t *mask)
 static void write_row(struct hs_buf *b, struct hs_track_rec *r)
 {
     uint64_t time_v[HS_LIFETIME_BINS], between_v[HS_LIFETIME_BINS], time_m, between_m;
-    hist_bins(r->time_hist, time_v, &time_m);
-    hist_bins(r->between_hist, between_v, &between_m);
+    hist_bins(r->own.time_hist, r->shared.time_hist, time_v, &time_m);
+    hist_bins(r->own.between_hist, r->shared.between_hist, between_v, &between_m);
     int64_t live = hs_track_live(r);
     int64_t at_peak = atomic_load_explicit(&r->live_at_peak, memory_order_relaxed);
     hs_buf_u32(b, r->region);
     hs_buf_u32(b, r->frames ? r->depth : 0);
     hs_buf_u64(b, r->size);
-    hs_buf_u64(b, atomic_load_explicit(&r->allocs, memory_order_relaxed));
-    hs_buf_u64(b, atomic_load_explicit(&r->frees, memory_order_relaxed));
-    hs_buf_u64(b, atomic_load_explicit(&r->temporaries, memory_order_relaxed));
+    hs_buf_u64(b, HS_TRACK_TOTAL(r, allocs));
+    hs_buf_u64(b, HS_TRACK_TOTAL(r, frees));
+    hs_buf_u64(b, HS_TRACK_TOTAL(r, temporaries));
     hs_buf_u64(b, at_peak > 0 ? (uint64_t)at_peak : 0);
     hs_buf_u64(b, live > 0 ? (uint64_t)live : 0);
-    hs_buf_u64(b, atomic_load_explicit(&r->extra_bytes, memory_order_relaxed));
+    hs_buf_u64(b, HS_TRACK_TOTAL(r, extra_bytes));
     hs_buf_u64(b, time_m);
     hs_buf_u64(b, between_m);
     hs_buf_bytes(b, time_v, (size_t)__builtin_popcountll(time_m) * 8);
@@ -73,7 +76,7 @@ void hs_tracking_write(struct hs_buf *b)
     uint32_t n = 0;
     size_t count_at = 0;
     for (struct hs_track_rec *r = hs_track_records(); r; r = r->next) {
-        if (!atomic_load_explicit(&r->allocs, memory_order_relaxed))
+        if (!HS_TRACK_TOTAL(r, allocs))
             continue;
         if (n == 0) {
             c = hs_chunk_begin(b, HS_TRACK_TYPES);

@@ -1,0 +1,69 @@
+/*
+ * track_table.c — the side table's slow paths: a shard's growth, and the table
+ * around fork. The layout and the hot paths are in track_table.h.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "track_table.h"
+
+struct hs_shard hs_shards[HS_SHARDS];
+struct hs_split hs_track_blocks;
+_Atomic int64_t hs_track_table_bytes;
+
+void hs_spin_wait(_Atomic int *l)
+{
+    for (int n = 0; atomic_exchange_explicit(l, 1, memory_order_acquire); n++)
+        if (n > 64)
+            sched_yield();
+}
+
+/* Called with the shard locked and half full (or empty): twice the slots. */
+__attribute__((noinline, cold)) int hs_shard_grow(struct hs_shard *sh)
+{
+    uint64_t slots = sh->s ? (sh->mask + 1) * 2 : 1024;
+    struct hs_slot *s = hs_map(slots * sizeof *s);
+    if (!s)
+        return -1;
+    for (uint64_t i = 0; sh->s && i <= sh->mask; i++)
+        if (sh->s[i].addr)
+            for (uint64_t j = hs_addr_hash(sh->s[i].addr);; j++)
+                if (!s[j & (slots - 1)].addr) {
+                    s[j & (slots - 1)] = sh->s[i];
+                    break;
+                }
+    if (sh->s) {
+        hs_unmap(sh->s, (sh->mask + 1) * sizeof *s);
+        atomic_fetch_sub(&hs_track_table_bytes, (int64_t)((sh->mask + 1) * sizeof *s));
+    }
+    atomic_fetch_add(&hs_track_table_bytes, (int64_t)(slots * sizeof *s));
+    sh->s = s;
+    sh->mask = slots - 1;
+    sh->limit = slots / 2;
+    return 0;
+}
+
+void hs_track_table_lock(void)
+{
+    for (unsigned i = 0; i < HS_SHARDS; i++)
+        hs_spin_lock(&hs_shards[i].lock);
+}
+
+void hs_track_table_unlock(void)
+{
+    for (unsigned i = 0; i < HS_SHARDS; i++)
+        hs_spin_unlock(&hs_shards[i].lock);
+}
+
+/* The child of a fork forgets the parent's blocks: their frees are not found. */
+void hs_track_table_clear(void)
+{
+    for (unsigned i = 0; i < HS_SHARDS; i++) {
+        struct hs_shard *sh = &hs_shards[i];
+        if (sh->s)
+            memset(sh->s, 0, (sh->mask + 1) * sizeof *sh->s);
+        sh->used = 0;
+        hs_spin_unlock(&sh->lock);
+    }
+    hs_split_reset(&hs_track_blocks);
+}

@@ -1,0 +1,117 @@
+/* Frees whose deaths tracking mode counts a few frees later (tracking.c, deferred
+ * deaths), in the cases where the wait could show (tests/test_track_deferred.py).
+ *
+ * Argument "reuse" (run with GLIBC_TUNABLES=glibc.malloc.tcache_count=0:
+ * glibc.malloc.arena_max=1, so that a block freed by one thread is the next one
+ * of its size another thread gets):
+ *   main: an 8000-B block freed at once (the heap peak: later births make no new
+ *   maximum, which would count main's waiting deaths first); x = malloc(40),
+ *   freed at once; 200 ms later, three 24-B blocks (kept), then lets the helper
+ *   thread go;
+ *   helper: y = malloc(40) (x's address), freed at once; prints "reused" if so.
+ *   x's death waits in main's ring when y is born at its address: x must count as
+ *   a temporary that lived microseconds, not 200 ms with 3 allocations in between.
+ * Argument "idle":
+ *   region "work": 10 blocks of 300 B allocated and freed, ending with nothing of
+ *   it live (its end sample: the heap of its begin sample);
+ *   a worker allocates 5 blocks of 120 B, frees them in order, says so and waits
+ *   forever; main returns meanwhile: the exit snapshot counts the 5 deaths.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "heapscope.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+static int go, done;
+static void *x_address;
+static int reused;
+
+static void wait_for(int *flag)
+{
+    pthread_mutex_lock(&lock);
+    while (!*flag)
+        pthread_cond_wait(&changed, &lock);
+    pthread_mutex_unlock(&lock);
+}
+
+static void raise_flag(int *flag)
+{
+    pthread_mutex_lock(&lock);
+    *flag = 1;
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&lock);
+}
+
+static void *helper(void *arg)
+{
+    (void)arg;
+    wait_for(&go);
+    void *y = malloc(40);
+    reused = y == x_address;
+    free(y);
+    return NULL;
+}
+
+static void reuse(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, helper, NULL);   /* before x: its own allocations first */
+    free(malloc(8000));
+    void *x = malloc(40);
+    x_address = x;
+    free(x);
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    void *keep[3];
+    for (int i = 0; i < 3; i++)
+        keep[i] = malloc(24);
+    raise_flag(&go);
+    pthread_join(t, NULL);
+    printf("%s\n", reused ? "reused" : "not reused");
+    (void)keep;
+}
+
+static void *idle_worker(void *arg)
+{
+    (void)arg;
+    void *b[5];
+    for (int i = 0; i < 5; i++)
+        b[i] = malloc(120);
+    for (int i = 0; i < 5; i++)
+        free(b[i]);
+    raise_flag(&done);
+    wait_for(&go);   /* never */
+    return NULL;
+}
+
+static void idle(void)
+{
+    HEAPSCOPE_REGION_BEGIN("work");
+    void *b[10];
+    for (int i = 0; i < 10; i++)
+        b[i] = malloc(300);
+    for (int i = 0; i < 10; i++)
+        free(b[i]);
+    HEAPSCOPE_REGION_END();
+
+    pthread_t t;
+    pthread_create(&t, NULL, idle_worker, NULL);
+    wait_for(&done);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (strcmp(mode, "reuse") == 0)
+        reuse();
+    else if (strcmp(mode, "idle") == 0)
+        idle();
+    else
+        return 2;
+    return 0;
+}

@@ -1,0 +1,63 @@
+"""Tracking mode counts a block's death a few frees after its free (tracking.c,
+deferred deaths). The cases where that wait could show, on a program that makes
+them happen (tests/programs/trk_deferred.c): the address handed to another thread
+before the death is counted, a thread idle with deaths waiting at exit, a region
+boundary right after frees."""
+from heapscope.profile import read_profile
+from heapscope.profile.model import lifetime_bin
+
+MS = 1_000_000
+
+
+def run(heapscope, build, out, mode, env=None):
+    program = build("trk_deferred.c", "-pthread", "-DHEAPSCOPE_WEAK")
+    res = heapscope("record", "-o", out, "--track", "--", program, mode, env=env)
+    [path] = sorted(out.glob("heapscope.*.hsp"))
+    return read_profile(path), res.stdout
+
+
+def row(profile, size):
+    [r] = [s for s in profile.tracking.stacks if s.size == size]
+    return r.life
+
+
+def test_address_reused_by_another_thread_before_the_death_is_counted(heapscope, build,
+                                                                         tmp_path):
+    # no thread cache, one arena: the helper's malloc(40) gets the block main freed
+    env = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1"}
+    p, stdout = run(heapscope, build, tmp_path, "reuse", env=env)
+    assert stdout.splitlines()[-1] == "reused"
+    life = row(p, 40)
+    assert (life.allocs, life.frees, life.live_at_end) == (2, 2, 0)
+    # both freed with nothing allocated in between by their thread: x's death is
+    # taken from main's ring (its free, before the three 24-B blocks and the 200 ms)
+    assert life.temporaries == 2
+    assert life.between_hist[0] == 2
+    assert sum(life.time_hist[:lifetime_bin(100 * MS)]) == 2
+    assert row(p, 24).allocs == 3 and row(p, 24).live_at_end == 3
+    # the 8000-B block made the peak, so the 24-B births did not count main's ring first
+    assert row(p, 8000).live_at_peak == 1 and row(p, 24).live_at_peak == 0
+    assert p.tracking.untracked == 0
+
+
+def test_idle_thread_deaths_counted_by_the_exit_snapshot(heapscope, build, tmp_path):
+    p, _ = run(heapscope, build, tmp_path, "idle")
+    life = row(p, 120)
+    # the worker waits forever with its five frees not processed: the snapshot counts them
+    assert (life.allocs, life.frees, life.live_at_end) == (5, 5, 0)
+    # freed in order after all five were allocated: 4, 3, 2, 1, 0 allocations between
+    assert life.between_hist[:4] == (1, 1, 2, 1)
+    assert life.temporaries == 1
+    assert sum(life.time_hist) == 5
+
+
+def test_region_boundary_counts_the_frees_before_it(heapscope, build, tmp_path):
+    p, _ = run(heapscope, build, tmp_path, "idle")
+    tl = p.timeline
+    assert tl.heap_measure == "requested"
+    [begin] = [s for s in tl.samples if (s.kind, s.region) == ("region-begin", "work")]
+    [end] = [s for s in tl.samples if (s.kind, s.region) == ("region-end", "work")]
+    # ten 300-B blocks allocated and freed inside: nothing of them at the end
+    assert end.heap_bytes == begin.heap_bytes
+    life = row(p, 300)
+    assert (life.allocs, life.frees, life.live_at_end) == (10, 10, 0)
