@@ -61,3 +61,25 @@ def test_region_boundary_counts_the_frees_before_it(heapscope, build, tmp_path):
     assert end.heap_bytes == begin.heap_bytes
     life = row(p, 300)
     assert (life.allocs, life.frees, life.live_at_end) == (10, 10, 0)
+
+
+def test_sigterm_snapshot_counts_the_waiting_deaths(build, native, tmp_path):
+    """The snapshot a signal handler takes counts the deaths still in the ring: the
+    last of 1000 freed 40-B blocks is not a leak (no new heap maximum came after it,
+    which would have counted it)."""
+    import os
+    import signal
+    import subprocess
+    exe = build("trk_deferred.c", "-pthread", "-DHEAPSCOPE_WEAK")
+    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libheapscope.so"),
+               HEAPSCOPE_OUTPUT_DIR=str(tmp_path), HEAPSCOPE_TRACK="1")
+    proc = subprocess.Popen([str(exe), "wait"], env=env, stdout=subprocess.PIPE)
+    assert proc.stdout.readline() == b"ready\n"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == -signal.SIGTERM
+    [path] = sorted(tmp_path.glob("heapscope.*.hsp"))
+    p = read_profile(path)
+    assert p.snapshot_reason == "sigterm" and p.tracking.source == "track"
+    assert (row(p, 40).allocs, row(p, 40).frees, row(p, 40).live_at_end) == (1000, 1000, 0)
+    assert row(p, 40).temporaries == 1000
+    assert (row(p, 77).allocs, row(p, 77).live_at_end) == (1, 1)

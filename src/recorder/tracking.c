@@ -434,7 +434,10 @@ void hs_track_settle(int from_signal)
 {
     if (!hs_track_on)
         return;
-    struct hs_thread *self = hs_self;
+    /* A signal handler may have interrupted its thread inside a plain add to that
+     * thread's own counters: it counts as no thread (atomic adds only), and leaves
+     * the heap figure (the timeline's) alone. */
+    struct hs_thread *self = from_signal ? NULL : hs_self;
     if (!self && !from_signal)
         self = hs_thread_attach();
     for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t))

@@ -16,12 +16,16 @@
  *   it live (its end sample: the heap of its begin sample);
  *   a worker allocates 5 blocks of 120 B, frees them in order, says so and waits
  *   forever; main returns meanwhile: the exit snapshot counts the 5 deaths.
+ * Argument "wait": an 8000-B block freed (the peak), 1000 x 40 B freed at once, a
+ *   77-B block kept (no new maximum: the last 40-B death still waits in the ring),
+ *   then "ready" on stdout and wait for a signal.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "heapscope.h"
 
@@ -111,6 +115,15 @@ int main(int argc, char **argv)
         reuse();
     else if (strcmp(mode, "idle") == 0)
         idle();
+    else if (strcmp(mode, "wait") == 0) {
+        free(malloc(8000));
+        for (int i = 0; i < 1000; i++)
+            free(malloc(40));
+        void *kept = malloc(77);
+        (void)!write(1, "ready\n", 6);
+        pause();
+        free(kept);
+    }
     else
         return 2;
     return 0;
