@@ -24,18 +24,19 @@ int hs_track_records_init(void)
     return hs_size_slots ? 0 : -1;
 }
 
-static struct hs_track_rec *record_new(uint32_t owner, uint32_t region, uint64_t size,
-                                       uint32_t depth, const uint64_t *frames)
+static struct hs_track_rec *record_new(uint32_t region, uint64_t size, uint32_t depth,
+                                       const uint64_t *frames)
 {
-    struct hs_track_rec *r = hs_pool_alloc(sizeof *r);
-    if (!r)
+    /* on a line boundary, as its counter sets are (tracking.h) */
+    char *raw = hs_pool_alloc(sizeof(struct hs_track_rec) + 63);
+    if (!raw)
         return NULL;
-    atomic_fetch_add(&hs_track_table_bytes, (int64_t)sizeof *r);
+    struct hs_track_rec *r = (struct hs_track_rec *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    atomic_fetch_add(&hs_track_table_bytes, (int64_t)sizeof *r + 63);
     r->region = region;
     r->size = size;
     r->depth = depth;
     r->frames = frames;
-    r->owner = owner;
     struct hs_track_rec *head = atomic_load(&records);
     do
         r->next = head;
@@ -44,8 +45,7 @@ static struct hs_track_rec *record_new(uint32_t owner, uint32_t region, uint64_t
 }
 
 /* Not found without the lock: look again under it, and add it. */
-__attribute__((noinline)) struct hs_track_rec *hs_size_record_add(uint32_t owner, uint32_t region,
-                                                                  uint64_t size)
+__attribute__((noinline)) struct hs_track_rec *hs_size_record_add(uint32_t region, uint64_t size)
 {
     uint64_t key = size + 1, h = hs_size_hash(region, key);
     struct hs_track_rec *r = NULL;
@@ -59,7 +59,7 @@ __attribute__((noinline)) struct hs_track_rec *hs_size_record_add(uint32_t owner
         }
         if (k)
             continue;
-        r = record_new(owner, region, size, 0, NULL);
+        r = record_new(region, size, 0, NULL);
         if (r) {
             atomic_fetch_add(&hs_track_table_bytes, (int64_t)sizeof *s);
             s->region = region;
@@ -73,13 +73,12 @@ __attribute__((noinline)) struct hs_track_rec *hs_size_record_add(uint32_t owner
 }
 
 /* Only the type's owner thread makes its record, so no lock. */
-__attribute__((noinline)) struct hs_track_rec *hs_type_record_new(uint32_t owner,
-                                                                  struct hs_stack_entry *e,
+__attribute__((noinline)) struct hs_track_rec *hs_type_record_new(struct hs_stack_entry *e,
                                                                   uint32_t region, uint64_t size)
 {
     uint32_t depth;
     const uint64_t *frames = hs_stack_entry_frames(e, &depth);
-    struct hs_track_rec *r = record_new(owner, region, size, depth, frames);
+    struct hs_track_rec *r = record_new(region, size, depth, frames);
     if (r)
         atomic_store_explicit(hs_stack_entry_slot(e), r, memory_order_release);
     return r;
@@ -94,7 +93,7 @@ void hs_track_records_clear(void)
     hs_spin_unlock(&size_lock);
     for (struct hs_track_rec *r = hs_track_records(); r; r = r->next) {
         struct hs_track_rec *next = r->next;
-        uint32_t region = r->region, depth = r->depth, owner = r->owner;
+        uint32_t region = r->region, depth = r->depth;
         uint64_t size = r->size;
         const uint64_t *frames = r->frames;
         memset(r, 0, sizeof *r);
@@ -103,6 +102,5 @@ void hs_track_records_clear(void)
         r->depth = depth;
         r->size = size;
         r->frames = frames;
-        r->owner = owner;
     }
 }

@@ -24,9 +24,8 @@ extern HS_HIDDEN struct hs_size_slot *hs_size_slots;
 
 /* track_records.c */
 HS_HIDDEN int hs_track_records_init(void);   /* -1: no memory for the size table */
-HS_HIDDEN struct hs_track_rec *hs_size_record_add(uint32_t owner, uint32_t region,
-                                                  uint64_t size);
-HS_HIDDEN struct hs_track_rec *hs_type_record_new(uint32_t owner, struct hs_stack_entry *e,
+HS_HIDDEN struct hs_track_rec *hs_size_record_add(uint32_t region, uint64_t size);
+HS_HIDDEN struct hs_track_rec *hs_type_record_new(struct hs_stack_entry *e,
                                                   uint32_t region, uint64_t size);
 HS_HIDDEN void hs_track_records_lock(void);    /* around fork */
 HS_HIDDEN void hs_track_records_unlock(void);
@@ -38,9 +37,8 @@ static inline uint64_t hs_size_hash(uint32_t region, uint64_t key)
     return h ^ (h >> 31);
 }
 
-/* The record of (region, size), made by `owner` (a table index) if new; NULL when
- * the table is full. */
-static inline struct hs_track_rec *hs_size_record(uint32_t owner, uint32_t region, uint64_t size)
+/* The record of (region, size), made if new; NULL when the table is full. */
+static inline struct hs_track_rec *hs_size_record(uint32_t region, uint64_t size)
 {
     uint64_t key = size + 1, h = hs_size_hash(region, key);
     for (uint64_t i = h; i - h < HS_SIZE_SLOTS; i++) {
@@ -51,15 +49,15 @@ static inline struct hs_track_rec *hs_size_record(uint32_t owner, uint32_t regio
         if (!k)
             break;
     }
-    return hs_size_record_add(owner, region, size);
+    return hs_size_record_add(region, size);
 }
 
 /* The record of a stack trace type, made by the type's owner thread if new. */
-static inline struct hs_track_rec *hs_type_record(uint32_t owner, struct hs_stack_entry *e,
+static inline struct hs_track_rec *hs_type_record(struct hs_stack_entry *e,
                                                   uint32_t region, uint64_t size)
 {
     struct hs_track_rec *r = atomic_load_explicit(hs_stack_entry_slot(e), memory_order_acquire);
-    return HS_LIKELY(r) ? r : hs_type_record_new(owner, e, region, size);
+    return HS_LIKELY(r) ? r : hs_type_record_new(e, region, size);
 }
 
 #endif

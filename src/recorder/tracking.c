@@ -10,9 +10,9 @@
  * the settings and fork.
  *
  * What a block costs is mostly memory traffic, so the hot paths avoid locked
- * instructions where one writer suffices: a record's counters have a set its
- * owner thread adds to plainly (tracking.h), the global figures a part the main
- * thread adds to plainly (struct hs_split); the side table's shard lock remains.
+ * instructions where one writer suffices: the main thread (table 0) adds to a set
+ * of each record's counters (tracking.h) and to a part of the global figures
+ * (struct hs_split) plainly; the side table's shard lock remains.
  *
  * The peak ("who holds it"), the lazy way: a new maximum of the requested bytes
  * live marks a peak pending; the first death counted after it (or the snapshot)
@@ -43,7 +43,8 @@
 int hs_track_on;
 struct hs_track_settings hs_track = {0, 0, 8u << 20};
 
-/* Add n to a record's counter: to its own set by the owner, else atomically. */
+/* Add n to a record's counter: plainly to its own set from table 0's thread
+ * (tracking.h), else atomically. */
 static inline void bump(_Atomic uint64_t *own, _Atomic uint64_t *shared, int mine, uint64_t n)
 {
     if (HS_LIKELY(mine))
@@ -104,8 +105,8 @@ static inline __attribute__((always_inline)) int track_born(struct hs_thread *t,
 {
     uint64_t seq = atomic_load_explicit(&t->alloc_seq, memory_order_relaxed) + 1;
     atomic_store_explicit(&t->alloc_seq, seq, memory_order_relaxed);
-    struct hs_track_rec *r = site.type ? hs_type_record(t->index, site.type, site.region, size)
-                                       : hs_size_record(t->index, site.region, size);
+    struct hs_track_rec *r = site.type ? hs_type_record(site.type, site.region, size)
+                                       : hs_size_record(site.region, size);
     uint64_t now = hs_clock_raw();
     struct hs_slot s = {(uint64_t)(uintptr_t)p, now, (uintptr_t)r | (component ? 1u : 0u),
                         (uint64_t)t->index << HS_SEQ_BITS | (seq & HS_SEQ_MASK)};
@@ -127,7 +128,7 @@ static inline __attribute__((always_inline)) int track_born(struct hs_thread *t,
         hs_track_flush(t);
         live = hs_split_add(&cur_bytes, t, (int64_t)size);
     }
-    int mine = r->owner == t->index;
+    int mine = t->index == 0;
     BUMP(r, mine, allocs, 1);
     int64_t extra = hs_heap_usable(p) - (int64_t)size;
     if (extra > 0)
@@ -198,7 +199,7 @@ static inline __attribute__((always_inline)) void record_death(const struct free
             seq_then = atomic_load_explicit(&owner->alloc_seq, memory_order_relaxed);
     }
     uint64_t between = (seq_then - born) & HS_SEQ_MASK;
-    int mine = f->t && r->owner == f->t->index;
+    int mine = f->t && f->t->index == 0;
     BUMP(r, mine, frees, 1);
     BUMP(r, mine, time_hist[bin_of(lifetime)], 1);
     BUMP(r, mine, between_hist[bin_of(between)], 1);
@@ -300,6 +301,13 @@ void hs_track_dead(struct hs_dying *d)
  * while written). A death counted by another thread is not counted again: its
  * block is gone from the table when the entry's turn comes. */
 
+/* Which thread's ring last took each address (by hash; table index + 1): a birth
+ * that finds a dead block at its address looks in that ring before all others. */
+#define FREER_HINTS 4096u
+static _Atomic uint32_t freer_hint[FREER_HINTS];
+
+static inline _Atomic uint32_t *hint_of(uint64_t h) { return &freer_hint[(h >> 20) % FREER_HINTS]; }
+
 /* A ring entry, copied out. */
 struct freed_copy {
     uint64_t addr, clock, seq;
@@ -354,8 +362,8 @@ static int ring_read(const struct hs_freed_ring *q, unsigned i, int patient, str
 
 void hs_track_free(void *p)
 {
-    uint64_t a = (uint64_t)(uintptr_t)p;
-    hs_slot_prefetch(hs_addr_hash(a));
+    uint64_t a = (uint64_t)(uintptr_t)p, h = hs_addr_hash(a);
+    hs_slot_prefetch(h);
     struct freer f;
     struct hs_thread *t = hs_self;
     if (HS_UNLIKELY(!t))
@@ -367,6 +375,9 @@ void hs_track_free(void *p)
     }
     struct freed_copy old;
     ring_swap(&t->freed, a, f.clock, f.seq, &old);
+    _Atomic uint32_t *hint = hint_of(h);
+    if (atomic_load_explicit(hint, memory_order_relaxed) != t->index + 1)  /* no store: no line */
+        atomic_store_explicit(hint, t->index + 1, memory_order_relaxed);   /* taken from others */
     if (old.addr) {
         f.clock = old.clock;
         f.seq = old.seq;
@@ -389,6 +400,22 @@ void hs_track_flush(struct hs_thread *t)
     }
 }
 
+/* The entry of dead's free in another thread's ring (its clock no earlier than the
+ * block's birth) into *f; 0 if none. */
+static int ring_find(const struct hs_thread *o, const struct hs_slot *dead, struct freer *f)
+{
+    for (unsigned i = 0; i < HS_FREED_RING; i++) {
+        struct freed_copy c;
+        if (ring_read(&o->freed, i, 1, &c) && c.addr == dead->addr && c.clock >= dead->born) {
+            f->clock = c.clock;
+            f->index = o->index;
+            f->seq = c.seq;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* A birth found `dead` in the table at its address: count its death, from the
  * entry of its free in a ring (the thread's own first; the entry's clock no
  * earlier than the block's birth), else as of now. */
@@ -397,33 +424,32 @@ static void replaced_died(struct hs_thread *t, const struct hs_slot *dead, uint6
     struct freer f = {t, now, UINT32_MAX, 0};
     struct hs_freed_ring *q = &t->freed;
     int found = 0;
-    for (unsigned i = 0; i < HS_FREED_RING && !found; i++) {
-        struct hs_freed *e = &q->e[i];
-        uint64_t clock = atomic_load_explicit(&e->clock, memory_order_relaxed);
-        if (atomic_load_explicit(&e->addr, memory_order_relaxed) == dead->addr &&
-            clock >= dead->born) {
-            f.clock = clock;
-            f.index = t->index;
-            f.seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
-            uint64_t v;
-            ring_write_begin(q, &v);
-            atomic_store_explicit(&e->addr, 0, memory_order_relaxed);
-            ring_write_end(q, v);
-            found = 1;
-        }
-    }
-    for (struct hs_thread *o = hs_threads_first(); o && !found; o = hs_threads_next(o)) {
-        if (o == t)
+    /* newest first: an allocator hands out its most recently freed block first */
+    for (unsigned n = 1; n <= HS_FREED_RING && !found; n++) {
+        struct hs_freed *e = &q->e[(q->next + HS_FREED_RING - n) % HS_FREED_RING];
+        if (atomic_load_explicit(&e->addr, memory_order_relaxed) != dead->addr)
             continue;
-        for (unsigned i = 0; i < HS_FREED_RING && !found; i++) {
-            struct freed_copy c;
-            if (ring_read(&o->freed, i, 1, &c) && c.addr == dead->addr && c.clock >= dead->born) {
-                f.clock = c.clock;
-                f.index = o->index;
-                f.seq = c.seq;
-                found = 1;
-            }
-        }
+        uint64_t clock = atomic_load_explicit(&e->clock, memory_order_relaxed);
+        if (clock < dead->born)
+            continue;
+        f.clock = clock;
+        f.index = t->index;
+        f.seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
+        /* one word: a reader that still sees the address finds the new block, born
+         * after this clock, at it, and leaves it */
+        atomic_store_explicit(&e->addr, 0, memory_order_relaxed);
+        found = 1;
+    }
+    if (!found) {  /* another thread's free: the hinted ring first, then all */
+        uint32_t hint = atomic_load_explicit(hint_of(hs_addr_hash(dead->addr)),
+                                             memory_order_relaxed);
+        const struct hs_thread *hinted =
+            hint && hint - 1 != t->index ? hs_thread_at(hint - 1) : NULL;
+        if (hinted)
+            found = ring_find(hinted, dead, &f);
+        for (struct hs_thread *o = hs_threads_first(); o && !found; o = hs_threads_next(o))
+            if (o != t && o != hinted)
+                found = ring_find(o, dead, &f);
     }
     struct hs_track_rec *r = (struct hs_track_rec *)(dead->rec & ~(uintptr_t)1);
     record_death(&f, dead, r);

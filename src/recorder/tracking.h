@@ -14,12 +14,14 @@
 
 #define HS_LIFETIME_BINS 64u  /* bin 0: value 0; else floor(log2 v) + 1, capped */
 
-/* A record's counters. Each record has two sets: `own`, written by its owner
- * thread alone with plain (relaxed load + store) adds, and `shared`, which every
- * other thread adds to atomically. Most blocks of a type or size are allocated
- * and freed by the thread that made its record (the rank's main thread, a worker
- * with its own sizes), and a locked add costs as much as the rest of a block's
- * tracking; the readers add the two sets up. */
+/* A record's counters. Each record has two sets: `own`, written by the thread of
+ * table 0 alone (the main thread nearly always: it allocates first) with plain
+ * (relaxed load + store) adds, and `shared`, which every other thread adds to
+ * atomically; the readers add the two sets up. A locked add costs as much as the
+ * rest of a block's tracking, and most programs allocate mostly from their main
+ * thread (an MPI rank, a program's serial phases). Only one thread is given a set
+ * of its own: a record's lines stay as few as they were in a program whose
+ * threads all allocate alike. */
 struct hs_track_counts {
     _Atomic uint64_t allocs, frees, temporaries;
     _Atomic uint64_t extra_bytes;    /* usable minus requested, summed over allocs */
@@ -34,9 +36,10 @@ struct hs_track_rec {
     uint32_t region, depth;
     uint64_t size;
     const uint64_t *frames;          /* the type's frames in stacks.c; NULL: per size */
-    uint32_t owner;                  /* table index (hs_thread.index) writing `own` */
     _Atomic int64_t live_at_peak;    /* blocks live at the heap peak (live = allocs - frees) */
-    struct hs_track_counts own, shared;
+    /* each set on lines of its own: the fields above are read by every thread */
+    _Alignas(64) struct hs_track_counts own;
+    _Alignas(64) struct hs_track_counts shared;
 };
 
 /* A counter of a record, both sets added up (readers). */
