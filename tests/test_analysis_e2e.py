@@ -140,3 +140,24 @@ def test_help_names_every_export_format(heapscope):
     assert entry == ("export export stack trace types (collapsed stacks, pprof) or a process's heap "
                      "over time (Valgrind Massif)")
     assert "--format {collapsed,pprof,massif}" in heapscope("export", "--help").stdout
+
+
+def test_pprof_value_bytes_is_the_default_sample_type(heapscope, fem, tmp_path):
+    """--value bytes makes pprof show alloc_space unless told otherwise: its total is the
+    recorded bytes of the size; --lines and --split are collapsed-only, a clear error."""
+    count = report_counts(heapscope, fem / "anomalous", "24")[24]["local"]
+    heapscope("export", fem / "anomalous", "--format", "pprof", "--size", "24",
+              "--value", "bytes", "-o", tmp_path / "b.pb.gz")
+    go = shutil.which("go") or "/usr/local/go/bin/go"
+    top = subprocess.run([go, "tool", "pprof", "-top", "-unit", "B", str(tmp_path / "b.pb.gz")],
+                         capture_output=True, text=True, timeout=300)
+    assert top.returncode == 0, top.stderr
+    total = re.search(r"of (\d+)B total", top.stdout)
+    assert total and int(total.group(1)) == 24 * count
+    for option, hint in (("--lines", "go tool pprof -lines"),
+                         ("--split=region", "go tool pprof -tagroot")):
+        res = heapscope("export", fem / "anomalous", "--format", "pprof", option,
+                        "-o", tmp_path / "x.pb.gz", check=False)
+        assert res.returncode != 0 and len(res.stderr.strip().splitlines()) == 1
+        assert hint in res.stderr and "--format collapsed" in res.stderr
+        assert not (tmp_path / "x.pb.gz").exists()

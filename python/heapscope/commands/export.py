@@ -37,7 +37,8 @@ def register(sub):
                                                   "default all recorded)")
     p.add_argument("--region", metavar="R", help="collapsed, pprof: only stack types recorded in this region")
     p.add_argument("--value", choices=("count", "bytes"), default="count",
-                   help="collapsed: weight of a path, allocations or bytes (default count)")
+                   help="collapsed: weight of a path, allocations or bytes (default count); "
+                        "pprof: the sample type shown by default (alloc_objects or alloc_space)")
     p.add_argument("--lines", action="store_true", help="collapsed: frames as 'function (file:line)'")
     p.add_argument("--split", metavar="region,size", default="",
                    help="collapsed: add root frames per region and/or size")
@@ -63,6 +64,12 @@ def run(args):
         return export_massif(args)
     if args.format == "pprof" and args.output == "-":
         raise HeapscopeError("pprof output is binary: give a file name with -o")
+    if args.format == "pprof" and args.lines:
+        raise HeapscopeError("--lines is for --format collapsed: pprof keeps every frame's file "
+                             "and line (go tool pprof -lines shows them)")
+    if args.format == "pprof" and roots:
+        raise HeapscopeError("--split is for --format collapsed: pprof labels each sample with "
+                             "its region and size (go tool pprof -tagroot region,bytes)")
     sizes = SizeSet(args.size)
     profiles = load(args.profiles)
     stacks = weighted_stacks(profiles, sizes, args.region)
@@ -75,7 +82,8 @@ def run(args):
         comments = [f"heapscope export of {', '.join(p.path for p in profiles)}",
                     f"{sizes}" + (f", region {args.region}" if args.region else "")]
         write_pprof(stacks, args.output, modules,
-                    time_nanos=min(p.start_real_ns for p in profiles), comments=comments)
+                    time_nanos=min(p.start_real_ns for p in profiles), comments=comments,
+                    value=args.value)
     lost = lost_stack_warning(profiles)
     if lost:
         print(f"heapscope: warning: {lost}", file=sys.stderr)

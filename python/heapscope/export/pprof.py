@@ -1,7 +1,8 @@
 """pprof export: weighted stacks as a gzip-compressed profile.proto message.
 
 What `go tool pprof` gets (field numbers: github.com/google/pprof/proto/profile.proto):
-  sample types   alloc_objects/count and alloc_space/bytes (the default is alloc_objects)
+  sample types   alloc_objects/count and alloc_space/bytes (the default is alloc_objects,
+                 alloc_space with --value bytes)
   samples        one per stack: location ids leaf first, values [count, bytes],
                  labels region (string) and bytes (the exact size, unit bytes)
   locations      one per code address (module + offset): its lines, the inlined
@@ -97,8 +98,9 @@ class _Builder:
 
 
 def encode(stacks: Iterable[WeightedStack], modules: Sequence[Module] = (),
-           time_nanos: int = 0, comments: Sequence[str] = ()) -> bytes:
-    """The uncompressed profile.proto message."""
+           time_nanos: int = 0, comments: Sequence[str] = (), value: str = "count") -> bytes:
+    """The uncompressed profile.proto message; `value` ("count" or "bytes") chooses the
+    sample type pprof shows unless told otherwise (alloc_objects or alloc_space)."""
     b = _Builder(modules)
     profile = Message()
     profile.message(P_SAMPLE_TYPE, _value_type(b.s, "alloc_objects", "count"))
@@ -118,13 +120,14 @@ def encode(stacks: Iterable[WeightedStack], modules: Sequence[Module] = (),
     profile.message(P_PERIOD_TYPE, _value_type(b.s, "space", "bytes"))
     profile.varint(P_PERIOD, 1)
     profile.packed(P_COMMENT, [b.s(c) for c in comments])
-    profile.varint(P_DEFAULT_SAMPLE_TYPE, b.s("alloc_objects"))
+    profile.varint(P_DEFAULT_SAMPLE_TYPE, b.s("alloc_space" if value == "bytes" else "alloc_objects"))
     for text in b.s.table:
         profile.string(P_STRINGS, text)
     return profile.bytes()
 
 
 def write_pprof(stacks: Iterable[WeightedStack], path: str, modules: Sequence[Module] = (),
-                time_nanos: int = 0, comments: Sequence[str] = ()) -> None:
+                time_nanos: int = 0, comments: Sequence[str] = (), value: str = "count") -> None:
     """Write the gzip-compressed profile to `path` (atomically: a temporary file renamed)."""
-    write_atomic(path, gzip.compress(encode(stacks, modules, time_nanos, comments), mtime=0))
+    write_atomic(path, gzip.compress(encode(stacks, modules, time_nanos, comments, value),
+                                     mtime=0))
