@@ -89,7 +89,7 @@ def test_errors_are_one_line(recorded, heapscope, tmp_path):
         return lines[0]
 
     (off,) = (recorded / "off").glob("*.hsp")
-    assert "no timeline samples" in error(off)
+    assert "no timeline samples: recorded with the timeline off" in error(off)
     assert "no such file" in error(tmp_path / "missing.hsp")
     (tmp_path / "junk.hsp").write_bytes(b"not a profile at all, not at all")
     assert "not a heapscope profile" in error(tmp_path / "junk.hsp")
@@ -128,3 +128,26 @@ def test_bad_durations(text):
 def test_record_rejects_a_bad_interval(heapscope):
     res = heapscope("record", "--timeline-interval", "fast", "--", "true", check=False)
     assert res.returncode == 2 and "bad duration 'fast'" in res.stderr
+
+
+def test_killed_before_the_first_flush_says_so(native, heapscope, tmp_path):
+    """A process SIGKILLed before its first dump and the timeline's first flush leaves a
+    file with no samples: the error says that, not that the timeline was off."""
+    import os
+    import signal
+    import subprocess
+    import time
+    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libheapscope.so"),
+               HEAPSCOPE_OUTPUT_DIR=str(tmp_path), HEAPSCOPE_TIMELINE_FLUSH_MS="60000")
+    proc = subprocess.Popen(["sleep", "30"], env=env)
+    for _ in range(500):
+        if list(tmp_path.glob("*.hsp")):
+            break
+        time.sleep(0.01)
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    (killed,) = tmp_path.glob("*.hsp")
+    res = heapscope("timeline", killed, check=False)
+    assert res.returncode != 0 and len(res.stderr.strip().splitlines()) == 1
+    assert "no timeline samples: killed before its first dump" in res.stderr

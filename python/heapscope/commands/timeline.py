@@ -59,8 +59,12 @@ def load(paths):
         (profiles if p.timeline is not None and p.timeline.samples else without).append(p)
     if not profiles:
         which = without[0].path if len(without) == 1 else f"none of the {len(without)} profiles"
-        raise HeapscopeError(f"{which}: no timeline samples (recorded with the timeline off: "
-                             f"--timeline-interval 0 or HEAPSCOPE_TIMELINE_MS=0)")
+        if all(p.complete for p in without):
+            why = "recorded with the timeline off (--timeline-interval 0 or HEAPSCOPE_TIMELINE_MS=0)"
+        else:   # no snapshot: killed, maybe before the sampler's first flush
+            why = ("killed before its first dump and before the timeline's first flush "
+                   "(once a second, HEAPSCOPE_TIMELINE_FLUSH_MS), or recorded with the timeline off")
+        raise HeapscopeError(f"{which}: no timeline samples: {why}")
     for p in without:
         print(f"heapscope: {p.path}: no timeline samples, left out", file=sys.stderr)
     profiles.sort(key=lambda p: (p.rank, p.start_real_ns, p.pid))
