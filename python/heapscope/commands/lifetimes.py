@@ -4,7 +4,7 @@ Per size and per stack trace type (from `heapscope record --track`): allocations
 frees, blocks live at the snapshot, temporaries, and the lifetime distributions in
 time and in allocations made in between (log2 bins, with the bins holding the median
 and the 90th percentile), and per size the extra heap bytes the allocator spent
-beyond the requested size. Layout: docs/report-formats.md.
+beyond the requested size. Layout: docs/analysis-formats.md.
 """
 from heapscope.analysis.lifetimes import build_lifetimes
 from heapscope.report.render_lifetimes import lifetimes_csv, render_lifetimes

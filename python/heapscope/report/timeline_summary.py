@@ -1,6 +1,6 @@
 """The `heapscope timeline` document, as plain data: per process, its samples, the peaks
 of heap, RSS and PSS (value, when, in which region), the region spans paired from the
-boundary samples, and the MPI calipers' totals. Layout: docs/report-formats.md.
+boundary samples, and the MPI calipers' totals. Layout: docs/analysis-formats.md.
 """
 from typing import List, Optional
 
