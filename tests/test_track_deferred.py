@@ -5,6 +5,7 @@ before the death is counted, a thread idle with deaths waiting at exit, a region
 boundary right after frees."""
 from heapscope.profile import read_profile
 from heapscope.profile.model import lifetime_bin
+from preloaded import sigterm_when_ready
 
 MS = 1_000_000
 
@@ -67,16 +68,8 @@ def test_sigterm_snapshot_counts_the_waiting_deaths(build, native, tmp_path):
     """The snapshot a signal handler takes counts the deaths still in the ring: the
     last of 1000 freed 40-B blocks is not a leak (no new heap maximum came after it,
     which would have counted it)."""
-    import os
-    import signal
-    import subprocess
     exe = build("trk_deferred.c", "-pthread", "-DHEAPSCOPE_WEAK")
-    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libheapscope.so"),
-               HEAPSCOPE_OUTPUT_DIR=str(tmp_path), HEAPSCOPE_TRACK="1")
-    proc = subprocess.Popen([str(exe), "wait"], env=env, stdout=subprocess.PIPE)
-    assert proc.stdout.readline() == b"ready\n"
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=60) == -signal.SIGTERM
+    sigterm_when_ready(native, exe, tmp_path, "wait", HEAPSCOPE_TRACK="1")
     [path] = sorted(tmp_path.glob("heapscope.*.hsp"))
     p = read_profile(path)
     assert p.snapshot_reason == "sigterm" and p.tracking.source == "track"

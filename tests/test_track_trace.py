@@ -10,6 +10,7 @@ from heapscope.native import program
 from heapscope.profile import format as fmt
 from heapscope.profile import read_profile
 from heapscope.profile import trace
+from preloaded import sigterm_when_ready
 
 
 def profiles(out):
@@ -186,16 +187,8 @@ def test_corrupt_event_chunk_is_one_clear_error(heapscope, build, tmp_path, code
 def test_sigterm_writes_every_event_before_the_snapshot(build, native, tmp_path):
     """A signal handler's snapshot takes the buffered events too (the handler writes
     them raw unless the writer thread picks them up first: either way, all of them)."""
-    import os
-    import signal
-    import subprocess
     exe = build("trk_lifetimes.c", "-pthread")
-    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libheapscope.so"),
-               HEAPSCOPE_OUTPUT_DIR=str(tmp_path), HEAPSCOPE_TRACE="1")
-    proc = subprocess.Popen([str(exe), "wait"], env=env, stdout=subprocess.PIPE)
-    assert proc.stdout.readline() == b"ready\n"
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=60) == -signal.SIGTERM
+    sigterm_when_ready(native, exe, tmp_path, "wait", HEAPSCOPE_TRACE="1")
     [p] = profiles(tmp_path)
     assert p.snapshot_reason == "sigterm"
     rows = {s.size: s.life for s in p.tracking.stacks}
