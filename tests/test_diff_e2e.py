@@ -43,6 +43,20 @@ def runs(native, heapscope, tmp_path_factory):
     return root / "prof-before", root / "prof-after"
 
 
+@pytest.fixture(scope="module")
+def renamed(native, heapscope, runs):
+    """The fixed build under another name, from a copy of the source in another
+    directory: as a developer keeps two checkouts and their programs side by side."""
+    root = runs[0].parent
+    checkout = root / "checkout2"
+    checkout.mkdir()
+    (checkout / SOURCE.name).write_text(SOURCE.read_text())
+    exe = compile_program(native, checkout / SOURCE.name, root / "after" / "diff_variant_fixed",
+                          "-DFIXED")
+    heapscope("record", "-o", root / "prof-renamed", "--sizes", "all", "--", exe)
+    return root / "prof-renamed"
+
+
 def diff_json(heapscope, a, b, *extra):
     return json.loads(heapscope("diff", a, b, "--format", "json", *extra).stdout)
 
@@ -169,3 +183,15 @@ def test_same_profile_says_no_change(heapscope, runs):
     assert heapscope("diff", a, a, "--fail-if-more", "0", check=False).returncode == 0
     empty = heapscope("diff", a, a, "--size", "99999").stdout
     assert "No allocation of the selection in A or in B: nothing to compare." in empty
+
+
+def test_stacks_match_across_differently_named_programs(heapscope, runs, renamed):
+    """Frames are matched by source file name, not its directory, and frames without line
+    information in the program itself (_start) as the program's, whatever its file is
+    called: a renamed build from another checkout compares like a rebuilt one."""
+    a, _ = runs
+    doc = diff_json(heapscope, a, renamed, "--stacks")
+    got = [(s["region"], s["size"], s["count_a"], s["count_b"], s["status"]) for s in doc["stacks"]]
+    assert got == [x[:5] for x in STACKS]
+    (moved,) = doc["path_migrations"]
+    assert (moved["before"], moved["after"]) == ([[12, 300]], [[24, 150]])

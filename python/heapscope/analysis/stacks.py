@@ -9,6 +9,7 @@ from one return address). Analyses never look at raw addresses: two runs of two
 builds of a program are matched by function, file and line (`identity`).
 """
 import os
+import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Tuple
 
@@ -25,13 +26,28 @@ def frame_name(frame: Frame) -> str:
     return f"?? ({module}+{frame.offset:#x})"
 
 
+PROGRAM_MODULE = "(program)"
+_SHARED_OBJECT = re.compile(r"\.so(\.[0-9.]+)?$")
+
+
+def module_identity(module: str) -> str:
+    """A module as frames are matched: a shared library by its file name; the program
+    itself, whatever its file is called, as "(program)" (a rebuilt program is often
+    renamed: prog_old and prog_new)."""
+    name = os.path.basename(module) if module else ""
+    if not name or name.startswith("[") or _SHARED_OBJECT.search(name):
+        return name
+    return PROGRAM_MODULE
+
+
 def identity(frame: Frame) -> Tuple[str, str, int]:
-    """How frames of two runs are matched: function, file and line. A frame without
-    line information is matched by function and module (its offset changes with
-    every build)."""
+    """How frames of two runs are matched: function, source file name and line (not the
+    file's directory: two checkouts of a program compare). A frame without line
+    information is matched by function and module (its offset changes with every
+    build)."""
     if frame.file:
-        return (frame.function, frame.file, frame.line)
-    return (frame.function, os.path.basename(frame.module), 0)
+        return (frame.function, os.path.basename(frame.file), frame.line)
+    return (frame.function, module_identity(frame.module), 0)
 
 
 @dataclass(frozen=True)
