@@ -37,6 +37,14 @@ HS_HIDDEN void hs_trace_dying(struct hs_dying *d);
 HS_HIDDEN void hs_trace_free(struct hs_dying *d);
 /* heap_accounting.c, for blocks.c */
 HS_HIDDEN int64_t hs_heap_usable(void *p);
+extern HS_HIDDEN size_t (*hs_usable_size)(void *);  /* found by hs_heap_usable's first call */
+
+/* hs_heap_usable without the call when the allocator's function is known. */
+static inline int64_t hs_heap_usable_now(void *p)
+{
+    size_t (*f)(void *) = __atomic_load_n(&hs_usable_size, __ATOMIC_RELAXED);
+    return HS_LIKELY(f) ? (int64_t)f(p) : hs_heap_usable(p);
+}
 HS_HIDDEN void hs_heap_add(int64_t bytes, int component);
 HS_HIDDEN void hs_block_dying(void *p, struct hs_dying *d);
 HS_HIDDEN void hs_block_dead(struct hs_dying *d);

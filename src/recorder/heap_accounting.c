@@ -23,13 +23,13 @@
 #include "blocks.h"
 #include "recorder.h"
 
-static size_t (*usable_size)(void *);
+size_t (*hs_usable_size)(void *);
 static int usable_missing;
 
 /* malloc_usable_size of the next allocator; 0 when it has none. */
 int64_t hs_heap_usable(void *p)
 {
-    size_t (*f)(void *) = __atomic_load_n(&usable_size, __ATOMIC_RELAXED);
+    size_t (*f)(void *) = __atomic_load_n(&hs_usable_size, __ATOMIC_RELAXED);
     if (HS_UNLIKELY(!f)) {
         if (usable_missing)
             return 0;
@@ -39,7 +39,7 @@ int64_t hs_heap_usable(void *p)
             hs_warn("the allocator has no malloc_usable_size: heap in use is not measured");
             return 0;
         }
-        __atomic_store_n(&usable_size, f, __ATOMIC_RELAXED);
+        __atomic_store_n(&hs_usable_size, f, __ATOMIC_RELAXED);
     }
     return (int64_t)f(p);
 }

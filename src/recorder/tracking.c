@@ -130,7 +130,7 @@ static inline __attribute__((always_inline)) int track_born(struct hs_thread *t,
     }
     int mine = t->index == 0;
     BUMP(r, mine, allocs, 1);
-    int64_t extra = hs_heap_usable(p) - (int64_t)size;
+    int64_t extra = hs_heap_usable_now(p) - (int64_t)size;
     if (extra > 0)
         BUMP(r, mine, extra_bytes, (uint64_t)extra);
     while (live > max) {
