@@ -76,3 +76,26 @@ def test_sigterm_snapshot_counts_the_waiting_deaths(build, native, tmp_path):
     assert (row(p, 40).allocs, row(p, 40).frees, row(p, 40).live_at_end) == (1000, 1000, 0)
     assert row(p, 40).temporaries == 1000
     assert (row(p, 77).allocs, row(p, 77).live_at_end) == (1, 1)
+
+
+def test_peak_with_deaths_waiting_behind_a_reused_address(heapscope, build, tmp_path):
+    """A birth that reuses the last freed address counts that death and clears the
+    newest ring entry; a later birth that seems to make a new maximum must still count
+    the six deaths waiting behind it first."""
+    p, _ = run(heapscope, build, tmp_path, "peak")
+    assert p.tracking.peak_bytes == 7 * 64
+    assert row(p, 64).live_at_peak == 7 and row(p, 300).live_at_peak == 0
+    assert (row(p, 64).allocs, row(p, 64).frees) == (8, 8)
+
+
+def test_signal_snapshots_leave_the_heap_figure_right(heapscope, build, tmp_path):
+    """A SIGUSR1 snapshot's handler counts the deaths waiting in the ring; the heap
+    figure of the timeline comes back to 0 all the same."""
+    p, _ = run(heapscope, build, tmp_path, "usr1")
+    life = row(p, 1000)
+    assert (life.allocs, life.frees, life.live_at_end) == (15, 15, 0)
+    samples = p.timeline.samples
+    assert [s.kind for s in samples].count("final") >= 4   # three SIGUSR1 snapshots and the exit
+    boundaries = [s for s in samples if s.region == "after"]
+    assert len(boundaries) == 2 and all(s.heap_bytes == 0 for s in boundaries)
+    assert samples[-1].kind == "final" and samples[-1].heap_bytes == 0

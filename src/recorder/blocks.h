@@ -46,6 +46,7 @@ static inline int64_t hs_heap_usable_now(void *p)
     return HS_LIKELY(f) ? (int64_t)f(p) : hs_heap_usable(p);
 }
 HS_HIDDEN void hs_heap_add(int64_t bytes, int component);
+HS_HIDDEN void hs_heap_unowned(int64_t bytes, int component);  /* atomic: signal handlers */
 HS_HIDDEN void hs_block_dying(void *p, struct hs_dying *d);
 HS_HIDDEN void hs_block_dead(struct hs_dying *d);
 HS_HIDDEN void hs_block_revive(struct hs_dying *d);

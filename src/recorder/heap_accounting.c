@@ -52,9 +52,20 @@ void hs_heap_add(int64_t bytes, int component)
     hs_heap_count(t, bytes, component);
 }
 
+/* Bytes counted by no thread's table: deaths a signal handler's snapshot counted
+ * (it may have interrupted a thread inside a plain add to its table). */
+static _Atomic int64_t unowned, unowned_component;
+
+void hs_heap_unowned(int64_t bytes, int component)
+{
+    atomic_fetch_add(&unowned, bytes);
+    if (component)
+        atomic_fetch_add(&unowned_component, bytes);
+}
+
 void hs_heap_in_use(int64_t *total, int64_t *component)
 {
-    int64_t sum = 0, part = 0;
+    int64_t sum = atomic_load(&unowned), part = atomic_load(&unowned_component);
     for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t)) {
         sum += atomic_load_explicit(&t->heap_bytes, memory_order_relaxed);
         part += atomic_load_explicit(&t->heap_component_bytes, memory_order_relaxed);

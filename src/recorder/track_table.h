@@ -121,6 +121,20 @@ static inline int hs_slot_insert(const struct hs_thread *t, uint64_t h, const st
     return found;
 }
 
+/* Set the birth clock of addr's block (a birth whose clock reading equals that
+ * of the free its address came from, tracking.c). */
+static inline void hs_slot_set_born(uint64_t h, uint64_t addr, uint64_t born)
+{
+    struct hs_shard *sh = hs_shard_of(h);
+    hs_spin_lock(&sh->lock);
+    for (uint64_t m = sh->mask, i = h & m; sh->s && sh->s[i].addr; i = (i + 1) & m)
+        if (sh->s[i].addr == addr) {
+            sh->s[i].born = born;
+            break;
+        }
+    hs_spin_unlock(&sh->lock);
+}
+
 /* Take addr's slot out of the table into *out; 0 if found. h = hs_addr_hash(addr).
  * Only a block born at or before raw clock `born_by` (UINT64_MAX: any); with
  * `try_only`, give up (-1) rather than wait for the shard's lock. */

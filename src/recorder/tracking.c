@@ -90,13 +90,15 @@ void hs_track_figures(struct hs_track_figures *f)
 
 static void add(_Atomic uint64_t *c, uint64_t n) { atomic_fetch_add_explicit(c, n, memory_order_relaxed); }
 
-static void replaced_died(struct hs_thread *t, const struct hs_slot *dead, uint64_t now);
+static uint64_t replaced_died(struct hs_thread *t, const struct hs_slot *dead, uint64_t now);
 
-static inline int freed_pending(const struct hs_thread *t)
+/* Any death waiting in t's ring? (Every entry: a birth may have cleared the newest.) */
+static int freed_pending(const struct hs_thread *t)
 {
-    const struct hs_freed_ring *q = &t->freed;
-    return atomic_load_explicit(&q->e[(q->next + HS_FREED_RING - 1) % HS_FREED_RING].addr,
-                                memory_order_relaxed) != 0;
+    for (unsigned i = 0; i < HS_FREED_RING; i++)
+        if (atomic_load_explicit(&t->freed.e[i].addr, memory_order_relaxed))
+            return 1;
+    return 0;
 }
 
 static inline __attribute__((always_inline)) int track_born(struct hs_thread *t, void *p,
@@ -117,8 +119,11 @@ static inline __attribute__((always_inline)) int track_born(struct hs_thread *t,
         add(&untracked, 1);
         return -1;
     }
-    if (put)  /* the address's previous block, freed, its death not counted yet */
-        replaced_died(t, &dead, now);
+    if (put) {  /* the address's previous block, freed, its death not counted yet */
+        uint64_t freed_at = replaced_died(t, &dead, now);
+        if (HS_UNLIKELY(freed_at >= now))  /* same clock reading (coarse clock): born later */
+            hs_slot_set_born(hs_addr_hash(s.addr), s.addr, freed_at + 1);
+    }
     int64_t live = hs_split_add(&cur_bytes, t, (int64_t)size);
     int64_t max = atomic_load_explicit(&max_bytes, memory_order_relaxed);
     if (HS_UNLIKELY(live > max) && freed_pending(t)) {
@@ -228,6 +233,8 @@ static inline __attribute__((always_inline)) void block_died(const struct freer 
     record_death(f, &s, r);
     if (HS_LIKELY(f->t))
         hs_heap_count((struct hs_thread *)f->t, -(int64_t)r->size, (int)(s.rec & 1));
+    else
+        hs_heap_unowned(-(int64_t)r->size, (int)(s.rec & 1));
 }
 
 int hs_track_dying(void *p, struct hs_dying *d)
@@ -325,14 +332,20 @@ static inline void ring_write_end(struct hs_freed_ring *q, uint64_t v)
     atomic_store_explicit(&q->version, v + 2, memory_order_release);
 }
 
-/* Replace the ring's oldest entry by (a, clock, seq); the old one into *old. */
-static inline void ring_swap(struct hs_freed_ring *q, uint64_t a, uint64_t clock, uint64_t seq,
-                             struct freed_copy *old)
+/* The ring's oldest entry, the next to be replaced (by its owner). */
+static inline void ring_oldest(const struct hs_freed_ring *q, struct freed_copy *old)
 {
-    struct hs_freed *e = &q->e[q->next];
+    const struct hs_freed *e = &q->e[q->next];
     old->addr = atomic_load_explicit(&e->addr, memory_order_relaxed);
     old->clock = atomic_load_explicit(&e->clock, memory_order_relaxed);
     old->seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
+}
+
+/* Replace the ring's oldest entry by (a, clock, seq), once its death is counted:
+ * until then a birth at its address can still find it. */
+static inline void ring_replace(struct hs_freed_ring *q, uint64_t a, uint64_t clock, uint64_t seq)
+{
+    struct hs_freed *e = &q->e[q->next];
     uint64_t v;
     ring_write_begin(q, &v);
     atomic_store_explicit(&e->addr, a, memory_order_relaxed);
@@ -374,15 +387,15 @@ void hs_track_free(void *p)
         return;
     }
     struct freed_copy old;
-    ring_swap(&t->freed, a, f.clock, f.seq, &old);
+    ring_oldest(&t->freed, &old);
+    if (old.addr) {
+        struct freer then = {t, old.clock, f.index, old.seq};
+        block_died(&then, old.addr, old.clock, 0);
+    }
+    ring_replace(&t->freed, a, f.clock, f.seq);
     _Atomic uint32_t *hint = hint_of(h);
     if (atomic_load_explicit(hint, memory_order_relaxed) != t->index + 1)  /* no store: no line */
         atomic_store_explicit(hint, t->index + 1, memory_order_relaxed);   /* taken from others */
-    if (old.addr) {
-        f.clock = old.clock;
-        f.seq = old.seq;
-        block_died(&f, old.addr, old.clock, 0);
-    }
 }
 
 void hs_track_flush(struct hs_thread *t)
@@ -391,12 +404,13 @@ void hs_track_flush(struct hs_thread *t)
     freer_here(&f, t, 0);
     for (unsigned n = 0; n < HS_FREED_RING; n++) {
         struct freed_copy old;
-        ring_swap(&t->freed, 0, 0, 0, &old);
+        ring_oldest(&t->freed, &old);
         if (old.addr) {
             f.clock = old.clock;
             f.seq = old.seq;
             block_died(&f, old.addr, old.clock, 0);
         }
+        ring_replace(&t->freed, 0, 0, 0);
     }
 }
 
@@ -418,8 +432,8 @@ static int ring_find(const struct hs_thread *o, const struct hs_slot *dead, stru
 
 /* A birth found `dead` in the table at its address: count its death, from the
  * entry of its free in a ring (the thread's own first; the entry's clock no
- * earlier than the block's birth), else as of now. */
-static void replaced_died(struct hs_thread *t, const struct hs_slot *dead, uint64_t now)
+ * earlier than the block's birth), else as of now. Returns the free's clock. */
+static uint64_t replaced_died(struct hs_thread *t, const struct hs_slot *dead, uint64_t now)
 {
     struct freer f = {t, now, UINT32_MAX, 0};
     struct hs_freed_ring *q = &t->freed;
@@ -454,6 +468,7 @@ static void replaced_died(struct hs_thread *t, const struct hs_slot *dead, uint6
     struct hs_track_rec *r = (struct hs_track_rec *)(dead->rec & ~(uintptr_t)1);
     record_death(&f, dead, r);
     hs_heap_count(t, -(int64_t)r->size, (int)(dead->rec & 1));
+    return f.clock;
 }
 
 void hs_track_settle(int from_signal)
@@ -513,6 +528,10 @@ static void fork_child(void)
 {
     hs_track_table_clear();
     hs_track_records_clear();
+    /* rings: a thread of the parent may have been writing one (version odd) */
+    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t))
+        memset(&t->freed, 0, sizeof t->freed);
+    memset(freer_hint, 0, sizeof freer_hint);
     atomic_store(&untracked, 0);
     hs_split_reset(&cur_bytes);
     atomic_store(&max_bytes, 0);

@@ -16,11 +16,17 @@
  *   it live (its end sample: the heap of its begin sample);
  *   a worker allocates 5 blocks of 120 B, frees them in order, says so and waits
  *   forever; main returns meanwhile: the exit snapshot counts the 5 deaths.
+ * Argument "peak": 7 x 64 B live together (the peak, 448 B), all freed, then 64 B
+ *   (the last address freed: its birth counts that death) and 300 B: 364 B live,
+ *   no new peak, though six deaths still wait in the ring.
+ * Argument "usr1": three times 5 x 1000 B allocated, freed, and a SIGUSR1 snapshot
+ *   (its handler counts the deaths in the ring); then region "after": the heap is 0.
  * Argument "wait": an 8000-B block freed (the peak), 1000 x 40 B freed at once, a
  *   77-B block kept (no new maximum: the last 40-B death still waits in the ring),
  *   then "ready" on stdout and wait for a signal.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +114,33 @@ static void idle(void)
     wait_for(&done);
 }
 
+static void peak(void)
+{
+    void *a[7];
+    for (int i = 0; i < 7; i++)
+        a[i] = malloc(64);
+    for (int i = 0; i < 7; i++)
+        free(a[i]);
+    void *again = malloc(64);
+    void *big = malloc(300);
+    free(big);
+    free(again);
+}
+
+static void usr1(void)
+{
+    for (int round = 0; round < 3; round++) {
+        void *b[5];
+        for (int i = 0; i < 5; i++)
+            b[i] = malloc(1000);
+        for (int i = 0; i < 5; i++)
+            free(b[i]);
+        raise(SIGUSR1);
+    }
+    HEAPSCOPE_REGION_BEGIN("after");
+    HEAPSCOPE_REGION_END();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -115,6 +148,10 @@ int main(int argc, char **argv)
         reuse();
     else if (strcmp(mode, "idle") == 0)
         idle();
+    else if (strcmp(mode, "peak") == 0)
+        peak();
+    else if (strcmp(mode, "usr1") == 0)
+        usr1();
     else if (strcmp(mode, "wait") == 0) {
         free(malloc(8000));
         for (int i = 0; i < 1000; i++)
