@@ -99,3 +99,14 @@ def test_signal_snapshots_leave_the_heap_figure_right(heapscope, build, tmp_path
     boundaries = [s for s in samples if s.region == "after"]
     assert len(boundaries) == 2 and all(s.heap_bytes == 0 for s in boundaries)
     assert samples[-1].kind == "final" and samples[-1].heap_bytes == 0
+
+
+def test_another_threads_free_counts_the_allocations_before_it(heapscope, build, tmp_path):
+    """A block freed by another thread that then waits: its death is counted late (at
+    that thread's end), after 100 more allocations of the allocating thread; the
+    allocations in between are those up to the free: none, a temporary."""
+    p, _ = run(heapscope, build, tmp_path, "xfree")
+    life = row(p, 40)
+    assert (life.allocs, life.frees, life.temporaries) == (1, 1, 1)
+    assert life.between_hist[0] == 1
+    assert (row(p, 24).allocs, row(p, 24).frees) == (100, 100)

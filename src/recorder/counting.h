@@ -20,6 +20,7 @@ struct hs_size_table;
 /* tracking.c: a thread's last frees of small blocks, processed a few frees later
  * (deferred frees, tracking.c). `version` is odd while the owner writes. */
 #define HS_FREED_RING 8u
+#define HS_BORN_LOG 1024u               /* a power of two */
 struct hs_freed_ring {
     _Atomic uint64_t version;
     unsigned next;                  /* the oldest entry, the next to go */
@@ -44,6 +45,12 @@ struct hs_thread {
     _Atomic uint64_t alloc_seq;
     uint32_t index;
     struct hs_freed_ring freed;             /* tracking.c, only the owner writes */
+    /* tracking.c: the birth clock of each of this table's last allocations, by
+     * allocation number: a death another thread counts late finds from it the
+     * number this table had reached at the free. Only the owner writes. */
+    struct hs_born_log {
+        _Atomic uint64_t seq, clock;
+    } born_log[HS_BORN_LOG];
     /* trace.c: this table's event buffer, and its lock (contended by snapshots only) */
     _Atomic int trace_lock;
     struct hs_trace_buf *trace;

@@ -21,6 +21,9 @@
  *   no new peak, though six deaths still wait in the ring.
  * Argument "usr1": three times 5 x 1000 B allocated, freed, and a SIGUSR1 snapshot
  *   (its handler counts the deaths in the ring); then region "after": the heap is 0.
+ * Argument "xfree": a helper thread frees main's 40-B block at once and waits; main
+ *   then allocates 100 x 24 B before the helper ends (and counts its deaths): the
+ *   40-B block still had nothing allocated by main in between at its free.
  * Argument "wait": an 8000-B block freed (the peak), 1000 x 40 B freed at once, a
  *   77-B block kept (no new maximum: the last 40-B death still waits in the ring),
  *   then "ready" on stdout and wait for a signal.
@@ -114,6 +117,35 @@ static void idle(void)
     wait_for(&done);
 }
 
+static int handed, freed;
+static void *handed_block;
+
+static void *free_handed(void *arg)
+{
+    (void)arg;
+    wait_for(&handed);
+    free(handed_block);
+    raise_flag(&freed);
+    wait_for(&go);
+    return NULL;
+}
+
+static void xfree(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, free_handed, NULL);
+    handed_block = malloc(40);
+    raise_flag(&handed);
+    wait_for(&freed);
+    void *keep[100];
+    for (int i = 0; i < 100; i++)
+        keep[i] = malloc(24);
+    raise_flag(&go);
+    pthread_join(t, NULL);
+    for (int i = 0; i < 100; i++)
+        free(keep[i]);
+}
+
 static void peak(void)
 {
     void *a[7];
@@ -150,6 +182,8 @@ int main(int argc, char **argv)
         idle();
     else if (strcmp(mode, "peak") == 0)
         peak();
+    else if (strcmp(mode, "xfree") == 0)
+        xfree();
     else if (strcmp(mode, "usr1") == 0)
         usr1();
     else if (strcmp(mode, "wait") == 0) {
