@@ -112,7 +112,7 @@ static inline __attribute__((always_inline)) int track_born(struct hs_thread *t,
     uint64_t now = hs_clock_raw();
     struct hs_born_log *log = &t->born_log[seq % HS_BORN_LOG];
     atomic_store_explicit(&log->seq, seq, memory_order_relaxed);   /* the number first: */
-    atomic_thread_fence(memory_order_release);                      /* see seq_at */
+    atomic_thread_fence(memory_order_release);                      /* see track_born_log.c */
     atomic_store_explicit(&log->clock, now, memory_order_relaxed);
     struct hs_slot s = {(uint64_t)(uintptr_t)p, now, (uintptr_t)r | (component ? 1u : 0u),
                         (uint64_t)t->index << HS_SEQ_BITS | (seq & HS_SEQ_MASK)};
@@ -189,42 +189,6 @@ struct freer {
     uint64_t seq;
 };
 
-/* The birth clock of table o's allocation number k from its log: 0 if k is not
- * written yet (a birth in progress, after any free being looked up), UINT64_MAX if
- * k has been overwritten by a later number (the owner writes the number first). */
-static uint64_t born_clock(const struct hs_thread *o, uint64_t k)
-{
-    const struct hs_born_log *e = &o->born_log[k % HS_BORN_LOG];
-    uint64_t s = atomic_load_explicit(&e->seq, memory_order_relaxed);
-    if (s < k)
-        return 0;
-    uint64_t born = atomic_load_explicit(&e->clock, memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
-    if (s > k || atomic_load_explicit(&e->seq, memory_order_relaxed) != k)
-        return UINT64_MAX;
-    return born ? born : 1;
-}
-
-/* The allocation number table o had reached at raw clock `clock` (its last
- * allocation born at or before it), by binary search in its log of birth clocks;
- * its number now if the log no longer reaches back that far. */
-static uint64_t seq_at(const struct hs_thread *o, uint64_t clock)
-{
-    uint64_t now = atomic_load_explicit(&o->alloc_seq, memory_order_acquire);
-    uint64_t first = now >= HS_BORN_LOG ? now - HS_BORN_LOG + 1 : 1;
-    uint64_t lo = first, hi = now;  /* the answer is in [first - 1, now] */
-    while (lo <= hi && hi) {
-        uint64_t mid = lo + (hi - lo) / 2, born = born_clock(o, mid);
-        if (born == UINT64_MAX)
-            return now;  /* the log moved on under us */
-        if (born && born <= clock)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return hi >= first || first == 1 ? hi : now;
-}
-
 /* A tracked block's death, once out of the table (slot s). */
 static inline __attribute__((always_inline)) void record_death(const struct freer *f,
                                                                const struct hs_slot *s,
@@ -240,7 +204,7 @@ static inline __attribute__((always_inline)) void record_death(const struct free
     } else {  /* another thread's block: its allocations up to the free */
         const struct hs_thread *owner = hs_thread_at(index);
         if (owner)
-            seq_then = seq_at(owner, f->clock);
+            seq_then = hs_seq_at(owner, f->clock);
     }
     uint64_t between = (seq_then - born) & HS_SEQ_MASK;
     int mine = f->t && f->t->index == 0;
@@ -333,7 +297,7 @@ void hs_track_dead(struct hs_dying *d)
  * What the wait changes, and how it is kept exact:
  *   - lifetimes, allocations in between: from the clock and the number noted at
  *     the free; a block of another thread: that thread's number at the free, from
- *     its log of birth clocks (seq_at);
+ *     its log of birth clocks (track_born_log.c);
  *   - the address given out again before the death is counted (a thread's next
  *     allocation of that size, often): the birth finds the dead block in the
  *     table and counts its death first, from its entry in the ring of its thread

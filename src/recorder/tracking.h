@@ -108,6 +108,9 @@ HS_HIDDEN void hs_track_flush(struct hs_thread *t);
  * blocks are handed to the allocator later, by their threads). From a signal
  * handler, those whose side-table shard is locked wait for the next snapshot. */
 HS_HIDDEN void hs_track_settle(int from_signal);
+/* track_born_log.c: the allocation number table o had reached at raw clock `clock`
+ * (its number now if its log no longer reaches back that far) */
+HS_HIDDEN uint64_t hs_seq_at(const struct hs_thread *o, uint64_t clock);
 HS_HIDDEN void hs_track_peak_now(void);   /* a pending peak copied (the snapshot) */
 HS_HIDDEN void hs_track_figures(struct hs_track_figures *f);
 
