@@ -10,9 +10,9 @@ from preloaded import sigterm_when_ready
 MS = 1_000_000
 
 
-def run(heapscope, build, out, mode, env=None):
+def run(heapscope, build, out, mode, *options, env=None):
     program = build("trk_deferred.c", "-pthread", "-DHEAPSCOPE_WEAK")
-    res = heapscope("record", "-o", out, "--track", "--", program, mode, env=env)
+    res = heapscope("record", "-o", out, "--track", *options, "--", program, mode, env=env)
     [path] = sorted(out.glob("heapscope.*.hsp"))
     return read_profile(path), res.stdout
 
@@ -110,3 +110,12 @@ def test_another_threads_free_counts_the_allocations_before_it(heapscope, build,
     assert (life.allocs, life.frees, life.temporaries) == (1, 1, 1)
     assert life.between_hist[0] == 1
     assert (row(p, 24).allocs, row(p, 24).frees) == (100, 100)
+
+
+def test_full_table_takes_a_block_that_replaces_a_dead_one(heapscope, build, tmp_path):
+    """At the table's bound, a birth at the address of a block whose death still waits
+    replaces that block instead of being refused."""
+    p, _ = run(heapscope, build, tmp_path, "full", "--track-max-blocks", "10")
+    assert p.tracking.untracked == 0
+    life = row(p, 48)
+    assert (life.allocs, life.frees, life.live_at_end) == (11, 1, 10)

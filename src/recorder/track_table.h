@@ -83,21 +83,20 @@ static inline void hs_slot_prefetch(uint64_t h)
     }
 }
 
-/* Put a block in the table: 0, or -1 when the table may not hold one more block,
- * or 1 when a block at the same address was still in it (a dead block whose
+/* Put a block in the table: 0, or -1 when the table may not hold one more block
+ * (hs_track.max_blocks; it still takes one that replaces a dead block), or 1 when
+ * a block at the same address was still in it (a dead block whose
  * death waits in a thread's deferred deaths, tracking.c): that one is replaced,
  * and copied to *replaced. h = hs_addr_hash(in->addr); t: the calling thread's
  * table, or NULL. */
 static inline int hs_slot_insert(const struct hs_thread *t, uint64_t h, const struct hs_slot *in,
                                  struct hs_slot *replaced)
 {
-    if (HS_UNLIKELY((uint64_t)hs_split_add(&hs_track_blocks, t, 1) > hs_track.max_blocks)) {
-        hs_split_add(&hs_track_blocks, t, -1);
-        return -1;
-    }
+    /* full: only a block replacing a dead one at its address gets in */
+    int full = (uint64_t)hs_split_add(&hs_track_blocks, t, 1) > hs_track.max_blocks;
     struct hs_shard *sh = hs_shard_of(h);
     hs_spin_lock(&sh->lock);
-    if (HS_UNLIKELY(sh->used >= sh->limit) && hs_shard_grow(sh)) {
+    if (HS_UNLIKELY(full ? !sh->s : sh->used >= sh->limit && hs_shard_grow(sh))) {
         hs_spin_unlock(&sh->lock);
         hs_split_add(&hs_track_blocks, t, -1);
         return -1;
@@ -112,6 +111,11 @@ static inline int hs_slot_insert(const struct hs_thread *t, uint64_t h, const st
             break;
         }
         i = (i + 1) & m;
+    }
+    if (HS_UNLIKELY(full && !found)) {
+        hs_spin_unlock(&sh->lock);
+        hs_split_add(&hs_track_blocks, t, -1);
+        return -1;
     }
     sh->used += !found;
     s[i] = *in;

@@ -24,6 +24,9 @@
  * Argument "xfree": a helper thread frees main's 40-B block at once and waits; main
  *   then allocates 100 x 24 B before the helper ends (and counts its deaths): the
  *   40-B block still had nothing allocated by main in between at its free.
+ * Argument "full" (HEAPSCOPE_TRACK_MAX_BLOCKS=10): 10 x 48 B kept, the last one
+ *   freed and 48 B allocated again (its address, the dead block still in the full
+ *   table): tracked, replacing the dead block.
  * Argument "wait": an 8000-B block freed (the peak), 1000 x 40 B freed at once, a
  *   77-B block kept (no new maximum: the last 40-B death still waits in the ring),
  *   then "ready" on stdout and wait for a signal.
@@ -146,6 +149,16 @@ static void xfree(void)
         free(keep[i]);
 }
 
+static void full(void)
+{
+    void *b[10];
+    for (int i = 0; i < 10; i++)
+        b[i] = malloc(48);
+    free(b[9]);
+    b[9] = malloc(48);
+    (void)b;
+}
+
 static void peak(void)
 {
     void *a[7];
@@ -182,6 +195,8 @@ int main(int argc, char **argv)
         idle();
     else if (strcmp(mode, "peak") == 0)
         peak();
+    else if (strcmp(mode, "full") == 0)
+        full();
     else if (strcmp(mode, "xfree") == 0)
         xfree();
     else if (strcmp(mode, "usr1") == 0)
