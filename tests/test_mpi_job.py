@@ -10,10 +10,10 @@ import pytest
 
 from heapscope.profile import read_profile
 
-from conftest import PROGRAMS, have
+from conftest import MPI_FAMILIES
 from profile_builder import ProfileBuilder
 
-MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+OPENMPI = MPI_FAMILIES["openmpi"]
 
 
 def _app_mpi(p):
@@ -25,14 +25,13 @@ def _app_mpi(p):
 @pytest.fixture(scope="module")
 def killed_job(tmp_path_factory):
     """mpi_job_ranks on 4 ranks under record --mpi, rank 2 raising SIGTERM on itself."""
-    assert have("mpicc") and have("mpirun"), "apt-get install openmpi-bin libopenmpi-dev"
     tmp = tmp_path_factory.mktemp("job")
     program = tmp / "mpi_job_ranks"
-    subprocess.run(["mpicc", "-g", "-o", program, PROGRAMS / "mpi_job_ranks.c"], check=True)
+    OPENMPI.compile("mpi_job_ranks.c", program)
     out = tmp / "out"
     import sys
     res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--mpi", "-o", out, "--",
-                          *MPIRUN, program, "kill"], capture_output=True, text=True, timeout=120)
+                          *OPENMPI.mpirun(4), program, "kill"], capture_output=True, text=True, timeout=120)
     assert res.returncode != 0   # mpirun reports the killed rank
     return program, out
 

@@ -19,10 +19,10 @@ from heapscope.errors import HeapscopeError
 from heapscope.profile import read_profile
 from heapscope.profile.timeline import read_timeline
 
-from conftest import PROGRAMS, have
+from conftest import MPI_FAMILIES
 from profile_builder import ProfileBuilder
 
-MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+OPENMPI = MPI_FAMILIES["openmpi"]
 KILLED = 2
 COUNTS = ("alloc_blocks", "alloc_app_blocks", "alloc_mpi_blocks", "alloc_bytes",
           "alloc_app_bytes", "alloc_mpi_bytes")
@@ -30,13 +30,12 @@ COUNTS = ("alloc_blocks", "alloc_app_blocks", "alloc_mpi_blocks", "alloc_bytes",
 
 @pytest.fixture(scope="module")
 def job(tmp_path_factory):
-    assert have("mpicc") and have("mpirun"), "apt-get install openmpi-bin libopenmpi-dev"
     tmp = tmp_path_factory.mktemp("killed")
     program = tmp / "mpi_job_ranks"
-    subprocess.run(["mpicc", "-g", "-o", program, PROGRAMS / "mpi_job_ranks.c"], check=True)
+    OPENMPI.compile("mpi_job_ranks.c", program)
     out = tmp / "out"
     res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--mpi",
-                          "--timeline-interval", "20ms", "-o", out, "--", *MPIRUN, program, "sigkill"],
+                          "--timeline-interval", "20ms", "-o", out, "--", *OPENMPI.mpirun(4), program, "sigkill"],
                          capture_output=True, text=True, timeout=180,
                          env=dict(os.environ, HEAPSCOPE_TIMELINE_FLUSH_MS="100"))
     assert res.returncode != 0            # mpirun reports the killed rank

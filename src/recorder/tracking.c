@@ -480,8 +480,8 @@ void hs_track_settle(int from_signal)
     if (!hs_track_on)
         return;
     /* A signal handler may have interrupted its thread inside a plain add to that
-     * thread's own counters: it counts as no thread (atomic adds only), and leaves
-     * the heap figure (the timeline's) alone. */
+     * thread's own counters: it counts as no thread (atomic adds only; the heap
+     * figure through hs_heap_unowned). */
     struct hs_thread *self = from_signal ? NULL : hs_self;
     if (!self && !from_signal)
         self = hs_thread_attach();

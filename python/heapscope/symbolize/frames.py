@@ -18,12 +18,6 @@ class Frame:
     def location(self) -> str:
         return f"{self.file}:{self.line}" if self.file else ""
 
-    def key(self) -> tuple:
-        """What makes two frames the same across processes (addresses differ, code does not)."""
-        if self.file:
-            return (self.function, self.file, self.line, os.path.basename(self.module), self.inlined)
-        return (self.function, os.path.basename(self.module), self.offset, self.inlined)
-
     def text(self, short: bool = False) -> str:
         """`function @ file:line (module)`; `function (module+0xoffset)` without line info.
         short: template arguments and parameter lists elided (names.short_name)."""
