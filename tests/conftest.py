@@ -129,6 +129,21 @@ MPI_FAMILIES = {
 }
 
 
+def record_killed_rank_job(tmp, mode, *options, env=None, timeout=180):
+    """tests/programs/mpi_job_ranks.c (its `mode` kills rank 2) built with Open MPI in
+    tmp and run on 4 ranks under `heapscope record --mpi *options -o tmp/out`; mpirun
+    reports the killed rank. Returns (program, out, the finished process)."""
+    openmpi = MPI_FAMILIES["openmpi"]
+    program = openmpi.compile("mpi_job_ranks.c", tmp / "mpi_job_ranks")
+    out = tmp / "out"
+    res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--mpi", *options,
+                          "-o", out, "--", *openmpi.mpirun(4), program, mode],
+                         capture_output=True, text=True, timeout=timeout,
+                         env=dict(os.environ, **(env or {})))
+    assert res.returncode != 0, res.stderr   # mpirun reports the killed rank
+    return program, out, res
+
+
 @pytest.fixture(params=list(MPI_FAMILIES))
 def mpi(request):
     return MPI_FAMILIES[request.param]

@@ -4,16 +4,14 @@ program's known allocations; a synthetic 100-rank job (the parallel reading path
 import csv
 import io
 import json
-import subprocess
 
 import pytest
 
 from heapscope.profile import read_profile
 
-from conftest import MPI_FAMILIES
+from conftest import record_killed_rank_job
 from profile_builder import ProfileBuilder
 
-OPENMPI = MPI_FAMILIES["openmpi"]
 
 
 def _app_mpi(p):
@@ -25,14 +23,7 @@ def _app_mpi(p):
 @pytest.fixture(scope="module")
 def killed_job(tmp_path_factory):
     """mpi_job_ranks on 4 ranks under record --mpi, rank 2 raising SIGTERM on itself."""
-    tmp = tmp_path_factory.mktemp("job")
-    program = tmp / "mpi_job_ranks"
-    OPENMPI.compile("mpi_job_ranks.c", program)
-    out = tmp / "out"
-    import sys
-    res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--mpi", "-o", out, "--",
-                          *OPENMPI.mpirun(4), program, "kill"], capture_output=True, text=True, timeout=120)
-    assert res.returncode != 0   # mpirun reports the killed rank
+    program, out, _ = record_killed_rank_job(tmp_path_factory.mktemp("job"), "kill")
     return program, out
 
 

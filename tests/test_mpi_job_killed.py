@@ -8,10 +8,7 @@ left out with a warning."""
 import csv
 import io
 import json
-import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
@@ -19,10 +16,9 @@ from heapscope.errors import HeapscopeError
 from heapscope.profile import read_profile
 from heapscope.profile.timeline import read_timeline
 
-from conftest import MPI_FAMILIES
+from conftest import record_killed_rank_job
 from profile_builder import ProfileBuilder
 
-OPENMPI = MPI_FAMILIES["openmpi"]
 KILLED = 2
 COUNTS = ("alloc_blocks", "alloc_app_blocks", "alloc_mpi_blocks", "alloc_bytes",
           "alloc_app_bytes", "alloc_mpi_bytes")
@@ -30,15 +26,9 @@ COUNTS = ("alloc_blocks", "alloc_app_blocks", "alloc_mpi_blocks", "alloc_bytes",
 
 @pytest.fixture(scope="module")
 def job(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("killed")
-    program = tmp / "mpi_job_ranks"
-    OPENMPI.compile("mpi_job_ranks.c", program)
-    out = tmp / "out"
-    res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--mpi",
-                          "--timeline-interval", "20ms", "-o", out, "--", *OPENMPI.mpirun(4), program, "sigkill"],
-                         capture_output=True, text=True, timeout=180,
-                         env=dict(os.environ, HEAPSCOPE_TIMELINE_FLUSH_MS="100"))
-    assert res.returncode != 0            # mpirun reports the killed rank
+    program, out, res = record_killed_rank_job(
+        tmp_path_factory.mktemp("killed"), "sigkill", "--timeline-interval", "20ms",
+        env={"HEAPSCOPE_TIMELINE_FLUSH_MS": "100"})
     assert "signal 9" in res.stderr, res.stderr    # not exit 3: its file never grew
     files = {}
     for f in out.glob("*.r*.hsp"):
