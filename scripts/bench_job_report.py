@@ -5,7 +5,7 @@
 Each file is a rank of one job written with tests/profile_builder.py: 438 (region,
 size) rows in 3 regions ("(none)", "[MPI]", "solve"), 86 modules, and one TIMELINE
 chunk of SAMPLES samples (a minute at the default 100 ms) in the layout of
-src/recorder/profile_format.h. Prints one Markdown line with the file sizes and the
+src/format/profile_format.h. Prints one Markdown line with the file sizes and the
 median wall time of 3 runs of the report (JSON output), from a source tree
 (PYTHONPATH=python HEAPSCOPE_NATIVE_DIR=...) or the installed package.
 """

@@ -1,4 +1,4 @@
-"""Test-only writer of synthetic heapscope profile files (layout: src/recorder/profile_format.h).
+"""Test-only writer of synthetic heapscope profile files (layout: src/format/profile_format.h).
 
 Lets reader and report tests build exactly the file they need: known counts,
 several snapshots, a cut-short tail, a corrupted crc, unknown chunk types.

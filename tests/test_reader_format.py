@@ -1,10 +1,10 @@
-"""The reader's constants agree with the format contract, src/recorder/profile_format.h."""
+"""The reader's constants agree with the format contract, src/format/profile_format.h."""
 import re
 from pathlib import Path
 
 from heapscope.profile import format as fmt
 
-HEADER = Path(__file__).resolve().parent.parent / "src" / "recorder" / "profile_format.h"
+HEADER = Path(__file__).resolve().parent.parent / "src" / "format" / "profile_format.h"
 
 
 def c_constants():

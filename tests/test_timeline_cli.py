@@ -1,6 +1,6 @@
 """`heapscope timeline`: text (sparklines, peaks, regions), JSON, CSV, PNG/SVG plots, one
 line per process for several files, one-line errors; the timeline chunk constants
-agree with src/recorder/profile_format.h; `record --timeline-interval` parsing."""
+agree with src/format/profile_format.h; `record --timeline-interval` parsing."""
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -11,7 +11,7 @@ import pytest
 from heapscope.commands.timeline import duration_ms
 from heapscope.profile import timeline as tlfmt
 
-HEADER = Path(__file__).resolve().parent.parent / "src" / "recorder" / "profile_format.h"
+HEADER = Path(__file__).resolve().parent.parent / "src" / "format" / "profile_format.h"
 MIB = 1024 * 1024
 
 

@@ -1,4 +1,4 @@
-"""Reading heapscope profile files (format: src/recorder/profile_format.h).
+"""Reading heapscope profile files (format: src/format/profile_format.h).
 
     from heapscope.profile import read_profile, load_profiles
     p = read_profile("run/host.1234.hsp")

@@ -1,4 +1,4 @@
-"""Decoders of chunk payloads (layouts in src/recorder/profile_format.h).
+"""Decoders of chunk payloads (layouts in src/format/profile_format.h).
 
 Each decoder takes a payload and returns plain values; a payload that does not
 match its layout raises Malformed, which the reader turns into a one-line error

@@ -1,4 +1,4 @@
-"""Constants of the heapscope profile file format, mirrored from src/recorder/profile_format.h.
+"""Constants of the heapscope profile file format, mirrored from src/format/profile_format.h.
 
 That header is the single source of truth (it also documents every payload);
 tests/test_reader_format.py parses it and checks that these values agree.

@@ -1,4 +1,4 @@
-"""The timeline chunks of a profile (types 20..29, src/recorder/profile_format.h) -> Timeline.
+"""The timeline chunks of a profile (types 20..29, src/format/profile_format.h) -> Timeline.
 
 TIMELINE chunks are written outside snapshots as the run goes, so they are read from
 the whole file: read_profile() fills Profile.timeline from them (timeline_of), and

@@ -1,6 +1,6 @@
 """Replay the event trace of a profile (record --trace) into a Tracking.
 
-Layouts: src/recorder/profile_format.h, TRACE_START (12) and TRACE_EVENTS (13).
+Layouts: src/format/profile_format.h, TRACE_START (12) and TRACE_EVENTS (13).
 The file is read as a stream: a first pass reads only chunk headers (and the few
 bytes that say which thread and which event numbers a chunk holds); the replay
 then decompresses one chunk per thread at a time and merges the threads' streams

@@ -1,7 +1,7 @@
 """Decode the tracking chunks of a snapshot (record --track) into Profile.tracking;
 without them, replay the event trace (record --trace, trace.py).
 
-Layouts: src/recorder/profile_format.h, TRACK_SUMMARY (10) and TRACK_TYPES (11).
+Layouts: src/format/profile_format.h, TRACK_SUMMARY (10) and TRACK_TYPES (11).
 Rows with the same (region, size, frames) — one stack trace type seen by several
 threads — are added up; a row with no frames aggregates one (region, size).
 """

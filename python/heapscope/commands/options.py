@@ -1,0 +1,134 @@
+"""The command-line grammar every sub-command shares, in one place.
+
+    add_output_options(p, formats)   --format F (text first) and -o/--output FILE (stdout)
+    add_selection_options(p)         --size/--sizes SPEC and --region/--regions R
+    add_top_option(p)                --top N, one default for every command (0 = all)
+    emit(args, doc, renderers)       the document through the chosen renderer, to -o or stdout
+    side_file(args, suffix, option)  where a drawn file (dot, svg, png) goes: never the cwd unasked
+    duration_ns(text)                the one duration grammar: 800ns, 500us, 2ms, 1.5s, 1m, 0
+
+A spelling that is going away stays accepted for one release with a note on stderr
+(`deprecated`): scripts written against the old one keep working and learn the new one.
+"""
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Callable, Dict, Optional
+
+from heapscope.atomic import write_atomic
+from heapscope.errors import HeapscopeError
+
+TOP_DEFAULT = 20
+
+
+def add_output_options(p, formats=("text", "json", "csv"), required_format: bool = False) -> None:
+    """--format (the first of `formats` is the default) and -o/--output FILE."""
+    if required_format:
+        p.add_argument("--format", choices=formats, required=True,
+                       help=f"output format: {', '.join(formats)}")
+    else:
+        p.add_argument("--format", choices=formats, default=formats[0],
+                       help=f"output format: {', '.join(formats)} (default {formats[0]}); "
+                            f"fields in docs/report-formats.md and docs/analysis-formats.md")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the result to FILE (atomically) instead of standard output")
+
+
+def add_selection_options(p, size_required: bool = False, size_help: Optional[str] = None,
+                          region_help: Optional[str] = None) -> None:
+    """--size and --region; the plural spellings (record's) are the same options."""
+    p.add_argument("--size", "--sizes", dest="size", metavar="SPEC", required=size_required,
+                   help=size_help or 'sizes, e.g. "12", "12,24,100-200" or "all"')
+    p.add_argument("--region", "--regions", dest="region", metavar="R",
+                   help=region_help or "only this region (its path, or its name)")
+
+
+def add_top_option(p, what: str = "rows") -> None:
+    p.add_argument("--top", type=non_negative("--top"), default=TOP_DEFAULT, metavar="N",
+                   help=f"{what} shown (default {TOP_DEFAULT}, 0 = all)")
+
+
+def non_negative(option: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"bad {option} {text!r}: expected a whole number")
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"bad {option} {text!r}: must not be negative")
+        return value
+    return parse
+
+
+def to_json(doc) -> str:
+    return json.dumps(doc, indent=2, sort_keys=False, default=_json_default) + "\n"
+
+
+def _json_default(value):
+    if hasattr(value, "tolist"):   # numpy scalars and arrays
+        return value.tolist()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def write_result(text: str, path: Optional[str]) -> None:
+    """Text to stdout, or to `path` written atomically (never a half-written file)."""
+    if not text.endswith("\n"):
+        text += "\n"
+    if not path or path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    write_atomic(path, text)
+
+
+def emit(args, doc, renderers: Dict[str, Callable]) -> None:
+    """Render `doc` in args.format (json is always to_json unless a renderer is given) and
+    write it where -o says."""
+    fmt = getattr(args, "format", "text")
+    render = renderers.get(fmt) or (to_json if fmt == "json" else None)
+    if render is None:
+        raise HeapscopeError(f"--format {fmt} is not available here")
+    write_result(render(doc), getattr(args, "output", None))
+
+
+def side_file(args, suffix: str, option: str = "--plot") -> Optional[Path]:
+    """Where a drawn file goes: the path given to `option`, else next to -o (its stem +
+    suffix), else nowhere (None): a command never drops files into the current directory
+    unasked."""
+    given = getattr(args, option.lstrip("-").replace("-", "_"), None)
+    if given:
+        return Path(given)
+    out = getattr(args, "output", None)
+    if out and out != "-":
+        return Path(out).with_suffix(suffix)
+    return None
+
+
+def deprecated(old: str, new: str) -> None:
+    print(f"heapscope: note: {old} is deprecated and will go in the next release; use {new}",
+          file=sys.stderr)
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ns|us|ms|s|m)?\s*$")
+_UNIT_NS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000, "m": 60_000_000_000}
+
+
+def duration_ns(text: str, option: str = "duration", default_unit: Optional[str] = None,
+                allow_zero: bool = False) -> int:
+    """'800ns', '500us', '2ms', '1.5s', '1m' -> nanoseconds. A bare number takes
+    `default_unit` (an error when None); 0 is allowed only where it means "off"."""
+    m = _DURATION.match(text)
+    unit = (m.group(2) or default_unit) if m else None
+    if not m or unit is None:
+        raise HeapscopeError(f"bad {option} {text!r}: expected a number and a unit ns, us, ms, s "
+                             f"or m, like 500us or 2s")
+    ns = round(float(m.group(1)) * _UNIT_NS[unit])
+    if ns == 0 and float(m.group(1)) == 0 and allow_zero:
+        return 0
+    if ns < 1:
+        raise HeapscopeError(f"bad {option} {text!r}: shorter than 1 ns")
+    return ns
