@@ -45,6 +45,8 @@ WORKLOADS = [
              "the same simulation with the anomalies fixed (same checksum)"),
     Workload("cxx-churn", "cxx-churn", (), ("--ops", "20000", "--working-set", "500"),
              "C++ container churn, about 12.7 M allocations"),
+    Workload("map-churn", "map-churn", ("--ops", "3750000"), ("--ops", "20000", "--working-set", "500"),
+             "std::map<int, string> and small new/delete churn, about 15 M allocations"),
     Workload("mesh-refine", "mesh-refine", (), ("--rounds", "6", "--min-area-ppb", "20000"),
              "pointer-based triangle mesh refinement, growing"),
     Workload("mesh-refine-threads", "mesh-refine", ("--threads", "2"),
