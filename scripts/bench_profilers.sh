@@ -1,10 +1,12 @@
 #!/bin/sh
-# Regenerate the profiler-overhead table of BENCHMARKS.md (issue 2's benchmark):
-# the cxx-churn workload (~12.7 M allocations from C++ containers) run plainly, under
-# each heapscope recording mode (counts only; stacks of the most frequent size;
-# stacks of every size; tracking mode `record --track`; event trace `record --trace`,
-# its writer thread's CPU included), heaptrack and Valgrind Massif; CPU-time and wall
-# ratios to the plain run, interleaved, with bootstrap confidence intervals.
+# Regenerate the profiler-overhead table of BENCHMARKS.md: two C++ churns, cxx-churn
+# (~12.7 M allocations from strings, vectors, maps, lists, shared_ptr) and map-churn
+# (~30 M allocations: std::map<int, std::string> nodes, string buffers, plain
+# new/delete), run plainly, under each heapscope recording mode (counts only; stacks
+# of cxx-churn's most frequent size; stacks of every size; tracking mode `record
+# --track`; event trace `record --trace`, its writer thread's CPU included),
+# heaptrack and Valgrind Massif; CPU-time and wall ratios to the plain run,
+# interleaved per workload, with bootstrap confidence intervals.
 #
 #   scripts/bench_profilers.sh [RUNS]           (default RUNS=10)
 #
@@ -19,13 +21,11 @@ mkdir -p "$OUT"
 export HEAPSCOPE_BENCH_REGENERATE="scripts/bench_profilers.sh $RUNS"
 if [ -n "${HEAPSCOPE_NATIVE_DIR:-}" ]; then
     HEAPSCOPE="env PYTHONPATH=$PWD/python python3 -m heapscope"
-    CHURN="$HEAPSCOPE_NATIVE_DIR/bin/hs-wl-cxx-churn"
 else
     HEAPSCOPE=heapscope
-    CHURN="$(python3 -c 'from heapscope.native import program; print(program("hs-wl-cxx-churn"))')"
 fi
-$HEAPSCOPE bench --profilers -n "$RUNS" --warmup 1 \
+$HEAPSCOPE bench --profilers -n "$RUNS" --warmup 1 --workloads cxx-churn,map-churn \
     --markdown "$OUT/profilers.md" --json "$OUT/profilers.json" --csv "$OUT/profilers.csv" \
-    -- "$CHURN" || status=$?
+    || status=$?
 python3 scripts/bench_splice.py BENCHMARKS.md profilers "$OUT/profilers.md"
 exit "${status:-0}"
