@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 
-#include "hs_internal.h"
+#include "internal.h"
 
 typedef void (*free_fn)(void *);
 typedef size_t (*usable_fn)(void *);

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "hs_internal.h"
+#include "internal.h"
 
 __thread hs_heap_t *hs_tls_heap __attribute__((tls_model("initial-exec")));
 static __thread int tls_exiting __attribute__((tls_model("initial-exec")));

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "hs_config.h"
+#include "config.h"
 
 #define HS_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define HS_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -141,7 +141,7 @@ struct hs_heap_s {
   hs_heap_stats_t stats;
 };
 
-/* ---- global state (hs_heap.c / hs_os.c) ---- */
+/* ---- global state (heap.c / os.c) ---- */
 typedef struct {
   _Atomic int64_t reserved, reserved_peak;     /* bytes mapped */
   _Atomic int64_t committed, committed_peak;   /* bytes possibly resident */
@@ -169,7 +169,7 @@ HS_HIDDEN extern _Atomic(uint8_t) hs_registry[HS_REGISTRY_SIZE];
 HS_HIDDEN extern __thread hs_heap_t *hs_tls_heap __attribute__((tls_model("initial-exec")));
 HS_HIDDEN extern hs_page_t hs_page_empty;
 
-/* ---- size classes (hs_sizeclass.c) ---- */
+/* ---- size classes (sizeclass.c) ---- */
 HS_HIDDEN extern uint8_t hs_class_table[HS_CLASS_TABLE_MAX / 8 + 1];
 HS_HIDDEN extern size_t hs_class_size[HS_CLASSES];
 HS_HIDDEN extern uint8_t hs_class_slices[HS_CLASSES];
@@ -183,7 +183,7 @@ static inline size_t hs_class_of(size_t size) {
   return hs_class_of_computed(size);
 }
 
-/* ---- OS and registry (hs_os.c) ---- */
+/* ---- OS and registry (os.c) ---- */
 HS_HIDDEN void *hs_os_map_aligned(size_t size, size_t align);
 HS_HIDDEN void hs_os_unmap(void *p, size_t size);
 HS_HIDDEN void hs_os_purge(void *p, size_t size);
@@ -213,7 +213,7 @@ static inline hs_block_t *hs_block_start(const hs_page_t *pg, const void *p) {
   return (hs_block_t *)(pg->start + off - off % pg->block_size);
 }
 
-/* ---- segments (hs_segment.c) ---- */
+/* ---- segments (segment.c) ---- */
 HS_HIDDEN hs_page_t *hs_segment_page_alloc(hs_heap_t *heap, size_t slices);
 HS_HIDDEN void hs_segment_page_free(hs_heap_t *heap, hs_page_t *pg);
 HS_HIDDEN int hs_segment_page_resize(hs_heap_t *heap, hs_page_t *pg, size_t slices);
@@ -222,7 +222,7 @@ HS_HIDDEN void hs_segment_cache_decay(uint64_t now, int force);
 HS_HIDDEN void hs_segment_cache_lock(void);
 HS_HIDDEN void hs_segment_cache_unlock(void);
 
-/* ---- pages (hs_page.c) ---- */
+/* ---- pages (page.c) ---- */
 HS_HIDDEN void *hs_page_alloc_slow(hs_heap_t *heap, size_t size, size_t cls, int zero);
 HS_HIDDEN void hs_page_free_generic(hs_heap_t *heap, hs_page_t *pg, void *p);
 HS_HIDDEN void hs_page_after_free(hs_heap_t *heap, hs_page_t *pg);
@@ -232,7 +232,7 @@ HS_HIDDEN void *hs_large_alloc(hs_heap_t *heap, size_t size, int zero);
 HS_HIDDEN void hs_heap_collect_empty(hs_heap_t *heap);
 HS_HIDDEN void hs_page_set_direct(hs_heap_t *heap, size_t cls);
 
-/* ---- heaps, threads, remote frees (hs_heap.c) ---- */
+/* ---- heaps, threads, remote frees (heap.c) ---- */
 HS_HIDDEN hs_heap_t *hs_heap_get_slow(void);
 HS_HIDDEN hs_heap_t *hs_heap_for_free(void);
 HS_HIDDEN void hs_heap_drain_remote(hs_heap_t *heap);
@@ -276,7 +276,7 @@ static inline hs_heap_t *hs_heap_get(void) {
   return hs_heap_get_slow();
 }
 
-/* ---- huge blocks (hs_huge.c) ---- */
+/* ---- huge blocks (huge.c) ---- */
 HS_HIDDEN void *hs_huge_alloc(size_t size, size_t align, int *zeroed);
 HS_HIDDEN void hs_huge_cache_decay(uint64_t now, int force);
 HS_HIDDEN void hs_huge_cache_lock(void);
@@ -284,7 +284,7 @@ HS_HIDDEN void hs_huge_cache_unlock(void);
 HS_HIDDEN void hs_huge_free(hs_huge_t *h);
 HS_HIDDEN hs_huge_t *hs_huge_of(const void *p, unsigned kind);
 
-/* ---- core operations (hs_alloc.c) ---- */
+/* ---- core operations (alloc.c) ---- */
 HS_HIDDEN void *hs_malloc(size_t size);
 HS_HIDDEN void *hs_calloc(size_t n, size_t size);
 HS_HIDDEN void *hs_realloc(void *p, size_t size);
@@ -293,11 +293,11 @@ HS_HIDDEN void *hs_memalign(size_t align, size_t size);
 HS_HIDDEN size_t hs_usable_size(const void *p);
 HS_HIDDEN int hs_owns(const void *p);
 
-/* ---- pointers we do not own (hs_foreign.c) ---- */
+/* ---- pointers we do not own (foreign.c) ---- */
 HS_HIDDEN void hs_foreign_free(void *p);
 HS_HIDDEN size_t hs_foreign_usable_size(void *p);
 
-/* ---- statistics (hs_stats.c) ---- */
+/* ---- statistics (stats.c) ---- */
 HS_HIDDEN void hs_stats_at_exit(void);
 
 #endif

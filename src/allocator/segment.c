@@ -6,7 +6,7 @@
  * HSMALLOC_HUGEPAGES=1 asks to keep huge pages whole. */
 #include <string.h>
 
-#include "hs_internal.h"
+#include "internal.h"
 
 #define HEADER_BYTES ((int64_t)((sizeof(hs_segment_t) + 4095) & ~(size_t)4095))
 #define CACHE_MAX 64

@@ -8,7 +8,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-#include "hs_internal.h"
+#include "internal.h"
 
 typedef void (*new_handler_t)(void);
 

@@ -2,7 +2,7 @@
  * allocation slow path, owner-side frees, page retirement, and large blocks. */
 #include <string.h>
 
-#include "hs_internal.h"
+#include "internal.h"
 
 hs_page_t hs_page_empty;   /* the "current page" of a class that has none: never has a free block */
 

@@ -5,7 +5,7 @@
  * 128 B). Sizes up to 1 KiB are looked up in a table (8-byte granularity) so that
  * exact classes can later be slotted in at run time; larger sizes are computed.
  */
-#include "hs_internal.h"
+#include "internal.h"
 
 uint8_t hs_class_table[HS_CLASS_TABLE_MAX / 8 + 1];
 size_t hs_class_size[HS_CLASSES];

@@ -1,4 +1,4 @@
-/* The exported API besides the hot functions aliased in hs_alloc.c: hsmalloc's own
+/* The exported API besides the hot functions aliased in alloc.c: hsmalloc's own
  * entry points, and glibc's aligned allocation, size, and introspection calls
  * answered from hsmalloc's state. Argument checks follow glibc 2.36. */
 #define _GNU_SOURCE
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "hsmalloc.h"
-#include "hs_internal.h"
+#include "internal.h"
 
 HS_EXPORT void *hsmalloc_malloc(size_t size) { return hs_malloc(size); }
 HS_EXPORT void *hsmalloc_calloc(size_t n, size_t size) { return hs_calloc(n, size); }

@@ -1,10 +1,10 @@
 /* The core operations: malloc/free fast paths, calloc, realloc, aligned allocation
  * and usable size. The exported glibc names of the hot functions are aliases
- * defined here (an alias must live beside its target); the rest are in hs_api.c. */
+ * defined here (an alias must live beside its target); the rest are in api.c. */
 #include <errno.h>
 #include <string.h>
 
-#include "hs_internal.h"
+#include "internal.h"
 
 static inline __attribute__((always_inline)) void *alloc_in(hs_heap_t *heap, size_t size, int zero) {
   if (HS_LIKELY(size <= HS_SMALL_MAX)) {

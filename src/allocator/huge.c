@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 
-#include "hs_internal.h"
+#include "internal.h"
 
 typedef struct {
   hs_huge_t *h;

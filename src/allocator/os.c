@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hs_internal.h"
+#include "internal.h"
 
 hs_global_stats_t hs_gstats;
 _Atomic(uint8_t) hs_registry[HS_REGISTRY_SIZE];

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "hsmalloc.h"
-#include "hs_internal.h"
+#include "internal.h"
 
 _Static_assert(HSMALLOC_STAT_BINS == HS_BINS, "public bin count matches the class table");
 
