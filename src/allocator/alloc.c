@@ -1,6 +1,6 @@
-/* The core operations: malloc/free fast paths, calloc, realloc, aligned allocation
- * and usable size. The exported glibc names of the hot functions are aliases
- * defined here (an alias must live beside its target); the rest are in api.c. */
+/* Allocation: malloc's fast path, calloc, aligned allocation and realloc. The
+ * exported glibc names of these functions are aliases defined here (an alias must
+ * live beside its target); free's are in free.c, the rest of glibc's API in glibc.c. */
 #include <errno.h>
 #include <string.h>
 
@@ -63,68 +63,6 @@ void *hs_calloc(size_t n, size_t size) {
   return alloc_checked(total, 1);
 }
 
-static void huge_free_counted(void *p, unsigned kind) {
-  hs_huge_t *h = hs_huge_of(p, kind);
-  hs_heap_t *heap = hs_heap_for_free();
-  if (heap != NULL) {
-    HS_COUNT(heap->stats.frees[HS_BIN_HUGE], 1);
-    HS_COUNT(heap->stats.free_bytes[HS_BIN_HUGE], h->usable);
-  } else {
-    atomic_fetch_add_explicit(&hs_gstats.orphan_frees, 1, memory_order_relaxed);
-  }
-  hs_huge_free(h);
-}
-
-void hs_free(void *p) {
-  unsigned kind = hs_registry_kind(p);       /* NULL: unit 0, never ours */
-  if (HS_LIKELY(kind == HS_REG_SEGMENT)) {
-    hs_page_t *pg = hs_page_of(hs_segment_of(p), p);
-    hs_heap_t *heap = hs_tls_heap;
-    hs_block_t *b = p;
-    if (HS_LIKELY(pg->heap == heap)) {               /* our own block */
-      if (HS_LIKELY(__atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
-        b->next = pg->free;                          /* LIFO: reused next, still in cache */
-        pg->free = b;
-        pg->free_is_zero = 0;
-        HS_COUNT(heap->stats.frees[pg->class_id], 1);
-        if (HS_UNLIKELY((--pg->used == 0) | pg->in_full)) hs_page_after_free(heap, pg);
-        return;
-      }
-    } else if (HS_LIKELY(heap != NULL && __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
-      /* another heap's small block: onto this thread's cache for its class */
-      size_t cls = pg->class_id;
-      hs_page_t *cache = &heap->cache[cls];
-      b->next = cache->free;
-      cache->free = b;
-      if (HS_UNLIKELY(heap->direct[cls] != cache)) hs_direct_set(heap, cls, cache);
-      HS_COUNT(heap->stats.frees[cls], 1);
-      HS_COUNT(heap->stats.remote_frees, 1);
-      if (HS_UNLIKELY(++heap->cache_count[cls] >= hs_cache_limit[cls])) hs_cache_overflow(heap, cls);
-      return;
-    }
-    hs_page_free_generic(heap, pg, p);
-    return;
-  }
-  if (kind != HS_REG_NONE) huge_free_counted(p, kind);
-  else if (p != NULL) hs_foreign_free(p);
-}
-
-size_t hs_usable_size(const void *p) {
-  if (p == NULL) return 0;
-  unsigned kind = hs_registry_kind(p);
-  if (kind == HS_REG_SEGMENT) {
-    hs_page_t *pg = hs_page_of(hs_segment_of(p), p);
-    if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)) return pg->block_size;
-    const uint8_t *b = (const uint8_t *)hs_block_start(pg, p);
-    return (size_t)(b + pg->block_size - (const uint8_t *)p);
-  }
-  if (kind == HS_REG_NONE) return hs_foreign_usable_size((void *)p);
-  hs_huge_t *h = hs_huge_of(p, kind);
-  return (size_t)(h->block + h->usable - (const uint8_t *)p);
-}
-
-int hs_owns(const void *p) { return p != NULL && hs_registry_kind(p) != HS_REG_NONE; }
-
 /* `align` is a power of two. Blocks of a class whose size is a multiple of `align`
  * are aligned already (pages start on 64 KiB); otherwise over-allocate and return an
  * aligned pointer inside the block (the page is flagged so free finds the start). */
@@ -161,20 +99,6 @@ void *hs_memalign(size_t align, size_t size) {
   return q;
 }
 
-/* A large block of this thread's heap grows into the free slices after it, or gives
- * back the slices it no longer needs. */
-static int large_resize(void *p, size_t size) {
-  if (hs_registry_kind(p) != HS_REG_SEGMENT) return 0;
-  hs_page_t *pg = hs_page_of(hs_segment_of(p), p);
-  hs_heap_t *heap = hs_tls_heap;
-  if (!pg->flags.f.is_large || pg->flags.f.has_aligned || pg->heap != heap || heap == NULL) return 0;
-  size_t old = pg->block_size;
-  if (!hs_segment_page_resize(heap, pg, (size + HS_SLICE_SIZE - 1) >> HS_SLICE_SHIFT)) return 0;
-  if (pg->block_size > old) HS_COUNT(heap->stats.alloc_bytes[HS_BIN_LARGE], pg->block_size - old);
-  else HS_COUNT(heap->stats.free_bytes[HS_BIN_LARGE], old - pg->block_size);
-  return 1;
-}
-
 /* realloc(p, 0) frees and returns NULL, as glibc does. A block keeps its place when
  * the new size fits and uses at least half of it. */
 void *hs_realloc(void *p, size_t size) {
@@ -183,7 +107,7 @@ void *hs_realloc(void *p, size_t size) {
   size_t usable = hs_usable_size(p);
   int ours = hs_owns(p);
   if (ours && size <= usable && size >= usable / 2) return p;
-  if (ours && size > HS_SMALL_MAX && size <= HS_LARGE_MAX && large_resize(p, size)) return p;
+  if (ours && size > HS_SMALL_MAX && size <= HS_LARGE_MAX && hs_large_resize(p, size)) return p;
   void *q = hs_malloc(size);
   if (q == NULL) return NULL;
   memcpy(q, p, size < usable ? size : usable);
@@ -193,12 +117,8 @@ void *hs_realloc(void *p, size_t size) {
 }
 
 #ifndef HSMALLOC_NO_OVERRIDE
-#define HS_ALIAS(name, target) extern __typeof__(target) name __attribute__((alias(#target), visibility("default")))
 HS_ALIAS(malloc, hs_malloc);
 HS_ALIAS(__libc_malloc, hs_malloc);
-HS_ALIAS(free, hs_free);
-HS_ALIAS(__libc_free, hs_free);
-HS_ALIAS(cfree, hs_free);
 HS_ALIAS(calloc, hs_calloc);
 HS_ALIAS(__libc_calloc, hs_calloc);
 HS_ALIAS(realloc, hs_realloc);

@@ -1,21 +1,17 @@
 /* Heaps and threads: initialization, one heap per thread (adopted from an exited
- * thread when one is free), remote frees (batched per destination heap, one atomic
- * push per batch) and their draining, abandonment at thread exit, reclaiming
- * abandoned heaps, periodic maintenance, and fork safety.
+ * thread when one is free), abandonment at thread exit, reclaiming abandoned heaps,
+ * periodic maintenance, and fork safety. Remote frees are in remote.c.
  *
  * Lock order (fork takes them all in this order): heaps_lock, the segment cache
  * lock, the huge cache lock. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 
 #include "internal.h"
 
 __thread hs_heap_t *hs_tls_heap __attribute__((tls_model("initial-exec")));
 static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
-hs_options_t hs_options = {HS_DEFAULT_DECAY_MS, HS_DEFAULT_CACHE_SEGS, 0, 0, ""};
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int init_done;
@@ -32,27 +28,6 @@ static size_t heap_pool_left;
 void hs_heaps_lock(void) { pthread_mutex_lock(&heaps_lock); }
 void hs_heaps_unlock(void) { pthread_mutex_unlock(&heaps_lock); }
 hs_heap_t *hs_heaps_first(void) { return heaps_all; }
-
-static long env_long(const char *name, long fallback) {
-  const char *v = getenv(name);
-  if (v == NULL || *v == '\0') return fallback;
-  char *end;
-  long x = strtol(v, &end, 10);
-  return *end == '\0' ? x : fallback;
-}
-
-void hs_options_read(void) {
-  hs_options.decay_ms = env_long("HSMALLOC_DECAY_MS", HS_DEFAULT_DECAY_MS);
-  hs_options.cache_segments = env_long("HSMALLOC_CACHE_SEGMENTS", HS_DEFAULT_CACHE_SEGS);
-  hs_options.hugepages = env_long("HSMALLOC_HUGEPAGES", 0) != 0;
-  const char *st = getenv("HSMALLOC_STATS");
-  hs_options.stats = 0;
-  if (st != NULL && *st != '\0' && strcmp(st, "0") != 0)
-    hs_options.stats = strcmp(st, "json") == 0 ? 2 : 1;
-  const char *file = getenv("HSMALLOC_STATS_FILE");
-  hs_options.stats_file[0] = '\0';
-  if (file != NULL && strlen(file) < sizeof hs_options.stats_file) strcpy(hs_options.stats_file, file);
-}
 
 static void heap_thread_exit(void *arg);
 
@@ -117,102 +92,6 @@ hs_heap_t *hs_heap_for_free(void) {
   hs_heap_t *heap = hs_tls_heap;
   if (heap == NULL && !tls_exiting) heap = hs_heap_get_slow();
   return heap;
-}
-
-/* ---- remote frees ---- */
-
-static void rbatch_flush(hs_heap_t *self, hs_rbatch_t *s) {
-  hs_heap_t *dest = s->dest;
-  hs_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
-  do {
-    s->tail->next = old;
-  } while (!atomic_compare_exchange_weak_explicit(&dest->remote, &old, s->head,
-                                                  memory_order_release, memory_order_relaxed));
-  HS_COUNT(self->stats.remote_pushes, 1);
-  s->head = s->tail = NULL;
-  s->count = 0;
-  s->bytes = 0;
-}
-
-void hs_rbatch_flush_all(hs_heap_t *heap) {
-  for (int i = 0; i < HS_RBATCH_SLOTS; i++)
-    if (heap->rbatch[i].count) rbatch_flush(heap, &heap->rbatch[i]);
-}
-
-/* Free a block owned by another heap. A thread with a heap collects such blocks per
- * destination and pushes each batch with one compare-and-swap; a thread without one
- * (exiting) pushes the block alone. */
-void hs_remote_free(hs_heap_t *self, hs_page_t *pg, hs_block_t *b) {
-  hs_heap_t *dest = pg->heap;
-  if (self == NULL) {
-    hs_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
-    do {
-      b->next = old;
-    } while (!atomic_compare_exchange_weak_explicit(&dest->remote, &old, b, memory_order_release,
-                                                    memory_order_relaxed));
-    return;
-  }
-  hs_rbatch_t *s = &self->rbatch[dest->id & (HS_RBATCH_SLOTS - 1)];
-  if (s->dest != dest) {
-    if (s->count) rbatch_flush(self, s);
-    s->dest = dest;
-  }
-  b->next = s->head;
-  s->head = b;
-  if (s->tail == NULL) s->tail = b;
-  s->count++;
-  s->bytes += pg->block_size;
-  if (s->count >= HS_RBATCH_BLOCKS || s->bytes >= HS_RBATCH_BYTES) rbatch_flush(self, s);
-}
-
-/* A block of another heap freed by a thread with a heap stays with this thread, on
- * its class's cache (pushed by hs_free), which the allocation path uses before its
- * own pages: objects handed between live threads then cost no cache-line trip back
- * to their owner. Past the class's limit the cache is sent home in batches. */
-static hs_heap_t *owner_of(hs_block_t *b) { return hs_page_of(hs_segment_of(b), b)->heap; }
-
-/* The cache list is already linked: each run of blocks with the same owner is
- * pushed to it as it stands, one compare-and-swap per run. */
-static void cache_flush(hs_heap_t *self, size_t cls) {
-  hs_block_t *b = self->cache[cls].free;
-  self->cache[cls].free = NULL;
-  self->cache_count[cls] = 0;
-  if (self->direct[cls] == &self->cache[cls]) hs_page_set_direct(self, cls);
-  while (b != NULL) {
-    hs_heap_t *dest = owner_of(b);
-    hs_block_t *tail = b;
-    while (tail->next != NULL && owner_of(tail->next) == dest) tail = tail->next;
-    hs_block_t *rest = tail->next;
-    hs_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
-    do {
-      tail->next = old;
-    } while (!atomic_compare_exchange_weak_explicit(&dest->remote, &old, b, memory_order_release,
-                                                    memory_order_relaxed));
-    HS_COUNT(self->stats.remote_pushes, 1);
-    b = rest;
-  }
-}
-
-void hs_cache_overflow(hs_heap_t *self, size_t cls) { cache_flush(self, cls); }
-
-void hs_cache_flush_all(hs_heap_t *heap) {
-  for (size_t cls = 0; cls < HS_CLASSES; cls++)
-    if (heap->cache[cls].free != NULL) cache_flush(heap, cls);
-}
-
-void hs_heap_drain_remote(hs_heap_t *heap) {
-  hs_block_t *b = atomic_exchange_explicit(&heap->remote, NULL, memory_order_acquire);
-  if (b == NULL) return;
-  uint64_t n = 0;
-  while (b != NULL) {
-    hs_block_t *next = b->next;
-    hs_segment_t *seg = hs_segment_of(b);
-    hs_page_free_block(heap, hs_page_of(seg, b), b);
-    b = next;
-    n++;
-  }
-  HS_COUNT(heap->stats.drains, 1);
-  HS_COUNT(heap->stats.drained, n);
 }
 
 /* ---- thread exit, abandoned heaps ---- */

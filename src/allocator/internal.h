@@ -28,6 +28,8 @@
 #define HS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define HS_HIDDEN      __attribute__((visibility("hidden")))
 #define HS_EXPORT      __attribute__((visibility("default")))
+/* An exported glibc name for an internal function (defined beside its target). */
+#define HS_ALIAS(name, target) extern __typeof__(target) name __attribute__((alias(#target), visibility("default")))
 
 /* Per-thread counters are written by their owner only; relaxed load+store (no lock
  * prefix) keeps them cheap and lets readers merge them without a data race. */
@@ -141,7 +143,7 @@ struct hs_heap_s {
   hs_heap_stats_t stats;
 };
 
-/* ---- global state (heap.c / os.c) ---- */
+/* ---- global state (os.c, options.c, heap.c) ---- */
 typedef struct {
   _Atomic int64_t reserved, reserved_peak;     /* bytes mapped */
   _Atomic int64_t committed, committed_peak;   /* bytes possibly resident */
@@ -222,29 +224,32 @@ HS_HIDDEN void hs_segment_cache_decay(uint64_t now, int force);
 HS_HIDDEN void hs_segment_cache_lock(void);
 HS_HIDDEN void hs_segment_cache_unlock(void);
 
-/* ---- pages (page.c) ---- */
+/* ---- pages (page.c), large blocks (large.c) ---- */
 HS_HIDDEN void *hs_page_alloc_slow(hs_heap_t *heap, size_t size, size_t cls, int zero);
 HS_HIDDEN void hs_page_free_generic(hs_heap_t *heap, hs_page_t *pg, void *p);
 HS_HIDDEN void hs_page_after_free(hs_heap_t *heap, hs_page_t *pg);
-HS_HIDDEN void hs_cache_overflow(hs_heap_t *self, size_t cls);
 HS_HIDDEN void hs_page_free_block(hs_heap_t *heap, hs_page_t *pg, hs_block_t *b);
-HS_HIDDEN void *hs_large_alloc(hs_heap_t *heap, size_t size, int zero);
 HS_HIDDEN void hs_heap_collect_empty(hs_heap_t *heap);
 HS_HIDDEN void hs_page_set_direct(hs_heap_t *heap, size_t cls);
+HS_HIDDEN void *hs_large_alloc(hs_heap_t *heap, size_t size, int zero);
+HS_HIDDEN int hs_large_resize(void *p, size_t size);
 
-/* ---- heaps, threads, remote frees (heap.c) ---- */
+/* ---- heaps and threads (heap.c), options (options.c) ---- */
 HS_HIDDEN hs_heap_t *hs_heap_get_slow(void);
 HS_HIDDEN hs_heap_t *hs_heap_for_free(void);
-HS_HIDDEN void hs_heap_drain_remote(hs_heap_t *heap);
-HS_HIDDEN void hs_remote_free(hs_heap_t *self, hs_page_t *pg, hs_block_t *b);
-HS_HIDDEN void hs_cache_flush_all(hs_heap_t *heap);
-HS_HIDDEN void hs_rbatch_flush_all(hs_heap_t *heap);
 HS_HIDDEN void hs_heap_maintenance(hs_heap_t *heap);
 HS_HIDDEN void hs_collect_abandoned(void);
 HS_HIDDEN void hs_heaps_lock(void);
 HS_HIDDEN void hs_heaps_unlock(void);
 HS_HIDDEN hs_heap_t *hs_heaps_first(void);
 HS_HIDDEN void hs_options_read(void);
+
+/* ---- frees of other heaps' blocks (remote.c) ---- */
+HS_HIDDEN void hs_remote_free(hs_heap_t *self, hs_page_t *pg, hs_block_t *b);
+HS_HIDDEN void hs_cache_overflow(hs_heap_t *self, size_t cls);
+HS_HIDDEN void hs_cache_flush_all(hs_heap_t *heap);
+HS_HIDDEN void hs_rbatch_flush_all(hs_heap_t *heap);
+HS_HIDDEN void hs_heap_drain_remote(hs_heap_t *heap);
 
 /* Make pg the class's current page (in both lookup tables). */
 static inline void hs_direct_set(hs_heap_t *heap, size_t cls, hs_page_t *pg) {
@@ -284,7 +289,7 @@ HS_HIDDEN void hs_huge_cache_unlock(void);
 HS_HIDDEN void hs_huge_free(hs_huge_t *h);
 HS_HIDDEN hs_huge_t *hs_huge_of(const void *p, unsigned kind);
 
-/* ---- core operations (alloc.c) ---- */
+/* ---- core operations (alloc.c, free.c) ---- */
 HS_HIDDEN void *hs_malloc(size_t size);
 HS_HIDDEN void *hs_calloc(size_t n, size_t size);
 HS_HIDDEN void *hs_realloc(void *p, size_t size);
@@ -292,6 +297,8 @@ HS_HIDDEN void hs_free(void *p);
 HS_HIDDEN void *hs_memalign(size_t align, size_t size);
 HS_HIDDEN size_t hs_usable_size(const void *p);
 HS_HIDDEN int hs_owns(const void *p);
+
+static inline int hs_is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
 /* ---- pointers we do not own (foreign.c) ---- */
 HS_HIDDEN void hs_foreign_free(void *p);

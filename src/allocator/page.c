@@ -1,5 +1,5 @@
 /* Pages: the per-class page queues of a heap, carving fresh blocks, the
- * allocation slow path, owner-side frees, page retirement, and large blocks. */
+ * allocation slow path, owner-side frees, and page retirement. */
 #include <string.h>
 
 #include "internal.h"
@@ -155,24 +155,6 @@ void hs_page_free_generic(hs_heap_t *self, hs_page_t *pg, void *p) {
   } else {
     hs_remote_free(self, pg, b);
   }
-}
-
-void *hs_large_alloc(hs_heap_t *heap, size_t size, int zero) {
-  HS_COUNT(heap->stats.slow, 1);
-  if (--heap->slow_until_decay == 0) hs_heap_maintenance(heap);
-  if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL) hs_heap_drain_remote(heap);
-  size_t slices = (size + HS_SLICE_SIZE - 1) >> HS_SLICE_SHIFT;
-  hs_page_t *pg = hs_segment_page_alloc(heap, slices);
-  if (pg == NULL) return NULL;
-  pg->class_id = HS_BIN_LARGE;
-  pg->flags.f.is_large = 1;
-  pg->block_size = slices * HS_SLICE_SIZE;
-  pg->reserved = pg->capacity = pg->used = 1;
-  HS_COUNT(heap->stats.allocs[HS_BIN_LARGE], 1);
-  HS_COUNT(heap->stats.alloc_bytes[HS_BIN_LARGE], pg->block_size);
-  HS_COUNT(heap->stats.requested, size);
-  if (zero && !pg->span_zero) memset(pg->start, 0, size);
-  return pg->start;
 }
 
 /* Give back every page with no block out (used when a heap is abandoned or collected). */
