@@ -13,23 +13,23 @@
 
 #ifndef HSMALLOC_NO_OVERRIDE
 
-#define EXPORT HS_EXPORT
+#define EXPORT HSM_EXPORT
 
-EXPORT size_t malloc_usable_size(void *p) { return hs_usable_size(p); }
+EXPORT size_t malloc_usable_size(void *p) { return hsm_usable_size(p); }
 
 EXPORT void *reallocarray(void *p, size_t n, size_t size) {
   size_t total;
   if (__builtin_mul_overflow(n, size, &total)) { errno = ENOMEM; return NULL; }
-  return hs_realloc(p, total);
+  return hsm_realloc(p, total);
 }
 
-EXPORT void free_sized(void *p, size_t size) { (void)size; hs_free(p); }
-EXPORT void free_aligned_sized(void *p, size_t align, size_t size) { (void)align; (void)size; hs_free(p); }
+EXPORT void free_sized(void *p, size_t size) { (void)size; hsm_free(p); }
+EXPORT void free_aligned_sized(void *p, size_t align, size_t size) { (void)align; (void)size; hsm_free(p); }
 
 EXPORT int posix_memalign(void **memptr, size_t align, size_t size) {
-  if (!hs_is_pow2(align) || align % sizeof(void *) != 0) return EINVAL;
+  if (!hsm_is_pow2(align) || align % sizeof(void *) != 0) return EINVAL;
   int err = errno;
-  void *p = hs_memalign(align, size);
+  void *p = hsm_memalign(align, size);
   if (p == NULL) { errno = err; return ENOMEM; }
   *memptr = p;
   return 0;
@@ -44,20 +44,20 @@ EXPORT int __posix_memalign(void **memptr, size_t align, size_t size)
 EXPORT void *memalign(size_t align, size_t size) {
   if (align > SIZE_MAX / 2 + 1) { errno = EINVAL; return NULL; }
   if (align < 16) align = 16;
-  if (!hs_is_pow2(align)) align = (size_t)1 << (64 - __builtin_clzl(align));
-  return hs_memalign(align, size);
+  if (!hsm_is_pow2(align)) align = (size_t)1 << (64 - __builtin_clzl(align));
+  return hsm_memalign(align, size);
 }
 EXPORT void *aligned_alloc(size_t align, size_t size) __attribute__((alias("memalign")));
 EXPORT void *__libc_memalign(size_t align, size_t size) __attribute__((alias("memalign")));
 
-EXPORT void *valloc(size_t size) { return hs_memalign((size_t)getpagesize(), size); }
+EXPORT void *valloc(size_t size) { return hsm_memalign((size_t)getpagesize(), size); }
 EXPORT void *__libc_valloc(size_t size) __attribute__((alias("valloc")));
 
 EXPORT void *pvalloc(size_t size) {
   size_t page = (size_t)getpagesize(), rounded;
   if (__builtin_add_overflow(size, page - 1, &rounded)) { errno = ENOMEM; return NULL; }
   rounded &= ~(page - 1);
-  return hs_memalign(page, rounded ? rounded : page);
+  return hsm_memalign(page, rounded ? rounded : page);
 }
 EXPORT void *__libc_pvalloc(size_t size) __attribute__((alias("pvalloc")));
 
@@ -105,7 +105,7 @@ EXPORT int malloc_info(int options, FILE *fp) {
   hsmalloc_stats_t st;
   hsmalloc_stats_get(&st);
   fprintf(fp, "<malloc version=\"hsmalloc-1\">\n");
-  for (size_t i = 0; i < HS_CLASSES; i++) {
+  for (size_t i = 0; i < HSM_CLASSES; i++) {
     if (st.bins[i].live == 0) continue;
     fprintf(fp, "<size from=\"%llu\" to=\"%llu\" total=\"%llu\" count=\"%llu\"/>\n",
             (unsigned long long)(i ? st.bins[i - 1].size + 1 : 1), (unsigned long long)st.bins[i].size,

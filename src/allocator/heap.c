@@ -10,7 +10,7 @@
 
 #include "internal.h"
 
-__thread hs_heap_t *hs_tls_heap __attribute__((tls_model("initial-exec")));
+__thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec")));
 static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -18,33 +18,33 @@ static _Atomic int init_done;
 static pthread_key_t heap_key;
 
 static pthread_mutex_t heaps_lock = PTHREAD_MUTEX_INITIALIZER;
-static hs_heap_t *heaps_all;          /* every heap, newest first */
-static hs_heap_t *heaps_abandoned;
+static hsm_heap_t *heaps_all;          /* every heap, newest first */
+static hsm_heap_t *heaps_abandoned;
 static _Atomic int abandoned_count;
 static uint32_t heaps_made;
 static uint8_t *heap_pool;            /* bump area for heap objects */
 static size_t heap_pool_left;
 
-void hs_heaps_lock(void) { pthread_mutex_lock(&heaps_lock); }
-void hs_heaps_unlock(void) { pthread_mutex_unlock(&heaps_lock); }
-hs_heap_t *hs_heaps_first(void) { return heaps_all; }
+void hsm_heaps_lock(void) { pthread_mutex_lock(&heaps_lock); }
+void hsm_heaps_unlock(void) { pthread_mutex_unlock(&heaps_lock); }
+hsm_heap_t *hsm_heaps_first(void) { return heaps_all; }
 
 static void heap_thread_exit(void *arg);
 
 /* Nothing here may allocate: this runs inside the first malloc of the process. */
-static void hs_init(void) {
+static void hsm_init(void) {
   pthread_mutex_lock(&init_lock);
   if (!atomic_load(&init_done)) {
-    hs_options_read();
-    hs_sizeclass_init();
+    hsm_options_read();
+    hsm_sizeclass_init();
     pthread_key_create(&heap_key, heap_thread_exit);
     atomic_store(&init_done, 1);
   }
   pthread_mutex_unlock(&init_lock);
 }
 
-static hs_heap_t *heap_new_locked(void) {
-  size_t size = (sizeof(hs_heap_t) + 63) & ~(size_t)63;
+static hsm_heap_t *heap_new_locked(void) {
+  size_t size = (sizeof(hsm_heap_t) + 63) & ~(size_t)63;
   if (heap_pool_left < size) {
     size_t chunk = (size_t)1 << 20;
     void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -52,21 +52,21 @@ static hs_heap_t *heap_new_locked(void) {
     heap_pool = p;
     heap_pool_left = chunk;
   }
-  hs_heap_t *heap = (hs_heap_t *)heap_pool;
+  hsm_heap_t *heap = (hsm_heap_t *)heap_pool;
   heap_pool += size;
   heap_pool_left -= size;
-  for (size_t c = 0; c < HS_CLASSES; c++) hs_direct_set(heap, c, &hs_page_empty);
+  for (size_t c = 0; c < HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
   heap->id = heaps_made++;
   heap->all_next = heaps_all;
   heaps_all = heap;
   return heap;
 }
 
-hs_heap_t *hs_heap_get_slow(void) {
-  if (!atomic_load_explicit(&init_done, memory_order_acquire)) hs_init();
+hsm_heap_t *hsm_heap_get_slow(void) {
+  if (!atomic_load_explicit(&init_done, memory_order_acquire)) hsm_init();
   int err = errno;
   pthread_mutex_lock(&heaps_lock);
-  hs_heap_t *heap = heaps_abandoned;
+  hsm_heap_t *heap = heaps_abandoned;
   if (heap != NULL) {
     heaps_abandoned = heap->abandoned_next;
     heap->abandoned_next = NULL;
@@ -75,12 +75,12 @@ hs_heap_t *hs_heap_get_slow(void) {
     heap = heap_new_locked();
   }
   if (heap != NULL) {
-    heap->state = HS_HEAP_OWNED;
-    heap->slow_until_decay = HS_DECAY_EVERY_SLOW;
+    heap->state = HSM_HEAP_OWNED;
+    heap->slow_until_decay = HSM_DECAY_EVERY_SLOW;
   }
   pthread_mutex_unlock(&heaps_lock);
   if (heap == NULL) return NULL;
-  hs_tls_heap = heap;
+  hsm_tls_heap = heap;
   pthread_setspecific(heap_key, heap);
   errno = err;
   return heap;
@@ -88,30 +88,30 @@ hs_heap_t *hs_heap_get_slow(void) {
 
 /* The heap a free should be counted in and batch through: a thread that only frees
  * gets one too, except while it exits (its heap is already abandoned). */
-hs_heap_t *hs_heap_for_free(void) {
-  hs_heap_t *heap = hs_tls_heap;
-  if (heap == NULL && !tls_exiting) heap = hs_heap_get_slow();
+hsm_heap_t *hsm_heap_for_free(void) {
+  hsm_heap_t *heap = hsm_tls_heap;
+  if (heap == NULL && !tls_exiting) heap = hsm_heap_get_slow();
   return heap;
 }
 
 /* ---- thread exit, abandoned heaps ---- */
 
-static void heap_tidy(hs_heap_t *heap) {
-  hs_heap_drain_remote(heap);
-  hs_heap_collect_empty(heap);
+static void heap_tidy(hsm_heap_t *heap) {
+  hsm_heap_drain_remote(heap);
+  hsm_heap_collect_empty(heap);
 }
 
 static void heap_thread_exit(void *arg) {
-  hs_heap_t *heap = arg;
-  if (heap == NULL || hs_tls_heap != heap) return;
+  hsm_heap_t *heap = arg;
+  if (heap == NULL || hsm_tls_heap != heap) return;
   int err = errno;
-  hs_cache_flush_all(heap);
-  hs_rbatch_flush_all(heap);
+  hsm_cache_flush_all(heap);
+  hsm_rbatch_flush_all(heap);
   heap_tidy(heap);
-  hs_tls_heap = NULL;
+  hsm_tls_heap = NULL;
   tls_exiting = 1;
   pthread_mutex_lock(&heaps_lock);
-  heap->state = HS_HEAP_ABANDONED;
+  heap->state = HSM_HEAP_ABANDONED;
   heap->abandoned_next = heaps_abandoned;
   heaps_abandoned = heap;
   atomic_fetch_add(&abandoned_count, 1);
@@ -121,49 +121,49 @@ static void heap_thread_exit(void *arg) {
 
 /* Memory freed into an exited thread's heap is given back here, by whichever live
  * thread next needs a new segment; the heap itself waits for the next new thread. */
-void hs_collect_abandoned(void) {
+void hsm_collect_abandoned(void) {
   if (atomic_load_explicit(&abandoned_count, memory_order_relaxed) == 0) return;
   if (pthread_mutex_trylock(&heaps_lock) != 0) return;
-  for (hs_heap_t *h = heaps_abandoned; h != NULL; h = h->abandoned_next) {
+  for (hsm_heap_t *h = heaps_abandoned; h != NULL; h = h->abandoned_next) {
     if (atomic_load_explicit(&h->remote, memory_order_relaxed) != NULL) heap_tidy(h);
   }
   pthread_mutex_unlock(&heaps_lock);
 }
 
-void hs_heap_maintenance(hs_heap_t *heap) {
-  heap->slow_until_decay = HS_DECAY_EVERY_SLOW;
-  hs_rbatch_flush_all(heap);
-  if (hs_options.decay_ms >= 0) {
-    uint64_t now = hs_now_ms();
-    hs_segment_decay(heap, now);
-    hs_segment_cache_decay(now, 0);
-    hs_huge_cache_decay(now, 0);
+void hsm_heap_maintenance(hsm_heap_t *heap) {
+  heap->slow_until_decay = HSM_DECAY_EVERY_SLOW;
+  hsm_rbatch_flush_all(heap);
+  if (hsm_options.decay_ms >= 0) {
+    uint64_t now = hsm_now_ms();
+    hsm_segment_decay(heap, now);
+    hsm_segment_cache_decay(now, 0);
+    hsm_huge_cache_decay(now, 0);
   }
-  hs_collect_abandoned();
+  hsm_collect_abandoned();
 }
 
 /* ---- fork ---- */
 
 static void fork_prepare(void) {
   pthread_mutex_lock(&heaps_lock);
-  hs_segment_cache_lock();
-  hs_huge_cache_lock();
+  hsm_segment_cache_lock();
+  hsm_huge_cache_lock();
 }
 
 static void fork_parent(void) {
-  hs_huge_cache_unlock();
-  hs_segment_cache_unlock();
+  hsm_huge_cache_unlock();
+  hsm_segment_cache_unlock();
   pthread_mutex_unlock(&heaps_lock);
 }
 
 /* In the child only the forking thread exists: every other owned heap is abandoned,
  * so the next thread the child creates adopts it. */
 static void fork_child(void) {
-  hs_huge_cache_unlock();
-  hs_segment_cache_unlock();
-  for (hs_heap_t *h = heaps_all; h != NULL; h = h->all_next) {
-    if (h->state == HS_HEAP_OWNED && h != hs_tls_heap) {
-      h->state = HS_HEAP_ABANDONED;
+  hsm_huge_cache_unlock();
+  hsm_segment_cache_unlock();
+  for (hsm_heap_t *h = heaps_all; h != NULL; h = h->all_next) {
+    if (h->state == HSM_HEAP_OWNED && h != hsm_tls_heap) {
+      h->state = HSM_HEAP_ABANDONED;
       h->abandoned_next = heaps_abandoned;
       heaps_abandoned = h;
       atomic_fetch_add(&abandoned_count, 1);
@@ -172,13 +172,13 @@ static void fork_child(void) {
   pthread_mutex_unlock(&heaps_lock);
 }
 
-__attribute__((constructor)) static void hs_constructor(void) {
-  if (!atomic_load(&init_done)) hs_init();
-  hs_options_read();                   /* the environment may not have been set up earlier */
+__attribute__((constructor)) static void hsm_constructor(void) {
+  if (!atomic_load(&init_done)) hsm_init();
+  hsm_options_read();                   /* the environment may not have been set up earlier */
   pthread_atfork(fork_prepare, fork_parent, fork_child);
-  (void)hs_heap_get();
+  (void)hsm_heap_get();
 }
 
-__attribute__((destructor(101))) static void hs_destructor(void) {
-  if (hs_options.stats) hs_stats_at_exit();
+__attribute__((destructor(101))) static void hsm_destructor(void) {
+  if (hsm_options.stats) hsm_stats_at_exit();
 }

@@ -7,13 +7,13 @@
  */
 #include "internal.h"
 
-uint8_t hs_class_table[HS_CLASS_TABLE_MAX / 8 + 1];
-size_t hs_class_size[HS_CLASSES];
-uint8_t hs_class_slices[HS_CLASSES];
-uint32_t hs_cache_limit[HS_CLASSES];
-uint8_t hs_class_lo8[HS_CLASSES], hs_class_hi8[HS_CLASSES];
+uint8_t hsm_class_table[HSM_CLASS_TABLE_MAX / 8 + 1];
+size_t hsm_class_size[HSM_CLASSES];
+uint8_t hsm_class_slices[HSM_CLASSES];
+uint32_t hsm_cache_limit[HSM_CLASSES];
+uint8_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
 
-size_t hs_class_of_computed(size_t size) {
+size_t hsm_class_of_computed(size_t size) {
   if (size <= 8) return 0;
   if (size <= 128) return (size + 15) >> 4;
   unsigned b = 63u - (unsigned)__builtin_clzl(size - 1);   /* 2^b < size <= 2^(b+1) */
@@ -32,30 +32,30 @@ static size_t class_size_of(size_t cls) {
  * slices that hold at least two blocks (one above 64 KiB) and waste at most 1/8 of
  * the page, so that a thread's partly used pages of big classes stay small. */
 static uint8_t class_slices_of(size_t bsize) {
-  if (bsize * HS_MIN_BLOCKS <= HS_SLICE_SIZE) return 1;
-  size_t min_blocks = bsize > HS_SLICE_SIZE ? 1 : 2;
-  for (size_t n = 1; n < HS_SLICES; n++) {
-    size_t bytes = n * HS_SLICE_SIZE, blocks = bytes / bsize;
+  if (bsize * HSM_MIN_BLOCKS <= HSM_SLICE_SIZE) return 1;
+  size_t min_blocks = bsize > HSM_SLICE_SIZE ? 1 : 2;
+  for (size_t n = 1; n < HSM_SLICES; n++) {
+    size_t bytes = n * HSM_SLICE_SIZE, blocks = bytes / bsize;
     if (blocks >= min_blocks && (bytes - blocks * bsize) * 8 <= bytes) return (uint8_t)n;
   }
-  return (uint8_t)((bsize + HS_SLICE_SIZE - 1) / HS_SLICE_SIZE);
+  return (uint8_t)((bsize + HSM_SLICE_SIZE - 1) / HSM_SLICE_SIZE);
 }
 
-void hs_sizeclass_init(void) {
-  for (size_t c = 0; c < HS_CLASSES; c++) {
-    hs_class_size[c] = class_size_of(c);
-    hs_class_slices[c] = class_slices_of(hs_class_size[c]);
-    size_t limit = HS_CACHE_BYTES / hs_class_size[c];
-    hs_cache_limit[c] = (uint32_t)(limit < 4 ? 4 : limit > 1024 ? 1024 : limit);
+void hsm_sizeclass_init(void) {
+  for (size_t c = 0; c < HSM_CLASSES; c++) {
+    hsm_class_size[c] = class_size_of(c);
+    hsm_class_slices[c] = class_slices_of(hsm_class_size[c]);
+    size_t limit = HSM_CACHE_BYTES / hsm_class_size[c];
+    hsm_cache_limit[c] = (uint32_t)(limit < 4 ? 4 : limit > 1024 ? 1024 : limit);
   }
-  for (size_t c = 0; c < HS_CLASSES; c++) {
-    hs_class_lo8[c] = 1;                 /* empty range unless the table maps sizes to c */
-    hs_class_hi8[c] = 0;
+  for (size_t c = 0; c < HSM_CLASSES; c++) {
+    hsm_class_lo8[c] = 1;                 /* empty range unless the table maps sizes to c */
+    hsm_class_hi8[c] = 0;
   }
-  for (size_t i = HS_CLASS_TABLE_MAX / 8 + 1; i-- > 0;) {
-    size_t c = hs_class_of_computed(i * 8);
-    hs_class_table[i] = (uint8_t)c;
-    if (hs_class_hi8[c] < hs_class_lo8[c]) hs_class_hi8[c] = (uint8_t)i;
-    hs_class_lo8[c] = (uint8_t)i;
+  for (size_t i = HSM_CLASS_TABLE_MAX / 8 + 1; i-- > 0;) {
+    size_t c = hsm_class_of_computed(i * 8);
+    hsm_class_table[i] = (uint8_t)c;
+    if (hsm_class_hi8[c] < hsm_class_lo8[c]) hsm_class_hi8[c] = (uint8_t)i;
+    hsm_class_lo8[c] = (uint8_t)i;
   }
 }
