@@ -22,8 +22,8 @@
 #define HSM_SMALL_MAX       ((size_t)128 * 1024)
 #define HSM_CLASSES         89
 #define HSM_CLASS_TABLE_MAX 1024                     /* sizes looked up in a table */
-#define HSM_LARGE_MAX       ((size_t)15 * 64 * 1024) /* above: huge, own mapping (two of
-                                                       the largest fit in a segment) */
+/* Above HSM_LARGE_MAX: huge, own mapping (two of the largest large blocks fit in a segment). */
+#define HSM_LARGE_MAX       ((size_t)15 * 64 * 1024)
 #define HSM_MIN_BLOCKS      8                        /* a small page holds >= 8 blocks */
 #define HSM_EXTEND_BYTES    4096                     /* carve fresh blocks 4 KiB at a time */
 

@@ -38,6 +38,8 @@ static inline void *new_impl(size_t size, size_t align, int nothrow) {
   return new_failed(size, align, nothrow);
 }
 
+/* One line per operator reads as the table it is. */
+/* clang-format off */
 #define NEW(name, ...) HSM_EXPORT void *name(__VA_ARGS__)
 #define DEL(name, ...) HSM_EXPORT void name(__VA_ARGS__)
 typedef struct nothrow_s nothrow_t;
@@ -63,3 +65,4 @@ DEL(_ZdlPvmSt11align_val_t, void *p, size_t n, size_t a) { (void)n; (void)a; hsm
 DEL(_ZdaPvmSt11align_val_t, void *p, size_t n, size_t a) { (void)n; (void)a; hsm_free(p); }
 DEL(_ZdlPvSt11align_val_tRKSt9nothrow_t, void *p, size_t a, const nothrow_t *t) { (void)a; (void)t; hsm_free(p); }
 DEL(_ZdaPvSt11align_val_tRKSt9nothrow_t, void *p, size_t a, const nothrow_t *t) { (void)a; (void)t; hsm_free(p); }
+/* clang-format on */

@@ -52,8 +52,9 @@ typedef struct hsm_page_s {
   uint16_t class_id;           /* HSM_BIN_LARGE for a large page */
   uint8_t slice_count;
   uint8_t span_zero;           /* the span came from zeroed OS memory */
-  union {                      /* any flag set sends free() to the generic path; other
-                                  threads read them with atomic loads */
+  /* Any flag set sends free() to the generic path; other threads read them with
+   * atomic loads. */
+  union {
     struct { uint8_t has_aligned; uint8_t is_large; uint8_t unused[2]; } f;
     uint32_t any;
   } flags;
@@ -126,13 +127,14 @@ struct hsm_heap_s {
   _Atomic(hsm_block_t *) remote;        /* other threads' frees, LIFO of batches */
   uint32_t id;                         /* set once */
   /* -- the owner's (other threads never write below; stats are only read) -- */
-  _Alignas(64) hsm_page_t *direct8[HSM_CLASS_TABLE_MAX / 8 + 1];  /* by (size + 7) / 8: the
-                                          current page of that size's class (malloc's lookup) */
+  /* by (size + 7) / 8: the current page of that size's class (malloc's lookup) */
+  _Alignas(64) hsm_page_t *direct8[HSM_CLASS_TABLE_MAX / 8 + 1];
   hsm_page_t *direct[HSM_CLASSES];       /* current page per class, never NULL */
   hsm_page_queue_t queue[HSM_CLASSES];   /* pages with (possibly) free blocks */
   hsm_page_queue_t full;                /* pages with nothing to give */
-  hsm_page_t cache[HSM_CLASSES];         /* other heaps' blocks this thread freed, reused
-                                          first (pseudo-pages: only `free` is used) */
+  /* other heaps' blocks this thread freed, reused first (pseudo-pages: only `free`
+   * is used) */
+  hsm_page_t cache[HSM_CLASSES];
   uint32_t cache_count[HSM_CLASSES];    /* pushes since the cache was last emptied */
   hsm_segment_t *segments;              /* segments with free slices */
   hsm_rbatch_t rbatch[HSM_RBATCH_SLOTS];
@@ -176,7 +178,8 @@ HSM_HIDDEN extern uint8_t hsm_class_table[HSM_CLASS_TABLE_MAX / 8 + 1];
 HSM_HIDDEN extern size_t hsm_class_size[HSM_CLASSES];
 HSM_HIDDEN extern uint8_t hsm_class_slices[HSM_CLASSES];
 HSM_HIDDEN extern uint32_t hsm_cache_limit[HSM_CLASSES];
-HSM_HIDDEN extern uint8_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];  /* direct8 range */
+/* the range of direct8 indexes (sizes up to HSM_CLASS_TABLE_MAX) each class serves */
+HSM_HIDDEN extern uint8_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
 HSM_HIDDEN void hsm_sizeclass_init(void);
 HSM_HIDDEN size_t hsm_class_of_computed(size_t size);
 
