@@ -6,7 +6,8 @@
 
 #include "internal.h"
 
-static inline __attribute__((always_inline)) void *alloc_in(hsm_heap_t *heap, size_t size, int zero) {
+static inline __attribute__((always_inline)) void *alloc_in(hsm_heap_t *heap, size_t size,
+                                                            int zero) {
   if (HSM_LIKELY(size <= HSM_SMALL_MAX)) {
     size_t cls = hsm_class_of(size);
     hsm_page_t *pg = heap->direct[cls];
@@ -30,14 +31,19 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
   hsm_heap_t *heap = hsm_tls_heap;
   if (HSM_UNLIKELY(heap == NULL)) {
     heap = hsm_heap_get_slow();
-    if (heap == NULL) { errno = ENOMEM; return NULL; }
+    if (heap == NULL) {
+      errno = ENOMEM;
+      return NULL;
+    }
   }
   void *p = alloc_in(heap, size, zero);
   if (HSM_UNLIKELY(p == NULL)) errno = ENOMEM;
   return p;
 }
 
-static __attribute__((noinline)) void *malloc_generic(size_t size) { return alloc_checked(size, 0); }
+static __attribute__((noinline)) void *malloc_generic(size_t size) {
+  return alloc_checked(size, 0);
+}
 
 /* The fast path is a leaf: one compare, a table load, a list pop, two counters. */
 void *hsm_malloc(size_t size) {
@@ -59,7 +65,10 @@ void *hsm_malloc(size_t size) {
 
 void *hsm_calloc(size_t n, size_t size) {
   size_t total;
-  if (HSM_UNLIKELY(__builtin_mul_overflow(n, size, &total))) { errno = ENOMEM; return NULL; }
+  if (HSM_UNLIKELY(__builtin_mul_overflow(n, size, &total))) {
+    errno = ENOMEM;
+    return NULL;
+  }
   return alloc_checked(total, 1);
 }
 
@@ -69,17 +78,27 @@ void *hsm_calloc(size_t n, size_t size) {
 void *hsm_memalign(size_t align, size_t size) {
   if (align <= HSM_MAX_ALIGN_SMALL) return hsm_malloc(size < 16 && align > 8 ? 16 : size);
   hsm_heap_t *heap = hsm_heap_get();
-  if (heap == NULL) { errno = ENOMEM; return NULL; }
-  if (size <= HSM_SMALL_MAX && align <= HSM_SLICE_SIZE && hsm_class_size[hsm_class_of(size)] % align == 0)
+  if (heap == NULL) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  if (size <= HSM_SMALL_MAX && align <= HSM_SLICE_SIZE &&
+      hsm_class_size[hsm_class_of(size)] % align == 0)
     return alloc_checked(size, 0);
   if (size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && align <= HSM_SLICE_SIZE)
     return alloc_checked(size, 0);
   size_t total;
-  if (__builtin_add_overflow(size, align - HSM_MAX_ALIGN_SMALL, &total)) { errno = ENOMEM; return NULL; }
+  if (__builtin_add_overflow(size, align - HSM_MAX_ALIGN_SMALL, &total)) {
+    errno = ENOMEM;
+    return NULL;
+  }
   if (total > HSM_LARGE_MAX) {
     int zeroed;
     void *p = hsm_huge_alloc(size, align, &zeroed);
-    if (p == NULL) { errno = ENOMEM; return NULL; }
+    if (p == NULL) {
+      errno = ENOMEM;
+      return NULL;
+    }
     hsm_huge_t *h = hsm_huge_of(p, hsm_registry_kind(p));
     HSM_COUNT(heap->stats.allocs[HSM_BIN_HUGE], 1);
     HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_HUGE], h->usable);
@@ -103,7 +122,10 @@ void *hsm_memalign(size_t align, size_t size) {
  * the new size fits and uses at least half of it. */
 void *hsm_realloc(void *p, size_t size) {
   if (p == NULL) return hsm_malloc(size);
-  if (size == 0) { hsm_free(p); return NULL; }
+  if (size == 0) {
+    hsm_free(p);
+    return NULL;
+  }
   size_t usable = hsm_usable_size(p);
   int ours = hsm_owns(p);
   if (ours && size <= usable && size >= usable / 2) return p;

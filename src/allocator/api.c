@@ -12,7 +12,10 @@ HSM_EXPORT size_t hsmalloc_usable_size(const void *p) { return hsm_usable_size(p
 HSM_EXPORT int hsmalloc_owns(const void *p) { return hsm_owns(p); }
 
 HSM_EXPORT void *hsmalloc_memalign(size_t align, size_t size) {
-  if (!hsm_is_pow2(align)) { errno = EINVAL; return NULL; }
+  if (!hsm_is_pow2(align)) {
+    errno = EINVAL;
+    return NULL;
+  }
   return hsm_memalign(align, size);
 }
 

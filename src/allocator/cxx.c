@@ -18,11 +18,13 @@ static void *alloc(size_t size, size_t align) {
 
 static void *new_failed(size_t size, size_t align, int nothrow) {
   for (;;) {
-    new_handler_t (*get)(void) = (new_handler_t(*)(void))dlsym(RTLD_DEFAULT, "_ZSt15get_new_handlerv");
+    new_handler_t (*get)(void) =
+        (new_handler_t(*)(void))dlsym(RTLD_DEFAULT, "_ZSt15get_new_handlerv");
     new_handler_t handler = get ? get() : NULL;
     if (handler == NULL) {
       if (nothrow) return NULL;
-      void (*throw_bad_alloc)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "_ZSt17__throw_bad_allocv");
+      void (*throw_bad_alloc)(void) =
+          (void (*)(void))dlsym(RTLD_DEFAULT, "_ZSt17__throw_bad_allocv");
       if (throw_bad_alloc) throw_bad_alloc();
       abort();
     }

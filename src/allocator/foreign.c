@@ -25,7 +25,7 @@ static free_fn get_free(void) {
 void hsm_foreign_free(void *p) {
   atomic_fetch_add_explicit(&hsm_gstats.foreign_frees, 1, memory_order_relaxed);
   free_fn f = get_free();
-  if (f != NULL) f(p);        /* without glibc's free the block is leaked, never misused */
+  if (f != NULL) f(p); /* without glibc's free the block is leaked, never misused */
 }
 
 /* glibc keeps the chunk size (flags in the low 3 bits, bit 1 = mmapped) in the word

@@ -17,14 +17,14 @@ static void huge_free_counted(void *p, unsigned kind) {
 }
 
 void hsm_free(void *p) {
-  unsigned kind = hsm_registry_kind(p);       /* NULL: unit 0, never ours */
+  unsigned kind = hsm_registry_kind(p); /* NULL: unit 0, never ours */
   if (HSM_LIKELY(kind == HSM_REG_SEGMENT)) {
     hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
     hsm_heap_t *heap = hsm_tls_heap;
     hsm_block_t *b = p;
-    if (HSM_LIKELY(pg->heap == heap)) {               /* our own block */
+    if (HSM_LIKELY(pg->heap == heap)) { /* our own block */
       if (HSM_LIKELY(__atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
-        b->next = pg->free;                          /* LIFO: reused next, still in cache */
+        b->next = pg->free; /* LIFO: reused next, still in cache */
         pg->free = b;
         pg->free_is_zero = 0;
         HSM_COUNT(heap->stats.frees[pg->class_id], 1);
@@ -40,7 +40,8 @@ void hsm_free(void *p) {
       if (HSM_UNLIKELY(heap->direct[cls] != cache)) hsm_direct_set(heap, cls, cache);
       HSM_COUNT(heap->stats.frees[cls], 1);
       HSM_COUNT(heap->stats.remote_frees, 1);
-      if (HSM_UNLIKELY(++heap->cache_count[cls] >= hsm_cache_limit[cls])) hsm_cache_overflow(heap, cls);
+      if (HSM_UNLIKELY(++heap->cache_count[cls] >= hsm_cache_limit[cls]))
+        hsm_cache_overflow(heap, cls);
       return;
     }
     hsm_page_free_generic(heap, pg, p);

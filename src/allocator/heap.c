@@ -18,11 +18,11 @@ static _Atomic int init_done;
 static pthread_key_t heap_key;
 
 static pthread_mutex_t heaps_lock = PTHREAD_MUTEX_INITIALIZER;
-static hsm_heap_t *heaps_all;          /* every heap, newest first */
+static hsm_heap_t *heaps_all; /* every heap, newest first */
 static hsm_heap_t *heaps_abandoned;
 static _Atomic int abandoned_count;
 static uint32_t heaps_made;
-static uint8_t *heap_pool;            /* bump area for heap objects */
+static uint8_t *heap_pool; /* bump area for heap objects */
 static size_t heap_pool_left;
 
 void hsm_heaps_lock(void) { pthread_mutex_lock(&heaps_lock); }
@@ -174,7 +174,7 @@ static void fork_child(void) {
 
 __attribute__((constructor)) static void hsm_constructor(void) {
   if (!atomic_load(&init_done)) hsm_init();
-  hsm_options_read();                   /* the environment may not have been set up earlier */
+  hsm_options_read(); /* the environment may not have been set up earlier */
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   (void)hsm_heap_get();
 }

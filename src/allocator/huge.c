@@ -42,7 +42,8 @@ static hsm_huge_t *cache_take(size_t need, int *zeroed) {
     cache[best] = cache[--cache_n];
   }
   pthread_mutex_unlock(&huge_lock);
-  if (h != NULL && *zeroed) hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)h->map_size);
+  if (h != NULL && *zeroed)
+    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)h->map_size);
   return h;
 }
 
@@ -73,7 +74,8 @@ void *hsm_huge_alloc(size_t size, size_t align, int *zeroed) {
   } else {
     size_t want = HSM_SEGMENT_SIZE + round_page(size);
     int err = errno;
-    uint8_t *raw = mmap(NULL, want + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t *raw =
+        mmap(NULL, want + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     errno = err;
     if (raw == MAP_FAILED) return NULL;
     block = (uint8_t *)(((uintptr_t)raw + HSM_SEGMENT_SIZE + align - 1) & ~(uintptr_t)(align - 1));
@@ -121,7 +123,7 @@ void hsm_huge_free(hsm_huge_t *h) {
   }
   pthread_mutex_lock(&huge_lock);
   huge_entry_t old = {0};
-  if (cache_n == HSM_HUGE_CACHE) {      /* evict the oldest */
+  if (cache_n == HSM_HUGE_CACHE) { /* evict the oldest */
     int oldest = 0;
     for (int i = 1; i < cache_n; i++)
       if (cache[i].since_ms < cache[oldest].since_ms) oldest = i;

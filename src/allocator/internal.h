@@ -19,8 +19,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "config.h"
 
@@ -29,15 +29,20 @@
 #define HSM_HIDDEN      __attribute__((visibility("hidden")))
 #define HSM_EXPORT      __attribute__((visibility("default")))
 /* An exported glibc name for an internal function (defined beside its target). */
-#define HSM_ALIAS(name, target) extern __typeof__(target) name __attribute__((alias(#target), visibility("default")))
+#define HSM_ALIAS(name, target) \
+  extern __typeof__(target) name __attribute__((alias(#target), visibility("default")))
 
 /* Per-thread counters are written by their owner only; relaxed load+store (no lock
  * prefix) keeps them cheap and lets readers merge them without a data race. */
 typedef _Atomic uint64_t hsm_counter_t;
-#define HSM_COUNT(c, n) atomic_store_explicit(&(c), atomic_load_explicit(&(c), memory_order_relaxed) + (n), memory_order_relaxed)
-#define HSM_READ(c)     atomic_load_explicit(&(c), memory_order_relaxed)
+#define HSM_COUNT(c, n)                                                               \
+  atomic_store_explicit(&(c), atomic_load_explicit(&(c), memory_order_relaxed) + (n), \
+                        memory_order_relaxed)
+#define HSM_READ(c) atomic_load_explicit(&(c), memory_order_relaxed)
 
-typedef struct hsm_block_s { struct hsm_block_s *next; } hsm_block_t;
+typedef struct hsm_block_s {
+  struct hsm_block_s *next;
+} hsm_block_t;
 typedef struct hsm_heap_s hsm_heap_t;
 
 /* Two cache lines: the first is written only when the page is set up (and by rare
@@ -45,58 +50,64 @@ typedef struct hsm_heap_s hsm_heap_t;
  * keeps writing the second one. */
 typedef struct hsm_page_s {
   /* -- set up once per use of the page -- */
-  hsm_heap_t *heap;             /* owner */
+  hsm_heap_t *heap; /* owner */
   uint8_t *start;
   size_t block_size;
-  uint32_t reserved;           /* blocks that fit in the page */
-  uint16_t class_id;           /* HSM_BIN_LARGE for a large page */
+  uint32_t reserved; /* blocks that fit in the page */
+  uint16_t class_id; /* HSM_BIN_LARGE for a large page */
   uint8_t slice_count;
-  uint8_t span_zero;           /* the span came from zeroed OS memory */
+  uint8_t span_zero; /* the span came from zeroed OS memory */
   /* Any flag set sends free() to the generic path; other threads read them with
    * atomic loads. */
   union {
-    struct { uint8_t has_aligned; uint8_t is_large; uint8_t unused[2]; } f;
+    struct {
+      uint8_t has_aligned;
+      uint8_t is_large;
+      uint8_t unused[2];
+    } f;
     uint32_t any;
   } flags;
   uint8_t in_use;
   /* -- the owner's working fields -- */
-  _Alignas(64) hsm_block_t *free;  /* blocks to allocate from (fast path) */
-  hsm_block_t *local_free;      /* blocks back from other threads (or freed while full) */
-  uint32_t used;               /* blocks out (including those in remote transit) */
-  uint32_t capacity;           /* blocks carved so far */
-  uint8_t free_is_zero;        /* every block on `free` is fresh zeroed OS memory */
-  uint8_t in_full;             /* parked on the heap's full list */
+  _Alignas(64) hsm_block_t *free; /* blocks to allocate from (fast path) */
+  hsm_block_t *local_free;        /* blocks back from other threads (or freed while full) */
+  uint32_t used;                  /* blocks out (including those in remote transit) */
+  uint32_t capacity;              /* blocks carved so far */
+  uint8_t free_is_zero;           /* every block on `free` is fresh zeroed OS memory */
+  uint8_t in_full;                /* parked on the heap's full list */
   struct hsm_page_s *next, *prev;
 } hsm_page_t;
 
 typedef struct hsm_segment_s {
   uint32_t magic;
-  uint32_t free_mask;          /* bit i: slice i is free */
-  uint32_t touched_mask;       /* bit i: slice i may be resident (not purged since use) */
-  uint32_t in_list;            /* linked in its heap's segment list */
-  uint64_t dirty_since_ms;     /* oldest free-but-touched slice */
+  uint32_t free_mask;      /* bit i: slice i is free */
+  uint32_t touched_mask;   /* bit i: slice i may be resident (not purged since use) */
+  uint32_t in_list;        /* linked in its heap's segment list */
+  uint64_t dirty_since_ms; /* oldest free-but-touched slice */
   hsm_heap_t *heap;
   struct hsm_segment_s *next, *prev;
-  hsm_page_t *slice_page[HSM_SLICES];  /* slice -> its page (one load on free) */
-  hsm_page_t pages[HSM_SLICES];      /* indexed by first slice */
+  hsm_page_t *slice_page[HSM_SLICES]; /* slice -> its page (one load on free) */
+  hsm_page_t pages[HSM_SLICES];       /* indexed by first slice */
 } hsm_segment_t;
 
-typedef struct hsm_huge_s {       /* header of a huge block's own mapping */
+typedef struct hsm_huge_s { /* header of a huge block's own mapping */
   uint32_t magic;
   uint32_t pad;
   void *map_base;
   size_t map_size;
-  uint8_t *block;              /* start of the block */
-  size_t usable;               /* usable bytes from `block` */
+  uint8_t *block; /* start of the block */
+  size_t usable;  /* usable bytes from `block` */
 } hsm_huge_t;
 
-#define HSM_SEGMENT_MAGIC 0x48534D31u  /* "HSM1" */
-#define HSM_HUGE_MAGIC    0x48534D48u  /* "HSMH" */
+#define HSM_SEGMENT_MAGIC 0x48534D31u /* "HSM1" */
+#define HSM_HUGE_MAGIC    0x48534D48u /* "HSMH" */
 
 /* Registry byte per 2 MiB unit. */
 enum { HSM_REG_NONE = 0, HSM_REG_SEGMENT = 1, HSM_REG_HUGE = 2, HSM_REG_HUGE_PREV = 3 };
 
-typedef struct { hsm_page_t *first, *last; } hsm_page_queue_t;
+typedef struct {
+  hsm_page_t *first, *last;
+} hsm_page_queue_t;
 
 typedef struct {
   hsm_heap_t *dest;
@@ -107,63 +118,63 @@ typedef struct {
 
 typedef struct {
   hsm_counter_t allocs[HSM_BINS];
-  hsm_counter_t allocs8[HSM_CLASS_TABLE_MAX / 8 + 1];   /* malloc's fast path, by (size + 7) / 8 */
+  hsm_counter_t allocs8[HSM_CLASS_TABLE_MAX / 8 + 1]; /* malloc's fast path, by (size + 7) / 8 */
   hsm_counter_t frees[HSM_BINS];
-  hsm_counter_t alloc_bytes[HSM_BINS];   /* usable bytes, large and huge bins only */
+  hsm_counter_t alloc_bytes[HSM_BINS]; /* usable bytes, large and huge bins only */
   hsm_counter_t free_bytes[HSM_BINS];
-  hsm_counter_t requested;              /* cumulative requested bytes */
-  hsm_counter_t slow;                   /* allocations that missed the fast path */
-  hsm_counter_t remote_frees;           /* blocks freed to another heap */
-  hsm_counter_t remote_pushes;          /* batches pushed (atomic operations) */
-  hsm_counter_t drains;                 /* non-empty remote queue drains */
-  hsm_counter_t drained;                /* blocks received through the queue */
-  hsm_counter_t foreign_frees;          /* pointers handed back to glibc */
+  hsm_counter_t requested;     /* cumulative requested bytes */
+  hsm_counter_t slow;          /* allocations that missed the fast path */
+  hsm_counter_t remote_frees;  /* blocks freed to another heap */
+  hsm_counter_t remote_pushes; /* batches pushed (atomic operations) */
+  hsm_counter_t drains;        /* non-empty remote queue drains */
+  hsm_counter_t drained;       /* blocks received through the queue */
+  hsm_counter_t foreign_frees; /* pointers handed back to glibc */
 } hsm_heap_stats_t;
 
 enum { HSM_HEAP_OWNED = 1, HSM_HEAP_ABANDONED = 2 };
 
 struct hsm_heap_s {
   /* -- the line other threads touch: their pushes, and the id they hash -- */
-  _Atomic(hsm_block_t *) remote;        /* other threads' frees, LIFO of batches */
-  uint32_t id;                         /* set once */
+  _Atomic(hsm_block_t *) remote; /* other threads' frees, LIFO of batches */
+  uint32_t id;                   /* set once */
   /* -- the owner's (other threads never write below; stats are only read) -- */
   /* by (size + 7) / 8: the current page of that size's class (malloc's lookup) */
   _Alignas(64) hsm_page_t *direct8[HSM_CLASS_TABLE_MAX / 8 + 1];
-  hsm_page_t *direct[HSM_CLASSES];       /* current page per class, never NULL */
-  hsm_page_queue_t queue[HSM_CLASSES];   /* pages with (possibly) free blocks */
-  hsm_page_queue_t full;                /* pages with nothing to give */
+  hsm_page_t *direct[HSM_CLASSES];     /* current page per class, never NULL */
+  hsm_page_queue_t queue[HSM_CLASSES]; /* pages with (possibly) free blocks */
+  hsm_page_queue_t full;               /* pages with nothing to give */
   /* other heaps' blocks this thread freed, reused first (pseudo-pages: only `free`
    * is used) */
   hsm_page_t cache[HSM_CLASSES];
-  uint32_t cache_count[HSM_CLASSES];    /* pushes since the cache was last emptied */
-  hsm_segment_t *segments;              /* segments with free slices */
+  uint32_t cache_count[HSM_CLASSES]; /* pushes since the cache was last emptied */
+  hsm_segment_t *segments;           /* segments with free slices */
   hsm_rbatch_t rbatch[HSM_RBATCH_SLOTS];
   uint32_t slow_until_decay;
   int state;
-  hsm_heap_t *all_next;                 /* every heap ever made (never freed) */
+  hsm_heap_t *all_next; /* every heap ever made (never freed) */
   hsm_heap_t *abandoned_next;
   hsm_heap_stats_t stats;
 };
 
 /* ---- global state (os.c, options.c, heap.c) ---- */
 typedef struct {
-  _Atomic int64_t reserved, reserved_peak;     /* bytes mapped */
-  _Atomic int64_t committed, committed_peak;   /* bytes possibly resident */
-  _Atomic int64_t segments, segments_peak;     /* segments owned by heaps */
+  _Atomic int64_t reserved, reserved_peak;   /* bytes mapped */
+  _Atomic int64_t committed, committed_peak; /* bytes possibly resident */
+  _Atomic int64_t segments, segments_peak;   /* segments owned by heaps */
   _Atomic int64_t segments_cached;
   _Atomic int64_t pages, pages_peak;           /* pages in use */
   _Atomic int64_t page_bytes, page_bytes_peak; /* bytes of slices in pages */
   _Atomic int64_t huge, huge_bytes, huge_bytes_peak;
-  _Atomic int64_t purges, purged_bytes;        /* returns to the OS */
-  _Atomic uint64_t orphan_frees;               /* frees by threads without a heap */
+  _Atomic int64_t purges, purged_bytes; /* returns to the OS */
+  _Atomic uint64_t orphan_frees;        /* frees by threads without a heap */
   _Atomic uint64_t foreign_frees;
 } hsm_global_stats_t;
 
 typedef struct {
-  long decay_ms;           /* <0: never return memory; 0: return at once */
+  long decay_ms; /* <0: never return memory; 0: return at once */
   long cache_segments;
   int hugepages;
-  int stats;               /* 0 off, 1 text at exit, 2 JSON at exit */
+  int stats; /* 0 off, 1 text at exit, 2 JSON at exit */
   char stats_file[256];
 } hsm_options_t;
 
@@ -265,7 +276,7 @@ static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) 
  * fresh OS memory. Shared by the generic fast path and the slow path; hsm_malloc's
  * leaf has its own copy without zeroing, counted per 8-byte index. */
 static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap, hsm_page_t *pg,
-                                                              size_t cls, size_t size, int zero) {
+                                                                size_t cls, size_t size, int zero) {
   hsm_block_t *b = pg->free;
   pg->free = b->next;
   pg->used++;

@@ -25,5 +25,6 @@ void hsm_options_read(void) {
     hsm_options.stats = strcmp(st, "json") == 0 ? 2 : 1;
   const char *file = getenv("HSMALLOC_STATS_FILE");
   hsm_options.stats_file[0] = '\0';
-  if (file != NULL && strlen(file) < sizeof hsm_options.stats_file) strcpy(hsm_options.stats_file, file);
+  if (file != NULL && strlen(file) < sizeof hsm_options.stats_file)
+    strcpy(hsm_options.stats_file, file);
 }

@@ -16,8 +16,7 @@ void hsm_stat_add(_Atomic int64_t *now, _Atomic int64_t *peak, int64_t delta) {
   if (peak == NULL || delta <= 0) return;
   int64_t p = atomic_load_explicit(peak, memory_order_relaxed);
   while (v > p && !atomic_compare_exchange_weak_explicit(peak, &p, v, memory_order_relaxed,
-                                                         memory_order_relaxed)) {
-  }
+                                                         memory_order_relaxed)) {}
 }
 
 /* One byte per 2 MiB unit of the address space tells whether a pointer is ours.
@@ -26,14 +25,23 @@ void hsm_stat_add(_Atomic int64_t *now, _Atomic int64_t *peak, int64_t delta) {
 void *hsm_os_map_aligned(size_t size, size_t align) {
   int err = errno;
   void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) { errno = err; return NULL; }
+  if (p == MAP_FAILED) {
+    errno = err;
+    return NULL;
+  }
   if (((uintptr_t)p & (align - 1)) == 0) goto done;
   munmap(p, size);
   /* Over-map and trim both ends to the alignment. */
   size_t over = size + align;
-  if (over < size) { errno = err; return NULL; }
+  if (over < size) {
+    errno = err;
+    return NULL;
+  }
   uint8_t *raw = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) { errno = err; return NULL; }
+  if (raw == MAP_FAILED) {
+    errno = err;
+    return NULL;
+  }
   uint8_t *aligned = (uint8_t *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
   if (aligned > raw) munmap(raw, (size_t)(aligned - raw));
   size_t tail = (size_t)((raw + over) - (aligned + size));

@@ -4,7 +4,7 @@
 
 #include "internal.h"
 
-hsm_page_t hsm_page_empty;   /* the "current page" of a class that has none: never has a free block */
+hsm_page_t hsm_page_empty; /* the "current page" of a class that has none: never has a free block */
 
 static void queue_remove(hsm_page_queue_t *q, hsm_page_t *pg) {
   if (pg->prev) pg->prev->next = pg->next;
@@ -100,9 +100,10 @@ void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
   HSM_COUNT(heap->stats.slow, 1);
   if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
   hsm_page_t *pg = &heap->cache[cls];
-  if (pg->free != NULL) goto pop;                /* other heaps' blocks freed here: hot */
+  if (pg->free != NULL) goto pop; /* other heaps' blocks freed here: hot */
   heap->cache_count[cls] = 0;
-  if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL) hsm_heap_drain_remote(heap);
+  if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL)
+    hsm_heap_drain_remote(heap);
   hsm_page_queue_t *q = &heap->queue[cls];
   while ((pg = q->first) != NULL) {
     if (pg->free == NULL) {
@@ -115,7 +116,7 @@ void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
       }
     }
     if (pg->free != NULL) break;
-    queue_remove(q, pg);             /* nothing left: park it until a block comes back */
+    queue_remove(q, pg); /* nothing left: park it until a block comes back */
     pg->in_full = 1;
     queue_push_front(&heap->full, pg);
   }
@@ -134,7 +135,9 @@ pop:
 }
 
 void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
-  hsm_block_t *b = __atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED) ? hsm_block_start(pg, p) : (hsm_block_t *)p;
+  hsm_block_t *b = __atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)
+                       ? hsm_block_start(pg, p)
+                       : (hsm_block_t *)p;
   size_t bin = pg->class_id;
   if (self == NULL) self = hsm_heap_for_free();
   if (self == NULL) {
@@ -146,7 +149,7 @@ void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
   }
   if (pg->heap == self) {
     hsm_page_free_block(self, pg, b);
-  } else if (self != NULL && bin != HSM_BIN_LARGE) {  /* keep it in this thread's cache */
+  } else if (self != NULL && bin != HSM_BIN_LARGE) { /* keep it in this thread's cache */
     hsm_page_t *cache = &self->cache[bin];
     b->next = cache->free;
     cache->free = b;

@@ -9,13 +9,13 @@
 #include "internal.h"
 
 #define HEADER_BYTES ((int64_t)((sizeof(hsm_segment_t) + 4095) & ~(size_t)4095))
-#define CACHE_MAX 64
+#define CACHE_MAX    64
 
 typedef struct {
   hsm_segment_t *seg;
   uint64_t since_ms;
-  uint32_t touched;        /* slices that may be resident */
-  uint32_t header;         /* header page may be resident */
+  uint32_t touched; /* slices that may be resident */
+  uint32_t header;  /* header page may be resident */
 } cache_entry_t;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -26,7 +26,8 @@ void hsm_segment_cache_lock(void) { pthread_mutex_lock(&cache_lock); }
 void hsm_segment_cache_unlock(void) { pthread_mutex_unlock(&cache_lock); }
 
 static int64_t entry_committed(const cache_entry_t *e) {
-  return (e->header ? HEADER_BYTES : 0) + (int64_t)__builtin_popcount(e->touched) * (int64_t)HSM_SLICE_SIZE;
+  return (e->header ? HEADER_BYTES : 0) +
+         (int64_t)__builtin_popcount(e->touched) * (int64_t)HSM_SLICE_SIZE;
 }
 
 static void entry_purge(cache_entry_t *e) {
@@ -98,7 +99,7 @@ static void segment_release(hsm_segment_t *seg) {
     entry_unmap(&e);
     return;
   }
-  if (cache_n >= limit) {            /* evict the oldest */
+  if (cache_n >= limit) { /* evict the oldest */
     cache_entry_t old = cache[0];
     memmove(&cache[0], &cache[1], (size_t)(cache_n - 1) * sizeof cache[0]);
     cache_n--;
@@ -174,8 +175,9 @@ hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices) {
   for (size_t i = 0; i < slices; i++) seg->slice_page[first + i] = &seg->pages[first];
   uint32_t fresh = run & ~seg->touched_mask;
   seg->touched_mask |= run;
-  if (fresh) hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak,
-                         (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE);
+  if (fresh)
+    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak,
+                 (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE);
   hsm_page_t *pg = &seg->pages[first];
   memset(pg, 0, sizeof *pg);
   pg->slice_count = (uint8_t)slices;
@@ -185,7 +187,7 @@ hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices) {
   pg->in_use = 1;
   hsm_stat_add(&hsm_gstats.pages, &hsm_gstats.pages_peak, 1);
   hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak,
-              (int64_t)slices * (int64_t)HSM_SLICE_SIZE);
+               (int64_t)slices * (int64_t)HSM_SLICE_SIZE);
   return pg;
 }
 
@@ -223,7 +225,7 @@ void hsm_segment_decay(hsm_heap_t *heap, uint64_t now) {
     }
     seg->touched_mask &= ~dirty;
     hsm_stat_add(&hsm_gstats.committed, NULL,
-                -(int64_t)__builtin_popcount(dirty) * (int64_t)HSM_SLICE_SIZE);
+                 -(int64_t)__builtin_popcount(dirty) * (int64_t)HSM_SLICE_SIZE);
   }
 }
 
@@ -243,8 +245,9 @@ int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
     for (size_t i = first + old; i < first + slices; i++) seg->slice_page[i] = pg;
     uint32_t fresh = extra & ~seg->touched_mask;
     seg->touched_mask |= extra;
-    if (fresh) hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak,
-                           (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE);
+    if (fresh)
+      hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak,
+                   (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE);
     hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak, delta);
   } else {
     uint32_t tail = (uint32_t)(((1ull << (old - slices)) - 1) << (first + slices));

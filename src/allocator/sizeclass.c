@@ -16,7 +16,7 @@ uint8_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
 size_t hsm_class_of_computed(size_t size) {
   if (size <= 8) return 0;
   if (size <= 128) return (size + 15) >> 4;
-  unsigned b = 63u - (unsigned)__builtin_clzl(size - 1);   /* 2^b < size <= 2^(b+1) */
+  unsigned b = 63u - (unsigned)__builtin_clzl(size - 1); /* 2^b < size <= 2^(b+1) */
   size_t idx = (size - 1 - ((size_t)1 << b)) >> (b - 3);
   return 9 + (size_t)(b - 7) * 8 + idx;
 }
@@ -49,7 +49,7 @@ void hsm_sizeclass_init(void) {
     hsm_cache_limit[c] = (uint32_t)(limit < 4 ? 4 : limit > 1024 ? 1024 : limit);
   }
   for (size_t c = 0; c < HSM_CLASSES; c++) {
-    hsm_class_lo8[c] = 1;                 /* empty range unless the table maps sizes to c */
+    hsm_class_lo8[c] = 1; /* empty range unless the table maps sizes to c */
     hsm_class_hi8[c] = 0;
   }
   for (size_t i = HSM_CLASS_TABLE_MAX / 8 + 1; i-- > 0;) {

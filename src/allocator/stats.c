@@ -17,7 +17,7 @@ static uint64_t g(_Atomic int64_t *v) {
 HSM_EXPORT int hsmalloc_stats_get(hsmalloc_stats_t *st) {
   memset(st, 0, sizeof *st);
   uint64_t large_bytes_out = 0, huge_bytes_out = 0;
-  (void)hsm_heap_get();                  /* makes sure the allocator is initialized */
+  (void)hsm_heap_get(); /* makes sure the allocator is initialized */
   hsm_heaps_lock();
   for (hsm_heap_t *h = hsm_heaps_first(); h != NULL; h = h->all_next) {
     hsm_heap_stats_t *s = &h->stats;
@@ -29,9 +29,12 @@ HSM_EXPORT int hsmalloc_stats_get(hsmalloc_stats_t *st) {
       st->bins[b].allocs += HSM_READ(s->allocs[b]);
       st->bins[b].frees += HSM_READ(s->frees[b]);
     }
-    st->allocated_total += HSM_READ(s->alloc_bytes[HSM_BIN_LARGE]) + HSM_READ(s->alloc_bytes[HSM_BIN_HUGE]);
-    large_bytes_out += HSM_READ(s->alloc_bytes[HSM_BIN_LARGE]) - HSM_READ(s->free_bytes[HSM_BIN_LARGE]);
-    huge_bytes_out += HSM_READ(s->alloc_bytes[HSM_BIN_HUGE]) - HSM_READ(s->free_bytes[HSM_BIN_HUGE]);
+    st->allocated_total +=
+        HSM_READ(s->alloc_bytes[HSM_BIN_LARGE]) + HSM_READ(s->alloc_bytes[HSM_BIN_HUGE]);
+    large_bytes_out +=
+        HSM_READ(s->alloc_bytes[HSM_BIN_LARGE]) - HSM_READ(s->free_bytes[HSM_BIN_LARGE]);
+    huge_bytes_out +=
+        HSM_READ(s->alloc_bytes[HSM_BIN_HUGE]) - HSM_READ(s->free_bytes[HSM_BIN_HUGE]);
     st->requested_total += HSM_READ(s->requested);
     st->slow_allocs += HSM_READ(s->slow);
     st->remote_frees += HSM_READ(s->remote_frees);
@@ -52,7 +55,8 @@ HSM_EXPORT int hsmalloc_stats_get(hsmalloc_stats_t *st) {
     }
   }
   st->allocated_now += large_bytes_out + huge_bytes_out;
-  st->fragmentation = st->requested_total ? (double)st->allocated_total / (double)st->requested_total : 1.0;
+  st->fragmentation =
+      st->requested_total ? (double)st->allocated_total / (double)st->requested_total : 1.0;
   st->fast_path_hit_rate = st->allocs ? 1.0 - (double)st->slow_allocs / (double)st->allocs : 1.0;
   if (st->fast_path_hit_rate < 0) st->fast_path_hit_rate = 0;
   st->page_bytes = g(&hsm_gstats.page_bytes);
@@ -80,7 +84,10 @@ static void human(char *buf, size_t n, uint64_t bytes) {
   const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = (double)bytes;
   int u = 0;
-  while (v >= 1024 && u < 4) { v /= 1024; u++; }
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    u++;
+  }
   snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
 }
 
@@ -92,7 +99,7 @@ static void row(FILE *out, const char *name, uint64_t now, uint64_t peak) {
 }
 
 HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
-  static hsmalloc_stats_t st;          /* static: no allocation, and big */
+  static hsmalloc_stats_t st; /* static: no allocation, and big */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&lock);
   hsmalloc_stats_get(&st);
@@ -117,7 +124,8 @@ HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
           (unsigned long long)st.foreign_frees, (unsigned long long)st.orphan_frees);
   human(a, sizeof a, st.purged_bytes);
   fprintf(out, "  returned to the OS: %llu times, %s\n", (unsigned long long)st.purges, a);
-  fprintf(out, "  segments %llu (peak %llu, cached %llu), pages %llu (peak %llu), huge blocks %llu\n",
+  fprintf(out,
+          "  segments %llu (peak %llu, cached %llu), pages %llu (peak %llu), huge blocks %llu\n",
           (unsigned long long)st.segments, (unsigned long long)st.segments_peak,
           (unsigned long long)st.segments_cached, (unsigned long long)st.pages,
           (unsigned long long)st.pages_peak, (unsigned long long)st.huge_blocks);
@@ -145,15 +153,38 @@ HSM_EXPORT void hsmalloc_stats_print_json(FILE *out) {
   hsmalloc_stats_get(&st);
 #define U(k) fprintf(out, "\"%s\": %llu, ", #k, (unsigned long long)st.k)
   fprintf(out, "{\"allocator\": \"hsmalloc\", \"pid\": %d, ", (int)getpid());
-  U(requested_total); U(allocated_total); U(allocated_now);
-  U(page_bytes); U(page_bytes_peak); U(huge_bytes); U(huge_bytes_peak);
-  U(committed); U(committed_peak); U(reserved); U(reserved_peak);
+  U(requested_total);
+  U(allocated_total);
+  U(allocated_now);
+  U(page_bytes);
+  U(page_bytes_peak);
+  U(huge_bytes);
+  U(huge_bytes_peak);
+  U(committed);
+  U(committed_peak);
+  U(reserved);
+  U(reserved_peak);
   fprintf(out, "\"fragmentation\": %.6f, \"fast_path_hit_rate\": %.6f, ", st.fragmentation,
           st.fast_path_hit_rate);
-  U(allocs); U(frees); U(slow_allocs); U(remote_frees); U(remote_pushes); U(queue_drains);
-  U(drained_blocks); U(orphan_frees); U(foreign_frees); U(purges); U(purged_bytes);
-  U(segments); U(segments_peak); U(segments_cached); U(pages); U(pages_peak); U(huge_blocks);
-  U(heaps); U(heaps_abandoned);
+  U(allocs);
+  U(frees);
+  U(slow_allocs);
+  U(remote_frees);
+  U(remote_pushes);
+  U(queue_drains);
+  U(drained_blocks);
+  U(orphan_frees);
+  U(foreign_frees);
+  U(purges);
+  U(purged_bytes);
+  U(segments);
+  U(segments_peak);
+  U(segments_cached);
+  U(pages);
+  U(pages_peak);
+  U(huge_blocks);
+  U(heaps);
+  U(heaps_abandoned);
 #undef U
   fprintf(out, "\"bins\": [");
   int first = 1;
@@ -161,9 +192,11 @@ HSM_EXPORT void hsmalloc_stats_print_json(FILE *out) {
     hsmalloc_bin_stats_t *bin = &st.bins[i];
     if (bin->allocs == 0) continue;
     const char *kind = i == HSM_BIN_LARGE ? "large" : i == HSM_BIN_HUGE ? "huge" : "small";
-    fprintf(out, "%s{\"kind\": \"%s\", \"size\": %llu, \"allocs\": %llu, \"frees\": %llu, \"live\": %llu}",
-            first ? "" : ", ", kind, (unsigned long long)bin->size, (unsigned long long)bin->allocs,
-            (unsigned long long)bin->frees, (unsigned long long)bin->live);
+    fprintf(
+        out,
+        "%s{\"kind\": \"%s\", \"size\": %llu, \"allocs\": %llu, \"frees\": %llu, \"live\": %llu}",
+        first ? "" : ", ", kind, (unsigned long long)bin->size, (unsigned long long)bin->allocs,
+        (unsigned long long)bin->frees, (unsigned long long)bin->live);
     first = 0;
   }
   fprintf(out, "]}\n");
@@ -176,14 +209,16 @@ void hsm_stats_at_exit(void) {
   int close_it = 0;
   if (hsm_options.stats_file[0]) {
     char path[sizeof hsm_options.stats_file + 16];
-    const char *pid = strstr(hsm_options.stats_file, "%p");   /* %p: the process id */
+    const char *pid = strstr(hsm_options.stats_file, "%p"); /* %p: the process id */
     if (pid != NULL)
-      snprintf(path, sizeof path, "%.*s%d%s", (int)(pid - hsm_options.stats_file), hsm_options.stats_file,
-               (int)getpid(), pid + 2);
-    else
-      snprintf(path, sizeof path, "%s", hsm_options.stats_file);
+      snprintf(path, sizeof path, "%.*s%d%s", (int)(pid - hsm_options.stats_file),
+               hsm_options.stats_file, (int)getpid(), pid + 2);
+    else snprintf(path, sizeof path, "%s", hsm_options.stats_file);
     FILE *f = fopen(path, "a");
-    if (f != NULL) { out = f; close_it = 1; }
+    if (f != NULL) {
+      out = f;
+      close_it = 1;
+    }
   }
   if (hsm_options.stats == 2) hsmalloc_stats_print_json(out);
   else hsmalloc_stats_print(out);
