@@ -41,7 +41,12 @@
 
 /* A thread keeps up to this many bytes per class of blocks it freed for other
  * heaps, and allocates them first (4..1024 blocks per class). */
-#define HSM_CACHE_BYTES ((size_t)16 * 1024)
+#define HSM_CACHE_BYTES      ((size_t)16 * 1024)
+#define HSM_CACHE_MIN_BLOCKS 4
+#define HSM_CACHE_MAX_BLOCKS 1024
+
+/* Heap objects are carved from mappings of this size (never freed). */
+#define HSM_HEAP_POOL_CHUNK ((size_t)1 << 20)
 
 /* Address registry: one byte per 2 MiB of the 47-bit user address space. */
 #define HSM_ADDRESS_BITS  47
@@ -50,10 +55,16 @@
 /* Returning memory to the OS. */
 #define HSM_DEFAULT_DECAY_MS   1000 /* HSMALLOC_DECAY_MS */
 #define HSM_DEFAULT_CACHE_SEGS 32   /* HSMALLOC_CACHE_SEGMENTS: free segments kept mapped */
+#define HSM_SEGMENT_CACHE_MAX  64   /* ... at most, whatever the variable says */
 #define HSM_DECAY_EVERY_SLOW   256  /* slow paths between decay checks */
 #define HSM_HUGE_HEADER        4096 /* huge block starts this far into its mapping */
 #define HSM_HUGE_CACHE         8    /* freed huge mappings kept for reuse */
 #define HSM_HUGE_CACHE_MAX     ((size_t)64 << 20) /* ... if at most this big */
+/* A cached huge mapping serves a request of `need` bytes it exceeds by at most this. */
+#define HSM_HUGE_CACHE_SLACK(need) ((need) / 4 + HSM_SLICE_SIZE)
+/* Cached segments and huge mappings are purged after the decay delay, and unmapped
+ * once idle this long. */
+#define HSM_UNMAP_IDLE_MS(decay_ms) (8 * (decay_ms) + 1000)
 
 #define HSM_MAX_ALIGN_SMALL 16 /* malloc's guaranteed alignment */
 

@@ -46,7 +46,7 @@ static void hsm_init(void) {
 static hsm_heap_t *heap_new_locked(void) {
   size_t size = (sizeof(hsm_heap_t) + 63) & ~(size_t)63;
   if (heap_pool_left < size) {
-    size_t chunk = (size_t)1 << 20;
+    size_t chunk = HSM_HEAP_POOL_CHUNK;
     void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     heap_pool = p;

@@ -31,7 +31,7 @@ static hsm_huge_t *cache_take(size_t need, int *zeroed) {
   int best = -1;
   for (int i = 0; i < cache_n; i++) {
     size_t have = cache[i].h->map_size;
-    if (have >= need && have - need <= need / 4 + HSM_SLICE_SIZE &&
+    if (have >= need && have - need <= HSM_HUGE_CACHE_SLACK(need) &&
         (best < 0 || have < cache[best].h->map_size))
       best = i;
   }
@@ -149,7 +149,7 @@ void hsm_huge_cache_decay(uint64_t now, int force) {
       hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e->h->map_size);
       e->purged = 1;
     }
-    if (force || idle >= 8 * delay + 1000) entry_unmap(e);
+    if (force || idle >= HSM_UNMAP_IDLE_MS(delay)) entry_unmap(e);
     else cache[kept++] = *e;
   }
   cache_n = kept;

@@ -4,6 +4,7 @@
  *   page                      run of slices; small: blocks of one class, large: 1 block
  *   heap                      per-thread owner of segments and pages (an object, not
  *                             the thread: abandoned at thread exit, adopted by the next)
+ *   huge block                its own mapping, the header in its first 4 KiB page
  *
  * Free lists per page: `free` (allocating from; the owner's frees go on top, so the
  * block freed last is reused first, still in cache) and `local_free` (blocks come

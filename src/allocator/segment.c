@@ -9,7 +9,6 @@
 #include "internal.h"
 
 #define HEADER_BYTES ((int64_t)((sizeof(hsm_segment_t) + 4095) & ~(size_t)4095))
-#define CACHE_MAX    64
 
 typedef struct {
   hsm_segment_t *seg;
@@ -19,7 +18,7 @@ typedef struct {
 } cache_entry_t;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static cache_entry_t cache[CACHE_MAX];
+static cache_entry_t cache[HSM_SEGMENT_CACHE_MAX];
 static int cache_n;
 
 void hsm_segment_cache_lock(void) { pthread_mutex_lock(&cache_lock); }
@@ -92,7 +91,8 @@ static void segment_release(hsm_segment_t *seg) {
   seg->heap = NULL;
   if (hsm_options.decay_ms == 0) entry_purge(&e);
   pthread_mutex_lock(&cache_lock);
-  long limit = hsm_options.cache_segments < CACHE_MAX ? hsm_options.cache_segments : CACHE_MAX;
+  long limit = hsm_options.cache_segments;
+  if (limit > HSM_SEGMENT_CACHE_MAX) limit = HSM_SEGMENT_CACHE_MAX;
   if (limit <= 0) {
     pthread_mutex_unlock(&cache_lock);
     atomic_fetch_add_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
@@ -120,7 +120,7 @@ void hsm_segment_cache_decay(uint64_t now, int force) {
     cache_entry_t *e = &cache[i];
     uint64_t idle = now >= e->since_ms ? now - e->since_ms : 0;
     if (idle >= delay) entry_purge(e);
-    if (force || idle >= 8 * delay + 1000) entry_unmap(e);
+    if (force || idle >= HSM_UNMAP_IDLE_MS(delay)) entry_unmap(e);
     else cache[kept++] = *e;
   }
   cache_n = kept;

@@ -46,7 +46,9 @@ void hsm_sizeclass_init(void) {
     hsm_class_size[c] = class_size_of(c);
     hsm_class_slices[c] = class_slices_of(hsm_class_size[c]);
     size_t limit = HSM_CACHE_BYTES / hsm_class_size[c];
-    hsm_cache_limit[c] = (uint32_t)(limit < 4 ? 4 : limit > 1024 ? 1024 : limit);
+    if (limit < HSM_CACHE_MIN_BLOCKS) limit = HSM_CACHE_MIN_BLOCKS;
+    if (limit > HSM_CACHE_MAX_BLOCKS) limit = HSM_CACHE_MAX_BLOCKS;
+    hsm_cache_limit[c] = (uint32_t)limit;
   }
   for (size_t c = 0; c < HSM_CLASSES; c++) {
     hsm_class_lo8[c] = 1; /* empty range unless the table maps sizes to c */
