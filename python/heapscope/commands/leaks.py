@@ -11,7 +11,7 @@ import sys
 from heapscope.analysis import suppressions
 from heapscope.analysis.leaks import build_leaks
 from heapscope.report.render_leaks import render, render_csv
-from heapscope.report.text import counted
+from heapscope.render.text import counted
 from heapscope.report.tracked_common import add_tracked_options, finish, header, load_tracked
 
 

@@ -13,7 +13,7 @@ import csv
 import io
 from typing import List, Optional, Sequence, Tuple
 
-from heapscope.report.text import counted, num, shorten, table
+from heapscope.render.text import counted, num, shorten, table
 
 SPARK = " ▁▂▃▄▅▆▇█"
 SPARK_WIDTH = 60

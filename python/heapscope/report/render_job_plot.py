@@ -6,7 +6,7 @@ from pathlib import Path
 
 from heapscope.atomic import write_atomic
 from heapscope.errors import HeapscopeError
-from heapscope.report.text import counted
+from heapscope.render.text import counted
 
 FORMATS = (".png", ".svg")
 MIB = 1024.0 * 1024.0

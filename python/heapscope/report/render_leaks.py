@@ -2,7 +2,7 @@
 import csv
 import io
 
-from heapscope.report.text import counted, num, table
+from heapscope.render.text import counted, num, table
 from heapscope.report.tracked_common import frame_lines, header_text
 
 

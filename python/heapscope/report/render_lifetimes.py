@@ -5,7 +5,7 @@ import io
 
 from heapscope.analysis import histogram
 from heapscope.analysis.lifetimes import bound_text
-from heapscope.report.text import counted, num, percent, table
+from heapscope.render.text import counted, num, percent, table
 from heapscope.report.tracked_common import frame_lines, header_text
 
 

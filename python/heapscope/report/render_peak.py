@@ -3,8 +3,8 @@ import csv
 import io
 
 from heapscope.analysis.histogram import format_ns
-from heapscope.report.processes import label
-from heapscope.report.text import counted, num, percent, table
+from heapscope.render.processes import label
+from heapscope.render.text import counted, num, percent, table
 from heapscope.report.tracked_common import frame_lines, header_text
 
 

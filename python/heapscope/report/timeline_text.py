@@ -9,7 +9,7 @@ import io
 import sys
 from typing import List, Optional
 
-from heapscope.report.text import counted, num, table
+from heapscope.render.text import counted, num, table
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 ASCII_BLOCKS = "_.-:=+*#"

@@ -14,8 +14,9 @@ from heapscope.analysis.tracked import (require_tracking, tracked_entries, track
 from heapscope.errors import HeapscopeError
 from heapscope.report import add_format_options, to_json
 from heapscope.report.output import emit
-from heapscope.report.processes import describe, header_lines
-from heapscope.report.text import counted
+from heapscope.analysis.processes import describe
+from heapscope.render.processes import header_lines
+from heapscope.render.text import counted
 from heapscope.symbolize import Frame, Symbolizer
 
 
