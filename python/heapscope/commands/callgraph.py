@@ -34,13 +34,16 @@ DRAWN_SUFFIXES = (".dot", ".svg")
 
 def register(sub):
     p = sub.add_parser("callgraph", help="call graph of the stack trace types of a size; rank fix targets",
-                       description=__doc__.split("\n\n")[0])
+                       description=__doc__.split("\n\n")[0],
+                       epilog="-o FILE.txt or FILE.json (or -o -) takes the result; an -o without "
+                              "those suffixes is the old PREFIX: PREFIX.dot and PREFIX.svg, the "
+                              "result on standard output (deprecated, a note says so).")
     p.add_argument("profiles", nargs="+", metavar="FILE|DIR", help="profile files or directories (merged)")
     add_selection_options(p, size_required=True,
                           size_help="allocation size (or sizes: 12,24,100-200) whose stack types are merged",
                           region_help="only stack types recorded in this region")
     p.add_argument("--lines", action="store_true", help="vertices are source lines, not functions")
-    add_top_option(p, "ranked vertices listed and highlighted")
+    add_top_option(p, "ranked vertices (listed and highlighted)")
     add_output_options(p, ("text", "json"))
     p.add_argument("--dot", metavar="FILE.dot", help="write the graph in graphviz dot to FILE.dot")
     p.add_argument("--svg", metavar="FILE.svg", help="draw the graph into FILE.svg (needs graphviz `dot`)")

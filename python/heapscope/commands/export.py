@@ -25,7 +25,7 @@ from heapscope.commands.options import (add_output_options, add_selection_option
 from heapscope.commands.reading import notes, read_profiles, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.export.collapsed import ROOTS, write_collapsed
-from heapscope.export.pprof import write_pprof
+from heapscope.export.pprof import comments, write_pprof
 from heapscope.render.text import counted
 from heapscope.symbolize import Symbolizer
 
@@ -110,12 +110,9 @@ def run(args):
     elif args.format == "json":
         emit(args, weighted.document(stacks, profiles, args.size, args.region), {})
     else:
-        modules = [m for p in profiles for m in p.modules]
-        comments = [f"heapscope export of {', '.join(p.path for p in profiles)}",
-                    f"{sizes}" + (f", region {args.region}" if args.region else "")]
-        write_pprof(stacks, args.output, modules,
-                    time_nanos=min(p.start_real_ns for p in profiles), comments=comments,
-                    value=args.value)
+        write_pprof(stacks, args.output, [m for p in profiles for m in p.modules],
+                    time_nanos=min(p.start_real_ns for p in profiles),
+                    comments=comments(profiles, sizes, args.region), value=args.value)
     warnings([lost_stack_warning(profiles)])
     where = "standard output" if _to_stdout(args) else args.output
     print(f"heapscope: wrote {where}: {counted(len(stacks), 'stack trace type')}, "

@@ -19,7 +19,7 @@ def register(sub):
                     "`function @ file:line (module)`. Several profiles are merged by symbolized frames.")
     p.add_argument("profiles", nargs="+", metavar="FILE|DIR", help="profile files or directories")
     add_selection_options(p, size_required=True)
-    add_top_option(p, "stack trace types shown per size and region")
+    add_top_option(p, "stack trace types per size and region")
     p.add_argument("--depth", type=non_negative("--depth"), default=0, metavar="N",
                    help="frames shown per type (default 0 = all recorded)")
     p.add_argument("--per-process", action="store_true",
