@@ -1,23 +1,17 @@
-"""Reports built from profiles: documents as plain data, then text, JSON or CSV.
+"""What is left of report/ while the tracking, timeline and job reports move to
+analysis/ (documents) and render/ (text, CSV, plots); the size, library and stacks
+reports are already there (analysis.identify, analysis.stack_types, analysis.by_library;
+render.report_text, render.stacks_text, render.library_text, render.csv_tables).
 
-  identify        the `heapscope report` document (size x region table, groups, hot sizes, API)
-  stacktypes      the `heapscope stacks` document (symbolized stack trace types)
-  render_report   text of the report document;  render_stacks   text of the stacks document
-  csvout          CSV of both;  processes   the process header;  text   table helpers
-  output          stdout or an atomically written file
-JSON layouts: docs/report-formats.md.
+FORMATS, to_json and add_format_options are kept until the tracking/timeline reports
+move: commands/options.py (add_output_options, to_json, emit) replaces them.
 """
-import json
+from heapscope.commands.options import to_json  # noqa: F401
 
 FORMATS = ("text", "json", "csv")
 
 
-def to_json(doc: dict) -> str:
-    return json.dumps(doc, indent=2, sort_keys=False) + "\n"
-
-
 def add_format_options(parser) -> None:
-    parser.add_argument("--format", choices=FORMATS, default="text",
-                        help="output format (default text; json is documented in docs/report-formats.md)")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write to FILE (atomically) instead of standard output")
+    """Kept until the tracking/timeline reports move: options.add_output_options."""
+    from heapscope.commands.options import add_output_options
+    add_output_options(parser, FORMATS)
