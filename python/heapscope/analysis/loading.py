@@ -9,7 +9,6 @@ processes are merged unless asked not to. Nothing here prints: the reader's warn
 (reader_warnings) and the symbolizer's notes (Symbolizer.notes) are handed back for
 the command to show (commands/reading.py).
 """
-import sys
 from typing import List, Optional, Sequence
 
 from heapscope.analysis.recorded import no_stacks_reason
@@ -30,15 +29,6 @@ def read(paths: Sequence[str]) -> List[Profile]:
 def reader_warnings(profiles: Sequence[Profile]) -> List[str]:
     """One line per warning the reader left on the profiles, naming the file."""
     return [f"{p.path}: {w}" for p in profiles for w in p.warnings]
-
-
-def load(paths: Sequence[str]) -> List[Profile]:
-    """read() that also prints the reader's warnings on stderr: kept until the tracking
-    reports move (report/tracked_common.py); commands use commands/reading.py."""
-    profiles = read(paths)
-    for line in reader_warnings(profiles):
-        print(f"heapscope: {line}", file=sys.stderr)
-    return profiles
 
 
 def region_paths(profiles: Sequence[Profile]) -> List[str]:

@@ -19,7 +19,7 @@ import sys
 from heapscope.analysis import diff
 from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import (add_output_options, add_selection_options, add_top_option,
-                                        emit, one_line_errors, to_json)
+                                        emit, to_json)
 from heapscope.commands.reading import notes, read_profiles, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.render import diff_text
@@ -41,7 +41,6 @@ def register(sub):
                    help="what --fail-if-more compares: allocation count (default) or bytes")
     add_top_option(p, "text: rows per table")
     add_output_options(p)
-    one_line_errors(p)
     p.set_defaults(func=run)
 
 

@@ -21,7 +21,7 @@ from heapscope.analysis import stacks as weighted
 from heapscope.analysis.loading import lost_stack_warning, require_stacks, weighted_stacks
 from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import (add_output_options, add_selection_options, emit,
-                                        one_line_errors, write_result)
+                                        write_result)
 from heapscope.commands.reading import notes, read_profiles, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.export.collapsed import ROOTS, write_collapsed
@@ -47,7 +47,6 @@ def register(sub):
     p.add_argument("--lines", action="store_true", help="collapsed: frames as 'function (file:line)'")
     p.add_argument("--split", metavar="region,size", default="",
                    help="collapsed: add root frames per region and/or size")
-    one_line_errors(p)
     p.set_defaults(func=run)
 
 
