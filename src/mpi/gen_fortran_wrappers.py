@@ -4,7 +4,7 @@
 Usage: gen_fortran_wrappers.py [--mpi openmpi|mpich] OUTPUT.c COMPILER [-I... flags]
 
 For every `int MPI_Xxx(...)` of mpi.h that gen_wrappers.py wraps (it has a PMPI_
-twin, no varargs), writes HS_FWRAP lines (hs_mpi_fortran.h) for the Fortran entry
+twin, no varargs), writes HS_FWRAP lines (mpi_fortran.h) for the Fortran entry
 points of the MPI library that call PMPI_* directly, past the C wrappers:
   openmpi (default): every binding: mpi_xxx, mpi_xxx_, mpi_xxx__, MPI_XXX (mpif.h and
       `use mpi`) and mpi_xxx_f08_ (`use mpi_f08`);
@@ -13,9 +13,9 @@ points of the MPI library that call PMPI_* directly, past the C wrappers:
       bindings with choice buffers (mpi_xxx_f08ts_, mpi_xxx_f08ts_large_) call the C
       MPI_Xxx, which the C wrappers bracket already (wrapping them too would write
       MPI_FINALIZE's snapshot twice).
-MPI_Pcontrol and MPI_Finalize are written by hand (hs_mpi_fortran.c).
+MPI_Pcontrol and MPI_Finalize are written by hand (mpi_fortran.c).
 
-The wrappers forward a fixed number of pointer-sized arguments (see hs_mpi_fortran.h
+The wrappers forward a fixed number of pointer-sized arguments (see mpi_fortran.h
 for why that is sound on x86-64 and AArch64). That number is computed here: the
 largest count of Fortran arguments of any wrapped function -- its C parameters, plus
 IERROR, plus one hidden length per character parameter -- with a margin of 4.
@@ -66,7 +66,7 @@ def main():
              f"{nargs} forwarded. */",
              "#define HS_FARGS " + ", ".join(f"void *{a}" for a in args),
              "#define HS_FPASS " + ", ".join(args),
-             '#include "hs_mpi_fortran.h"', ""]
+             '#include "mpi_fortran.h"', ""]
     symbols = 0
     for name in chosen:
         for symbol in fortran_names(name, mpi):

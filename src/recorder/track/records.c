@@ -6,8 +6,8 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "track_records.h"
-#include "track_table.h"
+#include "records.h"
+#include "table.h"
 
 struct hs_size_slot *hs_size_slots;
 static _Atomic int size_lock;

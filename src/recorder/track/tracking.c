@@ -36,8 +36,8 @@
 #include "blocks.h"
 #include "guard.h"
 #include "recorder.h"
-#include "track_records.h"
-#include "track_table.h"
+#include "records.h"
+#include "table.h"
 #include "tracking.h"
 
 int hs_track_on;

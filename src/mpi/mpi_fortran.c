@@ -1,8 +1,8 @@
 /*
- * hs_mpi_fortran.c — the hand-written part of the Fortran wrappers (the others are
- * generated: gen_fortran_wrappers.py, hs_mpi_fortran.h):
+ * mpi_fortran.c — the hand-written part of the Fortran wrappers (the others are
+ * generated: gen_fortran_wrappers.py, mpi_fortran.h):
  *   hs_fortran_next   finds the MPI library's definition of a Fortran symbol;
- *   MPI_PCONTROL      (all name forms, mpi_f08's too) goes through the C MPI_Pcontrol of hs_mpi.c,
+ *   MPI_PCONTROL      (all name forms, mpi_f08's too) goes through the C MPI_Pcontrol of mpi_layer.c,
  *                     so that Fortran programs get the pcontrol-<level> regions too;
  *   MPI_FINALIZE      writes a snapshot first, as the C MPI_Finalize does.
  * Built with HS_MPI_FORTRAN_F08_ONLY (the MPICH layer), only the mpi_f08 forms: MPICH's
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "hs_mpi.h"
+#include "mpi_layer.h"
 
 int heapscope_dump(void) __attribute__((weak));
 

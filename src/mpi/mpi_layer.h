@@ -1,5 +1,5 @@
 /*
- * hs_mpi.h — the MPI layer's call bracket, inlined into every generated wrapper.
+ * mpi_layer.h — the MPI layer's call bracket, inlined into every generated wrapper.
  *
  * The outermost MPI call of a thread (MPI calling MPI counts once) raises the
  * recorder's component depth for the thread, so its allocations count for "[MPI]"

@@ -1,8 +1,8 @@
 /*
- * hs_mpi.c — the hand-written part of libheapscope_mpi.so (the PMPI wrappers of every
+ * mpi_layer.c — the hand-written part of libheapscope_mpi.so (the PMPI wrappers of every
  * other MPI function are generated from mpi.h by gen_wrappers.py).
  *
- * The call bracket is in hs_mpi.h (inlined into every wrapper); here is the part
+ * The call bracket is in mpi_layer.h (inlined into every wrapper); here is the part
  * that runs once per thread, attaching it to the recorder (layer_abi.h).
  * MPI_Pcontrol(level, ...): level != 0 begins the process-wide region "pcontrol-<level>",
  * level 0 ends the innermost one. MPI_Finalize writes a snapshot before PMPI_Finalize
@@ -13,7 +13,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#include "hs_mpi.h"
+#include "mpi_layer.h"
 
 void heapscope_region_begin(const char *name) __attribute__((weak));
 void heapscope_region_end(void) __attribute__((weak));

@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "track_table.h"
+#include "table.h"
 
 struct hs_shard hs_shards[HS_SHARDS];
 struct hs_split hs_track_blocks;
