@@ -4,7 +4,7 @@
 Usage: gen_wrappers.py OUTPUT.c COMPILER [-I... flags]
 Runs `COMPILER -E` on `#include <mpi.h>`, parses the int-returning MPI_ prototypes
 that have a PMPI_ twin, and writes one wrapper each:
-    int MPI_X(args) { hs_mpi_enter("MPI_X"); int rc = PMPI_X(args); hs_mpi_leave("MPI_X"); return rc; }
+    int MPI_X(args) { hsr_mpi_enter("MPI_X"); int rc = PMPI_X(args); hsr_mpi_leave("MPI_X"); return rc; }
 Varargs functions, those written by hand (mpi_layer.c) and anything whose parameters
 cannot be parsed are skipped. Prints the wrapped/skipped counts.
 """
@@ -92,8 +92,8 @@ def main():
             skipped.append(name)
             continue
         args = ", ".join(names)
-        lines.append(f"int {name}({params or 'void'})\n{{\n    hs_mpi_enter(\"{name}\");\n"
-                     f"    int rc = P{name}({args});\n    hs_mpi_leave(\"{name}\");\n    return rc;\n}}\n")
+        lines.append(f"int {name}({params or 'void'})\n{{\n    hsr_mpi_enter(\"{name}\");\n"
+                     f"    int rc = P{name}({args});\n    hsr_mpi_leave(\"{name}\");\n    return rc;\n}}\n")
         wrapped += 1
     with open(output, "w") as f:
         f.write("\n".join(lines))

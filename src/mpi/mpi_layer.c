@@ -20,16 +20,16 @@ void heapscope_region_end(void) __attribute__((weak));
 int heapscope_dump(void) __attribute__((weak));
 
 static const char MPI_REGION[] = "[MPI]";
-HS_MPI_TLS struct hs_mpi_thread hs_mpi_self;
+HSR_MPI_TLS struct hsr_mpi_thread hsr_mpi_self;
 
 /* Without the recorder: counters nobody reads, a flag nobody raises. */
 static __thread __attribute__((tls_model("initial-exec"))) uint32_t own_depth;
 static __thread __attribute__((tls_model("initial-exec"))) _Atomic uint64_t own_calls;
 static _Atomic int never_armed;
 
-void hs_mpi_attach(void)
+void hsr_mpi_attach(void)
 {
-    struct heapscope_layer_thread *rec = &hs_mpi_self.rec;
+    struct heapscope_layer_thread *rec = &hsr_mpi_self.rec;
     if (heapscope__layer_attach && heapscope__layer_attach(MPI_REGION, rec) == 0)
         return;
     rec->depth = &own_depth;
@@ -46,9 +46,9 @@ int MPI_Pcontrol(const int level, ...)
     } else if (level == 0 && heapscope_region_end) {
         heapscope_region_end();
     }
-    hs_mpi_enter("MPI_Pcontrol");
+    hsr_mpi_enter("MPI_Pcontrol");
     int rc = PMPI_Pcontrol(level);
-    hs_mpi_leave("MPI_Pcontrol");
+    hsr_mpi_leave("MPI_Pcontrol");
     return rc;
 }
 
@@ -56,8 +56,8 @@ int MPI_Finalize(void)
 {
     if (heapscope_dump)
         heapscope_dump();
-    hs_mpi_enter("MPI_Finalize");
+    hsr_mpi_enter("MPI_Finalize");
     int rc = PMPI_Finalize();
-    hs_mpi_leave("MPI_Finalize");
+    hsr_mpi_leave("MPI_Finalize");
     return rc;
 }

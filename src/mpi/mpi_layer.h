@@ -9,8 +9,8 @@
  * nothing is called. Without the recorder (its entry points are weak), the
  * bracket points at the layer's own dummies and only forwards.
  */
-#ifndef HS_MPI_H
-#define HS_MPI_H
+#ifndef HSR_MPI_H
+#define HSR_MPI_H
 #include <string.h>
 
 #include "layer_abi.h"
@@ -18,20 +18,20 @@
 #pragma weak heapscope__caliper_begin
 #pragma weak heapscope__caliper_end
 
-#define HS_MPI_TLS __thread __attribute__((tls_model("initial-exec"), visibility("hidden")))
-#define HS_MPI_HIDDEN __attribute__((visibility("hidden")))
+#define HSR_MPI_TLS __thread __attribute__((tls_model("initial-exec"), visibility("hidden")))
+#define HSR_MPI_HIDDEN __attribute__((visibility("hidden")))
 
-struct hs_mpi_thread {
+struct hsr_mpi_thread {
     unsigned depth;      /* MPI calls nested on this thread */
     int measured;        /* the outermost call is being measured */
     struct heapscope_layer_thread rec;   /* the recorder's counters; depth NULL: not attached */
 };
-extern HS_MPI_TLS struct hs_mpi_thread hs_mpi_self;
-HS_MPI_HIDDEN void hs_mpi_attach(void);   /* first MPI call of the thread */
+extern HSR_MPI_TLS struct hsr_mpi_thread hsr_mpi_self;
+HSR_MPI_HIDDEN void hsr_mpi_attach(void);   /* first MPI call of the thread */
 
 /* Functions where MPI libraries map their big segments: always measured. fn is a
  * string literal, so this folds to a constant in each wrapper. */
-static inline int hs_mpi_maps_memory(const char *fn)
+static inline int hsr_mpi_maps_memory(const char *fn)
 {
     return __builtin_strncmp(fn, "MPI_Init", 8) == 0 || __builtin_strcmp(fn, "MPI_Finalize") == 0 ||
            __builtin_strcmp(fn, "MPI_Alloc_mem") == 0 ||
@@ -39,26 +39,26 @@ static inline int hs_mpi_maps_memory(const char *fn)
 }
 
 /* fn: the MPI function's name (a string literal), for calipers and timeline labels */
-static inline __attribute__((always_inline)) void hs_mpi_enter(const char *fn)
+static inline __attribute__((always_inline)) void hsr_mpi_enter(const char *fn)
 {
-    struct hs_mpi_thread *t = &hs_mpi_self;
+    struct hsr_mpi_thread *t = &hsr_mpi_self;
     if (t->depth++ != 0)
         return;
     if (__builtin_expect(!t->rec.depth, 0))
-        hs_mpi_attach();
+        hsr_mpi_attach();
     atomic_store_explicit(t->rec.calls,
                           atomic_load_explicit(t->rec.calls, memory_order_relaxed) + 1,
                           memory_order_relaxed);   /* only this thread writes it */
-    int always = hs_mpi_maps_memory(fn);
+    int always = hsr_mpi_maps_memory(fn);
     if (__builtin_expect(always || atomic_load_explicit(t->rec.armed, memory_order_relaxed), 0) &&
         heapscope__caliper_begin)
         t->measured = heapscope__caliper_begin(fn, always);
     ++*t->rec.depth;
 }
 
-static inline __attribute__((always_inline)) void hs_mpi_leave(const char *fn)
+static inline __attribute__((always_inline)) void hsr_mpi_leave(const char *fn)
 {
-    struct hs_mpi_thread *t = &hs_mpi_self;
+    struct hsr_mpi_thread *t = &hsr_mpi_self;
     if (--t->depth != 0)
         return;
     --*t->rec.depth;

@@ -18,8 +18,8 @@
  *
  * The layer declares these functions weak: without the recorder it only forwards.
  */
-#ifndef HS_LAYER_ABI_H
-#define HS_LAYER_ABI_H
+#ifndef HSR_LAYER_ABI_H
+#define HSR_LAYER_ABI_H
 
 #include <stdatomic.h>
 #include <stdint.h>

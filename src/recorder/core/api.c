@@ -11,20 +11,20 @@
 /* Region calls may run before our constructor (other libraries' constructors). */
 #define READY()                         \
     do {                                \
-        if (HS_UNLIKELY(!hs_real.free)) \
-            hs_resolve();               \
+        if (HSR_UNLIKELY(!hsr_real.free)) \
+            hsr_resolve();               \
     } while (0)
 
 static void region_call(const char *name, int begin, int thread_only)
 {
     READY();
-    int saved = hs_guard;
-    hs_guard = 1;  /* the region registry's own work is not the program's */
+    int saved = hsr_guard;
+    hsr_guard = 1;  /* the region registry's own work is not the program's */
     if (begin)
-        hs_regions_begin(name, thread_only);
+        hsr_regions_begin(name, thread_only);
     else
-        hs_regions_end(thread_only);
-    hs_guard = saved;
+        hsr_regions_end(thread_only);
+    hsr_guard = saved;
 }
 
 void heapscope_region_begin(const char *name) { region_call(name, 1, 0); }
@@ -34,20 +34,20 @@ void heapscope_thread_region_end(void) { region_call(NULL, 0, 1); }
 
 int heapscope_dump(void)
 {
-    if (!atomic_load(&hs_recording))
+    if (!atomic_load(&hsr_recording))
         return -1;
-    return hs_snapshot(HS_REASON_API, 0);
+    return hsr_snapshot(HS_REASON_API, 0);
 }
 
 void heapscope_reset(void)
 {
-    if (atomic_load(&hs_recording))
-        hs_snapshot_reset_baseline();
+    if (atomic_load(&hsr_recording))
+        hsr_snapshot_reset_baseline();
 }
 
 int heapscope_active(void)
 {
-    return atomic_load(&hs_recording) ? 1 : 0;
+    return atomic_load(&hsr_recording) ? 1 : 0;
 }
 
 void init_size_profiling(void) { heapscope_region_begin("size_profiling"); }

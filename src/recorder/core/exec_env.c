@@ -21,14 +21,14 @@ static const char *self_path = "";   /* libheapscope.so, as the dynamic linker f
 
 extern char **environ;
 
-void hs_exec_env_init(void)
+void hsr_exec_env_init(void)
 {
     Dl_info self;
-    if (dladdr((void *)hs_exec_env_init, &self) && self.dli_fname)
-        self_path = hs_pool_strdup(self.dli_fname);
+    if (dladdr((void *)hsr_exec_env_init, &self) && self.dli_fname)
+        self_path = hsr_pool_strdup(self.dli_fname);
     for (char **e = environ; e && *e && nsaved < MAX_SAVED; e++)
         if (strncmp(*e, "HEAPSCOPE_", 10) == 0 || strncmp(*e, "LD_PRELOAD=", 11) == 0) {
-            const char *copy = hs_pool_strdup(*e);
+            const char *copy = hsr_pool_strdup(*e);
             if (copy)
                 saved[nsaved++] = copy;
         }
@@ -51,7 +51,7 @@ static char *const *find(char *const envp[], const char *var)
     return NULL;
 }
 
-size_t hs_exec_env_slots(char *const envp[])
+size_t hsr_exec_env_slots(char *const envp[])
 {
     size_t n = 0;
     for (char *const *e = envp; e && *e; e++)
@@ -59,15 +59,15 @@ size_t hs_exec_env_slots(char *const envp[])
     return n + MAX_SAVED + 1;
 }
 
-size_t hs_exec_env_bytes(char *const envp[])
+size_t hsr_exec_env_bytes(char *const envp[])
 {
     char *const *preload = find(envp, "LD_PRELOAD=");
     return strlen(self_path) + (preload ? strlen(*preload) : 0) + 16;
 }
 
-char *const *hs_exec_env(char *const envp[], char **room, char *buf, size_t buflen)
+char *const *hsr_exec_env(char *const envp[], char **room, char *buf, size_t buflen)
 {
-    if (!atomic_load(&hs_recording) || !*self_path)
+    if (!atomic_load(&hsr_recording) || !*self_path)
         return envp;
     size_t n = 0;
     for (char *const *e = envp; e && *e; e++) {

@@ -9,15 +9,15 @@
  * Conversion: ns = anchor_ns + (tsc - anchor_tsc) * scale (32.32 fixed point).
  * Each (tsc, ns) pair is the tightest of a few rdtsc / clock_gettime / rdtsc reads,
  * so a preempted read does not skew it. At start the scale is measured over 2 ms;
- * hs_fast_clock_refine (the timeline's sampler thread, about once a second) measures
+ * hsr_fast_clock_refine (the timeline's sampler thread, about once a second) measures
  * it again from the first pair to a new one — the longer the baseline the better,
  * and it follows the kernel's own adjustments (NTP slews CLOCK_MONOTONIC) — and
  * re-anchors. The clock never goes back: a new anchor is never below what the old
  * parameters give at that instant. Without refinement (timeline off) it drifts by
  * the first scale's error, some tens of microseconds per second at worst.
  *
- * The hot paths read it inline (hs_clock_ns, tracking.h): a call per read cost a
- * few percent of tracking mode. Parameters live in two slots (struct hs_tsc_clock);
+ * The hot paths read it inline (hsr_clock_ns, tracking.h): a call per read cost a
+ * few percent of tracking mode. Parameters live in two slots (struct hsr_tsc_clock);
  * a reader loads the current one's index, then it.
  * The writer fills the other slot and switches: a reader would need to sleep through
  * two refinements (two seconds) in the middle of a read to see a torn slot.
@@ -32,7 +32,7 @@
 #include "recorder.h"
 #include "tracking.h"
 
-struct hs_tsc_clock hs_tsc;   /* read inline by hs_clock_ns (tracking.h) */
+struct hsr_tsc_clock hsr_tsc;   /* read inline by hsr_clock_ns (tracking.h) */
 static uint64_t first_tsc, first_ns;   /* the baseline's start */
 
 static int kernel_uses_tsc(void)
@@ -52,7 +52,7 @@ static void read_pair(uint64_t *tsc, uint64_t *ns)
 {
     uint64_t best = UINT64_MAX;
     for (int i = 0; i < 8; i++) {
-        uint64_t a = __rdtsc(), n = hs_now_ns(CLOCK_MONOTONIC), b = __rdtsc();
+        uint64_t a = __rdtsc(), n = hsr_now_ns(CLOCK_MONOTONIC), b = __rdtsc();
         if (b > a && b - a < best) {
             best = b - a;
             *tsc = a + (b - a) / 2;
@@ -68,7 +68,7 @@ static uint64_t scale_between(uint64_t t0, uint64_t n0, uint64_t t1, uint64_t n1
     return (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (t1 - t0));
 }
 
-void hs_fast_clock_init(void)
+void hsr_fast_clock_init(void)
 {
     static int done;
     if (done)
@@ -84,22 +84,22 @@ void hs_fast_clock_init(void)
     uint64_t scale = scale_between(first_tsc, first_ns, t1, n1);
     if (!scale)
         return;
-    hs_tsc.slot[0] = (struct hs_tsc_params){t1, n1, scale};
-    atomic_store(&hs_tsc.current, 0);
-    atomic_store(&hs_tsc.use_tsc, 1);
+    hsr_tsc.slot[0] = (struct hsr_tsc_params){t1, n1, scale};
+    atomic_store(&hsr_tsc.current, 0);
+    atomic_store(&hsr_tsc.use_tsc, 1);
 }
 
-void hs_fast_clock_refine(void)
+void hsr_fast_clock_refine(void)
 {
-    if (!atomic_load(&hs_tsc.use_tsc))
+    if (!atomic_load(&hsr_tsc.use_tsc))
         return;
     uint64_t t = 0, n = 0;
     read_pair(&t, &n);
-    unsigned cur = atomic_load_explicit(&hs_tsc.current, memory_order_relaxed);
+    unsigned cur = atomic_load_explicit(&hsr_tsc.current, memory_order_relaxed);
     uint64_t scale = scale_between(first_tsc, first_ns, t, n);
     if (!scale)
         return;
-    uint64_t old = hs_tsc_convert(&hs_tsc.slot[cur], t);
-    hs_tsc.slot[!cur] = (struct hs_tsc_params){t, n > old ? n : old, scale};
-    atomic_store_explicit(&hs_tsc.current, !cur, memory_order_release);
+    uint64_t old = hsr_tsc_convert(&hsr_tsc.slot[cur], t);
+    hsr_tsc.slot[!cur] = (struct hsr_tsc_params){t, n > old ? n : old, scale};
+    atomic_store_explicit(&hsr_tsc.current, !cur, memory_order_release);
 }

@@ -7,19 +7,19 @@
  * to the real function and is not counted. Initial-exec TLS: reading it never
  * calls into the dynamic linker (dynamic TLS may call malloc).
  */
-#ifndef HS_GUARD_H
-#define HS_GUARD_H
+#ifndef HSR_GUARD_H
+#define HSR_GUARD_H
 
 #include "recorder.h"
 
-extern HS_HIDDEN HS_TLS int hs_guard;
+extern HSR_HIDDEN HSR_TLS int hsr_guard;
 
 /* For functions a C++ exception may unwind through (operator new): the guard is
  * dropped by a cleanup handler, which runs during unwinding (-fexceptions). */
-static inline void hs_guard_drop(int *unused)
+static inline void hsr_guard_drop(int *unused)
 {
     (void)unused;
-    hs_guard = 0;
+    hsr_guard = 0;
 }
 
 #endif

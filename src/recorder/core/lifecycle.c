@@ -31,20 +31,20 @@
 #include "guard.h"
 #include "recorder.h"
 
-struct hs_settings hs_settings = {".", "", "", 64, 0};
-_Atomic int hs_recording = 1;
-uint64_t hs_start_real_ns, hs_start_mono_ns;
+struct hsr_settings hsr_settings = {".", "", "", 64, 0};
+_Atomic int hsr_recording = 1;
+uint64_t hsr_start_real_ns, hsr_start_mono_ns;
 
 static int initialized;
 
-uint64_t hs_now_ns(int clock)
+uint64_t hsr_now_ns(int clock)
 {
     struct timespec ts;
     clock_gettime(clock, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void hs_warn(const char *msg)
+void hsr_warn(const char *msg)
 {
     char line[4400];
     int n = snprintf(line, sizeof line, "heapscope: %s\n", msg);
@@ -59,12 +59,12 @@ static const int dump_signals[] = {SIGTERM, SIGINT, SIGUSR1};
 static _Atomic int owned[65];
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
-int hs_signal_owned(int sig)
+int hsr_signal_owned(int sig)
 {
     return sig > 0 && sig < 65 && atomic_load(&owned[sig]);
 }
 
-void hs_signal_release(int sig)
+void hsr_signal_release(int sig)
 {
     if (sig > 0 && sig < 65)
         atomic_store(&owned[sig], 0);
@@ -76,14 +76,14 @@ static void on_signal(int sig)
     unsigned reason = sig == SIGTERM ? HS_REASON_SIGTERM
                       : sig == SIGINT ? HS_REASON_SIGINT : HS_REASON_SIGUSR1;
     if (sig != SIGUSR1)
-        hs_profile_seal();
-    hs_snapshot(reason, 1);
+        hsr_profile_seal();
+    hsr_snapshot(reason, 1);
     if (sig != SIGUSR1) {
         /* Let the signal do what it would have done without us. */
         struct sigaction dfl;
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
-        hs_signal_release(sig);
+        hsr_signal_release(sig);
         real_sigaction(sig, &dfl, NULL);
         sigset_t set;
         sigemptyset(&set);
@@ -96,7 +96,7 @@ static void on_signal(int sig)
 
 static void install_signals(void)
 {
-    real_sigaction = hs_next("sigaction");
+    real_sigaction = hsr_next("sigaction");
     if (!real_sigaction)
         return;
     for (size_t i = 0; i < sizeof dump_signals / sizeof *dump_signals; i++) {
@@ -119,56 +119,56 @@ static void install_signals(void)
 
 static void fork_prepare(void)
 {
-    hs_dump_lock_for_fork();
-    hs_regions_lock();
-    hs_pool_lock();
+    hsr_dump_lock_for_fork();
+    hsr_regions_lock();
+    hsr_pool_lock();
 }
 
 static void fork_parent(void)
 {
-    hs_pool_unlock();
-    hs_regions_unlock();
-    hs_dump_unlock_for_fork();
+    hsr_pool_unlock();
+    hsr_regions_unlock();
+    hsr_dump_unlock_for_fork();
 }
 
 static void fork_child(void)
 {
-    int saved_guard = hs_guard;
-    hs_guard = 1;
-    hs_pool_unlock();
-    hs_regions_unlock();
-    hs_snapshot_after_fork_child();   /* also frees the dump lock */
-    hs_profile_after_fork_child();    /* and the writer lock */
-    hs_counters_after_fork_child();
-    hs_stacks_after_fork_child();
-    hs_profile_close();               /* the parent's file stays the parent's */
-    hs_start_real_ns = hs_now_ns(CLOCK_REALTIME);
-    hs_start_mono_ns = hs_now_ns(CLOCK_MONOTONIC);
-    if (atomic_load(&hs_recording) && hs_profile_open() != 0)
-        atomic_store(&hs_recording, 0);
-    if (atomic_load(&hs_recording))
-        hs_timeline_after_fork_child();
-    hs_guard = saved_guard;
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    hsr_pool_unlock();
+    hsr_regions_unlock();
+    hsr_snapshot_after_fork_child();   /* also frees the dump lock */
+    hsr_profile_after_fork_child();    /* and the writer lock */
+    hsr_counters_after_fork_child();
+    hsr_stacks_after_fork_child();
+    hsr_profile_close();               /* the parent's file stays the parent's */
+    hsr_start_real_ns = hsr_now_ns(CLOCK_REALTIME);
+    hsr_start_mono_ns = hsr_now_ns(CLOCK_MONOTONIC);
+    if (atomic_load(&hsr_recording) && hsr_profile_open() != 0)
+        atomic_store(&hsr_recording, 0);
+    if (atomic_load(&hsr_recording))
+        hsr_timeline_after_fork_child();
+    hsr_guard = saved_guard;
 }
 
 /* ---- exec ---- */
 
 /* Not in a vfork child: it shares the parent's memory and file, and the parent,
  * which goes on, dumps for itself. */
-void hs_before_exec(void)
+void hsr_before_exec(void)
 {
-    if (atomic_load(&hs_recording) && hs_profile_pid() == (int)getpid()) {
-        hs_profile_seal();   /* lifted after a few seconds if the exec fails */
-        hs_snapshot(HS_REASON_EXEC, 0);
+    if (atomic_load(&hsr_recording) && hsr_profile_pid() == (int)getpid()) {
+        hsr_profile_seal();   /* lifted after a few seconds if the exec fails */
+        hsr_snapshot(HS_REASON_EXEC, 0);
     }
 }
 
-void hs_before_exit_now(void)
+void hsr_before_exit_now(void)
 {
-    if (hs_real.free && atomic_load(&hs_recording) && hs_profile_is_open() &&
-        hs_profile_pid() == (int)getpid()) {
-        hs_profile_seal();
-        hs_snapshot(HS_REASON_EXIT, 0);
+    if (hsr_real.free && atomic_load(&hsr_recording) && hsr_profile_is_open() &&
+        hsr_profile_pid() == (int)getpid()) {
+        hsr_profile_seal();
+        hsr_snapshot(HS_REASON_EXIT, 0);
     }
 }
 
@@ -179,79 +179,79 @@ static const char *setting(const char *name, const char *fallback)
     const char *v = getenv(name);
     if (!v || !*v)
         return fallback;
-    const char *copy = hs_pool_strdup(v);  /* the program may change its environment */
+    const char *copy = hsr_pool_strdup(v);  /* the program may change its environment */
     return copy ? copy : fallback;
 }
 
 static void read_settings(void)
 {
-    hs_timeline_settings();
-    hs_settings.output_dir = setting("HEAPSCOPE_OUTPUT_DIR", ".");
-    hs_settings.stack_sizes = setting("HEAPSCOPE_STACK_SIZES", "");
-    hs_settings.stack_regions = setting("HEAPSCOPE_STACK_REGIONS", "");
+    hsr_timeline_settings();
+    hsr_settings.output_dir = setting("HEAPSCOPE_OUTPUT_DIR", ".");
+    hsr_settings.stack_sizes = setting("HEAPSCOPE_STACK_SIZES", "");
+    hsr_settings.stack_regions = setting("HEAPSCOPE_STACK_REGIONS", "");
     const char *depth = setting("HEAPSCOPE_STACK_DEPTH", "64");
     char *end;
     long d = strtol(depth, &end, 10);
-    if (*end || d < 1 || d > (long)HS_MAX_DEPTH) {
+    if (*end || d < 1 || d > (long)HSR_MAX_DEPTH) {
         char msg[200];
-        snprintf(msg, sizeof msg, "HEAPSCOPE_STACK_DEPTH must be 1..%u, using 64", HS_MAX_DEPTH);
-        hs_warn(msg);
+        snprintf(msg, sizeof msg, "HEAPSCOPE_STACK_DEPTH must be 1..%u, using 64", HSR_MAX_DEPTH);
+        hsr_warn(msg);
         d = 64;
     }
-    hs_settings.max_depth = (uint32_t)d;
+    hsr_settings.max_depth = (uint32_t)d;
     const char *unwind = setting("HEAPSCOPE_UNWIND", "dwarf");
     if (strcmp(unwind, "fp") == 0) {
-        hs_settings.unwinder = 1;
+        hsr_settings.unwinder = 1;
     } else if (strcmp(unwind, "dwarf") != 0) {
-        hs_warn("HEAPSCOPE_UNWIND must be 'dwarf' or 'fp', using dwarf");
+        hsr_warn("HEAPSCOPE_UNWIND must be 'dwarf' or 'fp', using dwarf");
     }
     char err[512];
-    if (hs_selection_init(hs_settings.stack_sizes, hs_settings.stack_regions, err, sizeof err)) {
+    if (hsr_selection_init(hsr_settings.stack_sizes, hsr_settings.stack_regions, err, sizeof err)) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s; recording counts without stacks", err);
-        hs_warn(msg);
-        hs_settings.stack_sizes = "";
-        hs_selection_init("", "", err, sizeof err);
+        hsr_warn(msg);
+        hsr_settings.stack_sizes = "";
+        hsr_selection_init("", "", err, sizeof err);
     }
 }
 
-__attribute__((constructor)) void hs_init(void)
+__attribute__((constructor)) void hsr_init(void)
 {
     if (initialized)
         return;
     initialized = 1;
-    hs_resolve();
-    int saved_guard = hs_guard;
-    hs_guard = 1;
-    hs_start_real_ns = hs_now_ns(CLOCK_REALTIME);
-    hs_start_mono_ns = hs_now_ns(CLOCK_MONOTONIC);
+    hsr_resolve();
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    hsr_start_real_ns = hsr_now_ns(CLOCK_REALTIME);
+    hsr_start_mono_ns = hsr_now_ns(CLOCK_MONOTONIC);
     read_settings();
-    hs_regions_reselect();
-    hs_modules_init();
-    hs_stacks_init((int)hs_settings.unwinder, hs_settings.max_depth);
-    hs_counters_init();
-    hs_exec_env_init();
-    if (hs_profile_open() != 0) {
-        atomic_store(&hs_recording, 0);
+    hsr_regions_reselect();
+    hsr_modules_init();
+    hsr_stacks_init((int)hsr_settings.unwinder, hsr_settings.max_depth);
+    hsr_counters_init();
+    hsr_exec_env_init();
+    if (hsr_profile_open() != 0) {
+        atomic_store(&hsr_recording, 0);
     } else {
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         install_signals();
-        hs_timeline_start();
+        hsr_timeline_start();
     }
-    hs_guard = saved_guard;
+    hsr_guard = saved_guard;
 }
 
-__attribute__((destructor)) static void hs_fini(void)
+__attribute__((destructor)) static void hsr_fini(void)
 {
-    if (!atomic_load(&hs_recording))
+    if (!atomic_load(&hsr_recording))
         return;
-    hs_profile_seal();
-    hs_snapshot(HS_REASON_EXIT, 0);
-    uint64_t unbalanced = hs_regions_unbalanced();
+    hsr_profile_seal();
+    hsr_snapshot(HS_REASON_EXIT, 0);
+    uint64_t unbalanced = hsr_regions_unbalanced();
     if (unbalanced) {
         char msg[120];
         snprintf(msg, sizeof msg, "%llu unbalanced heapscope_region_end() calls were ignored",
                  (unsigned long long)unbalanced);
-        hs_warn(msg);
+        hsr_warn(msg);
     }
 }

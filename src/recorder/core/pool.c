@@ -2,10 +2,10 @@
  * pool.c — the recorder's own memory. Everything comes from mmap, never from the
  * program's allocator (which we are interposing, and which may be jemalloc,
  * tcmalloc ...). Three kinds:
- *   hs_map/hs_unmap    page-granular blocks (tables that are created once and grow)
- *   hs_pool_alloc      small permanent objects (region names), bump-allocated
- *   hs_arena_*         scratch memory of one dump, freed whole at its end
- * All are async-signal-safe except hs_pool_alloc (a spinlock; never used by dumps).
+ *   hsr_map/hsr_unmap    page-granular blocks (tables that are created once and grow)
+ *   hsr_pool_alloc      small permanent objects (region names), bump-allocated
+ *   hsr_arena_*         scratch memory of one dump, freed whole at its end
+ * All are async-signal-safe except hsr_pool_alloc (a spinlock; never used by dumps).
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -19,14 +19,14 @@ static size_t page_round(size_t n)
     return (n + page - 1) & ~(page - 1);
 }
 
-void *hs_map(size_t bytes)
+void *hsr_map(size_t bytes)
 {
     void *p = mmap(NULL, page_round(bytes), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
-void hs_unmap(void *p, size_t bytes)
+void hsr_unmap(void *p, size_t bytes)
 {
     if (p)
         munmap(p, page_round(bytes));
@@ -39,15 +39,15 @@ static atomic_flag pool_lock = ATOMIC_FLAG_INIT;
 static char *pool_cur;
 static size_t pool_left;
 
-void *hs_pool_alloc(size_t bytes)
+void *hsr_pool_alloc(size_t bytes)
 {
     bytes = (bytes + 15) & ~(size_t)15;
     if (bytes > POOL_BLOCK / 4)
-        return hs_map(bytes);
+        return hsr_map(bytes);
     while (atomic_flag_test_and_set_explicit(&pool_lock, memory_order_acquire))
         ;
     if (bytes > pool_left) {
-        char *block = hs_map(POOL_BLOCK);
+        char *block = hsr_map(POOL_BLOCK);
         if (!block) {
             atomic_flag_clear_explicit(&pool_lock, memory_order_release);
             return NULL;
@@ -64,21 +64,21 @@ void *hs_pool_alloc(size_t bytes)
 
 /* fork: the child must not inherit the lock held by a thread that does not exist
  * there (taken in the prepare handler, after the regions lock: same order). */
-void hs_pool_lock(void)
+void hsr_pool_lock(void)
 {
     while (atomic_flag_test_and_set_explicit(&pool_lock, memory_order_acquire))
         ;
 }
 
-void hs_pool_unlock(void)
+void hsr_pool_unlock(void)
 {
     atomic_flag_clear_explicit(&pool_lock, memory_order_release);
 }
 
-char *hs_pool_strdup(const char *s)
+char *hsr_pool_strdup(const char *s)
 {
     size_t n = strlen(s);
-    char *p = hs_pool_alloc(n + 1);
+    char *p = hsr_pool_alloc(n + 1);
     if (p)
         memcpy(p, s, n + 1);
     return p;
@@ -86,21 +86,21 @@ char *hs_pool_strdup(const char *s)
 
 /* ---- dump scratch arenas ---- */
 
-struct hs_arena_chunk {
-    struct hs_arena_chunk *next;
+struct hsr_arena_chunk {
+    struct hsr_arena_chunk *next;
     size_t size, used;
 };
 
 #define ARENA_CHUNK (1u << 20)
 
-void *hs_arena_alloc(struct hs_arena *a, size_t bytes)
+void *hsr_arena_alloc(struct hsr_arena *a, size_t bytes)
 {
     bytes = (bytes + 15) & ~(size_t)15;
-    struct hs_arena_chunk *c = a->head;
+    struct hsr_arena_chunk *c = a->head;
     size_t header = (sizeof *c + 15) & ~(size_t)15;
     if (!c || c->size - c->used < bytes) {
         size_t size = page_round(header + (bytes > ARENA_CHUNK ? bytes : ARENA_CHUNK));
-        c = hs_map(size);
+        c = hsr_map(size);
         if (!c)
             return NULL;
         c->size = size;
@@ -113,11 +113,11 @@ void *hs_arena_alloc(struct hs_arena *a, size_t bytes)
     return p;  /* fresh mmap pages are zero and chunks are never reused */
 }
 
-void hs_arena_free(struct hs_arena *a)
+void hsr_arena_free(struct hsr_arena *a)
 {
     while (a->head) {
-        struct hs_arena_chunk *next = a->head->next;
-        hs_unmap(a->head, a->head->size);
+        struct hsr_arena_chunk *next = a->head->next;
+        hsr_unmap(a->head, a->head->size);
         a->head = next;
     }
 }

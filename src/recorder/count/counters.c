@@ -2,9 +2,9 @@
  * counters.c — per-thread count tables: the hot path of the recorder.
  *
  * The increments themselves are inline, in counting.h.
- * Each thread owns a struct hs_thread (mmap'd on its first allocation) holding,
+ * Each thread owns a struct hsr_thread (mmap'd on its first allocation) holding,
  * per region id, a lazily mapped block of API call counters plus a direct array
- * of counts for sizes below HS_SMALL_SIZES, and one open-addressing hash table for
+ * of counts for sizes below HSR_SMALL_SIZES, and one open-addressing hash table for
  * (region, size) pairs above. Only the owner writes its table (relaxed atomic
  * load+store: a plain add, yet race-free for the merging reader), so counting
  * takes no lock and touches no shared cache line.
@@ -26,117 +26,117 @@
 #include "tracking.h"
 
 struct size_entry {
-    _Atomic uint64_t size;      /* 0 = empty (sizes here are >= HS_SMALL_SIZES) */
+    _Atomic uint64_t size;      /* 0 = empty (sizes here are >= HSR_SMALL_SIZES) */
     uint32_t region, pad;
     _Atomic uint64_t count;
 };
 
-struct hs_size_table {
+struct hsr_size_table {
     uint64_t mask, used;
     struct size_entry e[];
 };
 
-HS_TLS struct hs_thread *hs_self;
-static struct hs_thread *_Atomic threads;
+HSR_TLS struct hsr_thread *hsr_self;
+static struct hsr_thread *_Atomic threads;
 static _Atomic uint64_t threads_seen;
 static pthread_key_t exit_key;
 static int have_exit_key;
 
 static _Atomic uint32_t tables;                 /* tables created; index of the next */
-static struct hs_thread *_Atomic *_Atomic by_index;  /* index -> table (mmap'd on first use) */
+static struct hsr_thread *_Atomic *_Atomic by_index;  /* index -> table (mmap'd on first use) */
 
-static void index_table(struct hs_thread *t)
+static void index_table(struct hsr_thread *t)
 {
-    struct hs_thread *_Atomic *ix = atomic_load(&by_index);
-    if (t->index >= HS_MAX_TABLES)
+    struct hsr_thread *_Atomic *ix = atomic_load(&by_index);
+    if (t->index >= HSR_MAX_TABLES)
         return;
     if (!ix) {
-        struct hs_thread *_Atomic *fresh = hs_map(HS_MAX_TABLES * sizeof *fresh);
+        struct hsr_thread *_Atomic *fresh = hsr_map(HSR_MAX_TABLES * sizeof *fresh);
         if (!fresh)
             return;
         if (atomic_compare_exchange_strong(&by_index, &ix, fresh))
             ix = fresh;
         else
-            hs_unmap(fresh, HS_MAX_TABLES * sizeof *fresh);
+            hsr_unmap(fresh, HSR_MAX_TABLES * sizeof *fresh);
     }
     atomic_store_explicit(&ix[t->index], t, memory_order_release);
 }
 
-uint64_t hs_threads_seen(void) { return atomic_load(&threads_seen); }
-struct hs_thread *hs_thread_at(uint32_t index)
+uint64_t hsr_threads_seen(void) { return atomic_load(&threads_seen); }
+struct hsr_thread *hsr_thread_at(uint32_t index)
 {
-    struct hs_thread *_Atomic *ix = atomic_load_explicit(&by_index, memory_order_acquire);
-    return index < HS_MAX_TABLES && ix ? atomic_load_explicit(&ix[index], memory_order_acquire)
+    struct hsr_thread *_Atomic *ix = atomic_load_explicit(&by_index, memory_order_acquire);
+    return index < HSR_MAX_TABLES && ix ? atomic_load_explicit(&ix[index], memory_order_acquire)
                                        : NULL;
 }
-struct hs_thread *hs_threads_first(void) { return atomic_load_explicit(&threads, memory_order_acquire); }
-struct hs_thread *hs_threads_next(struct hs_thread *t) { return t->next; }
-struct hs_stack_table *hs_thread_stacks(struct hs_thread *t)
+struct hsr_thread *hsr_threads_first(void) { return atomic_load_explicit(&threads, memory_order_acquire); }
+struct hsr_thread *hsr_threads_next(struct hsr_thread *t) { return t->next; }
+struct hsr_stack_table *hsr_thread_stacks(struct hsr_thread *t)
 {
     return atomic_load_explicit(&t->stacks, memory_order_acquire);
 }
-struct hs_stack_table **hs_thread_stacks_slot(struct hs_thread *t)
+struct hsr_stack_table **hsr_thread_stacks_slot(struct hsr_thread *t)
 {
-    return (struct hs_stack_table **)&t->stacks;
+    return (struct hsr_stack_table **)&t->stacks;
 }
 
 static void thread_exit(void *arg)
 {
-    struct hs_thread *t = arg;
-    if (hs_track_on && t == hs_self) {  /* its deferred frees, before the table is handed back */
-        int saved_guard = hs_guard;
-        hs_guard = 1;
-        hs_track_flush(t);
-        hs_guard = saved_guard;
+    struct hsr_thread *t = arg;
+    if (hsr_track_on && t == hsr_self) {  /* its deferred frees, before the table is handed back */
+        int saved_guard = hsr_guard;
+        hsr_guard = 1;
+        hsr_track_flush(t);
+        hsr_guard = saved_guard;
     }
-    hs_self = NULL;
+    hsr_self = NULL;
     atomic_store_explicit(&t->in_use, 0, memory_order_release);
 }
 
-void hs_counters_init(void)
+void hsr_counters_init(void)
 {
     if (!have_exit_key && pthread_key_create(&exit_key, thread_exit) == 0)
         have_exit_key = 1;
 }
 
-struct hs_thread *hs_thread_attach(void)
+struct hsr_thread *hsr_thread_attach(void)
 {
-    struct hs_thread *t;
-    for (t = hs_threads_first(); t; t = t->next) {
+    struct hsr_thread *t;
+    for (t = hsr_threads_first(); t; t = t->next) {
         int idle = 0;
         if (atomic_compare_exchange_strong(&t->in_use, &idle, 1))
             break;
     }
     if (!t) {
-        t = hs_map(sizeof *t);
+        t = hsr_map(sizeof *t);
         if (!t)
             return NULL;
         t->in_use = 1;
         t->index = atomic_fetch_add(&tables, 1);
         index_table(t);
-        struct hs_thread *head = atomic_load(&threads);
+        struct hsr_thread *head = atomic_load(&threads);
         do
             t->next = head;
         while (!atomic_compare_exchange_weak(&threads, &head, t));
     }
-    hs_self = t;
+    hsr_self = t;
     atomic_fetch_add(&threads_seen, 1);
     if (have_exit_key)
         pthread_setspecific(exit_key, t);
     return t;
 }
 
-struct hs_region_counts *hs_region_counts_new(struct hs_thread *t, uint32_t r)
+struct hsr_region_counts *hsr_region_counts_new(struct hsr_thread *t, uint32_t r)
 {
-    struct hs_region_counts *rc = hs_map(sizeof *rc);
+    struct hsr_region_counts *rc = hsr_map(sizeof *rc);
     if (rc)
         atomic_store_explicit(&t->regions[r], rc, memory_order_release);
     return rc;
 }
 
-static struct hs_size_table *size_table_new(uint64_t slots)
+static struct hsr_size_table *size_table_new(uint64_t slots)
 {
-    struct hs_size_table *st = hs_map(sizeof *st + slots * sizeof(struct size_entry));
+    struct hsr_size_table *st = hsr_map(sizeof *st + slots * sizeof(struct size_entry));
     if (st)
         st->mask = slots - 1;
     return st;
@@ -149,7 +149,7 @@ static uint64_t hash_size(uint32_t region, uint64_t size)
 }
 
 /* The entry for (region, size), created if needed; NULL when out of memory. */
-static struct size_entry *slot_for(struct hs_size_table *st, uint32_t region, uint64_t size)
+static struct size_entry *slot_for(struct hsr_size_table *st, uint32_t region, uint64_t size)
 {
     for (uint64_t i = hash_size(region, size);; i++) {
         struct size_entry *e = &st->e[i & st->mask];
@@ -165,11 +165,11 @@ static struct size_entry *slot_for(struct hs_size_table *st, uint32_t region, ui
     }
 }
 
-void hs_count_large(struct hs_thread *t, uint32_t region, uint64_t size)
+void hsr_count_large(struct hsr_thread *t, uint32_t region, uint64_t size)
 {
-    struct hs_size_table *st = atomic_load_explicit(&t->large, memory_order_relaxed);
+    struct hsr_size_table *st = atomic_load_explicit(&t->large, memory_order_relaxed);
     if (!st || (st->used + 1) * 2 > st->mask + 1) {
-        struct hs_size_table *bigger = size_table_new(st ? (st->mask + 1) * 2 : 1024);
+        struct hsr_size_table *bigger = size_table_new(st ? (st->mask + 1) * 2 : 1024);
         if (!bigger)
             return;  /* out of memory: nothing sane left to do */
         if (st)
@@ -184,14 +184,14 @@ void hs_count_large(struct hs_thread *t, uint32_t region, uint64_t size)
         atomic_store_explicit(&t->large, bigger, memory_order_release);
         st = bigger;
     }
-    hs_bump(&slot_for(st, region, size)->count, 1);
+    hsr_bump(&slot_for(st, region, size)->count, 1);
 }
 
-void hs_thread_visit(struct hs_thread *t, void *ctx, hs_size_fn sizes, hs_api_fn apis)
+void hsr_thread_visit(struct hsr_thread *t, void *ctx, hsr_size_fn sizes, hsr_api_fn apis)
 {
-    uint32_t nregions = hs_region_count();
+    uint32_t nregions = hsr_region_count();
     for (uint32_t r = 0; r < nregions; r++) {
-        struct hs_region_counts *rc = atomic_load_explicit(&t->regions[r], memory_order_acquire);
+        struct hsr_region_counts *rc = atomic_load_explicit(&t->regions[r], memory_order_acquire);
         if (!rc)
             continue;
         for (unsigned a = 0; a < HS_API_COUNT; a++) {
@@ -199,13 +199,13 @@ void hs_thread_visit(struct hs_thread *t, void *ctx, hs_size_fn sizes, hs_api_fn
             if (n)
                 apis(ctx, r, a, n);
         }
-        for (uint64_t s = 0; s < HS_SMALL_SIZES; s++) {
+        for (uint64_t s = 0; s < HSR_SMALL_SIZES; s++) {
             uint64_t n = atomic_load_explicit(&rc->small[s], memory_order_relaxed);
             if (n)
                 sizes(ctx, r, s, n);
         }
     }
-    struct hs_size_table *st = atomic_load_explicit(&t->large, memory_order_acquire);
+    struct hsr_size_table *st = atomic_load_explicit(&t->large, memory_order_acquire);
     for (uint64_t i = 0; st && i <= st->mask; i++) {
         uint64_t s = atomic_load_explicit(&st->e[i].size, memory_order_acquire);
         uint64_t n = s ? atomic_load_explicit(&st->e[i].count, memory_order_relaxed) : 0;
@@ -216,23 +216,23 @@ void hs_thread_visit(struct hs_thread *t, void *ctx, hs_size_fn sizes, hs_api_fn
 
 /* In a forked child only the forking thread exists: the parent's counts are the
  * parent's, so every table is zeroed and all but ours handed back. */
-void hs_counters_after_fork_child(void)
+void hsr_counters_after_fork_child(void)
 {
-    for (struct hs_thread *t = hs_threads_first(); t; t = t->next) {
-        for (uint32_t r = 0; r < HS_MAX_REGIONS; r++) {
-            struct hs_region_counts *rc = t->regions[r];
+    for (struct hsr_thread *t = hsr_threads_first(); t; t = t->next) {
+        for (uint32_t r = 0; r < HSR_MAX_REGIONS; r++) {
+            struct hsr_region_counts *rc = t->regions[r];
             if (rc)
                 memset(rc, 0, sizeof *rc);
         }
-        struct hs_size_table *st = t->large;
+        struct hsr_size_table *st = t->large;
         if (st) {
             memset(st->e, 0, (st->mask + 1) * sizeof st->e[0]);
             st->used = 0;
         }
         if (t->stacks)
-            hs_stack_table_clear(t->stacks);
-        if (t != hs_self)
+            hsr_stack_table_clear(t->stacks);
+        if (t != hsr_self)
             t->in_use = 0;
     }
-    atomic_store(&threads_seen, hs_self ? 1 : 0);
+    atomic_store(&threads_seen, hsr_self ? 1 : 0);
 }

@@ -3,7 +3,7 @@
  * them a component (the MPI library, "[MPI]") allocated.
  *
  * Each thread adds the bytes of the blocks it allocates to its own counter and
- * subtracts those of the blocks it frees (struct hs_thread, counting.h): no lock,
+ * subtracts those of the blocks it frees (struct hsr_thread, counting.h): no lock,
  * no shared cache line. A block freed by another thread makes that thread's
  * figure negative; the sum over all threads is right. Tables of ended threads are
  * adopted by new ones and keep their figure, so nothing is lost from the sum.
@@ -23,50 +23,50 @@
 #include "blocks.h"
 #include "recorder.h"
 
-size_t (*hs_usable_size)(void *);
+size_t (*hsr_usable_size)(void *);
 static int usable_missing;
 
 /* malloc_usable_size of the next allocator; 0 when it has none. */
-int64_t hs_heap_usable(void *p)
+int64_t hsr_heap_usable(void *p)
 {
-    size_t (*f)(void *) = __atomic_load_n(&hs_usable_size, __ATOMIC_RELAXED);
-    if (HS_UNLIKELY(!f)) {
+    size_t (*f)(void *) = __atomic_load_n(&hsr_usable_size, __ATOMIC_RELAXED);
+    if (HSR_UNLIKELY(!f)) {
         if (usable_missing)
             return 0;
-        f = (size_t (*)(void *))hs_next("malloc_usable_size");
+        f = (size_t (*)(void *))hsr_next("malloc_usable_size");
         if (!f) {
             usable_missing = 1;
-            hs_warn("the allocator has no malloc_usable_size: heap in use is not measured");
+            hsr_warn("the allocator has no malloc_usable_size: heap in use is not measured");
             return 0;
         }
-        __atomic_store_n(&hs_usable_size, f, __ATOMIC_RELAXED);
+        __atomic_store_n(&hsr_usable_size, f, __ATOMIC_RELAXED);
     }
     return (int64_t)f(p);
 }
 
-void hs_heap_add(int64_t bytes, int component)
+void hsr_heap_add(int64_t bytes, int component)
 {
-    struct hs_thread *t = hs_self;
-    if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
+    struct hsr_thread *t = hsr_self;
+    if (HSR_UNLIKELY(!t) && !(t = hsr_thread_attach()))
         return;
-    hs_heap_count(t, bytes, component);
+    hsr_heap_count(t, bytes, component);
 }
 
 /* Bytes counted by no thread's table: deaths a signal handler's snapshot counted
  * (it may have interrupted a thread inside a plain add to its table). */
 static _Atomic int64_t unowned, unowned_component;
 
-void hs_heap_unowned(int64_t bytes, int component)
+void hsr_heap_unowned(int64_t bytes, int component)
 {
     atomic_fetch_add(&unowned, bytes);
     if (component)
         atomic_fetch_add(&unowned_component, bytes);
 }
 
-void hs_heap_in_use(int64_t *total, int64_t *component)
+void hsr_heap_in_use(int64_t *total, int64_t *component)
 {
     int64_t sum = atomic_load(&unowned), part = atomic_load(&unowned_component);
-    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t)) {
+    for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t)) {
         sum += atomic_load_explicit(&t->heap_bytes, memory_order_relaxed);
         part += atomic_load_explicit(&t->heap_component_bytes, memory_order_relaxed);
     }

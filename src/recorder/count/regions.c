@@ -21,37 +21,37 @@
 #include "recorder.h"
 #include "tracking.h"
 
-static struct hs_region regions[HS_MAX_REGIONS] = {{HS_NO_PARENT, 0, ""}};
+static struct hsr_region regions[HSR_MAX_REGIONS] = {{HS_NO_PARENT, 0, ""}};
 static _Atomic uint32_t region_count = 1;
-uint8_t hs_region_stacks[HS_MAX_REGIONS];
+uint8_t hsr_region_stacks[HSR_MAX_REGIONS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* (parent, name) -> id + 1, open addressing; guarded by `lock` */
-#define INDEX_SIZE (2 * HS_MAX_REGIONS)
+#define INDEX_SIZE (2 * HSR_MAX_REGIONS)
 static uint32_t index_slots[INDEX_SIZE];
 static uint32_t overflow_id;  /* 0 until the registry is full */
 
-_Atomic uint32_t hs_process_region;
-static uint32_t process_stack[HS_MAX_REGION_DEPTH];
+_Atomic uint32_t hsr_process_region;
+static uint32_t process_stack[HSR_MAX_REGION_DEPTH];
 static uint32_t process_depth, process_beyond;  /* beyond: begins past max depth */
 
-HS_TLS union hs_place hs_place;
-static HS_TLS uint32_t thread_stack[HS_MAX_REGION_DEPTH];
-static HS_TLS uint32_t thread_depth, thread_beyond;
+HSR_TLS union hsr_place hsr_place;
+static HSR_TLS uint32_t thread_stack[HSR_MAX_REGION_DEPTH];
+static HSR_TLS uint32_t thread_depth, thread_beyond;
 
 static _Atomic uint64_t unbalanced;
 
-uint32_t hs_region_count(void)
+uint32_t hsr_region_count(void)
 {
     return atomic_load_explicit(&region_count, memory_order_acquire);
 }
 
-const struct hs_region *hs_region_get(uint32_t id)
+const struct hsr_region *hsr_region_get(uint32_t id)
 {
     return &regions[id];
 }
 
-uint64_t hs_regions_unbalanced(void)
+uint64_t hsr_regions_unbalanced(void)
 {
     return atomic_load_explicit(&unbalanced, memory_order_relaxed);
 }
@@ -71,7 +71,7 @@ static void region_path(uint32_t id, char *out, size_t len)
         strncpy(out, "(none)", len);
         return;
     }
-    const char *parts[HS_MAX_REGION_DEPTH + 2];
+    const char *parts[HSR_MAX_REGION_DEPTH + 2];
     int n = 0;
     for (uint32_t r = id; r != 0 && n < (int)(sizeof parts / sizeof *parts); r = regions[r].parent)
         parts[n++] = regions[r].name;
@@ -93,15 +93,15 @@ static void select_region(uint32_t id)
 {
     char path[4096];
     region_path(id, path, sizeof path);
-    uint8_t sel = (uint8_t)hs_region_name_selected(id ? regions[id].name : "(none)", path);
+    uint8_t sel = (uint8_t)hsr_region_name_selected(id ? regions[id].name : "(none)", path);
     regions[id].stack_selected = sel;
-    hs_region_stacks[id] = sel;
+    hsr_region_stacks[id] = sel;
 }
 
-void hs_regions_reselect(void)
+void hsr_regions_reselect(void)
 {
     pthread_mutex_lock(&lock);
-    for (uint32_t id = 0; id < hs_region_count(); id++)
+    for (uint32_t id = 0; id < hsr_region_count(); id++)
         select_region(id);
     pthread_mutex_unlock(&lock);
 }
@@ -109,7 +109,7 @@ void hs_regions_reselect(void)
 static uint32_t append(uint32_t parent, const char *name)
 {
     uint32_t id = atomic_load_explicit(&region_count, memory_order_relaxed);
-    const char *copy = hs_pool_strdup(name);
+    const char *copy = hsr_pool_strdup(name);
     if (!copy)
         copy = "(out of memory)";
     regions[id].parent = parent;
@@ -127,15 +127,15 @@ static uint32_t intern(uint32_t parent, const char *name)
         uint32_t slot = index_slots[h];
         if (!slot)
             break;
-        const struct hs_region *r = &regions[slot - 1];
+        const struct hsr_region *r = &regions[slot - 1];
         if (r->parent == parent && strcmp(r->name, name) == 0)
             return slot - 1;
     }
     if (overflow_id)
         return overflow_id;
-    if (hs_region_count() == HS_MAX_REGIONS - 1) {
+    if (hsr_region_count() == HSR_MAX_REGIONS - 1) {
         overflow_id = append(0, "(overflow)");
-        hs_warn("more than 4095 distinct regions: further new regions count as \"(overflow)\"");
+        hsr_warn("more than 4095 distinct regions: further new regions count as \"(overflow)\"");
         return overflow_id;
     }
     uint32_t id = append(parent, name);
@@ -158,36 +158,36 @@ static void clean_name(const char *name, char *out, size_t len)
  * timeline sample has its heap exact (tracking.c). */
 static void settle_frees(void)
 {
-    struct hs_thread *t = hs_self;
-    if (!hs_track_on || !t)
+    struct hsr_thread *t = hsr_self;
+    if (!hsr_track_on || !t)
         return;
-    int saved_guard = hs_guard;
-    hs_guard = 1;
-    hs_track_flush(t);
-    hs_guard = saved_guard;
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    hsr_track_flush(t);
+    hsr_guard = saved_guard;
 }
 
-void hs_regions_begin(const char *name, int thread_only)
+void hsr_regions_begin(const char *name, int thread_only)
 {
     char clean[1024];
     clean_name(name, clean, sizeof clean);
     uint32_t began = HS_NO_PARENT;
-    uint32_t thread_parent = hs_thread_parent_region();
+    uint32_t thread_parent = hsr_thread_parent_region();
     pthread_mutex_lock(&lock);
     if (thread_only) {
         uint32_t id = intern(thread_parent, clean);
-        if (thread_depth < HS_MAX_REGION_DEPTH) {
+        if (thread_depth < HSR_MAX_REGION_DEPTH) {
             thread_stack[thread_depth++] = id;
-            hs_place.in.region = id + 1;
+            hsr_place.in.region = id + 1;
         } else {
             thread_beyond++;
         }
     } else {
         uint32_t top = process_depth ? process_stack[process_depth - 1] : 0;
         uint32_t id = intern(top, clean);
-        if (process_depth < HS_MAX_REGION_DEPTH) {
+        if (process_depth < HSR_MAX_REGION_DEPTH) {
             process_stack[process_depth++] = id;
-            atomic_store_explicit(&hs_process_region, id, memory_order_relaxed);
+            atomic_store_explicit(&hsr_process_region, id, memory_order_relaxed);
             began = id;
         } else {
             process_beyond++;
@@ -196,18 +196,18 @@ void hs_regions_begin(const char *name, int thread_only)
     pthread_mutex_unlock(&lock);
     if (began != HS_NO_PARENT) {
         settle_frees();
-        hs_timeline_region(HS_SAMPLE_REGION_BEGIN, began);
+        hsr_timeline_region(HS_SAMPLE_REGION_BEGIN, began);
     }
 }
 
-void hs_regions_end(int thread_only)
+void hsr_regions_end(int thread_only)
 {
     if (thread_only) {
         if (thread_beyond)
             thread_beyond--;
         else if (thread_depth) {
             thread_depth--;
-            hs_place.in.region = thread_depth ? thread_stack[thread_depth - 1] + 1 : 0;
+            hsr_place.in.region = thread_depth ? thread_stack[thread_depth - 1] + 1 : 0;
         } else
             atomic_fetch_add(&unbalanced, 1);
         return;
@@ -219,17 +219,17 @@ void hs_regions_end(int thread_only)
     else if (process_depth) {
         ended = process_stack[--process_depth];
         uint32_t top = process_depth ? process_stack[process_depth - 1] : 0;
-        atomic_store_explicit(&hs_process_region, top, memory_order_relaxed);
+        atomic_store_explicit(&hsr_process_region, top, memory_order_relaxed);
     } else
         atomic_fetch_add(&unbalanced, 1);
     pthread_mutex_unlock(&lock);
     if (ended != HS_NO_PARENT) {
         settle_frees();
-        hs_timeline_region(HS_SAMPLE_REGION_END, ended);
+        hsr_timeline_region(HS_SAMPLE_REGION_END, ended);
     }
 }
 
-uint32_t hs_region_intern(uint32_t parent, const char *name)
+uint32_t hsr_region_intern(uint32_t parent, const char *name)
 {
     pthread_mutex_lock(&lock);
     uint32_t id = intern(parent, name);
@@ -237,5 +237,5 @@ uint32_t hs_region_intern(uint32_t parent, const char *name)
     return id;
 }
 
-void hs_regions_lock(void) { pthread_mutex_lock(&lock); }
-void hs_regions_unlock(void) { pthread_mutex_unlock(&lock); }
+void hsr_regions_lock(void) { pthread_mutex_lock(&lock); }
+void hsr_regions_unlock(void) { pthread_mutex_unlock(&lock); }

@@ -8,7 +8,7 @@
  *
  * Sizes below SMALL_LIMIT are a bitmap, larger ones a short list of ranges. The
  * region test is done once per region id when it is interned (regions.c keeps
- * the answer in hs_region_stacks[]), so the hot path tests a byte and a bit.
+ * the answer in hsr_region_stacks[]), so the hot path tests a byte and a bit.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,32 +16,32 @@
 
 #include "recorder.h"
 
-#define SMALL_LIMIT HS_SELECT_SMALL_LIMIT
+#define SMALL_LIMIT HSR_SELECT_SMALL_LIMIT
 #define MAX_RANGES 256
 #define MAX_REGION_NAMES 64
 
-int hs_stacks_on;
-int hs_select_all;                          /* read inline by counting.h */
-uint64_t hs_select_bits[SMALL_LIMIT / 64];  /* idem */
+int hsr_stacks_on;
+int hsr_select_all;                          /* read inline by counting.h */
+uint64_t hsr_select_bits[SMALL_LIMIT / 64];  /* idem */
 static struct { uint64_t lo, hi; } ranges[MAX_RANGES];  /* inclusive, lo >= SMALL_LIMIT */
 static int nranges;
 
 static char region_names[MAX_REGION_NAMES][256];
 static int nregion_names;
 
-int hs_size_selected(uint64_t size)
+int hsr_size_selected(uint64_t size)
 {
-    if (hs_select_all)
+    if (hsr_select_all)
         return 1;
     if (size < SMALL_LIMIT)
-        return (hs_select_bits[size / 64] >> (size % 64)) & 1;
+        return (hsr_select_bits[size / 64] >> (size % 64)) & 1;
     for (int i = 0; i < nranges; i++)
         if (size >= ranges[i].lo && size <= ranges[i].hi)
             return 1;
     return 0;
 }
 
-int hs_region_name_selected(const char *name, const char *path)
+int hsr_region_name_selected(const char *name, const char *path)
 {
     if (nregion_names == 0)
         return 1;
@@ -70,7 +70,7 @@ static int parse_u64(const char *s, const char *end, uint64_t *out)
 static int add_range(uint64_t lo, uint64_t hi)
 {
     for (; lo <= hi && lo < SMALL_LIMIT; lo++)
-        hs_select_bits[lo / 64] |= 1ull << (lo % 64);
+        hsr_select_bits[lo / 64] |= 1ull << (lo % 64);
     if (lo > hi)
         return 0;
     if (nranges == MAX_RANGES)
@@ -82,11 +82,11 @@ static int add_range(uint64_t lo, uint64_t hi)
 }
 
 /* Returns 0, or -1 with a message in err. */
-int hs_selection_init(const char *sizes, const char *regions, char *err, size_t errlen)
+int hsr_selection_init(const char *sizes, const char *regions, char *err, size_t errlen)
 {
     if (sizes && *sizes) {
         if (strcmp(sizes, "all") == 0) {
-            hs_select_all = 1;
+            hsr_select_all = 1;
         } else {
             for (const char *p = sizes; *p;) {
                 const char *end = strchr(p, ',');
@@ -111,7 +111,7 @@ int hs_selection_init(const char *sizes, const char *regions, char *err, size_t 
                 p = *end ? end + 1 : end;
             }
         }
-        hs_stacks_on = 1;
+        hsr_stacks_on = 1;
     }
     if (regions && *regions) {
         for (const char *p = regions; *p;) {

@@ -54,14 +54,14 @@ static int ops_wrap_malloc;
 
 static void resolve_ops(void)
 {
-    if (!hs_real.free)
-        hs_resolve();
+    if (!hsr_real.free)
+        hsr_resolve();
     for (int i = 0; i < N_OPS; i++)
-        next_op[i] = hs_next(op_names[i]);
+        next_op[i] = hsr_next(op_names[i]);
     Dl_info new_at, delete_at, malloc_at;
     ops_wrap_malloc = next_op[NEW] && next_op[DEL] &&
                       dladdr(next_op[NEW], &new_at) && dladdr(next_op[DEL], &delete_at) &&
-                      dladdr((void *)hs_real.malloc, &malloc_at) &&
+                      dladdr((void *)hsr_real.malloc, &malloc_at) &&
                       new_at.dli_fbase == delete_at.dli_fbase &&
                       new_at.dli_fbase != malloc_at.dli_fbase &&
                       strstr(new_at.dli_fname, "libstdc++") != NULL;
@@ -70,7 +70,7 @@ static void resolve_ops(void)
 
 static void *op(int which)
 {
-    if (HS_UNLIKELY(!atomic_load_explicit(&ops_ready, memory_order_acquire)))
+    if (HSR_UNLIKELY(!atomic_load_explicit(&ops_ready, memory_order_acquire)))
         resolve_ops();
     return next_op[which];
 }
@@ -87,10 +87,10 @@ static void *fallback_new(size_t n, size_t align, int nothrow)
 {
     void *p = NULL;
     if (align) {
-        if (hs_real.posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n))
+        if (hsr_real.posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n))
             p = NULL;
     } else {
-        p = hs_real.malloc(n ? n : 1);
+        p = hsr_real.malloc(n ? n : 1);
     }
     if (!p && !nothrow) {
         static const char msg[] = "heapscope: operator new failed (no libstdc++ to throw)\n";
@@ -120,23 +120,23 @@ struct new_scope { int ok; };
 static void new_scope_leave(struct new_scope *s)
 {
     if (!s->ok)
-        hs_count_call(HS_API_FAILED);  /* returned NULL or threw bad_alloc */
-    hs_guard = 0;
+        hsr_count_call(HS_API_FAILED);  /* returned NULL or threw bad_alloc */
+    hsr_guard = 0;
 }
 
 static void *counted_new(int which, size_t n, size_t align)
 {
-    if (HS_UNLIKELY(!hs_real.free))
-        hs_resolve();
-    if (hs_guard || !atomic_load_explicit(&hs_recording, memory_order_relaxed))
+    if (HSR_UNLIKELY(!hsr_real.free))
+        hsr_resolve();
+    if (hsr_guard || !atomic_load_explicit(&hsr_recording, memory_order_relaxed))
         return call_new(which, n, align);
-    hs_guard = 1;
+    hsr_guard = 1;
     struct new_scope scope __attribute__((cleanup(new_scope_leave))) = {0};
-    struct hs_site site = hs_count_alloc(HS_API_OPERATOR_NEW, n, 0);
+    struct hsr_site site = hsr_count_alloc(HS_API_OPERATOR_NEW, n, 0);
     void *p = call_new(which, n, align);
     scope.ok = p != NULL;
-    if (HS_UNLIKELY(hs_heap_watch) && p)
-        hs_block_born(p, n, site);
+    if (HSR_UNLIKELY(hsr_heap_watch) && p)
+        hsr_block_born(p, n, site);
     return p;
 }
 
@@ -145,14 +145,14 @@ static void counted_delete(int which, void *p, size_t size, size_t align)
     if (!p)
         return;
     void *f = op(which);
-    int counting = !hs_guard && atomic_load_explicit(&hs_recording, memory_order_relaxed);
+    int counting = !hsr_guard && atomic_load_explicit(&hsr_recording, memory_order_relaxed);
     if (counting) {
-        hs_guard = 1;
-        hs_note_free(p);
+        hsr_guard = 1;
+        hsr_note_free(p);
     }
     static const char nothrow_tag;
     if (!f)
-        hs_real.free(p);
+        hsr_real.free(p);
     else if (which == DEL_SZ_AL || which == DEL_ARR_SZ_AL)
         ((del3_fn)f)(p, size, align);
     else if (which == DEL_SZ || which == DEL_ARR_SZ)
@@ -166,42 +166,42 @@ static void counted_delete(int which, void *p, size_t size, size_t align)
     else
         ((del_fn)f)(p);
     if (counting) {
-        hs_count_call(HS_API_OPERATOR_DELETE);
-        hs_guard = 0;
+        hsr_count_call(HS_API_OPERATOR_DELETE);
+        hsr_guard = 0;
     }
 }
 
-#define RECORDING() (!hs_guard && atomic_load_explicit(&hs_recording, memory_order_relaxed))
+#define RECORDING() (!hsr_guard && atomic_load_explicit(&hsr_recording, memory_order_relaxed))
 
 static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
 {
-    if (HS_LIKELY(ops_wrap_malloc) && RECORDING()) {
-        hs_guard = 1;
-        void *p = hs_real.malloc(n ? n : 1);
-        if (HS_LIKELY(p)) {
-            hs_note_alloc(HS_API_OPERATOR_NEW, n, p);
-            hs_guard = 0;
+    if (HSR_LIKELY(ops_wrap_malloc) && RECORDING()) {
+        hsr_guard = 1;
+        void *p = hsr_real.malloc(n ? n : 1);
+        if (HSR_LIKELY(p)) {
+            hsr_note_alloc(HS_API_OPERATOR_NEW, n, p);
+            hsr_guard = 0;
             return p;
         }
-        hs_guard = 0;
+        hsr_guard = 0;
     }
     return counted_new(which, n, 0);
 }
 
 static inline __attribute__((always_inline)) void fast_delete(int which, void *p, size_t n)
 {
-    if (HS_LIKELY(ops_wrap_malloc)) {
+    if (HSR_LIKELY(ops_wrap_malloc)) {
         if (!p)
             return;
         if (!RECORDING()) {
-            hs_real.free(p);
+            hsr_real.free(p);
             return;
         }
-        hs_guard = 1;
-        hs_note_free(p);
-        hs_real.free(p);
-        hs_count_call(HS_API_OPERATOR_DELETE);
-        hs_guard = 0;
+        hsr_guard = 1;
+        hsr_note_free(p);
+        hsr_real.free(p);
+        hsr_count_call(HS_API_OPERATOR_DELETE);
+        hsr_guard = 0;
         return;
     }
     counted_delete(which, p, n, 0);

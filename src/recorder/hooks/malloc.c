@@ -27,14 +27,14 @@
 #include "guard.h"
 #include "recorder.h"
 
-struct hs_real hs_real;
-HS_TLS int hs_guard;
+struct hsr_real hsr_real;
+HSR_TLS int hsr_guard;
 
 /* ---- bootstrap buffer for dlsym's own allocations ---- */
 
 static _Alignas(64) char boot_buf[64 * 1024];
 static size_t boot_used;
-static HS_TLS int resolving;
+static HSR_TLS int resolving;
 
 static void *boot_alloc(size_t n)
 {
@@ -59,12 +59,12 @@ static size_t boot_size(const void *p)
     return n;
 }
 
-void *hs_next(const char *name)
+void *hsr_next(const char *name)
 {
-    int saved = hs_guard;
-    hs_guard = 1;
+    int saved = hsr_guard;
+    hsr_guard = 1;
     void *sym = dlsym(RTLD_NEXT, name);
-    hs_guard = saved;
+    hsr_guard = saved;
     return sym;
 }
 
@@ -73,22 +73,22 @@ static void *next_same_object(const char *name)
 {
     void *sym = dlsym(RTLD_NEXT, name);
     Dl_info a, b;
-    if (!sym || !dladdr(sym, &a) || !dladdr((void *)hs_real.malloc, &b))
+    if (!sym || !dladdr(sym, &a) || !dladdr((void *)hsr_real.malloc, &b))
         return NULL;
     return a.dli_fbase == b.dli_fbase ? sym : NULL;
 }
 
-void hs_resolve(void)
+void hsr_resolve(void)
 {
-    if (hs_real.free)
+    if (hsr_real.free)
         return;
     resolving = 1;
-    struct hs_real r;
+    struct hsr_real r;
     r.malloc = dlsym(RTLD_NEXT, "malloc");
     r.calloc = dlsym(RTLD_NEXT, "calloc");
     r.realloc = dlsym(RTLD_NEXT, "realloc");
     r.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
-    hs_real.malloc = r.malloc;  /* next_same_object compares with it */
+    hsr_real.malloc = r.malloc;  /* next_same_object compares with it */
     r.aligned_alloc = next_same_object("aligned_alloc");
     r.memalign = next_same_object("memalign");
     r.valloc = next_same_object("valloc");
@@ -102,22 +102,22 @@ void hs_resolve(void)
     }
     void (*next_free)(void *) = r.free;
     r.free = NULL;
-    hs_real = r;
+    hsr_real = r;
     /* free last, published: it is the "resolved" flag the hooks test */
-    __atomic_store_n(&hs_real.free, next_free, __ATOMIC_RELEASE);
+    __atomic_store_n(&hsr_real.free, next_free, __ATOMIC_RELEASE);
     resolving = 0;
-    hs_tracking_init();   /* tracking and trace from the very first allocation on */
-    hs_trace_init();
+    hsr_tracking_init();   /* tracking and trace from the very first allocation on */
+    hsr_trace_init();
 }
 
 #define RESOLVE()                          \
     do {                                   \
-        if (HS_UNLIKELY(!hs_real.free))    \
-            hs_resolve();                  \
+        if (HSR_UNLIKELY(!hsr_real.free))    \
+            hsr_resolve();                  \
     } while (0)
 
 /* Forward without counting: inside our own work, or when not recording. */
-#define PASS_THROUGH() (hs_guard || !atomic_load_explicit(&hs_recording, memory_order_relaxed))
+#define PASS_THROUGH() (hsr_guard || !atomic_load_explicit(&hsr_recording, memory_order_relaxed))
 
 /* ---- fallbacks on the next posix_memalign ---- */
 
@@ -130,7 +130,7 @@ static void *memalign_via_posix(size_t align, size_t n)
         errno = EINVAL;
         return NULL;
     }
-    int rc = hs_real.posix_memalign(&p, align, n);
+    int rc = hsr_real.posix_memalign(&p, align, n);
     if (rc) {
         errno = rc;
         return NULL;
@@ -140,23 +140,23 @@ static void *memalign_via_posix(size_t align, size_t n)
 
 static void *real_memalign(size_t align, size_t n)
 {
-    return hs_real.memalign ? hs_real.memalign(align, n) : memalign_via_posix(align, n);
+    return hsr_real.memalign ? hsr_real.memalign(align, n) : memalign_via_posix(align, n);
 }
 
 static void *real_aligned_alloc(size_t align, size_t n)
 {
-    return hs_real.aligned_alloc ? hs_real.aligned_alloc(align, n) : memalign_via_posix(align, n);
+    return hsr_real.aligned_alloc ? hsr_real.aligned_alloc(align, n) : memalign_via_posix(align, n);
 }
 
 static void *real_valloc(size_t n)
 {
-    return hs_real.valloc ? hs_real.valloc(n) : memalign_via_posix((size_t)getpagesize(), n);
+    return hsr_real.valloc ? hsr_real.valloc(n) : memalign_via_posix((size_t)getpagesize(), n);
 }
 
 static void *real_pvalloc(size_t n)
 {
-    if (hs_real.pvalloc)
-        return hs_real.pvalloc(n);
+    if (hsr_real.pvalloc)
+        return hsr_real.pvalloc(n);
     size_t page = (size_t)getpagesize();
     size_t rounded = n ? (n + page - 1) & ~(page - 1) : page;
     if (rounded < n) {
@@ -168,14 +168,14 @@ static void *real_pvalloc(size_t n)
 
 static void *real_reallocarray(void *p, size_t a, size_t b)
 {
-    if (hs_real.reallocarray)
-        return hs_real.reallocarray(p, a, b);
+    if (hsr_real.reallocarray)
+        return hsr_real.reallocarray(p, a, b);
     size_t n;
     if (__builtin_mul_overflow(a, b, &n)) {
         errno = ENOMEM;
         return NULL;
     }
-    return hs_real.realloc(p, n);
+    return hsr_real.realloc(p, n);
 }
 
 static uint64_t product(size_t a, size_t b)
@@ -187,49 +187,49 @@ static uint64_t product(size_t a, size_t b)
 /* The old block of a realloc after the real call: freed (moved, shrunk to
  * nothing, or grown in place: a new block at the same address), or, when the
  * call failed, still there as it was. */
-static void realloc_done(struct hs_dying *d, void *p, uint64_t n)
+static void realloc_done(struct hsr_dying *d, void *p, uint64_t n)
 {
     if (p || n == 0)
-        hs_block_dead(d);
+        hsr_block_dead(d);
     else
-        hs_block_revive(d);
+        hsr_block_revive(d);
     /* an allocator whose realloc(p, 0) returns a minimal block: not an allocation
      * for the counts (profile_format.h), but heap it holds */
-    if (p && n == 0 && !hs_heap_measure_requested())
-        hs_heap_add(hs_heap_usable(p), hs_place.in.component != 0);
+    if (p && n == 0 && !hsr_heap_measure_requested())
+        hsr_heap_add(hsr_heap_usable(p), hsr_place.in.component != 0);
 }
 
 /* ---- the hooks ---- */
 
 void *malloc(size_t n)
 {
-    if (HS_UNLIKELY(!hs_real.free)) {
+    if (HSR_UNLIKELY(!hsr_real.free)) {
         if (resolving)
             return boot_alloc(n);
-        hs_resolve();
+        hsr_resolve();
     }
     if (PASS_THROUGH())
-        return hs_real.malloc(n);
-    hs_guard = 1;
-    void *p = hs_real.malloc(n);
-    hs_note_alloc(HS_API_MALLOC, n, p);
-    hs_guard = 0;
+        return hsr_real.malloc(n);
+    hsr_guard = 1;
+    void *p = hsr_real.malloc(n);
+    hsr_note_alloc(HS_API_MALLOC, n, p);
+    hsr_guard = 0;
     return p;
 }
 
 void *calloc(size_t a, size_t b)
 {
-    if (HS_UNLIKELY(!hs_real.free)) {
+    if (HSR_UNLIKELY(!hsr_real.free)) {
         if (resolving)
             return boot_alloc(product(a, b) == UINT64_MAX ? SIZE_MAX : a * b);
-        hs_resolve();
+        hsr_resolve();
     }
     if (PASS_THROUGH())
-        return hs_real.calloc(a, b);
-    hs_guard = 1;
-    void *p = hs_real.calloc(a, b);
-    hs_note_alloc(HS_API_CALLOC, product(a, b), p);
-    hs_guard = 0;
+        return hsr_real.calloc(a, b);
+    hsr_guard = 1;
+    void *p = hsr_real.calloc(a, b);
+    hsr_note_alloc(HS_API_CALLOC, product(a, b), p);
+    hsr_guard = 0;
     return p;
 }
 
@@ -239,19 +239,19 @@ void free(void *p)
         return;
     RESOLVE();
     if (PASS_THROUGH()) {
-        hs_real.free(p);
+        hsr_real.free(p);
         return;
     }
-    hs_guard = 1;
-    hs_note_free(p);
-    hs_real.free(p);
-    hs_count_call(HS_API_FREE);
-    hs_guard = 0;
+    hsr_guard = 1;
+    hsr_note_free(p);
+    hsr_real.free(p);
+    hsr_count_call(HS_API_FREE);
+    hsr_guard = 0;
 }
 
 void *realloc(void *old, size_t n)
 {
-    if (HS_UNLIKELY(old && is_boot(old))) {
+    if (HSR_UNLIKELY(old && is_boot(old))) {
         void *p = malloc(n);
         if (p) {
             size_t have = boot_size(old);
@@ -261,20 +261,20 @@ void *realloc(void *old, size_t n)
     }
     RESOLVE();
     if (PASS_THROUGH())
-        return hs_real.realloc(old, n);
-    hs_guard = 1;
-    struct hs_dying d;
-    if (HS_UNLIKELY(hs_heap_watch) && old)
-        hs_block_dying(old, &d);
-    void *p = hs_real.realloc(old, n);
-    if (HS_UNLIKELY(hs_heap_watch) && old)
+        return hsr_real.realloc(old, n);
+    hsr_guard = 1;
+    struct hsr_dying d;
+    if (HSR_UNLIKELY(hsr_heap_watch) && old)
+        hsr_block_dying(old, &d);
+    void *p = hsr_real.realloc(old, n);
+    if (HSR_UNLIKELY(hsr_heap_watch) && old)
         realloc_done(&d, p, n);
     if (old && n == 0) {
-        hs_count_call(HS_API_REALLOC);  /* a free, not an allocation */
+        hsr_count_call(HS_API_REALLOC);  /* a free, not an allocation */
     } else {
-        hs_note_alloc(HS_API_REALLOC, n, p);
+        hsr_note_alloc(HS_API_REALLOC, n, p);
     }
-    hs_guard = 0;
+    hsr_guard = 0;
     return p;
 }
 
@@ -283,19 +283,19 @@ void *reallocarray(void *old, size_t a, size_t b)
     RESOLVE();
     if (PASS_THROUGH())
         return real_reallocarray(old, a, b);
-    hs_guard = 1;
-    struct hs_dying d;
-    if (HS_UNLIKELY(hs_heap_watch) && old)
-        hs_block_dying(old, &d);
+    hsr_guard = 1;
+    struct hsr_dying d;
+    if (HSR_UNLIKELY(hsr_heap_watch) && old)
+        hsr_block_dying(old, &d);
     void *p = real_reallocarray(old, a, b);
     uint64_t n = product(a, b);
-    if (HS_UNLIKELY(hs_heap_watch) && old)
+    if (HSR_UNLIKELY(hsr_heap_watch) && old)
         realloc_done(&d, p, n);
     if (old && n == 0)
-        hs_count_call(HS_API_REALLOCARRAY);
+        hsr_count_call(HS_API_REALLOCARRAY);
     else
-        hs_note_alloc(HS_API_REALLOCARRAY, n, p);
-    hs_guard = 0;
+        hsr_note_alloc(HS_API_REALLOCARRAY, n, p);
+    hsr_guard = 0;
     return p;
 }
 
@@ -303,11 +303,11 @@ int posix_memalign(void **out, size_t align, size_t n)
 {
     RESOLVE();
     if (PASS_THROUGH())
-        return hs_real.posix_memalign(out, align, n);
-    hs_guard = 1;
-    int rc = hs_real.posix_memalign(out, align, n);
-    hs_note_alloc(HS_API_POSIX_MEMALIGN, n, rc == 0 ? *out : NULL);
-    hs_guard = 0;
+        return hsr_real.posix_memalign(out, align, n);
+    hsr_guard = 1;
+    int rc = hsr_real.posix_memalign(out, align, n);
+    hsr_note_alloc(HS_API_POSIX_MEMALIGN, n, rc == 0 ? *out : NULL);
+    hsr_guard = 0;
     return rc;
 }
 
@@ -316,10 +316,10 @@ int posix_memalign(void **out, size_t align, size_t n)
         RESOLVE();                               \
         if (PASS_THROUGH())                      \
             return call;                         \
-        hs_guard = 1;                            \
+        hsr_guard = 1;                            \
         void *p = call;                          \
-        hs_note_alloc(api, size, p);             \
-        hs_guard = 0;                            \
+        hsr_note_alloc(api, size, p);             \
+        hsr_guard = 0;                            \
         return p;                                \
     }
 

@@ -32,7 +32,7 @@ static void *next_fn(void *_Atomic *slot, const char *name)
 {
     void *f = atomic_load(slot);
     if (!f) {
-        f = hs_next(name);
+        f = hsr_next(name);
         atomic_store(slot, f);
     }
     return f;
@@ -54,10 +54,10 @@ static void default_disposition(struct sigaction *old)
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     sigaction_fn real = NEXT(sigaction_fn, "sigaction");
-    if (!hs_signal_owned(sig))
+    if (!hsr_signal_owned(sig))
         return real(sig, act, old);
     if (act && (act->sa_flags & SA_SIGINFO || act->sa_handler != SIG_DFL)) {
-        hs_signal_release(sig);
+        hsr_signal_release(sig);
         int rc = real(sig, act, old);
         if (rc == 0 && old)
             default_disposition(old);
@@ -71,11 +71,11 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 sighandler_t signal(int sig, sighandler_t handler)
 {
     signal_fn real = NEXT(signal_fn, "signal");
-    if (!hs_signal_owned(sig))
+    if (!hsr_signal_owned(sig))
         return real(sig, handler);
     if (handler == SIG_DFL)
         return SIG_DFL;
-    hs_signal_release(sig);
+    hsr_signal_release(sig);
     sighandler_t prev = real(sig, handler);
     return prev == SIG_ERR ? SIG_ERR : SIG_DFL;
 }
@@ -87,39 +87,39 @@ typedef int (*execv_fn)(const char *, char *const[]);
 
 /* The program's envp, plus what the child needs to be recorded (exec_env.c). */
 #define CHILD_ENV(envp, out)                                 \
-    char *room_[hs_exec_env_slots(envp)];                    \
-    char buf_[hs_exec_env_bytes(envp)];                      \
-    char *const *out = hs_exec_env(envp, room_, buf_, sizeof buf_)
+    char *room_[hsr_exec_env_slots(envp)];                    \
+    char buf_[hsr_exec_env_bytes(envp)];                      \
+    char *const *out = hsr_exec_env(envp, room_, buf_, sizeof buf_)
 
 int execve(const char *path, char *const argv[], char *const envp[])
 {
-    hs_before_exec();
+    hsr_before_exec();
     CHILD_ENV(envp, env);
     return NEXT(execve_fn, "execve")(path, argv, env);
 }
 
 int execv(const char *path, char *const argv[])
 {
-    hs_before_exec();
+    hsr_before_exec();
     return NEXT(execv_fn, "execv")(path, argv);
 }
 
 int execvp(const char *file, char *const argv[])
 {
-    hs_before_exec();
+    hsr_before_exec();
     return NEXT(execv_fn, "execvp")(file, argv);
 }
 
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    hs_before_exec();
+    hsr_before_exec();
     CHILD_ENV(envp, env);
     return NEXT(execve_fn, "execvpe")(file, argv, env);
 }
 
 int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    hs_before_exec();
+    hsr_before_exec();
     CHILD_ENV(envp, env);
     return NEXT(int (*)(int, char *const[], char *const[]), "fexecve")(fd, argv, env);
 }
@@ -168,14 +168,14 @@ int execle(const char *path, const char *arg, ...)
 
 void _exit(int status)
 {
-    hs_before_exit_now();
+    hsr_before_exit_now();
     NEXT(void (*)(int), "_exit")(status);
     __builtin_unreachable();
 }
 
 void _Exit(int status)
 {
-    hs_before_exit_now();
+    hsr_before_exit_now();
     NEXT(void (*)(int), "_Exit")(status);
     __builtin_unreachable();
 }

@@ -12,12 +12,12 @@
  *   [SNAPSHOT_BEGIN][MODULES][REGIONS][SIZE_COUNTS][API_COUNTS][STACK_TYPES]*[SNAPSHOT_END]
  *   [SNAPSHOT_BEGIN] ...                              one more per dump
  *
- * A chunk is built in an mmap'd buffer (hs_buf), framed with its type, crc32 and
+ * A chunk is built in an mmap'd buffer (hsr_buf), framed with its type, crc32 and
  * length, and whole snapshots are appended with write(2): no stdio, no malloc,
  * so a signal handler may write too.
  *
  * Several threads append (a dump, the timeline sampler, the trace writer), so
- * hs_profile_write holds a lock for one whole buffer: the file is whole chunks at
+ * hsr_profile_write holds a lock for one whole buffer: the file is whole chunks at
  * every instant, never two buffers interleaved. The lock is an owner word (the
  * thread id), not a mutex, and is signal- and fork-safe:
  *   - while a thread holds it, SIGTERM/SIGINT/SIGUSR1 (the recorder's dump
@@ -29,8 +29,8 @@
  *   - a fork child resets it (the writer was a thread the child does not have).
  * Sealing: a process about to end (exit, _exit, exec, a fatal signal) must not be
  * killed half-way through a background thread's write (exit_group stops other
- * threads between pages of a write). hs_profile_seal() waits for the write in
- * progress and refuses writes of background threads (hs_profile_background())
+ * threads between pages of a write). hsr_profile_seal() waits for the write in
+ * progress and refuses writes of background threads (hsr_profile_background())
  * for a few seconds (an exec that fails lets them go on).
  */
 #define _GNU_SOURCE
@@ -58,7 +58,7 @@ static char path[4096];
 
 /* ---- growable byte buffer (mmap/mremap) ---- */
 
-static void reserve(struct hs_buf *b, size_t more)
+static void reserve(struct hsr_buf *b, size_t more)
 {
     if (b->failed || b->len + more <= b->cap)
         return;
@@ -75,7 +75,7 @@ static void reserve(struct hs_buf *b, size_t more)
     b->cap = cap;
 }
 
-void hs_buf_bytes(struct hs_buf *b, const void *p, size_t n)
+void hsr_buf_bytes(struct hsr_buf *b, const void *p, size_t n)
 {
     reserve(b, n);
     if (b->failed || n == 0)
@@ -84,16 +84,16 @@ void hs_buf_bytes(struct hs_buf *b, const void *p, size_t n)
     b->len += n;
 }
 
-void hs_buf_u32(struct hs_buf *b, uint32_t v) { hs_buf_bytes(b, &v, 4); }  /* x86-64: LE */
-void hs_buf_u64(struct hs_buf *b, uint64_t v) { hs_buf_bytes(b, &v, 8); }
+void hsr_buf_u32(struct hsr_buf *b, uint32_t v) { hsr_buf_bytes(b, &v, 4); }  /* x86-64: LE */
+void hsr_buf_u64(struct hsr_buf *b, uint64_t v) { hsr_buf_bytes(b, &v, 8); }
 
-void hs_buf_str(struct hs_buf *b, const char *s, size_t n)
+void hsr_buf_str(struct hsr_buf *b, const char *s, size_t n)
 {
-    hs_buf_u32(b, (uint32_t)n);
-    hs_buf_bytes(b, s, n);
+    hsr_buf_u32(b, (uint32_t)n);
+    hsr_buf_bytes(b, s, n);
 }
 
-void hs_buf_release(struct hs_buf *b)
+void hsr_buf_release(struct hsr_buf *b)
 {
     if (b->p)
         munmap(b->p, b->cap);
@@ -102,16 +102,16 @@ void hs_buf_release(struct hs_buf *b)
 
 /* ---- chunks ---- */
 
-size_t hs_chunk_begin(struct hs_buf *b, uint32_t type)
+size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type)
 {
     size_t start = b->len;
-    hs_buf_u32(b, type);
-    hs_buf_u32(b, 0);  /* crc, filled by hs_chunk_end */
-    hs_buf_u64(b, 0);  /* payload length */
+    hsr_buf_u32(b, type);
+    hsr_buf_u32(b, 0);  /* crc, filled by hsr_chunk_end */
+    hsr_buf_u64(b, 0);  /* payload length */
     return start;
 }
 
-void hs_chunk_end(struct hs_buf *b, size_t start)
+void hsr_chunk_end(struct hsr_buf *b, size_t start)
 {
     if (b->failed)
         return;
@@ -125,9 +125,9 @@ void hs_chunk_end(struct hs_buf *b, size_t start)
 
 /* ---- the file ---- */
 
-int hs_profile_is_open(void) { return fd >= 0; }
-const char *hs_profile_path(void) { return path; }
-int hs_profile_pid(void) { return fd_pid; }
+int hsr_profile_is_open(void) { return fd >= 0; }
+const char *hsr_profile_path(void) { return path; }
+int hsr_profile_pid(void) { return fd_pid; }
 
 /* Descriptors at or above 512, close-on-exec, out of the program's way. */
 static int move_high(int f)
@@ -164,7 +164,7 @@ static int check_fd(void)
 
 static _Atomic int writer;           /* thread id of the writing thread, 0 = free */
 static _Atomic uint64_t sealed_until; /* CLOCK_MONOTONIC ns */
-static HS_TLS int background;
+static HSR_TLS int background;
 
 static int tid(void) { return (int)syscall(SYS_gettid); }
 
@@ -186,27 +186,27 @@ static int lock_writer(void)
 
 static void unlock_writer(void) { atomic_store(&writer, 0); }
 
-void hs_profile_background(void) { background = 1; }
+void hsr_profile_background(void) { background = 1; }
 
-void hs_profile_seal(void)
+void hsr_profile_seal(void)
 {
-    atomic_store(&sealed_until, hs_now_ns(CLOCK_MONOTONIC) + SEAL_NS);
+    atomic_store(&sealed_until, hsr_now_ns(CLOCK_MONOTONIC) + SEAL_NS);
     if (lock_writer() == 0)  /* the write in progress, if any, has ended */
         unlock_writer();
 }
 
-int hs_profile_sealed(void)
+int hsr_profile_sealed(void)
 {
-    return hs_now_ns(CLOCK_MONOTONIC) < atomic_load(&sealed_until);
+    return hsr_now_ns(CLOCK_MONOTONIC) < atomic_load(&sealed_until);
 }
 
-void hs_profile_after_fork_child(void)
+void hsr_profile_after_fork_child(void)
 {
     atomic_store(&writer, 0);
     atomic_store(&sealed_until, 0);
 }
 
-static int write_all(const struct hs_buf *b)
+static int write_all(const struct hsr_buf *b)
 {
     if (fd < 0 || check_fd() != 0)
         return -1;
@@ -222,11 +222,11 @@ static int write_all(const struct hs_buf *b)
     return 0;
 }
 
-int hs_profile_write(struct hs_buf *b)
+int hsr_profile_write(struct hsr_buf *b)
 {
     if (fd < 0 || b->failed)
         return -1;
-    if (background && hs_profile_sealed())
+    if (background && hsr_profile_sealed())
         return -1;
     sigset_t dump_signals, old;
     sigemptyset(&dump_signals);
@@ -237,7 +237,7 @@ int hs_profile_write(struct hs_buf *b)
     int rc = -1;
     if (lock_writer() == 0) {
         /* sealed while this thread waited for the lock? */
-        if (!(background && hs_profile_sealed()))
+        if (!(background && hsr_profile_sealed()))
             rc = write_all(b);
         unlock_writer();
     }
@@ -245,7 +245,7 @@ int hs_profile_write(struct hs_buf *b)
     return rc;
 }
 
-void hs_profile_close(void)
+void hsr_profile_close(void)
 {
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino)
@@ -278,7 +278,7 @@ static int mpi_rank(void)
         char msg[200];
         snprintf(msg, sizeof msg, "%s='%.40s%s' is not a rank number: ignored", vars[i], v,
                  strlen(v) > 40 ? "..." : "");
-        hs_warn(msg);
+        hsr_warn(msg);
     }
     return -1;
 }
@@ -288,7 +288,7 @@ static const char *job_id(void)
     return env_or("SLURM_JOB_ID", env_or("OMPI_MCA_ess_base_jobid", ""));
 }
 
-static void read_file(const char *name, struct hs_buf *into)
+static void read_file(const char *name, struct hsr_buf *into)
 {
     int f = open(name, O_RDONLY | O_CLOEXEC);
     if (f < 0)
@@ -297,64 +297,64 @@ static void read_file(const char *name, struct hs_buf *into)
     ssize_t n;
     while ((n = read(f, chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
         if (n > 0)
-            hs_buf_bytes(into, chunk, (size_t)n);
+            hsr_buf_bytes(into, chunk, (size_t)n);
     close(f);
 }
 
 static void write_start(int rank)
 {
-    struct hs_buf b = {0};
+    struct hsr_buf b = {0};
     char host[256] = "", exe[4096] = "";
     gethostname(host, sizeof host - 1);
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
-    struct hs_buf cmd = {0};
+    struct hsr_buf cmd = {0};
     read_file("/proc/self/cmdline", &cmd);
     size_t cmdlen = cmd.len;
     if (cmdlen && cmd.p[cmdlen - 1] == 0)
         cmdlen--;  /* argv joined by NUL: no trailing separator */
 
-    hs_buf_bytes(&b, HS_MAGIC, 8);
-    hs_buf_u32(&b, HS_FORMAT_VERSION);
-    hs_buf_u32(&b, HS_HEADER_SIZE);
-    hs_buf_u64(&b, hs_start_real_ns);
-    hs_buf_u64(&b, 0);
+    hsr_buf_bytes(&b, HS_MAGIC, 8);
+    hsr_buf_u32(&b, HS_FORMAT_VERSION);
+    hsr_buf_u32(&b, HS_HEADER_SIZE);
+    hsr_buf_u64(&b, hsr_start_real_ns);
+    hsr_buf_u64(&b, 0);
 
-    size_t c = hs_chunk_begin(&b, HS_CHUNK_PROCESS);
-    hs_buf_u32(&b, (uint32_t)getpid());
-    hs_buf_u32(&b, (uint32_t)getppid());
-    hs_buf_u32(&b, (uint32_t)rank);
-    hs_buf_u32(&b, 0);
-    hs_buf_u64(&b, hs_start_real_ns);
-    hs_buf_str(&b, host, strlen(host));
-    hs_buf_str(&b, exe, strlen(exe));
-    hs_buf_str(&b, cmd.p ? (const char *)cmd.p : "", cmdlen);
-    hs_buf_str(&b, job_id(), strlen(job_id()));
-    hs_buf_str(&b, HS_VERSION, strlen(HS_VERSION));
-    hs_chunk_end(&b, c);
+    size_t c = hsr_chunk_begin(&b, HS_CHUNK_PROCESS);
+    hsr_buf_u32(&b, (uint32_t)getpid());
+    hsr_buf_u32(&b, (uint32_t)getppid());
+    hsr_buf_u32(&b, (uint32_t)rank);
+    hsr_buf_u32(&b, 0);
+    hsr_buf_u64(&b, hsr_start_real_ns);
+    hsr_buf_str(&b, host, strlen(host));
+    hsr_buf_str(&b, exe, strlen(exe));
+    hsr_buf_str(&b, cmd.p ? (const char *)cmd.p : "", cmdlen);
+    hsr_buf_str(&b, job_id(), strlen(job_id()));
+    hsr_buf_str(&b, HSR_VERSION, strlen(HSR_VERSION));
+    hsr_chunk_end(&b, c);
 
-    c = hs_chunk_begin(&b, HS_CHUNK_SETTINGS);
-    hs_buf_str(&b, hs_settings.stack_sizes, strlen(hs_settings.stack_sizes));
-    hs_buf_str(&b, hs_settings.stack_regions, strlen(hs_settings.stack_regions));
-    hs_buf_u32(&b, hs_settings.max_depth);
-    hs_buf_u32(&b, hs_settings.unwinder);
-    hs_chunk_end(&b, c);
+    c = hsr_chunk_begin(&b, HS_CHUNK_SETTINGS);
+    hsr_buf_str(&b, hsr_settings.stack_sizes, strlen(hsr_settings.stack_sizes));
+    hsr_buf_str(&b, hsr_settings.stack_regions, strlen(hsr_settings.stack_regions));
+    hsr_buf_u32(&b, hsr_settings.max_depth);
+    hsr_buf_u32(&b, hsr_settings.unwinder);
+    hsr_chunk_end(&b, c);
 
-    if (hs_profile_write(&b) != 0)
-        hs_warn("cannot write the profile file header");
-    hs_buf_release(&cmd);
-    hs_buf_release(&b);
+    if (hsr_profile_write(&b) != 0)
+        hsr_warn("cannot write the profile file header");
+    hsr_buf_release(&cmd);
+    hsr_buf_release(&b);
 }
 
 /* Opens a new file for this process. Returns 0, or -1 (and warns once). */
-int hs_profile_open(void)
+int hsr_profile_open(void)
 {
     /* Absolute, so the file can be found again (check_fd) after a chdir. */
     char dir[2048], cwd[1024];
-    if (hs_settings.output_dir[0] != '/' && getcwd(cwd, sizeof cwd))
-        snprintf(dir, sizeof dir, "%s/%s", cwd, hs_settings.output_dir);
+    if (hsr_settings.output_dir[0] != '/' && getcwd(cwd, sizeof cwd))
+        snprintf(dir, sizeof dir, "%s/%s", cwd, hsr_settings.output_dir);
     else
-        snprintf(dir, sizeof dir, "%s", hs_settings.output_dir);
+        snprintf(dir, sizeof dir, "%s", hsr_settings.output_dir);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     for (char *p = host; *p; p++) {  /* the short host name, safe in a file name */
@@ -386,7 +386,7 @@ int hs_profile_open(void)
         char msg[4200];
         snprintf(msg, sizeof msg, "cannot create a profile file in '%s' (%s): not recording",
                  dir, strerror(errno));
-        hs_warn(msg);
+        hsr_warn(msg);
         path[0] = 0;
         return -1;
     }

@@ -34,7 +34,7 @@ struct row {
 struct rows {
     struct row *e;
     uint64_t mask, used;
-    struct hs_arena *arena;
+    struct hsr_arena *arena;
     int failed;
 };
 
@@ -62,7 +62,7 @@ static struct row *row_find(struct rows *t, uint64_t h, uint32_t region, uint64_
 static int rows_grow(struct rows *t)
 {
     uint64_t slots = t->e ? (t->mask + 1) * 2 : 1024;
-    struct row *e = hs_arena_alloc(t->arena, slots * sizeof *e);
+    struct row *e = hsr_arena_alloc(t->arena, slots * sizeof *e);
     if (!e)
         return -1;
     struct rows bigger = {e, slots - 1, 0, t->arena, 0};
@@ -130,22 +130,22 @@ static void add_stack(void *ctx, uint32_t region, uint64_t size, uint32_t depth,
     rows_add(&((struct merged *)ctx)->stacks, region, size, depth, frames, count);
 }
 
-static void merge_all(struct merged *m, struct hs_arena *arena)
+static void merge_all(struct merged *m, struct hsr_arena *arena)
 {
     memset(m, 0, sizeof *m);
     m->sizes.arena = m->apis.arena = m->stacks.arena = arena;
-    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t)) {
-        hs_thread_visit(t, m, add_size, add_api);
-        struct hs_stack_table *st = hs_thread_stacks(t);
+    for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t)) {
+        hsr_thread_visit(t, m, add_size, add_api);
+        struct hsr_stack_table *st = hsr_thread_stacks(t);
         if (st)
-            hs_stack_table_visit(st, m, add_stack);
+            hsr_stack_table_visit(st, m, add_stack);
     }
-    m->lost = hs_stacks_lost();
+    m->lost = hsr_stacks_lost();
 }
 
 /* ---- baseline (heapscope_reset) ---- */
 
-static struct hs_arena baseline_arena;
+static struct hsr_arena baseline_arena;
 static struct merged baseline;
 static uint32_t seq;
 
@@ -171,56 +171,56 @@ static int lock_dump(int from_signal)
 
 static void unlock_dump(void) { atomic_store(&dump_owner, 0); }
 
-void hs_dump_lock_for_fork(void) { lock_dump(0); }
-void hs_dump_unlock_for_fork(void) { unlock_dump(); }
+void hsr_dump_lock_for_fork(void) { lock_dump(0); }
+void hsr_dump_unlock_for_fork(void) { unlock_dump(); }
 
 /* ---- writing ---- */
 
-static void write_regions(struct hs_buf *b)
+static void write_regions(struct hsr_buf *b)
 {
-    uint32_t n = hs_region_count();
-    size_t c = hs_chunk_begin(b, HS_CHUNK_REGIONS);
-    hs_buf_u32(b, n);
+    uint32_t n = hsr_region_count();
+    size_t c = hsr_chunk_begin(b, HS_CHUNK_REGIONS);
+    hsr_buf_u32(b, n);
     for (uint32_t id = 0; id < n; id++) {
-        const struct hs_region *r = hs_region_get(id);
-        hs_buf_u32(b, id);
-        hs_buf_u32(b, r->parent);
-        hs_buf_str(b, r->name, strlen(r->name));
+        const struct hsr_region *r = hsr_region_get(id);
+        hsr_buf_u32(b, id);
+        hsr_buf_u32(b, r->parent);
+        hsr_buf_str(b, r->name, strlen(r->name));
     }
-    hs_chunk_end(b, c);
+    hsr_chunk_end(b, c);
 }
 
 /* SIZE_COUNTS or API_COUNTS: rows minus the baseline, zero rows left out. */
-static void write_counts(struct hs_buf *b, uint32_t type, const struct rows *now,
+static void write_counts(struct hsr_buf *b, uint32_t type, const struct rows *now,
                          const struct rows *base)
 {
-    size_t c = hs_chunk_begin(b, type);
+    size_t c = hsr_chunk_begin(b, type);
     size_t count_at = b->len;
     uint32_t n = 0;
-    hs_buf_u32(b, 0);
+    hsr_buf_u32(b, 0);
     for (uint64_t i = 0; now->e && i <= now->mask; i++) {
         const struct row *r = &now->e[i];
         uint64_t v = r->hash ? r->count - rows_get(base, r->region, r->key, 0, NULL) : 0;
         if (!v)
             continue;
-        hs_buf_u32(b, r->region);
+        hsr_buf_u32(b, r->region);
         if (type == HS_CHUNK_SIZE_COUNTS) {
-            hs_buf_u32(b, 0);
-            hs_buf_u64(b, r->key);
+            hsr_buf_u32(b, 0);
+            hsr_buf_u64(b, r->key);
         } else {
-            hs_buf_u32(b, (uint32_t)r->key);
+            hsr_buf_u32(b, (uint32_t)r->key);
         }
-        hs_buf_u64(b, v);
+        hsr_buf_u64(b, v);
         n++;
     }
     if (!b->failed)
         memcpy(b->p + count_at, &n, 4);
-    hs_chunk_end(b, c);
+    hsr_chunk_end(b, c);
 }
 
 #define TYPES_PER_CHUNK 8192u
 
-static void write_stacks(struct hs_buf *b, const struct rows *now, const struct rows *base)
+static void write_stacks(struct hsr_buf *b, const struct rows *now, const struct rows *base)
 {
     size_t c = 0, count_at = 0;
     uint32_t n = 0;
@@ -231,105 +231,105 @@ static void write_stacks(struct hs_buf *b, const struct rows *now, const struct 
         if (!v)
             continue;
         if (n == 0) {
-            c = hs_chunk_begin(b, HS_CHUNK_STACK_TYPES);
+            c = hsr_chunk_begin(b, HS_CHUNK_STACK_TYPES);
             count_at = b->len;
-            hs_buf_u32(b, 0);
+            hsr_buf_u32(b, 0);
         }
-        hs_buf_u32(b, r->region);
-        hs_buf_u32(b, r->depth);
-        hs_buf_u64(b, r->key);
-        hs_buf_u64(b, v);
-        hs_buf_u64(b, v * r->key);
-        hs_buf_bytes(b, r->frames, r->depth * sizeof(uint64_t));
+        hsr_buf_u32(b, r->region);
+        hsr_buf_u32(b, r->depth);
+        hsr_buf_u64(b, r->key);
+        hsr_buf_u64(b, v);
+        hsr_buf_u64(b, v * r->key);
+        hsr_buf_bytes(b, r->frames, r->depth * sizeof(uint64_t));
         if (++n == TYPES_PER_CHUNK) {
             if (!b->failed)
                 memcpy(b->p + count_at, &n, 4);
-            hs_chunk_end(b, c);
+            hsr_chunk_end(b, c);
             n = 0;
         }
     }
     if (n) {
         if (!b->failed)
             memcpy(b->p + count_at, &n, 4);
-        hs_chunk_end(b, c);
+        hsr_chunk_end(b, c);
     }
 }
 
-int hs_snapshot(unsigned reason, int from_signal)
+int hsr_snapshot(unsigned reason, int from_signal)
 {
-    if (!hs_profile_is_open())
+    if (!hsr_profile_is_open())
         return -1;
-    int saved_guard = hs_guard;
-    hs_guard = 1;
-    hs_track_settle(from_signal);          /* deferred frees counted (tracking.c) */
-    hs_timeline_snapshot(from_signal);   /* its "final" sample, and a flush */
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    hsr_track_settle(from_signal);          /* deferred frees counted (tracking.c) */
+    hsr_timeline_snapshot(from_signal);   /* its "final" sample, and a flush */
     if (lock_dump(from_signal)) {
-        hs_guard = saved_guard;
+        hsr_guard = saved_guard;
         return -1;
     }
-    hs_trace_flush(reason == HS_REASON_EXIT || reason == HS_REASON_EXEC ||
+    hsr_trace_flush(reason == HS_REASON_EXIT || reason == HS_REASON_EXEC ||
                        reason == HS_REASON_SIGTERM || reason == HS_REASON_SIGINT,
                    from_signal);
-    struct hs_arena arena = {0};
+    struct hsr_arena arena = {0};
     struct merged now;
     merge_all(&now, &arena);
-    struct hs_buf b = {0};
+    struct hsr_buf b = {0};
 
-    size_t c = hs_chunk_begin(&b, HS_CHUNK_SNAPSHOT_BEGIN);
-    hs_buf_u32(&b, seq);
-    hs_buf_u32(&b, reason);
-    hs_buf_u64(&b, hs_now_ns(CLOCK_MONOTONIC) - hs_start_mono_ns);
-    hs_chunk_end(&b, c);
+    size_t c = hsr_chunk_begin(&b, HS_CHUNK_SNAPSHOT_BEGIN);
+    hsr_buf_u32(&b, seq);
+    hsr_buf_u32(&b, reason);
+    hsr_buf_u64(&b, hsr_now_ns(CLOCK_MONOTONIC) - hsr_start_mono_ns);
+    hsr_chunk_end(&b, c);
 
-    c = hs_chunk_begin(&b, HS_CHUNK_MODULES);
-    hs_modules_write(&b);
-    hs_chunk_end(&b, c);
+    c = hsr_chunk_begin(&b, HS_CHUNK_MODULES);
+    hsr_modules_write(&b);
+    hsr_chunk_end(&b, c);
 
     write_regions(&b);
     write_counts(&b, HS_CHUNK_SIZE_COUNTS, &now.sizes, &baseline.sizes);
     write_counts(&b, HS_CHUNK_API_COUNTS, &now.apis, &baseline.apis);
     write_stacks(&b, &now.stacks, &baseline.stacks);
-    hs_tracking_write(&b);
+    hsr_tracking_write(&b);
 
     int incomplete = now.sizes.failed || now.apis.failed || now.stacks.failed;
-    c = hs_chunk_begin(&b, HS_CHUNK_SNAPSHOT_END);
-    hs_buf_u32(&b, seq);
-    hs_buf_u32(&b, 0);
-    hs_buf_u64(&b, now.lost - baseline.lost);
-    hs_buf_u64(&b, hs_threads_seen());
-    hs_chunk_end(&b, c);
+    c = hsr_chunk_begin(&b, HS_CHUNK_SNAPSHOT_END);
+    hsr_buf_u32(&b, seq);
+    hsr_buf_u32(&b, 0);
+    hsr_buf_u64(&b, now.lost - baseline.lost);
+    hsr_buf_u64(&b, hsr_threads_seen());
+    hsr_chunk_end(&b, c);
 
     /* Out of memory while merging: better no snapshot than a wrong one. */
-    int rc = incomplete ? -1 : hs_profile_write(&b);
+    int rc = incomplete ? -1 : hsr_profile_write(&b);
     if (rc == 0)
         seq++;
-    hs_buf_release(&b);
-    hs_arena_free(&arena);
+    hsr_buf_release(&b);
+    hsr_arena_free(&arena);
     unlock_dump();
-    hs_guard = saved_guard;
+    hsr_guard = saved_guard;
     return rc;
 }
 
 /* The baseline's stack rows point into the threads' tables: their frames are
  * never moved nor freed, except in a fork child, which drops the baseline too. */
-void hs_snapshot_reset_baseline(void)
+void hsr_snapshot_reset_baseline(void)
 {
-    int saved_guard = hs_guard;
-    hs_guard = 1;
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
     lock_dump(0);
-    struct hs_arena arena = {0};
+    struct hsr_arena arena = {0};
     struct merged m;
     merge_all(&m, &arena);
-    hs_arena_free(&baseline_arena);
+    hsr_arena_free(&baseline_arena);
     baseline_arena = arena;
     baseline = m;
     unlock_dump();
-    hs_guard = saved_guard;
+    hsr_guard = saved_guard;
 }
 
-void hs_snapshot_after_fork_child(void)
+void hsr_snapshot_after_fork_child(void)
 {
-    hs_arena_free(&baseline_arena);
+    hsr_arena_free(&baseline_arena);
     memset(&baseline, 0, sizeof baseline);
     seq = 0;
     atomic_store(&dump_owner, 0);

@@ -44,14 +44,14 @@ static int find_own(struct dl_phdr_info *info, size_t size, void *base)
     return 1;
 }
 
-void hs_modules_init(void)
+void hsr_modules_init(void)
 {
     Dl_info self;
-    if (own_n == 0 && dladdr((void *)hs_modules_init, &self))
+    if (own_n == 0 && dladdr((void *)hsr_modules_init, &self))
         dl_iterate_phdr(find_own, self.dli_fbase);
 }
 
-int hs_in_recorder(uintptr_t addr)
+int hsr_in_recorder(uintptr_t addr)
 {
     for (int i = 0; i < own_n; i++)
         if (addr >= own_lo[i] && addr < own_hi[i])
@@ -90,9 +90,9 @@ static size_t build_id(struct dl_phdr_info *info, const uint8_t **id)
 #define MAX_LOADED 4096
 
 struct write_ctx {
-    struct hs_buf *b;
+    struct hsr_buf *b;
     uint32_t count;
-    uintptr_t match_bias;  /* hs_modules_forget: only this module */
+    uintptr_t match_bias;  /* hsr_modules_forget: only this module */
     uint32_t nloaded;
     uintptr_t loaded[MAX_LOADED];  /* biases written, to skip departed duplicates */
 };
@@ -126,16 +126,16 @@ static int write_module(struct dl_phdr_info *info, size_t size, void *arg)
     }
     const uint8_t *id = NULL;
     size_t id_len = build_id(info, &id);
-    hs_buf_u64(ctx->b, (uint64_t)info->dlpi_addr);
-    hs_buf_u32(ctx->b, nranges);
-    hs_buf_u32(ctx->b, (uint32_t)id_len);
-    hs_buf_bytes(ctx->b, id, id_len);
-    hs_buf_str(ctx->b, path, strlen(path));
+    hsr_buf_u64(ctx->b, (uint64_t)info->dlpi_addr);
+    hsr_buf_u32(ctx->b, nranges);
+    hsr_buf_u32(ctx->b, (uint32_t)id_len);
+    hsr_buf_bytes(ctx->b, id, id_len);
+    hsr_buf_str(ctx->b, path, strlen(path));
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            hs_buf_u64(ctx->b, info->dlpi_addr + ph->p_vaddr);
-            hs_buf_u64(ctx->b, info->dlpi_addr + ph->p_vaddr + ph->p_memsz);
+            hsr_buf_u64(ctx->b, info->dlpi_addr + ph->p_vaddr);
+            hsr_buf_u64(ctx->b, info->dlpi_addr + ph->p_vaddr + ph->p_memsz);
         }
     }
     ctx->count++;
@@ -152,17 +152,17 @@ static int was_written(const struct write_ctx *ctx, uintptr_t bias)
     return 0;
 }
 
-void hs_modules_write(struct hs_buf *b)
+void hsr_modules_write(struct hsr_buf *b)
 {
     size_t count_at = b->len;
     static struct write_ctx ctx;  /* big; dumps are serialized */
     memset(&ctx, 0, offsetof(struct write_ctx, loaded));
     ctx.b = b;
-    hs_buf_u32(b, 0);
+    hsr_buf_u32(b, 0);
     dl_iterate_phdr(write_module, &ctx);
     for (struct departed *d = atomic_load(&departed_list); d; d = d->next)
         if (!was_written(&ctx, d->bias)) {
-            hs_buf_bytes(b, d->entry, d->len);
+            hsr_buf_bytes(b, d->entry, d->len);
             ctx.count++;
         }
     if (!b->failed)
@@ -178,7 +178,7 @@ static void forget(void *handle)
     for (struct departed *d = atomic_load(&departed_list); d; d = d->next)
         if (d->bias == lm->l_addr)
             return;  /* already remembered (dlopen'ed again at the same place) */
-    struct hs_buf one = {0};
+    struct hsr_buf one = {0};
     static struct write_ctx ctx;
     static atomic_flag busy = ATOMIC_FLAG_INIT;
     while (atomic_flag_test_and_set(&busy))
@@ -188,7 +188,7 @@ static void forget(void *handle)
     ctx.match_bias = lm->l_addr;
     dl_iterate_phdr(write_module, &ctx);
     atomic_flag_clear(&busy);
-    struct departed *d = one.failed || !ctx.count ? NULL : hs_pool_alloc(sizeof *d + one.len);
+    struct departed *d = one.failed || !ctx.count ? NULL : hsr_pool_alloc(sizeof *d + one.len);
     if (d) {
         d->bias = lm->l_addr;
         d->len = one.len;
@@ -198,19 +198,19 @@ static void forget(void *handle)
             d->next = head;
         while (!atomic_compare_exchange_weak(&departed_list, &head, d));
     }
-    hs_buf_release(&one);
+    hsr_buf_release(&one);
 }
 
 int dlclose(void *handle)
 {
     static int (*next)(void *);
     if (!next)
-        next = hs_next("dlclose");
-    if (atomic_load(&hs_recording)) {
-        int saved = hs_guard;
-        hs_guard = 1;
+        next = hsr_next("dlclose");
+    if (atomic_load(&hsr_recording)) {
+        int saved = hsr_guard;
+        hsr_guard = 1;
         forget(handle);
-        hs_guard = saved;
+        hsr_guard = saved;
     }
     return next ? next(handle) : -1;
 }

@@ -32,7 +32,7 @@
 #define FRAME_SLOTS (1u << 22)        /* 32 MiB of addresses per thread, reserved */
 #define SKIP_MAX 16                   /* recorder frames above the caller, at most */
 
-struct hs_stack_entry {
+struct hsr_stack_entry {
     uint64_t hash;
     uint64_t size;
     uint32_t region, depth;
@@ -48,29 +48,29 @@ struct index_slot {
     uint32_t tag;                     /* high half of the hash */
 };
 
-struct hs_stack_table {
+struct hsr_stack_table {
     _Atomic uint64_t used;            /* e[0 .. used) are complete */
     uint64_t frames_used;
     uint64_t *frames;
     struct index_slot *index;         /* owner only */
     uint64_t index_mask;
-    struct hs_stack_entry e[MAX_TYPES];
+    struct hsr_stack_entry e[MAX_TYPES];
 };
 
 static int use_fp;
 static unsigned max_depth = 64;
 static _Atomic uint64_t lost;
-static HS_TLS uintptr_t stack_lo, stack_hi;  /* this thread's stack, for the fp walk */
+static HSR_TLS uintptr_t stack_lo, stack_hi;  /* this thread's stack, for the fp walk */
 
-void hs_stacks_init(int unwinder, unsigned depth)
+void hsr_stacks_init(int unwinder, unsigned depth)
 {
     use_fp = unwinder == 1;
-    max_depth = depth < 1 ? 1 : depth > HS_MAX_DEPTH ? HS_MAX_DEPTH : depth;
+    max_depth = depth < 1 ? 1 : depth > HSR_MAX_DEPTH ? HSR_MAX_DEPTH : depth;
     if (!use_fp)
         unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 }
 
-uint64_t hs_stacks_lost(void)
+uint64_t hsr_stacks_lost(void)
 {
     return atomic_load_explicit(&lost, memory_order_relaxed);
 }
@@ -116,12 +116,12 @@ static __attribute__((noinline)) int walk_frame_pointers(uint64_t *out, int max)
 /* Return addresses of the caller's stack, recorder frames removed. */
 static int capture(uint64_t *out)
 {
-    uint64_t raw[HS_MAX_DEPTH + SKIP_MAX];
+    uint64_t raw[HSR_MAX_DEPTH + SKIP_MAX];
     int want = (int)max_depth + SKIP_MAX;
     int n = use_fp ? walk_frame_pointers(raw, want)
                    : unw_backtrace((void **)raw, want);
     int skip = 0;
-    while (skip < n && hs_in_recorder((uintptr_t)raw[skip]))
+    while (skip < n && hsr_in_recorder((uintptr_t)raw[skip]))
         skip++;
     n -= skip;
     if (n > (int)max_depth)
@@ -141,29 +141,29 @@ static uint64_t hash_stack(uint32_t region, uint64_t size, const uint64_t *f, in
     return h ? h : 1;
 }
 
-static struct hs_stack_table *table_of(struct hs_thread *t)
+static struct hsr_stack_table *table_of(struct hsr_thread *t)
 {
-    struct hs_stack_table *st = hs_thread_stacks(t);
-    if (HS_LIKELY(st))
+    struct hsr_stack_table *st = hsr_thread_stacks(t);
+    if (HSR_LIKELY(st))
         return st;
-    st = hs_map(sizeof *st);
+    st = hsr_map(sizeof *st);
     if (!st)
         return NULL;
-    st->frames = hs_map((size_t)FRAME_SLOTS * sizeof(uint64_t));
+    st->frames = hsr_map((size_t)FRAME_SLOTS * sizeof(uint64_t));
     if (!st->frames) {
-        hs_unmap(st, sizeof *st);
+        hsr_unmap(st, sizeof *st);
         return NULL;
     }
-    atomic_store_explicit((struct hs_stack_table *_Atomic *)hs_thread_stacks_slot(t), st,
+    atomic_store_explicit((struct hsr_stack_table *_Atomic *)hsr_thread_stacks_slot(t), st,
                           memory_order_release);
     return st;
 }
 
 /* Owner only: index of twice the slots, rebuilt from the entries. */
-static int index_grow(struct hs_stack_table *st)
+static int index_grow(struct hsr_stack_table *st)
 {
     uint64_t slots = st->index ? (st->index_mask + 1) * 2 : 1024;
-    struct index_slot *index = hs_map(slots * sizeof *index);
+    struct index_slot *index = hsr_map(slots * sizeof *index);
     if (!index)
         return -1;
     uint64_t used = atomic_load_explicit(&st->used, memory_order_relaxed);
@@ -176,17 +176,17 @@ static int index_grow(struct hs_stack_table *st)
                 break;
             }
         }
-    hs_unmap(st->index, (st->index_mask + 1) * sizeof *index);
+    hsr_unmap(st->index, (st->index_mask + 1) * sizeof *index);
     st->index = index;
     st->index_mask = slots - 1;
     return 0;
 }
 
-struct hs_stack_entry *hs_stack_record(struct hs_thread *t, uint32_t region, uint64_t size)
+struct hsr_stack_entry *hsr_stack_record(struct hsr_thread *t, uint32_t region, uint64_t size)
 {
-    uint64_t frames[HS_MAX_DEPTH];
+    uint64_t frames[HSR_MAX_DEPTH];
     int n = capture(frames);
-    struct hs_stack_table *st = table_of(t);
+    struct hsr_stack_table *st = table_of(t);
     uint64_t used = st ? atomic_load_explicit(&st->used, memory_order_relaxed) : 0;
     if (!st || ((used + 1) * 2 > st->index_mask + 1 && index_grow(st))) {
         atomic_fetch_add(&lost, 1);
@@ -201,7 +201,7 @@ struct hs_stack_entry *hs_stack_record(struct hs_thread *t, uint32_t region, uin
                 atomic_fetch_add(&lost, 1);
                 return NULL;
             }
-            struct hs_stack_entry *e = &st->e[used];
+            struct hsr_stack_entry *e = &st->e[used];
             memcpy(st->frames + st->frames_used, frames, (size_t)n * sizeof *frames);
             e->hash = h;
             e->frames_at = st->frames_used;
@@ -218,36 +218,36 @@ struct hs_stack_entry *hs_stack_record(struct hs_thread *t, uint32_t region, uin
         }
         if (slot->tag != tag)
             continue;
-        struct hs_stack_entry *e = &st->e[slot->entry - 1];
+        struct hsr_stack_entry *e = &st->e[slot->entry - 1];
         if (e->hash == h && e->size == size && e->region == region && e->depth == (uint32_t)n &&
             memcmp(st->frames + e->frames_at, frames, (size_t)n * sizeof *frames) == 0) {
-            hs_bump(&e->count, 1);
+            hsr_bump(&e->count, 1);
             return e;
         }
     }
 }
 
-const uint64_t *hs_stack_entry_frames(const struct hs_stack_entry *e, uint32_t *depth)
+const uint64_t *hsr_stack_entry_frames(const struct hsr_stack_entry *e, uint32_t *depth)
 {
     *depth = e->depth;
     return e->frames;
 }
 
-void *_Atomic *hs_stack_entry_slot(struct hs_stack_entry *e)
+void *_Atomic *hsr_stack_entry_slot(struct hsr_stack_entry *e)
 {
     return &e->track;
 }
 
-uint32_t *hs_stack_entry_trace_id(struct hs_stack_entry *e)
+uint32_t *hsr_stack_entry_trace_id(struct hsr_stack_entry *e)
 {
     return &e->trace_id;
 }
 
-void hs_stack_table_visit(struct hs_stack_table *st, void *ctx, hs_stack_fn fn)
+void hsr_stack_table_visit(struct hsr_stack_table *st, void *ctx, hsr_stack_fn fn)
 {
     uint64_t used = atomic_load_explicit(&st->used, memory_order_acquire);
     for (uint64_t i = 0; i < used; i++) {
-        struct hs_stack_entry *e = &st->e[i];
+        struct hsr_stack_entry *e = &st->e[i];
         uint64_t count = atomic_load_explicit(&e->count, memory_order_relaxed);
         if (count)
             fn(ctx, e->region, e->size, e->depth, st->frames + e->frames_at, count);
@@ -256,16 +256,16 @@ void hs_stack_table_visit(struct hs_stack_table *st, void *ctx, hs_stack_fn fn)
 
 /* Fork child: empty the table; the pages go back to zero-on-demand instead of
  * being written (a table is megabytes, mostly untouched). */
-void hs_stack_table_clear(struct hs_stack_table *st)
+void hsr_stack_table_clear(struct hsr_stack_table *st)
 {
     uint64_t *frames = st->frames;
-    hs_unmap(st->index, (st->index_mask + 1) * sizeof *st->index);
+    hsr_unmap(st->index, (st->index_mask + 1) * sizeof *st->index);
     madvise(st, (sizeof *st + 4095) & ~(size_t)4095, MADV_DONTNEED);
     madvise(frames, (size_t)FRAME_SLOTS * sizeof(uint64_t), MADV_DONTNEED);
     st->frames = frames;  /* the rest is zero again: empty, no index */
 }
 
-void hs_stacks_after_fork_child(void)
+void hsr_stacks_after_fork_child(void)
 {
     atomic_store(&lost, 0);
 }

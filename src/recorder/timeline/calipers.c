@@ -17,7 +17,7 @@
  *
  * Rate limit (HEAPSCOPE_CALIPER_MS, default 10): at most one measured call per
  * period in the process, and the period stretches so that the reads take at most
- * 1/HS_CALIPER_COST_SHARE of the time: after a measured call whose reads took
+ * 1/HSR_CALIPER_COST_SHARE of the time: after a measured call whose reads took
  * 2 ms, the next one comes no sooner than 200 ms later. The timeline's sampler thread arms the flag every period
  * (once a layer has attached); the first call that finds it armed takes it and is
  * measured. Every other call costs the layer a load and a compare and never enters
@@ -37,9 +37,9 @@
 #include "layer_abi.h"
 #include "recorder.h"
 
-int64_t hs_caliper_ns = -1;
+int64_t hsr_caliper_ns = -1;
 
-_Atomic int hs_calipers_active, hs_caliper_armed = 1, hs_sampler_running;
+_Atomic int hsr_calipers_active, hsr_caliper_armed = 1, hsr_sampler_running;
 
 static _Atomic uint64_t last_ns;       /* clock of the last measured call (no sampler) */
 static _Atomic uint64_t taken;
@@ -52,12 +52,12 @@ static _Atomic int64_t rss_delta, pss_delta;
 static _Atomic uint64_t *slots;
 static _Atomic uint32_t nslots;
 
-_Atomic uint64_t *hs_calipers_thread_calls(void)
+_Atomic uint64_t *hsr_calipers_thread_calls(void)
 {
     if (!atomic_load(&slots)) {
-        _Atomic uint64_t *fresh = hs_map(SLOTS * sizeof *fresh), *none = NULL;
+        _Atomic uint64_t *fresh = hsr_map(SLOTS * sizeof *fresh), *none = NULL;
         if (fresh && !atomic_compare_exchange_strong(&slots, &none, fresh))
-            hs_unmap(fresh, SLOTS * sizeof *fresh);
+            hsr_unmap(fresh, SLOTS * sizeof *fresh);
     }
     static _Atomic uint64_t no_slots;   /* no memory: calls go uncounted (skipped 0) */
     uint32_t i = atomic_fetch_add(&nslots, 1);
@@ -66,33 +66,33 @@ _Atomic uint64_t *hs_calipers_thread_calls(void)
     return &slots[i < SLOTS ? i : SLOTS - 1];  /* past a million threads: shared, racy */
 }
 
-static HS_TLS struct hs_sample before;  /* of this thread's call being measured */
-static HS_TLS uint64_t before_cost;     /* ns its reads took */
+static HSR_TLS struct hsr_sample before;  /* of this thread's call being measured */
+static HSR_TLS uint64_t before_cost;     /* ns its reads took */
 /* What the last measured call's reads took (before and after, ns): smaps_rollup
  * walks every mapping, 0.1 to several ms in an MPI process with big shared
  * segments on a busy node. */
 static _Atomic uint64_t read_cost_ns;
 
-uint64_t hs_caliper_period(void)
+uint64_t hsr_caliper_period(void)
 {
     uint64_t budget = atomic_load_explicit(&read_cost_ns, memory_order_relaxed) *
-                      HS_CALIPER_COST_SHARE;
-    return budget > (uint64_t)hs_caliper_ns ? budget : (uint64_t)hs_caliper_ns;
+                      HSR_CALIPER_COST_SHARE;
+    return budget > (uint64_t)hsr_caliper_ns ? budget : (uint64_t)hsr_caliper_ns;
 }
 
-void hs_calipers_totals(struct hs_caliper_totals *t)
+void hsr_calipers_totals(struct hsr_caliper_totals *t)
 {
     t->taken = atomic_load_explicit(&taken, memory_order_relaxed);
     uint64_t calls = 0;
     uint32_t n = atomic_load(&nslots);
     for (uint32_t i = 0; slots && i < n && i < SLOTS; i++)
         calls += atomic_load_explicit(&slots[i], memory_order_relaxed);
-    t->skipped = hs_caliper_ns >= 0 && calls > t->taken ? calls - t->taken : 0;
+    t->skipped = hsr_caliper_ns >= 0 && calls > t->taken ? calls - t->taken : 0;
     t->rss_delta = atomic_load_explicit(&rss_delta, memory_order_relaxed);
     t->pss_delta = atomic_load_explicit(&pss_delta, memory_order_relaxed);
 }
 
-void hs_timeline_calipers_reset(void)
+void hsr_timeline_calipers_reset(void)
 {
     atomic_store(&last_ns, 0);
     atomic_store(&taken, 0);
@@ -100,7 +100,7 @@ void hs_timeline_calipers_reset(void)
     uint32_t n = atomic_load(&nslots);
     for (uint32_t i = 0; slots && i < n && i < SLOTS; i++)
         atomic_store(&slots[i], 0);
-    atomic_store(&hs_caliper_armed, hs_caliper_ns >= 0);
+    atomic_store(&hsr_caliper_armed, hsr_caliper_ns >= 0);
     atomic_store(&rss_delta, 0);
     atomic_store(&pss_delta, 0);
 }
@@ -111,57 +111,57 @@ void hs_timeline_calipers_reset(void)
  * and every call comes here. */
 static int claim(int always)
 {
-    if (hs_caliper_ns == 0 || always)
+    if (hsr_caliper_ns == 0 || always)
         return 1;
-    if (atomic_load_explicit(&hs_sampler_running, memory_order_relaxed))
-        return atomic_exchange_explicit(&hs_caliper_armed, 0, memory_order_relaxed);
-    uint64_t now = hs_now_ns(CLOCK_MONOTONIC);
+    if (atomic_load_explicit(&hsr_sampler_running, memory_order_relaxed))
+        return atomic_exchange_explicit(&hsr_caliper_armed, 0, memory_order_relaxed);
+    uint64_t now = hsr_now_ns(CLOCK_MONOTONIC);
     uint64_t last = atomic_load_explicit(&last_ns, memory_order_relaxed);
-    return (last == 0 || now - last >= hs_caliper_period()) &&
+    return (last == 0 || now - last >= hsr_caliper_period()) &&
            atomic_compare_exchange_strong_explicit(&last_ns, &last, now, memory_order_relaxed,
                                                    memory_order_relaxed);
 }
 
-static void measure(struct hs_sample *s, unsigned kind, const char *fn)
+static void measure(struct hsr_sample *s, unsigned kind, const char *fn)
 {
-    hs_timeline_measure(s, 1);
+    hsr_timeline_measure(s, 1);
     s->kind = kind;
-    s->region = hs_current_region();
+    s->region = hsr_current_region();
     s->label = fn;
 }
 
 int heapscope__caliper_begin(const char *fn, int always)
 {
-    if (hs_caliper_ns < 0 || !atomic_load_explicit(&hs_recording, memory_order_relaxed) ||
+    if (hsr_caliper_ns < 0 || !atomic_load_explicit(&hsr_recording, memory_order_relaxed) ||
         !claim(always))
         return 0;
-    int saved_guard = hs_guard;
-    hs_guard = 1;
-    uint64_t t0 = hs_now_ns(CLOCK_MONOTONIC);
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    uint64_t t0 = hsr_now_ns(CLOCK_MONOTONIC);
     measure(&before, HS_SAMPLE_MPI_BEFORE, fn);
-    before_cost = hs_now_ns(CLOCK_MONOTONIC) - t0;
-    hs_timeline_add(&before);
-    hs_guard = saved_guard;
+    before_cost = hsr_now_ns(CLOCK_MONOTONIC) - t0;
+    hsr_timeline_add(&before);
+    hsr_guard = saved_guard;
     return 1;
 }
 
 void heapscope__caliper_end(const char *fn)
 {
-    if (hs_caliper_ns < 0)
+    if (hsr_caliper_ns < 0)
         return;
-    int saved_guard = hs_guard;
-    hs_guard = 1;
-    struct hs_sample after;
-    uint64_t t0 = hs_now_ns(CLOCK_MONOTONIC);
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    struct hsr_sample after;
+    uint64_t t0 = hsr_now_ns(CLOCK_MONOTONIC);
     measure(&after, HS_SAMPLE_MPI_AFTER, fn);
-    atomic_store_explicit(&read_cost_ns, before_cost + hs_now_ns(CLOCK_MONOTONIC) - t0,
+    atomic_store_explicit(&read_cost_ns, before_cost + hsr_now_ns(CLOCK_MONOTONIC) - t0,
                           memory_order_relaxed);
-    hs_timeline_add(&after);
+    hsr_timeline_add(&after);
     int64_t heap = after.heap >= 0 && before.heap >= 0 ? after.heap - before.heap : 0;
     if (after.rss >= 0 && before.rss >= 0)
         atomic_fetch_add_explicit(&rss_delta, after.rss - before.rss - heap, memory_order_relaxed);
     if (after.pss >= 0 && before.pss >= 0)
         atomic_fetch_add_explicit(&pss_delta, after.pss - before.pss - heap, memory_order_relaxed);
     atomic_fetch_add_explicit(&taken, 1, memory_order_relaxed);
-    hs_guard = saved_guard;
+    hsr_guard = saved_guard;
 }

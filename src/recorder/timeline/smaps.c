@@ -1,11 +1,11 @@
 /*
  * smaps.c — the process's resident and proportional set size, read from /proc.
  *
- *   hs_read_memory   RSS and PSS from /proc/self/smaps_rollup ("Rss:" and "Pss:"
+ *   hsr_read_memory   RSS and PSS from /proc/self/smaps_rollup ("Rss:" and "Pss:"
  *                    lines, kB). The kernel walks the page tables for it: about
  *                    20-50 us. Kernels before 4.14 have no smaps_rollup: RSS then
  *                    comes from /proc/self/statm and PSS is -1 (unknown).
- *   hs_read_rss      RSS only, from /proc/self/statm (the kernel's counters, no page
+ *   hsr_read_rss      RSS only, from /proc/self/statm (the kernel's counters, no page
  *                    walk: about 4 us). PSS -1.
  *
  * open/read/close into a caller's stack buffer and a hand-written parser: no malloc,
@@ -63,7 +63,7 @@ static int64_t field_kb(const char *text, const char *key)
     return -1;
 }
 
-int hs_read_rss(int64_t *rss)
+int hsr_read_rss(int64_t *rss)
 {
     char buf[256];
     *rss = -1;
@@ -82,15 +82,15 @@ int hs_read_rss(int64_t *rss)
     return 0;
 }
 
-int hs_read_memory(int64_t *rss, int64_t *pss)
+int hsr_read_memory(int64_t *rss, int64_t *pss)
 {
     char buf[2048];   /* smaps_rollup is about 900 bytes */
     *pss = -1;
     if (read_proc("/proc/self/smaps_rollup", buf, sizeof buf) < 0)
-        return hs_read_rss(rss);
+        return hsr_read_rss(rss);
     int64_t r = field_kb(buf, "Rss:"), p = field_kb(buf, "Pss:");
     if (r < 0)
-        return hs_read_rss(rss);
+        return hsr_read_rss(rss);
     *rss = r * 1024;
     *pss = p < 0 ? -1 : p * 1024;
     return 0;

@@ -8,13 +8,13 @@
  *                          RSS from statm (~4 us; smaps_rollup would cost ~25 us)
  *   MPI calipers           before/after a measured MPI call: heap + smaps_rollup
  *   snapshots              a "final" sample (heap + smaps_rollup), then a flush
- * Heap in use is in the samples when the hooks watch blocks (hs_heap_watch: asked
+ * Heap in use is in the samples when the hooks watch blocks (hsr_heap_watch: asked
  * with HEAPSCOPE_TIMELINE_HEAP=1, or tracking on), else -1.
  *
  * Where samples go: a bounded lock-free ring (RING slots; multi-producer, one
  * consumer at a time), so any thread and a signal handler may append without a
  * lock. The holder of the flush token drains it into TIMELINE_REGIONS + TIMELINE
- * chunks (format: profile_format.h) and appends them with one hs_profile_write.
+ * chunks (format: profile_format.h) and appends them with one hsr_profile_write.
  * Flushes happen every HEAPSCOPE_TIMELINE_FLUSH_MS (sampler thread), when the ring
  * is half full (sampler) or three-quarters full (the appending thread, which waits
  * for the flush in progress when it finds the ring full), and before every
@@ -23,7 +23,7 @@
  * The sampler thread is created after the profile file is open (and again in a
  * fork child), with every signal blocked (signals go to the program's threads),
  * the re-entrancy guard set, and marked a background writer: once the process
- * starts ending (hs_profile_seal) it writes no more.
+ * starts ending (hsr_profile_seal) it writes no more.
  * Memory: the ring (RING x 64 bytes, mmap) and the flush buffers (mmap); nothing
  * from the program's allocator.
  */
@@ -46,7 +46,7 @@
 #define DEFAULT_FLUSH_MS 1000
 #define TOKEN_WAIT_MS 5000
 
-int hs_timeline_on;
+int hsr_timeline_on;
 static uint64_t interval_ns, flush_ns;
 
 /* ---- settings ---- */
@@ -63,42 +63,42 @@ static long ms_setting(const char *name, long fallback, long min)
         char msg[200];
         snprintf(msg, sizeof msg, "%s must be an integer number of ms >= %ld, using %ld",
                  name, min, fallback);
-        hs_warn(msg);
+        hsr_warn(msg);
         return fallback;
     }
     return ms;
 }
 
-void hs_timeline_settings(void)
+void hsr_timeline_settings(void)
 {
     long ms = ms_setting("HEAPSCOPE_TIMELINE_MS", DEFAULT_INTERVAL_MS, 0);
-    hs_timeline_on = ms > 0;
+    hsr_timeline_on = ms > 0;
     interval_ns = (uint64_t)ms * 1000000u;
     flush_ns = (uint64_t)ms_setting("HEAPSCOPE_TIMELINE_FLUSH_MS", DEFAULT_FLUSH_MS, 10) * 1000000u;
     const char *cal = getenv("HEAPSCOPE_CALIPER_MS");
     if (cal && strcmp(cal, "off") == 0)
-        hs_caliper_ns = -1;
+        hsr_caliper_ns = -1;
     else
-        hs_caliper_ns = ms_setting("HEAPSCOPE_CALIPER_MS", 10, 0) * 1000000;
-    if (!hs_timeline_on)
-        hs_caliper_ns = -1;   /* caliper samples are timeline samples */
-    atomic_store(&hs_caliper_armed, hs_caliper_ns >= 0);
+        hsr_caliper_ns = ms_setting("HEAPSCOPE_CALIPER_MS", 10, 0) * 1000000;
+    if (!hsr_timeline_on)
+        hsr_caliper_ns = -1;   /* caliper samples are timeline samples */
+    atomic_store(&hsr_caliper_armed, hsr_caliper_ns >= 0);
     /* Heap in use costs every allocation and free a malloc_usable_size call and a
-     * counter update (hs_heap_watch): about +10-25% CPU on the churn benchmark, more
+     * counter update (hsr_heap_watch): about +10-25% CPU on the churn benchmark, more
      * than the counts-only goal allows, so it is asked for (record --mpi asks; tracking
      * watches blocks anyway, and then the figure comes free). */
     const char *heap = getenv("HEAPSCOPE_TIMELINE_HEAP");
-    if (hs_timeline_on && heap && strcmp(heap, "1") == 0)
-        hs_heap_watch = 1;
+    if (hsr_timeline_on && heap && strcmp(heap, "1") == 0)
+        hsr_heap_watch = 1;
     else if (heap && *heap && strcmp(heap, "0") != 0 && strcmp(heap, "1") != 0)
-        hs_warn("HEAPSCOPE_TIMELINE_HEAP must be 0 or 1, using 0");
+        hsr_warn("HEAPSCOPE_TIMELINE_HEAP must be 0 or 1, using 0");
 }
 
 /* ---- the ring ---- */
 
 struct slot {
     _Atomic uint64_t seq;  /* == position + 1 once the sample at `position` is written */
-    struct hs_sample s;
+    struct hsr_sample s;
 };
 
 static struct slot *ring;
@@ -115,7 +115,7 @@ static void ring_reset(void)
     atomic_store(&lost, 0);
 }
 
-static int ring_push(const struct hs_sample *s)
+static int ring_push(const struct hsr_sample *s)
 {
     uint64_t pos = atomic_load_explicit(&head, memory_order_relaxed);
     for (;;) {
@@ -138,7 +138,7 @@ static int ring_push(const struct hs_sample *s)
 }
 
 /* The next written sample, or 0 (empty, or the next one is still being written). */
-static int ring_pop(struct hs_sample *out)
+static int ring_pop(struct hsr_sample *out)
 {
     uint64_t pos = atomic_load_explicit(&tail, memory_order_relaxed);
     struct slot *sl = &ring[pos & (RING - 1)];
@@ -160,7 +160,7 @@ static uint64_t ring_fill(void)
 
 static _Atomic int token;                 /* thread id of the flushing thread, 0 = free */
 static uint32_t regions_written;          /* TIMELINE_REGIONS written so far (token) */
-static struct hs_buf rows, out;           /* reused between flushes (token) */
+static struct hsr_buf rows, out;           /* reused between flushes (token) */
 static const char *labels[MAX_LABELS];    /* this flush's labels (token) */
 static uint32_t label_slot[MAX_LABELS];   /* hash of pointer -> index + 1 */
 static uint32_t nlabels;
@@ -201,39 +201,39 @@ static uint32_t label_index(const char *label)
     return 0xFFFFFFFFu;
 }
 
-static void encode_sample(const struct hs_sample *s)
+static void encode_sample(const struct hsr_sample *s)
 {
-    hs_buf_u64(&rows, s->mono_ns);
-    hs_buf_u32(&rows, s->kind);
-    hs_buf_u32(&rows, s->region);
-    hs_buf_u32(&rows, label_index(s->label));
-    hs_buf_u32(&rows, 0);
-    hs_buf_u64(&rows, (uint64_t)s->heap);
-    hs_buf_u64(&rows, (uint64_t)s->heap_component);
-    hs_buf_u64(&rows, (uint64_t)s->rss);
-    hs_buf_u64(&rows, (uint64_t)s->pss);
+    hsr_buf_u64(&rows, s->mono_ns);
+    hsr_buf_u32(&rows, s->kind);
+    hsr_buf_u32(&rows, s->region);
+    hsr_buf_u32(&rows, label_index(s->label));
+    hsr_buf_u32(&rows, 0);
+    hsr_buf_u64(&rows, (uint64_t)s->heap);
+    hsr_buf_u64(&rows, (uint64_t)s->heap_component);
+    hsr_buf_u64(&rows, (uint64_t)s->rss);
+    hsr_buf_u64(&rows, (uint64_t)s->pss);
 }
 
 static void encode_regions(void)
 {
-    uint32_t n = hs_region_count();
+    uint32_t n = hsr_region_count();
     if (n <= regions_written)
         return;
-    size_t c = hs_chunk_begin(&out, HS_TIMELINE_REGIONS);
-    hs_buf_u32(&out, n - regions_written);
+    size_t c = hsr_chunk_begin(&out, HS_TIMELINE_REGIONS);
+    hsr_buf_u32(&out, n - regions_written);
     for (uint32_t id = regions_written; id < n; id++) {
-        const struct hs_region *r = hs_region_get(id);
-        hs_buf_u32(&out, id);
-        hs_buf_u32(&out, r->parent);
-        hs_buf_str(&out, r->name, strlen(r->name));
+        const struct hsr_region *r = hsr_region_get(id);
+        hsr_buf_u32(&out, id);
+        hsr_buf_u32(&out, r->parent);
+        hsr_buf_str(&out, r->name, strlen(r->name));
     }
-    hs_chunk_end(&out, c);
+    hsr_chunk_end(&out, c);
 }
 
 /* Drains the ring into the file. wait: wait for another thread's flush to end. */
 static void flush(int wait)
 {
-    if (!ring || !hs_profile_is_open())
+    if (!ring || !hsr_profile_is_open())
         return;
     sigset_t all, old;
     sigfillset(&all);
@@ -247,34 +247,34 @@ static void flush(int wait)
     memset(label_slot, 0, sizeof label_slot);
     nlabels = 0;
     uint32_t count = 0;
-    struct hs_sample s;
+    struct hsr_sample s;
     while (count < RING && ring_pop(&s)) {
         encode_sample(&s);
         count++;
     }
-    uint32_t regions_now = hs_region_count();
+    uint32_t regions_now = hsr_region_count();
     if (count || regions_now > regions_written) {
         encode_regions();
-        struct hs_caliper_totals t;
-        hs_calipers_totals(&t);
-        size_t c = hs_chunk_begin(&out, HS_TIMELINE_SAMPLES);
-        hs_buf_u64(&out, interval_ns);
-        hs_buf_u64(&out, (uint64_t)hs_caliper_ns);
-        hs_buf_u32(&out, !hs_heap_watch ? 2u : (uint32_t)hs_heap_measure_requested());
-        hs_buf_u32(&out, 0);
-        hs_buf_u64(&out, t.taken);
-        hs_buf_u64(&out, t.skipped);
-        hs_buf_u64(&out, (uint64_t)t.rss_delta);
-        hs_buf_u64(&out, (uint64_t)t.pss_delta);
-        hs_buf_u64(&out, atomic_load(&lost));
-        hs_buf_u32(&out, nlabels);
+        struct hsr_caliper_totals t;
+        hsr_calipers_totals(&t);
+        size_t c = hsr_chunk_begin(&out, HS_TIMELINE_SAMPLES);
+        hsr_buf_u64(&out, interval_ns);
+        hsr_buf_u64(&out, (uint64_t)hsr_caliper_ns);
+        hsr_buf_u32(&out, !hsr_heap_watch ? 2u : (uint32_t)hsr_heap_measure_requested());
+        hsr_buf_u32(&out, 0);
+        hsr_buf_u64(&out, t.taken);
+        hsr_buf_u64(&out, t.skipped);
+        hsr_buf_u64(&out, (uint64_t)t.rss_delta);
+        hsr_buf_u64(&out, (uint64_t)t.pss_delta);
+        hsr_buf_u64(&out, atomic_load(&lost));
+        hsr_buf_u32(&out, nlabels);
         for (uint32_t i = 0; i < nlabels; i++)
-            hs_buf_str(&out, labels[i], strlen(labels[i]));
-        hs_buf_u32(&out, count);
-        hs_buf_u32(&out, 0);
-        hs_buf_bytes(&out, rows.p, rows.len);
-        hs_chunk_end(&out, c);
-        if (rows.failed || hs_profile_write(&out) != 0)
+            hsr_buf_str(&out, labels[i], strlen(labels[i]));
+        hsr_buf_u32(&out, count);
+        hsr_buf_u32(&out, 0);
+        hsr_buf_bytes(&out, rows.p, rows.len);
+        hsr_chunk_end(&out, c);
+        if (rows.failed || hsr_profile_write(&out) != 0)
             atomic_fetch_add(&lost, count);
         else
             regions_written = regions_now;
@@ -285,22 +285,22 @@ static void flush(int wait)
 
 /* ---- samples ---- */
 
-void hs_timeline_measure(struct hs_sample *s, int with_pss)
+void hsr_timeline_measure(struct hsr_sample *s, int with_pss)
 {
-    s->mono_ns = hs_now_ns(CLOCK_MONOTONIC) - hs_start_mono_ns;
-    if (hs_heap_watch)
-        hs_heap_in_use(&s->heap, &s->heap_component);
+    s->mono_ns = hsr_now_ns(CLOCK_MONOTONIC) - hsr_start_mono_ns;
+    if (hsr_heap_watch)
+        hsr_heap_in_use(&s->heap, &s->heap_component);
     else
         s->heap = s->heap_component = -1;
     if (with_pss) {
-        hs_read_memory(&s->rss, &s->pss);
+        hsr_read_memory(&s->rss, &s->pss);
     } else {
-        hs_read_rss(&s->rss);
+        hsr_read_rss(&s->rss);
         s->pss = -1;
     }
 }
 
-void hs_timeline_add(const struct hs_sample *s)
+void hsr_timeline_add(const struct hsr_sample *s)
 {
     if (!ring)
         return;
@@ -315,34 +315,34 @@ void hs_timeline_add(const struct hs_sample *s)
         flush(0);
 }
 
-void hs_timeline_region(unsigned kind, uint32_t region)
+void hsr_timeline_region(unsigned kind, uint32_t region)
 {
-    if (!hs_timeline_on || !ring)
+    if (!hsr_timeline_on || !ring)
         return;
-    int saved_guard = hs_guard;
-    hs_guard = 1;
-    struct hs_sample s = {0};
-    hs_timeline_measure(&s, 0);
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    struct hsr_sample s = {0};
+    hsr_timeline_measure(&s, 0);
     s.kind = kind;
     s.region = region;
-    hs_timeline_add(&s);
-    hs_guard = saved_guard;
+    hsr_timeline_add(&s);
+    hsr_guard = saved_guard;
 }
 
-void hs_timeline_snapshot(int from_signal)
+void hsr_timeline_snapshot(int from_signal)
 {
     (void)from_signal;
-    if (!hs_timeline_on || !ring)
+    if (!hsr_timeline_on || !ring)
         return;
-    int saved_guard = hs_guard;
-    hs_guard = 1;
-    struct hs_sample s = {0};
-    hs_timeline_measure(&s, 1);
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    struct hsr_sample s = {0};
+    hsr_timeline_measure(&s, 1);
     s.kind = HS_SAMPLE_FINAL;
-    s.region = atomic_load_explicit(&hs_process_region, memory_order_relaxed);
-    hs_timeline_add(&s);
+    s.region = atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
+    hsr_timeline_add(&s);
     flush(1);
-    hs_guard = saved_guard;
+    hsr_guard = saved_guard;
 }
 
 /* ---- the sampler thread ---- */
@@ -350,37 +350,37 @@ void hs_timeline_snapshot(int from_signal)
 static void *sampler(void *arg)
 {
     (void)arg;
-    hs_guard = 1;
-    hs_profile_background();
-    atomic_store(&hs_sampler_running, 1);
-    uint64_t next = hs_now_ns(CLOCK_MONOTONIC);
+    hsr_guard = 1;
+    hsr_profile_background();
+    atomic_store(&hsr_sampler_running, 1);
+    uint64_t next = hsr_now_ns(CLOCK_MONOTONIC);
     uint64_t next_flush = next + flush_ns;
     uint64_t next_arm = next, next_refine = next + 1000000000u;
     for (;;) {
-        uint64_t now = hs_now_ns(CLOCK_MONOTONIC);
+        uint64_t now = hsr_now_ns(CLOCK_MONOTONIC);
         /* MPI calipers: one call may be measured per period (timeline_calipers.c) */
-        int arming = atomic_load_explicit(&hs_calipers_active, memory_order_relaxed) &&
-                     hs_caliper_ns > 0;
+        int arming = atomic_load_explicit(&hsr_calipers_active, memory_order_relaxed) &&
+                     hsr_caliper_ns > 0;
         if (arming && now >= next_arm) {
-            atomic_store_explicit(&hs_caliper_armed, 1, memory_order_relaxed);
-            next_arm = now + hs_caliper_period();
+            atomic_store_explicit(&hsr_caliper_armed, 1, memory_order_relaxed);
+            next_arm = now + hsr_caliper_period();
         }
         if (now >= next_refine) {   /* the TSC clock of tracking and trace mode */
-            hs_fast_clock_refine();
+            hsr_fast_clock_refine();
             next_refine = now + 1000000000u;
         }
         if (now >= next) {
-            struct hs_sample s = {0};
-            hs_timeline_measure(&s, 1);
+            struct hsr_sample s = {0};
+            hsr_timeline_measure(&s, 1);
             s.kind = HS_SAMPLE_PERIODIC;
-            s.region = atomic_load_explicit(&hs_process_region, memory_order_relaxed);
+            s.region = atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
             if (ring_push(&s) != 0)
                 atomic_fetch_add(&lost, 1);
             next += interval_ns;
             if (next <= now)  /* late (a stopped process, a busy machine): no catching up */
                 next = now + interval_ns;
         }
-        if ((now >= next_flush || ring_fill() >= RING / 2) && !hs_profile_sealed()) {
+        if ((now >= next_flush || ring_fill() >= RING / 2) && !hsr_profile_sealed()) {
             flush(0);
             next_flush = now + flush_ns;
         }
@@ -403,26 +403,26 @@ static void start_sampler(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);  /* the thread starts with every signal blocked */
-    int saved_guard = hs_guard;
-    hs_guard = 1;   /* the thread's TLS block (glibc: calloc) is not the program's */
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;   /* the thread's TLS block (glibc: calloc) is not the program's */
     pthread_t t;
     if (pthread_create(&t, &attr, sampler, NULL) != 0)
-        hs_warn("cannot start the timeline sampler thread: boundary samples only");
+        hsr_warn("cannot start the timeline sampler thread: boundary samples only");
     else
         pthread_setname_np(t, "heapscope-tl");
-    hs_guard = saved_guard;
+    hsr_guard = saved_guard;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
 }
 
-void hs_timeline_start(void)
+void hsr_timeline_start(void)
 {
-    if (!hs_timeline_on)
+    if (!hsr_timeline_on)
         return;
-    ring = hs_map(RING * sizeof *ring);
+    ring = hsr_map(RING * sizeof *ring);
     if (!ring) {
-        hs_warn("no memory for the timeline: timeline off");
-        hs_timeline_on = 0;
+        hsr_warn("no memory for the timeline: timeline off");
+        hsr_timeline_on = 0;
         return;
     }
     ring_reset();
@@ -430,14 +430,14 @@ void hs_timeline_start(void)
 }
 
 /* The child starts its own file: the parent's pending samples are the parent's. */
-void hs_timeline_after_fork_child(void)
+void hsr_timeline_after_fork_child(void)
 {
-    atomic_store(&hs_sampler_running, 0);
-    if (!hs_timeline_on || !ring)
+    atomic_store(&hsr_sampler_running, 0);
+    if (!hsr_timeline_on || !ring)
         return;
     ring_reset();
     atomic_store(&token, 0);
     regions_written = 0;
-    hs_timeline_calipers_reset();
+    hsr_timeline_calipers_reset();
     start_sampler();
 }

@@ -27,7 +27,7 @@
 #include "trace.h"
 #include "tracking.h"
 
-int hs_trace_on;
+int hsr_trace_on;
 static _Atomic uint64_t trace_seq;
 static _Atomic uint32_t next_stack_id;   /* 0 = no stack */
 static _Atomic int closed;               /* after the last snapshot: no more events */
@@ -48,7 +48,7 @@ static inline uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t
 
 /* ---- the calling thread's buffer ---- */
 
-static int lock_buffer(struct hs_thread *t, int bounded)
+static int lock_buffer(struct hsr_thread *t, int bounded)
 {
     for (int n = 0; atomic_exchange_explicit(&t->trace_lock, 1, memory_order_acquire); n++) {
         if (bounded && n > 200000)
@@ -59,31 +59,31 @@ static int lock_buffer(struct hs_thread *t, int bounded)
     return 0;
 }
 
-static void unlock_buffer(struct hs_thread *t)
+static void unlock_buffer(struct hsr_thread *t)
 {
     atomic_store_explicit(&t->trace_lock, 0, memory_order_release);
 }
 
 /* The thread's buffer with room for one more event (locked); NULL: no table. */
-static struct hs_trace_buf *buffer_for_event(struct hs_thread **self)
+static struct hsr_trace_buf *buffer_for_event(struct hsr_thread **self)
 {
-    struct hs_thread *t = hs_self;
-    if (HS_UNLIKELY(!t) && !(t = hs_thread_attach()))
+    struct hsr_thread *t = hsr_self;
+    if (HSR_UNLIKELY(!t) && !(t = hsr_thread_attach()))
         return NULL;
     *self = t;
     lock_buffer(t, 0);
-    struct hs_trace_buf *b = t->trace;
-    if (HS_UNLIKELY(!b || b->len + TRACE_MAX_EVENT > TRACE_BUFFER_BYTES)) {
+    struct hsr_trace_buf *b = t->trace;
+    if (HSR_UNLIKELY(!b || b->len + TRACE_MAX_EVENT > TRACE_BUFFER_BYTES)) {
         if (b)
-            hs_trace_hand_over(b);
-        b = hs_trace_take_empty();
+            hsr_trace_hand_over(b);
+        b = hsr_trace_take_empty();
         b->thread = t->index;
         t->trace = b;
     }
     return b;
 }
 
-static void event_head(struct hs_trace_buf *b, uint8_t **o, unsigned tag, uint64_t seq,
+static void event_head(struct hsr_trace_buf *b, uint8_t **o, unsigned tag, uint64_t seq,
                        uint64_t ns, uint64_t addr)
 {
     if (b->events == 0)
@@ -100,16 +100,16 @@ static void event_head(struct hs_trace_buf *b, uint8_t **o, unsigned tag, uint64
 }
 
 /* The trace id of a stack trace type; its definition written first if new. */
-static uint32_t stack_id(struct hs_trace_buf *b, uint8_t **o, struct hs_stack_entry *e,
+static uint32_t stack_id(struct hsr_trace_buf *b, uint8_t **o, struct hsr_stack_entry *e,
                          uint32_t region, uint64_t size)
 {
-    uint32_t *slot = hs_stack_entry_trace_id(e);
-    if (HS_LIKELY(*slot))
+    uint32_t *slot = hsr_stack_entry_trace_id(e);
+    if (HSR_LIKELY(*slot))
         return *slot;
     uint32_t id = atomic_fetch_add(&next_stack_id, 1) + 1;
     *slot = id;  /* the entry belongs to this thread's table */
     uint32_t depth;
-    const uint64_t *frames = hs_stack_entry_frames(e, &depth);
+    const uint64_t *frames = hsr_stack_entry_frames(e, &depth);
     uint8_t *p = *o;
     *p++ = TRACE_STACK;   /* a head of number delta 0, tag 3 */
     p = put_varint(p, id);
@@ -122,16 +122,16 @@ static uint32_t stack_id(struct hs_trace_buf *b, uint8_t **o, struct hs_stack_en
     return id;
 }
 
-void hs_trace_alloc(void *p, uint64_t size, struct hs_site site, int64_t extra)
+void hsr_trace_alloc(void *p, uint64_t size, struct hsr_site site, int64_t extra)
 {
-    if (HS_UNLIKELY(atomic_load_explicit(&closed, memory_order_relaxed)))
+    if (HSR_UNLIKELY(atomic_load_explicit(&closed, memory_order_relaxed)))
         return;
-    struct hs_thread *t;
-    struct hs_trace_buf *b = buffer_for_event(&t);
+    struct hsr_thread *t;
+    struct hsr_trace_buf *b = buffer_for_event(&t);
     if (!b)
         return;
     uint64_t seq = atomic_fetch_add_explicit(&trace_seq, 1, memory_order_relaxed) + 1;
-    uint64_t ns = hs_clock_ns();
+    uint64_t ns = hsr_clock_ns();
     uint8_t *o = b->data + b->len;
     uint32_t id = site.type ? stack_id(b, &o, site.type, site.region, size) : 0;
     event_head(b, &o, TRACE_ALLOC, seq, ns, (uint64_t)(uintptr_t)p);
@@ -143,18 +143,18 @@ void hs_trace_alloc(void *p, uint64_t size, struct hs_site site, int64_t extra)
     unlock_buffer(t);
 }
 
-void hs_trace_dying(struct hs_dying *d)
+void hsr_trace_dying(struct hsr_dying *d)
 {
     d->trace_seq = atomic_fetch_add_explicit(&trace_seq, 1, memory_order_relaxed) + 1;
-    d->trace_ns = hs_clock_ns();
+    d->trace_ns = hsr_clock_ns();
 }
 
-void hs_trace_free(struct hs_dying *d)
+void hsr_trace_free(struct hsr_dying *d)
 {
-    if (HS_UNLIKELY(atomic_load_explicit(&closed, memory_order_relaxed)))
+    if (HSR_UNLIKELY(atomic_load_explicit(&closed, memory_order_relaxed)))
         return;
-    struct hs_thread *t;
-    struct hs_trace_buf *b = buffer_for_event(&t);
+    struct hsr_thread *t;
+    struct hsr_trace_buf *b = buffer_for_event(&t);
     if (!b)
         return;
     uint8_t *o = b->data + b->len;
@@ -168,36 +168,36 @@ void hs_trace_free(struct hs_dying *d)
 /* Every thread's partly filled buffer to the writer, then all of them into the
  * file before the snapshot. final: the process ends (exit, exec, SIGTERM/SIGINT):
  * later events are not recorded. */
-void hs_trace_flush(int final, int from_signal)
+void hsr_trace_flush(int final, int from_signal)
 {
-    if (!hs_trace_on)
+    if (!hsr_trace_on)
         return;
     if (final)
         atomic_store(&closed, 1);
-    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t)) {
+    for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t)) {
         if (lock_buffer(t, from_signal))
             continue;  /* a signal on top of this thread's own event: it stays */
-        struct hs_trace_buf *b = t->trace;
+        struct hsr_trace_buf *b = t->trace;
         if (b && b->events) {
             t->trace = NULL;
-            hs_trace_hand_over(b);
+            hsr_trace_hand_over(b);
         }
         unlock_buffer(t);
     }
-    hs_trace_drain(from_signal);
+    hsr_trace_drain(from_signal);
 }
 
 /* ---- start, fork ---- */
 
 static void fork_prepare(void)
 {
-    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t))
+    for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t))
         lock_buffer(t, 0);
 }
 
 static void fork_parent(void)
 {
-    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t))
+    for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t))
         unlock_buffer(t);
 }
 
@@ -205,17 +205,17 @@ static void fork_parent(void)
  * are the parent's), stack ids from 1 again (its stack tables are emptied). */
 static void fork_child(void)
 {
-    for (struct hs_thread *t = hs_threads_first(); t; t = hs_threads_next(t)) {
+    for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t)) {
         t->trace = NULL;
         unlock_buffer(t);
     }
-    hs_trace_writer_reset();
+    hsr_trace_writer_reset();
     atomic_store(&trace_seq, 0);
     atomic_store(&next_stack_id, 0);
     atomic_store(&closed, 0);
 }
 
-void hs_trace_init(void)
+void hsr_trace_init(void)
 {
     static int done;
     if (done)
@@ -224,15 +224,15 @@ void hs_trace_init(void)
     const char *on = getenv("HEAPSCOPE_TRACE");
     if (!on || !*on || strcmp(on, "0") == 0)
         return;
-    int saved_guard = hs_guard;
-    hs_guard = 1;
-    if (hs_trace_writer_init() == 0) {
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    if (hsr_trace_writer_init() == 0) {
         pthread_atfork(fork_prepare, fork_parent, fork_child);
-        hs_fast_clock_init();
-        hs_trace_on = 1;
-        hs_heap_watch = 1;
+        hsr_fast_clock_init();
+        hsr_trace_on = 1;
+        hsr_heap_watch = 1;
     } else {
-        hs_warn("cannot map the trace buffers: trace off");
+        hsr_warn("cannot map the trace buffers: trace off");
     }
-    hs_guard = saved_guard;
+    hsr_guard = saved_guard;
 }

@@ -6,21 +6,21 @@
  * fills its own buffer and hands it to the writer when full; when no empty
  * buffer is left it waits for the writer (back-pressure): no event is dropped.
  */
-#ifndef HS_TRACE_H
-#define HS_TRACE_H
+#ifndef HSR_TRACE_H
+#define HSR_TRACE_H
 
 #include "blocks.h"
 #include "recorder.h"
 
 #define TRACE_BUFFER_BYTES (256u << 10)
 #define TRACE_BUFFERS 32u
-#define TRACE_MAX_EVENT (16u + 6u * 10u + HS_MAX_DEPTH * 8u)  /* a stack definition */
+#define TRACE_MAX_EVENT (16u + 6u * 10u + HSR_MAX_DEPTH * 8u)  /* a stack definition */
 
 /* Event tags in a buffer (layout: profile_format.h, TRACE_EVENTS) */
 enum { TRACE_ALLOC = 1, TRACE_FREE = 2, TRACE_STACK = 3 };
 
-struct hs_trace_buf {
-    struct hs_trace_buf *next;       /* in the free list or the full queue */
+struct hsr_trace_buf {
+    struct hsr_trace_buf *next;       /* in the free list or the full queue */
     uint32_t thread, events;         /* table index of the producing thread */
     uint64_t first_seq, last_seq;
     uint64_t prev_seq, prev_ns, prev_addr;  /* delta bases */
@@ -29,12 +29,12 @@ struct hs_trace_buf {
 };
 
 /* trace_writer.c */
-HS_HIDDEN struct hs_trace_buf *hs_trace_take_empty(void);   /* waits when none */
-HS_HIDDEN void hs_trace_hand_over(struct hs_trace_buf *b);  /* full: to the writer */
+HSR_HIDDEN struct hsr_trace_buf *hsr_trace_take_empty(void);   /* waits when none */
+HSR_HIDDEN void hsr_trace_hand_over(struct hsr_trace_buf *b);  /* full: to the writer */
 /* Write every handed-over buffer now, from this thread (a snapshot), and wait
  * for the writer's buffer in progress. raw: do not compress (signal handler). */
-HS_HIDDEN void hs_trace_drain(int raw);
-HS_HIDDEN void hs_trace_writer_reset(void);                 /* fork child */
-HS_HIDDEN int hs_trace_writer_init(void);
+HSR_HIDDEN void hsr_trace_drain(int raw);
+HSR_HIDDEN void hsr_trace_writer_reset(void);                 /* fork child */
+HSR_HIDDEN int hsr_trace_writer_init(void);
 
 #endif

@@ -13,7 +13,7 @@
  * under one spinlock held for a few instructions. A producer that finds no free
  * buffer waits for the writer (back-pressure), so memory stays bounded and no
  * event is dropped. The writer thread polls the queue every millisecond; a
- * snapshot writes the queue itself (hs_trace_drain) and waits for the writer's
+ * snapshot writes the queue itself (hsr_trace_drain) and waits for the writer's
  * buffer in progress, so the file holds every event before the snapshot. From a
  * signal handler the drain writes raw (uncompressed) chunks.
  *
@@ -43,7 +43,7 @@
 #define OUT_BYTES ((TRACE_BUFFER_BYTES + TRACE_BUFFER_BYTES / 100 + 8191) & ~4095u)
 _Static_assert(OUT_BYTES >= ZSTD_COMPRESSBOUND(TRACE_BUFFER_BYTES), "a buffer's worst case");
 
-static struct hs_trace_buf *free_list, *full_head, *full_tail;
+static struct hsr_trace_buf *free_list, *full_head, *full_tail;
 static _Atomic int queue_lock;
 static _Atomic int writer_busy;        /* the writer thread holds a buffer */
 static _Atomic int writer_pid;         /* process the writer thread runs in */
@@ -61,7 +61,7 @@ struct packer {
     uint8_t *out;
 };
 static struct packer writer_packer, drain_packer;
-static struct hs_buf writer_chunk;     /* the writer thread's, kept between buffers */
+static struct hsr_buf writer_chunk;     /* the writer thread's, kept between buffers */
 
 static void lock_queue(void)
 {
@@ -84,7 +84,7 @@ static void *zs_alloc(void *opaque, size_t size)
 {
     (void)opaque;
     size_t n = size + 16;
-    uint8_t *p = hs_map(n);
+    uint8_t *p = hsr_map(n);
     if (!p)
         return NULL;
     memcpy(p, &n, sizeof n);
@@ -99,7 +99,7 @@ static void zs_free(void *opaque, void *address)
     size_t n;
     uint8_t *p = (uint8_t *)address - 16;
     memcpy(&n, p, sizeof n);
-    hs_unmap(p, n);
+    hsr_unmap(p, n);
 }
 
 /* Compressed size in pk->out, or 0 if compression failed or did not pay (then
@@ -122,40 +122,40 @@ static size_t pack(struct packer *pk, const uint8_t *in, size_t len)
 
 /* pk: compress with it (NULL: raw); chunk: a buffer to build the chunk in, kept
  * (NULL: a fresh one, released after). */
-static void write_buffer(struct hs_trace_buf *b, struct packer *pk, struct hs_buf *kept)
+static void write_buffer(struct hsr_trace_buf *b, struct packer *pk, struct hsr_buf *kept)
 {
-    struct hs_buf fresh = {0}, *chunk = kept ? kept : &fresh;
+    struct hsr_buf fresh = {0}, *chunk = kept ? kept : &fresh;
     chunk->len = 0;
     int me = (int)getpid();
     int was = atomic_load(&start_pid);
     if (was != me && atomic_compare_exchange_strong(&start_pid, &was, me)) {
-        size_t c = hs_chunk_begin(chunk, HS_TRACE_START);
-        hs_buf_u32(chunk, 1);
-        hs_buf_u32(chunk, (uint32_t)(hs_track.temp_between > UINT32_MAX ? UINT32_MAX
-                                                                        : hs_track.temp_between));
-        hs_buf_u64(chunk, hs_track.temp_ns);
-        hs_buf_u64(chunk, hs_start_mono_ns);
-        hs_chunk_end(chunk, c);
+        size_t c = hsr_chunk_begin(chunk, HS_TRACE_START);
+        hsr_buf_u32(chunk, 1);
+        hsr_buf_u32(chunk, (uint32_t)(hsr_track.temp_between > UINT32_MAX ? UINT32_MAX
+                                                                        : hsr_track.temp_between));
+        hsr_buf_u64(chunk, hsr_track.temp_ns);
+        hsr_buf_u64(chunk, hsr_start_mono_ns);
+        hsr_chunk_end(chunk, c);
     }
     size_t packed = pk ? pack(pk, b->data, b->len) : 0;
-    size_t c = hs_chunk_begin(chunk, HS_TRACE_EVENTS);
-    hs_buf_u32(chunk, b->thread);
-    hs_buf_u32(chunk, b->events);
-    hs_buf_u64(chunk, b->first_seq);
-    hs_buf_u64(chunk, b->last_seq);
-    hs_buf_u32(chunk, packed ? CODEC_ZSTD : CODEC_RAW);
-    hs_buf_u32(chunk, 0);
-    hs_buf_u64(chunk, b->len);
-    hs_buf_bytes(chunk, packed ? pk->out : b->data, packed ? packed : b->len);
-    hs_chunk_end(chunk, c);
-    hs_profile_write(chunk);
+    size_t c = hsr_chunk_begin(chunk, HS_TRACE_EVENTS);
+    hsr_buf_u32(chunk, b->thread);
+    hsr_buf_u32(chunk, b->events);
+    hsr_buf_u64(chunk, b->first_seq);
+    hsr_buf_u64(chunk, b->last_seq);
+    hsr_buf_u32(chunk, packed ? CODEC_ZSTD : CODEC_RAW);
+    hsr_buf_u32(chunk, 0);
+    hsr_buf_u64(chunk, b->len);
+    hsr_buf_bytes(chunk, packed ? pk->out : b->data, packed ? packed : b->len);
+    hsr_chunk_end(chunk, c);
+    hsr_profile_write(chunk);
     if (!kept || chunk->failed)
-        hs_buf_release(chunk);
+        hsr_buf_release(chunk);
 }
 
 /* ---- the queue ---- */
 
-static void push_free(struct hs_trace_buf *b)
+static void push_free(struct hsr_trace_buf *b)
 {
     lock_queue();
     b->next = free_list;
@@ -164,10 +164,10 @@ static void push_free(struct hs_trace_buf *b)
 }
 
 /* The oldest full buffer, or NULL; busy: the writer thread takes it. */
-static struct hs_trace_buf *pop_full(int busy)
+static struct hsr_trace_buf *pop_full(int busy)
 {
     lock_queue();
-    struct hs_trace_buf *b = full_head;
+    struct hsr_trace_buf *b = full_head;
     if (b) {
         full_head = b->next;
         if (!full_head)
@@ -182,9 +182,9 @@ static struct hs_trace_buf *pop_full(int busy)
 static void *writer_main(void *arg)
 {
     (void)arg;
-    hs_guard = 1;  /* whatever this thread allocates is not the program's */
+    hsr_guard = 1;  /* whatever this thread allocates is not the program's */
     for (;;) {
-        struct hs_trace_buf *b = hs_profile_is_open() ? pop_full(1) : NULL;
+        struct hsr_trace_buf *b = hsr_profile_is_open() ? pop_full(1) : NULL;
         if (!b) {
             sleep_us(1000);
             continue;
@@ -202,24 +202,24 @@ static void ensure_writer(void)
     int was = atomic_load(&writer_pid);
     if (was == me || !atomic_compare_exchange_strong(&writer_pid, &was, me))
         return;
-    int saved_guard = hs_guard;
-    hs_guard = 1;
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
     pthread_t thread;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     if (pthread_create(&thread, &attr, writer_main, NULL) != 0) {
-        hs_warn("cannot start the trace writer thread: the trace is written at snapshots");
+        hsr_warn("cannot start the trace writer thread: the trace is written at snapshots");
     }
     pthread_attr_destroy(&attr);
-    hs_guard = saved_guard;
+    hsr_guard = saved_guard;
 }
 
-struct hs_trace_buf *hs_trace_take_empty(void)
+struct hsr_trace_buf *hsr_trace_take_empty(void)
 {
     for (;;) {
         lock_queue();
-        struct hs_trace_buf *b = free_list;
+        struct hsr_trace_buf *b = free_list;
         if (b)
             free_list = b->next;
         unlock_queue();
@@ -236,7 +236,7 @@ struct hs_trace_buf *hs_trace_take_empty(void)
     }
 }
 
-void hs_trace_hand_over(struct hs_trace_buf *b)
+void hsr_trace_hand_over(struct hsr_trace_buf *b)
 {
     b->next = NULL;
     lock_queue();
@@ -249,9 +249,9 @@ void hs_trace_hand_over(struct hs_trace_buf *b)
     ensure_writer();
 }
 
-void hs_trace_drain(int raw)
+void hsr_trace_drain(int raw)
 {
-    struct hs_trace_buf *b;
+    struct hsr_trace_buf *b;
     while ((b = pop_full(0))) {
         write_buffer(b, raw || !compress_on ? NULL : &drain_packer, NULL);
         push_free(b);
@@ -260,9 +260,9 @@ void hs_trace_drain(int raw)
         sleep_us(1000);
 }
 
-void hs_trace_writer_reset(void)
+void hsr_trace_writer_reset(void)
 {
-    struct hs_trace_buf *pool = (struct hs_trace_buf *)(drain_out + OUT_BYTES);
+    struct hsr_trace_buf *pool = (struct hsr_trace_buf *)(drain_out + OUT_BYTES);
     free_list = full_head = full_tail = NULL;
     for (unsigned i = 0; i < TRACE_BUFFERS; i++) {
         pool[i].next = free_list;
@@ -279,10 +279,10 @@ void hs_trace_writer_reset(void)
     /* writer_pid and start_pid name the parent: the child starts its own */
 }
 
-int hs_trace_writer_init(void)
+int hsr_trace_writer_init(void)
 {
-    size_t bytes = 2 * (size_t)OUT_BYTES + TRACE_BUFFERS * sizeof(struct hs_trace_buf);
-    writer_out = hs_map(bytes);
+    size_t bytes = 2 * (size_t)OUT_BYTES + TRACE_BUFFERS * sizeof(struct hsr_trace_buf);
+    writer_out = hsr_map(bytes);
     if (!writer_out)
         return -1;
     drain_out = writer_out + OUT_BYTES;
@@ -291,7 +291,7 @@ int hs_trace_writer_init(void)
     const char *c = getenv("HEAPSCOPE_TRACE_COMPRESS");
     compress_on = !(c && strcmp(c, "0") == 0);
     /* the buffers after both output areas */
-    struct hs_trace_buf *pool = (struct hs_trace_buf *)(drain_out + OUT_BYTES);
+    struct hsr_trace_buf *pool = (struct hsr_trace_buf *)(drain_out + OUT_BYTES);
     for (unsigned i = 0; i < TRACE_BUFFERS; i++) {
         pool[i].next = free_list;
         free_list = &pool[i];

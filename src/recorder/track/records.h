@@ -1,5 +1,5 @@
 /*
- * track_records.h — tracking mode's records (struct hs_track_rec, tracking.h):
+ * track_records.h — tracking mode's records (struct hsr_track_rec, tracking.h):
  * one per stack trace type (the sizes and regions whose stacks are captured: the
  * record hangs off the type's entry in stacks.c) and one per (region, size) for
  * every other block. The lookups the hooks make at each birth are inline; making
@@ -9,55 +9,55 @@
  * slots, 24 MiB of address space, touched only where used), read without lock,
  * added to under one.
  */
-#ifndef HS_TRACK_RECORDS_H
-#define HS_TRACK_RECORDS_H
+#ifndef HSR_TRACK_RECORDS_H
+#define HSR_TRACK_RECORDS_H
 
 #include "tracking.h"
 
-#define HS_SIZE_SLOTS (1u << 20)
-struct hs_size_slot {
+#define HSR_SIZE_SLOTS (1u << 20)
+struct hsr_size_slot {
     _Atomic uint64_t key;   /* size + 1; 0 = empty */
     uint32_t region;
-    struct hs_track_rec *_Atomic rec;
+    struct hsr_track_rec *_Atomic rec;
 };
-extern HS_HIDDEN struct hs_size_slot *hs_size_slots;
+extern HSR_HIDDEN struct hsr_size_slot *hsr_size_slots;
 
 /* track_records.c */
-HS_HIDDEN int hs_track_records_init(void);   /* -1: no memory for the size table */
-HS_HIDDEN struct hs_track_rec *hs_size_record_add(uint32_t region, uint64_t size);
-HS_HIDDEN struct hs_track_rec *hs_type_record_new(struct hs_stack_entry *e,
+HSR_HIDDEN int hsr_track_records_init(void);   /* -1: no memory for the size table */
+HSR_HIDDEN struct hsr_track_rec *hsr_size_record_add(uint32_t region, uint64_t size);
+HSR_HIDDEN struct hsr_track_rec *hsr_type_record_new(struct hsr_stack_entry *e,
                                                   uint32_t region, uint64_t size);
-HS_HIDDEN void hs_track_records_lock(void);    /* around fork */
-HS_HIDDEN void hs_track_records_unlock(void);
-HS_HIDDEN void hs_track_records_clear(void);   /* the child: every count to zero, unlocked */
+HSR_HIDDEN void hsr_track_records_lock(void);    /* around fork */
+HSR_HIDDEN void hsr_track_records_unlock(void);
+HSR_HIDDEN void hsr_track_records_clear(void);   /* the child: every count to zero, unlocked */
 
-static inline uint64_t hs_size_hash(uint32_t region, uint64_t key)
+static inline uint64_t hsr_size_hash(uint32_t region, uint64_t key)
 {
     uint64_t h = (key ^ ((uint64_t)region << 40)) * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 31);
 }
 
 /* The record of (region, size), made if new; NULL when the table is full. */
-static inline struct hs_track_rec *hs_size_record(uint32_t region, uint64_t size)
+static inline struct hsr_track_rec *hsr_size_record(uint32_t region, uint64_t size)
 {
-    uint64_t key = size + 1, h = hs_size_hash(region, key);
-    for (uint64_t i = h; i - h < HS_SIZE_SLOTS; i++) {
-        struct hs_size_slot *s = &hs_size_slots[i & (HS_SIZE_SLOTS - 1)];
+    uint64_t key = size + 1, h = hsr_size_hash(region, key);
+    for (uint64_t i = h; i - h < HSR_SIZE_SLOTS; i++) {
+        struct hsr_size_slot *s = &hsr_size_slots[i & (HSR_SIZE_SLOTS - 1)];
         uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
-        if (HS_LIKELY(k == key && s->region == region))
+        if (HSR_LIKELY(k == key && s->region == region))
             return atomic_load_explicit(&s->rec, memory_order_acquire);
         if (!k)
             break;
     }
-    return hs_size_record_add(region, size);
+    return hsr_size_record_add(region, size);
 }
 
 /* The record of a stack trace type, made by the type's owner thread if new. */
-static inline struct hs_track_rec *hs_type_record(struct hs_stack_entry *e,
+static inline struct hsr_track_rec *hsr_type_record(struct hsr_stack_entry *e,
                                                   uint32_t region, uint64_t size)
 {
-    struct hs_track_rec *r = atomic_load_explicit(hs_stack_entry_slot(e), memory_order_acquire);
-    return HS_LIKELY(r) ? r : hs_type_record_new(e, region, size);
+    struct hsr_track_rec *r = atomic_load_explicit(hsr_stack_entry_slot(e), memory_order_acquire);
+    return HSR_LIKELY(r) ? r : hsr_type_record_new(e, region, size);
 }
 
 #endif

@@ -7,11 +7,11 @@
 
 #include "table.h"
 
-struct hs_shard hs_shards[HS_SHARDS];
-struct hs_split hs_track_blocks;
-_Atomic int64_t hs_track_table_bytes;
+struct hsr_shard hsr_shards[HSR_SHARDS];
+struct hsr_split hsr_track_blocks;
+_Atomic int64_t hsr_track_table_bytes;
 
-void hs_spin_wait(_Atomic int *l)
+void hsr_spin_wait(_Atomic int *l)
 {
     for (int n = 0; atomic_exchange_explicit(l, 1, memory_order_acquire); n++)
         if (n > 64)
@@ -19,51 +19,51 @@ void hs_spin_wait(_Atomic int *l)
 }
 
 /* Called with the shard locked and half full (or empty): twice the slots. */
-__attribute__((noinline, cold)) int hs_shard_grow(struct hs_shard *sh)
+__attribute__((noinline, cold)) int hsr_shard_grow(struct hsr_shard *sh)
 {
     uint64_t slots = sh->s ? (sh->mask + 1) * 2 : 1024;
-    struct hs_slot *s = hs_map(slots * sizeof *s);
+    struct hsr_slot *s = hsr_map(slots * sizeof *s);
     if (!s)
         return -1;
     for (uint64_t i = 0; sh->s && i <= sh->mask; i++)
         if (sh->s[i].addr)
-            for (uint64_t j = hs_addr_hash(sh->s[i].addr);; j++)
+            for (uint64_t j = hsr_addr_hash(sh->s[i].addr);; j++)
                 if (!s[j & (slots - 1)].addr) {
                     s[j & (slots - 1)] = sh->s[i];
                     break;
                 }
     if (sh->s) {
-        hs_unmap(sh->s, (sh->mask + 1) * sizeof *s);
-        atomic_fetch_sub(&hs_track_table_bytes, (int64_t)((sh->mask + 1) * sizeof *s));
+        hsr_unmap(sh->s, (sh->mask + 1) * sizeof *s);
+        atomic_fetch_sub(&hsr_track_table_bytes, (int64_t)((sh->mask + 1) * sizeof *s));
     }
-    atomic_fetch_add(&hs_track_table_bytes, (int64_t)(slots * sizeof *s));
+    atomic_fetch_add(&hsr_track_table_bytes, (int64_t)(slots * sizeof *s));
     sh->s = s;
     sh->mask = slots - 1;
     sh->limit = slots / 2;
     return 0;
 }
 
-void hs_track_table_lock(void)
+void hsr_track_table_lock(void)
 {
-    for (unsigned i = 0; i < HS_SHARDS; i++)
-        hs_spin_lock(&hs_shards[i].lock);
+    for (unsigned i = 0; i < HSR_SHARDS; i++)
+        hsr_spin_lock(&hsr_shards[i].lock);
 }
 
-void hs_track_table_unlock(void)
+void hsr_track_table_unlock(void)
 {
-    for (unsigned i = 0; i < HS_SHARDS; i++)
-        hs_spin_unlock(&hs_shards[i].lock);
+    for (unsigned i = 0; i < HSR_SHARDS; i++)
+        hsr_spin_unlock(&hsr_shards[i].lock);
 }
 
 /* The child of a fork forgets the parent's blocks: their frees are not found. */
-void hs_track_table_clear(void)
+void hsr_track_table_clear(void)
 {
-    for (unsigned i = 0; i < HS_SHARDS; i++) {
-        struct hs_shard *sh = &hs_shards[i];
+    for (unsigned i = 0; i < HSR_SHARDS; i++) {
+        struct hsr_shard *sh = &hsr_shards[i];
         if (sh->s)
             memset(sh->s, 0, (sh->mask + 1) * sizeof *sh->s);
         sh->used = 0;
-        hs_spin_unlock(&sh->lock);
+        hsr_spin_unlock(&sh->lock);
     }
-    hs_split_reset(&hs_track_blocks);
+    hsr_split_reset(&hsr_track_blocks);
 }

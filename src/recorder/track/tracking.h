@@ -3,8 +3,8 @@
  * (the side table, births and deaths), tracking_write.c (the TRACK_* chunks of a
  * snapshot) and blocks.c (which calls the entry points).
  */
-#ifndef HS_TRACKING_H
-#define HS_TRACKING_H
+#ifndef HSR_TRACKING_H
+#define HSR_TRACKING_H
 
 #include <time.h>
 #include <x86intrin.h>
@@ -12,7 +12,7 @@
 #include "blocks.h"
 #include "recorder.h"
 
-#define HS_LIFETIME_BINS 64u  /* bin 0: value 0; else floor(log2 v) + 1, capped */
+#define HSR_LIFETIME_BINS 64u  /* bin 0: value 0; else floor(log2 v) + 1, capped */
 
 /* A record's counters. Each record has two sets: `own`, written by the thread of
  * table 0 alone (the main thread nearly always: it allocates first) with plain
@@ -22,39 +22,39 @@
  * thread (an MPI rank, a program's serial phases). Only one thread is given a set
  * of its own: a record's lines stay as few as they were in a program whose
  * threads all allocate alike. */
-struct hs_track_counts {
+struct hsr_track_counts {
     _Atomic uint64_t allocs, frees, temporaries;
     _Atomic uint64_t extra_bytes;    /* usable minus requested, summed over allocs */
-    _Atomic uint64_t time_hist[HS_LIFETIME_BINS];     /* freed blocks by lifetime, ns */
-    _Atomic uint64_t between_hist[HS_LIFETIME_BINS];  /* by allocations in between */
+    _Atomic uint64_t time_hist[HSR_LIFETIME_BINS];     /* freed blocks by lifetime, ns */
+    _Atomic uint64_t between_hist[HSR_LIFETIME_BINS];  /* by allocations in between */
 };
 
 /* What happened to the blocks of one stack trace type, or of one (region, size)
  * when frames is NULL. */
-struct hs_track_rec {
-    struct hs_track_rec *next;       /* list of every record (tracking.c) */
+struct hsr_track_rec {
+    struct hsr_track_rec *next;       /* list of every record (tracking.c) */
     uint32_t region, depth;
     uint64_t size;
     const uint64_t *frames;          /* the type's frames in stacks.c; NULL: per size */
     _Atomic int64_t live_at_peak;    /* blocks live at the heap peak (live = allocs - frees) */
     /* each set on lines of its own: the fields above are read by every thread */
-    _Alignas(64) struct hs_track_counts own;
-    _Alignas(64) struct hs_track_counts shared;
+    _Alignas(64) struct hsr_track_counts own;
+    _Alignas(64) struct hsr_track_counts shared;
 };
 
 /* A counter of a record, both sets added up (readers). */
-#define HS_TRACK_TOTAL(r, field)                                          \
+#define HSR_TRACK_TOTAL(r, field)                                          \
     (atomic_load_explicit(&(r)->own.field, memory_order_relaxed) +        \
      atomic_load_explicit(&(r)->shared.field, memory_order_relaxed))
 
-struct hs_track_settings {
+struct hsr_track_settings {
     uint64_t temp_between;  /* N: a temporary has at most N allocations in between */
     uint64_t temp_ns;       /* and lives at most this long (0: no time bound) */
     uint64_t max_blocks;    /* side table bound */
 };
-extern HS_HIDDEN struct hs_track_settings hs_track;
+extern HSR_HIDDEN struct hsr_track_settings hsr_track;
 
-struct hs_track_figures {
+struct hsr_track_figures {
     int64_t peak_bytes;
     uint64_t peak_mono_ns;
     int64_t end_bytes;
@@ -66,14 +66,14 @@ struct hs_track_figures {
  * the thread of table 0 (the main thread nearly always: it allocates first) adds
  * to `first` with plain adds, the others to `rest` atomically; the figure is the
  * sum. One table has one thread at a time, so `first` has one writer. */
-struct hs_split {
+struct hsr_split {
     _Atomic int64_t first, rest;
 };
 
 /* Add n; the figure after it. t: the calling thread's table, or NULL. */
-static inline int64_t hs_split_add(struct hs_split *c, const struct hs_thread *t, int64_t n)
+static inline int64_t hsr_split_add(struct hsr_split *c, const struct hsr_thread *t, int64_t n)
 {
-    if (HS_LIKELY(t && t->index == 0)) {
+    if (HSR_LIKELY(t && t->index == 0)) {
         int64_t v = atomic_load_explicit(&c->first, memory_order_relaxed) + n;
         atomic_store_explicit(&c->first, v, memory_order_relaxed);
         return v + atomic_load_explicit(&c->rest, memory_order_relaxed);
@@ -82,98 +82,98 @@ static inline int64_t hs_split_add(struct hs_split *c, const struct hs_thread *t
            atomic_load_explicit(&c->first, memory_order_relaxed);
 }
 
-static inline int64_t hs_split_value(struct hs_split *c)
+static inline int64_t hsr_split_value(struct hsr_split *c)
 {
     return atomic_load(&c->first) + atomic_load(&c->rest);
 }
 
-static inline void hs_split_reset(struct hs_split *c)
+static inline void hsr_split_reset(struct hsr_split *c)
 {
     atomic_store(&c->first, 0);
     atomic_store(&c->rest, 0);
 }
 
-extern HS_HIDDEN _Atomic int64_t hs_track_table_bytes;  /* memory mapped for tracking */
+extern HSR_HIDDEN _Atomic int64_t hsr_track_table_bytes;  /* memory mapped for tracking */
 
 /* tracking.c */
-HS_HIDDEN int hs_track_born(void *p, uint64_t size, struct hs_site site, int component);
-HS_HIDDEN int hs_track_dying(void *p, struct hs_dying *d);  /* 0: it was tracked */
-HS_HIDDEN void hs_track_dead(struct hs_dying *d);
-HS_HIDDEN void hs_track_revive(struct hs_dying *d);
-HS_HIDDEN struct hs_track_rec *hs_track_records(void);
+HSR_HIDDEN int hsr_track_born(void *p, uint64_t size, struct hsr_site site, int component);
+HSR_HIDDEN int hsr_track_dying(void *p, struct hsr_dying *d);  /* 0: it was tracked */
+HSR_HIDDEN void hsr_track_dead(struct hsr_dying *d);
+HSR_HIDDEN void hsr_track_revive(struct hsr_dying *d);
+HSR_HIDDEN struct hsr_track_rec *hsr_track_records(void);
 /* The calling thread's deferred frees processed and handed to the allocator
  * (not from a signal handler). */
-HS_HIDDEN void hs_track_flush(struct hs_thread *t);
+HSR_HIDDEN void hsr_track_flush(struct hsr_thread *t);
 /* Before a snapshot: every thread's deferred frees counted as deaths (their
  * blocks are handed to the allocator later, by their threads). From a signal
  * handler, those whose side-table shard is locked wait for the next snapshot. */
-HS_HIDDEN void hs_track_settle(int from_signal);
+HSR_HIDDEN void hsr_track_settle(int from_signal);
 /* track_born_log.c: the allocation number table o had reached at raw clock `clock`
  * (its number now if its log no longer reaches back that far) */
-HS_HIDDEN uint64_t hs_seq_at(const struct hs_thread *o, uint64_t clock);
-HS_HIDDEN void hs_track_peak_now(void);   /* a pending peak copied (the snapshot) */
-HS_HIDDEN void hs_track_figures(struct hs_track_figures *f);
+HSR_HIDDEN uint64_t hsr_seq_at(const struct hsr_thread *o, uint64_t clock);
+HSR_HIDDEN void hsr_track_peak_now(void);   /* a pending peak copied (the snapshot) */
+HSR_HIDDEN void hsr_track_figures(struct hsr_track_figures *f);
 
 /* fast_clock.c: CLOCK_MONOTONIC ns from the TSC, inline for the hot paths of
  * tracking and the trace. */
-struct hs_tsc_params { uint64_t tsc0, ns0, scale; };  /* scale: ns per tick, 32.32 */
-struct hs_tsc_clock {
+struct hsr_tsc_params { uint64_t tsc0, ns0, scale; };  /* scale: ns per tick, 32.32 */
+struct hsr_tsc_clock {
     _Atomic int use_tsc;
     _Atomic unsigned current;        /* the slot in use; the refinement fills the other */
-    struct hs_tsc_params slot[2];
+    struct hsr_tsc_params slot[2];
 };
-extern HS_HIDDEN struct hs_tsc_clock hs_tsc;
+extern HSR_HIDDEN struct hsr_tsc_clock hsr_tsc;
 
-static inline uint64_t hs_tsc_convert(const struct hs_tsc_params *p, uint64_t tsc)
+static inline uint64_t hsr_tsc_convert(const struct hsr_tsc_params *p, uint64_t tsc)
 {
     uint64_t ticks = tsc > p->tsc0 ? tsc - p->tsc0 : 0;
     return p->ns0 + (uint64_t)(((unsigned __int128)ticks * p->scale) >> 32);
 }
 
-static inline uint64_t hs_clock_ns(void)
+static inline uint64_t hsr_clock_ns(void)
 {
-    if (HS_UNLIKELY(!atomic_load_explicit(&hs_tsc.use_tsc, memory_order_relaxed)))
-        return hs_now_ns(CLOCK_MONOTONIC);
-    unsigned cur = atomic_load_explicit(&hs_tsc.current, memory_order_acquire);
-    return hs_tsc_convert(&hs_tsc.slot[cur], __rdtsc());
+    if (HSR_UNLIKELY(!atomic_load_explicit(&hsr_tsc.use_tsc, memory_order_relaxed)))
+        return hsr_now_ns(CLOCK_MONOTONIC);
+    unsigned cur = atomic_load_explicit(&hsr_tsc.current, memory_order_acquire);
+    return hsr_tsc_convert(&hsr_tsc.slot[cur], __rdtsc());
 }
 
 /* The raw clock of tracking's birth and death times: TSC ticks when the TSC is
- * used (hs_tsc.use_tsc, fixed before the first block is tracked), else ns. Births
+ * used (hsr_tsc.use_tsc, fixed before the first block is tracked), else ns. Births
  * keep it raw; only a lifetime (a difference) is converted, at the block's death:
  * one conversion per block instead of two. */
-static inline uint64_t hs_clock_raw(void)
+static inline uint64_t hsr_clock_raw(void)
 {
-    if (HS_UNLIKELY(!atomic_load_explicit(&hs_tsc.use_tsc, memory_order_relaxed)))
-        return hs_now_ns(CLOCK_MONOTONIC);
+    if (HSR_UNLIKELY(!atomic_load_explicit(&hsr_tsc.use_tsc, memory_order_relaxed)))
+        return hsr_now_ns(CLOCK_MONOTONIC);
     return __rdtsc();
 }
 
 /* ns from raw clock `from` to `to` (0 if `to` is not later). */
-static inline uint64_t hs_clock_raw_span(uint64_t from, uint64_t to)
+static inline uint64_t hsr_clock_raw_span(uint64_t from, uint64_t to)
 {
     if (to <= from)
         return 0;
-    if (HS_UNLIKELY(!atomic_load_explicit(&hs_tsc.use_tsc, memory_order_relaxed)))
+    if (HSR_UNLIKELY(!atomic_load_explicit(&hsr_tsc.use_tsc, memory_order_relaxed)))
         return to - from;
-    unsigned cur = atomic_load_explicit(&hs_tsc.current, memory_order_acquire);
-    return (uint64_t)(((unsigned __int128)(to - from) * hs_tsc.slot[cur].scale) >> 32);
+    unsigned cur = atomic_load_explicit(&hsr_tsc.current, memory_order_acquire);
+    return (uint64_t)(((unsigned __int128)(to - from) * hsr_tsc.slot[cur].scale) >> 32);
 }
 
 /* CLOCK_MONOTONIC ns of a raw clock reading. */
-static inline uint64_t hs_clock_raw_ns(uint64_t raw)
+static inline uint64_t hsr_clock_raw_ns(uint64_t raw)
 {
-    if (HS_UNLIKELY(!atomic_load_explicit(&hs_tsc.use_tsc, memory_order_relaxed)))
+    if (HSR_UNLIKELY(!atomic_load_explicit(&hsr_tsc.use_tsc, memory_order_relaxed)))
         return raw;
-    unsigned cur = atomic_load_explicit(&hs_tsc.current, memory_order_acquire);
-    return hs_tsc_convert(&hs_tsc.slot[cur], raw);
+    unsigned cur = atomic_load_explicit(&hsr_tsc.current, memory_order_acquire);
+    return hsr_tsc_convert(&hsr_tsc.slot[cur], raw);
 }
 
 /* Blocks of r live now. */
-static inline int64_t hs_track_live(struct hs_track_rec *r)
+static inline int64_t hsr_track_live(struct hsr_track_rec *r)
 {
-    uint64_t frees = HS_TRACK_TOTAL(r, frees);
-    return (int64_t)(HS_TRACK_TOTAL(r, allocs) - frees);
+    uint64_t frees = HSR_TRACK_TOTAL(r, frees);
+    return (int64_t)(HSR_TRACK_TOTAL(r, allocs) - frees);
 }
 
 #endif
