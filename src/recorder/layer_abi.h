@@ -13,7 +13,7 @@
  * *depth > 0 the recorder counts the thread's allocations for the child region
  * named by the layer (e.g. "[MPI]") of the region the thread is in, and its heap
  * blocks as the component's. *armed is set by the recorder when the next call
- * should be measured (calipers, timeline_calipers.c); calls lets the recorder tell
+ * should be measured (calipers, timeline/calipers.c); calls lets the recorder tell
  * how many calls the rate limit skipped.
  *
  * The layer declares these functions weak: without the recorder it only forwards.

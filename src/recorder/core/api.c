@@ -1,12 +1,16 @@
 /*
  * api.c — the functions of heapscope.h, as the recorder implements them
- * (libheapscope_stub.so has the no-op versions), and the calls of the seed
- * paper's profiling library mapped onto them (mapping documented in heapscope.h).
+ * (libheapscope_stub.so has the no-op versions), and the calls of the profiling
+ * library of "Memory allocation anomalies in high-performance computing
+ * applications" mapped onto them (mapping documented in heapscope.h).
  */
 #include "heapscope.h"
 
-#include "guard.h"
-#include "recorder.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "count/regions.h"
+#include "hooks/hooks.h"
+#include "output/snapshot.h"
 
 /* Region calls may run before our constructor (other libraries' constructors). */
 #define READY()                         \

@@ -12,10 +12,10 @@
 #include <dlfcn.h>
 #include <string.h>
 
-#include "recorder.h"
+#include "core/lifecycle.h"
+#include "core/pool.h"
 
-#define MAX_SAVED 16
-static const char *saved[MAX_SAVED];  /* "NAME=value", from our environment at start */
+static const char *saved[HSR_EXEC_ENV_SAVED];  /* "NAME=value", from our environment at start */
 static int nsaved;
 static const char *self_path = "";   /* libheapscope.so, as the dynamic linker found it */
 
@@ -26,7 +26,7 @@ void hsr_exec_env_init(void)
     Dl_info self;
     if (dladdr((void *)hsr_exec_env_init, &self) && self.dli_fname)
         self_path = hsr_pool_strdup(self.dli_fname);
-    for (char **e = environ; e && *e && nsaved < MAX_SAVED; e++)
+    for (char **e = environ; e && *e && nsaved < HSR_EXEC_ENV_SAVED; e++)
         if (strncmp(*e, "HEAPSCOPE_", 10) == 0 || strncmp(*e, "LD_PRELOAD=", 11) == 0) {
             const char *copy = hsr_pool_strdup(*e);
             if (copy)
@@ -56,7 +56,7 @@ size_t hsr_exec_env_slots(char *const envp[])
     size_t n = 0;
     for (char *const *e = envp; e && *e; e++)
         n++;
-    return n + MAX_SAVED + 1;
+    return n + HSR_EXEC_ENV_SAVED + 1;
 }
 
 size_t hsr_exec_env_bytes(char *const envp[])

@@ -16,7 +16,7 @@
  * parameters give at that instant. Without refinement (timeline off) it drifts by
  * the first scale's error, some tens of microseconds per second at worst.
  *
- * The hot paths read it inline (hsr_clock_ns, tracking.h): a call per read cost a
+ * The hot paths read it inline (hsr_clock_ns, fast_clock.h): a call per read cost a
  * few percent of tracking mode. Parameters live in two slots (struct hsr_tsc_clock);
  * a reader loads the current one's index, then it.
  * The writer fills the other slot and switches: a reader would need to sleep through
@@ -29,10 +29,10 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#include "recorder.h"
-#include "tracking.h"
+#include "core/fast_clock.h"
+#include "core/lifecycle.h"
 
-struct hsr_tsc_clock hsr_tsc;   /* read inline by hsr_clock_ns (tracking.h) */
+struct hsr_tsc_clock hsr_tsc;   /* read inline by hsr_clock_ns (fast_clock.h) */
 static uint64_t first_tsc, first_ns;   /* the baseline's start */
 
 static int kernel_uses_tsc(void)

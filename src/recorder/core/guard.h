@@ -10,7 +10,7 @@
 #ifndef HSR_GUARD_H
 #define HSR_GUARD_H
 
-#include "recorder.h"
+#include "common.h"
 
 extern HSR_HIDDEN HSR_TLS int hsr_guard;
 

@@ -2,17 +2,17 @@
  * lifecycle.c — when the recorder starts, dumps and stops.
  *
  *   load (constructor)   read HEAPSCOPE_* settings, open the profile file
- *   exit (destructor)    snapshot, reason "exit" (also on _exit, hooks_process.c)
+ *   exit (destructor)    snapshot, reason "exit" (also on _exit, hooks/process.c)
  *   SIGTERM / SIGINT     snapshot, then the default action (the exit status stays
  *                        "killed by signal"); SIGUSR1: snapshot and continue.
  *                        Installed only where the disposition is SIG_DFL; a
  *                        program that installs its own handler takes the signal
- *                        over (hooks_process.c) and its exit() still dumps.
+ *                        over (hooks/process.c) and its exit() still dumps.
  *   fork (child)         the child's counts start at zero, in its own file
  *   exec*                snapshot, reason "exec", before the new image replaces us
- *   timeline             timeline.c samples and flushes on its own thread; before
+ *   timeline             timeline/timeline.c samples and flushes on its own thread; before
  *                        the last snapshot of a process (exit, _exit, exec, SIGTERM,
- *                        SIGINT) the file is sealed (profile_writer.c) so no
+ *                        SIGINT) the file is sealed (output/profile_writer.c) so no
  *                        background write is cut in half by the process's end
  *
  * If the output directory is unusable: one warning, recording off, the program
@@ -28,8 +28,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "guard.h"
-#include "recorder.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "core/pool.h"
+#include "count/counting.h"
+#include "count/regions.h"
+#include "count/selection.h"
+#include "hooks/hooks.h"
+#include "output/profile_writer.h"
+#include "output/snapshot.h"
+#include "stacks/modules.h"
+#include "stacks/stacks.h"
+#include "timeline/timeline.h"
 
 struct hsr_settings hsr_settings = {".", "", "", 64, 0};
 _Atomic int hsr_recording = 1;
@@ -229,7 +239,7 @@ __attribute__((constructor)) void hsr_init(void)
     hsr_regions_reselect();
     hsr_modules_init();
     hsr_stacks_init((int)hsr_settings.unwinder, hsr_settings.max_depth);
-    hsr_counters_init();
+    hsr_threads_init();
     hsr_exec_env_init();
     if (hsr_profile_open() != 0) {
         atomic_store(&hsr_recording, 0);

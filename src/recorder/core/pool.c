@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "recorder.h"
+#include "core/pool.h"
 
 static size_t page_round(size_t n)
 {
@@ -34,7 +34,6 @@ void hsr_unmap(void *p, size_t bytes)
 
 /* ---- permanent small objects ---- */
 
-#define POOL_BLOCK (64u * 1024u)
 static atomic_flag pool_lock = ATOMIC_FLAG_INIT;
 static char *pool_cur;
 static size_t pool_left;
@@ -42,18 +41,18 @@ static size_t pool_left;
 void *hsr_pool_alloc(size_t bytes)
 {
     bytes = (bytes + 15) & ~(size_t)15;
-    if (bytes > POOL_BLOCK / 4)
+    if (bytes > HSR_POOL_BLOCK / 4)
         return hsr_map(bytes);
     while (atomic_flag_test_and_set_explicit(&pool_lock, memory_order_acquire))
         ;
     if (bytes > pool_left) {
-        char *block = hsr_map(POOL_BLOCK);
+        char *block = hsr_map(HSR_POOL_BLOCK);
         if (!block) {
             atomic_flag_clear_explicit(&pool_lock, memory_order_release);
             return NULL;
         }
         pool_cur = block;
-        pool_left = POOL_BLOCK;
+        pool_left = HSR_POOL_BLOCK;
     }
     void *p = pool_cur;
     pool_cur += bytes;
@@ -91,15 +90,13 @@ struct hsr_arena_chunk {
     size_t size, used;
 };
 
-#define ARENA_CHUNK (1u << 20)
-
 void *hsr_arena_alloc(struct hsr_arena *a, size_t bytes)
 {
     bytes = (bytes + 15) & ~(size_t)15;
     struct hsr_arena_chunk *c = a->head;
     size_t header = (sizeof *c + 15) & ~(size_t)15;
     if (!c || c->size - c->used < bytes) {
-        size_t size = page_round(header + (bytes > ARENA_CHUNK ? bytes : ARENA_CHUNK));
+        size_t size = page_round(header + (bytes > HSR_ARENA_CHUNK ? bytes : HSR_ARENA_CHUNK));
         c = hsr_map(size);
         if (!c)
             return NULL;

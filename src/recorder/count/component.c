@@ -5,16 +5,17 @@
  * A layer attaches each of its threads once and then brackets every outermost call
  * into its component by incrementing and decrementing hsr_place.in.component, the
  * thread's component depth, directly: no call into the recorder per MPI call.
- * While the depth is nonzero, hsr_current_region (recorder.h) maps the region the
+ * While the depth is nonzero, hsr_current_region (regions.h) maps the region the
  * thread is in to its component child ("[MPI]" under it, interned on first use and
  * cached per parent here), and heap accounting counts the thread's blocks as the
- * component's (heap_accounting.c).
+ * component's (heap.c).
  */
 #include <stdatomic.h>
 #include <string.h>
 
+#include "count/regions.h"
 #include "layer_abi.h"
-#include "recorder.h"
+#include "timeline/timeline.h"
 
 /* child id + 1 of each parent region; 0 = not interned yet. */
 static _Atomic uint32_t child_of[HSR_MAX_REGIONS];

@@ -2,28 +2,24 @@
  * counters.c — per-thread count tables: the hot path of the recorder.
  *
  * The increments themselves are inline, in counting.h.
- * Each thread owns a struct hsr_thread (mmap'd on its first allocation) holding,
- * per region id, a lazily mapped block of API call counters plus a direct array
- * of counts for sizes below HSR_SMALL_SIZES, and one open-addressing hash table for
- * (region, size) pairs above. Only the owner writes its table (relaxed atomic
- * load+store: a plain add, yet race-free for the merging reader), so counting
- * takes no lock and touches no shared cache line.
+ * Each thread's record (thread.h, threads.c) holds, per region id, a lazily
+ * mapped block of API call counters plus a direct array of counts for sizes below
+ * HSR_SMALL_SIZES, and one open-addressing hash table for (region, size) pairs
+ * above. Only the owner writes its table (relaxed atomic load+store: a plain add,
+ * yet race-free for the merging reader), so counting takes no lock and touches
+ * no shared cache line.
  *
  * The hash table grows by copying into a table twice as large and publishing it
  * (release); the old one is kept, since a dump may still be reading it.
- *
- * Threads that end hand their table back (pthread key destructor); a new thread
- * adopts a free table and keeps adding to its counts — the counts are summed over
- * threads anyway, and the memory stays bounded by the peak number of threads.
  */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <string.h>
 
-#include "counting.h"
-#include "guard.h"
-#include "recorder.h"
-#include "tracking.h"
+#include "core/pool.h"
+#include "count/counting.h"
+#include "count/regions.h"
+#include "count/thread.h"
+#include "stacks/stacks.h"
 
 struct size_entry {
     _Atomic uint64_t size;      /* 0 = empty (sizes here are >= HSR_SMALL_SIZES) */
@@ -35,96 +31,6 @@ struct hsr_size_table {
     uint64_t mask, used;
     struct size_entry e[];
 };
-
-HSR_TLS struct hsr_thread *hsr_self;
-static struct hsr_thread *_Atomic threads;
-static _Atomic uint64_t threads_seen;
-static pthread_key_t exit_key;
-static int have_exit_key;
-
-static _Atomic uint32_t tables;                 /* tables created; index of the next */
-static struct hsr_thread *_Atomic *_Atomic by_index;  /* index -> table (mmap'd on first use) */
-
-static void index_table(struct hsr_thread *t)
-{
-    struct hsr_thread *_Atomic *ix = atomic_load(&by_index);
-    if (t->index >= HSR_MAX_TABLES)
-        return;
-    if (!ix) {
-        struct hsr_thread *_Atomic *fresh = hsr_map(HSR_MAX_TABLES * sizeof *fresh);
-        if (!fresh)
-            return;
-        if (atomic_compare_exchange_strong(&by_index, &ix, fresh))
-            ix = fresh;
-        else
-            hsr_unmap(fresh, HSR_MAX_TABLES * sizeof *fresh);
-    }
-    atomic_store_explicit(&ix[t->index], t, memory_order_release);
-}
-
-uint64_t hsr_threads_seen(void) { return atomic_load(&threads_seen); }
-struct hsr_thread *hsr_thread_at(uint32_t index)
-{
-    struct hsr_thread *_Atomic *ix = atomic_load_explicit(&by_index, memory_order_acquire);
-    return index < HSR_MAX_TABLES && ix ? atomic_load_explicit(&ix[index], memory_order_acquire)
-                                       : NULL;
-}
-struct hsr_thread *hsr_threads_first(void) { return atomic_load_explicit(&threads, memory_order_acquire); }
-struct hsr_thread *hsr_threads_next(struct hsr_thread *t) { return t->next; }
-struct hsr_stack_table *hsr_thread_stacks(struct hsr_thread *t)
-{
-    return atomic_load_explicit(&t->stacks, memory_order_acquire);
-}
-struct hsr_stack_table **hsr_thread_stacks_slot(struct hsr_thread *t)
-{
-    return (struct hsr_stack_table **)&t->stacks;
-}
-
-static void thread_exit(void *arg)
-{
-    struct hsr_thread *t = arg;
-    if (hsr_track_on && t == hsr_self) {  /* its deferred frees, before the table is handed back */
-        int saved_guard = hsr_guard;
-        hsr_guard = 1;
-        hsr_track_flush(t);
-        hsr_guard = saved_guard;
-    }
-    hsr_self = NULL;
-    atomic_store_explicit(&t->in_use, 0, memory_order_release);
-}
-
-void hsr_counters_init(void)
-{
-    if (!have_exit_key && pthread_key_create(&exit_key, thread_exit) == 0)
-        have_exit_key = 1;
-}
-
-struct hsr_thread *hsr_thread_attach(void)
-{
-    struct hsr_thread *t;
-    for (t = hsr_threads_first(); t; t = t->next) {
-        int idle = 0;
-        if (atomic_compare_exchange_strong(&t->in_use, &idle, 1))
-            break;
-    }
-    if (!t) {
-        t = hsr_map(sizeof *t);
-        if (!t)
-            return NULL;
-        t->in_use = 1;
-        t->index = atomic_fetch_add(&tables, 1);
-        index_table(t);
-        struct hsr_thread *head = atomic_load(&threads);
-        do
-            t->next = head;
-        while (!atomic_compare_exchange_weak(&threads, &head, t));
-    }
-    hsr_self = t;
-    atomic_fetch_add(&threads_seen, 1);
-    if (have_exit_key)
-        pthread_setspecific(exit_key, t);
-    return t;
-}
 
 struct hsr_region_counts *hsr_region_counts_new(struct hsr_thread *t, uint32_t r)
 {
@@ -215,7 +121,7 @@ void hsr_thread_visit(struct hsr_thread *t, void *ctx, hsr_size_fn sizes, hsr_ap
 }
 
 /* In a forked child only the forking thread exists: the parent's counts are the
- * parent's, so every table is zeroed and all but ours handed back. */
+ * parent's, so every table is zeroed and all but ours handed back (threads.c). */
 void hsr_counters_after_fork_child(void)
 {
     for (struct hsr_thread *t = hsr_threads_first(); t; t = t->next) {
@@ -231,8 +137,6 @@ void hsr_counters_after_fork_child(void)
         }
         if (t->stacks)
             hsr_stack_table_clear(t->stacks);
-        if (t != hsr_self)
-            t->in_use = 0;
     }
-    atomic_store(&threads_seen, hsr_self ? 1 : 0);
+    hsr_threads_after_fork_child();
 }

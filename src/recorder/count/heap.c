@@ -1,9 +1,9 @@
 /*
- * heap_accounting.c — how many bytes of heap are in use now, and how many of
+ * heap.c — how many bytes of heap are in use now, and how many of
  * them a component (the MPI library, "[MPI]") allocated.
  *
  * Each thread adds the bytes of the blocks it allocates to its own counter and
- * subtracts those of the blocks it frees (struct hsr_thread, counting.h): no lock,
+ * subtracts those of the blocks it frees (struct hsr_thread, thread.h): no lock,
  * no shared cache line. A block freed by another thread makes that thread's
  * figure negative; the sum over all threads is right. Tables of ended threads are
  * adopted by new ones and keep their figure, so nothing is lost from the sum.
@@ -20,9 +20,13 @@
  * frees make it dip by as much (a few hundred bytes of the dynamic linker's).
  */
 #define _GNU_SOURCE
-#include "blocks.h"
-#include "recorder.h"
+#include "core/lifecycle.h"
+#include "count/heap.h"
+#include "count/thread.h"
+#include "hooks/hooks.h"
+#include "track/track.h"
 
+int hsr_heap_watch;
 size_t (*hsr_usable_size)(void *);
 static int usable_missing;
 
@@ -51,6 +55,8 @@ void hsr_heap_add(int64_t bytes, int component)
         return;
     hsr_heap_count(t, bytes, component);
 }
+
+int hsr_heap_measure_requested(void) { return hsr_track_on; }
 
 /* Bytes counted by no thread's table: deaths a signal handler's snapshot counted
  * (it may have interrupted a thread inside a plain add to its table). */

@@ -9,7 +9,7 @@
  * (heapscope_thread_region_begin), else the innermost region of the process-wide
  * stack, which heapscope_region_begin/end push and pop (a mutex, taken only
  * there: regions change rarely). The hot path reads one relaxed global.
- * Process-wide boundaries are timeline samples (timeline.c), taken after the lock
+ * Process-wide boundaries are timeline samples (timeline/timeline.c), taken after the lock
  * is released. Thread-local regions are not: the timeline is the process's.
  */
 #define _GNU_SOURCE
@@ -17,9 +17,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "guard.h"
-#include "recorder.h"
-#include "tracking.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "core/pool.h"
+#include "count/regions.h"
+#include "count/selection.h"
+#include "count/thread.h"
+#include "timeline/timeline.h"
+#include "track/track.h"
 
 static struct hsr_region regions[HSR_MAX_REGIONS] = {{HS_NO_PARENT, 0, ""}};
 static _Atomic uint32_t region_count = 1;
@@ -155,7 +160,7 @@ static void clean_name(const char *name, char *out, size_t len)
 }
 
 /* Tracking: the thread's deferred frees processed, so that the boundary's
- * timeline sample has its heap exact (tracking.c). */
+ * timeline sample has its heap exact (track/deferred.c). */
 static void settle_frees(void)
 {
     struct hsr_thread *t = hsr_self;

@@ -14,19 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder.h"
+#include "count/selection.h"
 
 #define SMALL_LIMIT HSR_SELECT_SMALL_LIMIT
-#define MAX_RANGES 256
-#define MAX_REGION_NAMES 64
 
 int hsr_stacks_on;
 int hsr_select_all;                          /* read inline by counting.h */
 uint64_t hsr_select_bits[SMALL_LIMIT / 64];  /* idem */
-static struct { uint64_t lo, hi; } ranges[MAX_RANGES];  /* inclusive, lo >= SMALL_LIMIT */
+static struct { uint64_t lo, hi; } ranges[HSR_SELECT_MAX_RANGES];  /* inclusive, lo >= SMALL_LIMIT */
 static int nranges;
 
-static char region_names[MAX_REGION_NAMES][256];
+static char region_names[HSR_SELECT_MAX_REGION_NAMES][256];
 static int nregion_names;
 
 int hsr_size_selected(uint64_t size)
@@ -73,7 +71,7 @@ static int add_range(uint64_t lo, uint64_t hi)
         hsr_select_bits[lo / 64] |= 1ull << (lo % 64);
     if (lo > hi)
         return 0;
-    if (nranges == MAX_RANGES)
+    if (nranges == HSR_SELECT_MAX_RANGES)
         return -1;
     ranges[nranges].lo = lo;
     ranges[nranges].hi = hi;
@@ -105,7 +103,7 @@ int hsr_selection_init(const char *sizes, const char *regions, char *err, size_t
                 }
                 if (add_range(lo, hi)) {
                     snprintf(err, errlen, "HEAPSCOPE_STACK_SIZES: more than %d large ranges",
-                             MAX_RANGES);
+                             HSR_SELECT_MAX_RANGES);
                     return -1;
                 }
                 p = *end ? end + 1 : end;
@@ -119,9 +117,9 @@ int hsr_selection_init(const char *sizes, const char *regions, char *err, size_t
             if (!end)
                 end = p + strlen(p);
             size_t n = (size_t)(end - p);
-            if (n == 0 || n >= sizeof region_names[0] || nregion_names == MAX_REGION_NAMES) {
+            if (n == 0 || n >= sizeof region_names[0] || nregion_names == HSR_SELECT_MAX_REGION_NAMES) {
                 snprintf(err, errlen, "bad HEAPSCOPE_STACK_REGIONS '%s': expected a comma list "
-                         "of at most %d region names", regions, MAX_REGION_NAMES);
+                         "of at most %d region names", regions, HSR_SELECT_MAX_REGION_NAMES);
                 return -1;
             }
             memcpy(region_names[nregion_names], p, n);

@@ -1,20 +1,19 @@
 /*
  * blocks.c — each block's birth and death, as the hooks report them (blocks.h),
- * passed on to the event trace (trace.c), tracking (tracking.c) and heap
- * accounting (heap_accounting.c).
+ * passed on to the event trace (trace/events.c), tracking (track/) and heap
+ * accounting (count/heap.c).
  *
  * The heap figure's measure: requested bytes of tracked blocks when tracking is
  * on (the side table remembers each block's size and component flag), otherwise
  * usable bytes (malloc_usable_size at birth and at death).
  */
 #define _GNU_SOURCE
-#include "blocks.h"
-#include "recorder.h"
-#include "tracking.h"
-
-int hsr_heap_watch;
-
-int hsr_heap_measure_requested(void) { return hsr_track_on; }
+#include "count/counting.h"
+#include "count/heap.h"
+#include "count/regions.h"
+#include "hooks/blocks.h"
+#include "trace/trace.h"
+#include "track/track.h"
 
 void hsr_block_born(void *p, uint64_t size, struct hsr_site site)
 {

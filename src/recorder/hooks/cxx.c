@@ -1,5 +1,5 @@
 /*
- * hooks_cxx.c — the interposed C++ operator new / delete, every variant
+ * cxx.c — the interposed C++ operator new / delete, every variant
  * (plain, [], nothrow, aligned, sized), by their mangled names.
  *
  * Why not just count the malloc inside: peer allocators (tcmalloc, jemalloc,
@@ -22,10 +22,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blocks.h"
-#include "counting.h"
-#include "guard.h"
-#include "recorder.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "count/counting.h"
+#include "count/heap.h"
+#include "hooks/blocks.h"
+#include "hooks/hooks.h"
 
 enum {
     NEW, NEW_ARR, NEW_NT, NEW_ARR_NT, NEW_AL, NEW_ARR_AL, NEW_AL_NT, NEW_ARR_AL_NT,

@@ -1,5 +1,5 @@
 /*
- * hooks.c — the interposed C allocation functions (malloc family).
+ * malloc.c — the interposed C allocation functions (malloc family).
  *
  * Each hook calls the next definition (the allocator underneath: glibc, or a peer
  * preloaded after us) with the re-entrancy guard set, then counts the call for
@@ -22,10 +22,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "blocks.h"
-#include "counting.h"
-#include "guard.h"
-#include "recorder.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "count/counting.h"
+#include "count/heap.h"
+#include "count/regions.h"
+#include "hooks/blocks.h"
+#include "hooks/hooks.h"
+#include "trace/trace.h"
+#include "track/track.h"
 
 struct hsr_real hsr_real;
 HSR_TLS int hsr_guard;

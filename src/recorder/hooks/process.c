@@ -1,5 +1,5 @@
 /*
- * hooks_process.c — interposed process-level calls: exec* (dump before the image
+ * process.c — interposed process-level calls: exec* (dump before the image
  * is replaced) and signal/sigaction (the program's own handlers win).
  *
  * While the recorder owns SIGTERM/SIGINT/SIGUSR1 (they were SIG_DFL at start):
@@ -12,7 +12,7 @@
  * unless the caller is not the process the file belongs to (a vfork child).
  * Not interposed: sigset/sysv_signal/bsd_signal (rare; they bypass this).
  * Exec with an explicit environment gets our LD_PRELOAD/HEAPSCOPE_* added when
- * it lacks them (exec_env.c), so the child is recorded too.
+ * it lacks them (core/exec_env.c), so the child is recorded too.
  * posix_spawn needs nothing: the parent keeps running and the child starts fresh
  * (with its explicit environment as given: posix_spawn is not interposed).
  */
@@ -22,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "guard.h"
-#include "recorder.h"
+#include "core/lifecycle.h"
+#include "hooks/hooks.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
@@ -85,7 +85,7 @@ sighandler_t signal(int sig, sighandler_t handler)
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 
-/* The program's envp, plus what the child needs to be recorded (exec_env.c). */
+/* The program's envp, plus what the child needs to be recorded (core/exec_env.c). */
 #define CHILD_ENV(envp, out)                                 \
     char *room_[hsr_exec_env_slots(envp)];                    \
     char buf_[hsr_exec_env_bytes(envp)];                      \

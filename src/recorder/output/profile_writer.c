@@ -48,7 +48,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "recorder.h"
+#include "core/lifecycle.h"
+#include "output/profile_writer.h"
 
 static int fd = -1;
 static int fd_pid;  /* getpid() when the file was opened */
@@ -159,9 +160,6 @@ static int check_fd(void)
 
 /* ---- the writer lock (see the top of this file) ---- */
 
-#define SEAL_NS 3000000000ull       /* background writes refused this long after a seal */
-#define LOCK_WAIT_MS 5000
-
 static _Atomic int writer;           /* thread id of the writing thread, 0 = free */
 static _Atomic uint64_t sealed_until; /* CLOCK_MONOTONIC ns */
 static HSR_TLS int background;
@@ -177,7 +175,7 @@ static int lock_writer(void)
         int free_ = 0;
         if (atomic_compare_exchange_strong(&writer, &free_, me))
             return 0;
-        if (waited > LOCK_WAIT_MS)
+        if (waited > HSR_WRITE_LOCK_WAIT_MS)
             return -1;
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
@@ -190,7 +188,7 @@ void hsr_profile_background(void) { background = 1; }
 
 void hsr_profile_seal(void)
 {
-    atomic_store(&sealed_until, hsr_now_ns(CLOCK_MONOTONIC) + SEAL_NS);
+    atomic_store(&sealed_until, hsr_now_ns(CLOCK_MONOTONIC) + HSR_SEAL_NS);
     if (lock_writer() == 0)  /* the write in progress, if any, has ended */
         unlock_writer();
 }

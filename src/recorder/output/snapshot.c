@@ -17,9 +17,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "guard.h"
-#include "recorder.h"
-#include "tracking.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "core/pool.h"
+#include "count/counting.h"
+#include "count/regions.h"
+#include "count/thread.h"
+#include "output/profile_writer.h"
+#include "output/snapshot.h"
+#include "stacks/modules.h"
+#include "stacks/stacks.h"
+#include "timeline/timeline.h"
+#include "trace/trace.h"
+#include "track/track.h"
 
 /* ---- merged rows: (region, key, frames) -> count, in an arena ---- */
 
@@ -218,8 +228,6 @@ static void write_counts(struct hsr_buf *b, uint32_t type, const struct rows *no
     hsr_chunk_end(b, c);
 }
 
-#define TYPES_PER_CHUNK 8192u
-
 static void write_stacks(struct hsr_buf *b, const struct rows *now, const struct rows *base)
 {
     size_t c = 0, count_at = 0;
@@ -241,7 +249,7 @@ static void write_stacks(struct hsr_buf *b, const struct rows *now, const struct
         hsr_buf_u64(b, v);
         hsr_buf_u64(b, v * r->key);
         hsr_buf_bytes(b, r->frames, r->depth * sizeof(uint64_t));
-        if (++n == TYPES_PER_CHUNK) {
+        if (++n == HSR_STACK_TYPES_PER_CHUNK) {
             if (!b->failed)
                 memcpy(b->p + count_at, &n, 4);
             hsr_chunk_end(b, c);
@@ -261,7 +269,7 @@ int hsr_snapshot(unsigned reason, int from_signal)
         return -1;
     int saved_guard = hsr_guard;
     hsr_guard = 1;
-    hsr_track_settle(from_signal);          /* deferred frees counted (tracking.c) */
+    hsr_track_settle(from_signal);          /* deferred frees counted (track/deferred.c) */
     hsr_timeline_snapshot(from_signal);   /* its "final" sample, and a flush */
     if (lock_dump(from_signal)) {
         hsr_guard = saved_guard;

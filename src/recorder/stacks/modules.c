@@ -21,8 +21,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "guard.h"
-#include "recorder.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "core/pool.h"
+#include "hooks/hooks.h"
+#include "output/profile_writer.h"
+#include "stacks/modules.h"
 
 #define MAX_OWN_RANGES 4
 static uintptr_t own_lo[MAX_OWN_RANGES], own_hi[MAX_OWN_RANGES];
@@ -87,14 +91,12 @@ static size_t build_id(struct dl_phdr_info *info, const uint8_t **id)
     return 0;
 }
 
-#define MAX_LOADED 4096
-
 struct write_ctx {
     struct hsr_buf *b;
     uint32_t count;
     uintptr_t match_bias;  /* hsr_modules_forget: only this module */
     uint32_t nloaded;
-    uintptr_t loaded[MAX_LOADED];  /* biases written, to skip departed duplicates */
+    uintptr_t loaded[HSR_MODULES_LISTED];  /* biases written, to skip departed duplicates */
 };
 
 struct departed {
@@ -139,7 +141,7 @@ static int write_module(struct dl_phdr_info *info, size_t size, void *arg)
         }
     }
     ctx->count++;
-    if (ctx->nloaded < MAX_LOADED)
+    if (ctx->nloaded < HSR_MODULES_LISTED)
         ctx->loaded[ctx->nloaded++] = info->dlpi_addr;
     return 0;
 }

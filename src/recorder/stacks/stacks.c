@@ -25,12 +25,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "guard.h"
-#include "recorder.h"
-
-#define MAX_TYPES (1u << 17)          /* stack types per thread */
-#define FRAME_SLOTS (1u << 22)        /* 32 MiB of addresses per thread, reserved */
-#define SKIP_MAX 16                   /* recorder frames above the caller, at most */
+#include "core/pool.h"
+#include "count/thread.h"
+#include "stacks/modules.h"
+#include "stacks/stacks.h"
 
 struct hsr_stack_entry {
     uint64_t hash;
@@ -39,8 +37,8 @@ struct hsr_stack_entry {
     uint64_t frames_at;               /* index into frames[] */
     const uint64_t *frames;           /* = table frames + frames_at (never moves) */
     _Atomic uint64_t count;
-    void *_Atomic track;              /* tracking.c's record of this type, or NULL */
-    uint32_t trace_id;                /* trace.c's id of this type, 0 = none yet */
+    void *_Atomic track;              /* tracking's record of this type (track/records.h), or NULL */
+    uint32_t trace_id;                /* the trace's id of this type (trace/events.c), 0 = none yet */
 };
 
 struct index_slot {
@@ -54,7 +52,7 @@ struct hsr_stack_table {
     uint64_t *frames;
     struct index_slot *index;         /* owner only */
     uint64_t index_mask;
-    struct hsr_stack_entry e[MAX_TYPES];
+    struct hsr_stack_entry e[HSR_STACK_TYPES];
 };
 
 static int use_fp;
@@ -116,8 +114,8 @@ static __attribute__((noinline)) int walk_frame_pointers(uint64_t *out, int max)
 /* Return addresses of the caller's stack, recorder frames removed. */
 static int capture(uint64_t *out)
 {
-    uint64_t raw[HSR_MAX_DEPTH + SKIP_MAX];
-    int want = (int)max_depth + SKIP_MAX;
+    uint64_t raw[HSR_MAX_DEPTH + HSR_STACK_SKIP_MAX];
+    int want = (int)max_depth + HSR_STACK_SKIP_MAX;
     int n = use_fp ? walk_frame_pointers(raw, want)
                    : unw_backtrace((void **)raw, want);
     int skip = 0;
@@ -149,7 +147,7 @@ static struct hsr_stack_table *table_of(struct hsr_thread *t)
     st = hsr_map(sizeof *st);
     if (!st)
         return NULL;
-    st->frames = hsr_map((size_t)FRAME_SLOTS * sizeof(uint64_t));
+    st->frames = hsr_map((size_t)HSR_STACK_FRAME_SLOTS * sizeof(uint64_t));
     if (!st->frames) {
         hsr_unmap(st, sizeof *st);
         return NULL;
@@ -197,7 +195,7 @@ struct hsr_stack_entry *hsr_stack_record(struct hsr_thread *t, uint32_t region, 
     for (uint64_t i = h;; i++) {
         struct index_slot *slot = &st->index[i & st->index_mask];
         if (!slot->entry) {
-            if (used == MAX_TYPES || st->frames_used + (uint64_t)n > FRAME_SLOTS) {
+            if (used == HSR_STACK_TYPES || st->frames_used + (uint64_t)n > HSR_STACK_FRAME_SLOTS) {
                 atomic_fetch_add(&lost, 1);
                 return NULL;
             }
@@ -261,7 +259,7 @@ void hsr_stack_table_clear(struct hsr_stack_table *st)
     uint64_t *frames = st->frames;
     hsr_unmap(st->index, (st->index_mask + 1) * sizeof *st->index);
     madvise(st, (sizeof *st + 4095) & ~(size_t)4095, MADV_DONTNEED);
-    madvise(frames, (size_t)FRAME_SLOTS * sizeof(uint64_t), MADV_DONTNEED);
+    madvise(frames, (size_t)HSR_STACK_FRAME_SLOTS * sizeof(uint64_t), MADV_DONTNEED);
     st->frames = frames;  /* the rest is zero again: empty, no index */
 }
 

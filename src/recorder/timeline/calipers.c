@@ -1,5 +1,5 @@
 /*
- * timeline_calipers.c — MPI calipers: how much memory the MPI library takes besides
+ * calipers.c — MPI calipers: how much memory the MPI library takes besides
  * its heap blocks (shared-memory segments, registered buffers, mmaps).
  *
  * libheapscope_mpi.so brackets every outermost MPI call (layer_abi.h): when the
@@ -33,9 +33,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "guard.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "core/pool.h"
+#include "count/regions.h"
 #include "layer_abi.h"
-#include "recorder.h"
+#include "timeline/timeline.h"
 
 int64_t hsr_caliper_ns = -1;
 
@@ -48,22 +51,21 @@ static _Atomic int64_t rss_delta, pss_delta;
 /* Outermost calls, counted by each thread in its own slot through the layer (no
  * shared write; summed when written): skipped = calls - taken. The slots are
  * reserved at once and touched as threads come (8 bytes each). */
-#define SLOTS (1u << 20)
 static _Atomic uint64_t *slots;
 static _Atomic uint32_t nslots;
 
 _Atomic uint64_t *hsr_calipers_thread_calls(void)
 {
     if (!atomic_load(&slots)) {
-        _Atomic uint64_t *fresh = hsr_map(SLOTS * sizeof *fresh), *none = NULL;
+        _Atomic uint64_t *fresh = hsr_map(HSR_CALIPER_THREAD_SLOTS * sizeof *fresh), *none = NULL;
         if (fresh && !atomic_compare_exchange_strong(&slots, &none, fresh))
-            hsr_unmap(fresh, SLOTS * sizeof *fresh);
+            hsr_unmap(fresh, HSR_CALIPER_THREAD_SLOTS * sizeof *fresh);
     }
     static _Atomic uint64_t no_slots;   /* no memory: calls go uncounted (skipped 0) */
     uint32_t i = atomic_fetch_add(&nslots, 1);
     if (!slots)
         return &no_slots;
-    return &slots[i < SLOTS ? i : SLOTS - 1];  /* past a million threads: shared, racy */
+    return &slots[i < HSR_CALIPER_THREAD_SLOTS ? i : HSR_CALIPER_THREAD_SLOTS - 1];  /* past a million threads: shared, racy */
 }
 
 static HSR_TLS struct hsr_sample before;  /* of this thread's call being measured */
@@ -85,7 +87,7 @@ void hsr_calipers_totals(struct hsr_caliper_totals *t)
     t->taken = atomic_load_explicit(&taken, memory_order_relaxed);
     uint64_t calls = 0;
     uint32_t n = atomic_load(&nslots);
-    for (uint32_t i = 0; slots && i < n && i < SLOTS; i++)
+    for (uint32_t i = 0; slots && i < n && i < HSR_CALIPER_THREAD_SLOTS; i++)
         calls += atomic_load_explicit(&slots[i], memory_order_relaxed);
     t->skipped = hsr_caliper_ns >= 0 && calls > t->taken ? calls - t->taken : 0;
     t->rss_delta = atomic_load_explicit(&rss_delta, memory_order_relaxed);
@@ -98,7 +100,7 @@ void hsr_timeline_calipers_reset(void)
     atomic_store(&taken, 0);
     /* slots keep their owners (the forking thread's is still its own): zero them */
     uint32_t n = atomic_load(&nslots);
-    for (uint32_t i = 0; slots && i < n && i < SLOTS; i++)
+    for (uint32_t i = 0; slots && i < n && i < HSR_CALIPER_THREAD_SLOTS; i++)
         atomic_store(&slots[i], 0);
     atomic_store(&hsr_caliper_armed, hsr_caliper_ns >= 0);
     atomic_store(&rss_delta, 0);

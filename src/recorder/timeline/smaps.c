@@ -16,7 +16,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "recorder.h"
+#include "timeline/timeline.h"
 
 /* Reads the whole (small) file into buf, NUL-terminated; bytes read or -1. */
 static ssize_t read_proc(const char *name, char *buf, size_t cap)

@@ -1,6 +1,6 @@
 /*
  * timeline.c — heap in use, RSS and PSS over time, written to the profile as the
- * run goes (issue 5; the MPI calipers of issue 6 use it too: timeline_calipers.c).
+ * run goes (the MPI calipers use it too: calipers.c).
  *
  * Who samples:
  *   the sampler thread     every HEAPSCOPE_TIMELINE_MS: heap + smaps_rollup (RSS, PSS)
@@ -11,7 +11,7 @@
  * Heap in use is in the samples when the hooks watch blocks (hsr_heap_watch: asked
  * with HEAPSCOPE_TIMELINE_HEAP=1, or tracking on), else -1.
  *
- * Where samples go: a bounded lock-free ring (RING slots; multi-producer, one
+ * Where samples go: a bounded lock-free ring (HSR_TIMELINE_RING slots; multi-producer, one
  * consumer at a time), so any thread and a signal handler may append without a
  * lock. The holder of the flush token drains it into TIMELINE_REGIONS + TIMELINE
  * chunks (format: profile_format.h) and appends them with one hsr_profile_write.
@@ -24,7 +24,7 @@
  * fork child), with every signal blocked (signals go to the program's threads),
  * the re-entrancy guard set, and marked a background writer: once the process
  * starts ending (hsr_profile_seal) it writes no more.
- * Memory: the ring (RING x 64 bytes, mmap) and the flush buffers (mmap); nothing
+ * Memory: the ring (HSR_TIMELINE_RING x 64 bytes, mmap) and the flush buffers (mmap); nothing
  * from the program's allocator.
  */
 #define _GNU_SOURCE
@@ -37,14 +37,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "guard.h"
-#include "recorder.h"
-
-#define RING 4096u                 /* samples; a power of two */
-#define MAX_LABELS 1024u           /* distinct labels per flush (hash table) */
-#define DEFAULT_INTERVAL_MS 100
-#define DEFAULT_FLUSH_MS 1000
-#define TOKEN_WAIT_MS 5000
+#include "core/fast_clock.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "core/pool.h"
+#include "count/heap.h"
+#include "count/regions.h"
+#include "output/profile_writer.h"
+#include "timeline/timeline.h"
 
 int hsr_timeline_on;
 static uint64_t interval_ns, flush_ns;
@@ -71,15 +71,15 @@ static long ms_setting(const char *name, long fallback, long min)
 
 void hsr_timeline_settings(void)
 {
-    long ms = ms_setting("HEAPSCOPE_TIMELINE_MS", DEFAULT_INTERVAL_MS, 0);
+    long ms = ms_setting("HEAPSCOPE_TIMELINE_MS", HSR_TIMELINE_MS_DEFAULT, 0);
     hsr_timeline_on = ms > 0;
     interval_ns = (uint64_t)ms * 1000000u;
-    flush_ns = (uint64_t)ms_setting("HEAPSCOPE_TIMELINE_FLUSH_MS", DEFAULT_FLUSH_MS, 10) * 1000000u;
+    flush_ns = (uint64_t)ms_setting("HEAPSCOPE_TIMELINE_FLUSH_MS", HSR_TIMELINE_FLUSH_MS_DEFAULT, 10) * 1000000u;
     const char *cal = getenv("HEAPSCOPE_CALIPER_MS");
     if (cal && strcmp(cal, "off") == 0)
         hsr_caliper_ns = -1;
     else
-        hsr_caliper_ns = ms_setting("HEAPSCOPE_CALIPER_MS", 10, 0) * 1000000;
+        hsr_caliper_ns = ms_setting("HEAPSCOPE_CALIPER_MS", HSR_CALIPER_MS_DEFAULT, 0) * 1000000;
     if (!hsr_timeline_on)
         hsr_caliper_ns = -1;   /* caliper samples are timeline samples */
     atomic_store(&hsr_caliper_armed, hsr_caliper_ns >= 0);
@@ -108,7 +108,7 @@ static _Atomic uint64_t lost;
 
 static void ring_reset(void)
 {
-    for (uint64_t i = 0; i < RING; i++)
+    for (uint64_t i = 0; i < HSR_TIMELINE_RING; i++)
         atomic_store_explicit(&ring[i].seq, i, memory_order_relaxed);
     atomic_store(&head, 0);
     atomic_store(&tail, 0);
@@ -119,7 +119,7 @@ static int ring_push(const struct hsr_sample *s)
 {
     uint64_t pos = atomic_load_explicit(&head, memory_order_relaxed);
     for (;;) {
-        struct slot *sl = &ring[pos & (RING - 1)];
+        struct slot *sl = &ring[pos & (HSR_TIMELINE_RING - 1)];
         uint64_t seq = atomic_load_explicit(&sl->seq, memory_order_acquire);
         int64_t diff = (int64_t)(seq - pos);
         if (diff == 0) {
@@ -141,11 +141,11 @@ static int ring_push(const struct hsr_sample *s)
 static int ring_pop(struct hsr_sample *out)
 {
     uint64_t pos = atomic_load_explicit(&tail, memory_order_relaxed);
-    struct slot *sl = &ring[pos & (RING - 1)];
+    struct slot *sl = &ring[pos & (HSR_TIMELINE_RING - 1)];
     if (atomic_load_explicit(&sl->seq, memory_order_acquire) != pos + 1)
         return 0;
     *out = sl->s;
-    atomic_store_explicit(&sl->seq, pos + RING, memory_order_release);
+    atomic_store_explicit(&sl->seq, pos + HSR_TIMELINE_RING, memory_order_release);
     atomic_store_explicit(&tail, pos + 1, memory_order_relaxed);
     return 1;
 }
@@ -161,8 +161,8 @@ static uint64_t ring_fill(void)
 static _Atomic int token;                 /* thread id of the flushing thread, 0 = free */
 static uint32_t regions_written;          /* TIMELINE_REGIONS written so far (token) */
 static struct hsr_buf rows, out;           /* reused between flushes (token) */
-static const char *labels[MAX_LABELS];    /* this flush's labels (token) */
-static uint32_t label_slot[MAX_LABELS];   /* hash of pointer -> index + 1 */
+static const char *labels[HSR_TIMELINE_LABELS];    /* this flush's labels (token) */
+static uint32_t label_slot[HSR_TIMELINE_LABELS];   /* hash of pointer -> index + 1 */
 static uint32_t nlabels;
 
 static int take_token(int wait)
@@ -174,7 +174,7 @@ static int take_token(int wait)
         int free_ = 0;
         if (atomic_compare_exchange_strong(&token, &free_, me))
             return 0;
-        if (!wait || waited > TOKEN_WAIT_MS)
+        if (!wait || waited > HSR_TIMELINE_TOKEN_WAIT_MS)
             return -1;
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
@@ -185,13 +185,13 @@ static uint32_t label_index(const char *label)
 {
     if (!label)
         return 0xFFFFFFFFu;
-    uint32_t h = (uint32_t)(((uintptr_t)label >> 3) * 2654435761u) % MAX_LABELS;
-    for (uint32_t i = 0; i < MAX_LABELS; i++, h = (h + 1) % MAX_LABELS) {
+    uint32_t h = (uint32_t)(((uintptr_t)label >> 3) * 2654435761u) % HSR_TIMELINE_LABELS;
+    for (uint32_t i = 0; i < HSR_TIMELINE_LABELS; i++, h = (h + 1) % HSR_TIMELINE_LABELS) {
         uint32_t idx = label_slot[h];
         if (idx && labels[idx - 1] == label)
             return idx - 1;
         if (!idx) {
-            if (nlabels == MAX_LABELS - 1)
+            if (nlabels == HSR_TIMELINE_LABELS - 1)
                 return 0xFFFFFFFFu;
             labels[nlabels] = label;
             label_slot[h] = ++nlabels;
@@ -248,7 +248,7 @@ static void flush(int wait)
     nlabels = 0;
     uint32_t count = 0;
     struct hsr_sample s;
-    while (count < RING && ring_pop(&s)) {
+    while (count < HSR_TIMELINE_RING && ring_pop(&s)) {
         encode_sample(&s);
         count++;
     }
@@ -311,7 +311,7 @@ void hsr_timeline_add(const struct hsr_sample *s)
             return;
         }
     }
-    if (ring_fill() >= RING / 4 * 3)
+    if (ring_fill() >= HSR_TIMELINE_RING / 4 * 3)
         flush(0);
 }
 
@@ -358,7 +358,7 @@ static void *sampler(void *arg)
     uint64_t next_arm = next, next_refine = next + 1000000000u;
     for (;;) {
         uint64_t now = hsr_now_ns(CLOCK_MONOTONIC);
-        /* MPI calipers: one call may be measured per period (timeline_calipers.c) */
+        /* MPI calipers: one call may be measured per period (calipers.c) */
         int arming = atomic_load_explicit(&hsr_calipers_active, memory_order_relaxed) &&
                      hsr_caliper_ns > 0;
         if (arming && now >= next_arm) {
@@ -380,7 +380,7 @@ static void *sampler(void *arg)
             if (next <= now)  /* late (a stopped process, a busy machine): no catching up */
                 next = now + interval_ns;
         }
-        if ((now >= next_flush || ring_fill() >= RING / 2) && !hsr_profile_sealed()) {
+        if ((now >= next_flush || ring_fill() >= HSR_TIMELINE_RING / 2) && !hsr_profile_sealed()) {
             flush(0);
             next_flush = now + flush_ns;
         }
@@ -419,7 +419,7 @@ void hsr_timeline_start(void)
 {
     if (!hsr_timeline_on)
         return;
-    ring = hsr_map(RING * sizeof *ring);
+    ring = hsr_map(HSR_TIMELINE_RING * sizeof *ring);
     if (!ring) {
         hsr_warn("no memory for the timeline: timeline off");
         hsr_timeline_on = 0;

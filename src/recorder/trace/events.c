@@ -1,6 +1,6 @@
 /*
- * trace.c — event trace mode (HEAPSCOPE_TRACE=1): every allocation and free, in
- * order, into per-thread buffers that trace_writer.c compresses into the file.
+ * events.c — event trace mode (HEAPSCOPE_TRACE=1): every allocation and free, in
+ * order, into per-thread buffers that writer.c compresses into the file.
  *
  * Order: every event takes a number from one process-wide sequence (an alloc
  * after the real allocation returned, a free before the real free), so a reader
@@ -11,7 +11,8 @@
  *
  * A thread's buffer is guarded by a lock that only a snapshot ever contends for
  * (it takes the partly filled buffers of all threads, so the file holds every
- * event up to the snapshot).
+ * event up to the snapshot). Both are the thread's trace state (buffers.h),
+ * hanging off its thread record.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -20,12 +21,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "blocks.h"
-#include "counting.h"
-#include "guard.h"
-#include "recorder.h"
-#include "trace.h"
-#include "tracking.h"
+#include "core/fast_clock.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "core/pool.h"
+#include "count/counting.h"
+#include "count/heap.h"
+#include "count/thread.h"
+#include "hooks/blocks.h"
+#include "stacks/stacks.h"
+#include "trace/buffers.h"
+#include "trace/trace.h"
 
 int hsr_trace_on;
 static _Atomic uint64_t trace_seq;
@@ -48,9 +54,9 @@ static inline uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t
 
 /* ---- the calling thread's buffer ---- */
 
-static int lock_buffer(struct hsr_thread *t, int bounded)
+static int lock_buffer(struct hsr_trace_thread *s, int bounded)
 {
-    for (int n = 0; atomic_exchange_explicit(&t->trace_lock, 1, memory_order_acquire); n++) {
+    for (int n = 0; atomic_exchange_explicit(&s->lock, 1, memory_order_acquire); n++) {
         if (bounded && n > 200000)
             return -1;
         if (n > 64)
@@ -59,26 +65,42 @@ static int lock_buffer(struct hsr_thread *t, int bounded)
     return 0;
 }
 
-static void unlock_buffer(struct hsr_thread *t)
+static void unlock_buffer(struct hsr_trace_thread *s)
 {
-    atomic_store_explicit(&t->trace_lock, 0, memory_order_release);
+    atomic_store_explicit(&s->lock, 0, memory_order_release);
 }
 
-/* The thread's buffer with room for one more event (locked); NULL: no table. */
-static struct hsr_trace_buf *buffer_for_event(struct hsr_thread **self)
+/* Made by its thread, or by a fork for every thread (fork_prepare): whoever
+ * publishes first wins. */
+struct hsr_trace_thread *hsr_trace_thread_new(struct hsr_thread *t)
+{
+    struct hsr_trace_thread *fresh = hsr_map(sizeof *fresh), *none = NULL;
+    if (!fresh)
+        return NULL;
+    if (atomic_compare_exchange_strong(&t->trace, &none, fresh))
+        return fresh;
+    hsr_unmap(fresh, sizeof *fresh);
+    return none;
+}
+
+/* The thread's buffer with room for one more event (locked); NULL: no state. */
+static struct hsr_trace_buf *buffer_for_event(struct hsr_trace_thread **state)
 {
     struct hsr_thread *t = hsr_self;
     if (HSR_UNLIKELY(!t) && !(t = hsr_thread_attach()))
         return NULL;
-    *self = t;
-    lock_buffer(t, 0);
-    struct hsr_trace_buf *b = t->trace;
-    if (HSR_UNLIKELY(!b || b->len + TRACE_MAX_EVENT > TRACE_BUFFER_BYTES)) {
+    struct hsr_trace_thread *s = hsr_trace_thread_of(t);
+    if (HSR_UNLIKELY(!s))
+        return NULL;
+    *state = s;
+    lock_buffer(s, 0);
+    struct hsr_trace_buf *b = s->buf;
+    if (HSR_UNLIKELY(!b || b->len + TRACE_MAX_EVENT > HSR_TRACE_BUFFER_BYTES)) {
         if (b)
             hsr_trace_hand_over(b);
         b = hsr_trace_take_empty();
         b->thread = t->index;
-        t->trace = b;
+        s->buf = b;
     }
     return b;
 }
@@ -126,8 +148,8 @@ void hsr_trace_alloc(void *p, uint64_t size, struct hsr_site site, int64_t extra
 {
     if (HSR_UNLIKELY(atomic_load_explicit(&closed, memory_order_relaxed)))
         return;
-    struct hsr_thread *t;
-    struct hsr_trace_buf *b = buffer_for_event(&t);
+    struct hsr_trace_thread *s;
+    struct hsr_trace_buf *b = buffer_for_event(&s);
     if (!b)
         return;
     uint64_t seq = atomic_fetch_add_explicit(&trace_seq, 1, memory_order_relaxed) + 1;
@@ -140,7 +162,7 @@ void hsr_trace_alloc(void *p, uint64_t size, struct hsr_site site, int64_t extra
     o = put_varint(o, site.region);
     o = put_varint(o, extra > 0 ? (uint64_t)extra : 0);
     b->len = (size_t)(o - b->data);
-    unlock_buffer(t);
+    unlock_buffer(s);
 }
 
 void hsr_trace_dying(struct hsr_dying *d)
@@ -153,14 +175,14 @@ void hsr_trace_free(struct hsr_dying *d)
 {
     if (HSR_UNLIKELY(atomic_load_explicit(&closed, memory_order_relaxed)))
         return;
-    struct hsr_thread *t;
-    struct hsr_trace_buf *b = buffer_for_event(&t);
+    struct hsr_trace_thread *s;
+    struct hsr_trace_buf *b = buffer_for_event(&s);
     if (!b)
         return;
     uint8_t *o = b->data + b->len;
     event_head(b, &o, TRACE_FREE, d->trace_seq, d->trace_ns, (uint64_t)(uintptr_t)d->p);
     b->len = (size_t)(o - b->data);
-    unlock_buffer(t);
+    unlock_buffer(s);
 }
 
 /* ---- snapshots ---- */
@@ -175,30 +197,39 @@ void hsr_trace_flush(int final, int from_signal)
     if (final)
         atomic_store(&closed, 1);
     for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t)) {
-        if (lock_buffer(t, from_signal))
-            continue;  /* a signal on top of this thread's own event: it stays */
-        struct hsr_trace_buf *b = t->trace;
+        struct hsr_trace_thread *s = atomic_load_explicit(&t->trace, memory_order_acquire);
+        if (!s || lock_buffer(s, from_signal))
+            continue;  /* no buffer; or a signal on top of this thread's own event: it stays */
+        struct hsr_trace_buf *b = s->buf;
         if (b && b->events) {
-            t->trace = NULL;
+            s->buf = NULL;
             hsr_trace_hand_over(b);
         }
-        unlock_buffer(t);
+        unlock_buffer(s);
     }
     hsr_trace_drain(from_signal);
 }
 
 /* ---- start, fork ---- */
 
+/* Every thread's buffer locked, its state made first if it has none: a thread
+ * that made its own during the fork would find it unlocked by fork_parent. */
 static void fork_prepare(void)
 {
-    for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t))
-        lock_buffer(t, 0);
+    for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t)) {
+        struct hsr_trace_thread *s = hsr_trace_thread_of(t);
+        if (s)
+            lock_buffer(s, 0);
+    }
 }
 
 static void fork_parent(void)
 {
-    for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t))
-        unlock_buffer(t);
+    for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t)) {
+        struct hsr_trace_thread *s = atomic_load_explicit(&t->trace, memory_order_acquire);
+        if (s)
+            unlock_buffer(s);
+    }
 }
 
 /* The child's file is new: its trace starts empty (the parent's buffered events
@@ -206,8 +237,11 @@ static void fork_parent(void)
 static void fork_child(void)
 {
     for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t)) {
-        t->trace = NULL;
-        unlock_buffer(t);
+        struct hsr_trace_thread *s = atomic_load_explicit(&t->trace, memory_order_acquire);
+        if (s) {
+            s->buf = NULL;
+            unlock_buffer(s);
+        }
     }
     hsr_trace_writer_reset();
     atomic_store(&trace_seq, 0);

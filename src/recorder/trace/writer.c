@@ -1,5 +1,5 @@
 /*
- * trace_writer.c — the trace's buffers, and the writer thread that writes full
+ * writer.c — the trace's buffers, and the writer thread that writes full
  * ones as TRACE_EVENTS chunks (profile_format.h): zstd-compressed by default
  * (codec 2, level 1), raw with HEAPSCOPE_TRACE_COMPRESS=0.
  *
@@ -9,7 +9,7 @@
  * and the deflate (Huffman only) this file wrote before 4.3x at 5.1: zstd is both
  * smaller and faster, so deflate is only read (older files), never written.
  *
- * TRACE_BUFFERS buffers are mapped once: a free list and a queue of full ones,
+ * HSR_TRACE_BUFFERS buffers are mapped once: a free list and a queue of full ones,
  * under one spinlock held for a few instructions. A producer that finds no free
  * buffer waits for the writer (back-pressure), so memory stays bounded and no
  * event is dropped. The writer thread polls the queue every millisecond; a
@@ -32,16 +32,17 @@
 #define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createCCtx_advanced: memory from mmap; exported by libzstd.so */
 #include <zstd.h>
 
-#include "guard.h"
-#include "recorder.h"
-#include "trace.h"
-#include "tracking.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "core/pool.h"
+#include "output/profile_writer.h"
+#include "trace/buffers.h"
+#include "track/tracking.h"
 
 /* zstd's level: the fastest that still compresses well (see above) */
-#define ZSTD_LEVEL 1
 
-#define OUT_BYTES ((TRACE_BUFFER_BYTES + TRACE_BUFFER_BYTES / 100 + 8191) & ~4095u)
-_Static_assert(OUT_BYTES >= ZSTD_COMPRESSBOUND(TRACE_BUFFER_BYTES), "a buffer's worst case");
+#define OUT_BYTES ((HSR_TRACE_BUFFER_BYTES + HSR_TRACE_BUFFER_BYTES / 100 + 8191) & ~4095u)
+_Static_assert(OUT_BYTES >= ZSTD_COMPRESSBOUND(HSR_TRACE_BUFFER_BYTES), "a buffer's worst case");
 
 static struct hsr_trace_buf *free_list, *full_head, *full_tail;
 static _Atomic int queue_lock;
@@ -114,7 +115,7 @@ static size_t pack(struct packer *pk, const uint8_t *in, size_t len)
     }
     if (pk->ready != 1)
         return 0;
-    size_t n = ZSTD_compressCCtx(pk->zc, pk->out, OUT_BYTES, in, len, ZSTD_LEVEL);
+    size_t n = ZSTD_compressCCtx(pk->zc, pk->out, OUT_BYTES, in, len, HSR_TRACE_ZSTD_LEVEL);
     return ZSTD_isError(n) || n >= len ? 0 : n;
 }
 
@@ -264,7 +265,7 @@ void hsr_trace_writer_reset(void)
 {
     struct hsr_trace_buf *pool = (struct hsr_trace_buf *)(drain_out + OUT_BYTES);
     free_list = full_head = full_tail = NULL;
-    for (unsigned i = 0; i < TRACE_BUFFERS; i++) {
+    for (unsigned i = 0; i < HSR_TRACE_BUFFERS; i++) {
         pool[i].next = free_list;
         free_list = &pool[i];
     }
@@ -281,7 +282,7 @@ void hsr_trace_writer_reset(void)
 
 int hsr_trace_writer_init(void)
 {
-    size_t bytes = 2 * (size_t)OUT_BYTES + TRACE_BUFFERS * sizeof(struct hsr_trace_buf);
+    size_t bytes = 2 * (size_t)OUT_BYTES + HSR_TRACE_BUFFERS * sizeof(struct hsr_trace_buf);
     writer_out = hsr_map(bytes);
     if (!writer_out)
         return -1;
@@ -292,7 +293,7 @@ int hsr_trace_writer_init(void)
     compress_on = !(c && strcmp(c, "0") == 0);
     /* the buffers after both output areas */
     struct hsr_trace_buf *pool = (struct hsr_trace_buf *)(drain_out + OUT_BYTES);
-    for (unsigned i = 0; i < TRACE_BUFFERS; i++) {
+    for (unsigned i = 0; i < HSR_TRACE_BUFFERS; i++) {
         pool[i].next = free_list;
         free_list = &pool[i];
     }

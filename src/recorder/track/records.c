@@ -1,13 +1,16 @@
 /*
- * track_records.c — making tracking's records, the list of all of them (which
+ * records.c — making tracking's records, the list of all of them (which
  * snapshots and the heap peak walk), and the records around fork. Lookups are in
- * track_records.h.
+ * records.h.
  */
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "records.h"
-#include "table.h"
+#include "core/pool.h"
+#include "stacks/stacks.h"
+#include "track/records.h"
+#include "track/table.h"
+#include "track/tracking.h"
 
 struct hsr_size_slot *hsr_size_slots;
 static _Atomic int size_lock;

@@ -1,9 +1,9 @@
 /*
- * track_records.h — tracking mode's records (struct hsr_track_rec, tracking.h):
+ * records.h — tracking mode's records (struct hsr_track_rec, tracking.h):
  * one per stack trace type (the sizes and regions whose stacks are captured: the
- * record hangs off the type's entry in stacks.c) and one per (region, size) for
+ * record hangs off the type's entry in stacks/stacks.c) and one per (region, size) for
  * every other block. The lookups the hooks make at each birth are inline; making
- * a record, the list of all of them and the fork handlers are in track_records.c.
+ * a record, the list of all of them and the fork handlers are in records.c.
  *
  * Per (region, size): one open-addressing table for all threads (a million
  * slots, 24 MiB of address space, touched only where used), read without lock,
@@ -12,7 +12,8 @@
 #ifndef HSR_TRACK_RECORDS_H
 #define HSR_TRACK_RECORDS_H
 
-#include "tracking.h"
+#include "stacks/stacks.h"
+#include "track/tracking.h"
 
 #define HSR_SIZE_SLOTS (1u << 20)
 struct hsr_size_slot {
@@ -22,7 +23,7 @@ struct hsr_size_slot {
 };
 extern HSR_HIDDEN struct hsr_size_slot *hsr_size_slots;
 
-/* track_records.c */
+/* records.c */
 HSR_HIDDEN int hsr_track_records_init(void);   /* -1: no memory for the size table */
 HSR_HIDDEN struct hsr_track_rec *hsr_size_record_add(uint32_t region, uint64_t size);
 HSR_HIDDEN struct hsr_track_rec *hsr_type_record_new(struct hsr_stack_entry *e,

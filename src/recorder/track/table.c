@@ -1,11 +1,13 @@
 /*
- * track_table.c — the side table's slow paths: a shard's growth, and the table
- * around fork. The layout and the hot paths are in track_table.h.
+ * table.c — the side table's slow paths: a shard's growth, and the table
+ * around fork. The layout and the hot paths are in table.h.
  */
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "table.h"
+#include "core/pool.h"
+#include "track/table.h"
+#include "track/tracking.h"
 
 struct hsr_shard hsr_shards[HSR_SHARDS];
 struct hsr_split hsr_track_blocks;

@@ -1,15 +1,15 @@
 /*
- * track_table.h — tracking mode's side table: address -> what tracking knows of
+ * table.h — tracking mode's side table: address -> what tracking knows of
  * a live block (its record, birth time, allocating thread and allocation number).
  * Insert and remove are inline, for the allocation hooks; growth and the fork
- * handlers are in track_table.c.
+ * handlers are in table.c.
  *
  * 64 shards chosen by address hash, each an open-addressing table (linear
  * probing, deletion by backward shift, no tombstones) under its own spinlock,
  * doubling when half full. 32 bytes a slot, so 64..128 bytes per live block.
  * At most hsr_track.max_blocks blocks are in it; the hooks count the rest
  * `untracked`. Everything is mmap'd, outside the program's heap.
- * A freed block leaves the table a few frees later (tracking.c, deferred deaths):
+ * A freed block leaves the table a few frees later (deferred.c):
  * its address may be in the table again before, as a new block's, so a removal
  * can ask for a block born before a time, and an insertion returns the dead block
  * it replaces.
@@ -19,7 +19,7 @@
 
 #include <sched.h>
 
-#include "tracking.h"
+#include "track/tracking.h"
 
 struct hsr_slot {
     uint64_t addr;      /* 0 = empty */
@@ -41,7 +41,7 @@ struct hsr_shard {
 extern HSR_HIDDEN struct hsr_shard hsr_shards[HSR_SHARDS];
 extern HSR_HIDDEN struct hsr_split hsr_track_blocks;  /* blocks in the table */
 
-/* track_table.c */
+/* table.c */
 HSR_HIDDEN int hsr_shard_grow(struct hsr_shard *sh);
 HSR_HIDDEN void hsr_track_table_lock(void);     /* every shard, around fork */
 HSR_HIDDEN void hsr_track_table_unlock(void);
@@ -86,7 +86,7 @@ static inline void hsr_slot_prefetch(uint64_t h)
 /* Put a block in the table: 0, or -1 when the table may not hold one more block
  * (hsr_track.max_blocks; it still takes one that replaces a dead block), or 1 when
  * a block at the same address was still in it (a dead block whose
- * death waits in a thread's deferred deaths, tracking.c): that one is replaced,
+ * death waits in a thread's deferred deaths, deferred.c): that one is replaced,
  * and copied to *replaced. h = hsr_addr_hash(in->addr); t: the calling thread's
  * table, or NULL. */
 static inline int hsr_slot_insert(const struct hsr_thread *t, uint64_t h, const struct hsr_slot *in,
@@ -126,7 +126,7 @@ static inline int hsr_slot_insert(const struct hsr_thread *t, uint64_t h, const 
 }
 
 /* Set the birth clock of addr's block (a birth whose clock reading equals that
- * of the free its address came from, tracking.c). */
+ * of the free its address came from, deferred.c). */
 static inline void hsr_slot_set_born(uint64_t h, uint64_t addr, uint64_t born)
 {
     struct hsr_shard *sh = hsr_shard_of(h);

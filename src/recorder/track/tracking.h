@@ -1,16 +1,18 @@
 /*
- * tracking.h — tracking mode's records and entry points, shared by tracking.c
- * (the side table, births and deaths), tracking_write.c (the TRACK_* chunks of a
- * snapshot) and blocks.c (which calls the entry points).
+ * tracking.h — tracking mode's records, counters and global figures, shared by
+ * the files of track/: births.c, deaths.c and deferred.c (what happens to each
+ * block), peak.c (the heap peak, the figures), records.c and table.c (the records
+ * and the side table of live blocks), write.c (the TRACK_* chunks of a snapshot),
+ * settings.c and fork.c. The interface to the rest of the recorder: track.h.
  */
 #ifndef HSR_TRACKING_H
 #define HSR_TRACKING_H
 
-#include <time.h>
-#include <x86intrin.h>
-
-#include "blocks.h"
-#include "recorder.h"
+#include "common.h"
+#include "core/fast_clock.h"
+#include "count/thread.h"
+#include "track/thread.h"
+#include "track/track.h"
 
 #define HSR_LIFETIME_BINS 64u  /* bin 0: value 0; else floor(log2 v) + 1, capped */
 
@@ -32,10 +34,10 @@ struct hsr_track_counts {
 /* What happened to the blocks of one stack trace type, or of one (region, size)
  * when frames is NULL. */
 struct hsr_track_rec {
-    struct hsr_track_rec *next;       /* list of every record (tracking.c) */
+    struct hsr_track_rec *next;       /* list of every record (records.c) */
     uint32_t region, depth;
     uint64_t size;
-    const uint64_t *frames;          /* the type's frames in stacks.c; NULL: per size */
+    const uint64_t *frames;          /* the type's frames in stacks/stacks.c; NULL: per size */
     _Atomic int64_t live_at_peak;    /* blocks live at the heap peak (live = allocs - frees) */
     /* each set on lines of its own: the fields above are read by every thread */
     _Alignas(64) struct hsr_track_counts own;
@@ -95,79 +97,41 @@ static inline void hsr_split_reset(struct hsr_split *c)
 
 extern HSR_HIDDEN _Atomic int64_t hsr_track_table_bytes;  /* memory mapped for tracking */
 
-/* tracking.c */
-HSR_HIDDEN int hsr_track_born(void *p, uint64_t size, struct hsr_site site, int component);
-HSR_HIDDEN int hsr_track_dying(void *p, struct hsr_dying *d);  /* 0: it was tracked */
-HSR_HIDDEN void hsr_track_dead(struct hsr_dying *d);
-HSR_HIDDEN void hsr_track_revive(struct hsr_dying *d);
-HSR_HIDDEN struct hsr_track_rec *hsr_track_records(void);
-/* The calling thread's deferred frees processed and handed to the allocator
- * (not from a signal handler). */
-HSR_HIDDEN void hsr_track_flush(struct hsr_thread *t);
-/* Before a snapshot: every thread's deferred frees counted as deaths (their
- * blocks are handed to the allocator later, by their threads). From a signal
- * handler, those whose side-table shard is locked wait for the next snapshot. */
-HSR_HIDDEN void hsr_track_settle(int from_signal);
-/* track_born_log.c: the allocation number table o had reached at raw clock `clock`
- * (its number now if its log no longer reaches back that far) */
-HSR_HIDDEN uint64_t hsr_seq_at(const struct hsr_thread *o, uint64_t clock);
-HSR_HIDDEN void hsr_track_peak_now(void);   /* a pending peak copied (the snapshot) */
+HSR_HIDDEN struct hsr_track_rec *hsr_track_records(void);  /* records.c: every record */
+
+/* Add n to a record's counter: plainly to its own set from table 0's thread
+ * (see struct hsr_track_counts), else atomically. */
+static inline void hsr_track_bump(_Atomic uint64_t *own, _Atomic uint64_t *shared, int mine,
+                                  uint64_t n)
+{
+    if (HSR_LIKELY(mine))
+        atomic_store_explicit(own, atomic_load_explicit(own, memory_order_relaxed) + n,
+                              memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(shared, n, memory_order_relaxed);
+}
+#define HSR_TRACK_BUMP(r, mine, field, n) \
+    hsr_track_bump(&(r)->own.field, &(r)->shared.field, mine, n)
+
+/* ---- peak.c: the heap peak and the global figures ---- */
+extern HSR_HIDDEN struct hsr_split hsr_track_live_bytes;  /* requested bytes of tracked blocks live */
+extern HSR_HIDDEN _Atomic int64_t hsr_track_max_bytes;    /* the peak of hsr_track_live_bytes */
+extern HSR_HIDDEN _Atomic uint64_t hsr_track_max_ns;      /* and when (since the start) */
+extern HSR_HIDDEN _Atomic int hsr_track_peak_pending;     /* a new maximum not copied yet */
+extern HSR_HIDDEN _Atomic uint64_t hsr_track_untracked;   /* blocks the table did not take */
+HSR_HIDDEN void hsr_track_peak_now(void);   /* a pending peak copied (first death, snapshot) */
 HSR_HIDDEN void hsr_track_figures(struct hsr_track_figures *f);
+HSR_HIDDEN void hsr_track_peak_reset(void);  /* fork child */
 
-/* fast_clock.c: CLOCK_MONOTONIC ns from the TSC, inline for the hot paths of
- * tracking and the trace. */
-struct hsr_tsc_params { uint64_t tsc0, ns0, scale; };  /* scale: ns per tick, 32.32 */
-struct hsr_tsc_clock {
-    _Atomic int use_tsc;
-    _Atomic unsigned current;        /* the slot in use; the refinement fills the other */
-    struct hsr_tsc_params slot[2];
-};
-extern HSR_HIDDEN struct hsr_tsc_clock hsr_tsc;
+/* ---- deferred.c ---- */
+struct hsr_slot;
+/* A birth found `dead` in the table at its address: count its death; the free's clock. */
+HSR_HIDDEN uint64_t hsr_track_replaced_died(struct hsr_thread *t, const struct hsr_slot *dead,
+                                            uint64_t now);
+HSR_HIDDEN void hsr_track_deferred_reset(void);  /* fork child: rings and hints empty */
 
-static inline uint64_t hsr_tsc_convert(const struct hsr_tsc_params *p, uint64_t tsc)
-{
-    uint64_t ticks = tsc > p->tsc0 ? tsc - p->tsc0 : 0;
-    return p->ns0 + (uint64_t)(((unsigned __int128)ticks * p->scale) >> 32);
-}
-
-static inline uint64_t hsr_clock_ns(void)
-{
-    if (HSR_UNLIKELY(!atomic_load_explicit(&hsr_tsc.use_tsc, memory_order_relaxed)))
-        return hsr_now_ns(CLOCK_MONOTONIC);
-    unsigned cur = atomic_load_explicit(&hsr_tsc.current, memory_order_acquire);
-    return hsr_tsc_convert(&hsr_tsc.slot[cur], __rdtsc());
-}
-
-/* The raw clock of tracking's birth and death times: TSC ticks when the TSC is
- * used (hsr_tsc.use_tsc, fixed before the first block is tracked), else ns. Births
- * keep it raw; only a lifetime (a difference) is converted, at the block's death:
- * one conversion per block instead of two. */
-static inline uint64_t hsr_clock_raw(void)
-{
-    if (HSR_UNLIKELY(!atomic_load_explicit(&hsr_tsc.use_tsc, memory_order_relaxed)))
-        return hsr_now_ns(CLOCK_MONOTONIC);
-    return __rdtsc();
-}
-
-/* ns from raw clock `from` to `to` (0 if `to` is not later). */
-static inline uint64_t hsr_clock_raw_span(uint64_t from, uint64_t to)
-{
-    if (to <= from)
-        return 0;
-    if (HSR_UNLIKELY(!atomic_load_explicit(&hsr_tsc.use_tsc, memory_order_relaxed)))
-        return to - from;
-    unsigned cur = atomic_load_explicit(&hsr_tsc.current, memory_order_acquire);
-    return (uint64_t)(((unsigned __int128)(to - from) * hsr_tsc.slot[cur].scale) >> 32);
-}
-
-/* CLOCK_MONOTONIC ns of a raw clock reading. */
-static inline uint64_t hsr_clock_raw_ns(uint64_t raw)
-{
-    if (HSR_UNLIKELY(!atomic_load_explicit(&hsr_tsc.use_tsc, memory_order_relaxed)))
-        return raw;
-    unsigned cur = atomic_load_explicit(&hsr_tsc.current, memory_order_acquire);
-    return hsr_tsc_convert(&hsr_tsc.slot[cur], raw);
-}
+/* fork.c: the handlers, registered once tracking is on */
+HSR_HIDDEN void hsr_track_atfork(void);
 
 /* Blocks of r live now. */
 static inline int64_t hsr_track_live(struct hsr_track_rec *r)

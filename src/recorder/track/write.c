@@ -1,6 +1,6 @@
 /*
- * tracking_write.c — the TRACK_SUMMARY and TRACK_TYPES chunks of a snapshot
- * (layouts in profile_format.h), from tracking.c's records.
+ * write.c — the TRACK_SUMMARY and TRACK_TYPES chunks of a snapshot
+ * (layouts in profile_format.h), from tracking's records (records.c).
  *
  * Runs inside hsr_snapshot (also from a signal handler): it reads the records'
  * counters, takes no lock, allocates nothing but the dump's buffer.
@@ -8,10 +8,9 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "recorder.h"
-#include "tracking.h"
-
-#define ROWS_PER_CHUNK 8192u
+#include "output/profile_writer.h"
+#include "track/track.h"
+#include "track/tracking.h"
 
 /* The nonzero bins of a histogram (both counter sets): a mask, and their values
  * in bin order. */
@@ -84,7 +83,7 @@ void hsr_tracking_write(struct hsr_buf *b)
             hsr_buf_u32(b, 0);
         }
         write_row(b, r);
-        if (++n == ROWS_PER_CHUNK) {
+        if (++n == HSR_TRACK_ROWS_PER_CHUNK) {
             if (!b->failed)
                 memcpy(b->p + count_at, &n, 4);
             hsr_chunk_end(b, c);
