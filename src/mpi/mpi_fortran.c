@@ -30,35 +30,32 @@ void *hsr_fortran_next(const char *symbol)
     return fn;
 }
 
-#define HSR_PCONTROL(symbol)                 \
-    void symbol(const MPI_Fint *level)      \
-    {                                       \
-        MPI_Pcontrol((int)*level);          \
-    }
+#define HSR_PCONTROL(symbol) \
+    void symbol(const MPI_Fint *level) { MPI_Pcontrol((int)*level); }
 #ifndef HSR_MPI_FORTRAN_F08_ONLY
 HSR_PCONTROL(mpi_pcontrol)
 HSR_PCONTROL(mpi_pcontrol_)
 HSR_PCONTROL(mpi_pcontrol__)
 HSR_PCONTROL(MPI_PCONTROL)
 #endif
-HSR_PCONTROL(mpi_pcontrol_f08_)   /* use mpi_f08: the level by reference too */
+HSR_PCONTROL(mpi_pcontrol_f08_) /* use mpi_f08: the level by reference too */
 
 typedef void (*hsr_finalize_fn)(MPI_Fint *ierr);
 
-#define HSR_FINALIZE(symbol)                                                          \
-    void symbol(MPI_Fint *ierr)                                                      \
-    {                                                                                \
-        static hsr_finalize_fn next;                                                  \
-        if (heapscope_dump)                                                          \
-            heapscope_dump();                                                        \
-        hsr_mpi_enter("MPI_Finalize");                                                \
-        hsr_finalize_fn fn = __atomic_load_n(&next, __ATOMIC_RELAXED);                \
-        if (!fn) {                                                                   \
-            fn = (hsr_finalize_fn)hsr_fortran_next(#symbol);                           \
-            __atomic_store_n(&next, fn, __ATOMIC_RELAXED);                           \
-        }                                                                            \
-        fn(ierr);                                                                    \
-        hsr_mpi_leave("MPI_Finalize");                                                \
+#define HSR_FINALIZE(symbol)                                           \
+    void symbol(MPI_Fint *ierr)                                        \
+    {                                                                  \
+        static hsr_finalize_fn next;                                   \
+        if (heapscope_dump)                                            \
+            heapscope_dump();                                          \
+        hsr_mpi_enter("MPI_Finalize");                                 \
+        hsr_finalize_fn fn = __atomic_load_n(&next, __ATOMIC_RELAXED); \
+        if (!fn) {                                                     \
+            fn = (hsr_finalize_fn)hsr_fortran_next(#symbol);           \
+            __atomic_store_n(&next, fn, __ATOMIC_RELAXED);             \
+        }                                                              \
+        fn(ierr);                                                      \
+        hsr_mpi_leave("MPI_Finalize");                                 \
     }
 #ifndef HSR_MPI_FORTRAN_F08_ONLY
 HSR_FINALIZE(mpi_finalize)
@@ -66,4 +63,4 @@ HSR_FINALIZE(mpi_finalize_)
 HSR_FINALIZE(mpi_finalize__)
 HSR_FINALIZE(MPI_FINALIZE)
 #endif
-HSR_FINALIZE(mpi_finalize_f08_)   /* use mpi_f08: ierror is optional (NULL), passed on as is */
+HSR_FINALIZE(mpi_finalize_f08_) /* use mpi_f08: ierror is optional (NULL), passed on as is */

@@ -35,17 +35,17 @@ typedef void (*hsr_fortran_fn)(HSR_FARGS);
  * binding); aborts with one line when there is none. */
 void *hsr_fortran_next(const char *symbol);
 
-#define HSR_FWRAP(symbol, cname)                                              \
-    void symbol(HSR_FARGS)                                                    \
-    {                                                                        \
-        static hsr_fortran_fn next;                                           \
-        hsr_mpi_enter(cname);                                                 \
-        hsr_fortran_fn fn = __atomic_load_n(&next, __ATOMIC_RELAXED);         \
-        if (!fn) {                                                           \
-            fn = (hsr_fortran_fn)hsr_fortran_next(#symbol);                    \
-            __atomic_store_n(&next, fn, __ATOMIC_RELAXED);                   \
-        }                                                                    \
-        fn(HSR_FPASS);                                                        \
-        hsr_mpi_leave(cname);                                                 \
+#define HSR_FWRAP(symbol, cname)                                      \
+    void symbol(HSR_FARGS)                                            \
+    {                                                                 \
+        static hsr_fortran_fn next;                                   \
+        hsr_mpi_enter(cname);                                         \
+        hsr_fortran_fn fn = __atomic_load_n(&next, __ATOMIC_RELAXED); \
+        if (!fn) {                                                    \
+            fn = (hsr_fortran_fn)hsr_fortran_next(#symbol);           \
+            __atomic_store_n(&next, fn, __ATOMIC_RELAXED);            \
+        }                                                             \
+        fn(HSR_FPASS);                                                \
+        hsr_mpi_leave(cname);                                         \
     }
 #endif

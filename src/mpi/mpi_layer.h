@@ -22,12 +22,12 @@
 #define HSR_MPI_HIDDEN __attribute__((visibility("hidden")))
 
 struct hsr_mpi_thread {
-    unsigned depth;      /* MPI calls nested on this thread */
-    int measured;        /* the outermost call is being measured */
-    struct heapscope_layer_thread rec;   /* the recorder's counters; depth NULL: not attached */
+    unsigned depth;                    /* MPI calls nested on this thread */
+    int measured;                      /* the outermost call is being measured */
+    struct heapscope_layer_thread rec; /* the recorder's counters; depth NULL: not attached */
 };
 extern HSR_MPI_TLS struct hsr_mpi_thread hsr_mpi_self;
-HSR_MPI_HIDDEN void hsr_mpi_attach(void);   /* first MPI call of the thread */
+HSR_MPI_HIDDEN void hsr_mpi_attach(void); /* first MPI call of the thread */
 
 /* Functions where MPI libraries map their big segments: always measured. fn is a
  * string literal, so this folds to a constant in each wrapper. */
@@ -48,7 +48,7 @@ static inline __attribute__((always_inline)) void hsr_mpi_enter(const char *fn)
         hsr_mpi_attach();
     atomic_store_explicit(t->rec.calls,
                           atomic_load_explicit(t->rec.calls, memory_order_relaxed) + 1,
-                          memory_order_relaxed);   /* only this thread writes it */
+                          memory_order_relaxed); /* only this thread writes it */
     int always = hsr_mpi_maps_memory(fn);
     if (__builtin_expect(always || atomic_load_explicit(t->rec.armed, memory_order_relaxed), 0) &&
         heapscope__caliper_begin)

@@ -25,9 +25,9 @@
 #include <stdint.h>
 
 struct heapscope_layer_thread {
-    uint32_t *depth;            /* the calling thread's component depth (recorder TLS) */
-    _Atomic uint64_t *calls;    /* the calling thread's count of outermost calls */
-    _Atomic int *armed;         /* process-wide: measure the next call */
+    uint32_t *depth;         /* the calling thread's component depth (recorder TLS) */
+    _Atomic uint64_t *calls; /* the calling thread's count of outermost calls */
+    _Atomic int *armed;      /* process-wide: measure the next call */
 };
 
 /* Fills *t for the calling thread; component: the child region's name, the same

@@ -13,17 +13,17 @@
 #include "output/snapshot.h"
 
 /* Region calls may run before our constructor (other libraries' constructors). */
-#define READY()                         \
-    do {                                \
+#define READY()                           \
+    do {                                  \
         if (HSR_UNLIKELY(!hsr_real.free)) \
-            hsr_resolve();               \
+            hsr_resolve();                \
     } while (0)
 
 static void region_call(const char *name, int begin, int thread_only)
 {
     READY();
     int saved = hsr_guard;
-    hsr_guard = 1;  /* the region registry's own work is not the program's */
+    hsr_guard = 1; /* the region registry's own work is not the program's */
     if (begin)
         hsr_regions_begin(name, thread_only);
     else
@@ -49,10 +49,7 @@ void heapscope_reset(void)
         hsr_snapshot_reset_baseline();
 }
 
-int heapscope_active(void)
-{
-    return atomic_load(&hsr_recording) ? 1 : 0;
-}
+int heapscope_active(void) { return atomic_load(&hsr_recording) ? 1 : 0; }
 
 void init_size_profiling(void) { heapscope_region_begin("size_profiling"); }
 void end_size_profiling(void) { heapscope_region_end(); }

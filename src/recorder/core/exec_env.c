@@ -15,9 +15,9 @@
 #include "core/lifecycle.h"
 #include "core/pool.h"
 
-static const char *saved[HSR_EXEC_ENV_SAVED];  /* "NAME=value", from our environment at start */
+static const char *saved[HSR_EXEC_ENV_SAVED]; /* "NAME=value", from our environment at start */
 static int nsaved;
-static const char *self_path = "";   /* libheapscope.so, as the dynamic linker found it */
+static const char *self_path = ""; /* libheapscope.so, as the dynamic linker found it */
 
 extern char **environ;
 

@@ -32,8 +32,8 @@
 #include "core/fast_clock.h"
 #include "core/lifecycle.h"
 
-struct hsr_tsc_clock hsr_tsc;   /* read inline by hsr_clock_ns (fast_clock.h) */
-static uint64_t first_tsc, first_ns;   /* the baseline's start */
+struct hsr_tsc_clock hsr_tsc;        /* read inline by hsr_clock_ns (fast_clock.h) */
+static uint64_t first_tsc, first_ns; /* the baseline's start */
 
 static int kernel_uses_tsc(void)
 {

@@ -13,12 +13,14 @@
 #include "core/lifecycle.h"
 
 HSR_HIDDEN void hsr_fast_clock_init(void);
-HSR_HIDDEN void hsr_fast_clock_refine(void);   /* the sampler thread, about once a second */
+HSR_HIDDEN void hsr_fast_clock_refine(void); /* the sampler thread, about once a second */
 
-struct hsr_tsc_params { uint64_t tsc0, ns0, scale; };  /* scale: ns per tick, 32.32 */
+struct hsr_tsc_params {
+    uint64_t tsc0, ns0, scale;
+}; /* scale: ns per tick, 32.32 */
 struct hsr_tsc_clock {
     _Atomic int use_tsc;
-    _Atomic unsigned current;        /* the slot in use; the refinement fills the other */
+    _Atomic unsigned current; /* the slot in use; the refinement fills the other */
     struct hsr_tsc_params slot[2];
 };
 extern HSR_HIDDEN struct hsr_tsc_clock hsr_tsc;

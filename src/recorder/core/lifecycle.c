@@ -69,10 +69,7 @@ static const int dump_signals[] = {SIGTERM, SIGINT, SIGUSR1};
 static _Atomic int owned[65];
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
-int hsr_signal_owned(int sig)
-{
-    return sig > 0 && sig < 65 && atomic_load(&owned[sig]);
-}
+int hsr_signal_owned(int sig) { return sig > 0 && sig < 65 && atomic_load(&owned[sig]); }
 
 void hsr_signal_release(int sig)
 {
@@ -83,8 +80,9 @@ void hsr_signal_release(int sig)
 static void on_signal(int sig)
 {
     int saved_errno = errno;
-    unsigned reason = sig == SIGTERM ? HS_REASON_SIGTERM
-                      : sig == SIGINT ? HS_REASON_SIGINT : HS_REASON_SIGUSR1;
+    unsigned reason = sig == SIGTERM  ? HS_REASON_SIGTERM
+                      : sig == SIGINT ? HS_REASON_SIGINT
+                                      : HS_REASON_SIGUSR1;
     if (sig != SIGUSR1)
         hsr_profile_seal();
     hsr_snapshot(reason, 1);
@@ -147,11 +145,11 @@ static void fork_child(void)
     hsr_guard = 1;
     hsr_pool_unlock();
     hsr_regions_unlock();
-    hsr_snapshot_after_fork_child();   /* also frees the dump lock */
-    hsr_profile_after_fork_child();    /* and the writer lock */
+    hsr_snapshot_after_fork_child(); /* also frees the dump lock */
+    hsr_profile_after_fork_child();  /* and the writer lock */
     hsr_counters_after_fork_child();
     hsr_stacks_after_fork_child();
-    hsr_profile_close();               /* the parent's file stays the parent's */
+    hsr_profile_close(); /* the parent's file stays the parent's */
     hsr_start_real_ns = hsr_now_ns(CLOCK_REALTIME);
     hsr_start_mono_ns = hsr_now_ns(CLOCK_MONOTONIC);
     if (atomic_load(&hsr_recording) && hsr_profile_open() != 0)
@@ -168,7 +166,7 @@ static void fork_child(void)
 void hsr_before_exec(void)
 {
     if (atomic_load(&hsr_recording) && hsr_profile_pid() == (int)getpid()) {
-        hsr_profile_seal();   /* lifted after a few seconds if the exec fails */
+        hsr_profile_seal(); /* lifted after a few seconds if the exec fails */
         hsr_snapshot(HS_REASON_EXEC, 0);
     }
 }
@@ -189,7 +187,7 @@ static const char *setting(const char *name, const char *fallback)
     const char *v = getenv(name);
     if (!v || !*v)
         return fallback;
-    const char *copy = hsr_pool_strdup(v);  /* the program may change its environment */
+    const char *copy = hsr_pool_strdup(v); /* the program may change its environment */
     return copy ? copy : fallback;
 }
 

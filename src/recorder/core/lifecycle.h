@@ -10,20 +10,20 @@
 
 struct hsr_settings {
     const char *output_dir;
-    const char *stack_sizes;     /* as given, "" if none */
-    const char *stack_regions;   /* as given, "" = all */
+    const char *stack_sizes;   /* as given, "" if none */
+    const char *stack_regions; /* as given, "" = all */
     uint32_t max_depth;
-    uint32_t unwinder;           /* 0 dwarf, 1 frame pointers */
+    uint32_t unwinder; /* 0 dwarf, 1 frame pointers */
 };
 extern HSR_HIDDEN struct hsr_settings hsr_settings;
-extern HSR_HIDDEN _Atomic int hsr_recording;       /* 0: hooks only forward */
+extern HSR_HIDDEN _Atomic int hsr_recording; /* 0: hooks only forward */
 extern HSR_HIDDEN uint64_t hsr_start_real_ns, hsr_start_mono_ns;
-HSR_HIDDEN void hsr_init(void);                    /* idempotent */
-HSR_HIDDEN void hsr_warn(const char *msg);          /* "heapscope: <msg>\n" on stderr */
+HSR_HIDDEN void hsr_init(void);            /* idempotent */
+HSR_HIDDEN void hsr_warn(const char *msg); /* "heapscope: <msg>\n" on stderr */
 HSR_HIDDEN void hsr_before_exec(void);
-HSR_HIDDEN void hsr_before_exit_now(void);         /* _exit: dump if this process owns the file */
-HSR_HIDDEN int hsr_signal_owned(int sig);          /* our handler is installed */
-HSR_HIDDEN void hsr_signal_release(int sig);       /* the program takes the signal over */
+HSR_HIDDEN void hsr_before_exit_now(void);   /* _exit: dump if this process owns the file */
+HSR_HIDDEN int hsr_signal_owned(int sig);    /* our handler is installed */
+HSR_HIDDEN void hsr_signal_release(int sig); /* the program takes the signal over */
 HSR_HIDDEN uint64_t hsr_now_ns(int clock);
 
 /* exec_env.c: the program's environment for an exec, plus our variables */

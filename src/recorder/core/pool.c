@@ -69,10 +69,7 @@ void hsr_pool_lock(void)
         ;
 }
 
-void hsr_pool_unlock(void)
-{
-    atomic_flag_clear_explicit(&pool_lock, memory_order_release);
-}
+void hsr_pool_unlock(void) { atomic_flag_clear_explicit(&pool_lock, memory_order_release); }
 
 char *hsr_pool_strdup(const char *s)
 {
@@ -107,7 +104,7 @@ void *hsr_arena_alloc(struct hsr_arena *a, size_t bytes)
     }
     void *p = (char *)c + c->used;
     c->used += bytes;
-    return p;  /* fresh mmap pages are zero and chunks are never reused */
+    return p; /* fresh mmap pages are zero and chunks are never reused */
 }
 
 void hsr_arena_free(struct hsr_arena *a)

@@ -27,7 +27,7 @@ uint32_t hsr_component_region(uint32_t parent)
     if (HSR_LIKELY(c))
         return c - 1;
     const char *name = atomic_load_explicit(&component_name, memory_order_acquire);
-    if (!name)   /* depth set by hand, no layer attached: nothing to map to */
+    if (!name) /* depth set by hand, no layer attached: nothing to map to */
         return parent;
     uint32_t id = hsr_region_intern(parent, name);
     atomic_store_explicit(&child_of[parent], id + 1, memory_order_relaxed);
@@ -41,6 +41,6 @@ int heapscope__layer_attach(const char *component, struct heapscope_layer_thread
     t->depth = &hsr_place.in.component;
     t->calls = hsr_calipers_thread_calls();
     t->armed = &hsr_caliper_armed;
-    atomic_store_explicit(&hsr_calipers_active, 1, memory_order_relaxed);  /* sampler arms */
+    atomic_store_explicit(&hsr_calipers_active, 1, memory_order_relaxed); /* sampler arms */
     return 0;
 }

@@ -22,7 +22,7 @@
 #include "stacks/stacks.h"
 
 struct size_entry {
-    _Atomic uint64_t size;      /* 0 = empty (sizes here are >= HSR_SMALL_SIZES) */
+    _Atomic uint64_t size; /* 0 = empty (sizes here are >= HSR_SMALL_SIZES) */
     uint32_t region, pad;
     _Atomic uint64_t count;
 };
@@ -77,7 +77,7 @@ void hsr_count_large(struct hsr_thread *t, uint32_t region, uint64_t size)
     if (!st || (st->used + 1) * 2 > st->mask + 1) {
         struct hsr_size_table *bigger = size_table_new(st ? (st->mask + 1) * 2 : 1024);
         if (!bigger)
-            return;  /* out of memory: nothing sane left to do */
+            return; /* out of memory: nothing sane left to do */
         if (st)
             for (uint64_t i = 0; i <= st->mask; i++) {
                 uint64_t s = atomic_load_explicit(&st->e[i].size, memory_order_relaxed);

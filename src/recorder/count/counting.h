@@ -27,8 +27,9 @@ HSR_HIDDEN void hsr_count_large(struct hsr_thread *t, uint32_t region, uint64_t 
 /* The counts of one thread, seen by the merge: calls fn for every nonzero cell. */
 typedef void (*hsr_size_fn)(void *ctx, uint32_t region, uint64_t size, uint64_t count);
 typedef void (*hsr_api_fn)(void *ctx, uint32_t region, unsigned api, uint64_t calls);
-HSR_HIDDEN void hsr_thread_visit(struct hsr_thread *t, void *ctx, hsr_size_fn sizes, hsr_api_fn apis);
-HSR_HIDDEN void hsr_counters_after_fork_child(void);   /* every count to zero */
+HSR_HIDDEN void hsr_thread_visit(struct hsr_thread *t, void *ctx, hsr_size_fn sizes,
+                                 hsr_api_fn apis);
+HSR_HIDDEN void hsr_counters_after_fork_child(void); /* every count to zero */
 
 static inline struct hsr_region_counts *hsr_counts_here(uint32_t region, struct hsr_thread **self)
 {
@@ -49,8 +50,8 @@ struct hsr_site {
 
 /* An allocation of `size` bytes (requested) by API function `api`. */
 static inline __attribute__((always_inline)) struct hsr_site hsr_count_alloc(unsigned api,
-                                                                           uint64_t size,
-                                                                           int failed)
+                                                                             uint64_t size,
+                                                                             int failed)
 {
     struct hsr_thread *t;
     uint32_t r = hsr_current_region();

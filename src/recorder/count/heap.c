@@ -20,8 +20,8 @@
  * frees make it dip by as much (a few hundred bytes of the dynamic linker's).
  */
 #define _GNU_SOURCE
-#include "core/lifecycle.h"
 #include "count/heap.h"
+#include "core/lifecycle.h"
 #include "count/thread.h"
 #include "hooks/hooks.h"
 #include "track/track.h"
@@ -37,7 +37,7 @@ int64_t hsr_heap_usable(void *p)
     if (HSR_UNLIKELY(!f)) {
         if (usable_missing)
             return 0;
-        f = (size_t (*)(void *))hsr_next("malloc_usable_size");
+        f = (size_t(*)(void *))hsr_next("malloc_usable_size");
         if (!f) {
             usable_missing = 1;
             hsr_warn("the allocator has no malloc_usable_size: heap in use is not measured");

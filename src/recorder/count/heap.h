@@ -21,7 +21,7 @@ HSR_HIDDEN void hsr_heap_in_use(int64_t *total, int64_t *component);
 HSR_HIDDEN int hsr_heap_measure_requested(void);
 
 HSR_HIDDEN int64_t hsr_heap_usable(void *p);
-extern HSR_HIDDEN size_t (*hsr_usable_size)(void *);  /* found by hsr_heap_usable's first call */
+extern HSR_HIDDEN size_t (*hsr_usable_size)(void *); /* found by hsr_heap_usable's first call */
 
 /* hsr_heap_usable without the call when the allocator's function is known. */
 static inline int64_t hsr_heap_usable_now(void *p)
@@ -30,7 +30,7 @@ static inline int64_t hsr_heap_usable_now(void *p)
     return HSR_LIKELY(f) ? (int64_t)f(p) : hsr_heap_usable(p);
 }
 HSR_HIDDEN void hsr_heap_add(int64_t bytes, int component);
-HSR_HIDDEN void hsr_heap_unowned(int64_t bytes, int component);  /* atomic: signal handlers */
+HSR_HIDDEN void hsr_heap_unowned(int64_t bytes, int component); /* atomic: signal handlers */
 
 /* hsr_heap_add with the calling thread's record at hand. */
 static inline void hsr_heap_count(struct hsr_thread *t, int64_t bytes, int component)
@@ -39,10 +39,10 @@ static inline void hsr_heap_count(struct hsr_thread *t, int64_t bytes, int compo
                           atomic_load_explicit(&t->heap_bytes, memory_order_relaxed) + bytes,
                           memory_order_relaxed);
     if (component)
-        atomic_store_explicit(
-            &t->heap_component_bytes,
-            atomic_load_explicit(&t->heap_component_bytes, memory_order_relaxed) + bytes,
-            memory_order_relaxed);
+        atomic_store_explicit(&t->heap_component_bytes,
+                              atomic_load_explicit(&t->heap_component_bytes, memory_order_relaxed) +
+                                  bytes,
+                              memory_order_relaxed);
 }
 
 #endif

@@ -34,11 +34,11 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* (parent, name) -> id + 1, open addressing; guarded by `lock` */
 #define INDEX_SIZE (2 * HSR_MAX_REGIONS)
 static uint32_t index_slots[INDEX_SIZE];
-static uint32_t overflow_id;  /* 0 until the registry is full */
+static uint32_t overflow_id; /* 0 until the registry is full */
 
 _Atomic uint32_t hsr_process_region;
 static uint32_t process_stack[HSR_MAX_REGION_DEPTH];
-static uint32_t process_depth, process_beyond;  /* beyond: begins past max depth */
+static uint32_t process_depth, process_beyond; /* beyond: begins past max depth */
 
 HSR_TLS union hsr_place hsr_place;
 static HSR_TLS uint32_t thread_stack[HSR_MAX_REGION_DEPTH];
@@ -51,10 +51,7 @@ uint32_t hsr_region_count(void)
     return atomic_load_explicit(&region_count, memory_order_acquire);
 }
 
-const struct hsr_region *hsr_region_get(uint32_t id)
-{
-    return &regions[id];
-}
+const struct hsr_region *hsr_region_get(uint32_t id) { return &regions[id]; }
 
 uint64_t hsr_regions_unbalanced(void)
 {

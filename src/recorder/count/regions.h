@@ -13,14 +13,14 @@ struct hsr_region {
     uint8_t stack_selected; /* stacks wanted for allocations in this region */
     const char *name;       /* "" for region 0 */
 };
-extern HSR_HIDDEN _Atomic uint32_t hsr_process_region;   /* innermost process-wide */
+extern HSR_HIDDEN _Atomic uint32_t hsr_process_region;        /* innermost process-wide */
 extern HSR_HIDDEN uint8_t hsr_region_stacks[HSR_MAX_REGIONS]; /* copy of stack_selected */
 /* Where the calling thread is, read as one word by the hot path: both 0 for most
  * threads most of the time (the process-wide region applies). */
 union hsr_place {
     struct {
-        uint32_t region;     /* the thread's own region override + 1; 0 = none */
-        uint32_t component;  /* depth inside a component's calls (MPI, component.c) */
+        uint32_t region;    /* the thread's own region override + 1; 0 = none */
+        uint32_t component; /* depth inside a component's calls (MPI, component.c) */
     } in;
     uint64_t any;
 };
@@ -44,14 +44,14 @@ static inline uint32_t hsr_thread_parent_region(void)
     uint32_t t = hsr_place.in.region;
     return t ? t - 1 : atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
 }
-HSR_HIDDEN uint32_t hsr_region_intern(uint32_t parent, const char *name);  /* locks */
-HSR_HIDDEN uint32_t hsr_region_count(void);                 /* ids 0 .. count-1 exist */
+HSR_HIDDEN uint32_t hsr_region_intern(uint32_t parent, const char *name); /* locks */
+HSR_HIDDEN uint32_t hsr_region_count(void); /* ids 0 .. count-1 exist */
 HSR_HIDDEN const struct hsr_region *hsr_region_get(uint32_t id);
 HSR_HIDDEN void hsr_regions_begin(const char *name, int thread_only);
 HSR_HIDDEN void hsr_regions_end(int thread_only);
-HSR_HIDDEN void hsr_regions_reselect(void);  /* recompute stack_selected (after selection init) */
+HSR_HIDDEN void hsr_regions_reselect(void); /* recompute stack_selected (after selection init) */
 HSR_HIDDEN uint64_t hsr_regions_unbalanced(void);
-HSR_HIDDEN void hsr_regions_lock(void);      /* fork */
+HSR_HIDDEN void hsr_regions_lock(void); /* fork */
 HSR_HIDDEN void hsr_regions_unlock(void);
 
 #endif

@@ -19,9 +19,11 @@
 #define SMALL_LIMIT HSR_SELECT_SMALL_LIMIT
 
 int hsr_stacks_on;
-int hsr_select_all;                          /* read inline by counting.h */
-uint64_t hsr_select_bits[SMALL_LIMIT / 64];  /* idem */
-static struct { uint64_t lo, hi; } ranges[HSR_SELECT_MAX_RANGES];  /* inclusive, lo >= SMALL_LIMIT */
+int hsr_select_all;                         /* read inline by counting.h */
+uint64_t hsr_select_bits[SMALL_LIMIT / 64]; /* idem */
+static struct {
+    uint64_t lo, hi;
+} ranges[HSR_SELECT_MAX_RANGES]; /* inclusive, lo >= SMALL_LIMIT */
 static int nranges;
 
 static char region_names[HSR_SELECT_MAX_REGION_NAMES][256];
@@ -97,8 +99,10 @@ int hsr_selection_init(const char *sizes, const char *regions, char *err, size_t
                 if (!dash)
                     hi = lo;
                 if (bad || lo > hi) {
-                    snprintf(err, errlen, "bad HEAPSCOPE_STACK_SIZES '%s': expected sizes and "
-                             "ranges like 12,24,100-200 or 'all'", sizes);
+                    snprintf(err, errlen,
+                             "bad HEAPSCOPE_STACK_SIZES '%s': expected sizes and "
+                             "ranges like 12,24,100-200 or 'all'",
+                             sizes);
                     return -1;
                 }
                 if (add_range(lo, hi)) {
@@ -117,9 +121,12 @@ int hsr_selection_init(const char *sizes, const char *regions, char *err, size_t
             if (!end)
                 end = p + strlen(p);
             size_t n = (size_t)(end - p);
-            if (n == 0 || n >= sizeof region_names[0] || nregion_names == HSR_SELECT_MAX_REGION_NAMES) {
-                snprintf(err, errlen, "bad HEAPSCOPE_STACK_REGIONS '%s': expected a comma list "
-                         "of at most %d region names", regions, HSR_SELECT_MAX_REGION_NAMES);
+            if (n == 0 || n >= sizeof region_names[0] ||
+                nregion_names == HSR_SELECT_MAX_REGION_NAMES) {
+                snprintf(err, errlen,
+                         "bad HEAPSCOPE_STACK_REGIONS '%s': expected a comma list "
+                         "of at most %d region names",
+                         regions, HSR_SELECT_MAX_REGION_NAMES);
                 return -1;
             }
             memcpy(region_names[nregion_names], p, n);

@@ -7,8 +7,8 @@
 
 #include "common.h"
 
-extern HSR_HIDDEN int hsr_stacks_on;          /* any size selected at all */
-extern HSR_HIDDEN int hsr_select_all;         /* "all" */
+extern HSR_HIDDEN int hsr_stacks_on;  /* any size selected at all */
+extern HSR_HIDDEN int hsr_select_all; /* "all" */
 extern HSR_HIDDEN uint64_t hsr_select_bits[HSR_SELECT_SMALL_LIMIT / 64];
 HSR_HIDDEN int hsr_selection_init(const char *sizes, const char *regions, char *err, size_t errlen);
 HSR_HIDDEN int hsr_size_selected(uint64_t size);

@@ -22,8 +22,8 @@ static _Atomic uint64_t threads_seen;
 static pthread_key_t exit_key;
 static int have_exit_key;
 
-static _Atomic uint32_t tables;                 /* tables created; index of the next */
-static struct hsr_thread *_Atomic *_Atomic by_index;  /* index -> table (mmap'd on first use) */
+static _Atomic uint32_t tables;                      /* tables created; index of the next */
+static struct hsr_thread *_Atomic *_Atomic by_index; /* index -> table (mmap'd on first use) */
 
 static void index_table(struct hsr_thread *t)
 {
@@ -47,9 +47,12 @@ struct hsr_thread *hsr_thread_at(uint32_t index)
 {
     struct hsr_thread *_Atomic *ix = atomic_load_explicit(&by_index, memory_order_acquire);
     return index < HSR_MAX_TABLES && ix ? atomic_load_explicit(&ix[index], memory_order_acquire)
-                                       : NULL;
+                                        : NULL;
 }
-struct hsr_thread *hsr_threads_first(void) { return atomic_load_explicit(&threads, memory_order_acquire); }
+struct hsr_thread *hsr_threads_first(void)
+{
+    return atomic_load_explicit(&threads, memory_order_acquire);
+}
 struct hsr_thread *hsr_threads_next(struct hsr_thread *t) { return t->next; }
 struct hsr_stack_table *hsr_thread_stacks(struct hsr_thread *t)
 {
@@ -63,7 +66,7 @@ struct hsr_stack_table **hsr_thread_stacks_slot(struct hsr_thread *t)
 static void thread_exit(void *arg)
 {
     struct hsr_thread *t = arg;
-    if (hsr_track_on && t == hsr_self) {  /* its deferred frees, before the table is handed back */
+    if (hsr_track_on && t == hsr_self) { /* its deferred frees, before the table is handed back */
         int saved_guard = hsr_guard;
         hsr_guard = 1;
         hsr_track_flush(t);

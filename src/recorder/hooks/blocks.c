@@ -8,10 +8,10 @@
  * usable bytes (malloc_usable_size at birth and at death).
  */
 #define _GNU_SOURCE
+#include "hooks/blocks.h"
 #include "count/counting.h"
 #include "count/heap.h"
 #include "count/regions.h"
-#include "hooks/blocks.h"
 #include "trace/trace.h"
 #include "track/track.h"
 
@@ -60,6 +60,6 @@ void hsr_block_dead(struct hsr_dying *d)
 void hsr_block_revive(struct hsr_dying *d)
 {
     if (d->record)
-        hsr_track_revive(d);  /* nothing was counted yet: back into the table */
+        hsr_track_revive(d); /* nothing was counted yet: back into the table */
     /* the trace: its free event was not written; its number stays unused */
 }

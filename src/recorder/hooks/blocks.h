@@ -29,8 +29,8 @@ struct hsr_dying {
     void *record;         /* tracking: its stack-type or per-size record, NULL if untracked */
     uint64_t born_clock;  /* tracking: the raw clock at birth (hsr_clock_raw, core/fast_clock.h) */
     uint64_t dying_clock; /* tracking: and when its free began */
-    uint64_t trace_seq, trace_ns;  /* trace: the free event's number and time */
-    uint64_t born_seq;    /* tracking: allocating table's index and allocation number */
+    uint64_t trace_seq, trace_ns; /* trace: the free event's number and time */
+    uint64_t born_seq;            /* tracking: allocating table's index and allocation number */
 };
 
 HSR_HIDDEN void hsr_block_born(void *p, uint64_t size, struct hsr_site site);

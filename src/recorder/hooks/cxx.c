@@ -30,19 +30,50 @@
 #include "hooks/hooks.h"
 
 enum {
-    NEW, NEW_ARR, NEW_NT, NEW_ARR_NT, NEW_AL, NEW_ARR_AL, NEW_AL_NT, NEW_ARR_AL_NT,
-    DEL, DEL_ARR, DEL_SZ, DEL_ARR_SZ, DEL_NT, DEL_ARR_NT, DEL_AL, DEL_ARR_AL,
-    DEL_SZ_AL, DEL_ARR_SZ_AL, DEL_AL_NT, DEL_ARR_AL_NT, N_OPS
+    NEW,
+    NEW_ARR,
+    NEW_NT,
+    NEW_ARR_NT,
+    NEW_AL,
+    NEW_ARR_AL,
+    NEW_AL_NT,
+    NEW_ARR_AL_NT,
+    DEL,
+    DEL_ARR,
+    DEL_SZ,
+    DEL_ARR_SZ,
+    DEL_NT,
+    DEL_ARR_NT,
+    DEL_AL,
+    DEL_ARR_AL,
+    DEL_SZ_AL,
+    DEL_ARR_SZ_AL,
+    DEL_AL_NT,
+    DEL_ARR_AL_NT,
+    N_OPS
 };
 
 static const char *const op_names[N_OPS] = {
-    "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
-    "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
-    "_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
-    "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t",
-    "_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t",
-    "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
-    "_ZdlPvSt11align_val_tRKSt9nothrow_t", "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+    "_Znwm",
+    "_Znam",
+    "_ZnwmRKSt9nothrow_t",
+    "_ZnamRKSt9nothrow_t",
+    "_ZnwmSt11align_val_t",
+    "_ZnamSt11align_val_t",
+    "_ZnwmSt11align_val_tRKSt9nothrow_t",
+    "_ZnamSt11align_val_tRKSt9nothrow_t",
+    "_ZdlPv",
+    "_ZdaPv",
+    "_ZdlPvm",
+    "_ZdaPvm",
+    "_ZdlPvRKSt9nothrow_t",
+    "_ZdaPvRKSt9nothrow_t",
+    "_ZdlPvSt11align_val_t",
+    "_ZdaPvSt11align_val_t",
+    "_ZdlPvmSt11align_val_t",
+    "_ZdaPvmSt11align_val_t",
+    "_ZdlPvSt11align_val_tRKSt9nothrow_t",
+    "_ZdaPvSt11align_val_tRKSt9nothrow_t",
 };
 
 /* The next definitions, looked up on the first call of any operator (libstdc++
@@ -61,12 +92,11 @@ static void resolve_ops(void)
     for (int i = 0; i < N_OPS; i++)
         next_op[i] = hsr_next(op_names[i]);
     Dl_info new_at, delete_at, malloc_at;
-    ops_wrap_malloc = next_op[NEW] && next_op[DEL] &&
-                      dladdr(next_op[NEW], &new_at) && dladdr(next_op[DEL], &delete_at) &&
-                      dladdr((void *)hsr_real.malloc, &malloc_at) &&
-                      new_at.dli_fbase == delete_at.dli_fbase &&
-                      new_at.dli_fbase != malloc_at.dli_fbase &&
-                      strstr(new_at.dli_fname, "libstdc++") != NULL;
+    ops_wrap_malloc =
+        next_op[NEW] && next_op[DEL] && dladdr(next_op[NEW], &new_at) &&
+        dladdr(next_op[DEL], &delete_at) && dladdr((void *)hsr_real.malloc, &malloc_at) &&
+        new_at.dli_fbase == delete_at.dli_fbase && new_at.dli_fbase != malloc_at.dli_fbase &&
+        strstr(new_at.dli_fname, "libstdc++") != NULL;
     atomic_store_explicit(&ops_ready, 1, memory_order_release);
 }
 
@@ -105,8 +135,8 @@ static void *fallback_new(size_t n, size_t align, int nothrow)
 static void *call_new(int which, size_t n, size_t align)
 {
     void *f = op(which);
-    int nothrow = which == NEW_NT || which == NEW_ARR_NT || which == NEW_AL_NT ||
-                  which == NEW_ARR_AL_NT;
+    int nothrow =
+        which == NEW_NT || which == NEW_ARR_NT || which == NEW_AL_NT || which == NEW_ARR_AL_NT;
     if (!f)
         return fallback_new(n, align, nothrow);
     /* The nothrow_t argument is a reference nobody reads: pass any address. */
@@ -117,12 +147,14 @@ static void *call_new(int which, size_t n, size_t align)
     return nothrow ? ((void *(*)(size_t, const void *))f)(n, &nothrow_tag) : ((new_fn)f)(n);
 }
 
-struct new_scope { int ok; };
+struct new_scope {
+    int ok;
+};
 
 static void new_scope_leave(struct new_scope *s)
 {
     if (!s->ok)
-        hsr_count_call(HS_API_FAILED);  /* returned NULL or threw bad_alloc */
+        hsr_count_call(HS_API_FAILED); /* returned NULL or threw bad_alloc */
     hsr_guard = 0;
 }
 
@@ -212,26 +244,57 @@ static inline __attribute__((always_inline)) void fast_delete(int which, void *p
 /* The hooks, by mangled name (x86-64: size_t is unsigned long, 'm'). */
 void *_Znwm(size_t n) { return fast_new(NEW, n); }
 void *_Znam(size_t n) { return fast_new(NEW_ARR, n); }
-void *_ZnwmRKSt9nothrow_t(size_t n, const void *t) { (void)t; return counted_new(NEW_NT, n, 0); }
-void *_ZnamRKSt9nothrow_t(size_t n, const void *t) { (void)t; return counted_new(NEW_ARR_NT, n, 0); }
+void *_ZnwmRKSt9nothrow_t(size_t n, const void *t)
+{
+    (void)t;
+    return counted_new(NEW_NT, n, 0);
+}
+void *_ZnamRKSt9nothrow_t(size_t n, const void *t)
+{
+    (void)t;
+    return counted_new(NEW_ARR_NT, n, 0);
+}
 void *_ZnwmSt11align_val_t(size_t n, size_t al) { return counted_new(NEW_AL, n, al); }
 void *_ZnamSt11align_val_t(size_t n, size_t al) { return counted_new(NEW_ARR_AL, n, al); }
 void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *t)
-{ (void)t; return counted_new(NEW_AL_NT, n, al); }
+{
+    (void)t;
+    return counted_new(NEW_AL_NT, n, al);
+}
 void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *t)
-{ (void)t; return counted_new(NEW_ARR_AL_NT, n, al); }
+{
+    (void)t;
+    return counted_new(NEW_ARR_AL_NT, n, al);
+}
 
 void _ZdlPv(void *p) { fast_delete(DEL, p, 0); }
 void _ZdaPv(void *p) { fast_delete(DEL_ARR, p, 0); }
 void _ZdlPvm(void *p, size_t n) { fast_delete(DEL_SZ, p, n); }
 void _ZdaPvm(void *p, size_t n) { fast_delete(DEL_ARR_SZ, p, n); }
-void _ZdlPvRKSt9nothrow_t(void *p, const void *t) { (void)t; counted_delete(DEL_NT, p, 0, 0); }
-void _ZdaPvRKSt9nothrow_t(void *p, const void *t) { (void)t; counted_delete(DEL_ARR_NT, p, 0, 0); }
+void _ZdlPvRKSt9nothrow_t(void *p, const void *t)
+{
+    (void)t;
+    counted_delete(DEL_NT, p, 0, 0);
+}
+void _ZdaPvRKSt9nothrow_t(void *p, const void *t)
+{
+    (void)t;
+    counted_delete(DEL_ARR_NT, p, 0, 0);
+}
 void _ZdlPvSt11align_val_t(void *p, size_t al) { counted_delete(DEL_AL, p, 0, al); }
 void _ZdaPvSt11align_val_t(void *p, size_t al) { counted_delete(DEL_ARR_AL, p, 0, al); }
 void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al) { counted_delete(DEL_SZ_AL, p, n, al); }
-void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al) { counted_delete(DEL_ARR_SZ_AL, p, n, al); }
+void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al)
+{
+    counted_delete(DEL_ARR_SZ_AL, p, n, al);
+}
 void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *t)
-{ (void)t; counted_delete(DEL_AL_NT, p, 0, al); }
+{
+    (void)t;
+    counted_delete(DEL_AL_NT, p, 0, al);
+}
 void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *t)
-{ (void)t; counted_delete(DEL_ARR_AL_NT, p, 0, al); }
+{
+    (void)t;
+    counted_delete(DEL_ARR_AL_NT, p, 0, al);
+}

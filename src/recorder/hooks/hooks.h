@@ -13,11 +13,11 @@ struct hsr_real {
     void *(*realloc)(void *, size_t);
     void (*free)(void *);
     int (*posix_memalign)(void **, size_t, size_t);
-    void *(*aligned_alloc)(size_t, size_t);   /* NULL: use posix_memalign */
-    void *(*memalign)(size_t, size_t);        /* NULL: use posix_memalign */
-    void *(*valloc)(size_t);                  /* NULL: use posix_memalign */
-    void *(*pvalloc)(size_t);                 /* NULL: use posix_memalign */
-    void *(*reallocarray)(void *, size_t, size_t);  /* NULL: use realloc */
+    void *(*aligned_alloc)(size_t, size_t);        /* NULL: use posix_memalign */
+    void *(*memalign)(size_t, size_t);             /* NULL: use posix_memalign */
+    void *(*valloc)(size_t);                       /* NULL: use posix_memalign */
+    void *(*pvalloc)(size_t);                      /* NULL: use posix_memalign */
+    void *(*reallocarray)(void *, size_t, size_t); /* NULL: use realloc */
 };
 extern HSR_HIDDEN struct hsr_real hsr_real;
 HSR_HIDDEN void hsr_resolve(void);

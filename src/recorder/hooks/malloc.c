@@ -48,8 +48,8 @@ static void *boot_alloc(size_t n)
         return NULL;
     char *p = boot_buf + boot_used;
     boot_used += need;
-    memcpy(p, &n, sizeof n);  /* size header, for realloc */
-    return p + 16;            /* static storage: already zero (calloc) */
+    memcpy(p, &n, sizeof n); /* size header, for realloc */
+    return p + 16;           /* static storage: already zero (calloc) */
 }
 
 static int is_boot(const void *p)
@@ -93,7 +93,7 @@ void hsr_resolve(void)
     r.calloc = dlsym(RTLD_NEXT, "calloc");
     r.realloc = dlsym(RTLD_NEXT, "realloc");
     r.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
-    hsr_real.malloc = r.malloc;  /* next_same_object compares with it */
+    hsr_real.malloc = r.malloc; /* next_same_object compares with it */
     r.aligned_alloc = next_same_object("aligned_alloc");
     r.memalign = next_same_object("memalign");
     r.valloc = next_same_object("valloc");
@@ -103,7 +103,7 @@ void hsr_resolve(void)
     if (!r.malloc || !r.calloc || !r.realloc || !r.free || !r.posix_memalign) {
         static const char msg[] = "heapscope: cannot find the next malloc/free (dlsym), aborting\n";
         (void)!write(2, msg, sizeof msg - 1);
-        syscall(SYS_exit_group, 127);  /* not _exit: we interpose it */
+        syscall(SYS_exit_group, 127); /* not _exit: we interpose it */
     }
     void (*next_free)(void *) = r.free;
     r.free = NULL;
@@ -111,14 +111,14 @@ void hsr_resolve(void)
     /* free last, published: it is the "resolved" flag the hooks test */
     __atomic_store_n(&hsr_real.free, next_free, __ATOMIC_RELEASE);
     resolving = 0;
-    hsr_tracking_init();   /* tracking and trace from the very first allocation on */
+    hsr_tracking_init(); /* tracking and trace from the very first allocation on */
     hsr_trace_init();
 }
 
-#define RESOLVE()                          \
-    do {                                   \
-        if (HSR_UNLIKELY(!hsr_real.free))    \
-            hsr_resolve();                  \
+#define RESOLVE()                         \
+    do {                                  \
+        if (HSR_UNLIKELY(!hsr_real.free)) \
+            hsr_resolve();                \
     } while (0)
 
 /* Forward without counting: inside our own work, or when not recording. */
@@ -275,7 +275,7 @@ void *realloc(void *old, size_t n)
     if (HSR_UNLIKELY(hsr_heap_watch) && old)
         realloc_done(&d, p, n);
     if (old && n == 0) {
-        hsr_count_call(HS_API_REALLOC);  /* a free, not an allocation */
+        hsr_count_call(HS_API_REALLOC); /* a free, not an allocation */
     } else {
         hsr_note_alloc(HS_API_REALLOC, n, p);
     }
@@ -316,26 +316,25 @@ int posix_memalign(void **out, size_t align, size_t n)
     return rc;
 }
 
-#define ALIGNED_HOOK(name, api, call, size)      \
-    {                                            \
-        RESOLVE();                               \
-        if (PASS_THROUGH())                      \
-            return call;                         \
-        hsr_guard = 1;                            \
-        void *p = call;                          \
-        hsr_note_alloc(api, size, p);             \
-        hsr_guard = 0;                            \
-        return p;                                \
+#define ALIGNED_HOOK(name, api, call, size) \
+    {                                       \
+        RESOLVE();                          \
+        if (PASS_THROUGH())                 \
+            return call;                    \
+        hsr_guard = 1;                      \
+        void *p = call;                     \
+        hsr_note_alloc(api, size, p);       \
+        hsr_guard = 0;                      \
+        return p;                           \
     }
 
 void *aligned_alloc(size_t align, size_t n)
     ALIGNED_HOOK(aligned_alloc, HS_API_ALIGNED_ALLOC, real_aligned_alloc(align, n), n)
 
-void *memalign(size_t align, size_t n)
-    ALIGNED_HOOK(memalign, HS_API_MEMALIGN, real_memalign(align, n), n)
+        void *memalign(size_t align, size_t n)
+            ALIGNED_HOOK(memalign, HS_API_MEMALIGN, real_memalign(align, n), n)
 
-void *valloc(size_t n)
-    ALIGNED_HOOK(valloc, HS_API_VALLOC, real_valloc(n), n)
+                void *valloc(size_t n) ALIGNED_HOOK(valloc, HS_API_VALLOC, real_valloc(n), n)
 
-void *pvalloc(size_t n)
-    ALIGNED_HOOK(pvalloc, HS_API_PVALLOC, real_pvalloc(n), n)
+                    void *pvalloc(size_t n)
+                        ALIGNED_HOOK(pvalloc, HS_API_PVALLOC, real_pvalloc(n), n)

@@ -38,10 +38,10 @@ static void *next_fn(void *_Atomic *slot, const char *name)
     return f;
 }
 
-#define NEXT(type, name)                         \
-    ({                                           \
-        static void *_Atomic slot_;              \
-        (type) next_fn(&slot_, name);            \
+#define NEXT(type, name)              \
+    ({                                \
+        static void *_Atomic slot_;   \
+        (type) next_fn(&slot_, name); \
     })
 
 static void default_disposition(struct sigaction *old)
@@ -86,9 +86,9 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 
 /* The program's envp, plus what the child needs to be recorded (core/exec_env.c). */
-#define CHILD_ENV(envp, out)                                 \
-    char *room_[hsr_exec_env_slots(envp)];                    \
-    char buf_[hsr_exec_env_bytes(envp)];                      \
+#define CHILD_ENV(envp, out)               \
+    char *room_[hsr_exec_env_slots(envp)]; \
+    char buf_[hsr_exec_env_bytes(envp)];   \
     char *const *out = hsr_exec_env(envp, room_, buf_, sizeof buf_)
 
 int execve(const char *path, char *const argv[], char *const envp[])
@@ -127,16 +127,16 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 /* execl, execlp, execle (glibc declares arg non-NULL): collect the variadic
  * arguments into an array on the stack (never malloc) and go through the vector
  * forms above. */
-#define COLLECT_ARGS(first, argv, ap)                        \
-    size_t n_ = 1;                                           \
-    va_start(ap, first);                                     \
-    while (va_arg(ap, const char *))                         \
-        n_++;                                                \
-    va_end(ap);                                              \
-    char *argv[n_ + 1];                                      \
-    argv[0] = (char *)first;                                 \
-    va_start(ap, first);                                     \
-    for (size_t i_ = 1; i_ <= n_; i_++)                      \
+#define COLLECT_ARGS(first, argv, ap)   \
+    size_t n_ = 1;                      \
+    va_start(ap, first);                \
+    while (va_arg(ap, const char *))    \
+        n_++;                           \
+    va_end(ap);                         \
+    char *argv[n_ + 1];                 \
+    argv[0] = (char *)first;            \
+    va_start(ap, first);                \
+    for (size_t i_ = 1; i_ <= n_; i_++) \
         argv[i_] = va_arg(ap, char *);
 
 int execl(const char *path, const char *arg, ...)

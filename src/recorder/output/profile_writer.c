@@ -35,13 +35,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -52,9 +52,9 @@
 #include "output/profile_writer.h"
 
 static int fd = -1;
-static int fd_pid;  /* getpid() when the file was opened */
-static dev_t fd_dev;  /* which file fd is: programs that close every descriptor */
-static ino_t fd_ino;  /* (daemons, MPI launchers' children) may have closed or reused it */
+static int fd_pid;   /* getpid() when the file was opened */
+static dev_t fd_dev; /* which file fd is: programs that close every descriptor */
+static ino_t fd_ino; /* (daemons, MPI launchers' children) may have closed or reused it */
 static char path[4096];
 
 /* ---- growable byte buffer (mmap/mremap) ---- */
@@ -85,7 +85,7 @@ void hsr_buf_bytes(struct hsr_buf *b, const void *p, size_t n)
     b->len += n;
 }
 
-void hsr_buf_u32(struct hsr_buf *b, uint32_t v) { hsr_buf_bytes(b, &v, 4); }  /* x86-64: LE */
+void hsr_buf_u32(struct hsr_buf *b, uint32_t v) { hsr_buf_bytes(b, &v, 4); } /* x86-64: LE */
 void hsr_buf_u64(struct hsr_buf *b, uint64_t v) { hsr_buf_bytes(b, &v, 8); }
 
 void hsr_buf_str(struct hsr_buf *b, const char *s, size_t n)
@@ -107,8 +107,8 @@ size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type)
 {
     size_t start = b->len;
     hsr_buf_u32(b, type);
-    hsr_buf_u32(b, 0);  /* crc, filled by hsr_chunk_end */
-    hsr_buf_u64(b, 0);  /* payload length */
+    hsr_buf_u32(b, 0); /* crc, filled by hsr_chunk_end */
+    hsr_buf_u64(b, 0); /* payload length */
     return start;
 }
 
@@ -151,7 +151,7 @@ static int check_fd(void)
     if (f < 0)
         return -1;
     if (fstat(f, &st) != 0 || st.st_dev != fd_dev || st.st_ino != fd_ino) {
-        close(f);  /* replaced by another file: not ours to append to */
+        close(f); /* replaced by another file: not ours to append to */
         return -1;
     }
     fd = move_high(f);
@@ -160,7 +160,7 @@ static int check_fd(void)
 
 /* ---- the writer lock (see the top of this file) ---- */
 
-static _Atomic int writer;           /* thread id of the writing thread, 0 = free */
+static _Atomic int writer;            /* thread id of the writing thread, 0 = free */
 static _Atomic uint64_t sealed_until; /* CLOCK_MONOTONIC ns */
 static HSR_TLS int background;
 
@@ -170,7 +170,7 @@ static int lock_writer(void)
 {
     int me = tid();
     if (atomic_load(&writer) == me)
-        return -1;  /* a handler on top of this thread's own write */
+        return -1; /* a handler on top of this thread's own write */
     for (int waited = 0;; waited++) {
         int free_ = 0;
         if (atomic_compare_exchange_strong(&writer, &free_, me))
@@ -189,14 +189,11 @@ void hsr_profile_background(void) { background = 1; }
 void hsr_profile_seal(void)
 {
     atomic_store(&sealed_until, hsr_now_ns(CLOCK_MONOTONIC) + HSR_SEAL_NS);
-    if (lock_writer() == 0)  /* the write in progress, if any, has ended */
+    if (lock_writer() == 0) /* the write in progress, if any, has ended */
         unlock_writer();
 }
 
-int hsr_profile_sealed(void)
-{
-    return hsr_now_ns(CLOCK_MONOTONIC) < atomic_load(&sealed_until);
-}
+int hsr_profile_sealed(void) { return hsr_now_ns(CLOCK_MONOTONIC) < atomic_load(&sealed_until); }
 
 void hsr_profile_after_fork_child(void)
 {
@@ -247,7 +244,7 @@ void hsr_profile_close(void)
 {
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino)
-        close(fd);  /* (not a descriptor the program reused) */
+        close(fd); /* (not a descriptor the program reused) */
     fd = -1;
 }
 
@@ -310,7 +307,7 @@ static void write_start(int rank)
     read_file("/proc/self/cmdline", &cmd);
     size_t cmdlen = cmd.len;
     if (cmdlen && cmd.p[cmdlen - 1] == 0)
-        cmdlen--;  /* argv joined by NUL: no trailing separator */
+        cmdlen--; /* argv joined by NUL: no trailing separator */
 
     hsr_buf_bytes(&b, HS_MAGIC, 8);
     hsr_buf_u32(&b, HS_FORMAT_VERSION);
@@ -355,7 +352,7 @@ int hsr_profile_open(void)
         snprintf(dir, sizeof dir, "%s", hsr_settings.output_dir);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    for (char *p = host; *p; p++) {  /* the short host name, safe in a file name */
+    for (char *p = host; *p; p++) { /* the short host name, safe in a file name */
         if (*p == '.' && p != host) {
             *p = 0;
             break;
@@ -366,11 +363,11 @@ int hsr_profile_open(void)
     char base[3072];
     int rank = mpi_rank();
     if (rank >= 0)
-        snprintf(base, sizeof base, "%s/heapscope.%s.r%d.%s.%d", dir,
-                 *job_id() ? job_id() : "job", rank, host, (int)getpid());
+        snprintf(base, sizeof base, "%s/heapscope.%s.r%d.%s.%d", dir, *job_id() ? job_id() : "job",
+                 rank, host, (int)getpid());
     else
         snprintf(base, sizeof base, "%s/heapscope.%s.%d", dir, host, (int)getpid());
-    mkdir(dir, 0777);  /* one level, if missing; errors show at open */
+    mkdir(dir, 0777); /* one level, if missing; errors show at open */
     for (int n = 0; n < 1000; n++) {
         if (n == 0)
             snprintf(path, sizeof path, "%s.hsp", base);
@@ -382,8 +379,8 @@ int hsr_profile_open(void)
     }
     if (fd < 0) {
         char msg[4200];
-        snprintf(msg, sizeof msg, "cannot create a profile file in '%s' (%s): not recording",
-                 dir, strerror(errno));
+        snprintf(msg, sizeof msg, "cannot create a profile file in '%s' (%s): not recording", dir,
+                 strerror(errno));
         hsr_warn(msg);
         path[0] = 0;
         return -1;

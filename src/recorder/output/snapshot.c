@@ -34,8 +34,8 @@
 /* ---- merged rows: (region, key, frames) -> count, in an arena ---- */
 
 struct row {
-    uint64_t hash;          /* 0 = empty */
-    uint64_t key;           /* size, or api id */
+    uint64_t hash; /* 0 = empty */
+    uint64_t key;  /* size, or api id */
     uint32_t region, depth;
     const uint64_t *frames; /* stack types only */
     uint64_t count;
@@ -62,9 +62,9 @@ static struct row *row_find(struct rows *t, uint64_t h, uint32_t region, uint64_
 {
     for (uint64_t i = h;; i++) {
         struct row *r = &t->e[i & t->mask];
-        if (r->hash == 0 || (r->hash == h && r->key == key && r->region == region &&
-                             r->depth == depth &&
-                             (depth == 0 || memcmp(r->frames, f, depth * sizeof *f) == 0)))
+        if (r->hash == 0 ||
+            (r->hash == h && r->key == key && r->region == region && r->depth == depth &&
+             (depth == 0 || memcmp(r->frames, f, depth * sizeof *f) == 0)))
             return r;
     }
 }
@@ -114,8 +114,8 @@ static uint64_t rows_get(const struct rows *t, uint32_t region, uint64_t key, ui
 {
     if (!t->e)
         return 0;
-    struct row *r = row_find((struct rows *)t, row_hash(region, key, depth, f), region, key,
-                             depth, f);
+    struct row *r =
+        row_find((struct rows *)t, row_hash(region, key, depth, f), region, key, depth, f);
     return r->hash ? r->count : 0;
 }
 
@@ -167,7 +167,7 @@ static int lock_dump(int from_signal)
 {
     int me = (int)syscall(SYS_gettid);
     if (atomic_load(&dump_owner) == me)
-        return -1;  /* a signal interrupted this thread's own dump */
+        return -1; /* a signal interrupted this thread's own dump */
     for (int waited_ms = 0;; waited_ms++) {
         int free_ = 0;
         if (atomic_compare_exchange_strong(&dump_owner, &free_, me))
@@ -234,8 +234,8 @@ static void write_stacks(struct hsr_buf *b, const struct rows *now, const struct
     uint32_t n = 0;
     for (uint64_t i = 0; now->e && i <= now->mask; i++) {
         const struct row *r = &now->e[i];
-        uint64_t v = r->hash ? r->count - rows_get(base, r->region, r->key, r->depth, r->frames)
-                             : 0;
+        uint64_t v =
+            r->hash ? r->count - rows_get(base, r->region, r->key, r->depth, r->frames) : 0;
         if (!v)
             continue;
         if (n == 0) {
@@ -269,15 +269,15 @@ int hsr_snapshot(unsigned reason, int from_signal)
         return -1;
     int saved_guard = hsr_guard;
     hsr_guard = 1;
-    hsr_track_settle(from_signal);          /* deferred frees counted (track/deferred.c) */
-    hsr_timeline_snapshot(from_signal);   /* its "final" sample, and a flush */
+    hsr_track_settle(from_signal);      /* deferred frees counted (track/deferred.c) */
+    hsr_timeline_snapshot(from_signal); /* its "final" sample, and a flush */
     if (lock_dump(from_signal)) {
         hsr_guard = saved_guard;
         return -1;
     }
     hsr_trace_flush(reason == HS_REASON_EXIT || reason == HS_REASON_EXEC ||
-                       reason == HS_REASON_SIGTERM || reason == HS_REASON_SIGINT,
-                   from_signal);
+                        reason == HS_REASON_SIGTERM || reason == HS_REASON_SIGINT,
+                    from_signal);
     struct hsr_arena arena = {0};
     struct merged now;
     merge_all(&now, &arena);

@@ -94,16 +94,16 @@ static size_t build_id(struct dl_phdr_info *info, const uint8_t **id)
 struct write_ctx {
     struct hsr_buf *b;
     uint32_t count;
-    uintptr_t match_bias;  /* hsr_modules_forget: only this module */
+    uintptr_t match_bias; /* hsr_modules_forget: only this module */
     uint32_t nloaded;
-    uintptr_t loaded[HSR_MODULES_LISTED];  /* biases written, to skip departed duplicates */
+    uintptr_t loaded[HSR_MODULES_LISTED]; /* biases written, to skip departed duplicates */
 };
 
 struct departed {
     struct departed *next;
     uintptr_t bias;
     size_t len;
-    uint8_t entry[];  /* one MODULES entry, encoded */
+    uint8_t entry[]; /* one MODULES entry, encoded */
 };
 static struct departed *_Atomic departed_list;
 
@@ -121,7 +121,7 @@ static int write_module(struct dl_phdr_info *info, size_t size, void *arg)
         return 0;
     char exe[4096];
     const char *path = info->dlpi_name;
-    if (!path || !*path) {  /* the main program */
+    if (!path || !*path) { /* the main program */
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
         exe[n > 0 ? n : 0] = 0;
         path = exe;
@@ -157,7 +157,7 @@ static int was_written(const struct write_ctx *ctx, uintptr_t bias)
 void hsr_modules_write(struct hsr_buf *b)
 {
     size_t count_at = b->len;
-    static struct write_ctx ctx;  /* big; dumps are serialized */
+    static struct write_ctx ctx; /* big; dumps are serialized */
     memset(&ctx, 0, offsetof(struct write_ctx, loaded));
     ctx.b = b;
     hsr_buf_u32(b, 0);
@@ -179,7 +179,7 @@ static void forget(void *handle)
         return;
     for (struct departed *d = atomic_load(&departed_list); d; d = d->next)
         if (d->bias == lm->l_addr)
-            return;  /* already remembered (dlopen'ed again at the same place) */
+            return; /* already remembered (dlopen'ed again at the same place) */
     struct hsr_buf one = {0};
     static struct write_ctx ctx;
     static atomic_flag busy = ATOMIC_FLAG_INIT;

@@ -34,23 +34,23 @@ struct hsr_stack_entry {
     uint64_t hash;
     uint64_t size;
     uint32_t region, depth;
-    uint64_t frames_at;               /* index into frames[] */
-    const uint64_t *frames;           /* = table frames + frames_at (never moves) */
+    uint64_t frames_at;     /* index into frames[] */
+    const uint64_t *frames; /* = table frames + frames_at (never moves) */
     _Atomic uint64_t count;
-    void *_Atomic track;              /* tracking's record of this type (track/records.h), or NULL */
-    uint32_t trace_id;                /* the trace's id of this type (trace/events.c), 0 = none yet */
+    void *_Atomic track; /* tracking's record of this type (track/records.h), or NULL */
+    uint32_t trace_id;   /* the trace's id of this type (trace/events.c), 0 = none yet */
 };
 
 struct index_slot {
-    uint32_t entry;                   /* entry number + 1; 0 = empty */
-    uint32_t tag;                     /* high half of the hash */
+    uint32_t entry; /* entry number + 1; 0 = empty */
+    uint32_t tag;   /* high half of the hash */
 };
 
 struct hsr_stack_table {
-    _Atomic uint64_t used;            /* e[0 .. used) are complete */
+    _Atomic uint64_t used; /* e[0 .. used) are complete */
     uint64_t frames_used;
     uint64_t *frames;
-    struct index_slot *index;         /* owner only */
+    struct index_slot *index; /* owner only */
     uint64_t index_mask;
     struct hsr_stack_entry e[HSR_STACK_TYPES];
 };
@@ -58,7 +58,7 @@ struct hsr_stack_table {
 static int use_fp;
 static unsigned max_depth = 64;
 static _Atomic uint64_t lost;
-static HSR_TLS uintptr_t stack_lo, stack_hi;  /* this thread's stack, for the fp walk */
+static HSR_TLS uintptr_t stack_lo, stack_hi; /* this thread's stack, for the fp walk */
 
 void hsr_stacks_init(int unwinder, unsigned depth)
 {
@@ -68,24 +68,21 @@ void hsr_stacks_init(int unwinder, unsigned depth)
         unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 }
 
-uint64_t hsr_stacks_lost(void)
-{
-    return atomic_load_explicit(&lost, memory_order_relaxed);
-}
+uint64_t hsr_stacks_lost(void) { return atomic_load_explicit(&lost, memory_order_relaxed); }
 
 static void find_stack_bounds(void)
 {
     pthread_attr_t attr;
     void *addr;
     size_t size;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {  /* guard is held */
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) { /* guard is held */
         if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
             stack_lo = (uintptr_t)addr;
             stack_hi = (uintptr_t)addr + size;
         }
         pthread_attr_destroy(&attr);
     }
-    if (!stack_hi) {  /* unknown: allow 1 MiB above here */
+    if (!stack_hi) { /* unknown: allow 1 MiB above here */
         stack_lo = (uintptr_t)__builtin_frame_address(0);
         stack_hi = stack_lo + (1u << 20);
     }
@@ -116,8 +113,7 @@ static int capture(uint64_t *out)
 {
     uint64_t raw[HSR_MAX_DEPTH + HSR_STACK_SKIP_MAX];
     int want = (int)max_depth + HSR_STACK_SKIP_MAX;
-    int n = use_fp ? walk_frame_pointers(raw, want)
-                   : unw_backtrace((void **)raw, want);
+    int n = use_fp ? walk_frame_pointers(raw, want) : unw_backtrace((void **)raw, want);
     int skip = 0;
     while (skip < n && hsr_in_recorder((uintptr_t)raw[skip]))
         skip++;
@@ -152,7 +148,7 @@ static struct hsr_stack_table *table_of(struct hsr_thread *t)
         hsr_unmap(st, sizeof *st);
         return NULL;
     }
-    atomic_store_explicit((struct hsr_stack_table *_Atomic *)hsr_thread_stacks_slot(t), st,
+    atomic_store_explicit((struct hsr_stack_table * _Atomic *)hsr_thread_stacks_slot(t), st,
                           memory_order_release);
     return st;
 }
@@ -231,15 +227,9 @@ const uint64_t *hsr_stack_entry_frames(const struct hsr_stack_entry *e, uint32_t
     return e->frames;
 }
 
-void *_Atomic *hsr_stack_entry_slot(struct hsr_stack_entry *e)
-{
-    return &e->track;
-}
+void *_Atomic *hsr_stack_entry_slot(struct hsr_stack_entry *e) { return &e->track; }
 
-uint32_t *hsr_stack_entry_trace_id(struct hsr_stack_entry *e)
-{
-    return &e->trace_id;
-}
+uint32_t *hsr_stack_entry_trace_id(struct hsr_stack_entry *e) { return &e->trace_id; }
 
 void hsr_stack_table_visit(struct hsr_stack_table *st, void *ctx, hsr_stack_fn fn)
 {
@@ -260,10 +250,7 @@ void hsr_stack_table_clear(struct hsr_stack_table *st)
     hsr_unmap(st->index, (st->index_mask + 1) * sizeof *st->index);
     madvise(st, (sizeof *st + 4095) & ~(size_t)4095, MADV_DONTNEED);
     madvise(frames, (size_t)HSR_STACK_FRAME_SLOTS * sizeof(uint64_t), MADV_DONTNEED);
-    st->frames = frames;  /* the rest is zero again: empty, no index */
+    st->frames = frames; /* the rest is zero again: empty, no index */
 }
 
-void hsr_stacks_after_fork_child(void)
-{
-    atomic_store(&lost, 0);
-}
+void hsr_stacks_after_fork_child(void) { atomic_store(&lost, 0); }

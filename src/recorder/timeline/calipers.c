@@ -44,7 +44,7 @@ int64_t hsr_caliper_ns = -1;
 
 _Atomic int hsr_calipers_active, hsr_caliper_armed = 1, hsr_sampler_running;
 
-static _Atomic uint64_t last_ns;       /* clock of the last measured call (no sampler) */
+static _Atomic uint64_t last_ns; /* clock of the last measured call (no sampler) */
 static _Atomic uint64_t taken;
 static _Atomic int64_t rss_delta, pss_delta;
 
@@ -61,14 +61,16 @@ _Atomic uint64_t *hsr_calipers_thread_calls(void)
         if (fresh && !atomic_compare_exchange_strong(&slots, &none, fresh))
             hsr_unmap(fresh, HSR_CALIPER_THREAD_SLOTS * sizeof *fresh);
     }
-    static _Atomic uint64_t no_slots;   /* no memory: calls go uncounted (skipped 0) */
+    static _Atomic uint64_t no_slots; /* no memory: calls go uncounted (skipped 0) */
     uint32_t i = atomic_fetch_add(&nslots, 1);
     if (!slots)
         return &no_slots;
-    return &slots[i < HSR_CALIPER_THREAD_SLOTS ? i : HSR_CALIPER_THREAD_SLOTS - 1];  /* past a million threads: shared, racy */
+    return &slots[i < HSR_CALIPER_THREAD_SLOTS
+                      ? i
+                      : HSR_CALIPER_THREAD_SLOTS - 1]; /* past a million threads: shared, racy */
 }
 
-static HSR_TLS struct hsr_sample before;  /* of this thread's call being measured */
+static HSR_TLS struct hsr_sample before; /* of this thread's call being measured */
 static HSR_TLS uint64_t before_cost;     /* ns its reads took */
 /* What the last measured call's reads took (before and after, ns): smaps_rollup
  * walks every mapping, 0.1 to several ms in an MPI process with big shared
@@ -77,8 +79,8 @@ static _Atomic uint64_t read_cost_ns;
 
 uint64_t hsr_caliper_period(void)
 {
-    uint64_t budget = atomic_load_explicit(&read_cost_ns, memory_order_relaxed) *
-                      HSR_CALIPER_COST_SHARE;
+    uint64_t budget =
+        atomic_load_explicit(&read_cost_ns, memory_order_relaxed) * HSR_CALIPER_COST_SHARE;
     return budget > (uint64_t)hsr_caliper_ns ? budget : (uint64_t)hsr_caliper_ns;
 }
 

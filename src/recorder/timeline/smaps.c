@@ -84,7 +84,7 @@ int hsr_read_rss(int64_t *rss)
 
 int hsr_read_memory(int64_t *rss, int64_t *pss)
 {
-    char buf[2048];   /* smaps_rollup is about 900 bytes */
+    char buf[2048]; /* smaps_rollup is about 900 bytes */
     *pss = -1;
     if (read_proc("/proc/self/smaps_rollup", buf, sizeof buf) < 0)
         return hsr_read_rss(rss);

@@ -61,8 +61,8 @@ static long ms_setting(const char *name, long fallback, long min)
     long ms = strtol(v, &end, 10);
     if (*end || ms < min || ms > 86400000L) {
         char msg[200];
-        snprintf(msg, sizeof msg, "%s must be an integer number of ms >= %ld, using %ld",
-                 name, min, fallback);
+        snprintf(msg, sizeof msg, "%s must be an integer number of ms >= %ld, using %ld", name, min,
+                 fallback);
         hsr_warn(msg);
         return fallback;
     }
@@ -74,14 +74,16 @@ void hsr_timeline_settings(void)
     long ms = ms_setting("HEAPSCOPE_TIMELINE_MS", HSR_TIMELINE_MS_DEFAULT, 0);
     hsr_timeline_on = ms > 0;
     interval_ns = (uint64_t)ms * 1000000u;
-    flush_ns = (uint64_t)ms_setting("HEAPSCOPE_TIMELINE_FLUSH_MS", HSR_TIMELINE_FLUSH_MS_DEFAULT, 10) * 1000000u;
+    flush_ns =
+        (uint64_t)ms_setting("HEAPSCOPE_TIMELINE_FLUSH_MS", HSR_TIMELINE_FLUSH_MS_DEFAULT, 10) *
+        1000000u;
     const char *cal = getenv("HEAPSCOPE_CALIPER_MS");
     if (cal && strcmp(cal, "off") == 0)
         hsr_caliper_ns = -1;
     else
         hsr_caliper_ns = ms_setting("HEAPSCOPE_CALIPER_MS", HSR_CALIPER_MS_DEFAULT, 0) * 1000000;
     if (!hsr_timeline_on)
-        hsr_caliper_ns = -1;   /* caliper samples are timeline samples */
+        hsr_caliper_ns = -1; /* caliper samples are timeline samples */
     atomic_store(&hsr_caliper_armed, hsr_caliper_ns >= 0);
     /* Heap in use costs every allocation and free a malloc_usable_size call and a
      * counter update (hsr_heap_watch): about +10-25% CPU on the churn benchmark, more
@@ -97,13 +99,13 @@ void hsr_timeline_settings(void)
 /* ---- the ring ---- */
 
 struct slot {
-    _Atomic uint64_t seq;  /* == position + 1 once the sample at `position` is written */
+    _Atomic uint64_t seq; /* == position + 1 once the sample at `position` is written */
     struct hsr_sample s;
 };
 
 static struct slot *ring;
-static _Atomic uint64_t head;   /* next position to claim */
-static _Atomic uint64_t tail;   /* next position to drain (flush token holder) */
+static _Atomic uint64_t head; /* next position to claim */
+static _Atomic uint64_t tail; /* next position to drain (flush token holder) */
 static _Atomic uint64_t lost;
 
 static void ring_reset(void)
@@ -130,7 +132,7 @@ static int ring_push(const struct hsr_sample *s)
                 return 0;
             }
         } else if (diff < 0) {
-            return -1;  /* full */
+            return -1; /* full */
         } else {
             pos = atomic_load_explicit(&head, memory_order_relaxed);
         }
@@ -158,11 +160,11 @@ static uint64_t ring_fill(void)
 
 /* ---- flushing ---- */
 
-static _Atomic int token;                 /* thread id of the flushing thread, 0 = free */
-static uint32_t regions_written;          /* TIMELINE_REGIONS written so far (token) */
-static struct hsr_buf rows, out;           /* reused between flushes (token) */
-static const char *labels[HSR_TIMELINE_LABELS];    /* this flush's labels (token) */
-static uint32_t label_slot[HSR_TIMELINE_LABELS];   /* hash of pointer -> index + 1 */
+static _Atomic int token;                        /* thread id of the flushing thread, 0 = free */
+static uint32_t regions_written;                 /* TIMELINE_REGIONS written so far (token) */
+static struct hsr_buf rows, out;                 /* reused between flushes (token) */
+static const char *labels[HSR_TIMELINE_LABELS];  /* this flush's labels (token) */
+static uint32_t label_slot[HSR_TIMELINE_LABELS]; /* hash of pointer -> index + 1 */
 static uint32_t nlabels;
 
 static int take_token(int wait)
@@ -237,7 +239,7 @@ static void flush(int wait)
         return;
     sigset_t all, old;
     sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);   /* no dump handler on top of this */
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* no dump handler on top of this */
     if (take_token(wait) != 0) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return;
@@ -305,7 +307,7 @@ void hsr_timeline_add(const struct hsr_sample *s)
     if (!ring)
         return;
     if (ring_push(s) != 0) {
-        flush(1);   /* full: wait for the flush in progress, or make one */
+        flush(1); /* full: wait for the flush in progress, or make one */
         if (ring_push(s) != 0) {
             atomic_fetch_add(&lost, 1);
             return;
@@ -359,13 +361,13 @@ static void *sampler(void *arg)
     for (;;) {
         uint64_t now = hsr_now_ns(CLOCK_MONOTONIC);
         /* MPI calipers: one call may be measured per period (calipers.c) */
-        int arming = atomic_load_explicit(&hsr_calipers_active, memory_order_relaxed) &&
-                     hsr_caliper_ns > 0;
+        int arming =
+            atomic_load_explicit(&hsr_calipers_active, memory_order_relaxed) && hsr_caliper_ns > 0;
         if (arming && now >= next_arm) {
             atomic_store_explicit(&hsr_caliper_armed, 1, memory_order_relaxed);
             next_arm = now + hsr_caliper_period();
         }
-        if (now >= next_refine) {   /* the TSC clock of tracking and trace mode */
+        if (now >= next_refine) { /* the TSC clock of tracking and trace mode */
             hsr_fast_clock_refine();
             next_refine = now + 1000000000u;
         }
@@ -377,7 +379,7 @@ static void *sampler(void *arg)
             if (ring_push(&s) != 0)
                 atomic_fetch_add(&lost, 1);
             next += interval_ns;
-            if (next <= now)  /* late (a stopped process, a busy machine): no catching up */
+            if (next <= now) /* late (a stopped process, a busy machine): no catching up */
                 next = now + interval_ns;
         }
         if ((now >= next_flush || ring_fill() >= HSR_TIMELINE_RING / 2) && !hsr_profile_sealed()) {
@@ -402,9 +404,9 @@ static void start_sampler(void)
     pthread_attr_setstacksize(&attr, 256 * 1024);
     sigset_t all, old;
     sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);  /* the thread starts with every signal blocked */
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* the thread starts with every signal blocked */
     int saved_guard = hsr_guard;
-    hsr_guard = 1;   /* the thread's TLS block (glibc: calloc) is not the program's */
+    hsr_guard = 1; /* the thread's TLS block (glibc: calloc) is not the program's */
     pthread_t t;
     if (pthread_create(&t, &attr, sampler, NULL) != 0)
         hsr_warn("cannot start the timeline sampler thread: boundary samples only");

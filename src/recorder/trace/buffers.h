@@ -13,16 +13,16 @@
 #include "count/thread.h"
 #include "trace/trace.h"
 
-#define TRACE_MAX_EVENT (16u + 6u * 10u + HSR_MAX_DEPTH * 8u)  /* a stack definition */
+#define TRACE_MAX_EVENT (16u + 6u * 10u + HSR_MAX_DEPTH * 8u) /* a stack definition */
 
 /* Event tags in a buffer (layout: profile_format.h, TRACE_EVENTS) */
 enum { TRACE_ALLOC = 1, TRACE_FREE = 2, TRACE_STACK = 3 };
 
 struct hsr_trace_buf {
-    struct hsr_trace_buf *next;       /* in the free list or the full queue */
-    uint32_t thread, events;         /* table index of the producing thread */
+    struct hsr_trace_buf *next; /* in the free list or the full queue */
+    uint32_t thread, events;    /* table index of the producing thread */
     uint64_t first_seq, last_seq;
-    uint64_t prev_seq, prev_ns, prev_addr;  /* delta bases */
+    uint64_t prev_seq, prev_ns, prev_addr; /* delta bases */
     size_t len;
     uint8_t data[HSR_TRACE_BUFFER_BYTES];
 };
@@ -45,12 +45,12 @@ static inline struct hsr_trace_thread *hsr_trace_thread_of(struct hsr_thread *t)
 }
 
 /* writer.c */
-HSR_HIDDEN struct hsr_trace_buf *hsr_trace_take_empty(void);   /* waits when none */
-HSR_HIDDEN void hsr_trace_hand_over(struct hsr_trace_buf *b);  /* full: to the writer */
+HSR_HIDDEN struct hsr_trace_buf *hsr_trace_take_empty(void);  /* waits when none */
+HSR_HIDDEN void hsr_trace_hand_over(struct hsr_trace_buf *b); /* full: to the writer */
 /* Write every handed-over buffer now, from this thread (a snapshot), and wait
  * for the writer's buffer in progress. raw: do not compress (signal handler). */
 HSR_HIDDEN void hsr_trace_drain(int raw);
-HSR_HIDDEN void hsr_trace_writer_reset(void);                 /* fork child */
+HSR_HIDDEN void hsr_trace_writer_reset(void); /* fork child */
 HSR_HIDDEN int hsr_trace_writer_init(void);
 
 #endif

@@ -35,8 +35,8 @@
 
 int hsr_trace_on;
 static _Atomic uint64_t trace_seq;
-static _Atomic uint32_t next_stack_id;   /* 0 = no stack */
-static _Atomic int closed;               /* after the last snapshot: no more events */
+static _Atomic uint32_t next_stack_id; /* 0 = no stack */
+static _Atomic int closed;             /* after the last snapshot: no more events */
 
 /* ---- varints ---- */
 
@@ -129,11 +129,11 @@ static uint32_t stack_id(struct hsr_trace_buf *b, uint8_t **o, struct hsr_stack_
     if (HSR_LIKELY(*slot))
         return *slot;
     uint32_t id = atomic_fetch_add(&next_stack_id, 1) + 1;
-    *slot = id;  /* the entry belongs to this thread's table */
+    *slot = id; /* the entry belongs to this thread's table */
     uint32_t depth;
     const uint64_t *frames = hsr_stack_entry_frames(e, &depth);
     uint8_t *p = *o;
-    *p++ = TRACE_STACK;   /* a head of number delta 0, tag 3 */
+    *p++ = TRACE_STACK; /* a head of number delta 0, tag 3 */
     p = put_varint(p, id);
     p = put_varint(p, region);
     p = put_varint(p, size);
@@ -199,7 +199,7 @@ void hsr_trace_flush(int final, int from_signal)
     for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t)) {
         struct hsr_trace_thread *s = atomic_load_explicit(&t->trace, memory_order_acquire);
         if (!s || lock_buffer(s, from_signal))
-            continue;  /* no buffer; or a signal on top of this thread's own event: it stays */
+            continue; /* no buffer; or a signal on top of this thread's own event: it stays */
         struct hsr_trace_buf *b = s->buf;
         if (b && b->events) {
             s->buf = NULL;

@@ -13,7 +13,7 @@ struct hsr_site;
 struct hsr_dying;
 
 extern HSR_HIDDEN int hsr_trace_on;
-HSR_HIDDEN void hsr_trace_init(void);                    /* HEAPSCOPE_TRACE: idempotent */
+HSR_HIDDEN void hsr_trace_init(void); /* HEAPSCOPE_TRACE: idempotent */
 /* Before a snapshot: every buffered event into the file. final: the process ends. */
 HSR_HIDDEN void hsr_trace_flush(int final, int from_signal);
 /* the events, for hooks/blocks.c */

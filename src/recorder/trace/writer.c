@@ -29,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createCCtx_advanced: memory from mmap; exported by libzstd.so */
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createCCtx_advanced: memory from mmap; exported by libzstd.so */
 #include <zstd.h>
 
 #include "core/guard.h"
@@ -46,23 +46,23 @@ _Static_assert(OUT_BYTES >= ZSTD_COMPRESSBOUND(HSR_TRACE_BUFFER_BYTES), "a buffe
 
 static struct hsr_trace_buf *free_list, *full_head, *full_tail;
 static _Atomic int queue_lock;
-static _Atomic int writer_busy;        /* the writer thread holds a buffer */
-static _Atomic int writer_pid;         /* process the writer thread runs in */
-static _Atomic int start_pid;          /* process whose file has its TRACE_START */
+static _Atomic int writer_busy; /* the writer thread holds a buffer */
+static _Atomic int writer_pid;  /* process the writer thread runs in */
+static _Atomic int start_pid;   /* process whose file has its TRACE_START */
 static uint8_t *writer_out, *drain_out;
 /* codecs of TRACE_EVENTS (profile_format.h); 1, deflate, is only read */
 enum { CODEC_RAW = 0, CODEC_ZSTD = 2 };
-static int compress_on = 1;            /* HEAPSCOPE_TRACE_COMPRESS is not 0 */
+static int compress_on = 1; /* HEAPSCOPE_TRACE_COMPRESS is not 0 */
 
 /* A compressor and its output area; one for the writer thread, one for drains
  * (dumps are serialized; a signal handler's drain does not compress). */
 struct packer {
     ZSTD_CCtx *zc;
-    int ready;   /* 1: zc made; -1: making it failed (write raw) */
+    int ready; /* 1: zc made; -1: making it failed (write raw) */
     uint8_t *out;
 };
 static struct packer writer_packer, drain_packer;
-static struct hsr_buf writer_chunk;     /* the writer thread's, kept between buffers */
+static struct hsr_buf writer_chunk; /* the writer thread's, kept between buffers */
 
 static void lock_queue(void)
 {
@@ -132,8 +132,9 @@ static void write_buffer(struct hsr_trace_buf *b, struct packer *pk, struct hsr_
     if (was != me && atomic_compare_exchange_strong(&start_pid, &was, me)) {
         size_t c = hsr_chunk_begin(chunk, HS_TRACE_START);
         hsr_buf_u32(chunk, 1);
-        hsr_buf_u32(chunk, (uint32_t)(hsr_track.temp_between > UINT32_MAX ? UINT32_MAX
-                                                                        : hsr_track.temp_between));
+        hsr_buf_u32(
+            chunk,
+            (uint32_t)(hsr_track.temp_between > UINT32_MAX ? UINT32_MAX : hsr_track.temp_between));
         hsr_buf_u64(chunk, hsr_track.temp_ns);
         hsr_buf_u64(chunk, hsr_start_mono_ns);
         hsr_chunk_end(chunk, c);
@@ -183,7 +184,7 @@ static struct hsr_trace_buf *pop_full(int busy)
 static void *writer_main(void *arg)
 {
     (void)arg;
-    hsr_guard = 1;  /* whatever this thread allocates is not the program's */
+    hsr_guard = 1; /* whatever this thread allocates is not the program's */
     for (;;) {
         struct hsr_trace_buf *b = hsr_profile_is_open() ? pop_full(1) : NULL;
         if (!b) {
@@ -233,7 +234,7 @@ struct hsr_trace_buf *hsr_trace_take_empty(void)
             return b;
         }
         ensure_writer();
-        sleep_us(50);   /* back-pressure: the writer frees one */
+        sleep_us(50); /* back-pressure: the writer frees one */
     }
 }
 

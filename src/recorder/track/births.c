@@ -21,7 +21,10 @@
 #include "track/track.h"
 #include "track/tracking.h"
 
-static void add(_Atomic uint64_t *c, uint64_t n) { atomic_fetch_add_explicit(c, n, memory_order_relaxed); }
+static void add(_Atomic uint64_t *c, uint64_t n)
+{
+    atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
 
 /* Any death waiting in the thread's ring? (Every entry: a birth may have cleared
  * the newest.) */
@@ -34,8 +37,8 @@ static int freed_pending(const struct hsr_track_thread *ts)
 }
 
 static inline __attribute__((always_inline)) int track_born(struct hsr_thread *t, void *p,
-                                                             uint64_t size, struct hsr_site site,
-                                                             int component)
+                                                            uint64_t size, struct hsr_site site,
+                                                            int component)
 {
     struct hsr_track_thread *ts = hsr_track_thread_of(t);
     if (HSR_UNLIKELY(!ts)) {
@@ -45,24 +48,24 @@ static inline __attribute__((always_inline)) int track_born(struct hsr_thread *t
     uint64_t seq = atomic_load_explicit(&ts->alloc_seq, memory_order_relaxed) + 1;
     atomic_store_explicit(&ts->alloc_seq, seq, memory_order_relaxed);
     struct hsr_track_rec *r = site.type ? hsr_type_record(site.type, site.region, size)
-                                       : hsr_size_record(site.region, size);
+                                        : hsr_size_record(site.region, size);
     uint64_t now = hsr_clock_raw();
     struct hsr_born_log *log = &ts->born_log[seq % HSR_BORN_LOG];
-    atomic_store_explicit(&log->seq, seq, memory_order_relaxed);   /* the number first: */
-    atomic_thread_fence(memory_order_release);                      /* see born_log.c */
+    atomic_store_explicit(&log->seq, seq, memory_order_relaxed); /* the number first: */
+    atomic_thread_fence(memory_order_release);                   /* see born_log.c */
     atomic_store_explicit(&log->clock, now, memory_order_relaxed);
     struct hsr_slot s = {(uint64_t)(uintptr_t)p, now, (uintptr_t)r | (component ? 1u : 0u),
-                        (uint64_t)t->index << HSR_SEQ_BITS | (seq & HSR_SEQ_MASK)};
+                         (uint64_t)t->index << HSR_SEQ_BITS | (seq & HSR_SEQ_MASK)};
     struct hsr_slot dead;
-    int put = r && t->index < HSR_MAX_TABLES ? hsr_slot_insert(t, hsr_addr_hash(s.addr), &s, &dead)
-                                            : -1;
+    int put =
+        r && t->index < HSR_MAX_TABLES ? hsr_slot_insert(t, hsr_addr_hash(s.addr), &s, &dead) : -1;
     if (put < 0) {
         add(&hsr_track_untracked, 1);
         return -1;
     }
-    if (put) {  /* the address's previous block, freed, its death not counted yet */
+    if (put) { /* the address's previous block, freed, its death not counted yet */
         uint64_t freed_at = hsr_track_replaced_died(t, &dead, now);
-        if (HSR_UNLIKELY(freed_at >= now))  /* same clock reading (coarse clock): born later */
+        if (HSR_UNLIKELY(freed_at >= now)) /* same clock reading (coarse clock): born later */
             hsr_slot_set_born(hsr_addr_hash(s.addr), s.addr, freed_at + 1);
     }
     int64_t live = hsr_split_add(&hsr_track_live_bytes, t, (int64_t)size);
@@ -82,8 +85,8 @@ static inline __attribute__((always_inline)) int track_born(struct hsr_thread *t
     while (live > max) {
         if (atomic_compare_exchange_weak(&hsr_track_max_bytes, &max, live)) {
             uint64_t ns = hsr_clock_raw_ns(now);
-            atomic_store(&hsr_track_max_ns, hsr_start_mono_ns && ns > hsr_start_mono_ns
-                                      ? ns - hsr_start_mono_ns : 0);
+            atomic_store(&hsr_track_max_ns,
+                         hsr_start_mono_ns && ns > hsr_start_mono_ns ? ns - hsr_start_mono_ns : 0);
             atomic_store(&hsr_track_peak_pending, 1);
             break;
         }

@@ -32,14 +32,14 @@ uint64_t hsr_seq_at(const struct hsr_thread *t, uint64_t clock)
 {
     const struct hsr_track_thread *o = hsr_track_thread_peek(t);
     if (!o)
-        return 0;  /* it has allocated nothing tracked */
+        return 0; /* it has allocated nothing tracked */
     uint64_t now = atomic_load_explicit(&o->alloc_seq, memory_order_acquire);
     uint64_t first = now >= HSR_BORN_LOG ? now - HSR_BORN_LOG + 1 : 1;
-    uint64_t lo = first, hi = now;  /* the answer is in [first - 1, now] */
+    uint64_t lo = first, hi = now; /* the answer is in [first - 1, now] */
     while (lo <= hi && hi) {
         uint64_t mid = lo + (hi - lo) / 2, born = born_clock(o, mid);
         if (born == UINT64_MAX)
-            return now;  /* the log moved on under us */
+            return now; /* the log moved on under us */
         if (born && born <= clock)
             lo = mid + 1;
         else

@@ -36,9 +36,9 @@ static inline __attribute__((always_inline)) void record_death(const struct free
     uint64_t lifetime = hsr_clock_raw_span(s->born, f->clock);
     uint32_t index = (uint32_t)(s->seq >> HSR_SEQ_BITS);
     uint64_t born = s->seq & HSR_SEQ_MASK, seq_then = born;
-    if (HSR_LIKELY(f->index == index)) {  /* usually the allocating thread frees */
+    if (HSR_LIKELY(f->index == index)) { /* usually the allocating thread frees */
         seq_then = f->seq;
-    } else {  /* another thread's block: its allocations up to the free */
+    } else { /* another thread's block: its allocations up to the free */
         const struct hsr_thread *owner = hsr_thread_at(index);
         if (owner)
             seq_then = hsr_seq_at(owner, f->clock);
@@ -69,7 +69,7 @@ static inline __attribute__((always_inline)) void block_died(const struct freer 
 {
     struct hsr_slot s;
     if (hsr_slot_remove(f->t, hsr_addr_hash(a), a, born_by, try_only, &s))
-        return;  /* hsr_track_untracked, or counted already */
+        return; /* hsr_track_untracked, or counted already */
     struct hsr_track_rec *r = (struct hsr_track_rec *)(s.rec & ~(uintptr_t)1);
     record_death(f, &s, r);
     if (HSR_LIKELY(f->t))

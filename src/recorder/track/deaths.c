@@ -14,7 +14,10 @@
 #include "track/track.h"
 #include "track/tracking.h"
 
-static void add(_Atomic uint64_t *c, uint64_t n) { atomic_fetch_add_explicit(c, n, memory_order_relaxed); }
+static void add(_Atomic uint64_t *c, uint64_t n)
+{
+    atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
 
 int hsr_track_dying(void *p, struct hsr_dying *d)
 {
@@ -37,15 +40,16 @@ int hsr_track_dying(void *p, struct hsr_dying *d)
 void hsr_track_revive(struct hsr_dying *d)
 {
     struct hsr_slot s = {(uint64_t)(uintptr_t)d->p, d->born_clock,
-                        (uintptr_t)d->record | (d->component ? 1u : 0u), d->born_seq};
+                         (uintptr_t)d->record | (d->component ? 1u : 0u), d->born_seq};
     struct hsr_slot dead;
     int put = hsr_slot_insert(hsr_self, hsr_addr_hash(s.addr), &s, &dead);
     if (put > 0)
         hsr_track_replaced_died(hsr_self, &dead, hsr_clock_raw());
-    if (put < 0) {  /* cannot happen: its slot was just freed; but never lose it */
+    if (put < 0) { /* cannot happen: its slot was just freed; but never lose it */
         struct hsr_track_rec *r = d->record;
         add(&hsr_track_untracked, 1);
-        atomic_fetch_sub_explicit(&r->shared.allocs, 1, memory_order_relaxed);  /* the sum wraps back */
+        atomic_fetch_sub_explicit(&r->shared.allocs, 1,
+                                  memory_order_relaxed); /* the sum wraps back */
         hsr_split_add(&hsr_track_live_bytes, hsr_self, -(int64_t)d->size);
     }
 }
@@ -55,6 +59,6 @@ void hsr_track_dead(struct hsr_dying *d)
     struct freer f;
     freer_here(&f, hsr_self, d->dying_clock);
     struct hsr_slot s = {(uint64_t)(uintptr_t)d->p, d->born_clock, (uintptr_t)d->record,
-                        d->born_seq};
+                         d->born_seq};
     record_death(&f, &s, d->record);
 }

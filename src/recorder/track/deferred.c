@@ -46,7 +46,10 @@
  * that finds a dead block at its address looks in that ring before all others. */
 static _Atomic uint32_t freer_hint[HSR_FREER_HINTS];
 
-static inline _Atomic uint32_t *hint_of(uint64_t h) { return &freer_hint[(h >> 20) % HSR_FREER_HINTS]; }
+static inline _Atomic uint32_t *hint_of(uint64_t h)
+{
+    return &freer_hint[(h >> 20) % HSR_FREER_HINTS];
+}
 
 /* A ring entry, copied out. */
 struct freed_copy {
@@ -128,15 +131,15 @@ void hsr_track_free(void *p)
     }
     ring_replace(&ts->freed, a, f.clock, f.seq);
     _Atomic uint32_t *hint = hint_of(h);
-    if (atomic_load_explicit(hint, memory_order_relaxed) != t->index + 1)  /* no store: no line */
-        atomic_store_explicit(hint, t->index + 1, memory_order_relaxed);   /* taken from others */
+    if (atomic_load_explicit(hint, memory_order_relaxed) != t->index + 1) /* no store: no line */
+        atomic_store_explicit(hint, t->index + 1, memory_order_relaxed);  /* taken from others */
 }
 
 void hsr_track_flush(struct hsr_thread *t)
 {
     struct hsr_track_thread *ts = hsr_track_thread_peek(t);
     if (!ts)
-        return;  /* nothing freed yet */
+        return; /* nothing freed yet */
     struct freer f;
     freer_here(&f, t, 0);
     for (unsigned n = 0; n < HSR_FREED_RING; n++) {
@@ -193,9 +196,9 @@ uint64_t hsr_track_replaced_died(struct hsr_thread *t, const struct hsr_slot *de
         atomic_store_explicit(&e->addr, 0, memory_order_relaxed);
         found = 1;
     }
-    if (!found) {  /* another thread's free: the hinted ring first, then all */
-        uint32_t hint = atomic_load_explicit(hint_of(hsr_addr_hash(dead->addr)),
-                                             memory_order_relaxed);
+    if (!found) { /* another thread's free: the hinted ring first, then all */
+        uint32_t hint =
+            atomic_load_explicit(hint_of(hsr_addr_hash(dead->addr)), memory_order_relaxed);
         const struct hsr_thread *hinted =
             hint && hint - 1 != t->index ? hsr_thread_at(hint - 1) : NULL;
         if (hinted)

@@ -14,7 +14,7 @@
 
 struct hsr_size_slot *hsr_size_slots;
 static _Atomic int size_lock;
-static struct hsr_track_rec *_Atomic records;  /* every record, newest first */
+static struct hsr_track_rec *_Atomic records; /* every record, newest first */
 
 struct hsr_track_rec *hsr_track_records(void)
 {
@@ -28,7 +28,7 @@ int hsr_track_records_init(void)
 }
 
 static struct hsr_track_rec *record_new(uint32_t region, uint64_t size, uint32_t depth,
-                                       const uint64_t *frames)
+                                        const uint64_t *frames)
 {
     /* on a line boundary, as its counter sets are (tracking.h) */
     char *raw = hsr_pool_alloc(sizeof(struct hsr_track_rec) + 63);
@@ -72,12 +72,12 @@ __attribute__((noinline)) struct hsr_track_rec *hsr_size_record_add(uint32_t reg
         break;
     }
     hsr_spin_unlock(&size_lock);
-    return r;  /* NULL: a million distinct (region, size) pairs */
+    return r; /* NULL: a million distinct (region, size) pairs */
 }
 
 /* Only the type's owner thread makes its record, so no lock. */
 __attribute__((noinline)) struct hsr_track_rec *hsr_type_record_new(struct hsr_stack_entry *e,
-                                                                  uint32_t region, uint64_t size)
+                                                                    uint32_t region, uint64_t size)
 {
     uint32_t depth;
     const uint64_t *frames = hsr_stack_entry_frames(e, &depth);

@@ -17,20 +17,20 @@
 
 #define HSR_SIZE_SLOTS (1u << 20)
 struct hsr_size_slot {
-    _Atomic uint64_t key;   /* size + 1; 0 = empty */
+    _Atomic uint64_t key; /* size + 1; 0 = empty */
     uint32_t region;
     struct hsr_track_rec *_Atomic rec;
 };
 extern HSR_HIDDEN struct hsr_size_slot *hsr_size_slots;
 
 /* records.c */
-HSR_HIDDEN int hsr_track_records_init(void);   /* -1: no memory for the size table */
+HSR_HIDDEN int hsr_track_records_init(void); /* -1: no memory for the size table */
 HSR_HIDDEN struct hsr_track_rec *hsr_size_record_add(uint32_t region, uint64_t size);
-HSR_HIDDEN struct hsr_track_rec *hsr_type_record_new(struct hsr_stack_entry *e,
-                                                  uint32_t region, uint64_t size);
-HSR_HIDDEN void hsr_track_records_lock(void);    /* around fork */
+HSR_HIDDEN struct hsr_track_rec *hsr_type_record_new(struct hsr_stack_entry *e, uint32_t region,
+                                                     uint64_t size);
+HSR_HIDDEN void hsr_track_records_lock(void); /* around fork */
 HSR_HIDDEN void hsr_track_records_unlock(void);
-HSR_HIDDEN void hsr_track_records_clear(void);   /* the child: every count to zero, unlocked */
+HSR_HIDDEN void hsr_track_records_clear(void); /* the child: every count to zero, unlocked */
 
 static inline uint64_t hsr_size_hash(uint32_t region, uint64_t key)
 {
@@ -54,8 +54,8 @@ static inline struct hsr_track_rec *hsr_size_record(uint32_t region, uint64_t si
 }
 
 /* The record of a stack trace type, made by the type's owner thread if new. */
-static inline struct hsr_track_rec *hsr_type_record(struct hsr_stack_entry *e,
-                                                  uint32_t region, uint64_t size)
+static inline struct hsr_track_rec *hsr_type_record(struct hsr_stack_entry *e, uint32_t region,
+                                                    uint64_t size)
 {
     struct hsr_track_rec *r = atomic_load_explicit(hsr_stack_entry_slot(e), memory_order_acquire);
     return HSR_LIKELY(r) ? r : hsr_type_record_new(e, region, size);

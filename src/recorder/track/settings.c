@@ -58,7 +58,8 @@ __attribute__((constructor(101))) void hsr_tracking_init(void)
     /* the temporary's bounds are the trace's too */
     hsr_track.temp_between = env_number("HEAPSCOPE_TEMP_BETWEEN", 0, 0, (1ull << 40) - 1);
     hsr_track.temp_ns = env_number("HEAPSCOPE_TEMP_NS", 0, 0, UINT64_MAX);
-    hsr_track.max_blocks = env_number("HEAPSCOPE_TRACK_MAX_BLOCKS", HSR_TRACK_MAX_BLOCKS_DEFAULT, 1, (1ull << 40) - 1);
+    hsr_track.max_blocks =
+        env_number("HEAPSCOPE_TRACK_MAX_BLOCKS", HSR_TRACK_MAX_BLOCKS_DEFAULT, 1, (1ull << 40) - 1);
     if (!track) {
         hsr_guard = saved_guard;
         return;

@@ -22,10 +22,10 @@
 #include "track/tracking.h"
 
 struct hsr_slot {
-    uint64_t addr;      /* 0 = empty */
-    uint64_t born;      /* raw clock at birth (hsr_clock_raw) */
-    uintptr_t rec;      /* struct hsr_track_rec *, | 1 if allocated inside a component */
-    uint64_t seq;       /* table index << HSR_SEQ_BITS | its allocation number */
+    uint64_t addr; /* 0 = empty */
+    uint64_t born; /* raw clock at birth (hsr_clock_raw) */
+    uintptr_t rec; /* struct hsr_track_rec *, | 1 if allocated inside a component */
+    uint64_t seq;  /* table index << HSR_SEQ_BITS | its allocation number */
 };
 #define HSR_SEQ_BITS 48
 #define HSR_SEQ_MASK ((1ull << HSR_SEQ_BITS) - 1)
@@ -34,18 +34,18 @@ struct hsr_slot {
 struct hsr_shard {
     _Atomic int lock;
     uint64_t mask, used;
-    uint64_t limit;     /* used >= limit: grow first (half the slots; 0 before the first) */
+    uint64_t limit; /* used >= limit: grow first (half the slots; 0 before the first) */
     struct hsr_slot *s;
 } __attribute__((aligned(64)));
 
 extern HSR_HIDDEN struct hsr_shard hsr_shards[HSR_SHARDS];
-extern HSR_HIDDEN struct hsr_split hsr_track_blocks;  /* blocks in the table */
+extern HSR_HIDDEN struct hsr_split hsr_track_blocks; /* blocks in the table */
 
 /* table.c */
 HSR_HIDDEN int hsr_shard_grow(struct hsr_shard *sh);
-HSR_HIDDEN void hsr_track_table_lock(void);     /* every shard, around fork */
+HSR_HIDDEN void hsr_track_table_lock(void); /* every shard, around fork */
 HSR_HIDDEN void hsr_track_table_unlock(void);
-HSR_HIDDEN void hsr_track_table_clear(void);    /* the child: empty, unlocked */
+HSR_HIDDEN void hsr_track_table_clear(void); /* the child: empty, unlocked */
 
 __attribute__((noinline, cold)) HSR_HIDDEN void hsr_spin_wait(_Atomic int *l);
 
@@ -90,7 +90,7 @@ static inline void hsr_slot_prefetch(uint64_t h)
  * and copied to *replaced. h = hsr_addr_hash(in->addr); t: the calling thread's
  * table, or NULL. */
 static inline int hsr_slot_insert(const struct hsr_thread *t, uint64_t h, const struct hsr_slot *in,
-                                 struct hsr_slot *replaced)
+                                  struct hsr_slot *replaced)
 {
     /* full: only a block replacing a dead one at its address gets in */
     int full = (uint64_t)hsr_split_add(&hsr_track_blocks, t, 1) > hsr_track.max_blocks;
@@ -143,7 +143,7 @@ static inline void hsr_slot_set_born(uint64_t h, uint64_t addr, uint64_t born)
  * Only a block born at or before raw clock `born_by` (UINT64_MAX: any); with
  * `try_only`, give up (-1) rather than wait for the shard's lock. */
 static inline int hsr_slot_remove(const struct hsr_thread *t, uint64_t h, uint64_t addr,
-                                 uint64_t born_by, int try_only, struct hsr_slot *out)
+                                  uint64_t born_by, int try_only, struct hsr_slot *out)
 {
     struct hsr_shard *sh = hsr_shard_of(h);
     if (HSR_UNLIKELY(try_only)) {

@@ -3,8 +3,8 @@
  * birth or free. Only the record's owner makes it; other threads read it.
  */
 #define _GNU_SOURCE
-#include "core/pool.h"
 #include "count/thread.h"
+#include "core/pool.h"
 #include "track/thread.h"
 
 struct hsr_track_thread *hsr_track_thread_new(struct hsr_thread *t)

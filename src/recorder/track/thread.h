@@ -14,18 +14,18 @@
  * (deferred.c). `version` is odd while the owner writes. */
 struct hsr_freed_ring {
     _Atomic uint64_t version;
-    unsigned next;                  /* the oldest entry, the next to go */
+    unsigned next; /* the oldest entry, the next to go */
     struct hsr_freed {
-        _Atomic uint64_t addr;      /* 0: empty */
-        _Atomic uint64_t clock;     /* raw clock at the free */
-        _Atomic uint64_t seq;       /* the freeing table's allocation number then */
+        _Atomic uint64_t addr;  /* 0: empty */
+        _Atomic uint64_t clock; /* raw clock at the free */
+        _Atomic uint64_t seq;   /* the freeing table's allocation number then */
     } e[HSR_FREED_RING];
 };
 
 struct hsr_track_thread {
     /* allocations this record's threads made (only the owner writes) */
     _Atomic uint64_t alloc_seq;
-    struct hsr_freed_ring freed;    /* only the owner writes */
+    struct hsr_freed_ring freed; /* only the owner writes */
     /* the birth clock of each of the last allocations, by allocation number: a
      * death another thread counts late finds from it the number this record had
      * reached at the free (born_log.c). Only the owner writes. */

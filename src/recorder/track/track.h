@@ -16,8 +16,8 @@ struct hsr_site;
 struct hsr_thread;
 
 extern HSR_HIDDEN int hsr_track_on;
-HSR_HIDDEN void hsr_tracking_init(void);                /* HEAPSCOPE_TRACK*: idempotent */
-HSR_HIDDEN void hsr_tracking_write(struct hsr_buf *b);  /* TRACK_* chunks of a snapshot */
+HSR_HIDDEN void hsr_tracking_init(void);               /* HEAPSCOPE_TRACK*: idempotent */
+HSR_HIDDEN void hsr_tracking_write(struct hsr_buf *b); /* TRACK_* chunks of a snapshot */
 
 /* The common case of tracking mode (no trace), for hooks/blocks.h: the birth or
  * the whole death of a block in one call each, heap figure included (what
@@ -27,7 +27,7 @@ HSR_HIDDEN void hsr_track_birth(void *p, uint64_t size, struct hsr_site site);
 HSR_HIDDEN void hsr_track_free(void *p);
 /* The same in steps, for hooks/blocks.c (the trace on, or a realloc). */
 HSR_HIDDEN int hsr_track_born(void *p, uint64_t size, struct hsr_site site, int component);
-HSR_HIDDEN int hsr_track_dying(void *p, struct hsr_dying *d);  /* 0: it was tracked */
+HSR_HIDDEN int hsr_track_dying(void *p, struct hsr_dying *d); /* 0: it was tracked */
 HSR_HIDDEN void hsr_track_dead(struct hsr_dying *d);
 HSR_HIDDEN void hsr_track_revive(struct hsr_dying *d);
 

@@ -14,7 +14,7 @@
 #include "track/thread.h"
 #include "track/track.h"
 
-#define HSR_LIFETIME_BINS 64u  /* bin 0: value 0; else floor(log2 v) + 1, capped */
+#define HSR_LIFETIME_BINS 64u /* bin 0: value 0; else floor(log2 v) + 1, capped */
 
 /* A record's counters. Each record has two sets: `own`, written by the thread of
  * table 0 alone (the main thread nearly always: it allocates first) with plain
@@ -26,33 +26,33 @@
  * threads all allocate alike. */
 struct hsr_track_counts {
     _Atomic uint64_t allocs, frees, temporaries;
-    _Atomic uint64_t extra_bytes;    /* usable minus requested, summed over allocs */
-    _Atomic uint64_t time_hist[HSR_LIFETIME_BINS];     /* freed blocks by lifetime, ns */
-    _Atomic uint64_t between_hist[HSR_LIFETIME_BINS];  /* by allocations in between */
+    _Atomic uint64_t extra_bytes;                  /* usable minus requested, summed over allocs */
+    _Atomic uint64_t time_hist[HSR_LIFETIME_BINS]; /* freed blocks by lifetime, ns */
+    _Atomic uint64_t between_hist[HSR_LIFETIME_BINS]; /* by allocations in between */
 };
 
 /* What happened to the blocks of one stack trace type, or of one (region, size)
  * when frames is NULL. */
 struct hsr_track_rec {
-    struct hsr_track_rec *next;       /* list of every record (records.c) */
+    struct hsr_track_rec *next; /* list of every record (records.c) */
     uint32_t region, depth;
     uint64_t size;
-    const uint64_t *frames;          /* the type's frames in stacks/stacks.c; NULL: per size */
-    _Atomic int64_t live_at_peak;    /* blocks live at the heap peak (live = allocs - frees) */
+    const uint64_t *frames;       /* the type's frames in stacks/stacks.c; NULL: per size */
+    _Atomic int64_t live_at_peak; /* blocks live at the heap peak (live = allocs - frees) */
     /* each set on lines of its own: the fields above are read by every thread */
     _Alignas(64) struct hsr_track_counts own;
     _Alignas(64) struct hsr_track_counts shared;
 };
 
 /* A counter of a record, both sets added up (readers). */
-#define HSR_TRACK_TOTAL(r, field)                                          \
-    (atomic_load_explicit(&(r)->own.field, memory_order_relaxed) +        \
+#define HSR_TRACK_TOTAL(r, field)                                  \
+    (atomic_load_explicit(&(r)->own.field, memory_order_relaxed) + \
      atomic_load_explicit(&(r)->shared.field, memory_order_relaxed))
 
 struct hsr_track_settings {
-    uint64_t temp_between;  /* N: a temporary has at most N allocations in between */
-    uint64_t temp_ns;       /* and lives at most this long (0: no time bound) */
-    uint64_t max_blocks;    /* side table bound */
+    uint64_t temp_between; /* N: a temporary has at most N allocations in between */
+    uint64_t temp_ns;      /* and lives at most this long (0: no time bound) */
+    uint64_t max_blocks;   /* side table bound */
 };
 extern HSR_HIDDEN struct hsr_track_settings hsr_track;
 
@@ -95,9 +95,9 @@ static inline void hsr_split_reset(struct hsr_split *c)
     atomic_store(&c->rest, 0);
 }
 
-extern HSR_HIDDEN _Atomic int64_t hsr_track_table_bytes;  /* memory mapped for tracking */
+extern HSR_HIDDEN _Atomic int64_t hsr_track_table_bytes; /* memory mapped for tracking */
 
-HSR_HIDDEN struct hsr_track_rec *hsr_track_records(void);  /* records.c: every record */
+HSR_HIDDEN struct hsr_track_rec *hsr_track_records(void); /* records.c: every record */
 
 /* Add n to a record's counter: plainly to its own set from table 0's thread
  * (see struct hsr_track_counts), else atomically. */
@@ -114,21 +114,22 @@ static inline void hsr_track_bump(_Atomic uint64_t *own, _Atomic uint64_t *share
     hsr_track_bump(&(r)->own.field, &(r)->shared.field, mine, n)
 
 /* ---- peak.c: the heap peak and the global figures ---- */
-extern HSR_HIDDEN struct hsr_split hsr_track_live_bytes;  /* requested bytes of tracked blocks live */
-extern HSR_HIDDEN _Atomic int64_t hsr_track_max_bytes;    /* the peak of hsr_track_live_bytes */
-extern HSR_HIDDEN _Atomic uint64_t hsr_track_max_ns;      /* and when (since the start) */
-extern HSR_HIDDEN _Atomic int hsr_track_peak_pending;     /* a new maximum not copied yet */
-extern HSR_HIDDEN _Atomic uint64_t hsr_track_untracked;   /* blocks the table did not take */
-HSR_HIDDEN void hsr_track_peak_now(void);   /* a pending peak copied (first death, snapshot) */
+extern HSR_HIDDEN struct hsr_split
+    hsr_track_live_bytes;                               /* requested bytes of tracked blocks live */
+extern HSR_HIDDEN _Atomic int64_t hsr_track_max_bytes;  /* the peak of hsr_track_live_bytes */
+extern HSR_HIDDEN _Atomic uint64_t hsr_track_max_ns;    /* and when (since the start) */
+extern HSR_HIDDEN _Atomic int hsr_track_peak_pending;   /* a new maximum not copied yet */
+extern HSR_HIDDEN _Atomic uint64_t hsr_track_untracked; /* blocks the table did not take */
+HSR_HIDDEN void hsr_track_peak_now(void); /* a pending peak copied (first death, snapshot) */
 HSR_HIDDEN void hsr_track_figures(struct hsr_track_figures *f);
-HSR_HIDDEN void hsr_track_peak_reset(void);  /* fork child */
+HSR_HIDDEN void hsr_track_peak_reset(void); /* fork child */
 
 /* ---- deferred.c ---- */
 struct hsr_slot;
 /* A birth found `dead` in the table at its address: count its death; the free's clock. */
 HSR_HIDDEN uint64_t hsr_track_replaced_died(struct hsr_thread *t, const struct hsr_slot *dead,
                                             uint64_t now);
-HSR_HIDDEN void hsr_track_deferred_reset(void);  /* fork child: rings and hints empty */
+HSR_HIDDEN void hsr_track_deferred_reset(void); /* fork child: rings and hints empty */
 
 /* fork.c: the handlers, registered once tracking is on */
 HSR_HIDDEN void hsr_track_atfork(void);

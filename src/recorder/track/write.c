@@ -61,7 +61,8 @@ void hsr_tracking_write(struct hsr_buf *b)
     struct hsr_track_figures f;
     hsr_track_figures(&f);
     size_t c = hsr_chunk_begin(b, HS_TRACK_SUMMARY);
-    hsr_buf_u32(b, (uint32_t)(hsr_track.temp_between > UINT32_MAX ? UINT32_MAX : hsr_track.temp_between));
+    hsr_buf_u32(
+        b, (uint32_t)(hsr_track.temp_between > UINT32_MAX ? UINT32_MAX : hsr_track.temp_between));
     hsr_buf_u32(b, 0);
     hsr_buf_u64(b, hsr_track.temp_ns);
     hsr_buf_u64(b, f.peak_bytes > 0 ? (uint64_t)f.peak_bytes : 0);
