@@ -162,7 +162,7 @@ class Codec:
                 expect = count
             else:
                 expect = None
-            if expect is not None and f.type != "str" and len(value) != expect:
+            if expect is not None and len(value) != expect:
                 raise ValueError(f"{self.name}.{f.name}: {len(value)} values, count says {expect}")
             if f.type in SCALARS:
                 char = SCALARS[f.type]
