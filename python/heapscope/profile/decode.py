@@ -44,7 +44,7 @@ def snapshot_end(payload) -> Tuple[int, int, int]:
 
 
 def modules(payload) -> List[Module]:
-    return [Module(m.path, m.bias, m.build_id.hex(), tuple((r.lo, r.hi) for r in m.ranges))
+    return [Module(m.path, m.bias, m.build_id.hex(), tuple(m.ranges))   # ranges: (lo, hi) rows
             for m in _CODEC[fmt.CHUNK_MODULES].decode(payload).modules]
 
 

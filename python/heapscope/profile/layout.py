@@ -2,8 +2,9 @@
 
 A Codec turns a payload into a record (a namedtuple named after the chunk, fields in
 table order, reserved fields included) and back. Consecutive fixed-size fields are one
-struct.Struct; a repeat of fixed-size fields is read with struct.iter_unpack, so big
-tables (SIZE_COUNTS, TIMELINE samples) cost one C loop. A payload shorter than its
+struct.Struct. The rows of a repeat of fixed-size fields are plain tuples (fields in
+table order) read with struct.iter_unpack: big tables (SIZE_COUNTS, TIMELINE samples)
+cost one C loop, where a namedtuple per row would double the time of reading a file. A payload shorter than its
 layout raises Malformed; bytes after the last field are ignored (a later version may
 append fields) unless decode(..., whole=True).
 """
@@ -122,8 +123,7 @@ class Codec:
                     if pos + size > end:
                         raise Malformed(f"{n} {body.name} rows of {body.fixed.size} bytes do not "
                                         f"fit in {end - pos} bytes")
-                    make = body.record._make
-                    values.append([make(t) for t in body.fixed.iter_unpack(buf[pos:pos + size])])
+                    values.append(list(body.fixed.iter_unpack(buf[pos:pos + size])))
                     pos += size
                 else:
                     rows = []
@@ -133,6 +133,17 @@ class Codec:
                     values.append(rows)
         return values, pos
 
+    def as_dict(self, record) -> dict:
+        """A decoded record as nested dicts by field name, reserved fields left out."""
+        out = {}
+        for f, value in zip(self.fields, record):
+            if f.reserved:
+                continue
+            if f.type == "repeat":
+                value = [self._bodies[f.name].as_dict(row) for row in value]
+            out[f.name] = value
+        return out
+
     # ---- encoding (the test writer of synthetic files; checks every count) ----
     def encode(self, values) -> bytes:
         out = bytearray()
@@ -140,8 +151,8 @@ class Codec:
         return bytes(out)
 
     def _encode(self, values, out: bytearray) -> None:
-        if hasattr(values, "_asdict"):   # a decoded record: its renamed reserved fields go
-            values = {k: v for k, v in values._asdict().items() if not k.startswith("_")}
+        if isinstance(values, tuple):      # a decoded record or row
+            values = self.as_dict(values)
         given = dict(values)
         for f in self.fields:   # a count field left out is the length of what it counts
             if isinstance(f.count, str) and f.count != "rest" and f.count not in given:

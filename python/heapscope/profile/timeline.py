@@ -25,12 +25,12 @@ def decode_samples(payload) -> Tuple[dict, List[tuple]]:
     r = fmt.CODECS[TIMELINE_SAMPLES].decode(payload)
     labels = r.labels
     rows = []
-    for s in r.samples:
-        label = s.label
+    # samples are plain rows, fields in table order (layout.py)
+    for mono, kind, region, label, _reserved, heap, heap_mpi, rss, pss in r.samples:
         if label != fmt.NO_LABEL and label >= len(labels):
             raise Malformed(f"sample label {label} but {len(labels)} labels")
-        rows.append((s.mono_ns, s.kind, s.region, None if label == fmt.NO_LABEL else labels[label],
-                     s.heap_bytes, s.heap_component_bytes, s.rss_bytes, s.pss_bytes))
+        rows.append((mono, kind, region, None if label == fmt.NO_LABEL else labels[label],
+                     heap, heap_mpi, rss, pss))
     head = dict(interval_ns=r.interval_ns, caliper_ns=r.caliper_ns, heap_measure=r.heap_measure,
                 calipers_taken=r.calipers_taken, calipers_skipped=r.calipers_skipped,
                 mpi_rss_delta=r.mpi_rss_delta, mpi_pss_delta=r.mpi_pss_delta,
