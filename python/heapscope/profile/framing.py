@@ -14,7 +14,8 @@ from typing import BinaryIO, Callable, Iterator, List, NamedTuple, Optional
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
 
-_HEAD = fmt.CHUNK_HEADER.fixed       # u32 type | u32 crc | u64 payload_len
+_HEAD = fmt.CHUNK_HEADER.fixed       # type, crc, payload_len (the table's chunk_header)
+_HEAD_FIELDS = fmt.CHUNK_HEADER.record
 
 
 @dataclass
@@ -93,12 +94,12 @@ class _Walk:
             if offset + _HEAD.size > end:
                 self.truncated_at = offset
                 return
-            ctype, crc, length = _HEAD.unpack(self.read_head(offset))
-            if length > end - offset - _HEAD.size:
+            head = _HEAD_FIELDS._make(_HEAD.unpack(self.read_head(offset)))
+            if head.payload_len > end - offset - _HEAD.size:
                 self.truncated_at = offset
                 return
-            yield ChunkHead(ctype, crc, offset, length)
-            offset += _HEAD.size + length
+            yield ChunkHead(head.type, head.crc, offset, head.payload_len)
+            offset += _HEAD.size + head.payload_len
 
 
 def check_crc(payload, head: ChunkHead, path: str) -> None:

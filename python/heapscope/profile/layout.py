@@ -38,6 +38,7 @@ class Codec:
         first = self._steps[0] if self._steps else None
         self.prefix = first[1] if first and first[0] == _RUN else struct.Struct("<")
         self.fixed = self.prefix if len(self._steps) == 1 and first[0] == _RUN else None
+        self._prefix_names = [f.name for f in self.fields[:len(self.prefix.unpack(bytes(self.prefix.size)))]]
 
     def _compile(self) -> list:
         steps: list = []
@@ -132,6 +133,12 @@ class Codec:
                         rows.append(body.record._make(row))
                     values.append(rows)
         return values, pos
+
+    def decode_prefix(self, data) -> dict:
+        """The leading fixed-size fields by name, from at least prefix.size bytes."""
+        if len(data) < self.prefix.size:
+            raise Malformed(f"payload of {len(data)} bytes, its first fields take {self.prefix.size}")
+        return dict(zip(self._prefix_names, self.prefix.unpack_from(data)))
 
     def as_dict(self, record) -> dict:
         """A decoded record as nested dicts by field name, reserved fields left out."""

@@ -27,7 +27,7 @@ from heapscope.profile.tracking import build, region_namer
 
 TRACE_START, TRACE_EVENTS = fmt.TRACE_START, fmt.TRACE_EVENTS
 ALLOC, FREE, STACK = fmt.EVENT_ALLOC, fmt.EVENT_FREE, fmt.EVENT_STACK
-_EVENTS_HEAD = fmt.CODECS[TRACE_EVENTS].prefix     # the fields before the events
+_EVENTS = fmt.CODECS[TRACE_EVENTS]     # its prefix: the fields before the events
 
 
 class _Chunk:
@@ -55,13 +55,10 @@ def scan(path: str) -> Tuple[Optional[tuple], List[_Chunk]]:
                     start = fmt.CODECS[TRACE_START].decode(framing.read_payload(fh, head, path))
                 elif head.type == TRACE_EVENTS:
                     fh.seek(head.payload_offset)
-                    prefix = fh.read(min(_EVENTS_HEAD.size, head.length))
-                    if len(prefix) < _EVENTS_HEAD.size:
-                        raise Malformed(f"payload of {head.length} bytes, its fields take "
-                                        f"{_EVENTS_HEAD.size}")
+                    fields = _EVENTS.decode_prefix(fh.read(min(_EVENTS.prefix.size, head.length)))
                     c = _Chunk()
-                    (c.thread, c.events, c.first_seq, c.last_seq, c.codec, _reserved,
-                     c.raw_len) = _EVENTS_HEAD.unpack(prefix)
+                    for name in ("thread", "events", "first_seq", "last_seq", "codec", "raw_len"):
+                        setattr(c, name, fields[name])
                     c.head, c.offset, c.length, c.crc = head, head.payload_offset, head.length, head.crc
                     chunks.append(c)
             except Malformed as exc:
@@ -72,7 +69,7 @@ def scan(path: str) -> Tuple[Optional[tuple], List[_Chunk]]:
 
 def _payload(fh, path: str, c: _Chunk) -> bytes:
     """The events of a chunk, decompressed and checked against its header."""
-    data = framing.read_payload(fh, c.head, path)[_EVENTS_HEAD.size:]
+    data = framing.read_payload(fh, c.head, path)[_EVENTS.prefix.size:]
     if c.codec == fmt.CODEC_ZSTD:
         data = _unzstd(data, c, path)
     elif c.codec == fmt.CODEC_DEFLATE:
