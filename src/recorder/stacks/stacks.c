@@ -62,7 +62,7 @@ static HSR_TLS uintptr_t stack_lo, stack_hi; /* this thread's stack, for the fp 
 
 void hsr_stacks_init(int unwinder, unsigned depth)
 {
-    use_fp = unwinder == 1;
+    use_fp = unwinder == HS_UNWINDER_FRAME_POINTERS;
     max_depth = depth < 1 ? 1 : depth > HSR_MAX_DEPTH ? HSR_MAX_DEPTH : depth;
     if (!use_fp)
         unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);

@@ -186,7 +186,7 @@ static int take_token(int wait)
 static uint32_t label_index(const char *label)
 {
     if (!label)
-        return 0xFFFFFFFFu;
+        return HS_NO_LABEL;
     uint32_t h = (uint32_t)(((uintptr_t)label >> 3) * 2654435761u) % HSR_TIMELINE_LABELS;
     for (uint32_t i = 0; i < HSR_TIMELINE_LABELS; i++, h = (h + 1) % HSR_TIMELINE_LABELS) {
         uint32_t idx = label_slot[h];
@@ -194,13 +194,13 @@ static uint32_t label_index(const char *label)
             return idx - 1;
         if (!idx) {
             if (nlabels == HSR_TIMELINE_LABELS - 1)
-                return 0xFFFFFFFFu;
+                return HS_NO_LABEL;
             labels[nlabels] = label;
             label_slot[h] = ++nlabels;
             return nlabels - 1;
         }
     }
-    return 0xFFFFFFFFu;
+    return HS_NO_LABEL;
 }
 
 static void encode_sample(const struct hsr_sample *s)
@@ -262,7 +262,8 @@ static void flush(int wait)
         size_t c = hsr_chunk_begin(&out, HS_TIMELINE_SAMPLES);
         hsr_buf_u64(&out, interval_ns);
         hsr_buf_u64(&out, (uint64_t)hsr_caliper_ns);
-        hsr_buf_u32(&out, !hsr_heap_watch ? 2u : (uint32_t)hsr_heap_measure_requested());
+        hsr_buf_u32(&out, !hsr_heap_watch ? HS_HEAP_MEASURE_NONE
+                                          : (uint32_t)hsr_heap_measure_requested());
         hsr_buf_u32(&out, 0);
         hsr_buf_u64(&out, t.taken);
         hsr_buf_u64(&out, t.skipped);

@@ -15,8 +15,7 @@
 
 #define TRACE_MAX_EVENT (16u + 6u * 10u + HSR_MAX_DEPTH * 8u) /* a stack definition */
 
-/* Event tags in a buffer (layout: profile_format.h, TRACE_EVENTS) */
-enum { TRACE_ALLOC = 1, TRACE_FREE = 2, TRACE_STACK = 3 };
+/* Event tags in a buffer: HS_EVENT_* (profile_format.h, TRACE_EVENTS) */
 
 struct hsr_trace_buf {
     struct hsr_trace_buf *next; /* in the free list or the full queue */

@@ -133,7 +133,7 @@ static uint32_t stack_id(struct hsr_trace_buf *b, uint8_t **o, struct hsr_stack_
     uint32_t depth;
     const uint64_t *frames = hsr_stack_entry_frames(e, &depth);
     uint8_t *p = *o;
-    *p++ = TRACE_STACK; /* a head of number delta 0, tag 3 */
+    *p++ = HS_EVENT_STACK; /* a head of number delta 0, tag 3 */
     p = put_varint(p, id);
     p = put_varint(p, region);
     p = put_varint(p, size);
@@ -156,7 +156,7 @@ void hsr_trace_alloc(void *p, uint64_t size, struct hsr_site site, int64_t extra
     uint64_t ns = hsr_clock_ns();
     uint8_t *o = b->data + b->len;
     uint32_t id = site.type ? stack_id(b, &o, site.type, site.region, size) : 0;
-    event_head(b, &o, TRACE_ALLOC, seq, ns, (uint64_t)(uintptr_t)p);
+    event_head(b, &o, HS_EVENT_ALLOC, seq, ns, (uint64_t)(uintptr_t)p);
     o = put_varint(o, size);
     o = put_varint(o, id);
     o = put_varint(o, site.region);
@@ -180,7 +180,7 @@ void hsr_trace_free(struct hsr_dying *d)
     if (!b)
         return;
     uint8_t *o = b->data + b->len;
-    event_head(b, &o, TRACE_FREE, d->trace_seq, d->trace_ns, (uint64_t)(uintptr_t)d->p);
+    event_head(b, &o, HS_EVENT_FREE, d->trace_seq, d->trace_ns, (uint64_t)(uintptr_t)d->p);
     b->len = (size_t)(o - b->data);
     unlock_buffer(s);
 }

@@ -51,7 +51,6 @@ static _Atomic int writer_pid;  /* process the writer thread runs in */
 static _Atomic int start_pid;   /* process whose file has its TRACE_START */
 static uint8_t *writer_out, *drain_out;
 /* codecs of TRACE_EVENTS (profile_format.h); 1, deflate, is only read */
-enum { CODEC_RAW = 0, CODEC_ZSTD = 2 };
 static int compress_on = 1; /* HEAPSCOPE_TRACE_COMPRESS is not 0 */
 
 /* A compressor and its output area; one for the writer thread, one for drains
@@ -145,7 +144,7 @@ static void write_buffer(struct hsr_trace_buf *b, struct packer *pk, struct hsr_
     hsr_buf_u32(chunk, b->events);
     hsr_buf_u64(chunk, b->first_seq);
     hsr_buf_u64(chunk, b->last_seq);
-    hsr_buf_u32(chunk, packed ? CODEC_ZSTD : CODEC_RAW);
+    hsr_buf_u32(chunk, packed ? HS_CODEC_ZSTD : HS_CODEC_NONE);
     hsr_buf_u32(chunk, 0);
     hsr_buf_u64(chunk, b->len);
     hsr_buf_bytes(chunk, packed ? pk->out : b->data, packed ? packed : b->len);
