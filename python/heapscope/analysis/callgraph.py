@@ -5,17 +5,18 @@ allocation size; an edge goes from caller to callee. Every vertex and edge carri
 many stack trace types, how many allocations and how many bytes pass through it (a
 path that passes a vertex twice, through recursion, counts once).
 
-Ranking (the seed paper's step three, made automatic): the vertices shared by the most
+Ranking (step three of the method of Gomes et al., "Memory allocation anomalies in
+high-performance computing applications", made automatic): the vertices shared by the most
 paths are where a fix pays most. Only user code is ranked (analysis.classify): entry
 points and runtime frames are drawn, never ranked. Neither is the *trunk*: the user
-functions every path goes through before the paths first branch (a phase driver
-called from main is on every path, like main itself). The trunk is found on
-functions in both views: with lines, every line vertex of a trunk function on the
-trunk is trunk too (a driver's loop calling two kernels from two lines is still the
-driver). The last trunk function is ranked only when the paths never meet again
-below the branch, because then it is the one place they all share (with lines: its
-lines there). Order: more types, then more allocations, then nearer the allocation
-(fewer frames between the vertex and the allocation call), then name.
+functions every path goes through before the paths first branch (a phase driver called
+from main is on every path, like main itself). The trunk is found on functions in both
+views: with lines, every line vertex of a trunk function on the trunk is trunk too (a
+driver's loop calling two kernels from two lines is still the driver). The last trunk
+function is ranked only when the paths never meet again below the branch, because then it
+is the one place they all share (with lines: its lines there). Order: more types, then
+more allocations, then nearer the allocation (fewer frames between the vertex and the
+allocation call), then name.
 
 `document` is the graph as plain data (the `heapscope callgraph --format json` layout,
 docs/analysis-formats.md); render/callgraph_text.py and render/callgraph_dot.py draw it.
