@@ -27,6 +27,7 @@ COMMANDS = [
     "leaks",
     "timeline",
     "export",
+    "html",
     "bench",
     "demo",
 ]
