@@ -1,5 +1,6 @@
-"""Plain-text building blocks shared by the text renderers: numbers, sizes, tables."""
-from typing import List, Sequence
+"""Plain-text building blocks shared by the text renderers: numbers, sizes, tables, and
+the one sparkline (timelines, the job report, lifetime histograms)."""
+from typing import List, Optional, Sequence
 
 
 def num(n: int) -> str:
@@ -37,3 +38,35 @@ def shorten(items: Sequence[str], limit: int = 8) -> str:
     if len(items) <= limit:
         return ", ".join(items)
     return ", ".join(items[:limit]) + f", ... and {len(items) - limit} more"
+
+
+BLOCKS = "▁▂▃▄▅▆▇█"
+ASCII_BLOCKS = "_.-:=+*#"     # where the terminal cannot show BLOCKS
+
+
+def sparkline(values: Sequence[Optional[int]], width: int = 0, top: Optional[int] = None,
+              low: Optional[int] = None, blocks: str = BLOCKS) -> str:
+    """One character per value, None (no value) as a space.
+
+    width > 0 first reduces the values to at most `width` cells, each the largest of its
+    share of the values (so no peak is lost). Two scales:
+      from zero (low None): 0 and below are a space, anything above shows at least the
+        lowest block, `top` (default: the largest value) the highest: a rounding up, so a
+        small value never vanishes;
+      from `low`: `low` is the lowest block, `top` the highest, linear in between, so a
+        change on top of a large base still shows."""
+    if width > 0 and len(values) > width:
+        n = len(values)
+        values = [max(values[i * n // width:max((i + 1) * n // width, i * n // width + 1)])
+                  for i in range(width)]
+    present = [v for v in values if v is not None]
+    if not present:
+        return " " * len(values)
+    steps = len(blocks) - 1
+    if low is None:
+        top = top or max(present) or 1
+        return "".join(" " if v is None or v <= 0 else blocks[min(steps, (v * len(blocks) - 1) // top)]
+                       for v in values)
+    rise = (max(present) if top is None else top) - low
+    return "".join(" " if v is None else blocks[(v - low) * steps // rise if rise else 0]
+                   for v in values)
