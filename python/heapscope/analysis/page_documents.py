@@ -14,14 +14,15 @@ from typing import Dict, List, Optional, Sequence
 
 from heapscope.analysis import job, stacks as stack_paths
 from heapscope.analysis.callgraph import build_callgraph
-from heapscope.analysis.job_loading import RANK_FILE, load_summaries, profile_files
+from heapscope.analysis.job_loading import RANK_FILE, load_summaries
+from heapscope.analysis.profile_files import profile_files
 from heapscope.analysis.loading import weighted_stacks
 from heapscope.analysis.selection import SizeSet
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import load_profiles
 from heapscope.profile.model import Profile
 from heapscope.report import identify, stacktypes
-from heapscope.report.timeline_summary import document as timeline_document
+from heapscope.analysis.timeline import document as timeline_document
 from heapscope.symbolize import Symbolizer
 
 CALLGRAPHS = 12        # size x region groups drawn as call graphs (most allocations first)

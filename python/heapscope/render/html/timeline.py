@@ -5,12 +5,12 @@ ranks, and the rank table (the `job` document).
 
 The page carries samples as columns (seconds, heap, ...; an unreadable value as null).
 A process with more than MAX_POINTS samples is reduced to MAX_POINTS bins holding each
-bin's largest value (analysis.job_timeline's binning), so no peak is lost."""
+bin's largest value (analysis.timeline's binning for jobs), so no peak is lost."""
 from typing import Dict, List, Optional
 
 import numpy as np
 
-from heapscope.analysis.job_timeline import SERIES as JOB_SERIES, _bin_values
+from heapscope.analysis.timeline import JOB_SERIES, _bin_values
 
 ID, TITLE, SCRIPT = "timeline", "Timeline", "timeline.js"
 MAX_POINTS = 100_000
