@@ -85,7 +85,7 @@ HS.sections.timeline = function (body, d) {
         { title: "end", num: true, key: (r) => r.end_s, cell: (r) => r.end_s === null ? "open" : HS.seconds(r.end_s) },
         { title: "heap at begin", num: true, key: (r) => r.heap_begin, cell: (r) => HS.measured(r.heap_begin) },
         { title: "heap at end", num: true, key: (r) => r.heap_end, cell: (r) => HS.measured(r.heap_end) }],
-      p.regions, { limit: 40 }));
+      p.regions, { limit: 40, cls: "hs-regions" }));
     }
   };
   if (d.processes.length > 1) {
