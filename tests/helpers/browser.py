@@ -76,6 +76,8 @@ def open_report(browser, path, name: str = "") -> Report:
 
 def shoot(report: Report, shots: Path, section: str) -> Path:
     out = shots / f"{report.name}-{section}.png"
+    # the sticky page header would be drawn over the section as it scrolls into view
+    report.page.add_style_tag(content="header { position: static !important; }")
     report.page.locator(f"#{section}").screenshot(path=str(out))
     assert out.stat().st_size > 1000
     return out
