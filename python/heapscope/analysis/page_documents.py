@@ -134,5 +134,17 @@ def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
 
 
 def _diff(before: Sequence[Profile], after_paths: Sequence[str], sym: Symbolizer) -> dict:
-    from heapscope.analysis import diff_document
-    return diff_document.build(before, load_profiles(after_paths), sym)
+    """What `heapscope diff A B --stacks` compares (analysis.diff): per size and region,
+    the totals, the migrations, the stack trace types matched by symbolized frames."""
+    from heapscope.analysis import diff
+    after = load_profiles(after_paths)
+    sizes = SizeSet(None)
+    rows = diff.size_changes(diff.size_table(before, sizes, None), diff.size_table(after, sizes, None))
+    stacks_a = weighted_stacks(before, recorded_sizes(before), None, symbolizer=sym,
+                               notes_to=None, check=False)
+    stacks_b = weighted_stacks(after, recorded_sizes(after), None, symbolizer=sym,
+                               notes_to=None, check=False)
+    return dict(processes=(len(before), len(after)), sizes=rows, total=diff.totals(rows),
+                migrations=diff.migrations(rows),
+                stacks=diff.stack_changes(stacks_a, stacks_b) if stacks_a or stacks_b else None,
+                path_migrations=diff.path_migrations(stacks_a, stacks_b))

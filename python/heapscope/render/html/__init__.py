@@ -12,9 +12,9 @@
 Each section module has ID, TITLE, SCRIPT and data(docs): the part of the documents its
 script lays out (no figure is computed in JavaScript).
 """
-from heapscope.render.html import overview, page, sizes, stacks, timeline, tracking
+from heapscope.render.html import diff, overview, page, sizes, stacks, timeline, tracking
 
-PROFILE_SECTIONS = [overview, sizes, stacks, tracking, timeline]
+PROFILE_SECTIONS = [overview, sizes, stacks, tracking, timeline, diff]
 
 
 def _sections(modules):

@@ -15,6 +15,7 @@ from heapscope.analysis.stacks import frame_name
 from heapscope.errors import HeapscopeError
 from heapscope.render.text import counted
 from heapscope.symbolize import Frame
+from heapscope.symbolize.names import short_name
 
 ID, TITLE, SCRIPT = "stacks", "Stack trace types", "stacks.js"
 DOT_SECONDS = 20        # per call graph; a graph dot cannot lay out in time is named, not drawn
@@ -22,7 +23,7 @@ DOT_BUDGET = 90         # for all of a page's call graphs together
 
 
 def frame_table(groups: List[dict]) -> Tuple[List[dict], List[dict]]:
-    """(distinct frames with their display name, groups whose stack types list frame indices)."""
+    """(distinct frames with their display names, whole and short, groups whose stack types list frame indices)."""
     index: Dict[tuple, int] = {}
     table: List[dict] = []
     out = []
@@ -35,7 +36,8 @@ def frame_table(groups: List[dict]) -> Tuple[List[dict], List[dict]]:
                 i = index.get(key)
                 if i is None:
                     i = index[key] = len(table)
-                    table.append(dict(f, name=frame_name(Frame(**f))))
+                    name = frame_name(Frame(**f))
+                    table.append(dict(f, name=name, short=short_name(name)))
                 ids.append(i)
             types.append(dict(t, frames=ids))
         out.append(dict(g, stack_types=types))

@@ -104,3 +104,6 @@ HS.process = (d) => (d.rank >= 0 ? `rank ${d.rank} pid ${d.pid}` : `pid ${d.pid}
   (d.host ? ` on ${d.host}` : "");
 
 HS.go = (id) => { const e = document.getElementById(id); if (e) e.scrollIntoView(); };
+
+// A call path in a table cell: one line, cut at the cell's width, whole on hover.
+HS.pathCell = (text) => HS.el("span", { class: "hs-path", title: text }, text);

@@ -91,8 +91,8 @@ HS.sections.stacks = function (body, d) {
       { title: "share", num: true, key: (t) => t.share, cell: (t) => HS.percent(t.share) },
       { title: "bytes", num: true, key: (t) => t.bytes, cell: (t) => HS.num(t.bytes) },
       { title: "call path (innermost first)", key: (t) => t.rank,
-        cell: (t) => t.frames.slice(0, 6).map((i) => d.frames[i].name).join(" ← ") +
-          (t.frames.length > 6 ? ` ← … (${t.frames.length - 6} more)` : "") }],
+        cell: (t) => HS.pathCell(t.frames.slice(0, 6).map((i) => d.frames[i].short).join(" ← ") +
+          (t.frames.length > 6 ? ` ← … (${t.frames.length - 6} more)` : "")) }],
       g.stack_types, { limit: 50, cls: "hs-stack-types" }));
   };
   const graph = () => {
@@ -120,7 +120,7 @@ HS.sections.stacks = function (body, d) {
         { title: "share", num: true, key: (v) => v.count, cell: (v) => HS.percent(cg.count ? v.count / cg.count : 0) },
         { title: "bytes", num: true, key: (v) => v.bytes, cell: (v) => HS.num(v.bytes) },
         { title: "function", key: (v) => v.function,
-          cell: (v) => v.function + (v.file ? ` @ ${v.file}` : "") }], cg.ranking, { cls: "hs-ranking" }));
+          cell: (v) => HS.pathCell(v.function + (v.file ? ` @ ${v.file}` : "")) }], cg.ranking, { cls: "hs-ranking" }));
     } else {
       graphBox.append(HS.note("No user-code vertex to rank: every frame is an entry point or runtime code."));
     }

@@ -69,7 +69,7 @@ HS.sections.tracking = function (body, d) {
     { title: "region", key: (r) => r.region, cell: (r) => r.region },
     { title: "temporaries", num: true, key: (r) => r.temporaries, cell: (r) => HS.num(r.temporaries) },
     { title: "share", num: true, key: (r) => r.share, cell: (r) => HS.percent(r.share) },
-    { title: "call path", key: (r) => r.rank, cell: (r) => r.recorded ? HS.path(r.frames) : "(stack not recorded)" }],
+    { title: "call path", key: (r) => r.rank, cell: (r) => r.recorded ? HS.pathCell(HS.path(r.frames)) : "(stack not recorded)" }],
   temps.stack_types, { limit: 20 }));
 
   body.append(el("h3", {}, "Who held the heap at its peak"));
@@ -85,7 +85,7 @@ HS.sections.tracking = function (body, d) {
       { title: "blocks", num: true, key: (r) => r.blocks, cell: (r) => HS.num(r.blocks) },
       { title: "bytes", num: true, key: (r) => r.bytes, cell: (r) => HS.num(r.bytes) },
       { title: "of the peak", num: true, key: (r) => r.share, cell: (r) => HS.percent(r.share) },
-      { title: "call path", key: (r) => r.rank, cell: (r) => r.recorded ? HS.path(r.frames) : "(stack not recorded)" }],
+      { title: "call path", key: (r) => r.rank, cell: (r) => r.recorded ? HS.pathCell(HS.path(r.frames)) : "(stack not recorded)" }],
     p.stack_types, { cls: "hs-peak-holders" }));
   }
 
@@ -100,6 +100,6 @@ HS.sections.tracking = function (body, d) {
     { title: "region", key: (r) => r.region, cell: (r) => r.region },
     { title: "blocks", num: true, key: (r) => r.blocks, cell: (r) => HS.num(r.blocks) },
     { title: "bytes", num: true, key: (r) => r.bytes, cell: (r) => HS.num(r.bytes) },
-    { title: "call path", key: (r) => r.rank, cell: (r) => r.recorded ? HS.path(r.frames) : "(stack not recorded)" }],
+    { title: "call path", key: (r) => r.rank, cell: (r) => r.recorded ? HS.pathCell(HS.path(r.frames)) : "(stack not recorded)" }],
   lk.leaks, { cls: "hs-leaks" }));
 };
