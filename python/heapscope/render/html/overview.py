@@ -14,14 +14,10 @@ def warnings(docs: dict) -> List[str]:
     out = []
     for d in procs:
         who = f"{label(d)}: " if len(procs) > 1 else ""
-        out += [who + w for w in d["warnings"]]
-        if not d["complete"]:
+        out += [who + w for w in d["warnings"]]     # the reader's: lost stacks, a cut tail...
+        if not d["complete"] and not d["warnings"]:
             out.append(f"{who}the file was cut short (the process did not end normally): "
                        f"figures are those of its last complete snapshot")
-    lost = sum(d["lost_stacks"] for d in procs)
-    if lost:
-        out.append(f"{counted(lost, 'allocation')} of the recorded sizes lost their stacks "
-                   f"(the stack table was full): the stack trace types miss them")
     tracking = docs.get("tracking") or {}
     if tracking.get("untracked"):
         out.append(f"{counted(tracking['untracked'], 'block')} could not be tracked (the table "
