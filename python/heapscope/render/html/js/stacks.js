@@ -45,7 +45,7 @@ HS.sections.stacks = function (body, d) {
   const options = (d.groups.length > 1 ? [["all", `every size and region (${d.groups.length} groups)`]] : [])
     .concat(d.groups.map((g, i) => [String(i), label(g)]));
   const search = el("input", { type: "search", placeholder: "search a function", id: "hs-flame-search",
-    oninput: () => chart.search(search.value) });
+    oninput: () => search.value ? chart.search(search.value) : chart.clear() });
   const details = el("div", { class: "hs-flame-details" });
   const flame = el("div", { id: "hs-flame", class: "hs-flame" });
   const chosen = () => current === "all" ? d.groups : [d.groups[Number(current)]];
