@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 
-#include "hs_internal.h"
+#include "internal.h"
 
 typedef void (*free_fn)(void *);
 typedef size_t (*usable_fn)(void *);
@@ -22,10 +22,10 @@ static free_fn get_free(void) {
   return f;
 }
 
-void hs_foreign_free(void *p) {
-  atomic_fetch_add_explicit(&hs_gstats.foreign_frees, 1, memory_order_relaxed);
+void hsm_foreign_free(void *p) {
+  atomic_fetch_add_explicit(&hsm_gstats.foreign_frees, 1, memory_order_relaxed);
   free_fn f = get_free();
-  if (f != NULL) f(p);        /* without glibc's free the block is leaked, never misused */
+  if (f != NULL) f(p); /* without glibc's free the block is leaked, never misused */
 }
 
 /* glibc keeps the chunk size (flags in the low 3 bits, bit 1 = mmapped) in the word
@@ -37,7 +37,7 @@ static size_t chunk_usable(void *p) {
   return size > overhead ? size - overhead : 0;
 }
 
-size_t hs_foreign_usable_size(void *p) {
+size_t hsm_foreign_usable_size(void *p) {
   usable_fn f = atomic_load_explicit(&libc_usable, memory_order_acquire);
   if (f == NULL) {
     f = (usable_fn)dlsym(RTLD_NEXT, "malloc_usable_size");

@@ -6,70 +6,70 @@
  * HSMALLOC_HUGEPAGES=1 asks to keep huge pages whole. */
 #include <string.h>
 
-#include "hs_internal.h"
+#include "internal.h"
 
-#define HEADER_BYTES ((int64_t)((sizeof(hs_segment_t) + 4095) & ~(size_t)4095))
-#define CACHE_MAX 64
+#define HEADER_BYTES ((int64_t)((sizeof(hsm_segment_t) + 4095) & ~(size_t)4095))
 
 typedef struct {
-  hs_segment_t *seg;
+  hsm_segment_t *seg;
   uint64_t since_ms;
-  uint32_t touched;        /* slices that may be resident */
-  uint32_t header;         /* header page may be resident */
+  uint32_t touched; /* slices that may be resident */
+  uint32_t header;  /* header page may be resident */
 } cache_entry_t;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static cache_entry_t cache[CACHE_MAX];
+static cache_entry_t cache[HSM_SEGMENT_CACHE_MAX];
 static int cache_n;
 
-void hs_segment_cache_lock(void) { pthread_mutex_lock(&cache_lock); }
-void hs_segment_cache_unlock(void) { pthread_mutex_unlock(&cache_lock); }
+void hsm_segment_cache_lock(void) { pthread_mutex_lock(&cache_lock); }
+void hsm_segment_cache_unlock(void) { pthread_mutex_unlock(&cache_lock); }
 
 static int64_t entry_committed(const cache_entry_t *e) {
-  return (e->header ? HEADER_BYTES : 0) + (int64_t)__builtin_popcount(e->touched) * (int64_t)HS_SLICE_SIZE;
+  return (e->header ? HEADER_BYTES : 0) +
+         (int64_t)__builtin_popcount(e->touched) * (int64_t)HSM_SLICE_SIZE;
 }
 
 static void entry_purge(cache_entry_t *e) {
   int64_t bytes = entry_committed(e);
   if (bytes == 0) return;
-  hs_os_purge(e->seg, HS_SEGMENT_SIZE);
-  hs_stat_add(&hs_gstats.committed, NULL, -bytes);
+  hsm_os_purge(e->seg, HSM_SEGMENT_SIZE);
+  hsm_stat_add(&hsm_gstats.committed, NULL, -bytes);
   e->touched = 0;
   e->header = 0;
 }
 
 static void entry_unmap(cache_entry_t *e) {
-  hs_stat_add(&hs_gstats.committed, NULL, -entry_committed(e));
-  hs_registry_set(e->seg, HS_REG_NONE);
-  hs_os_unmap(e->seg, HS_SEGMENT_SIZE);
-  atomic_fetch_sub_explicit(&hs_gstats.segments_cached, 1, memory_order_relaxed);
+  hsm_stat_add(&hsm_gstats.committed, NULL, -entry_committed(e));
+  hsm_registry_set(e->seg, HSM_REG_NONE);
+  hsm_os_unmap(e->seg, HSM_SEGMENT_SIZE);
+  atomic_fetch_sub_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
 }
 
-static hs_segment_t *segment_acquire(hs_heap_t *heap) {
+static hsm_segment_t *segment_acquire(hsm_heap_t *heap) {
   cache_entry_t e = {0};
   pthread_mutex_lock(&cache_lock);
   if (cache_n > 0) e = cache[--cache_n];
   pthread_mutex_unlock(&cache_lock);
-  hs_segment_t *seg = e.seg;
+  hsm_segment_t *seg = e.seg;
   if (seg != NULL) {
-    atomic_fetch_sub_explicit(&hs_gstats.segments_cached, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
     if (e.header) memset(seg, 0, sizeof *seg);
-    else hs_stat_add(&hs_gstats.committed, &hs_gstats.committed_peak, HEADER_BYTES);
+    else hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
   } else {
-    seg = hs_os_map_aligned(HS_SEGMENT_SIZE, HS_SEGMENT_SIZE);
+    seg = hsm_os_map_aligned(HSM_SEGMENT_SIZE, HSM_SEGMENT_SIZE);
     if (seg == NULL) return NULL;
-    hs_registry_set(seg, HS_REG_SEGMENT);
-    hs_stat_add(&hs_gstats.committed, &hs_gstats.committed_peak, HEADER_BYTES);
+    hsm_registry_set(seg, HSM_REG_SEGMENT);
+    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
   }
-  seg->magic = HS_SEGMENT_MAGIC;
-  seg->free_mask = HS_SLICES_FREE_ALL;
+  seg->magic = HSM_SEGMENT_MAGIC;
+  seg->free_mask = HSM_SLICES_FREE_ALL;
   seg->touched_mask = e.touched;
   seg->heap = heap;
-  hs_stat_add(&hs_gstats.segments, &hs_gstats.segments_peak, 1);
+  hsm_stat_add(&hsm_gstats.segments, &hsm_gstats.segments_peak, 1);
   return seg;
 }
 
-static void segment_link(hs_heap_t *heap, hs_segment_t *seg) {
+static void segment_link(hsm_heap_t *heap, hsm_segment_t *seg) {
   seg->prev = NULL;
   seg->next = heap->segments;
   if (heap->segments) heap->segments->prev = seg;
@@ -77,7 +77,7 @@ static void segment_link(hs_heap_t *heap, hs_segment_t *seg) {
   seg->in_list = 1;
 }
 
-static void segment_unlink(hs_heap_t *heap, hs_segment_t *seg) {
+static void segment_unlink(hsm_heap_t *heap, hsm_segment_t *seg) {
   if (seg->prev) seg->prev->next = seg->next;
   else heap->segments = seg->next;
   if (seg->next) seg->next->prev = seg->prev;
@@ -85,41 +85,42 @@ static void segment_unlink(hs_heap_t *heap, hs_segment_t *seg) {
   seg->in_list = 0;
 }
 
-static void segment_release(hs_segment_t *seg) {
-  hs_stat_add(&hs_gstats.segments, NULL, -1);
-  cache_entry_t e = {seg, hs_now_ms(), seg->touched_mask, 1};
+static void segment_release(hsm_segment_t *seg) {
+  hsm_stat_add(&hsm_gstats.segments, NULL, -1);
+  cache_entry_t e = {seg, hsm_now_ms(), seg->touched_mask, 1};
   seg->heap = NULL;
-  if (hs_options.decay_ms == 0) entry_purge(&e);
+  if (hsm_options.decay_ms == 0) entry_purge(&e);
   pthread_mutex_lock(&cache_lock);
-  long limit = hs_options.cache_segments < CACHE_MAX ? hs_options.cache_segments : CACHE_MAX;
+  long limit = hsm_options.cache_segments;
+  if (limit > HSM_SEGMENT_CACHE_MAX) limit = HSM_SEGMENT_CACHE_MAX;
   if (limit <= 0) {
     pthread_mutex_unlock(&cache_lock);
-    atomic_fetch_add_explicit(&hs_gstats.segments_cached, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
     entry_unmap(&e);
     return;
   }
-  if (cache_n >= limit) {            /* evict the oldest */
+  if (cache_n >= limit) { /* evict the oldest */
     cache_entry_t old = cache[0];
     memmove(&cache[0], &cache[1], (size_t)(cache_n - 1) * sizeof cache[0]);
     cache_n--;
     entry_unmap(&old);
   }
   cache[cache_n++] = e;
-  atomic_fetch_add_explicit(&hs_gstats.segments_cached, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
   pthread_mutex_unlock(&cache_lock);
 }
 
 /* Purge cached segments idle for the decay delay; unmap those idle 8 times longer. */
-void hs_segment_cache_decay(uint64_t now, int force) {
-  if (hs_options.decay_ms < 0 && !force) return;
-  uint64_t delay = force ? 0 : (uint64_t)hs_options.decay_ms;
+void hsm_segment_cache_decay(uint64_t now, int force) {
+  if (hsm_options.decay_ms < 0 && !force) return;
+  uint64_t delay = force ? 0 : (uint64_t)hsm_options.decay_ms;
   pthread_mutex_lock(&cache_lock);
   int kept = 0;
   for (int i = 0; i < cache_n; i++) {
     cache_entry_t *e = &cache[i];
     uint64_t idle = now >= e->since_ms ? now - e->since_ms : 0;
     if (idle >= delay) entry_purge(e);
-    if (force || idle >= 8 * delay + 1000) entry_unmap(e);
+    if (force || idle >= HSM_UNMAP_IDLE_MS(delay)) entry_unmap(e);
     else cache[kept++] = *e;
   }
   cache_n = kept;
@@ -146,11 +147,11 @@ static int find_run(uint32_t mask, unsigned n, unsigned *len) {
   return best;
 }
 
-hs_page_t *hs_segment_page_alloc(hs_heap_t *heap, size_t slices) {
-  hs_segment_t *seg = NULL;
+hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices) {
+  hsm_segment_t *seg = NULL;
   int first = -1;
   unsigned best_len = 33;
-  for (hs_segment_t *s = heap->segments; s != NULL; s = s->next) {
+  for (hsm_segment_t *s = heap->segments; s != NULL; s = s->next) {
     unsigned len;
     int at = find_run(s->free_mask, (unsigned)slices, &len);
     if (at >= 0 && len < best_len) {
@@ -161,7 +162,7 @@ hs_page_t *hs_segment_page_alloc(hs_heap_t *heap, size_t slices) {
     }
   }
   if (seg == NULL) {
-    hs_collect_abandoned();
+    hsm_collect_abandoned();
     seg = segment_acquire(heap);
     if (seg == NULL) return NULL;
     segment_link(heap, seg);
@@ -174,31 +175,32 @@ hs_page_t *hs_segment_page_alloc(hs_heap_t *heap, size_t slices) {
   for (size_t i = 0; i < slices; i++) seg->slice_page[first + i] = &seg->pages[first];
   uint32_t fresh = run & ~seg->touched_mask;
   seg->touched_mask |= run;
-  if (fresh) hs_stat_add(&hs_gstats.committed, &hs_gstats.committed_peak,
-                         (int64_t)__builtin_popcount(fresh) * (int64_t)HS_SLICE_SIZE);
-  hs_page_t *pg = &seg->pages[first];
+  if (fresh)
+    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak,
+                 (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE);
+  hsm_page_t *pg = &seg->pages[first];
   memset(pg, 0, sizeof *pg);
   pg->slice_count = (uint8_t)slices;
   pg->span_zero = fresh == run;
-  pg->start = (uint8_t *)seg + (size_t)first * HS_SLICE_SIZE;
+  pg->start = (uint8_t *)seg + (size_t)first * HSM_SLICE_SIZE;
   pg->heap = heap;
   pg->in_use = 1;
-  hs_stat_add(&hs_gstats.pages, &hs_gstats.pages_peak, 1);
-  hs_stat_add(&hs_gstats.page_bytes, &hs_gstats.page_bytes_peak,
-              (int64_t)slices * (int64_t)HS_SLICE_SIZE);
+  hsm_stat_add(&hsm_gstats.pages, &hsm_gstats.pages_peak, 1);
+  hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak,
+               (int64_t)slices * (int64_t)HSM_SLICE_SIZE);
   return pg;
 }
 
-void hs_segment_page_free(hs_heap_t *heap, hs_page_t *pg) {
-  hs_segment_t *seg = hs_segment_of(pg);
+void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg) {
+  hsm_segment_t *seg = hsm_segment_of(pg);
   size_t first = (size_t)(pg - seg->pages);
   uint32_t run = (pg->slice_count >= 32 ? 0xFFFFFFFFu : ((1u << pg->slice_count) - 1)) << first;
-  hs_stat_add(&hs_gstats.pages, NULL, -1);
-  hs_stat_add(&hs_gstats.page_bytes, NULL, -(int64_t)pg->slice_count * (int64_t)HS_SLICE_SIZE);
+  hsm_stat_add(&hsm_gstats.pages, NULL, -1);
+  hsm_stat_add(&hsm_gstats.page_bytes, NULL, -(int64_t)pg->slice_count * (int64_t)HSM_SLICE_SIZE);
   pg->in_use = 0;
-  if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hs_now_ms();
+  if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hsm_now_ms();
   seg->free_mask |= run;
-  if (seg->free_mask == HS_SLICES_FREE_ALL) {
+  if (seg->free_mask == HSM_SLICES_FREE_ALL) {
     if (seg->in_list) segment_unlink(heap, seg);
     segment_release(seg);
     return;
@@ -208,33 +210,33 @@ void hs_segment_page_free(hs_heap_t *heap, hs_page_t *pg) {
 
 /* Purge the touched free slices of the heap's segments once they have been free for
  * the decay delay (runs of slices, one madvise each). */
-void hs_segment_decay(hs_heap_t *heap, uint64_t now) {
-  if (hs_options.decay_ms < 0 || hs_options.hugepages) return;
-  for (hs_segment_t *seg = heap->segments; seg != NULL; seg = seg->next) {
+void hsm_segment_decay(hsm_heap_t *heap, uint64_t now) {
+  if (hsm_options.decay_ms < 0 || hsm_options.hugepages) return;
+  for (hsm_segment_t *seg = heap->segments; seg != NULL; seg = seg->next) {
     uint32_t dirty = seg->free_mask & seg->touched_mask;
-    if (dirty == 0 || now - seg->dirty_since_ms < (uint64_t)hs_options.decay_ms) continue;
+    if (dirty == 0 || now - seg->dirty_since_ms < (uint64_t)hsm_options.decay_ms) continue;
     uint32_t rest = dirty;
     while (rest) {
       int first = __builtin_ctz(rest);
       int len = 0;
       while (first + len < 32 && (rest >> (first + len) & 1u)) len++;
-      hs_os_purge((uint8_t *)seg + (size_t)first * HS_SLICE_SIZE, (size_t)len * HS_SLICE_SIZE);
+      hsm_os_purge((uint8_t *)seg + (size_t)first * HSM_SLICE_SIZE, (size_t)len * HSM_SLICE_SIZE);
       rest &= ~((len >= 32 ? 0xFFFFFFFFu : ((1u << len) - 1)) << first);
     }
     seg->touched_mask &= ~dirty;
-    hs_stat_add(&hs_gstats.committed, NULL,
-                -(int64_t)__builtin_popcount(dirty) * (int64_t)HS_SLICE_SIZE);
+    hsm_stat_add(&hsm_gstats.committed, NULL,
+                 -(int64_t)__builtin_popcount(dirty) * (int64_t)HSM_SLICE_SIZE);
   }
 }
 
 /* Resize a large page in place to `slices` slices: grow into the free slices that
  * follow it, or free its tail. Returns 0 when the slices after it are taken. */
-int hs_segment_page_resize(hs_heap_t *heap, hs_page_t *pg, size_t slices) {
-  hs_segment_t *seg = hs_segment_of(pg);
+int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
+  hsm_segment_t *seg = hsm_segment_of(pg);
   size_t first = (size_t)(pg - seg->pages), old = pg->slice_count;
   if (slices == old) return 1;
-  if (slices == 0 || first + slices > HS_SLICES) return 0;
-  int64_t delta = ((int64_t)slices - (int64_t)old) * (int64_t)HS_SLICE_SIZE;
+  if (slices == 0 || first + slices > HSM_SLICES) return 0;
+  int64_t delta = ((int64_t)slices - (int64_t)old) * (int64_t)HSM_SLICE_SIZE;
   if (slices > old) {
     uint32_t extra = (uint32_t)(((1ull << (slices - old)) - 1) << (first + old));
     if ((seg->free_mask & extra) != extra) return 0;
@@ -243,17 +245,18 @@ int hs_segment_page_resize(hs_heap_t *heap, hs_page_t *pg, size_t slices) {
     for (size_t i = first + old; i < first + slices; i++) seg->slice_page[i] = pg;
     uint32_t fresh = extra & ~seg->touched_mask;
     seg->touched_mask |= extra;
-    if (fresh) hs_stat_add(&hs_gstats.committed, &hs_gstats.committed_peak,
-                           (int64_t)__builtin_popcount(fresh) * (int64_t)HS_SLICE_SIZE);
-    hs_stat_add(&hs_gstats.page_bytes, &hs_gstats.page_bytes_peak, delta);
+    if (fresh)
+      hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak,
+                   (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE);
+    hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak, delta);
   } else {
     uint32_t tail = (uint32_t)(((1ull << (old - slices)) - 1) << (first + slices));
-    if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hs_now_ms();
+    if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hsm_now_ms();
     seg->free_mask |= tail;
     if (!seg->in_list) segment_link(heap, seg);
-    hs_stat_add(&hs_gstats.page_bytes, NULL, delta);
+    hsm_stat_add(&hsm_gstats.page_bytes, NULL, delta);
   }
   pg->slice_count = (uint8_t)slices;
-  pg->block_size = slices * HS_SLICE_SIZE;
+  pg->block_size = slices * HSM_SLICE_SIZE;
   return 1;
 }

@@ -8,21 +8,23 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-#include "hs_internal.h"
+#include "internal.h"
 
 typedef void (*new_handler_t)(void);
 
 static void *alloc(size_t size, size_t align) {
-  return align ? hs_memalign(align, size) : hs_malloc(size);
+  return align ? hsm_memalign(align, size) : hsm_malloc(size);
 }
 
 static void *new_failed(size_t size, size_t align, int nothrow) {
   for (;;) {
-    new_handler_t (*get)(void) = (new_handler_t(*)(void))dlsym(RTLD_DEFAULT, "_ZSt15get_new_handlerv");
+    new_handler_t (*get)(void) =
+        (new_handler_t(*)(void))dlsym(RTLD_DEFAULT, "_ZSt15get_new_handlerv");
     new_handler_t handler = get ? get() : NULL;
     if (handler == NULL) {
       if (nothrow) return NULL;
-      void (*throw_bad_alloc)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "_ZSt17__throw_bad_allocv");
+      void (*throw_bad_alloc)(void) =
+          (void (*)(void))dlsym(RTLD_DEFAULT, "_ZSt17__throw_bad_allocv");
       if (throw_bad_alloc) throw_bad_alloc();
       abort();
     }
@@ -34,12 +36,14 @@ static void *new_failed(size_t size, size_t align, int nothrow) {
 
 static inline void *new_impl(size_t size, size_t align, int nothrow) {
   void *p = alloc(size, align);
-  if (HS_LIKELY(p != NULL)) return p;
+  if (HSM_LIKELY(p != NULL)) return p;
   return new_failed(size, align, nothrow);
 }
 
-#define NEW(name, ...) HS_EXPORT void *name(__VA_ARGS__)
-#define DEL(name, ...) HS_EXPORT void name(__VA_ARGS__)
+/* One line per operator reads as the table it is. */
+/* clang-format off */
+#define NEW(name, ...) HSM_EXPORT void *name(__VA_ARGS__)
+#define DEL(name, ...) HSM_EXPORT void name(__VA_ARGS__)
 typedef struct nothrow_s nothrow_t;
 
 NEW(_Znwm, size_t n) { return new_impl(n, 0, 0); }
@@ -51,15 +55,16 @@ NEW(_ZnamSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, 0); }
 NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const nothrow_t *t) { (void)t; return new_impl(n, a, 1); }
 NEW(_ZnamSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const nothrow_t *t) { (void)t; return new_impl(n, a, 1); }
 
-DEL(_ZdlPv, void *p) { hs_free(p); }
-DEL(_ZdaPv, void *p) { hs_free(p); }
-DEL(_ZdlPvm, void *p, size_t n) { (void)n; hs_free(p); }
-DEL(_ZdaPvm, void *p, size_t n) { (void)n; hs_free(p); }
-DEL(_ZdlPvRKSt9nothrow_t, void *p, const nothrow_t *t) { (void)t; hs_free(p); }
-DEL(_ZdaPvRKSt9nothrow_t, void *p, const nothrow_t *t) { (void)t; hs_free(p); }
-DEL(_ZdlPvSt11align_val_t, void *p, size_t a) { (void)a; hs_free(p); }
-DEL(_ZdaPvSt11align_val_t, void *p, size_t a) { (void)a; hs_free(p); }
-DEL(_ZdlPvmSt11align_val_t, void *p, size_t n, size_t a) { (void)n; (void)a; hs_free(p); }
-DEL(_ZdaPvmSt11align_val_t, void *p, size_t n, size_t a) { (void)n; (void)a; hs_free(p); }
-DEL(_ZdlPvSt11align_val_tRKSt9nothrow_t, void *p, size_t a, const nothrow_t *t) { (void)a; (void)t; hs_free(p); }
-DEL(_ZdaPvSt11align_val_tRKSt9nothrow_t, void *p, size_t a, const nothrow_t *t) { (void)a; (void)t; hs_free(p); }
+DEL(_ZdlPv, void *p) { hsm_free(p); }
+DEL(_ZdaPv, void *p) { hsm_free(p); }
+DEL(_ZdlPvm, void *p, size_t n) { (void)n; hsm_free(p); }
+DEL(_ZdaPvm, void *p, size_t n) { (void)n; hsm_free(p); }
+DEL(_ZdlPvRKSt9nothrow_t, void *p, const nothrow_t *t) { (void)t; hsm_free(p); }
+DEL(_ZdaPvRKSt9nothrow_t, void *p, const nothrow_t *t) { (void)t; hsm_free(p); }
+DEL(_ZdlPvSt11align_val_t, void *p, size_t a) { (void)a; hsm_free(p); }
+DEL(_ZdaPvSt11align_val_t, void *p, size_t a) { (void)a; hsm_free(p); }
+DEL(_ZdlPvmSt11align_val_t, void *p, size_t n, size_t a) { (void)n; (void)a; hsm_free(p); }
+DEL(_ZdaPvmSt11align_val_t, void *p, size_t n, size_t a) { (void)n; (void)a; hsm_free(p); }
+DEL(_ZdlPvSt11align_val_tRKSt9nothrow_t, void *p, size_t a, const nothrow_t *t) { (void)a; (void)t; hsm_free(p); }
+DEL(_ZdaPvSt11align_val_tRKSt9nothrow_t, void *p, size_t a, const nothrow_t *t) { (void)a; (void)t; hsm_free(p); }
+/* clang-format on */
