@@ -12,7 +12,7 @@
 Each section module has ID, TITLE, SCRIPT and data(docs): the part of the documents its
 script lays out (no figure is computed in JavaScript).
 """
-from heapscope.render.html import diff, overview, page, sizes, stacks, timeline, tracking
+from heapscope.render.html import bench, diff, overview, page, sizes, stacks, timeline, tracking
 
 PROFILE_SECTIONS = [overview, sizes, stacks, tracking, timeline, diff]
 
@@ -24,3 +24,8 @@ def _sections(modules):
 def render_profile_page(docs: dict, title: str) -> str:
     """The report of one recording (or two compared): docs from analysis.page_documents."""
     return page.render(docs, _sections(PROFILE_SECTIONS), title)
+
+
+def render_bench_page(doc: dict, title: str = "heapscope bench") -> str:
+    """The `heapscope bench` document (bench.results.document) as a page."""
+    return page.render(dict(bench=doc), _sections([bench]), title)
