@@ -26,8 +26,8 @@ COMMANDS = [
     "peak",
     "leaks",
     "timeline",
-    "export",
     "html",
+    "export",
     "bench",
     "demo",
 ]
