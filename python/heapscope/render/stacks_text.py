@@ -1,4 +1,5 @@
-"""Text rendering of the `heapscope stacks` document (stacktypes.build)."""
+"""Text of the `heapscope stacks` document (analysis.stack_types.build): the process header,
+then per size and region its stack trace types, most frequent first, one frame a line."""
 from heapscope.render.processes import header_lines, label
 from heapscope.render.text import counted, num
 from heapscope.symbolize import Frame

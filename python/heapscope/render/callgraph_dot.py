@@ -1,8 +1,10 @@
-"""Draw a CallGraph in Graphviz dot, and render it to SVG with the `dot` program.
+"""A CallGraph in Graphviz dot text (to_dot), and drawn to SVG by the `dot` program
+(write_svg, with a time bound).
 
 The first `highlight` ranked vertices (fix targets) are filled orange and bold with
 their rank, the first one darkest; other ranked vertices show their rank. User code is
-white (trunk dashed), runtime code grey, entry points blue, the allocation sinks red. Edge width grows with the allocations through the edge.
+white (trunk dashed), runtime code grey, entry points blue, the allocation sinks red.
+Edge width grows with the allocations through the edge.
 """
 import math
 import os
@@ -13,6 +15,7 @@ from typing import Optional
 
 from heapscope.analysis import classify as kinds
 from heapscope.analysis.callgraph import ALLOC, CallGraph, Vertex
+from heapscope.atomic import write_atomic
 from heapscope.errors import HeapscopeError
 
 STYLE = {
@@ -71,33 +74,24 @@ def to_dot(g: CallGraph, title: str = "", highlight: int = 5) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_atomically(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise HeapscopeError(f"cannot write {path}: {exc.strerror}") from None
-
-
-def render_svg(dot_path: Path, svg_path: Path, timeout: float = 300) -> Optional[str]:
-    """Run `dot -Tsvg`. Returns None when done, or a one-line note when graphviz is
-    missing; a failing `dot` is an error."""
+def write_svg(dot_text: str, svg_path: Path, timeout: float = 300) -> Optional[str]:
+    """Draw `dot_text` into `svg_path` with `dot -Tsvg` (the text on its standard input),
+    at most `timeout` seconds. Returns None when drawn, or a one-line note when graphviz
+    is missing; a failing or overlong `dot` is an error (one line)."""
     dot = shutil.which("dot")
     if dot is None:
-        return "graphviz `dot` not found: wrote the .dot file only (apt-get install graphviz)"
-    tmp = svg_path.with_name(svg_path.name + ".tmp")
+        return f"graphviz `dot` not found: {svg_path} not drawn (apt-get install graphviz)"
+    directory = svg_path.parent
+    if not directory.is_dir():
+        raise HeapscopeError(f"cannot write {svg_path}: directory {directory} does not exist")
     try:
-        res = subprocess.run([dot, "-Tsvg", "-o", str(tmp), str(dot_path)],
-                             capture_output=True, text=True, timeout=timeout)
+        res = subprocess.run([dot, "-Tsvg"], input=dot_text, capture_output=True, text=True,
+                             timeout=timeout)
     except subprocess.TimeoutExpired:
-        tmp.unlink(missing_ok=True)
-        raise HeapscopeError(f"dot took over {timeout:.0f} s on {dot_path}: "
+        raise HeapscopeError(f"dot took over {timeout:.0f} s drawing {svg_path}: "
                              f"draw fewer stack types (--region, one --size)") from None
     if res.returncode != 0:
-        tmp.unlink(missing_ok=True)
         first = (res.stderr.strip().splitlines() or ["no message"])[0]
-        raise HeapscopeError(f"dot failed on {dot_path}: {first}")
-    os.replace(tmp, svg_path)
+        raise HeapscopeError(f"dot failed drawing {svg_path}: {first}")
+    write_atomic(str(svg_path), res.stdout)
     return None

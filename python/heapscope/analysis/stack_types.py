@@ -4,16 +4,16 @@ Stack trace types of the chosen sizes and regions, symbolized and merged across
 processes by their symbolized frames (analysis.loading, the same merge the call
 graph and the diff use), grouped per (size, region), most frequent first. Sizes the
 profiles recorded no stacks for are listed in `not_recorded` with the command that
-records them.
+records them. Rendered by render.stacks_text and render.csv_tables.
 """
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis import recorded
 from heapscope.analysis.loading import region_paths, weighted_stacks
+from heapscope.analysis.processes import describe
 from heapscope.analysis.selection import SizeSet, check_region
 from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
-from heapscope.analysis.processes import describe
 from heapscope.symbolize import Symbolizer
 
 STACKS_FORMAT = "heapscope-stacks"
@@ -31,7 +31,7 @@ def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = N
     order = _region_order(profiles)
 
     def groups_of(selected):
-        stacks = weighted_stacks(selected, sizes, region, merge=True, symbolizer=sym, notes_to=None)
+        stacks = weighted_stacks(selected, sizes, region, merge=True, symbolizer=sym)
         return _groups(stacks, order, top, depth)
 
     doc = dict(format=STACKS_FORMAT, version=STACKS_VERSION,

@@ -1,6 +1,6 @@
 """The `heapscope report` document (step one of the method, identify), as plain data.
 
-Built from profiles, rendered by render_report (text), csvout (CSV) or json.dumps;
+Built from profiles, rendered by render.report_text (text), render.csv_tables (CSV) or JSON;
 its JSON form is documented in docs/report-formats.md. Several profiles are merged
 by region path (counts added), or kept apart with per_process.
 
@@ -10,10 +10,10 @@ sizes of the kept regions, and shares are taken of all of a region's allocations
 """
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from heapscope.analysis.processes import describe
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.profile import format as fmt
 from heapscope.profile.model import Profile
-from heapscope.analysis.processes import describe
 
 SMALL_MAX = 256 * 1024     # small: size <= 256 KiB
 MID_MAX = 1024 * 1024      # mid: 256 KiB < size <= 1 MiB; large above

@@ -1,8 +1,10 @@
-"""Text rendering of the `heapscope report` document (identify.build)."""
+"""Text of the `heapscope report` document (analysis.identify.build): the process header, then
+per section the size x region table, the size groups, the hot sizes and the calls per API
+function."""
 from typing import List
 
 from heapscope.profile.format import API_NAMES
-from heapscope.report.identify import GROUPS
+from heapscope.analysis.identify import GROUPS
 from heapscope.render.processes import header_lines, label
 from heapscope.render.text import counted, num, percent, table
 

@@ -1,11 +1,7 @@
-"""Text and CSV of the `heapscope report --by library` document (analysis.by_library).
-
-CSV: library,name,size,count,bytes,in_mpi_count,in_mpi_bytes — one row per library
-with size "all", then (per-size detail) one row per library and size; the blocks
-without a recorded stack are the library "(no stack)".
+"""Text of the `heapscope report --by library` document (analysis.by_library): heap
+blocks per library that asked for them, with the blocks in MPI calls, the blocks without
+a stack, and (with --size) the sizes per library. Its CSV is in render/csv_tables.py.
 """
-import csv
-import io
 from typing import List
 
 from heapscope.analysis.by_library import NO_STACK
@@ -64,18 +60,3 @@ def _row(name, d, mpi_count, mpi_bytes):
     return [name, num(d["count"]), percent(d["share_count"]), num(d["bytes"]),
             percent(d["share_bytes"]), num(mpi_count) if mpi_count != "" else "",
             num(mpi_bytes) if mpi_bytes != "" else ""]
-
-
-def render_csv(doc: dict) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["library", "name", "size", "count", "bytes", "in_mpi_count", "in_mpi_bytes"])
-    libs = doc["libraries"] + [dict(doc["no_stack"], library=NO_STACK, name=NO_STACK,
-                                    in_mpi_count="", in_mpi_bytes="")]
-    for lib in libs:
-        w.writerow([lib["library"], lib["name"], "all", lib["count"], lib["bytes"],
-                    lib["in_mpi_count"], lib["in_mpi_bytes"]])
-    for lib in libs:
-        for s in lib["sizes"]:
-            w.writerow([lib["library"], lib["name"], s["size"], s["count"], s["bytes"], "", ""])
-    return buf.getvalue()
