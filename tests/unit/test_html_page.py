@@ -10,7 +10,7 @@ from heapscope import cli
 from heapscope.analysis.page_documents import collect
 from heapscope.errors import HeapscopeError
 from heapscope.render.html import assets, overview, render_profile_page
-from heapscope.report import identify
+from heapscope.analysis import identify
 from heapscope.profile import load_profiles
 
 from helpers.profile_builder import ProfileBuilder

@@ -21,7 +21,7 @@ from heapscope.analysis.selection import SizeSet
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import load_profiles
 from heapscope.profile.model import Profile
-from heapscope.report import identify, stacktypes
+from heapscope.analysis import identify, stack_types
 from heapscope.analysis.timeline import document as timeline_document
 from heapscope.symbolize import Symbolizer
 
@@ -76,7 +76,7 @@ def recorded_sizes(profiles: Sequence[Profile]) -> SizeSet:
 def _stacks(profiles: Sequence[Profile], sym: Symbolizer, limit: int):
     everything = recorded_sizes(profiles)
     try:
-        doc = stacktypes.build(profiles, everything, top=0, symbolizer=sym)
+        doc = stack_types.build(profiles, everything, top=0, symbolizer=sym)
     except HeapscopeError as exc:
         return absent(str(exc)), []
     if not doc["groups"]:
@@ -84,7 +84,7 @@ def _stacks(profiles: Sequence[Profile], sym: Symbolizer, limit: int):
     ranked = sorted(doc["groups"], key=lambda g: (-g["count"], g["size"], g["region"]))[:limit]
     wanted = {(g["size"], g["region"]) for g in ranked}
     grouped: Dict[tuple, List[stack_paths.WeightedStack]] = {}
-    for s in weighted_stacks(profiles, everything, None, symbolizer=sym, notes_to=None):
+    for s in weighted_stacks(profiles, everything, None, symbolizer=sym):
         if (s.size, s.region) in wanted:
             grouped.setdefault((s.size, s.region), []).append(s)
     main_exe = profiles[0].exe if len({p.exe for p in profiles}) == 1 else ""
@@ -134,17 +134,13 @@ def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
 
 
 def _diff(before: Sequence[Profile], after_paths: Sequence[str], sym: Symbolizer) -> dict:
-    """What `heapscope diff A B --stacks` compares (analysis.diff): per size and region,
-    the totals, the migrations, the stack trace types matched by symbolized frames."""
+    """The document of `heapscope diff A B --stacks` (analysis.diff), every size and region;
+    without stack trace types on either side, the document without them."""
     from heapscope.analysis import diff
     after = load_profiles(after_paths)
-    sizes = SizeSet(None)
-    rows = diff.size_changes(diff.size_table(before, sizes, None), diff.size_table(after, sizes, None))
-    stacks_a = weighted_stacks(before, recorded_sizes(before), None, symbolizer=sym,
-                               notes_to=None, check=False)
-    stacks_b = weighted_stacks(after, recorded_sizes(after), None, symbolizer=sym,
-                               notes_to=None, check=False)
-    return dict(processes=(len(before), len(after)), sizes=rows, total=diff.totals(rows),
-                migrations=diff.migrations(rows),
-                stacks=diff.stack_changes(stacks_a, stacks_b) if stacks_a or stacks_b else None,
-                path_migrations=diff.path_migrations(stacks_a, stacks_b))
+    try:
+        result = diff.compare(before, after, SizeSet(None), None, stacks=True, symbolizer=sym)
+    except HeapscopeError:        # neither side recorded stacks
+        result = diff.compare(before, after, SizeSet(None), None)
+    return dict(diff.document(result, "A", "B", None, None, "count", None),
+                processes=list(result["processes"]), warnings=result["warnings"])

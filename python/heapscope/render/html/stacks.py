@@ -9,10 +9,10 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from heapscope.analysis.callgraph import ALLOC, CallGraph
-from heapscope.analysis.callgraph_dot import render_svg, to_dot
+from heapscope.analysis.callgraph import ALLOC, CallGraph, document as callgraph_document
 from heapscope.analysis.stacks import frame_name
 from heapscope.errors import HeapscopeError
+from heapscope.render.callgraph_dot import to_dot, write_svg
 from heapscope.render.text import counted
 from heapscope.symbolize import Frame
 from heapscope.symbolize.names import short_name
@@ -20,6 +20,7 @@ from heapscope.symbolize.names import short_name
 ID, TITLE, SCRIPT = "stacks", "Stack trace types", "stacks.js"
 DOT_SECONDS = 20        # per call graph; a graph dot cannot lay out in time is named, not drawn
 DOT_BUDGET = 90         # for all of a page's call graphs together
+TOP = 10                # fix targets listed and highlighted, as `heapscope callgraph`
 
 
 def frame_table(groups: List[dict]) -> Tuple[List[dict], List[dict]]:
@@ -52,22 +53,15 @@ def title(size: int, region: str, g: CallGraph) -> str:
 def callgraph_svg(g: CallGraph, heading: str, seconds: float) -> Tuple[Optional[str], Optional[str]]:
     """(svg text, None) or (None, why it is not drawn)."""
     with tempfile.TemporaryDirectory(prefix="heapscope-html-") as tmp:
-        dot_path, svg_path = Path(tmp) / "g.dot", Path(tmp) / "g.svg"
-        dot_path.write_text(to_dot(g, heading, highlight=10))
+        svg_path = Path(tmp) / "callgraph.svg"
         try:
-            note = render_svg(dot_path, svg_path, timeout=seconds)
+            note = write_svg(to_dot(g, heading, highlight=TOP), svg_path, timeout=seconds)
         except HeapscopeError as exc:
-            return None, str(exc).replace(str(dot_path), "the call graph")
+            return None, str(exc).replace(str(svg_path), "the call graph")
         if note:
             return None, note
         svg = svg_path.read_text()
     return svg[svg.find("<svg"):], None
-
-
-def ranking(g: CallGraph, top: int = 10) -> List[dict]:
-    return [dict(rank=v.rank, function=v.function, file=v.file, line=v.line, module=v.module,
-                 types=v.types, count=v.count, bytes=v.bytes, distance=v.distance)
-            for v in g.ranking[:top]]
 
 
 def data(docs: dict) -> dict:
@@ -86,9 +80,10 @@ def data(docs: dict) -> dict:
             svg, note = None, f"not drawn: the page's {DOT_BUDGET} s for graphviz were spent"
         else:
             svg, note = callgraph_svg(g, heading, min(DOT_SECONDS, left))
-        drawn = sum(v.kind != ALLOC for v in g.vertices.values())
+        doc = callgraph_document(g, TOP, str(c["size"]), c["region"])
+        drawn = sum(v["kind"] != ALLOC for v in doc["vertices"])
         graphs.append(dict(size=c["size"], region=c["region"], title=heading, svg=svg, note=note,
-                           types=g.types, count=g.count, bytes=g.bytes, vertices=drawn,
-                           edges=len(g.edges), ranking=ranking(g)))
+                           types=doc["types"], count=doc["count"], bytes=doc["bytes"],
+                           vertices=drawn, edges=len(doc["edges"]), ranking=doc["ranking"]))
     return dict(frames=frames, groups=groups, callgraphs=graphs, notes=stacks["notes"],
                 not_recorded=stacks["not_recorded"])

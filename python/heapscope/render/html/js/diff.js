@@ -72,6 +72,7 @@ HS.sections.diff = function (body, d) {
       { title: "call path (innermost first)", key: (s) => s.delta, cell: (s) => HS.pathCell(path(s)) }],
     rows, { limit: 10, cls: "hs-diff-stacks", rowAttrs: () => ({ "data-status": status }) }));
   }
+  for (const w of d.warnings) body.append(HS.note(w));
   for (const m of d.path_migrations) {
     body.append(HS.note(`path changed size in ${m.region}: ${m.before.map(([s, c]) => `${s} B ×${HS.num(c)}`).join(", ")} → ` +
       `${m.after.map(([s, c]) => `${s} B ×${HS.num(c)}`).join(", ")}: ${path(m)}`));
