@@ -27,6 +27,7 @@ COMMANDS = [
     "peak",
     "leaks",
     "timeline",
+    "html",
     "export",
     "bench",
     "demo",
