@@ -34,6 +34,7 @@ fi
 bash scripts/mpi_default.sh
 
 PY=${PYTHON:-python3}
+"$PY" scripts/vendor_assets.py   # the HTML report's pinned JavaScript (npm pack, sha512 checked)
 echo "setup: building and installing heapscope (pip install .[test])"
 "$PY" -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
 "$PY" -m pip install --quiet --root-user-action=ignore ".[test]"

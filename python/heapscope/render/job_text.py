@@ -1,0 +1,198 @@
+"""Text and CSV of the job report document (analysis.job.build).
+
+CSV header: section,rank,host,region,metric,seconds,value
+  rank            one row per rank and metric (value empty when the rank lacks it:
+                  a rank without a snapshot has no allocation counts)
+  min, max        the extreme rank (rank, host) of each metric; mean: rank "all";
+  ranks           how many ranks have the metric (rank "all")
+  region-min, region-max, region-mean   the same per region (region column set)
+  timeline        one row per grid point, series (metric app/mpi/rss/pss) and rank
+                  (rank "all" for the sum over ranks); seconds since the earliest start
+"""
+import csv
+import io
+from typing import List, Sequence, Tuple
+
+from heapscope.render.text import counted, num, shorten, sparkline, table
+
+SPARK_WIDTH = 60
+MAX_WARNINGS = 10
+SHORT = {"alloc_blocks": "blocks", "alloc_app_blocks": "app blocks", "alloc_mpi_blocks": "MPI blocks",
+         "alloc_bytes": "bytes", "alloc_app_bytes": "app bytes", "alloc_mpi_bytes": "MPI bytes",
+         "heap_peak": "heap peak", "heap_app_peak": "app heap peak", "heap_mpi_peak": "MPI heap peak",
+         "rss_peak": "RSS peak", "pss_peak": "PSS peak", "mpi_rss": "MPI RSS", "mpi_pss": "MPI PSS",
+         "tracked_peak": "tracked peak"}
+PER_RANK_COLUMNS = ("alloc_app_bytes", "alloc_mpi_bytes", "alloc_app_blocks", "alloc_mpi_blocks",
+                    "heap_peak", "heap_app_peak", "heap_mpi_peak", "rss_peak", "pss_peak",
+                    "mpi_rss", "mpi_pss", "tracked_peak")
+REGION_TITLES = (("alloc_app_bytes", "app bytes"), ("alloc_mpi_bytes", "MPI bytes"),
+                 ("heap_peak", "heap peak"))
+
+
+def _value(v) -> str:
+    if v is None:
+        return "-"
+    return num(v) if isinstance(v, int) else f"{v:,.1f}"
+
+
+def render(doc: dict, max_ranks: int = 64) -> str:
+    hosts = doc["hosts"]
+    out = [f"heapscope job report: job {doc['job_id'] or '(no id)'}, {counted(doc['ranks'], 'rank')} on "
+           f"{counted(len(hosts), 'host')} ({shorten(hosts, 4)})",
+           f"  program   {' | '.join(doc['executables'])}"]
+    for label, line in others_text(doc["others"]):
+        out.append(f"  {label:<9} {line}")
+    for note in doc["notes"]:
+        out.append(f"  note      {note}")
+    for w in doc["warnings"]:
+        out.append(f"  warning   {w}")
+    warnings = [f"rank {r['rank']}: {w}" for r in doc["per_rank"] for w in r["warnings"]]
+    for w in warnings[:MAX_WARNINGS]:
+        out.append(f"  warning   {w}")
+    if len(warnings) > MAX_WARNINGS:
+        out.append(f"  warning   ... and {len(warnings) - MAX_WARNINGS} more (all are in --format json)")
+    killed = [str(r["rank"]) for r in doc["per_rank"]
+              if r["has_snapshot"] and r["reason"] not in ("exit", "api")]
+    if killed:
+        out.append(f"  ended     by a signal or exec before exit: ranks {shorten(killed, 12)} "
+                   f"(their last snapshot is used)")
+
+    out += ["", "Across ranks (min and max: which rank on which host)"]
+    rows = []
+    for m in doc["metrics"]:
+        s = doc["stats"][m["key"]]
+        rows.append([m["title"], _value(s["min"]), f"r{s['min_rank']}", s["min_host"],
+                     _value(s["max"]), f"r{s['max_rank']}", s["max_host"], _value(s["mean"]),
+                     str(s["ranks"])])
+    out.append(table(["metric", "min", "rank", "host", "max", "rank", "host", "mean", "ranks"],
+                     rows))
+    if doc["timeline"] is None:
+        out.append("  (no timeline samples in these profiles: heap, RSS and PSS peaks need them)")
+
+    keys = [k for k in PER_RANK_COLUMNS if k in doc["stats"]]
+    out += ["", "Per rank"]
+    shown = doc["per_rank"] if max_ranks <= 0 else doc["per_rank"][:max_ranks]
+    rows = [[f"r{r['rank']}", r["host"], str(r["pid"]), r["reason"]] + [_value(r[k]) for k in keys]
+            for r in shown]
+    out.append(table(["rank", "host", "pid", "snapshot"] + [SHORT[k] for k in keys], rows, left=4))
+    if len(shown) < len(doc["per_rank"]):
+        out.append(f"  ... {counted(len(doc['per_rank']) - len(shown), 'more rank', 'more ranks')} (--ranks 0 shows all; "
+                   f"JSON and CSV have all)")
+
+    out += ["", "Per region (over ranks: min, max with its rank, mean)"]
+    rows = []
+    for reg in doc["regions"]:
+        row = [reg["region"]]
+        for key, _ in REGION_TITLES:
+            s = reg[key]
+            row += ["-", "-", "-"] if s is None else \
+                [_value(s["min"]), f"{_value(s['max'])} (r{s['max_rank']})", _value(s["mean"])]
+        rows.append(row)
+    header = ["region"] + [f"{title} {w}" for _, title in REGION_TITLES for w in ("min", "max", "mean")]
+    out.append(table(header, rows))
+    out += _timeline_text(doc, max_ranks)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def others_text(others: Sequence[dict]) -> List[Tuple[str, str]]:
+    """(label, line) pairs of the header: the pre-exec images in one line (they are
+    the ranks' own pids, not other programs), the other processes in another, with
+    their role (analysis.job_processes)."""
+    lines = []
+    pre = [o for o in others if o["role"] == "pre-exec"]
+    rest = [o for o in others if o["role"] != "pre-exec"]
+    if rest:
+        names = [f"{_exe(o)} pid {o['pid']}{_why(o)}" for o in rest]
+        n = len(rest)
+        lines.append(("other", f"{counted(n, 'process', 'processes')} that "
+                               f"{'are' if n != 1 else 'is'} not a rank, left out: "
+                               + shorten(names, 4)))
+    if pre:
+        into_ranks = sorted(o["of_rank"] for o in pre if o["of_rank"] is not None)
+        into_pids = [str(o["of_pid"]) for o in pre if o["of_rank"] is None]
+        exes = sorted({_exe(o) for o in pre})
+        what = []
+        if into_ranks:
+            what.append(f"rank{'s' if len(into_ranks) != 1 else ''} "
+                        + shorten([str(r) for r in into_ranks], 12))
+        if into_pids:
+            what.append(f"pid{'s' if len(into_pids) != 1 else ''} " + shorten(into_pids, 12))
+        n = len(pre)
+        lines.append(("pre-exec", f"{n} file{'s' if n != 1 else ''} of {'/'.join(exes)} "
+                                  f"written before {'they' if n != 1 else 'it'} exec'd "
+                                  f"{' and '.join(what)} (the same process{'es' if n != 1 else ''}"
+                                  f" before exec), left out"))
+    return lines
+
+
+def _exe(o: dict) -> str:
+    return o["exe"].rsplit("/", 1)[-1] or "?"
+
+
+def _why(o: dict) -> str:
+    role = o["role"]
+    if role == "launcher":
+        return " (launcher)"
+    if role == "rank-child":
+        return f" (child of rank {o['of_rank']})"
+    if role == "rank-extra":
+        return f" (rank {o['of_rank']}, another process)"
+    return ""
+
+
+def _timeline_text(doc: dict, max_ranks: int) -> List[str]:
+    tl = doc["timeline"]
+    if tl is None:
+        return []
+    out = ["", f"Timeline: 0 to {tl['end_s']:.3f} s since the first rank started, "
+               f"{tl['points']} bins (each bin: its largest value)"]
+    rows = []
+    for key, title in (("app", "application heap"), ("mpi", "MPI heap"), ("rss", "RSS"), ("pss", "PSS")):
+        series = tl["total"][key]
+        if series is not None:
+            rows.append([f"sum {title}", sparkline(series, SPARK_WIDTH), num(max(series))])
+    out.append(table(["series", "", "peak"], rows, left=2))
+    ranks = tl["per_rank"] if max_ranks <= 0 else tl["per_rank"][:max_ranks]
+    top = {k: max([max(r[k]) for r in tl["per_rank"] if r[k]] or [0]) for k in ("app", "mpi")}
+    rows = []
+    for r in ranks:
+        for key, title in (("app", "app"), ("mpi", "MPI")):
+            if r[key] is not None:
+                rows.append([f"r{r['rank']}" if key == "app" else "", title,
+                             sparkline(r[key], SPARK_WIDTH, top=top[key] or None), num(max(r[key]))])
+    out += ["", "Per rank (application and MPI heap, one scale per panel)"]
+    out.append(table(["rank", "heap", "", "peak"], rows, left=3))
+    return out
+
+
+def render_csv(doc: dict) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["section", "rank", "host", "region", "metric", "seconds", "value"])
+    keys = [m["key"] for m in doc["metrics"]]
+    for r in doc["per_rank"]:
+        for k in keys:
+            w.writerow(["rank", r["rank"], r["host"], "", k, "", "" if r[k] is None else r[k]])
+    for k in keys:
+        s = doc["stats"][k]
+        w.writerow(["min", s["min_rank"], s["min_host"], "", k, "", s["min"]])
+        w.writerow(["max", s["max_rank"], s["max_host"], "", k, "", s["max"]])
+        w.writerow(["mean", "all", "", "", k, "", s["mean"]])
+        w.writerow(["ranks", "all", "", "", k, "", s["ranks"]])
+    for reg in doc["regions"]:
+        for k, _ in REGION_TITLES + (("alloc_app_blocks", ""), ("alloc_mpi_blocks", "")):
+            s = reg[k]
+            if s is None:
+                continue
+            w.writerow(["region-min", s["min_rank"], s["min_host"], reg["region"], k, "", s["min"]])
+            w.writerow(["region-max", s["max_rank"], s["max_host"], reg["region"], k, "", s["max"]])
+            w.writerow(["region-mean", "all", "", reg["region"], k, "", s["mean"]])
+    tl = doc["timeline"]
+    if tl is not None:
+        for key in ("app", "mpi", "rss", "pss"):
+            for r in tl["per_rank"] + [dict(rank="all", host="", **{key: tl["total"][key]})]:
+                if r[key] is None:
+                    continue
+                for sec, v in zip(tl["seconds"], r[key]):
+                    w.writerow(["timeline", r["rank"], r["host"], "", key, f"{sec:.6f}", v])
+    return buf.getvalue()

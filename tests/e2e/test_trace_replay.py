@@ -1,0 +1,198 @@
+"""Event trace mode (record --trace): the events streamed into the file, replayed
+into the same figures tracking mode computes in the recorder."""
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+from heapscope.native import program
+from heapscope.profile import format as fmt
+from heapscope.profile import read_profile
+from heapscope.profile import trace
+from helpers.preloaded import sigterm_when_ready
+
+
+def profiles(out):
+    return [read_profile(p) for p in sorted(out.glob("heapscope.*.hsp"))]
+
+
+def figures(profile):
+    """(region, size, has stack) -> the lifetimes that do not depend on timing."""
+    out = {}
+    for s in profile.tracking.stacks:
+        key = (s.region, s.size, bool(s.frames))
+        l = s.life
+        row = (l.allocs, l.frees, l.temporaries, l.between_hist, l.live_at_peak,
+               l.live_at_peak_bytes, l.live_at_end, l.live_at_end_bytes)
+        assert key not in out
+        out[key] = row
+        assert sum(l.time_hist) == l.frees
+    return out
+
+
+def recode(src, dst, codec, pack):
+    """Copy profile src to dst with each raw TRACE_EVENTS chunk's events packed by
+    pack and labelled codec: files of a codec the recorder no longer writes."""
+    data = src.read_bytes()
+    out = bytearray(data[:fmt.HEADER_SIZE])
+    pos, head = fmt.HEADER_SIZE, struct.Struct("<IIQQIIQ")
+    while pos + fmt.CHUNK_HEADER_SIZE <= len(data):
+        ctype, _crc, length = struct.unpack_from("<IIQ", data, pos)
+        payload = data[pos + fmt.CHUNK_HEADER_SIZE:pos + fmt.CHUNK_HEADER_SIZE + length]
+        if ctype == trace.TRACE_EVENTS:
+            fields = list(head.unpack_from(payload))
+            assert fields[4] == 0
+            fields[4] = codec
+            payload = head.pack(*fields) + pack(payload[head.size:])
+        out += struct.pack("<IIQ", ctype, zlib.crc32(payload), len(payload)) + payload
+        pos += fmt.CHUNK_HEADER_SIZE + length
+    dst.write_bytes(bytes(out))
+
+
+def deflate(data):
+    z = zlib.compressobj(1, zlib.DEFLATED, -15)
+    return z.compress(data) + z.flush()
+
+
+def summary(profile):
+    t = profile.tracking
+    return (t.temporary_max_between, t.peak_bytes, t.end_bytes, t.untracked, t.extra)
+
+
+def test_trace_and_track_agree_on_known_lifetimes(heapscope, build, tmp_path):
+    exe = build("trk_lifetimes.c", "-pthread")
+    heapscope("record", "-o", tmp_path / "trace", "--trace", "--sizes", "200", "--", exe)
+    heapscope("record", "-o", tmp_path / "track", "--track", "--sizes", "200", "--", exe)
+    [traced] = profiles(tmp_path / "trace")
+    [tracked] = profiles(tmp_path / "track")
+    assert traced.tracking.source == "trace" and tracked.tracking.source == "track"
+    assert figures(traced) == figures(tracked)
+    assert summary(traced) == summary(tracked)
+    assert traced.tracking.peak_bytes == 8000
+    leak = [s for s in traced.tracking.stacks if s.size == 200]
+    assert len(leak) == 1 and leak[0].frames and leak[0].life.live_at_end == 3
+    # the stack type is defined in the stream: frames as long as the tracked ones
+    [tracked_leak] = [s for s in tracked.tracking.stacks if s.size == 200]
+    assert len(leak[0].frames) == len(tracked_leak.frames)
+
+
+def test_trace_and_track_agree_on_the_churn_workload(heapscope, tmp_path):
+    """~170,000 allocations from C++ containers: the replayed trace, tracking mode and
+    a counts-only run agree (the workload is deterministic)."""
+    churn = program("hs-wl-cxx-churn")
+    args = ["--temporary-between", "2", "--", churn, "--ops", "20000", "--working-set", "300"]
+    heapscope("record", "-o", tmp_path / "trace", "--trace", *args)
+    heapscope("record", "-o", tmp_path / "track", "--track", *args)
+    heapscope("record", "-o", tmp_path / "counts", *args[2:])
+    [traced] = profiles(tmp_path / "trace")
+    [tracked] = profiles(tmp_path / "track")
+    [counts] = profiles(tmp_path / "counts")
+    assert figures(traced) == figures(tracked)
+    assert summary(traced) == summary(tracked)
+    assert traced.tracking.temporary_max_between == 2
+    allocs = {}
+    for s in traced.tracking.stacks:
+        allocs[s.size] = allocs.get(s.size, 0) + s.life.allocs
+    assert allocs == {size: n for (_, size), n in counts.size_counts.items()}
+    assert sum(allocs.values()) > 150_000
+    assert sum(s.life.temporaries for s in traced.tracking.stacks) > 0
+
+
+@pytest.mark.parametrize("compress, codec", [(None, 2), ("1", 2), ("0", 0)])
+def test_events_are_chunks_of_each_thread(heapscope, build, tmp_path, compress, codec):
+    """zstd chunks by default, raw with HEAPSCOPE_TRACE_COMPRESS=0."""
+    exe = build("trk_lifetimes.c", "-pthread")
+    env = {"HEAPSCOPE_TRACE_COMPRESS": compress} if compress else None
+    heapscope("record", "-o", tmp_path, "--trace", "--", exe, env=env)
+    [path] = tmp_path.glob("heapscope.*.hsp")
+    start, chunks = trace.scan(str(path))
+    assert start is not None and start[0] == 1
+    # a chunk that zstd would not make smaller (a few events) stays raw
+    assert {c.codec for c in chunks if c.raw_len >= 1024} == {codec}, [(c.codec, c.raw_len) for c in chunks]
+    assert len({c.thread for c in chunks}) == 2      # main thread and the freeing one
+    for c in chunks:
+        assert c.first_seq <= c.last_seq
+    # merged by number: each number once, in order (threads' numbers interleave)
+    stacks = {}
+    merged = list(trace.events(str(path), chunks, stacks))
+    numbers = [e[0] for e in merged]
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+    assert sum(c.events for c in chunks) == len(merged)
+    kinds = [e[1] for e in merged]
+    p = read_profile(path)
+    assert kinds.count(trace.ALLOC) == sum(p.size_counts.values())
+
+
+def test_every_codec_replays_like_raw(heapscope, tmp_path):
+    """zstd (the default: every chunk, the writer thread's reusing one context, and
+    the exit's) and deflate (older files: recoded here) replay into the same
+    figures as raw chunks."""
+    args = ["--", program("hs-wl-cxx-churn"), "--ops", "20000", "--working-set", "300"]
+    heapscope("record", "-o", tmp_path / "raw", "--trace", *args,
+              env={"HEAPSCOPE_TRACE_COMPRESS": "0"})
+    heapscope("record", "-o", tmp_path / "zstd", "--trace", *args)
+    [raw] = profiles(tmp_path / "raw")
+    [packed] = profiles(tmp_path / "zstd")
+    _, chunks = trace.scan(packed.path)
+    assert {c.codec for c in chunks} == {2} and len(chunks) > 4
+    assert sum(c.length for c in chunks) < sum(c.length for c in trace.scan(raw.path)[1])
+    (tmp_path / "deflate").mkdir()
+    recode(Path(raw.path), tmp_path / "deflate" / "heapscope.old.1.hsp", 1, deflate)
+    [old] = profiles(tmp_path / "deflate")
+    assert {c.codec for c in trace.scan(old.path)[1]} == {1}
+    for other in (packed, old):
+        assert figures(raw) == figures(other)
+        assert summary(raw) == summary(other)
+
+
+def test_forked_child_has_its_own_trace(heapscope, build, tmp_path):
+    exe = build("trk_lifetimes.c", "-pthread")
+    heapscope("record", "-o", tmp_path, "--trace", "--", exe, "fork")
+    ps = profiles(tmp_path)
+    [child] = [p for p in ps if any(p.ppid == q.pid for q in ps)]
+    [parent] = [p for p in ps if p is not child]
+    rows = {s.size: s.life for s in child.tracking.stacks}
+    assert set(rows) == {88}
+    assert (rows[88].allocs, rows[88].live_at_end) == (4, 4)
+    prow = {s.size: s.life for s in parent.tracking.stacks}
+    assert 88 not in prow and (prow[96].allocs, prow[96].frees) == (4, 4)
+
+
+@pytest.mark.parametrize("codec", [2, 1])
+def test_corrupt_event_chunk_is_one_clear_error(heapscope, build, tmp_path, codec):
+    exe = build("trk_lifetimes.c", "-pthread")
+    env = {"HEAPSCOPE_TRACE_COMPRESS": "0"} if codec == 1 else None
+    heapscope("record", "-o", tmp_path, "--trace", "--", exe, "many", env=env)
+    [path] = tmp_path.glob("heapscope.*.hsp")
+    if codec == 1:
+        recode(path, path, 1, deflate)
+    _, [chunk] = trace.scan(str(path))
+    assert chunk.codec == codec
+    data = bytearray(path.read_bytes())
+    if codec == 2:
+        data[chunk.offset + 40] ^= 0xFF               # the zstd frame's magic number
+    else:
+        data[chunk.offset + chunk.length - 1] ^= 0xFF     # last byte of its payload
+    # keep the file's own framing valid: the reader checks crcs first
+    head = chunk.offset - 16
+    crc = zlib.crc32(bytes(data[chunk.offset:chunk.offset + chunk.length]))
+    data[head + 4:head + 8] = crc.to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    res = heapscope("lifetimes", path, check=False)
+    assert res.returncode != 0
+    assert len(res.stderr.strip().splitlines()) == 1 and "TRACE_EVENTS" in res.stderr
+
+
+def test_sigterm_writes_every_event_before_the_snapshot(build, native, tmp_path):
+    """A signal handler's snapshot takes the buffered events too (the handler writes
+    them raw unless the writer thread picks them up first: either way, all of them)."""
+    exe = build("trk_lifetimes.c", "-pthread")
+    sigterm_when_ready(native, exe, tmp_path, "wait", HEAPSCOPE_TRACE="1")
+    [p] = profiles(tmp_path)
+    assert p.snapshot_reason == "sigterm"
+    rows = {s.size: s.life for s in p.tracking.stacks}
+    assert (rows[40].allocs, rows[40].frees, rows[40].temporaries) == (1000, 1000, 1000)
+    assert (rows[77].allocs, rows[77].live_at_end) == (1, 1)
+    _, chunks = trace.scan(p.path)
+    assert sum(c.events for c in chunks) == 2001
