@@ -11,8 +11,7 @@
 #define HSR_GUARD_H
 
 #include "common.h"
-
-extern HSR_HIDDEN HSR_TLS int hsr_guard;
+#include "core/tls.h" /* hsr_guard: a field of the thread's hot block */
 
 /* For functions a C++ exception may unwind through (operator new): the guard is
  * dropped by a cleanup handler, which runs during unwinding (-fexceptions). */

@@ -40,7 +40,6 @@ _Atomic uint32_t hsr_process_region;
 static uint32_t process_stack[HSR_MAX_REGION_DEPTH];
 static uint32_t process_depth, process_beyond; /* beyond: begins past max depth */
 
-HSR_TLS union hsr_place hsr_place;
 static HSR_TLS uint32_t thread_stack[HSR_MAX_REGION_DEPTH];
 static HSR_TLS uint32_t thread_depth, thread_beyond;
 

@@ -7,6 +7,7 @@
 #define HSR_REGIONS_H
 
 #include "common.h"
+#include "core/tls.h"
 
 struct hsr_region {
     uint32_t parent;        /* HS_NO_PARENT for region 0 */
@@ -15,22 +16,13 @@ struct hsr_region {
 };
 extern HSR_HIDDEN _Atomic uint32_t hsr_process_region;        /* innermost process-wide */
 extern HSR_HIDDEN uint8_t hsr_region_stacks[HSR_MAX_REGIONS]; /* copy of stack_selected */
-/* Where the calling thread is, read as one word by the hot path: both 0 for most
- * threads most of the time (the process-wide region applies). */
-union hsr_place {
-    struct {
-        uint32_t region;    /* the thread's own region override + 1; 0 = none */
-        uint32_t component; /* depth inside a component's calls (MPI, component.c) */
-    } in;
-    uint64_t any;
-};
-extern HSR_HIDDEN HSR_TLS union hsr_place hsr_place;
+/* hsr_place: where the calling thread is (union hsr_thread_place, core/tls.h) */
 /* component.c: the component's child region of `parent` (interned on first use) */
 HSR_HIDDEN uint32_t hsr_component_region(uint32_t parent);
 
 static inline uint32_t hsr_current_region(void)
 {
-    union hsr_place p = hsr_place;
+    union hsr_thread_place p = hsr_place;
     if (HSR_LIKELY(!p.any))
         return atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
     uint32_t r = p.in.region ? p.in.region - 1

@@ -15,6 +15,7 @@
 #define HSR_THREAD_H
 
 #include "common.h"
+#include "core/tls.h"
 
 struct hsr_region_counts;
 struct hsr_size_table;
@@ -37,7 +38,7 @@ struct hsr_thread {
     struct hsr_region_counts *_Atomic regions[HSR_MAX_REGIONS]; /* counting.h */
 };
 
-extern HSR_HIDDEN HSR_TLS struct hsr_thread *hsr_self;
+/* hsr_self: the calling thread's record, NULL until attached (core/tls.h) */
 HSR_HIDDEN struct hsr_thread *hsr_thread_attach(void);
 HSR_HIDDEN void hsr_threads_init(void);             /* the thread-exit key */
 HSR_HIDDEN void hsr_threads_after_fork_child(void); /* all records but ours handed back */

@@ -16,7 +16,7 @@
 #include "count/thread.h"
 #include "track/track.h"
 
-HSR_TLS struct hsr_thread *hsr_self;
+HSR_TLS struct hsr_tls hsr_tls;
 static struct hsr_thread *_Atomic threads;
 static _Atomic uint64_t threads_seen;
 static pthread_key_t exit_key;

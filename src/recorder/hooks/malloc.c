@@ -33,7 +33,6 @@
 #include "track/track.h"
 
 struct hsr_real hsr_real;
-HSR_TLS int hsr_guard;
 
 /* ---- bootstrap buffer for dlsym's own allocations ---- */
 
