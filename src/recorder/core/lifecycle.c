@@ -156,6 +156,7 @@ static void fork_child(void)
         atomic_store(&hsr_recording, 0);
     if (atomic_load(&hsr_recording))
         hsr_timeline_after_fork_child();
+    hsr_hot_update(); /* recording may have stopped */
     hsr_guard = saved_guard;
 }
 
@@ -246,6 +247,7 @@ __attribute__((constructor)) void hsr_init(void)
         install_signals();
         hsr_timeline_start();
     }
+    hsr_hot_arm();
     hsr_guard = saved_guard;
 }
 

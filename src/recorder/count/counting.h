@@ -80,4 +80,39 @@ static inline void hsr_count_call(unsigned api)
         hsr_bump(&rc->api[api], 1);
 }
 
+/* ---- the fast path of counts-only recording (hooks/hooks.h, struct hsr_hot) ----
+ * Counting before the real call, so that the hook needs nothing after it but the
+ * pointer. 1: counted in the calling thread's table; 0: nothing counted, take the
+ * general path (the guard is held, a thread or component region applies, the
+ * thread has no record or no counts for the region yet, or a size from
+ * HSR_SMALL_SIZES on: no call here, so the hook keeps the size in its argument
+ * register up to the real allocator's call). The guard is the caller's. */
+static inline __attribute__((always_inline)) struct hsr_region_counts *hsr_fast_counts(void)
+{
+    struct hsr_thread *t = hsr_self;
+    if (HSR_UNLIKELY((hsr_place.any | (uint64_t)hsr_guard) != 0 || !t))
+        return NULL;
+    uint32_t r = atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
+    return atomic_load_explicit(&t->regions[r], memory_order_relaxed);
+}
+
+static inline __attribute__((always_inline)) int hsr_fast_count_alloc(unsigned api, uint64_t size)
+{
+    struct hsr_region_counts *rc = hsr_fast_counts();
+    if (HSR_UNLIKELY(!rc) || HSR_UNLIKELY(size >= HSR_SMALL_SIZES))
+        return 0;
+    hsr_bump(&rc->api[api], 1);
+    hsr_bump(&rc->small[size], 1);
+    return 1;
+}
+
+static inline __attribute__((always_inline)) int hsr_fast_count_call(unsigned api)
+{
+    struct hsr_region_counts *rc = hsr_fast_counts();
+    if (HSR_UNLIKELY(!rc))
+        return 0;
+    hsr_bump(&rc->api[api], 1);
+    return 1;
+}
+
 #endif

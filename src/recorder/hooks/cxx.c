@@ -83,7 +83,7 @@ static _Atomic int ops_ready;
 /* The next operator new/delete are libstdc++'s plain wrappers of malloc/free
  * (they come from another object than the next malloc): then the plain variants
  * call malloc/free directly, one indirection less on the hot path. */
-static int ops_wrap_malloc;
+int hsr_ops_wrap_malloc;
 
 static void resolve_ops(void)
 {
@@ -92,12 +92,13 @@ static void resolve_ops(void)
     for (int i = 0; i < N_OPS; i++)
         next_op[i] = hsr_next(op_names[i]);
     Dl_info new_at, delete_at, malloc_at;
-    ops_wrap_malloc =
+    hsr_ops_wrap_malloc =
         next_op[NEW] && next_op[DEL] && dladdr(next_op[NEW], &new_at) &&
         dladdr(next_op[DEL], &delete_at) && dladdr((void *)hsr_real.malloc, &malloc_at) &&
         new_at.dli_fbase == delete_at.dli_fbase && new_at.dli_fbase != malloc_at.dli_fbase &&
         strstr(new_at.dli_fname, "libstdc++") != NULL;
     atomic_store_explicit(&ops_ready, 1, memory_order_release);
+    hsr_hot_update();
 }
 
 static void *op(int which)
@@ -207,9 +208,21 @@ static void counted_delete(int which, void *p, size_t size, size_t align)
 
 #define RECORDING() (!hsr_guard && atomic_load_explicit(&hsr_recording, memory_order_relaxed))
 
-static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
+/* The fast path's malloc returned NULL, the allocation already counted: the next
+ * operator new decides (new_handler, bad_alloc); a failure is counted as in
+ * counted_new. */
+static __attribute__((noinline)) void *new_after_null(int which, size_t n)
 {
-    if (HSR_LIKELY(ops_wrap_malloc) && RECORDING()) {
+    hsr_guard = 1;
+    struct new_scope scope __attribute__((cleanup(new_scope_leave))) = {0};
+    void *p = call_new(which, n, 0);
+    scope.ok = p != NULL;
+    return p;
+}
+
+static __attribute__((noinline)) void *new_general(int which, size_t n)
+{
+    if (HSR_LIKELY(hsr_ops_wrap_malloc) && RECORDING()) {
         hsr_guard = 1;
         void *p = hsr_real.malloc(n ? n : 1);
         if (HSR_LIKELY(p)) {
@@ -222,9 +235,22 @@ static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
     return counted_new(which, n, 0);
 }
 
-static inline __attribute__((always_inline)) void fast_delete(int which, void *p, size_t n)
+/* Counts only, libstdc++'s operators (plain wrappers of malloc and free) next:
+ * count, then the next malloc itself; everything else out of line. */
+static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
 {
-    if (HSR_LIKELY(ops_wrap_malloc)) {
+    if (HSR_LIKELY(HSR_HOT(cxx)) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_OPERATOR_NEW, n))) {
+        hsr_guard = 1;
+        void *p = hsr_real.malloc(n ? n : 1);
+        hsr_guard = 0;
+        return HSR_LIKELY(p) ? p : new_after_null(which, n);
+    }
+    return new_general(which, n);
+}
+
+static __attribute__((noinline)) void delete_general(int which, void *p, size_t n)
+{
+    if (HSR_LIKELY(hsr_ops_wrap_malloc)) {
         if (!p)
             return;
         if (!RECORDING()) {
@@ -239,6 +265,18 @@ static inline __attribute__((always_inline)) void fast_delete(int which, void *p
         return;
     }
     counted_delete(which, p, n, 0);
+}
+
+static inline __attribute__((always_inline)) void fast_delete(int which, void *p, size_t n)
+{
+    if (HSR_LIKELY(HSR_HOT(cxx)) && HSR_LIKELY(p) &&
+        HSR_LIKELY(hsr_fast_count_call(HS_API_OPERATOR_DELETE))) {
+        hsr_guard = 1;
+        hsr_real.free(p);
+        hsr_guard = 0;
+        return;
+    }
+    delete_general(which, p, n);
 }
 
 /* The hooks, by mangled name (x86-64: size_t is unsigned long, 'm'). */

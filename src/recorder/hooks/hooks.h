@@ -24,4 +24,18 @@ HSR_HIDDEN void hsr_resolve(void);
 /* dlsym(RTLD_NEXT, name), guarded; NULL if there is no next definition */
 HSR_HIDDEN void *hsr_next(const char *name);
 
+/* hot.c: the fast paths the hooks may take, one byte each (a hook tests one):
+ * 0 until the constructor is done, then recomputed by hsr_hot_update() whenever
+ * one of its inputs changes (hsr_real, hsr_recording, hsr_stacks_on,
+ * hsr_heap_watch, hsr_ops_wrap_malloc). */
+struct hsr_hot {
+    uint8_t count; /* counts only: recording, no stack wanted, no block watched */
+    uint8_t cxx;   /* and operator new/delete are libstdc++'s wrappers of malloc/free */
+};
+extern HSR_HIDDEN struct hsr_hot hsr_hot;
+#define HSR_HOT(path) __atomic_load_n(&hsr_hot.path, __ATOMIC_RELAXED)
+HSR_HIDDEN void hsr_hot_arm(void); /* the constructor's end: fast paths from now on */
+HSR_HIDDEN void hsr_hot_update(void);
+extern HSR_HIDDEN int hsr_ops_wrap_malloc; /* cxx.c */
+
 #endif

@@ -4,6 +4,9 @@
  * Each hook calls the next definition (the allocator underneath: glibc, or a peer
  * preloaded after us) with the re-entrancy guard set, then counts the call for
  * the current region. Counting semantics: profile_format.h, SIZE_COUNTS/API_COUNTS.
+ * Counts-only recording (hot.c says when) takes a fast path in malloc and free:
+ * the call counted first in the thread's table (count/counting.h), then the real
+ * call; every other case goes out of line to the general path.
  *
  * Bootstrap: the next definitions are found with dlsym(RTLD_NEXT), and dlsym
  * itself may call calloc/malloc. Those calls (made while resolving, on the
@@ -53,7 +56,7 @@ static void *boot_alloc(size_t n)
 
 static int is_boot(const void *p)
 {
-    return (const char *)p >= boot_buf && (const char *)p < boot_buf + sizeof boot_buf;
+    return (uintptr_t)p - (uintptr_t)boot_buf < sizeof boot_buf; /* one compare */
 }
 
 static size_t boot_size(const void *p)
@@ -205,7 +208,16 @@ static void realloc_done(struct hsr_dying *d, void *p, uint64_t n)
 
 /* ---- the hooks ---- */
 
-void *malloc(size_t n)
+/* malloc and free: the counts-only fast path (the allocation counted first, the
+ * guard held over the real call), else the general one, out of line. */
+
+static __attribute__((noinline)) void *count_failed(void)
+{
+    hsr_count_call(HS_API_FAILED);
+    return NULL;
+}
+
+static __attribute__((noinline)) void *malloc_general(size_t n)
 {
     if (HSR_UNLIKELY(!hsr_real.free)) {
         if (resolving)
@@ -219,6 +231,17 @@ void *malloc(size_t n)
     hsr_note_alloc(HS_API_MALLOC, n, p);
     hsr_guard = 0;
     return p;
+}
+
+void *malloc(size_t n)
+{
+    if (HSR_LIKELY(HSR_HOT(count)) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_MALLOC, n))) {
+        hsr_guard = 1;
+        void *p = hsr_real.malloc(n);
+        hsr_guard = 0;
+        return HSR_LIKELY(p) ? p : count_failed();
+    }
+    return malloc_general(n);
 }
 
 void *calloc(size_t a, size_t b)
@@ -237,10 +260,8 @@ void *calloc(size_t a, size_t b)
     return p;
 }
 
-void free(void *p)
+static __attribute__((noinline)) void free_general(void *p)
 {
-    if (!p || is_boot(p))
-        return;
     RESOLVE();
     if (PASS_THROUGH()) {
         hsr_real.free(p);
@@ -251,6 +272,19 @@ void free(void *p)
     hsr_real.free(p);
     hsr_count_call(HS_API_FREE);
     hsr_guard = 0;
+}
+
+void free(void *p)
+{
+    if (!p || HSR_UNLIKELY(is_boot(p)))
+        return;
+    if (HSR_LIKELY(HSR_HOT(count)) && HSR_LIKELY(hsr_fast_count_call(HS_API_FREE))) {
+        hsr_guard = 1;
+        hsr_real.free(p);
+        hsr_guard = 0;
+        return;
+    }
+    free_general(p);
 }
 
 void *realloc(void *old, size_t n)
