@@ -222,6 +222,12 @@ static __attribute__((noinline)) void *new_after_null(int which, size_t n)
 
 static __attribute__((noinline)) void *new_general(int which, size_t n)
 {
+    if (HSR_LIKELY(HSR_HOT(cxx)) && hsr_fast_count_alloc(HS_API_OPERATOR_NEW, n)) {
+        hsr_guard = 1; /* a peer's malloc */
+        void *p = hsr_real.malloc(n ? n : 1);
+        hsr_guard = 0;
+        return HSR_LIKELY(p) ? p : new_after_null(which, n);
+    }
     if (HSR_LIKELY(hsr_ops_wrap_malloc) && RECORDING()) {
         hsr_guard = 1;
         void *p = hsr_real.malloc(n ? n : 1);
@@ -235,14 +241,13 @@ static __attribute__((noinline)) void *new_general(int which, size_t n)
     return counted_new(which, n, 0);
 }
 
-/* Counts only, libstdc++'s operators (plain wrappers of malloc and free) next:
- * count, then the next malloc itself; everything else out of line. */
+/* Counts only, libstdc++'s operators (plain wrappers of malloc and free) over
+ * glibc's malloc: count, then glibc's malloc itself (malloc(0) is malloc(1)
+ * there); everything else out of line. */
 static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
 {
-    if (HSR_LIKELY(HSR_HOT(cxx)) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_OPERATOR_NEW, n))) {
-        hsr_guard = 1;
-        void *p = hsr_real.malloc(n ? n : 1);
-        hsr_guard = 0;
+    if (HSR_LIKELY(HSR_HOT(cxx_bare)) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_OPERATOR_NEW, n))) {
+        void *p = hsr_real.malloc(n);
         return HSR_LIKELY(p) ? p : new_after_null(which, n);
     }
     return new_general(which, n);
@@ -250,6 +255,12 @@ static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
 
 static __attribute__((noinline)) void delete_general(int which, void *p, size_t n)
 {
+    if (HSR_LIKELY(HSR_HOT(cxx)) && p && hsr_fast_count_call(HS_API_OPERATOR_DELETE)) {
+        hsr_guard = 1; /* a peer's free */
+        hsr_real.free(p);
+        hsr_guard = 0;
+        return;
+    }
     if (HSR_LIKELY(hsr_ops_wrap_malloc)) {
         if (!p)
             return;
@@ -269,11 +280,9 @@ static __attribute__((noinline)) void delete_general(int which, void *p, size_t 
 
 static inline __attribute__((always_inline)) void fast_delete(int which, void *p, size_t n)
 {
-    if (HSR_LIKELY(HSR_HOT(cxx)) && HSR_LIKELY(p) &&
+    if (HSR_LIKELY(HSR_HOT(cxx_bare)) && HSR_LIKELY(p) &&
         HSR_LIKELY(hsr_fast_count_call(HS_API_OPERATOR_DELETE))) {
-        hsr_guard = 1;
-        hsr_real.free(p);
-        hsr_guard = 0;
+        hsr_real.free(p); /* a tail call */
         return;
     }
     delete_general(which, p, n);

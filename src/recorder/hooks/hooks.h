@@ -29,8 +29,10 @@ HSR_HIDDEN void *hsr_next(const char *name);
  * one of its inputs changes (hsr_real, hsr_recording, hsr_stacks_on,
  * hsr_heap_watch, hsr_ops_wrap_malloc). */
 struct hsr_hot {
-    uint8_t count; /* counts only: recording, no stack wanted, no block watched */
-    uint8_t cxx;   /* and operator new/delete are libstdc++'s wrappers of malloc/free */
+    uint8_t count;    /* counts only: recording, no stack wanted, no block watched */
+    uint8_t bare;     /* and malloc/free next are glibc's: they never call back into us */
+    uint8_t cxx;      /* count, and libstdc++'s operator new/delete (wrap malloc/free) next */
+    uint8_t cxx_bare; /* cxx and bare */
 };
 extern HSR_HIDDEN struct hsr_hot hsr_hot;
 #define HSR_HOT(path) __atomic_load_n(&hsr_hot.path, __ATOMIC_RELAXED)

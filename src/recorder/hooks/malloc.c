@@ -6,7 +6,7 @@
  * the current region. Counting semantics: profile_format.h, SIZE_COUNTS/API_COUNTS.
  * Counts-only recording (hot.c says when) takes a fast path in malloc and free:
  * the call counted first in the thread's table (count/counting.h), then the real
- * call; every other case goes out of line to the general path.
+ * call, without the guard over glibc's own; every other case goes out of line.
  *
  * Bootstrap: the next definitions are found with dlsym(RTLD_NEXT), and dlsym
  * itself may call calloc/malloc. Those calls (made while resolving, on the
@@ -219,6 +219,12 @@ static __attribute__((noinline)) void *count_failed(void)
 
 static __attribute__((noinline)) void *malloc_general(size_t n)
 {
+    if (HSR_LIKELY(HSR_HOT(count)) && hsr_fast_count_alloc(HS_API_MALLOC, n)) {
+        hsr_guard = 1; /* a peer's malloc */
+        void *p = hsr_real.malloc(n);
+        hsr_guard = 0;
+        return HSR_LIKELY(p) ? p : count_failed();
+    }
     if (HSR_UNLIKELY(!hsr_real.free)) {
         if (resolving)
             return boot_alloc(n);
@@ -235,10 +241,8 @@ static __attribute__((noinline)) void *malloc_general(size_t n)
 
 void *malloc(size_t n)
 {
-    if (HSR_LIKELY(HSR_HOT(count)) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_MALLOC, n))) {
-        hsr_guard = 1;
+    if (HSR_LIKELY(HSR_HOT(bare)) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_MALLOC, n))) {
         void *p = hsr_real.malloc(n);
-        hsr_guard = 0;
         return HSR_LIKELY(p) ? p : count_failed();
     }
     return malloc_general(n);
@@ -262,6 +266,12 @@ void *calloc(size_t a, size_t b)
 
 static __attribute__((noinline)) void free_general(void *p)
 {
+    if (HSR_LIKELY(HSR_HOT(count)) && hsr_fast_count_call(HS_API_FREE)) {
+        hsr_guard = 1; /* a peer's free */
+        hsr_real.free(p);
+        hsr_guard = 0;
+        return;
+    }
     RESOLVE();
     if (PASS_THROUGH()) {
         hsr_real.free(p);
@@ -278,10 +288,8 @@ void free(void *p)
 {
     if (!p || HSR_UNLIKELY(is_boot(p)))
         return;
-    if (HSR_LIKELY(HSR_HOT(count)) && HSR_LIKELY(hsr_fast_count_call(HS_API_FREE))) {
-        hsr_guard = 1;
-        hsr_real.free(p);
-        hsr_guard = 0;
+    if (HSR_LIKELY(HSR_HOT(bare)) && HSR_LIKELY(hsr_fast_count_call(HS_API_FREE))) {
+        hsr_real.free(p); /* a tail call */
         return;
     }
     free_general(p);
