@@ -24,12 +24,19 @@ union hsr_thread_place {
 };
 
 struct hsr_thread;
+struct hsr_region_counts;
 
 struct hsr_tls {
     union hsr_thread_place place; /* count/regions.h */
     int guard;                    /* core/guard.h */
-    struct hsr_thread *self;      /* count/thread.h */
+    /* count/counting.h: the counts of region `counts_region` in the thread's
+     * record, the last region it counted in; HSR_NO_REGION: none (yet, or the
+     * record went back at the thread's end) */
+    uint32_t counts_region;
+    struct hsr_region_counts *counts;
+    struct hsr_thread *self; /* count/thread.h */
 };
+#define HSR_NO_REGION UINT32_MAX /* never a region id (< HSR_MAX_REGIONS) */
 
 extern HSR_HIDDEN HSR_TLS struct hsr_tls hsr_tls;
 

@@ -38,7 +38,11 @@ static inline struct hsr_region_counts *hsr_counts_here(uint32_t region, struct 
         return NULL;
     *self = t;
     struct hsr_region_counts *rc = atomic_load_explicit(&t->regions[region], memory_order_relaxed);
-    return HSR_LIKELY(rc) ? rc : hsr_region_counts_new(t, region);
+    if (HSR_UNLIKELY(!rc) && !(rc = hsr_region_counts_new(t, region)))
+        return NULL;
+    hsr_tls.counts_region = region; /* for the fast path, below */
+    hsr_tls.counts = rc;
+    return rc;
 }
 
 /* Where an allocation was counted: its region, and its stack trace type when
@@ -82,25 +86,24 @@ static inline void hsr_count_call(unsigned api)
 
 /* ---- the fast path of counts-only recording (hooks/hooks.h, struct hsr_hot) ----
  * Counting before the real call, so that the hook needs nothing after it but the
- * pointer. 1: counted in the calling thread's table; 0: nothing counted, take the
- * general path (the guard is held, a thread or component region applies, the
- * thread has no record or no counts for the region yet, or a size from
- * HSR_SMALL_SIZES on: no call here, so the hook keeps the size in its argument
- * register up to the real allocator's call). The guard is the caller's. */
-static inline __attribute__((always_inline)) struct hsr_region_counts *hsr_fast_counts(void)
+ * pointer, in the counts the thread last counted in (hsr_tls.counts, cached by
+ * hsr_counts_here: no record or region lookup). 1: counted; 0: nothing counted,
+ * take the general path (the guard is held, a thread or component region applies,
+ * the process-wide region is not the cached one, or a size from HSR_SMALL_SIZES
+ * on: no call here, so the hook keeps the size in its argument register up to the
+ * real allocator's call). The guard is the caller's. */
+static inline __attribute__((always_inline)) int hsr_fast_hit(void)
 {
-    struct hsr_thread *t = hsr_self;
-    if (HSR_UNLIKELY((hsr_place.any | (uint64_t)hsr_guard) != 0 || !t))
-        return NULL;
     uint32_t r = atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
-    return atomic_load_explicit(&t->regions[r], memory_order_relaxed);
+    return HSR_LIKELY((hsr_place.any | (uint64_t)hsr_guard) == 0) &&
+           HSR_LIKELY(hsr_tls.counts_region == r);
 }
 
 static inline __attribute__((always_inline)) int hsr_fast_count_alloc(unsigned api, uint64_t size)
 {
-    struct hsr_region_counts *rc = hsr_fast_counts();
-    if (HSR_UNLIKELY(!rc) || HSR_UNLIKELY(size >= HSR_SMALL_SIZES))
+    if (HSR_UNLIKELY(!hsr_fast_hit()) || HSR_UNLIKELY(size >= HSR_SMALL_SIZES))
         return 0;
+    struct hsr_region_counts *rc = hsr_tls.counts;
     hsr_bump(&rc->api[api], 1);
     hsr_bump(&rc->small[size], 1);
     return 1;
@@ -108,10 +111,9 @@ static inline __attribute__((always_inline)) int hsr_fast_count_alloc(unsigned a
 
 static inline __attribute__((always_inline)) int hsr_fast_count_call(unsigned api)
 {
-    struct hsr_region_counts *rc = hsr_fast_counts();
-    if (HSR_UNLIKELY(!rc))
+    if (HSR_UNLIKELY(!hsr_fast_hit()))
         return 0;
-    hsr_bump(&rc->api[api], 1);
+    hsr_bump(&hsr_tls.counts->api[api], 1);
     return 1;
 }
 

@@ -16,7 +16,7 @@
 #include "count/thread.h"
 #include "track/track.h"
 
-HSR_TLS struct hsr_tls hsr_tls;
+HSR_TLS struct hsr_tls hsr_tls = {.counts_region = HSR_NO_REGION};
 static struct hsr_thread *_Atomic threads;
 static _Atomic uint64_t threads_seen;
 static pthread_key_t exit_key;
@@ -72,6 +72,7 @@ static void thread_exit(void *arg)
         hsr_track_flush(t);
         hsr_guard = saved_guard;
     }
+    hsr_tls.counts_region = HSR_NO_REGION; /* those counts go with the record */
     hsr_self = NULL;
     atomic_store_explicit(&t->in_use, 0, memory_order_release);
 }
