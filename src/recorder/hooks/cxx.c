@@ -14,7 +14,9 @@
  *
  * Hot path: when the next operators are libstdc++'s (which only wrap malloc and
  * free), plain new/new[] and plain/sized delete call the next malloc/free
- * themselves; a NULL from malloc takes the general path (new_handler, bad_alloc).
+ * themselves; when the recorder only counts (hot.c), the call is counted first
+ * and, over glibc's malloc, made without the guard. A NULL from malloc goes on to
+ * the next operator new (new_handler, bad_alloc).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

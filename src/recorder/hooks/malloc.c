@@ -208,8 +208,9 @@ static void realloc_done(struct hsr_dying *d, void *p, uint64_t n)
 
 /* ---- the hooks ---- */
 
-/* malloc and free: the counts-only fast path (the allocation counted first, the
- * guard held over the real call), else the general one, out of line. */
+/* malloc and free: counts only over glibc, the fast path inline (the call counted
+ * first, no guard); counts only over a peer (the guard held over its call) and
+ * every other case, out of line. */
 
 static __attribute__((noinline)) void *count_failed(void)
 {
