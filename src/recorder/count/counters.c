@@ -40,6 +40,24 @@ struct hsr_region_counts *hsr_region_counts_new(struct hsr_thread *t, uint32_t r
     return rc;
 }
 
+int hsr_fast_refill(void)
+{
+    if ((hsr_place.any | (uint64_t)hsr_guard) != 0)
+        return 0;
+    hsr_guard = 1; /* attaching may allocate (pthread_setspecific) */
+    struct hsr_thread *t = hsr_self ? hsr_self : hsr_thread_attach();
+    uint32_t r = atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
+    struct hsr_region_counts *rc = NULL;
+    if (t && !(rc = atomic_load_explicit(&t->regions[r], memory_order_relaxed)))
+        rc = hsr_region_counts_new(t, r);
+    hsr_guard = 0;
+    if (!rc)
+        return 0;
+    hsr_tls.counts = rc;
+    hsr_tls.counts_region = r;
+    return 1;
+}
+
 static struct hsr_size_table *size_table_new(uint64_t slots)
 {
     struct hsr_size_table *st = hsr_map(sizeof *st + slots * sizeof(struct size_entry));

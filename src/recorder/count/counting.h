@@ -38,11 +38,7 @@ static inline struct hsr_region_counts *hsr_counts_here(uint32_t region, struct 
         return NULL;
     *self = t;
     struct hsr_region_counts *rc = atomic_load_explicit(&t->regions[region], memory_order_relaxed);
-    if (HSR_UNLIKELY(!rc) && !(rc = hsr_region_counts_new(t, region)))
-        return NULL;
-    hsr_tls.counts_region = region; /* for the fast path, below */
-    hsr_tls.counts = rc;
-    return rc;
+    return HSR_LIKELY(rc) ? rc : hsr_region_counts_new(t, region);
 }
 
 /* Where an allocation was counted: its region, and its stack trace type when
@@ -86,12 +82,12 @@ static inline void hsr_count_call(unsigned api)
 
 /* ---- the fast path of counts-only recording (hooks/hooks.h, struct hsr_hot) ----
  * Counting before the real call, so that the hook needs nothing after it but the
- * pointer, in the counts the thread last counted in (hsr_tls.counts, cached by
- * hsr_counts_here: no record or region lookup). 1: counted; 0: nothing counted,
- * take the general path (the guard is held, a thread or component region applies,
- * the process-wide region is not the cached one, or a size from HSR_SMALL_SIZES
- * on: no call here, so the hook keeps the size in its argument register up to the
- * real allocator's call). The guard is the caller's. */
+ * pointer, in the thread's cached counts of the process-wide region
+ * (hsr_tls.counts: no record or region lookup). 1: counted; 0: nothing counted
+ * (the guard is held, a thread or component region applies, the cache is of
+ * another region or empty, or a size from HSR_SMALL_SIZES on: no call here, so
+ * the hook keeps the size in its argument register up to the real allocator's
+ * call). The guard is the caller's. */
 static inline __attribute__((always_inline)) int hsr_fast_hit(void)
 {
     uint32_t r = atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
@@ -115,6 +111,23 @@ static inline __attribute__((always_inline)) int hsr_fast_count_call(unsigned ap
         return 0;
     hsr_bump(&hsr_tls.counts->api[api], 1);
     return 1;
+}
+
+/* counters.c: cache the thread's counts of the process-wide region (its record
+ * attached, the counts made if need be) when no guard, thread or component region
+ * stands in the way; 1 if done. The general path's second try, out of line, so
+ * that the modes without a fast path never touch the cache. */
+HSR_HIDDEN int hsr_fast_refill(void);
+
+static inline int hsr_fast_retry_alloc(unsigned api, uint64_t size)
+{
+    return hsr_fast_count_alloc(api, size) ||
+           (hsr_fast_refill() && hsr_fast_count_alloc(api, size));
+}
+
+static inline int hsr_fast_retry_call(unsigned api)
+{
+    return hsr_fast_count_call(api) || (hsr_fast_refill() && hsr_fast_count_call(api));
 }
 
 #endif

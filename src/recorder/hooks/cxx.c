@@ -213,8 +213,9 @@ static void counted_delete(int which, void *p, size_t size, size_t align)
 /* The fast path's malloc returned NULL, the allocation already counted: the next
  * operator new decides (new_handler, bad_alloc); a failure is counted as in
  * counted_new. */
-static __attribute__((noinline)) void *new_after_null(int which, size_t n)
+static __attribute__((noinline)) void *new_after_null(int which)
 {
+    size_t n = hsr_tls.new_size;
     hsr_guard = 1;
     struct new_scope scope __attribute__((cleanup(new_scope_leave))) = {0};
     void *p = call_new(which, n, 0);
@@ -222,13 +223,16 @@ static __attribute__((noinline)) void *new_after_null(int which, size_t n)
     return p;
 }
 
-static __attribute__((noinline)) void *new_general(int which, size_t n)
+static __attribute__((noinline)) void *new_general(size_t n, int which, int fast)
 {
-    if (HSR_LIKELY(HSR_HOT(cxx)) && hsr_fast_count_alloc(HS_API_OPERATOR_NEW, n)) {
-        hsr_guard = 1; /* a peer's malloc */
+    if (fast != HSR_FAST_NONE && hsr_fast_retry_alloc(HS_API_OPERATOR_NEW, n)) {
+        hsr_guard = fast == HSR_FAST_GUARDED;
         void *p = hsr_real.malloc(n ? n : 1);
         hsr_guard = 0;
-        return HSR_LIKELY(p) ? p : new_after_null(which, n);
+        if (HSR_LIKELY(p))
+            return p;
+        hsr_tls.new_size = n;
+        return new_after_null(which);
     }
     if (HSR_LIKELY(hsr_ops_wrap_malloc) && RECORDING()) {
         hsr_guard = 1;
@@ -248,17 +252,20 @@ static __attribute__((noinline)) void *new_general(int which, size_t n)
  * there); everything else out of line. */
 static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
 {
-    if (HSR_LIKELY(HSR_HOT(cxx_bare)) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_OPERATOR_NEW, n))) {
+    int fast = HSR_HOT(cxx);
+    if (HSR_LIKELY(fast == HSR_FAST_BARE) &&
+        HSR_LIKELY(hsr_fast_count_alloc(HS_API_OPERATOR_NEW, n))) {
+        hsr_tls.new_size = n;
         void *p = hsr_real.malloc(n);
-        return HSR_LIKELY(p) ? p : new_after_null(which, n);
+        return HSR_LIKELY(p) ? p : new_after_null(which);
     }
-    return new_general(which, n);
+    return new_general(n, which, fast);
 }
 
-static __attribute__((noinline)) void delete_general(int which, void *p, size_t n)
+static __attribute__((noinline)) void delete_general(void *p, size_t n, int which, int fast)
 {
-    if (HSR_LIKELY(HSR_HOT(cxx)) && p && hsr_fast_count_call(HS_API_OPERATOR_DELETE)) {
-        hsr_guard = 1; /* a peer's free */
+    if (fast != HSR_FAST_NONE && p && hsr_fast_retry_call(HS_API_OPERATOR_DELETE)) {
+        hsr_guard = fast == HSR_FAST_GUARDED;
         hsr_real.free(p);
         hsr_guard = 0;
         return;
@@ -282,12 +289,13 @@ static __attribute__((noinline)) void delete_general(int which, void *p, size_t 
 
 static inline __attribute__((always_inline)) void fast_delete(int which, void *p, size_t n)
 {
-    if (HSR_LIKELY(HSR_HOT(cxx_bare)) && HSR_LIKELY(p) &&
+    int fast = HSR_HOT(cxx);
+    if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(p) &&
         HSR_LIKELY(hsr_fast_count_call(HS_API_OPERATOR_DELETE))) {
         hsr_real.free(p); /* a tail call */
         return;
     }
-    delete_general(which, p, n);
+    delete_general(p, n, which, fast);
 }
 
 /* The hooks, by mangled name (x86-64: size_t is unsigned long, 'm'). */

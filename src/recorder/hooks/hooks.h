@@ -24,18 +24,21 @@ HSR_HIDDEN void hsr_resolve(void);
 /* dlsym(RTLD_NEXT, name), guarded; NULL if there is no next definition */
 HSR_HIDDEN void *hsr_next(const char *name);
 
-/* hot.c: the fast paths the hooks may take, one byte each (a hook tests one):
- * 0 until the constructor is done, then recomputed by hsr_hot_update() whenever
- * one of its inputs changes (hsr_real, hsr_recording, hsr_stacks_on,
- * hsr_heap_watch, hsr_ops_wrap_malloc). */
+/* hot.c: the fast path each family of hooks may take (one byte each, so that a
+ * hook tests one): 0 until the constructor is done, then recomputed by
+ * hsr_hot_update() whenever one of its inputs changes (hsr_real, hsr_recording,
+ * hsr_stacks_on, hsr_heap_watch, hsr_ops_wrap_malloc). */
+enum {
+    HSR_FAST_NONE,    /* the general path: stacks, watched blocks, not recording */
+    HSR_FAST_GUARDED, /* counts only, the guard held over the allocator's call (a peer) */
+    HSR_FAST_BARE     /* counts only, over glibc's malloc and free: no guard needed */
+};
 struct hsr_hot {
-    uint8_t count;    /* counts only: recording, no stack wanted, no block watched */
-    uint8_t bare;     /* and malloc/free next are glibc's: they never call back into us */
-    uint8_t cxx;      /* count, and libstdc++'s operator new/delete (wrap malloc/free) next */
-    uint8_t cxx_bare; /* cxx and bare */
+    uint8_t c;   /* malloc and free */
+    uint8_t cxx; /* plain operator new/delete when libstdc++'s (wrappers of malloc/free) */
 };
 extern HSR_HIDDEN struct hsr_hot hsr_hot;
-#define HSR_HOT(path) __atomic_load_n(&hsr_hot.path, __ATOMIC_RELAXED)
+#define HSR_HOT(family) __atomic_load_n(&hsr_hot.family, __ATOMIC_RELAXED)
 HSR_HIDDEN void hsr_hot_arm(void); /* the constructor's end: fast paths from now on */
 HSR_HIDDEN void hsr_hot_update(void);
 extern HSR_HIDDEN int hsr_ops_wrap_malloc; /* cxx.c */

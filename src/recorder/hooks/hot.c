@@ -41,11 +41,9 @@ void hsr_hot_update(void)
 {
     int count =
         armed && hsr_real.free && atomic_load(&hsr_recording) && !hsr_stacks_on && !hsr_heap_watch;
-    int cxx = count && hsr_ops_wrap_malloc, bare = count && next_is_glibc();
-    __atomic_store_n(&hsr_hot.count, count, __ATOMIC_RELAXED);
-    __atomic_store_n(&hsr_hot.bare, bare, __ATOMIC_RELAXED);
-    __atomic_store_n(&hsr_hot.cxx, cxx, __ATOMIC_RELAXED);
-    __atomic_store_n(&hsr_hot.cxx_bare, cxx && bare, __ATOMIC_RELAXED);
+    int c = !count ? HSR_FAST_NONE : next_is_glibc() ? HSR_FAST_BARE : HSR_FAST_GUARDED;
+    __atomic_store_n(&hsr_hot.c, c, __ATOMIC_RELAXED);
+    __atomic_store_n(&hsr_hot.cxx, hsr_ops_wrap_malloc ? c : HSR_FAST_NONE, __ATOMIC_RELAXED);
 }
 
 void hsr_hot_arm(void)

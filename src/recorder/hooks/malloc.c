@@ -209,8 +209,9 @@ static void realloc_done(struct hsr_dying *d, void *p, uint64_t n)
 /* ---- the hooks ---- */
 
 /* malloc and free: counts only over glibc, the fast path inline (the call counted
- * first, no guard); counts only over a peer (the guard held over its call) and
- * every other case, out of line. */
+ * first, no guard); out of line, its second try after a miss (the thread's counts
+ * cached anew), the fast path over a peer (the guard held over its call) and the
+ * general path. */
 
 static __attribute__((noinline)) void *count_failed(void)
 {
@@ -218,10 +219,10 @@ static __attribute__((noinline)) void *count_failed(void)
     return NULL;
 }
 
-static __attribute__((noinline)) void *malloc_general(size_t n)
+static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
 {
-    if (HSR_LIKELY(HSR_HOT(count)) && hsr_fast_count_alloc(HS_API_MALLOC, n)) {
-        hsr_guard = 1; /* a peer's malloc */
+    if (fast != HSR_FAST_NONE && hsr_fast_retry_alloc(HS_API_MALLOC, n)) {
+        hsr_guard = fast == HSR_FAST_GUARDED;
         void *p = hsr_real.malloc(n);
         hsr_guard = 0;
         return HSR_LIKELY(p) ? p : count_failed();
@@ -242,11 +243,12 @@ static __attribute__((noinline)) void *malloc_general(size_t n)
 
 void *malloc(size_t n)
 {
-    if (HSR_LIKELY(HSR_HOT(bare)) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_MALLOC, n))) {
+    int fast = HSR_HOT(c);
+    if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_MALLOC, n))) {
         void *p = hsr_real.malloc(n);
         return HSR_LIKELY(p) ? p : count_failed();
     }
-    return malloc_general(n);
+    return malloc_general(n, fast);
 }
 
 void *calloc(size_t a, size_t b)
@@ -265,10 +267,10 @@ void *calloc(size_t a, size_t b)
     return p;
 }
 
-static __attribute__((noinline)) void free_general(void *p)
+static __attribute__((noinline)) void free_general(void *p, int fast)
 {
-    if (HSR_LIKELY(HSR_HOT(count)) && hsr_fast_count_call(HS_API_FREE)) {
-        hsr_guard = 1; /* a peer's free */
+    if (fast != HSR_FAST_NONE && hsr_fast_retry_call(HS_API_FREE)) {
+        hsr_guard = fast == HSR_FAST_GUARDED;
         hsr_real.free(p);
         hsr_guard = 0;
         return;
@@ -289,11 +291,12 @@ void free(void *p)
 {
     if (!p || HSR_UNLIKELY(is_boot(p)))
         return;
-    if (HSR_LIKELY(HSR_HOT(bare)) && HSR_LIKELY(hsr_fast_count_call(HS_API_FREE))) {
+    int fast = HSR_HOT(c);
+    if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(hsr_fast_count_call(HS_API_FREE))) {
         hsr_real.free(p); /* a tail call */
         return;
     }
-    free_general(p);
+    free_general(p, fast);
 }
 
 void *realloc(void *old, size_t n)
