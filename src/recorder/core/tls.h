@@ -29,9 +29,9 @@ struct hsr_region_counts;
 struct hsr_tls {
     union hsr_thread_place place; /* count/regions.h */
     int guard;                    /* core/guard.h */
-    /* count/counting.h: the counts of region `counts_region` in the thread's
-     * record, the last region it counted in; HSR_NO_REGION: none (yet, or the
-     * record went back at the thread's end) */
+    /* count/counting.h: the fast path's cache, the counts of region
+     * `counts_region` in the thread's record (filled by hsr_fast_refill on a
+     * miss); HSR_NO_REGION: none (yet, or the record went back at the thread's end) */
     uint32_t counts_region;
     struct hsr_region_counts *counts;
     struct hsr_thread *self; /* count/thread.h */
