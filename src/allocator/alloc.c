@@ -36,8 +36,9 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
       return NULL;
     }
   }
-  if (HSM_UNLIKELY(heap->sample_left != 0)) hsm_hot_sample(heap, size);
   void *p = alloc_in(heap, size, zero);
+  /* after: the window's allocations are all served by the classes it began with */
+  if (HSM_UNLIKELY(heap->sample_left != 0)) hsm_hot_sample(heap, size);
   if (HSM_UNLIKELY(p == NULL)) errno = ENOMEM;
   return p;
 }

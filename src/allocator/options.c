@@ -45,10 +45,14 @@ static const char *read_list_file(const char *path, char *buf, size_t cap, const
     return NULL;
   }
   size_t n = 0;
-  ssize_t r;
+  ssize_t r = 0;
   while (n < cap - 1 && (r = read(fd, buf + n, cap - 1 - n)) > 0) n += (size_t)r;
   close(fd);
   buf[n] = '\0';
+  if (r < 0) {
+    *why = "cannot be read";
+    return NULL;
+  }
   if (n == cap - 1) {
     *why = "is longer than 4 KiB";
     return NULL;

@@ -45,9 +45,19 @@ static uint8_t class_slices_of(size_t bsize) {
 /* Block size, page span and cache bound of class `cls`; a hot class of size `size`
  * (a multiple of 16, at most HSM_HOT_MAX_SIZE) serves the sizes size - 15 .. size:
  * the two 8-byte table steps ending at it. */
+/* A hot class holds most of a program's blocks: its page is the span of 1 to 4 slices
+ * that wastes the smallest share (2064-byte blocks waste 2.4% of one slice, 0.27% of
+ * three). */
+static uint8_t hot_slices_of(size_t bsize) {
+  size_t best = 1;
+  for (size_t n = 2; n <= 4; n++)
+    if ((n * HSM_SLICE_SIZE) % bsize * best < (best * HSM_SLICE_SIZE) % bsize * n) best = n;
+  return (uint8_t)best;
+}
+
 void hsm_class_set_size(size_t cls, size_t size) {
   hsm_class_size[cls] = size;
-  hsm_class_slices[cls] = class_slices_of(size);
+  hsm_class_slices[cls] = hsm_is_hot(cls) ? hot_slices_of(size) : class_slices_of(size);
   size_t limit = HSM_CACHE_BYTES / size;
   if (limit < HSM_CACHE_MIN_BLOCKS) limit = HSM_CACHE_MIN_BLOCKS;
   if (limit > HSM_CACHE_MAX_BLOCKS) limit = HSM_CACHE_MAX_BLOCKS;
