@@ -16,7 +16,7 @@ import sys
 
 from heapscope.allocators import ALL as ALLOCATORS, require_allocator
 from heapscope.analysis.hot_sizes import hot_sizes, variable_value
-from heapscope.analysis.loading import load
+from heapscope.commands.reading import read_profiles
 from heapscope.errors import HeapscopeError
 from heapscope.launch import check_program, run_forwarding
 
@@ -91,7 +91,7 @@ def hot_sizes_variable(allocator, paths, notes_to=sys.stderr):
     notes_to, one line)."""
     if allocator != "hsmalloc":
         raise HeapscopeError(f"--hot-sizes works with hsmalloc only, not {allocator}")
-    hot = hot_sizes(load(paths))
+    hot = hot_sizes(read_profiles(paths))
     where = ", ".join(paths)
     if not hot:
         print(f"heapscope: note: no size takes 5% of the allocations in {where}; "
