@@ -1,14 +1,18 @@
 /* hsmalloc: heapscope's allocator. Used by LD_PRELOAD=libhsmalloc.so or by linking
  * with -lhsmalloc, it replaces the whole malloc family (and C++ new/delete).
  * This header adds what glibc's API cannot say: statistics and explicit collection.
- * (User arenas, hot-size classes and postponed free are planned, not built: see
- * "Planned" in docs/hsmalloc.md.)
+ * (User arenas are planned, not built: see "Planned" in docs/hsmalloc.md.)
  * Options are environment variables, read at start-up (see docs/hsmalloc.md):
  *   HSMALLOC_STATS=1|json     print statistics at exit, to stderr or HSMALLOC_STATS_FILE
  *                             (appended; "%p" in the name becomes the process id)
  *   HSMALLOC_DECAY_MS=N       return free memory to the OS after N ms (-1: never; default 1000)
  *   HSMALLOC_CACHE_SEGMENTS=N free 2 MiB segments kept mapped for reuse (default 32)
  *   HSMALLOC_HUGEPAGES=1      ask for transparent huge pages; purge only whole segments
+ *   HSMALLOC_HOT_SIZES=528,1040 or =@FILE   exact classes (size rounded to 16) for these
+ *                             sizes in every thread from the first allocation (at most 8,
+ *                             each 1..4096; anything else is a warning and ignored)
+ *   HSMALLOC_HOT_DETECT=0     do not look for hot sizes at run time (default 1)
+ *   HSMALLOC_HOT_RESAMPLE_MS=N  look again this often (default 1000; -1: first window only)
  */
 #ifndef HSMALLOC_H
 #define HSMALLOC_H
@@ -29,6 +33,23 @@ typedef struct {
   uint64_t frees;
   uint64_t live;       /* allocs - frees */
 } hsmalloc_bin_stats_t;
+
+#define HSMALLOC_HOT_MAX 16 /* hot classes a process can have (distinct sizes) */
+
+/* One hot class (or, as `rest`, every allocation outside hot classes). */
+typedef struct {
+  uint64_t size;               /* block size: the hot size rounded to 16 (0 in `rest`) */
+  uint32_t heaps;              /* heaps (threads) serving the size with this class now */
+  uint32_t seeded;             /* named by HSMALLOC_HOT_SIZES */
+  uint64_t promotions, retirements; /* times a heap installed / retired the class */
+  uint64_t allocs, frees, live;
+  uint64_t slow_allocs;        /* allocations that left the fast path */
+  double fast_path_hit_rate;   /* 1 - slow_allocs / allocs */
+  uint64_t requested_bytes;    /* sum of the requested sizes */
+  uint64_t allocated_bytes;    /* sum of the usable sizes handed out */
+  double fragmentation;        /* allocated_bytes / requested_bytes */
+  uint64_t kept_pages;         /* empty pages held by postponed free now */
+} hsmalloc_hot_stats_t;
 
 typedef struct {
   /* bytes */
@@ -55,7 +76,10 @@ typedef struct {
   uint64_t segments, segments_peak, segments_cached;
   uint64_t pages, pages_peak, huge_blocks;
   uint64_t heaps, heaps_abandoned;
-  hsmalloc_bin_stats_t bins[HSMALLOC_STAT_BINS];
+  hsmalloc_bin_stats_t bins[HSMALLOC_STAT_BINS]; /* fixed classes (hot classes: below) */
+  uint64_t hot_classes;         /* rows used in hot[] */
+  hsmalloc_hot_stats_t hot[HSMALLOC_HOT_MAX];
+  hsmalloc_hot_stats_t rest;    /* the same figures for all other allocations */
 } hsmalloc_stats_t;
 
 /* Merge every thread's counters into *out. Returns 0. */

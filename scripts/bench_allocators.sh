@@ -23,7 +23,7 @@ else
     HEAPSCOPE=heapscope
 fi
 $HEAPSCOPE bench --workloads all -n "$RUNS" --warmup 1 \
-    --markdown "$OUT/allocators.md" --json "$OUT/allocators.json" \
+    --markdown "$OUT/allocators.md" --format json -o "$OUT/allocators.json" \
     --csv "$OUT/allocators.csv" --plot "$OUT/allocators-plots" || status=$?
 python3 scripts/bench_splice.py BENCHMARKS.md allocators "$OUT/allocators.md"
 exit "${status:-0}"

@@ -11,7 +11,7 @@ import os
 import sys
 
 from heapscope import __version__
-from heapscope.commands.options import one_line_errors
+from heapscope.commands.options import one_line_errors, write_html
 from heapscope.errors import HeapscopeError
 
 # Sub-command modules, in the order `heapscope --help` lists them.
@@ -61,6 +61,7 @@ def main(argv=None) -> int:
         return 2
     try:
         rc = args.func(args)
+        write_html(args)
         return int(rc or 0)
     except HeapscopeError as exc:
         print(f"heapscope: error: {exc}", file=sys.stderr)

@@ -9,7 +9,7 @@
 static inline __attribute__((always_inline)) void *alloc_in(hsm_heap_t *heap, size_t size,
                                                             int zero) {
   if (HSM_LIKELY(size <= HSM_SMALL_MAX)) {
-    size_t cls = hsm_class_of(size);
+    size_t cls = hsm_heap_class_of(heap, size);
     hsm_page_t *pg = heap->direct[cls];
     if (HSM_LIKELY(pg->free != NULL)) return hsm_page_pop(heap, pg, cls, size, zero);
     return hsm_page_alloc_slow(heap, size, cls, zero);
@@ -22,14 +22,14 @@ static inline __attribute__((always_inline)) void *alloc_in(hsm_heap_t *heap, si
     hsm_huge_t *h = hsm_huge_of(p, HSM_REG_HUGE);
     HSM_COUNT(heap->stats.allocs[HSM_BIN_HUGE], 1);
     HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_HUGE], h->usable);
-    HSM_COUNT(heap->stats.requested, size);
+    HSM_COUNT(heap->stats.requested[HSM_BIN_HUGE], size);
   }
   return p;
 }
 
 static inline __attribute__((always_inline)) void *alloc_checked(size_t size, int zero) {
   hsm_heap_t *heap = hsm_tls_heap;
-  if (HSM_UNLIKELY(heap == NULL)) {
+  if (HSM_UNLIKELY(heap == &hsm_heap_empty)) {
     heap = hsm_heap_get_slow();
     if (heap == NULL) {
       errno = ENOMEM;
@@ -37,6 +37,8 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
     }
   }
   void *p = alloc_in(heap, size, zero);
+  /* after: the window's allocations are all served by the classes it began with */
+  if (HSM_UNLIKELY(heap->sample_left != 0)) hsm_hot_sample(heap, size);
   if (HSM_UNLIKELY(p == NULL)) errno = ENOMEM;
   return p;
 }
@@ -45,10 +47,11 @@ static __attribute__((noinline)) void *malloc_generic(size_t size) {
   return alloc_checked(size, 0);
 }
 
-/* The fast path is a leaf: one compare, a table load, a list pop, two counters. */
+/* The fast path is a leaf: one compare, a table load, a list pop, two counters. A
+ * thread without a heap yet has hsm_heap_empty, whose pages have no free block. */
 void *hsm_malloc(size_t size) {
   hsm_heap_t *heap = hsm_tls_heap;
-  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX && heap != NULL)) {
+  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) {
     size_t idx = (size + 7) >> 3;
     hsm_page_t *pg = heap->direct8[idx];
     hsm_block_t *b = pg->free;
@@ -56,7 +59,7 @@ void *hsm_malloc(size_t size) {
       pg->free = b->next;
       pg->used++;
       HSM_COUNT(heap->stats.allocs8[idx], 1);
-      HSM_COUNT(heap->stats.requested, size);
+      HSM_COUNT(heap->stats.requested8[idx], size);
       return b;
     }
   }
@@ -83,7 +86,7 @@ void *hsm_memalign(size_t align, size_t size) {
     return NULL;
   }
   if (size <= HSM_SMALL_MAX && align <= HSM_SLICE_SIZE &&
-      hsm_class_size[hsm_class_of(size)] % align == 0)
+      hsm_class_size[hsm_heap_class_of(heap, size)] % align == 0)
     return alloc_checked(size, 0);
   if (size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && align <= HSM_SLICE_SIZE)
     return alloc_checked(size, 0);
@@ -102,7 +105,7 @@ void *hsm_memalign(size_t align, size_t size) {
     hsm_huge_t *h = hsm_huge_of(p, hsm_registry_kind(p));
     HSM_COUNT(heap->stats.allocs[HSM_BIN_HUGE], 1);
     HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_HUGE], h->usable);
-    HSM_COUNT(heap->stats.requested, size);
+    HSM_COUNT(heap->stats.requested[HSM_BIN_HUGE], size);
     return p;
   }
   uint8_t *p = alloc_checked(total, 0);
@@ -112,8 +115,10 @@ void *hsm_memalign(size_t align, size_t size) {
     /* The block may come from this thread's cache of another heap's blocks, and other
      * threads read the flag to free blocks of the page: atomic accesses only. */
     hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
-    if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)) {
       __atomic_store_n(&pg->flags.f.has_aligned, 1, __ATOMIC_RELAXED);
+      __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_RELAXED);
+    }
   }
   return q;
 }

@@ -20,8 +20,23 @@
  * HSM_SMALL_MAX (internal waste <= 12.5% above 128 B; every block is 16-aligned
  * except the 8-byte class). */
 #define HSM_SMALL_MAX       ((size_t)128 * 1024)
-#define HSM_CLASSES         89
-#define HSM_CLASS_TABLE_MAX 1024 /* sizes looked up in a table */
+#define HSM_FIXED_CLASSES   89
+#define HSM_CLASS_TABLE_MAX 4096 /* sizes looked up per heap in 8-byte steps (malloc's fast path) */
+
+/* Hot sizes (hot.c): a size that takes at least 1/HSM_HOT_SHARE of a thread's sampled
+ * allocations gets an exact class (the size rounded to 16) in that thread's heap. The
+ * classes live in HSM_HOT_SLOTS slots after the fixed ones; a slot keeps its size for
+ * the life of the process, so blocks of a retired class stay valid. */
+#define HSM_HOT_SLOTS        16
+#define HSM_CLASSES          (HSM_FIXED_CLASSES + HSM_HOT_SLOTS)
+#define HSM_HOT_PER_HEAP     8 /* hot classes installed in one heap at most */
+#define HSM_HOT_MAX_SIZE     HSM_CLASS_TABLE_MAX
+#define HSM_HOT_SAMPLE       1024 /* allocations sampled per window */
+#define HSM_HOT_SHARE        8    /* hot: >= 1/8 of a window's allocations */
+#define HSM_HOT_COLD_WINDOWS 2    /* windows below half that share before a class retires */
+#define HSM_HOT_RESAMPLE_MS  1000 /* HSMALLOC_HOT_RESAMPLE_MS: a new window this often */
+/* Postponed free: empty pages of a hot class a heap keeps, per class. */
+#define HSM_HOT_KEEP_BYTES ((size_t)256 * 1024)
 /* Above HSM_LARGE_MAX: huge, own mapping (two of the largest large blocks fit in a segment). */
 #define HSM_LARGE_MAX    ((size_t)15 * 64 * 1024)
 #define HSM_MIN_BLOCKS   8    /* a small page holds >= 8 blocks */

@@ -16,39 +16,52 @@ static void huge_free_counted(void *p, unsigned kind) {
   hsm_huge_free(h);
 }
 
+/* Another heap's block (or a flagged page of ours): a small block of another heap goes
+ * onto this thread's cache for its class; anything else takes the generic path. Out of
+ * line so that free's own fast path needs no saved register. */
+static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
+  if (HSM_LIKELY(pg->heap != heap && heap != &hsm_heap_empty &&
+                 __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
+    size_t cls = pg->class_id;
+    hsm_page_t *cache = &heap->cache[cls];
+    hsm_block_t *b = p;
+    b->next = cache->free;
+    cache->free = b;
+    if (HSM_UNLIKELY(heap->direct[cls] != cache)) hsm_direct_set(heap, cls, cache);
+    HSM_COUNT(heap->stats.frees[cls], 1);
+    HSM_COUNT(heap->stats.remote_frees, 1);
+    if (HSM_UNLIKELY(++heap->cache_count[cls] >= hsm_cache_limit[cls]))
+      hsm_cache_overflow(heap, cls);
+    return;
+  }
+  hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
+}
+
+static __attribute__((noinline)) void free_outside_segments(void *p, unsigned kind) {
+  if (kind != HSM_REG_NONE) huge_free_counted(p, kind);
+  else if (p != NULL) hsm_foreign_free(p);
+}
+
 void hsm_free(void *p) {
   unsigned kind = hsm_registry_kind(p); /* NULL: unit 0, never ours */
   if (HSM_LIKELY(kind == HSM_REG_SEGMENT)) {
     hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
     hsm_heap_t *heap = hsm_tls_heap;
-    hsm_block_t *b = p;
-    if (HSM_LIKELY(pg->heap == heap)) { /* our own block */
-      if (HSM_LIKELY(__atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
-        b->next = pg->free; /* LIFO: reused next, still in cache */
-        pg->free = b;
-        pg->free_is_zero = 0;
-        HSM_COUNT(heap->stats.frees[pg->class_id], 1);
-        if (HSM_UNLIKELY((--pg->used == 0) | pg->in_full)) hsm_page_after_free(heap, pg);
-        return;
-      }
-    } else if (HSM_LIKELY(heap != NULL && __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
-      /* another heap's small block: onto this thread's cache for its class */
-      size_t cls = pg->class_id;
-      hsm_page_t *cache = &heap->cache[cls];
-      b->next = cache->free;
-      cache->free = b;
-      if (HSM_UNLIKELY(heap->direct[cls] != cache)) hsm_direct_set(heap, cls, cache);
-      HSM_COUNT(heap->stats.frees[cls], 1);
-      HSM_COUNT(heap->stats.remote_frees, 1);
-      if (HSM_UNLIKELY(++heap->cache_count[cls] >= hsm_cache_limit[cls]))
-        hsm_cache_overflow(heap, cls);
+    if (HSM_LIKELY(__atomic_load_n(&pg->fast_owner, __ATOMIC_RELAXED) == heap)) {
+      /* our own block, no flag */
+      hsm_block_t *b = p;
+      b->next = pg->free; /* LIFO: reused next, still in cache */
+      pg->free = b;
+      pg->free_is_zero = 0;
+      HSM_COUNT(heap->stats.frees[pg->class_id], 1);
+      /* the page became empty, or it was parked full (HSM_USED_FULL) */
+      if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(heap, pg);
       return;
     }
-    hsm_page_free_generic(heap, pg, p);
+    free_other(heap, pg, p);
     return;
   }
-  if (kind != HSM_REG_NONE) huge_free_counted(p, kind);
-  else if (p != NULL) hsm_foreign_free(p);
+  free_outside_segments(p, kind);
 }
 
 size_t hsm_usable_size(const void *p) {

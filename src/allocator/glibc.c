@@ -134,7 +134,7 @@ EXPORT int malloc_info(int options, FILE *fp) {
   hsmalloc_stats_t st;
   hsmalloc_stats_get(&st);
   fprintf(fp, "<malloc version=\"hsmalloc-1\">\n");
-  for (size_t i = 0; i < HSM_CLASSES; i++) {
+  for (size_t i = 0; i < HSM_FIXED_CLASSES; i++) {
     if (st.bins[i].live == 0) continue;
     fprintf(fp, "<size from=\"%llu\" to=\"%llu\" total=\"%llu\" count=\"%llu\"/>\n",
             (unsigned long long)(i ? st.bins[i - 1].size + 1 : 1),

@@ -3,14 +3,17 @@
  * periodic maintenance, and fork safety. Remote frees are in remote.c.
  *
  * Lock order (fork takes them all in this order): heaps_lock, the segment cache
- * lock, the huge cache lock. */
+ * lock, the huge cache lock, the hot slot lock. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "internal.h"
 
-__thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec")));
+/* Only malloc's fast path reads it: every page it finds has no free block. */
+hsm_heap_t hsm_heap_empty = {.direct8 = {[0 ... HSM_TABLE8 - 1] = &hsm_page_empty}};
+__thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec"))) = &hsm_heap_empty;
 static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -55,6 +58,7 @@ static hsm_heap_t *heap_new_locked(void) {
   hsm_heap_t *heap = (hsm_heap_t *)heap_pool;
   heap_pool += size;
   heap_pool_left -= size;
+  memcpy(heap->class8, hsm_class_table, sizeof heap->class8);
   for (size_t c = 0; c < HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
   heap->id = heaps_made++;
   heap->all_next = heaps_all;
@@ -82,6 +86,7 @@ hsm_heap_t *hsm_heap_get_slow(void) {
   if (heap == NULL) return NULL;
   hsm_tls_heap = heap;
   pthread_setspecific(heap_key, heap);
+  hsm_hot_heap_start(heap);
   errno = err;
   return heap;
 }
@@ -89,7 +94,7 @@ hsm_heap_t *hsm_heap_get_slow(void) {
 /* The heap a free should be counted in and batch through: a thread that only frees
  * gets one too, except while it exits (its heap is already abandoned). */
 hsm_heap_t *hsm_heap_for_free(void) {
-  hsm_heap_t *heap = hsm_tls_heap;
+  hsm_heap_t *heap = hsm_tls_heap_or_null();
   if (heap == NULL && !tls_exiting) heap = hsm_heap_get_slow();
   return heap;
 }
@@ -108,7 +113,7 @@ static void heap_thread_exit(void *arg) {
   hsm_cache_flush_all(heap);
   hsm_rbatch_flush_all(heap);
   heap_tidy(heap);
-  hsm_tls_heap = NULL;
+  hsm_tls_heap = &hsm_heap_empty;
   tls_exiting = 1;
   pthread_mutex_lock(&heaps_lock);
   heap->state = HSM_HEAP_ABANDONED;
@@ -133,8 +138,9 @@ void hsm_collect_abandoned(void) {
 void hsm_heap_maintenance(hsm_heap_t *heap) {
   heap->slow_until_decay = HSM_DECAY_EVERY_SLOW;
   hsm_rbatch_flush_all(heap);
+  uint64_t now = hsm_now_ms();
+  hsm_hot_maintenance(heap, now);
   if (hsm_options.decay_ms >= 0) {
-    uint64_t now = hsm_now_ms();
     hsm_segment_decay(heap, now);
     hsm_segment_cache_decay(now, 0);
     hsm_huge_cache_decay(now, 0);
@@ -148,9 +154,11 @@ static void fork_prepare(void) {
   pthread_mutex_lock(&heaps_lock);
   hsm_segment_cache_lock();
   hsm_huge_cache_lock();
+  hsm_hot_lock();
 }
 
 static void fork_parent(void) {
+  hsm_hot_unlock();
   hsm_huge_cache_unlock();
   hsm_segment_cache_unlock();
   pthread_mutex_unlock(&heaps_lock);
@@ -159,6 +167,7 @@ static void fork_parent(void) {
 /* In the child only the forking thread exists: every other owned heap is abandoned,
  * so the next thread the child creates adopts it. */
 static void fork_child(void) {
+  hsm_hot_unlock();
   hsm_huge_cache_unlock();
   hsm_segment_cache_unlock();
   for (hsm_heap_t *h = heaps_all; h != NULL; h = h->all_next) {
@@ -176,7 +185,8 @@ __attribute__((constructor)) static void hsm_constructor(void) {
   if (!atomic_load(&init_done)) hsm_init();
   hsm_options_read(); /* the environment may not have been set up earlier */
   pthread_atfork(fork_prepare, fork_parent, fork_child);
-  (void)hsm_heap_get();
+  hsm_heap_t *heap = hsm_heap_get();
+  if (heap != NULL) hsm_hot_apply_seeds(heap); /* sizes the first read could not see */
 }
 
 __attribute__((destructor(101))) static void hsm_destructor(void) {

@@ -36,10 +36,33 @@
 /* Per-thread counters are written by their owner only; relaxed load+store (no lock
  * prefix) keeps them cheap and lets readers merge them without a data race. */
 typedef _Atomic uint64_t hsm_counter_t;
+#define HSM_READ(c) atomic_load_explicit(&(c), memory_order_relaxed)
+#if defined(__x86_64__)
+/* One `add` to memory: an aligned 8-byte store is never torn, and no other thread
+ * writes the counter, so the lock prefix is not needed (the fast paths count with
+ * one instruction instead of a load, an add and a store). */
+static inline __attribute__((always_inline)) void hsm_count(hsm_counter_t *c, uint64_t n) {
+  __asm__("addq %1, %0" : "+m"(*(uint64_t *)c) : "er"(n));
+}
+#define HSM_COUNT(c, n) hsm_count(&(c), (uint64_t)(n))
+#else
 #define HSM_COUNT(c, n)                                                               \
   atomic_store_explicit(&(c), atomic_load_explicit(&(c), memory_order_relaxed) + (n), \
                         memory_order_relaxed)
-#define HSM_READ(c) atomic_load_explicit(&(c), memory_order_relaxed)
+#endif
+#define HSM_SET(c, v) atomic_store_explicit(&(c), (v), memory_order_relaxed)
+
+/* --x, and whether it is now <= 0 as a signed number: on x86-64 one `sub` to memory
+ * and a jump on its flags (the compiler would load, subtract, store and test). */
+static inline __attribute__((always_inline)) int hsm_dec_le0(uint32_t *x) {
+#if defined(__x86_64__)
+  int le;
+  __asm__("subl $1, %0" : "+m"(*x), "=@ccle"(le));
+  return le;
+#else
+  return (int32_t)-- * x <= 0;
+#endif
+}
 
 typedef struct hsm_block_s {
   struct hsm_block_s *next;
@@ -52,10 +75,13 @@ typedef struct hsm_heap_s hsm_heap_t;
 typedef struct hsm_page_s {
   /* -- set up once per use of the page -- */
   hsm_heap_t *heap; /* owner */
+  /* the owner while no flag is set, else NULL: free's fast path compares it with the
+   * thread's heap, one test for "ours" and "no flag" (atomic accesses) */
+  hsm_heap_t *fast_owner;
   uint8_t *start;
   size_t block_size;
   uint32_t reserved; /* blocks that fit in the page */
-  uint16_t class_id; /* HSM_BIN_LARGE for a large page */
+  uint16_t class_id; /* HSM_BIN_LARGE for a large page; hot classes follow the fixed ones */
   uint8_t slice_count;
   uint8_t span_zero; /* the span came from zeroed OS memory */
   /* Any flag set sends free() to the generic path; other threads read them with
@@ -72,10 +98,12 @@ typedef struct hsm_page_s {
   /* -- the owner's working fields -- */
   _Alignas(64) hsm_block_t *free; /* blocks to allocate from (fast path) */
   hsm_block_t *local_free;        /* blocks back from other threads (or freed while full) */
-  uint32_t used;                  /* blocks out (including those in remote transit) */
-  uint32_t capacity;              /* blocks carved so far */
-  uint8_t free_is_zero;           /* every block on `free` is fresh zeroed OS memory */
-  uint8_t in_full;                /* parked on the heap's full list */
+  /* blocks out (including those in remote transit), and HSM_USED_FULL while the page
+   * is parked on the full list: free's fast path tests both with one signed compare */
+  uint32_t used;
+  uint32_t capacity;    /* blocks carved so far */
+  uint8_t free_is_zero; /* every block on `free` is fresh zeroed OS memory */
+  uint8_t kept;         /* empty, held by postponed free (on the heap's kept list) */
   struct hsm_page_s *next, *prev;
 } hsm_page_t;
 
@@ -117,19 +145,26 @@ typedef struct {
   size_t bytes;
 } hsm_rbatch_t;
 
+#define HSM_USED_FULL 0x80000000u
+#define HSM_TABLE8    (HSM_CLASS_TABLE_MAX / 8 + 1) /* 8-byte size steps of the tables */
+
 typedef struct {
+  /* malloc's fast path counts by (size + 7) / 8; the heap's class8 says which class
+   * each index is (they are folded into the per-class counters when it changes) */
+  hsm_counter_t allocs8[HSM_TABLE8];
+  hsm_counter_t requested8[HSM_TABLE8];
   hsm_counter_t allocs[HSM_BINS];
-  hsm_counter_t allocs8[HSM_CLASS_TABLE_MAX / 8 + 1]; /* malloc's fast path, by (size + 7) / 8 */
+  hsm_counter_t requested[HSM_BINS]; /* requested bytes */
+  hsm_counter_t slow[HSM_BINS];      /* allocations that missed the fast path */
   hsm_counter_t frees[HSM_BINS];
   hsm_counter_t alloc_bytes[HSM_BINS]; /* usable bytes, large and huge bins only */
   hsm_counter_t free_bytes[HSM_BINS];
-  hsm_counter_t requested;     /* cumulative requested bytes */
-  hsm_counter_t slow;          /* allocations that missed the fast path */
-  hsm_counter_t remote_frees;  /* blocks freed to another heap */
-  hsm_counter_t remote_pushes; /* batches pushed (atomic operations) */
-  hsm_counter_t drains;        /* non-empty remote queue drains */
-  hsm_counter_t drained;       /* blocks received through the queue */
-  hsm_counter_t foreign_frees; /* pointers handed back to glibc */
+  hsm_counter_t kept_pages[HSM_HOT_SLOTS]; /* empty pages held by postponed free now */
+  hsm_counter_t remote_frees;              /* blocks freed to another heap */
+  hsm_counter_t remote_pushes;             /* batches pushed (atomic operations) */
+  hsm_counter_t drains;                    /* non-empty remote queue drains */
+  hsm_counter_t drained;                   /* blocks received through the queue */
+  hsm_counter_t foreign_frees;             /* pointers handed back to glibc */
 } hsm_heap_stats_t;
 
 enum { HSM_HEAP_OWNED = 1, HSM_HEAP_ABANDONED = 2 };
@@ -139,8 +174,10 @@ struct hsm_heap_s {
   _Atomic(hsm_block_t *) remote; /* other threads' frees, LIFO of batches */
   uint32_t id;                   /* set once */
   /* -- the owner's (other threads never write below; stats are only read) -- */
-  /* by (size + 7) / 8: the current page of that size's class (malloc's lookup) */
-  _Alignas(64) hsm_page_t *direct8[HSM_CLASS_TABLE_MAX / 8 + 1];
+  /* by (size + 7) / 8: the current page of that size's class (malloc's lookup); all
+   * hsm_page_empty while a hot-size window samples the allocations */
+  _Alignas(64) hsm_page_t *direct8[HSM_TABLE8];
+  uint8_t class8[HSM_TABLE8];          /* by (size + 7) / 8: the class serving it here */
   hsm_page_t *direct[HSM_CLASSES];     /* current page per class, never NULL */
   hsm_page_queue_t queue[HSM_CLASSES]; /* pages with (possibly) free blocks */
   hsm_page_queue_t full;               /* pages with nothing to give */
@@ -154,6 +191,17 @@ struct hsm_heap_s {
   int state;
   hsm_heap_t *all_next; /* every heap ever made (never freed) */
   hsm_heap_t *abandoned_next;
+  /* hot sizes (hot.c) */
+  uint32_t sample_left;                             /* allocations left in the window, 0: none */
+  uint32_t sample_total;                            /* allocations seen in the window */
+  uint16_t sample_count[HSM_HOT_MAX_SIZE / 16 + 1]; /* by size rounded to 16, / 16 */
+  uint64_t sampled_ms;                              /* when the last window began */
+  uint8_t hot_on[HSM_HOT_SLOTS];                    /* slot installed in this heap */
+  uint8_t hot_pinned[HSM_HOT_SLOTS];                /* named by HSMALLOC_HOT_SIZES: never retired */
+  uint8_t hot_cold[HSM_HOT_SLOTS];                  /* consecutive windows below half the share */
+  uint32_t hot_count;                               /* slots installed */
+  hsm_page_queue_t kept[HSM_HOT_SLOTS];             /* empty pages held by postponed free */
+  size_t kept_bytes[HSM_HOT_SLOTS];
   hsm_heap_stats_t stats;
 };
 
@@ -177,26 +225,43 @@ typedef struct {
   int hugepages;
   int stats; /* 0 off, 1 text at exit, 2 JSON at exit */
   char stats_file[256];
+  int hot_detect; /* HSMALLOC_HOT_DETECT: sample allocations for hot sizes */
+  long hot_resample_ms;
+  size_t hot_sizes[HSM_HOT_PER_HEAP]; /* HSMALLOC_HOT_SIZES, rounded to 16 */
+  int hot_n;
 } hsm_options_t;
 
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
 HSM_HIDDEN extern hsm_options_t hsm_options;
 HSM_HIDDEN extern _Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE];
+/* The thread's heap; &hsm_heap_empty (whose direct8 holds only hsm_page_empty) until
+ * the thread's first allocation, so that malloc's fast path needs no NULL test. */
 HSM_HIDDEN extern __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec")));
 HSM_HIDDEN extern hsm_page_t hsm_page_empty;
+HSM_HIDDEN extern hsm_heap_t hsm_heap_empty;
+static inline hsm_heap_t *hsm_tls_heap_or_null(void) {
+  hsm_heap_t *h = hsm_tls_heap;
+  return h == &hsm_heap_empty ? NULL : h;
+}
 
 /* ---- size classes (sizeclass.c) ---- */
-HSM_HIDDEN extern uint8_t hsm_class_table[HSM_CLASS_TABLE_MAX / 8 + 1];
+HSM_HIDDEN extern uint8_t hsm_class_table[HSM_TABLE8]; /* the fixed classes */
 HSM_HIDDEN extern size_t hsm_class_size[HSM_CLASSES];
 HSM_HIDDEN extern uint8_t hsm_class_slices[HSM_CLASSES];
 HSM_HIDDEN extern uint32_t hsm_cache_limit[HSM_CLASSES];
 /* the range of direct8 indexes (sizes up to HSM_CLASS_TABLE_MAX) each class serves */
-HSM_HIDDEN extern uint8_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
+HSM_HIDDEN extern uint16_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
+HSM_HIDDEN void hsm_class_set_size(size_t cls, size_t size);
 HSM_HIDDEN void hsm_sizeclass_init(void);
 HSM_HIDDEN size_t hsm_class_of_computed(size_t size);
 
 static inline size_t hsm_class_of(size_t size) {
   if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) return hsm_class_table[(size + 7) >> 3];
+  return hsm_class_of_computed(size);
+}
+/* The class serving `size` in this heap: a hot class where one is installed. */
+static inline size_t hsm_heap_class_of(const hsm_heap_t *heap, size_t size) {
+  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) return heap->class8[(size + 7) >> 3];
   return hsm_class_of_computed(size);
 }
 
@@ -246,6 +311,8 @@ HSM_HIDDEN void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b);
 HSM_HIDDEN void hsm_heap_collect_empty(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_page_set_direct(hsm_heap_t *heap, size_t cls);
+HSM_HIDDEN void hsm_queue_remove(hsm_page_queue_t *q, hsm_page_t *pg);
+HSM_HIDDEN void hsm_queue_push_front(hsm_page_queue_t *q, hsm_page_t *pg);
 HSM_HIDDEN void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero);
 HSM_HIDDEN int hsm_large_resize(void *p, size_t size);
 
@@ -259,6 +326,25 @@ HSM_HIDDEN void hsm_heaps_unlock(void);
 HSM_HIDDEN hsm_heap_t *hsm_heaps_first(void);
 HSM_HIDDEN void hsm_options_read(void);
 
+/* ---- hot sizes and postponed free (hot.c) ---- */
+HSM_HIDDEN void hsm_hot_heap_start(hsm_heap_t *heap);
+HSM_HIDDEN void hsm_hot_apply_seeds(hsm_heap_t *heap);
+HSM_HIDDEN void hsm_hot_sample(hsm_heap_t *heap, size_t size);
+HSM_HIDDEN void hsm_hot_maintenance(hsm_heap_t *heap, uint64_t now);
+HSM_HIDDEN int hsm_hot_keep(hsm_heap_t *heap, hsm_page_t *pg);
+HSM_HIDDEN hsm_page_t *hsm_hot_take_kept(hsm_heap_t *heap, size_t cls);
+HSM_HIDDEN size_t hsm_hot_release_kept(hsm_heap_t *heap);
+HSM_HIDDEN void hsm_hot_lock(void);
+HSM_HIDDEN void hsm_hot_unlock(void);
+typedef struct {
+  size_t size;       /* block size; 0: slot unused */
+  int seeded;        /* from HSMALLOC_HOT_SIZES */
+  _Atomic int heaps; /* heaps with the class installed now */
+  _Atomic uint64_t promotions, retirements;
+} hsm_hot_slot_t;
+HSM_HIDDEN extern hsm_hot_slot_t hsm_hot_slots[HSM_HOT_SLOTS];
+static inline int hsm_is_hot(size_t cls) { return cls >= HSM_FIXED_CLASSES && cls < HSM_CLASSES; }
+
 /* ---- frees of other heaps' blocks (remote.c) ---- */
 HSM_HIDDEN void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);
 HSM_HIDDEN void hsm_cache_overflow(hsm_heap_t *self, size_t cls);
@@ -266,10 +352,13 @@ HSM_HIDDEN void hsm_cache_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_rbatch_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_drain_remote(hsm_heap_t *heap);
 
-/* Make pg the class's current page (in both lookup tables). */
+/* Make pg the class's current page (in both lookup tables; direct8 only where this
+ * heap serves the size with that class, and not while a window samples). */
 static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) {
   heap->direct[cls] = pg;
-  for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++) heap->direct8[i] = pg;
+  if (heap->sample_left) return;
+  for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++)
+    if (heap->class8[i] == cls) heap->direct8[i] = pg;
 }
 
 /* Pop the first block of pg's free list (not empty) for a request of `size` in class
@@ -282,7 +371,7 @@ static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap
   pg->free = b->next;
   pg->used++;
   HSM_COUNT(heap->stats.allocs[cls], 1);
-  HSM_COUNT(heap->stats.requested, size);
+  HSM_COUNT(heap->stats.requested[cls], size);
   if (zero) {
     if (pg->free_is_zero) b->next = NULL;
     else memset(b, 0, size);
@@ -292,7 +381,7 @@ static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap
 
 static inline hsm_heap_t *hsm_heap_get(void) {
   hsm_heap_t *heap = hsm_tls_heap;
-  if (HSM_LIKELY(heap != NULL)) return heap;
+  if (HSM_LIKELY(heap != &hsm_heap_empty)) return heap;
   return hsm_heap_get_slow();
 }
 

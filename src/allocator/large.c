@@ -5,7 +5,7 @@
 #include "internal.h"
 
 void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero) {
-  HSM_COUNT(heap->stats.slow, 1);
+  HSM_COUNT(heap->stats.slow[HSM_BIN_LARGE], 1);
   if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
   if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL)
     hsm_heap_drain_remote(heap);
@@ -14,11 +14,12 @@ void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero) {
   if (pg == NULL) return NULL;
   pg->class_id = HSM_BIN_LARGE;
   pg->flags.f.is_large = 1;
+  pg->fast_owner = NULL;
   pg->block_size = slices * HSM_SLICE_SIZE;
   pg->reserved = pg->capacity = pg->used = 1;
   HSM_COUNT(heap->stats.allocs[HSM_BIN_LARGE], 1);
   HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_LARGE], pg->block_size);
-  HSM_COUNT(heap->stats.requested, size);
+  HSM_COUNT(heap->stats.requested[HSM_BIN_LARGE], size);
   if (zero && !pg->span_zero) memset(pg->start, 0, size);
   return pg->start;
 }
@@ -28,7 +29,7 @@ void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero) {
 int hsm_large_resize(void *p, size_t size) {
   if (hsm_registry_kind(p) != HSM_REG_SEGMENT) return 0;
   hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
-  hsm_heap_t *heap = hsm_tls_heap;
+  hsm_heap_t *heap = hsm_tls_heap_or_null();
   if (!pg->flags.f.is_large || pg->flags.f.has_aligned || pg->heap != heap || heap == NULL)
     return 0;
   size_t old = pg->block_size;

@@ -6,7 +6,7 @@
 
 hsm_page_t hsm_page_empty; /* the "current page" of a class that has none: never has a free block */
 
-static void queue_remove(hsm_page_queue_t *q, hsm_page_t *pg) {
+void hsm_queue_remove(hsm_page_queue_t *q, hsm_page_t *pg) {
   if (pg->prev) pg->prev->next = pg->next;
   else q->first = pg->next;
   if (pg->next) pg->next->prev = pg->prev;
@@ -14,7 +14,7 @@ static void queue_remove(hsm_page_queue_t *q, hsm_page_t *pg) {
   pg->next = pg->prev = NULL;
 }
 
-static void queue_push_front(hsm_page_queue_t *q, hsm_page_t *pg) {
+void hsm_queue_push_front(hsm_page_queue_t *q, hsm_page_t *pg) {
   pg->prev = NULL;
   pg->next = q->first;
   if (q->first) q->first->prev = pg;
@@ -62,8 +62,8 @@ static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
 
 static void page_free(hsm_heap_t *heap, hsm_page_t *pg) {
   if (!pg->flags.f.is_large) {
-    hsm_page_queue_t *q = pg->in_full ? &heap->full : &heap->queue[pg->class_id];
-    queue_remove(q, pg);
+    hsm_page_queue_t *q = pg->used & HSM_USED_FULL ? &heap->full : &heap->queue[pg->class_id];
+    hsm_queue_remove(q, pg);
     if (heap->direct[pg->class_id] == pg) hsm_page_set_direct(heap, pg->class_id);
   }
   hsm_segment_page_free(heap, pg);
@@ -71,18 +71,25 @@ static void page_free(hsm_heap_t *heap, hsm_page_t *pg) {
 
 /* A page whose blocks are all free goes back to its segment, unless it is the
  * class's current page (keeping one avoids freeing and re-carving a page when a
- * program allocates and frees one block in a loop). */
+ * program allocates and frees one block in a loop), or a page of a hot class the heap
+ * keeps (postponed free, hot.c). */
 static void page_retire(hsm_heap_t *heap, hsm_page_t *pg) {
-  if (!pg->flags.f.is_large && heap->direct[pg->class_id] == pg) return;
+  size_t cls = pg->class_id;
+  int hot = hsm_is_hot(cls);
+  /* (a retired hot class has no current page worth keeping) */
+  if (!pg->flags.f.is_large && heap->direct[cls] == pg &&
+      (!hot || heap->hot_on[cls - HSM_FIXED_CLASSES]))
+    return;
+  if (hot && hsm_hot_keep(heap, pg)) return;
   page_free(heap, pg);
 }
 
 /* After the owner put a block back: a parked full page can give again; an empty
  * page may go back to its segment. */
 void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg) {
-  if (pg->in_full) {
-    queue_remove(&heap->full, pg);
-    pg->in_full = 0;
+  if (pg->used & HSM_USED_FULL) {
+    hsm_queue_remove(&heap->full, pg);
+    pg->used &= ~HSM_USED_FULL;
     queue_push_back(&heap->queue[pg->class_id], pg);
     if (heap->direct[pg->class_id] == &hsm_page_empty) hsm_page_set_direct(heap, pg->class_id);
   }
@@ -92,12 +99,11 @@ void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg) {
 void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
   b->next = pg->local_free;
   pg->local_free = b;
-  --pg->used;
-  if (pg->in_full || pg->used == 0) hsm_page_after_free(heap, pg);
+  if ((int32_t)--pg->used <= 0) hsm_page_after_free(heap, pg);
 }
 
 void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
-  HSM_COUNT(heap->stats.slow, 1);
+  HSM_COUNT(heap->stats.slow[cls], 1);
   if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
   hsm_page_t *pg = &heap->cache[cls];
   if (pg->free != NULL) goto pop; /* other heaps' blocks freed here: hot */
@@ -116,17 +122,23 @@ void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
       }
     }
     if (pg->free != NULL) break;
-    queue_remove(q, pg); /* nothing left: park it until a block comes back */
-    pg->in_full = 1;
-    queue_push_front(&heap->full, pg);
+    hsm_queue_remove(q, pg); /* nothing left: park it until a block comes back */
+    pg->used |= HSM_USED_FULL;
+    hsm_queue_push_front(&heap->full, pg);
   }
-  if (pg == NULL) {
+  if (pg == NULL && hsm_is_hot(cls)) pg = hsm_hot_take_kept(heap, cls);
+  if (pg != NULL && pg->free == NULL) { /* a kept page: all its blocks are free */
+    pg->free = pg->local_free;
+    pg->local_free = NULL;
+    pg->free_is_zero = 0;
+    if (pg->free == NULL) page_extend(pg);
+  } else if (pg == NULL) {
     pg = page_new(heap, cls);
     if (pg == NULL) {
       hsm_page_set_direct(heap, cls);
       return NULL;
     }
-    queue_push_front(q, pg);
+    hsm_queue_push_front(q, pg);
     page_extend(pg);
   }
 pop:
@@ -160,14 +172,16 @@ void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
   }
 }
 
-/* Give back every page with no block out (used when a heap is abandoned or collected). */
+/* Give back every page with no block out, and the pages postponed free kept (used
+ * when a heap is abandoned or collected). */
 void hsm_heap_collect_empty(hsm_heap_t *heap) {
+  hsm_hot_release_kept(heap);
   for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
     hsm_page_t *pg = heap->queue[cls].first;
     while (pg != NULL) {
       hsm_page_t *next = pg->next;
       if (pg->used == 0) {
-        queue_remove(&heap->queue[cls], pg);
+        hsm_queue_remove(&heap->queue[cls], pg);
         hsm_segment_page_free(heap, pg);
       }
       pg = next;

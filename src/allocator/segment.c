@@ -151,6 +151,7 @@ hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices) {
   hsm_segment_t *seg = NULL;
   int first = -1;
   unsigned best_len = 33;
+again:
   for (hsm_segment_t *s = heap->segments; s != NULL; s = s->next) {
     unsigned len;
     int at = find_run(s->free_mask, (unsigned)slices, &len);
@@ -162,6 +163,8 @@ hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices) {
     }
   }
   if (seg == NULL) {
+    /* memory pressure: the pages postponed free kept go back before a new segment */
+    if (hsm_hot_release_kept(heap) > 0) goto again;
     hsm_collect_abandoned();
     seg = segment_acquire(heap);
     if (seg == NULL) return NULL;
@@ -184,6 +187,7 @@ hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices) {
   pg->span_zero = fresh == run;
   pg->start = (uint8_t *)seg + (size_t)first * HSM_SLICE_SIZE;
   pg->heap = heap;
+  pg->fast_owner = heap;
   pg->in_use = 1;
   hsm_stat_add(&hsm_gstats.pages, &hsm_gstats.pages_peak, 1);
   hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak,

@@ -7,57 +7,133 @@
 #include "hsmalloc.h"
 #include "internal.h"
 
-_Static_assert(HSMALLOC_STAT_BINS == HSM_BINS, "public bin count matches the class table");
+_Static_assert(HSMALLOC_STAT_BINS == HSM_FIXED_CLASSES + 2, "public bins: fixed, large, huge");
+_Static_assert(HSMALLOC_HOT_MAX == HSM_HOT_SLOTS, "one public row per hot slot");
 
 static uint64_t g(_Atomic int64_t *v) {
   int64_t x = atomic_load_explicit(v, memory_order_relaxed);
   return x > 0 ? (uint64_t)x : 0;
 }
 
+/* Sums over every heap, by internal bin (fixed classes, hot slots, large, huge). */
+typedef struct {
+  uint64_t allocs[HSM_BINS], frees[HSM_BINS], slow[HSM_BINS], requested[HSM_BINS];
+  uint64_t kept[HSM_HOT_SLOTS];
+} sums_t;
+
+static void add_heap(sums_t *t, hsm_heap_t *h) {
+  hsm_heap_stats_t *s = &h->stats;
+  for (size_t i = 0; i < HSM_TABLE8; i++) {
+    size_t cls = h->class8[i];
+    t->allocs[cls] += HSM_READ(s->allocs8[i]);
+    t->requested[cls] += HSM_READ(s->requested8[i]);
+  }
+  for (size_t b = 0; b < HSM_BINS; b++) {
+    t->allocs[b] += HSM_READ(s->allocs[b]);
+    t->frees[b] += HSM_READ(s->frees[b]);
+    t->slow[b] += HSM_READ(s->slow[b]);
+    t->requested[b] += HSM_READ(s->requested[b]);
+  }
+  for (size_t k = 0; k < HSM_HOT_SLOTS; k++) t->kept[k] += HSM_READ(s->kept_pages[k]);
+}
+
+static double ratio(uint64_t a, uint64_t b, double none) {
+  return b ? (double)a / (double)b : none;
+}
+
+static void finish_row(hsmalloc_hot_stats_t *r) {
+  r->live = r->allocs >= r->frees ? r->allocs - r->frees : 0;
+  r->fast_path_hit_rate = r->allocs ? 1.0 - ratio(r->slow_allocs, r->allocs, 0) : 1.0;
+  if (r->fast_path_hit_rate < 0) r->fast_path_hit_rate = 0;
+  r->fragmentation = ratio(r->allocated_bytes, r->requested_bytes, 1.0);
+}
+
+static void hot_rows(hsmalloc_stats_t *st, const sums_t *t) {
+  hsm_hot_lock();
+  for (size_t k = 0; k < HSM_HOT_SLOTS; k++) {
+    hsm_hot_slot_t *slot = &hsm_hot_slots[k];
+    if (slot->size == 0) continue;
+    size_t cls = HSM_FIXED_CLASSES + k;
+    hsmalloc_hot_stats_t *r = &st->hot[st->hot_classes++];
+    r->size = slot->size;
+    r->heaps = (uint32_t)atomic_load_explicit(&slot->heaps, memory_order_relaxed);
+    r->seeded = (uint32_t)slot->seeded;
+    r->promotions = atomic_load_explicit(&slot->promotions, memory_order_relaxed);
+    r->retirements = atomic_load_explicit(&slot->retirements, memory_order_relaxed);
+    r->allocs = t->allocs[cls];
+    r->frees = t->frees[cls];
+    r->slow_allocs = t->slow[cls];
+    r->requested_bytes = t->requested[cls];
+    r->allocated_bytes = r->allocs * slot->size;
+    r->kept_pages = t->kept[k];
+    finish_row(r);
+    st->rest.allocs -= r->allocs;
+    st->rest.frees -= r->frees;
+    st->rest.slow_allocs -= r->slow_allocs;
+    st->rest.requested_bytes -= r->requested_bytes;
+    st->rest.allocated_bytes -= r->allocated_bytes;
+  }
+  hsm_hot_unlock();
+  finish_row(&st->rest);
+}
+
 HSM_EXPORT int hsmalloc_stats_get(hsmalloc_stats_t *st) {
+  static sums_t t; /* big: static, under the lock */
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   memset(st, 0, sizeof *st);
-  uint64_t large_bytes_out = 0, huge_bytes_out = 0;
+  uint64_t large_bytes_out = 0, huge_bytes_out = 0, big_bytes = 0;
   (void)hsm_heap_get(); /* makes sure the allocator is initialized */
+  pthread_mutex_lock(&lock);
+  memset(&t, 0, sizeof t);
   hsm_heaps_lock();
   for (hsm_heap_t *h = hsm_heaps_first(); h != NULL; h = h->all_next) {
     hsm_heap_stats_t *s = &h->stats;
     st->heaps++;
     if (h->state == HSM_HEAP_ABANDONED) st->heaps_abandoned++;
-    for (size_t i = 0; i <= HSM_CLASS_TABLE_MAX / 8; i++)
-      st->bins[hsm_class_table[i]].allocs += HSM_READ(s->allocs8[i]);
-    for (size_t b = 0; b < HSM_BINS; b++) {
-      st->bins[b].allocs += HSM_READ(s->allocs[b]);
-      st->bins[b].frees += HSM_READ(s->frees[b]);
-    }
-    st->allocated_total +=
-        HSM_READ(s->alloc_bytes[HSM_BIN_LARGE]) + HSM_READ(s->alloc_bytes[HSM_BIN_HUGE]);
+    add_heap(&t, h);
+    big_bytes += HSM_READ(s->alloc_bytes[HSM_BIN_LARGE]) + HSM_READ(s->alloc_bytes[HSM_BIN_HUGE]);
     large_bytes_out +=
         HSM_READ(s->alloc_bytes[HSM_BIN_LARGE]) - HSM_READ(s->free_bytes[HSM_BIN_LARGE]);
     huge_bytes_out +=
         HSM_READ(s->alloc_bytes[HSM_BIN_HUGE]) - HSM_READ(s->free_bytes[HSM_BIN_HUGE]);
-    st->requested_total += HSM_READ(s->requested);
-    st->slow_allocs += HSM_READ(s->slow);
     st->remote_frees += HSM_READ(s->remote_frees);
     st->remote_pushes += HSM_READ(s->remote_pushes);
     st->queue_drains += HSM_READ(s->drains);
     st->drained_blocks += HSM_READ(s->drained);
   }
   hsm_heaps_unlock();
+  st->allocated_total = big_bytes;
   for (size_t b = 0; b < HSM_BINS; b++) {
-    hsmalloc_bin_stats_t *bin = &st->bins[b];
-    bin->size = b < HSM_CLASSES ? hsm_class_size[b] : 0;
-    bin->live = bin->allocs >= bin->frees ? bin->allocs - bin->frees : 0;
-    st->allocs += bin->allocs;
-    st->frees += bin->frees;
+    uint64_t live = t.allocs[b] >= t.frees[b] ? t.allocs[b] - t.frees[b] : 0;
+    st->allocs += t.allocs[b];
+    st->frees += t.frees[b];
+    st->slow_allocs += t.slow[b];
+    st->requested_total += t.requested[b];
     if (b < HSM_CLASSES) {
-      st->allocated_total += bin->allocs * bin->size;
-      st->allocated_now += bin->live * bin->size;
+      st->allocated_total += t.allocs[b] * hsm_class_size[b];
+      st->allocated_now += live * hsm_class_size[b];
     }
+    size_t pub = b < HSM_FIXED_CLASSES ? b
+                 : b == HSM_BIN_LARGE  ? HSM_FIXED_CLASSES
+                 : b == HSM_BIN_HUGE   ? HSM_FIXED_CLASSES + 1
+                                       : HSMALLOC_STAT_BINS;
+    if (pub == HSMALLOC_STAT_BINS) continue; /* a hot class: its own row */
+    hsmalloc_bin_stats_t *bin = &st->bins[pub];
+    bin->size = b < HSM_FIXED_CLASSES ? hsm_class_size[b] : 0;
+    bin->allocs = t.allocs[b];
+    bin->frees = t.frees[b];
+    bin->live = live;
   }
+  st->rest.allocs = st->allocs;
+  st->rest.frees = st->frees;
+  st->rest.slow_allocs = st->slow_allocs;
+  st->rest.requested_bytes = st->requested_total;
+  st->rest.allocated_bytes = st->allocated_total;
+  hot_rows(st, &t);
+  pthread_mutex_unlock(&lock);
   st->allocated_now += large_bytes_out + huge_bytes_out;
-  st->fragmentation =
-      st->requested_total ? (double)st->allocated_total / (double)st->requested_total : 1.0;
-  st->fast_path_hit_rate = st->allocs ? 1.0 - (double)st->slow_allocs / (double)st->allocs : 1.0;
+  st->fragmentation = ratio(st->allocated_total, st->requested_total, 1.0);
+  st->fast_path_hit_rate = st->allocs ? 1.0 - ratio(st->slow_allocs, st->allocs, 0) : 1.0;
   if (st->fast_path_hit_rate < 0) st->fast_path_hit_rate = 0;
   st->page_bytes = g(&hsm_gstats.page_bytes);
   st->page_bytes_peak = g(&hsm_gstats.page_bytes_peak);
@@ -131,13 +207,28 @@ HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
           (unsigned long long)st.pages_peak, (unsigned long long)st.huge_blocks);
   fprintf(out, "  heaps %llu (%llu abandoned)\n", (unsigned long long)st.heaps,
           (unsigned long long)st.heaps_abandoned);
+  if (st.hot_classes) {
+    fprintf(out, "  hot classes (exact sizes):\n");
+    fprintf(out, "  %8s %6s %12s %12s %8s %12s %12s %7s %5s\n", "size", "heaps", "allocs", "live",
+            "hit", "requested", "allocated", "frag", "kept");
+    for (uint64_t k = 0; k <= st.hot_classes; k++) {
+      hsmalloc_hot_stats_t *r = k < st.hot_classes ? &st.hot[k] : &st.rest;
+      char size[24];
+      if (k < st.hot_classes) snprintf(size, sizeof size, "%llu", (unsigned long long)r->size);
+      else snprintf(size, sizeof size, "rest");
+      fprintf(out, "  %8s %6u %12llu %12llu %8.4f %12llu %12llu %7.4f %5llu\n", size, r->heaps,
+              (unsigned long long)r->allocs, (unsigned long long)r->live, r->fast_path_hit_rate,
+              (unsigned long long)r->requested_bytes, (unsigned long long)r->allocated_bytes,
+              r->fragmentation, (unsigned long long)r->kept_pages);
+    }
+  }
   fprintf(out, "  %10s %14s %14s %12s\n", "size", "allocs", "frees", "live");
-  for (size_t i = 0; i < HSM_BINS; i++) {
+  for (size_t i = 0; i < HSMALLOC_STAT_BINS; i++) {
     hsmalloc_bin_stats_t *bin = &st.bins[i];
     if (bin->allocs == 0) continue;
     char label[16];
-    if (i == HSM_BIN_LARGE) snprintf(label, sizeof label, "large");
-    else if (i == HSM_BIN_HUGE) snprintf(label, sizeof label, "huge");
+    if (i == HSM_FIXED_CLASSES) snprintf(label, sizeof label, "large");
+    else if (i == HSM_FIXED_CLASSES + 1) snprintf(label, sizeof label, "huge");
     else snprintf(label, sizeof label, "%llu", (unsigned long long)bin->size);
     fprintf(out, "  %10s %14llu %14llu %12llu\n", label, (unsigned long long)bin->allocs,
             (unsigned long long)bin->frees, (unsigned long long)bin->live);
@@ -186,12 +277,31 @@ HSM_EXPORT void hsmalloc_stats_print_json(FILE *out) {
   U(heaps);
   U(heaps_abandoned);
 #undef U
-  fprintf(out, "\"bins\": [");
+  fprintf(out, "\"hot\": [");
+  for (uint64_t k = 0; k <= st.hot_classes; k++) {
+    hsmalloc_hot_stats_t *r = k < st.hot_classes ? &st.hot[k] : &st.rest;
+    if (k == st.hot_classes) fprintf(out, "], \"rest\": ");
+    else if (k) fprintf(out, ", ");
+    fprintf(out,
+            "{\"size\": %llu, \"heaps\": %u, \"seeded\": %u, \"promotions\": %llu, "
+            "\"retirements\": %llu, \"allocs\": %llu, \"frees\": %llu, \"live\": %llu, "
+            "\"slow_allocs\": %llu, \"fast_path_hit_rate\": %.6f, \"requested_bytes\": %llu, "
+            "\"allocated_bytes\": %llu, \"fragmentation\": %.6f, \"kept_pages\": %llu}",
+            (unsigned long long)r->size, r->heaps, r->seeded, (unsigned long long)r->promotions,
+            (unsigned long long)r->retirements, (unsigned long long)r->allocs,
+            (unsigned long long)r->frees, (unsigned long long)r->live,
+            (unsigned long long)r->slow_allocs, r->fast_path_hit_rate,
+            (unsigned long long)r->requested_bytes, (unsigned long long)r->allocated_bytes,
+            r->fragmentation, (unsigned long long)r->kept_pages);
+  }
+  fprintf(out, ", \"bins\": [");
   int first = 1;
-  for (size_t i = 0; i < HSM_BINS; i++) {
+  for (size_t i = 0; i < HSMALLOC_STAT_BINS; i++) {
     hsmalloc_bin_stats_t *bin = &st.bins[i];
     if (bin->allocs == 0) continue;
-    const char *kind = i == HSM_BIN_LARGE ? "large" : i == HSM_BIN_HUGE ? "huge" : "small";
+    const char *kind = i == HSM_FIXED_CLASSES       ? "large"
+                       : i == HSM_FIXED_CLASSES + 1 ? "huge"
+                                                    : "small";
     fprintf(
         out,
         "%s{\"kind\": \"%s\", \"size\": %llu, \"allocs\": %llu, \"frees\": %llu, \"live\": %llu}",

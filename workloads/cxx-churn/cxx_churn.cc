@@ -1,5 +1,5 @@
 // hs-wl-cxx-churn — allocation churn from ordinary C++ containers, the workload of
-// the profiler overhead benchmark (issue 2: >= 10 M allocations at the default size).
+// the profiler overhead benchmark (>= 10 M allocations at the default size).
 //
 // Each operation builds a record the way service-style C++ code does: a heap string
 // key, a vector<int> grown by push_back, a shared_ptr<vector<double>> from

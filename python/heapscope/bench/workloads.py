@@ -56,6 +56,8 @@ WORKLOADS = [
              "random 16-256 B replacements over a working set"),
     Workload("hot-odd", "hot-odd", (), ("--rounds", "200", "--batch", "50"),
              "hot odd sizes 72/104/136 B, reverse-order frees"),
+    Workload("ghost-cells", "ghost-cells", (), ("--ops", "20000", "--arrays", "2000"),
+             "1e5 live arrays of 2^k+2 doubles (528/1040/2064 B) replaced at random"),
     Workload("prodcon", "prodcon", (), ("--batches", "200", "--batch", "20"),
              "one thread allocates, another frees"),
     Workload("handover", "handover", (), ("--rounds", "50", "--objects", "100"),

@@ -20,8 +20,8 @@ from heapscope.analysis.callgraph import build_callgraph, document, shown
 from heapscope.analysis.loading import lost_stack_warning, require_stacks, weighted_stacks
 from heapscope.analysis.selection import SizeSet
 from heapscope.atomic import write_atomic
-from heapscope.commands.options import (add_output_options, add_selection_options, add_top_option,
-                                        deprecated, emit)
+from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
+                                        add_top_option, deprecated, emit)
 from heapscope.commands.reading import notes, read_profiles
 from heapscope.errors import HeapscopeError
 from heapscope.render import callgraph_text
@@ -49,6 +49,7 @@ def register(sub):
     p.add_argument("--svg", metavar="FILE.svg", help="draw the graph into FILE.svg (needs graphviz `dot`)")
     p.add_argument("--plot", metavar="FILE.dot|FILE.svg",
                    help="draw the graph into FILE: .dot for graphviz text, .svg for the drawing")
+    add_html_option(p, lambda a: (a.profiles, None))
     p.set_defaults(func=run)
 
 

@@ -4,6 +4,7 @@ Step 1 (identify): record exact allocation counts per size and region of the FEM
 workload (phases split, local, reduce, post) and print the report.
 Step 2 (locate): pick the size with the most allocations in the busiest region, record
 again with stacks for that size in that region, and print its stack trace types.
+Step 3 (look): write that recording's HTML report and print its path.
 Everything goes through the public commands (`record`, `report`, `stacks`), so the demo
 shows exactly what a user would type; each command is echoed before it runs.
 """
@@ -71,8 +72,8 @@ def _fresh(directory: Path) -> Path:
 def run(args):
     workload = program(WORKLOAD)
     out = Path(args.output)
-    if not 2 <= args.cells <= 4096:
-        raise HeapscopeError("--cells must be between 2 and 4096")
+    if not 16 <= args.cells <= 4096:   # the workload splits the mesh into 16 subdomains
+        raise HeapscopeError(f"--cells must be between 16 and 4096, not {args.cells}")
     workload_cmd = [str(workload), "--cells", str(args.cells)]
 
     print("heapscope demo: a finite-element workload with allocation anomalies "
@@ -90,6 +91,11 @@ def run(args):
                 "--", *workload_cmd])
     _heapscope(["stacks", locate_dir, "--size", size, "--region", region,
                 "--top", args.stack_types])
-    print(f"\nProfiles kept in {out}/. Next: `heapscope report {identify_dir} --region {region}`, "
+    print("\nStep 3, look: the same recording as one offline HTML page (sizes x regions, the "
+          "flame graph and call graph of the size, the timeline).")
+    page = out / "heapscope-report.html"
+    _heapscope(["html", locate_dir, "-o", page])
+    print(f"\nProfiles kept in {out}/. Open {page.resolve()} in a browser. Next: "
+          f"`heapscope report {identify_dir} --region {region}`, "
           f"`heapscope stacks {locate_dir} --size {size}`.")
     return 0

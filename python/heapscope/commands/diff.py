@@ -18,8 +18,8 @@ import sys
 
 from heapscope.analysis import diff
 from heapscope.analysis.selection import SizeSet
-from heapscope.commands.options import (add_output_options, add_selection_options, add_top_option,
-                                        emit, to_json)
+from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
+                                        add_top_option, emit, to_json)
 from heapscope.commands.reading import notes, read_profiles, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.render import diff_text
@@ -41,6 +41,7 @@ def register(sub):
                    help="what --fail-if-more compares: allocation count (default) or bytes")
     add_top_option(p, "text: rows per table")
     add_output_options(p)
+    add_html_option(p, lambda a: ([a.a], [a.b]))
     p.set_defaults(func=run)
 
 

@@ -4,6 +4,7 @@ Wiring only: the documents come from analysis.page_documents (the analyses the t
 reports use), the page from render.html.
 """
 import os
+import sys
 from pathlib import Path
 
 from heapscope.analysis.page_documents import CALLGRAPHS, collect
@@ -44,16 +45,21 @@ def output_path(args) -> Path:
 
 
 def run(args):
-    from heapscope.render.html import render_profile_page
     if len(args.profiles) > 2:
         raise HeapscopeError(f"html takes one recording, or two to compare (before, after); "
                              f"got {len(args.profiles)}: put one recording's files in a directory")
-    before = [args.profiles[0]]
     after = [args.profiles[1]] if len(args.profiles) == 2 else None
-    out = output_path(args)
-    docs = collect(before, after, callgraphs=args.callgraphs)
+    write_page([args.profiles[0]], after, output_path(args), args.callgraphs, sys.stdout)
+    return 0
+
+
+def write_page(before, after, out, callgraphs: int = CALLGRAPHS, say=sys.stderr) -> None:
+    """The page of recording `before` (paths), compared with `after` when given, to `out`;
+    "wrote FILE" to `say`. Also the `--html FILE` of report, stacks, callgraph, diff and
+    timeline (their result keeps stdout)."""
+    from heapscope.render.html import render_profile_page
+    docs = collect(before, after, callgraphs=callgraphs)
     program = os.path.basename(docs["report"]["processes"][0]["exe"]) or "program"
     title = f"heapscope: {program}" + (" (compared)" if after else "")
     write_atomic(str(out), render_profile_page(docs, title))
-    print(f"wrote {out}")
-    return 0
+    print(f"wrote {out}", file=say)

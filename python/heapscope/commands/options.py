@@ -51,6 +51,23 @@ def add_top_option(p, what: str = "rows") -> None:
                    help=f"{what} shown (default {TOP_DEFAULT}, 0 = all)")
 
 
+def add_html_option(p, inputs: Callable) -> None:
+    """--html FILE: also write the HTML page of the same inputs (`heapscope html`), after
+    the result; `inputs(args)` gives (before paths, after paths or None)."""
+    p.add_argument("--html", metavar="FILE",
+                   help="also write the offline HTML report of these inputs to FILE "
+                        "(what `heapscope html` writes)")
+    p.set_defaults(html_inputs=inputs)
+
+
+def write_html(args) -> None:
+    """The --html page of a command that took add_html_option, if asked for."""
+    if getattr(args, "html", None):
+        from heapscope.commands.html import write_page
+        before, after = args.html_inputs(args)
+        write_page(before, after, args.html)
+
+
 def non_negative(option: str) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:

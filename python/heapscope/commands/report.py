@@ -12,8 +12,8 @@ from pathlib import Path
 
 from heapscope.analysis import by_library, identify
 from heapscope.analysis.selection import SizeSet
-from heapscope.commands.options import (TOP_DEFAULT, add_output_options, add_selection_options,
-                                        add_top_option, emit, non_negative,
+from heapscope.commands.options import (TOP_DEFAULT, add_html_option, add_output_options,
+                                        add_selection_options, add_top_option, emit, non_negative,
                                         to_json)
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import load_profiles
@@ -56,6 +56,7 @@ def register(sub):
     p.add_argument("--points", type=int, default=200, metavar="N",
                    help="--by rank: time bins of the timelines (default 200)")
     add_output_options(p)
+    add_html_option(p, lambda a: (a.profiles, None))
     p.set_defaults(func=run)
 
 

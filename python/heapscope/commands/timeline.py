@@ -9,7 +9,7 @@ directory): one line per process.
 import sys
 
 from heapscope.analysis.timeline import document, load_timelines
-from heapscope.commands.options import add_output_options, deprecated, emit
+from heapscope.commands.options import (add_html_option, add_output_options, deprecated, emit)
 from heapscope.errors import HeapscopeError
 from heapscope.render.plots import check_path, write_timeline_plot
 from heapscope.render.timeline_text import render, render_csv
@@ -26,6 +26,7 @@ def register(sub):
     p.add_argument("--width", type=int, default=60, metavar="N",
                    help="columns of the sparklines (default 60)")
     add_output_options(p)
+    add_html_option(p, lambda a: (a.profiles, None))
     p.set_defaults(func=run)
 
 

@@ -1,0 +1,121 @@
+"""hsmalloc's hot-size classes (tests/allocator/hot_sizes.c): detected at run time, named
+by HSMALLOC_HOT_SIZES (a list or @file), chosen from a recorded profile by
+`heapscope run --hot-sizes`, retired in a later phase with their blocks still valid;
+the statistics' hot rows against the counts the program knows; every kind of bad
+HSMALLOC_HOT_SIZES is one warning line and the default behaviour."""
+import os
+import subprocess
+
+import pytest
+
+from heapscope.analysis.hot_sizes import hot_sizes, variable_value
+from heapscope.profile import load_profiles
+
+
+@pytest.fixture(scope="module")
+def hot_program(build):
+    return build("../allocator/hot_sizes.c", "-O1", "-pthread", "-ldl", name="hot_sizes")
+
+
+def run_program(exe, native, *args, env=None):
+    full = {k: v for k, v in os.environ.items() if not k.startswith("HSMALLOC_")}
+    full.update(LD_PRELOAD=str(native / "lib" / "libhsmalloc.so"), **(env or {}))
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, env=full,
+                          timeout=300)
+
+
+def assert_ok(res, mode, min_checks):
+    assert res.returncode == 0, f"exit {res.returncode}: {res.stderr[-2000:]}"
+    fields = res.stdout.split()
+    assert fields[:2] == ["ok", mode], res.stdout
+    assert int(fields[2].split("=")[1]) >= min_checks
+
+
+def test_detected_hot_sizes_get_exact_classes_and_exact_statistics(hot_program, native):
+    # 36000 usable sizes, then per class: allocs, frees, requested, allocated, live,
+    # slow <= allocs, kept pages, not seeded (8 checks x 3), and no class for 600 bytes
+    assert_ok(run_program(hot_program, native, "detect"), "detect", 36000 + 8 * 3 + 1)
+
+
+def test_named_hot_sizes_are_exact_from_the_first_allocation(hot_program, native):
+    res = run_program(hot_program, native, "seeded", "528,1040,2064",
+                      env={"HSMALLOC_HOT_SIZES": "520,1030,2050", "HSMALLOC_HOT_DETECT": "0"})
+    assert_ok(res, "seeded", 4500 + 3 * 4)
+    assert res.stderr == ""
+
+
+def test_named_hot_sizes_from_a_file(hot_program, native, tmp_path):
+    listing = tmp_path / "hot.txt"
+    listing.write_text("1030\n2050 520\n")
+    res = run_program(hot_program, native, "seeded", "528,1040,2064",
+                      env={"HSMALLOC_HOT_SIZES": f"@{listing}", "HSMALLOC_HOT_DETECT": "0"})
+    assert_ok(res, "seeded", 4500 + 3 * 4)
+
+
+def test_without_hot_sizes_the_fixed_classes_serve(hot_program, native):
+    res = run_program(hot_program, native, "seeded", "none", env={"HSMALLOC_HOT_DETECT": "0"})
+    assert_ok(res, "seeded", 4500)
+
+
+def test_blocks_stay_valid_across_class_retirement(hot_program, native):
+    res = run_program(hot_program, native, "retire", env={"HSMALLOC_HOT_RESAMPLE_MS": "0"})
+    assert_ok(res, "retire", 6000 * 530)  # per block: 528 bytes, usable size, owned
+
+
+@pytest.mark.parametrize("value, why", [
+    ("abc", "'abc' is not a size in bytes"),
+    ("528,,x1", "'x1' is not a size in bytes"),
+    ("0", "'0' is outside 1..4096 bytes"),
+    ("-528", "'-528' is not a size in bytes"),
+    ("99999999999999999999999", "is outside 1..4096 bytes"),
+    ("4097", "'4097' is outside 1..4096 bytes"),
+    ("16,32,48,64,80,96,112,128,144", "'144' is one size too many (at most 8)"),
+    (",", "names no size"),
+    ("@/nonexistent/hot-sizes", "the file cannot be opened"),
+    ("@/", "the file cannot be read"),
+])
+def test_a_bad_variable_is_one_warning_and_the_default(hot_program, native, value, why):
+    res = run_program(hot_program, native, "seeded", "none",
+                      env={"HSMALLOC_HOT_SIZES": value, "HSMALLOC_HOT_DETECT": "0"})
+    assert_ok(res, "seeded", 4500)  # the fixed classes: nothing was named
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1, res.stderr
+    assert lines[0].startswith(f"hsmalloc: HSMALLOC_HOT_SIZES={value[:200]}: ")
+    assert why in lines[0] and lines[0].endswith("; using no named hot sizes")
+
+
+@pytest.fixture(scope="module")
+def pattern_profile(hot_program, heapscope, tmp_path_factory):
+    out = tmp_path_factory.mktemp("hot-profile")
+    heapscope("record", "-o", out, "--", hot_program, "pattern")
+    return out
+
+
+def test_profile_names_the_hot_sizes_with_exact_counts(pattern_profile):
+    # 500 rounds of 4 x 520, 2 x 1030, 2 x 2050, 1 x 600 bytes
+    hot = hot_sizes(load_profiles([pattern_profile]))
+    assert [(h.size, h.count, h.sizes) for h in hot] == [
+        (528, 2000, (520,)), (1040, 1000, (1030,)), (2064, 1000, (2050,)), (608, 500, (600,))]
+    assert variable_value(hot) == "528,1040,2064,608"
+    assert hot_sizes(load_profiles([pattern_profile]), min_share=0.3) == hot[:1]  # 44%, 22%, 22%, 11%
+
+
+def test_heapscope_run_takes_hot_sizes_from_a_profile(pattern_profile, hot_program, heapscope,
+                                                      native):
+    res = heapscope("run", "--allocator", "hsmalloc", "--hot-sizes", pattern_profile, "--",
+                    hot_program, "seeded", "528,1040,2064,608",
+                    env={"HSMALLOC_HOT_DETECT": "0"})
+    assert res.stdout.split()[:2] == ["ok", "seeded"]
+    assert f"heapscope: hot sizes from {pattern_profile}: 528 (" in res.stderr
+    assert "608 (" in res.stderr
+
+
+def test_heapscope_run_hot_sizes_errors(heapscope, hot_program, tmp_path):
+    res = heapscope("run", "--allocator", "glibc", "--hot-sizes", tmp_path, "--", "true",
+                    check=False)
+    assert res.returncode != 0 and "--hot-sizes works with hsmalloc only" in res.stderr
+    assert "Traceback" not in res.stderr
+    res = heapscope("run", "--allocator", "hsmalloc", "--hot-sizes", tmp_path, "--", "true",
+                    check=False)
+    assert res.returncode != 0 and "holds no profile" in res.stderr
+    assert "Traceback" not in res.stderr
