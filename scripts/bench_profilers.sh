@@ -25,7 +25,7 @@ else
     HEAPSCOPE=heapscope
 fi
 $HEAPSCOPE bench --profilers -n "$RUNS" --warmup 1 --workloads cxx-churn,map-churn \
-    --markdown "$OUT/profilers.md" --json "$OUT/profilers.json" --csv "$OUT/profilers.csv" \
+    --markdown "$OUT/profilers.md" --format json -o "$OUT/profilers.json" --csv "$OUT/profilers.csv" \
     || status=$?
 python3 scripts/bench_splice.py BENCHMARKS.md profilers "$OUT/profilers.md"
 exit "${status:-0}"

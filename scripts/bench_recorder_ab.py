@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Compare recorder builds (or modes) on one command: interleaved rounds, CPU time.
+
+    scripts/bench_recorder_ab.py ROUNDS CMD [ARGS...] -- NAME=LIB[:VAR=VALUE,...] ...
+
+LIB is a libheapscope.so to preload, or `none` for the plain run (the first
+configuration is the baseline). Every round runs each configuration once, in order,
+after one warm-up round; each run's CPU time (user + sys, from wait4) is kept.
+Printed per configuration: the median CPU time, the ratio of medians to the
+baseline and the median of the per-round ratios (a round's runs are seconds apart,
+so a slow patch of the machine affects both), each with a 95% percentile-bootstrap
+interval (2000 resamples), and the fastest run. The profiles go to fresh temporary
+directories. BENCHMARKS.md's counting before/after figures come from this script;
+scripts/bench_profilers.sh writes the profiler table.
+"""
+import os
+import random
+import statistics
+import sys
+import tempfile
+
+
+def parse(argv):
+    if len(argv) < 4 or "--" not in argv[2:]:
+        sys.exit(__doc__.strip().splitlines()[2].strip())
+    rounds = int(argv[1])
+    cut = argv.index("--", 2)
+    command, specs = argv[2:cut], argv[cut + 1:]
+    configs = []
+    for spec in specs:
+        name, _, rest = spec.partition("=")
+        lib, *settings = rest.split(":")
+        env = dict(os.environ, HEAPSCOPE_OUTPUT_DIR=tempfile.mkdtemp(prefix="hs-ab-"))
+        for pair in ",".join(settings).split(","):
+            if pair:
+                key, _, value = pair.partition("=")
+                env[key] = value
+        if lib != "none":
+            env["LD_PRELOAD"] = lib
+        configs.append((name, env))
+    return rounds, command, configs
+
+
+def cpu_seconds(command, env):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.execve(command[0], command, env)
+        finally:
+            os._exit(127)
+    _, status, usage = os.wait4(pid, 0)
+    if status != 0:
+        sys.exit(f"bench_recorder_ab: {command[0]} failed (wait status {status})")
+    return usage.ru_utime + usage.ru_stime
+
+
+def interval(values, statistic, resamples=2000):
+    stats = sorted(statistic([random.choice(values) for _ in values]) for _ in range(resamples))
+    return stats[int(0.025 * resamples)], stats[int(0.975 * resamples) - 1]
+
+
+def main(argv):
+    rounds, command, configs = parse(argv)
+    for _, env in configs:
+        cpu_seconds(command, env)
+    runs = {name: [] for name, _ in configs}
+    for _ in range(rounds):
+        for name, env in configs:
+            runs[name].append(cpu_seconds(command, env))
+    base = runs[configs[0][0]]
+    print(f"{rounds} rounds: {' '.join(command)}")
+    for name, _ in configs:
+        mine = runs[name]
+        ratio = statistics.median(mine) / statistics.median(base)
+        pairs = list(zip(mine, base))
+        lo, hi = interval(pairs, lambda ps: statistics.median([a for a, _ in ps]) /
+                          statistics.median([b for _, b in ps]))
+        per_round = [a / b for a, b in pairs]
+        plo, phi = interval(per_round, statistics.median)
+        print(f"{name:12s} median {statistics.median(mine):.3f} s  ratio {ratio:.3f} "
+              f"[{lo:.3f}, {hi:.3f}]  per-round {statistics.median(per_round):.3f} "
+              f"[{plo:.3f}, {phi:.3f}]  fastest {min(mine):.3f} s")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
