@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerate the profiler-overhead table of BENCHMARKS.md (issue 2's benchmark):
+# Regenerate the profiler-overhead table of BENCHMARKS.md (the recorder's overhead):
 # the cxx-churn workload (~12.7 M allocations from C++ containers) run plainly, under
 # each heapscope recording mode (counts only; stacks of the most frequent size;
 # stacks of every size; tracking mode `record --track`; event trace `record --trace`,

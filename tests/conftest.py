@@ -88,7 +88,7 @@ def heapscope():
 
 def peer_allocator(name):
     """Path of a Debian-packaged peer allocator library, or None."""
-    from heapscope.allocators import find_allocator  # provided by the allocator issue
+    from heapscope.allocators import find_allocator
     return find_allocator(name)
 
 

@@ -1,4 +1,4 @@
-/* Known allocations for the recorder's exactness tests (tests/test_record_counts.py).
+/* Known allocations for the recorder's exactness tests (tests/e2e/test_record_counts.py).
  * Sizes are odd enough that nothing else in the process asks for them.
  * Built with -DHEAPSCOPE_WEAK: it also runs without the recorder. */
 #define _GNU_SOURCE

@@ -2,9 +2,8 @@
 commands, never back.
 
   analysis   imports no heapscope.render or heapscope.commands
-             (report/ is the old rendering package, leaving)
   render     imports no heapscope.commands
-  profile    imports none of heapscope.analysis, render, commands, report
+  profile    imports none of heapscope.analysis, render, commands
 
 Each module is imported alone in a fresh interpreter and sys.modules inspected, so what
 it pulls in through other modules counts too. The module lists come from the package
