@@ -16,8 +16,8 @@ not sampled) and is left out of peaks, never counted as 0.
 """
 from typing import List, Optional, Sequence, Tuple
 
-from heapscope.analysis.profile_files import profile_files
 from heapscope.errors import HeapscopeError
+from heapscope.profile import profile_files
 from heapscope.profile.model import Profile, Timeline
 from heapscope.profile.timeline import read_timeline
 

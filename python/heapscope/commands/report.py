@@ -8,9 +8,8 @@
            min/max/mean over ranks with rank and host, regions, timelines
 Without --by: rank when the profiles are MPI ranks, else size.
 """
-from pathlib import Path
-
 from heapscope.analysis import by_library, identify
+from heapscope.analysis.job_loading import is_job
 from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import (TOP_DEFAULT, add_html_option, add_output_options,
                                         add_selection_options, add_top_option, emit, non_negative,
@@ -66,7 +65,7 @@ def run(args):
     view = args.by
     profiles = None
     if view is None:
-        if _rank_files(args.profiles):
+        if is_job(args.profiles):
             view = "rank"
         else:
             try:
@@ -92,15 +91,6 @@ def run(args):
                          per_process=args.per_process)
     emit(args, doc, {"text": report_text.render, "csv": report_csv})
     return 0
-
-
-def _rank_files(paths) -> bool:
-    """Whether the arguments (directories, files) hold files record named after MPI ranks."""
-    from heapscope.analysis.job_loading import RANK_FILE
-    names = []
-    for arg in map(Path, map(str, paths)):
-        names += [f.name for f in arg.glob("heapscope.*.hsp")] if arg.is_dir() else [arg.name]
-    return any(RANK_FILE.match(n) for n in names)
 
 
 def _check_options(args, view):
