@@ -162,6 +162,8 @@ def test_errors_are_one_clear_line(heapscope, tmp_path):
                    2, "bad --sizes '12,x'")
     one_line_error(heapscope("record", "--sizes", "20-10", "--", "true", check=False),
                    2, "bad --sizes range")
+    one_line_error(heapscope("record", "--sizes", "1 2", "--", "true", check=False),
+                   2, "bad --sizes '1 2'")   # not 12: record used to drop the blank
     one_line_error(heapscope("record", "--depth", "0", "--", "true", check=False),
                    2, "--depth must be 1..256")
     one_line_error(heapscope("record", "--bogus", "--", "true", check=False),
