@@ -17,7 +17,7 @@ from heapscope.allocators import ALL as ALLOCATORS, require_allocator
 from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import add_selection_options, duration_ns
 from heapscope.errors import HeapscopeError
-from heapscope.launch import check_program, run_forwarding
+from heapscope.launch import check_program, program_words, run_forwarding
 from heapscope.native import library
 
 ENVIRONMENT = """\
@@ -156,12 +156,8 @@ def _check_options(args):
                                  f"--mpi=mpich")
         # `record --mpi ./app args` (no --): the word after --mpi was the program
         command, args.mpi = [args.mpi, *command], "auto"
-    if command and command[0] == "--":
-        command = command[1:]
-    if not command:
-        raise HeapscopeError("no program to record: heapscope record [options] -- CMD [ARGS...]")
-    if command[0].startswith("-") and not args.command[0] == "--":
-        raise HeapscopeError(f"unknown option {command[0]!r} (put the program after --)")
+    command = program_words(command, "no program to record: heapscope record [options] -- "
+                                     "CMD [ARGS...]")
     if args.size is not None:
         if not args.size.strip():
             raise HeapscopeError("bad --sizes '': expected sizes and ranges like 12,24,100-200, "
