@@ -41,8 +41,8 @@ def register(sub):
                                        '(--by library: also lists them per library)')
     p.add_argument("--min-count", type=non_negative("--min-count"), default=0, metavar="N",
                    help="only sizes with at least N allocations in some region")
-    add_top_option(p, "--by size: the sizes with the most allocations (most first; with 0 "
-                      "every size, by size)")
+    add_top_option(p, "--by size: sizes, the most allocations first (with 0 every size, "
+                      "in size order)")
     p.set_defaults(top=None)   # given or not: --top applies to --by size only
     p.add_argument("--hot", type=non_negative("--hot"), default=10, metavar="N",
                    help="hot sizes listed per region (default 10)")
