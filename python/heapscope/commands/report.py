@@ -115,16 +115,16 @@ def _library(args, profiles):
 def _job(args, profiles):
     from heapscope.analysis import job
     from heapscope.analysis.job_loading import load_summaries
-    from heapscope.render import job_text as render_job
-    from heapscope.render.plots import write_job_plot as write_plot
+    from heapscope.render import job_text
+    from heapscope.render.plots import write_job_plot
     if profiles is not None:
         summaries = [job.summarize(p) for p in profiles]
     else:
         summaries = load_summaries(args.profiles)
     doc = job.build(summaries, timeline_points=args.points)
     if args.plot:
-        write_plot(doc, args.plot)
+        write_job_plot(doc, args.plot)
     # compact JSON: indenting thousands of ranks' timelines takes 10x longer
-    emit(args, doc, {"text": lambda d: render_job.render(d, max_ranks=args.ranks),
-                     "csv": render_job.render_csv, "json": lambda d: to_json(d, compact=True)})
+    emit(args, doc, {"text": lambda d: job_text.render(d, max_ranks=args.ranks),
+                     "csv": job_text.render_csv, "json": lambda d: to_json(d, compact=True)})
     return 0
