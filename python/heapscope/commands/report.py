@@ -9,6 +9,7 @@
 Without --by: rank when the profiles are MPI ranks, else size.
 """
 from heapscope.analysis import by_library, identify
+from heapscope.analysis.hot_sizes import hot_sizes_document
 from heapscope.analysis.job_loading import is_job
 from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import (TOP_DEFAULT, add_html_option, add_output_options,
@@ -48,6 +49,9 @@ def register(sub):
                    help="hot sizes listed per region (default 10)")
     p.add_argument("--per-process", action="store_true",
                    help="one report per process (then the merged one)")
+    p.add_argument("--hot-sizes-hint", action="store_true",
+                   help="--by size: also the HSMALLOC_HOT_SIZES setting that gives the sizes taking "
+                        "the largest shares of the allocations exact classes in hsmalloc")
     p.add_argument("--plot", metavar="FILE.png|FILE.svg",
                    help="--by rank: draw the per-rank and summed timelines into this file")
     p.add_argument("--ranks", type=non_negative("--ranks"), default=64, metavar="N",
@@ -89,13 +93,16 @@ def run(args):
     doc = identify.build(profiles, region=args.region, sizes=SizeSet(args.size),
                          min_count=args.min_count, top=top, hot=args.hot,
                          per_process=args.per_process)
+    if args.hot_sizes_hint:
+        doc["hot_sizes_hint"] = hot_sizes_document(profiles)
     emit(args, doc, {"text": report_text.render, "csv": report_csv})
     return 0
 
 
 def _check_options(args, view):
     size_only = [o for o, on in (("--min-count", args.min_count), ("--top", args.top is not None),
-                                 ("--per-process", args.per_process)) if on]
+                                 ("--per-process", args.per_process),
+                                 ("--hot-sizes-hint", args.hot_sizes_hint)) if on]
     if view != "size" and size_only:
         raise HeapscopeError(f"{size_only[0]} applies to --by size; add --by size"
                              + (" for the size table of the ranks merged" if view == "rank" else ""))
