@@ -99,7 +99,11 @@ link="${HOME:?}/.local/bin/heapscope"
 if [ -L "$link" ] || [ ! -e "$link" ]; then
   mkdir -p "$(dirname "$link")"
   ln -sfn "$VENV/bin/heapscope" "$link"
-  echo "setup: heapscope is $link (-> $VENV/bin/heapscope); or '. .venv/bin/activate'"
+  case ":$PATH:" in
+    *":$(dirname "$link"):"*) on_path="" ;;
+    *) on_path=" (not on PATH: add $(dirname "$link") to it)" ;;
+  esac
+  echo "setup: heapscope is $link -> $VENV/bin/heapscope$on_path; or '. .venv/bin/activate'"
 else
   echo "setup: $link exists and is not a link: left alone; use $VENV/bin/heapscope or '. .venv/bin/activate'"
 fi
