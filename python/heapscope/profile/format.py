@@ -1,7 +1,7 @@
 """Constants of the heapscope profile file format, mirrored from src/format/profile_format.h.
 
 That header is the single source of truth (it also documents every payload);
-tests/test_reader_format.py parses it and checks that these values agree.
+tests/format/test_format_constants.py parses it and checks that these values agree.
 """
 
 MAGIC = b"HEAPSCPE"

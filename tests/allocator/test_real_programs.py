@@ -218,8 +218,9 @@ def test_project_test_suite_on_hsmalloc(on_hsmalloc):
     and Python objects) passes with every Python object coming from hsmalloc."""
     env, stats = on_hsmalloc
     env = dict(env, PYTHONMALLOC="malloc")
-    tests = Path(__file__).resolve().parent
-    modules = [str(tests / m) for m in ("test_reader_format.py", "test_report.py", "test_bench_stats.py")]
+    tests = Path(__file__).resolve().parents[1]
+    modules = [str(tests / m) for m in ("format/test_format_constants.py", "unit/test_report_figures.py",
+                                        "unit/test_bench_stats.py")]
     res = subprocess.run(["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", *modules],
                          capture_output=True, text=True, env=env, cwd=tests.parent, timeout=300)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-PROGRAMS = Path(__file__).resolve().parent / "programs"
+PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
 PEAK = 10 * 4096 + 4 * 1000
 
 

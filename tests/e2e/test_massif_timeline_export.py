@@ -2,16 +2,12 @@
 recorded with the heap sampled; the snapshots are the samples, the last one holds the
 4 blocks of 100 bytes the program never frees (glibc's usable size, as the timeline
 measures it), and ms_print reads the file. (The peak tree of a --track recording is
-tested in tests/test_reports_holders.py.)"""
+tested in tests/e2e/test_peak_and_leaks.py.)"""
 import json
 import re
 import subprocess
 
-
-def glibc_extra(build, size):
-    """usable - requested bytes of a block of `size` that glibc gives a fresh process."""
-    res = subprocess.run([str(build("rep_usable.c")), str(size)], capture_output=True, text=True, check=True)
-    return int(res.stdout) - size
+from helpers.known_programs import glibc_extra
 
 
 def test_timeline_only_export(build, heapscope, tmp_path):

@@ -17,7 +17,7 @@ from heapscope.profile import read_profile
 from heapscope.profile.timeline import read_timeline
 
 from conftest import record_killed_rank_job
-from profile_builder import ProfileBuilder
+from helpers.profile_builder import ProfileBuilder
 
 KILLED = 2
 COUNTS = ("alloc_blocks", "alloc_app_blocks", "alloc_mpi_blocks", "alloc_bytes",

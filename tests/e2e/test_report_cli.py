@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from profile_builder import API, ProfileBuilder
+from helpers.profile_builder import API, ProfileBuilder
 
 
 def good(tmp_path, name="good.hsp", **kw):

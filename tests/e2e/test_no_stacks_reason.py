@@ -5,7 +5,7 @@ lost to a full table. On tests/programs/diff_variant.c (sizes 12, 16, 40, 64 in 
 build and solve)."""
 import pytest
 
-from profile_builder import ProfileBuilder
+from helpers.profile_builder import ProfileBuilder
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """Massif export of tracking data and timelines built here: the tree merges stack types by
 frames, the snapshots follow the samples, and Valgrind's ms_print reads the file.
-(tests/test_reports_e2e.py exports a recorded program.)"""
+(tests/e2e/test_peak_and_leaks.py exports a recorded program.)"""
 import re
 import subprocess
 

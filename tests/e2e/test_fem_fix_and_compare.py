@@ -65,7 +65,7 @@ def test_collapsed_and_pprof_totals_equal_report(heapscope, fem, tmp_path):
     assert total and int(total.group(1)) == count
 
 
-ANOMALOUS = Path(__file__).resolve().parents[1] / "workloads" / "fem-temporaries" / "anomalous.cc"
+ANOMALOUS = Path(__file__).resolve().parents[2] / "workloads" / "fem-temporaries" / "anomalous.cc"
 ELEMENTS = int(CELLS) ** 2 * 2   # two triangles per cell
 
 

@@ -5,7 +5,7 @@ before the death is counted, a thread idle with deaths waiting at exit, a region
 boundary right after frees."""
 from heapscope.profile import read_profile
 from heapscope.profile.model import lifetime_bin
-from preloaded import sigterm_when_ready
+from helpers.preloaded import sigterm_when_ready
 
 MS = 1_000_000
 

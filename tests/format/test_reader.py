@@ -5,7 +5,7 @@ import pytest
 
 from heapscope.errors import HeapscopeError
 from heapscope.profile import load_profiles, read_profile
-from profile_builder import API, STACK_TYPES, ProfileBuilder, chunk, header, stack_types_payload
+from helpers.profile_builder import API, STACK_TYPES, ProfileBuilder, chunk, header, stack_types_payload
 
 REGIONS = [(1, 0, "split"), (2, 1, "local"), (3, 0, "post")]
 

@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from profile_builder import ProfileBuilder, chunk
+from helpers.profile_builder import ProfileBuilder, chunk
 
 TIMELINE_SAMPLES = 20   # heapscope.profile.timeline; checked against the C header elsewhere
 

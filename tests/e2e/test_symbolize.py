@@ -9,10 +9,10 @@ import pytest
 from heapscope.profile import read_profile
 from heapscope.symbolize import Frame, SymbolCache, Symbolizer
 from heapscope.symbolize.elf import read_elf
-from profile_builder import ProfileBuilder
-from program_addresses import program_addresses
+from helpers.profile_builder import ProfileBuilder
+from helpers.program_addresses import program_addresses
 
-PROGRAMS = Path(__file__).resolve().parent / "programs"
+PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
 SOURCE = "stk_symbols.cpp"
 OUTSIDE = 0x10  # an address in no module
 

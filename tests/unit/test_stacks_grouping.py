@@ -15,10 +15,10 @@ from heapscope.report.csvout import stacks_csv
 from heapscope.report.render_stacks import render
 from heapscope.symbolize import SymbolCache, Symbolizer
 from heapscope.symbolize.elf import read_elf
-from profile_builder import ProfileBuilder
-from program_addresses import program_addresses
+from helpers.profile_builder import ProfileBuilder
+from helpers.program_addresses import program_addresses
 
-SOURCE = Path(__file__).resolve().parent / "programs" / "stk_symbols.cpp"
+SOURCE = Path(__file__).resolve().parents[1] / "programs" / "stk_symbols.cpp"
 
 
 def line_of(mark):

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-SOURCE = Path(__file__).resolve().parent / "programs" / "stk_paths.cpp"
+from helpers.known_programs import user_frames
+
+SOURCE = Path(__file__).resolve().parents[1] / "programs" / "stk_paths.cpp"
 
 
 def line_of(mark):
@@ -29,16 +31,6 @@ LOCAL_TYPES = [
           ("main", "main-local")]),
 ]
 NONE_TYPES = [(7, [("path_b", "b-malloc"), ("main", "main-b")])]
-
-
-def user_frames(t):
-    """(function, line) of the frames up to and including main."""
-    out = []
-    for f in t["frames"]:
-        out.append((f["function"], f["line"]))
-        if f["function"] == "main":
-            break
-    return out
 
 
 def expected(types, runs=1):

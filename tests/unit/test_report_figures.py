@@ -12,7 +12,7 @@ from heapscope.profile import read_profile
 from heapscope.report import identify
 from heapscope.report.csvout import report_csv
 from heapscope.report.render_report import render
-from profile_builder import API, ProfileBuilder
+from helpers.profile_builder import API, ProfileBuilder
 
 KIB, MIB = 1024, 1024 * 1024
 # region ids: 1 split, 2 split/local (nested), 3 post

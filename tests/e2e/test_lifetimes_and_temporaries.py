@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from heapscope.profile.model import lifetime_bin
-from test_massif_e2e import glibc_extra
-from test_stacks_e2e import user_frames
+from helpers.known_programs import glibc_extra, user_frames
 
-SOURCE = Path(__file__).resolve().parent / "programs" / "rep_lifetimes.c"
+SOURCE = Path(__file__).resolve().parents[1] / "programs" / "rep_lifetimes.c"
 WINDOW = 100
 SLEEP_NS = 20_000_000
 

@@ -13,7 +13,7 @@ from heapscope import allocators
 from heapscope.bench.workloads import WORKLOADS, BY_NAME
 from heapscope.profile import load_profiles
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PEERS = ["jemalloc", "tcmalloc", "mimalloc"]
 
 

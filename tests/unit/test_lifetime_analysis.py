@@ -1,6 +1,7 @@
 """The pure functions under lifetimes, temporaries, peak and leaks, on Tracking data built
 here: histogram bins and percentiles, rankings, LeakSanitizer suppression matching.
-The same figures are checked end to end on recorded programs in tests/test_reports_*.py."""
+The same figures are checked end to end on recorded programs in
+tests/e2e/test_lifetimes_and_temporaries.py and tests/e2e/test_peak_and_leaks.py."""
 import pytest
 
 from heapscope.analysis import histogram, suppressions

@@ -3,14 +3,14 @@ path with a change (a new build-id), record again, `diff --stacks`. `heapscope r
 symbolizes the stacks into the per-build-id cache as it ends, and the symbolizer asks
 the cache by build-id before the binary on disk, so the first build's frames keep their
 names and the unchanged stack trace types match. On tests/programs/diff_variant.c, whose
--DFIXED variant keeps every line in place (expected figures: tests/test_diff_e2e.py)."""
+-DFIXED variant keeps every line in place (expected figures: tests/helpers/diff_variant.py)."""
 import json
 
 import pytest
 
 from conftest import compile_program
 from heapscope.symbolize.elf import read_elf
-from test_diff_e2e import STACKS, line_of
+from helpers.diff_variant import STACKS, line_of
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ SRC = "mpi-alltoall.c"
 
 def malloc_lines():
     """Line numbers of the buffer mallocs and of rank 0's gather buffer in the source."""
-    text = (Path(__file__).resolve().parents[1] / "workloads" / "c" / SRC).read_text()
+    text = (Path(__file__).resolve().parents[2] / "workloads" / "c" / SRC).read_text()
     lines = text.splitlines()
     buffers = [i + 1 for i, l in enumerate(lines) if "malloc(per * (size_t)nprocs)" in l]
     gather = [i + 1 for i, l in enumerate(lines) if re.search(r"malloc\(\(size_t\)nprocs \* sizeof", l)]

@@ -10,7 +10,7 @@ import pytest
 from heapscope.profile import read_profile
 
 from conftest import record_killed_rank_job
-from profile_builder import ProfileBuilder
+from helpers.profile_builder import ProfileBuilder
 
 
 

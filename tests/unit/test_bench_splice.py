@@ -3,7 +3,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_splice.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "bench_splice.py"
 
 
 def splice(doc, name, fragment):

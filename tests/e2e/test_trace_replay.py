@@ -10,7 +10,7 @@ from heapscope.native import program
 from heapscope.profile import format as fmt
 from heapscope.profile import read_profile
 from heapscope.profile import trace
-from preloaded import sigterm_when_ready
+from helpers.preloaded import sigterm_when_ready
 
 
 def profiles(out):

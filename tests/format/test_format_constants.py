@@ -4,7 +4,7 @@ from pathlib import Path
 
 from heapscope.profile import format as fmt
 
-HEADER = Path(__file__).resolve().parent.parent / "src" / "format" / "profile_format.h"
+HEADER = Path(__file__).resolve().parents[2] / "src" / "format" / "profile_format.h"
 
 
 def c_constants():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ["hs_sizeclass.c", "hs_os.c", "hs_segment.c", "hs_page.c", "hs_heap.c", "hs_huge.c",
            "hs_alloc.c", "hs_foreign.c", "hs_stats.c", "hs_api.c"]
 

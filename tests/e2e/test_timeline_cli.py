@@ -11,7 +11,7 @@ import pytest
 from heapscope.commands.timeline import duration_ms
 from heapscope.profile import timeline as tlfmt
 
-HEADER = Path(__file__).resolve().parent.parent / "src" / "format" / "profile_format.h"
+HEADER = Path(__file__).resolve().parents[2] / "src" / "format" / "profile_format.h"
 MIB = 1024 * 1024
 
 
