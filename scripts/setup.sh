@@ -15,9 +15,10 @@ fail() { echo "setup: $*" >&2; exit 1; }
 # the peer allocators and profilers we compare against, MPI (Open MPI, the default, and
 # MPICH beside it for its own layer), Eigen for the FEM workload, graphviz for call
 # graphs, LAMMPS as a real MPI application. What the tests call besides: Go for
-# `go tool pprof` (pprof export), git (hsmalloc's git workload), python3-venv for .venv.
+# `go tool pprof` (pprof export), git (hsmalloc's git workload), python3-venv for .venv;
+# clang-format for scripts/lint.sh.
 APT_PACKAGES=(
-  build-essential cmake ninja-build gfortran pkg-config git
+  build-essential cmake ninja-build gfortran pkg-config git clang-format
   python3 python3-venv
   libunwind-dev libdw-dev libelf-dev elfutils binutils zlib1g-dev libzstd-dev
   libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0
