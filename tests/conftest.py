@@ -13,6 +13,9 @@ Fixtures:
                running `python3 -m heapscope` (text output captured).
   mpi          an MpiFamily, parametrized: the test runs under Open MPI and under MPICH
                (both installed by scripts/setup.sh).
+
+Helpers: require(*programs) fails a test whose tools are missing ("X is not installed:
+run scripts/setup.sh"); a test never skips or passes for want of a tool.
 """
 import os
 import shutil
@@ -92,8 +95,14 @@ def peer_allocator(name):
     return find_allocator(name)
 
 
-def have(program):
-    return shutil.which(program) is not None
+def require(*programs):
+    """Fail the test (never skip it) unless every program is on PATH: scripts/setup.sh
+    installs every tool the suite calls. Returns the path of the first."""
+    paths = [shutil.which(program) for program in programs]
+    for program, path in zip(programs, paths):
+        if path is None:
+            pytest.fail(f"{program} is not installed: run scripts/setup.sh", pytrace=False)
+    return paths[0]
 
 
 @dataclass(frozen=True)
@@ -112,7 +121,7 @@ class MpiFamily:
 
     def compile(self, source, out, *flags, fortran=False):
         compiler = self.fc if fortran else self.cc
-        assert have(compiler), f"{compiler} missing: scripts/setup.sh installs Open MPI and MPICH"
+        require(compiler)
         subprocess.run([compiler, "-g", *flags, "-o", str(out), str(PROGRAMS / source)],
                        check=True)
         return out

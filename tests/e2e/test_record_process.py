@@ -11,7 +11,7 @@ import pytest
 
 from heapscope.profile import read_profile
 
-from conftest import PROGRAMS, have
+from conftest import PROGRAMS, require
 
 
 def profiles(out: Path):
@@ -220,7 +220,7 @@ def test_python_script_under_the_recorder(heapscope, tmp_path):
 
 
 def test_gxx_compiles_under_the_recorder(heapscope, tmp_path):
-    assert have("g++")
+    require("g++")
     src = tmp_path / "hello.cpp"
     src.write_text("#include <map>\n#include <string>\n#include <cstdio>\n"
                    "int main() { std::map<std::string, int> m; m[\"a\"] = 1;"
@@ -259,7 +259,7 @@ def test_forked_child_starts_with_empty_stack_tables(heapscope, build, tmp_path)
 
 
 def test_mpi_ranks_write_rank_named_files(heapscope, tmp_path):
-    assert have("mpicc") and have("mpirun"), "apt-get install openmpi-bin libopenmpi-dev"
+    require("mpicc", "mpirun")
     program = tmp_path / "rec_mpi"
     subprocess.run(["mpicc", "-g", "-o", program, PROGRAMS / "rec_mpi.c"], check=True)
     out = tmp_path / "out"
