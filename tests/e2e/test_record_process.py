@@ -183,9 +183,13 @@ def test_program_that_cannot_be_run_says_why(heapscope, tmp_path):
     script = tmp_path / "no-interpreter"
     script.write_text("echo hello\n")   # executable, but no #! line: the kernel refuses it
     script.chmod(0o755)
-    cases = [(tmp_path, 126, f"heapscope: error: {tmp_path} is a directory, not a program"),
+    directory = tmp_path / "dir"
+    directory.mkdir()
+    fifo = tmp_path / "fifo"   # not /dev/null: a regular file in some containers
+    os.mkfifo(fifo)
+    cases = [(directory, 126, f"heapscope: error: {directory} is a directory, not a program"),
              (plain, 126, f"heapscope: error: program is not executable: {plain} (no execute permission)"),
-             ("/dev/null", 126, "heapscope: error: /dev/null is not a regular file, not a program"),
+             (fifo, 126, f"heapscope: error: {fifo} is not a regular file, not a program"),
              (tmp_path / "missing", 127, f"heapscope: error: program not found: {tmp_path / 'missing'}"),
              (script, 126, f"heapscope: error: cannot run {script}: Exec format error")]
     for program, code, line in cases:
