@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from heapscope.commands.timeline import duration_ms
+from heapscope.commands.record import timeline_interval_ms
+from heapscope.errors import HeapscopeError
 from heapscope.profile import timeline as tlfmt
 
 HEADER = Path(__file__).resolve().parents[2] / "src" / "format" / "profile_format.h"
@@ -115,19 +116,18 @@ def test_timeline_constants_match_the_format_header():
 @pytest.mark.parametrize("text,ms", [("100ms", 100), ("2s", 2000), ("0.5s", 500), ("250", 250),
                                      ("0", 0), ("1000us", 1)])
 def test_durations(text, ms):
-    assert duration_ms(text) == ms
+    assert timeline_interval_ms(text) == ms
 
 
 @pytest.mark.parametrize("text", ["abc", "0.5ms", "1.5ms", "-5", "10 min", "100000s"])
 def test_bad_durations(text):
-    import argparse
-    with pytest.raises(argparse.ArgumentTypeError):
-        duration_ms(text)
+    with pytest.raises(HeapscopeError, match="bad --timeline-interval"):
+        timeline_interval_ms(text)
 
 
 def test_record_rejects_a_bad_interval(heapscope):
     res = heapscope("record", "--timeline-interval", "fast", "--", "true", check=False)
-    assert res.returncode == 2 and "bad duration 'fast'" in res.stderr
+    assert res.returncode == 2 and "bad --timeline-interval 'fast'" in res.stderr
 
 
 def test_killed_before_the_first_flush_says_so(native, heapscope, tmp_path):

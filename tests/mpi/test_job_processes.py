@@ -4,7 +4,7 @@ told apart from the launcher, a rank's children and unrelated processes; which
 process of several with one rank number is the rank; a rank without a snapshot."""
 from heapscope.analysis import job
 from heapscope.profile.model import Profile, Sample, Timeline
-from heapscope.report import render_job
+from heapscope.render import job_text as render_job
 
 S = 1_700_000_000_000_000_000
 

@@ -5,8 +5,8 @@ import xml.etree.ElementTree as ET
 
 from heapscope.analysis import job
 from heapscope.profile.model import Profile, Sample, Timeline
-from heapscope.report import render_job
-from heapscope.report.render_job_plot import write_plot
+from heapscope.render import job_text as render_job
+from heapscope.render.plots import write_job_plot as write_plot
 
 S = 1_700_000_000_000_000_000
 SEC = 1_000_000_000

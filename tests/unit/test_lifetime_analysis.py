@@ -5,6 +5,7 @@ tests/e2e/test_lifetimes_and_temporaries.py and tests/e2e/test_peak_and_leaks.py
 import pytest
 
 from heapscope.analysis import histogram, suppressions
+from heapscope.render import histogram_text
 from heapscope.analysis.leaks import build_leaks
 from heapscope.analysis.lifetimes import build_lifetimes, build_temporaries
 from heapscope.analysis.peak import build_peak
@@ -52,11 +53,11 @@ def test_percentiles_are_the_bins_holding_them():
 
 
 def test_sparkline_spans_the_non_empty_bins():
-    assert histogram.sparkline(hist(b2=8, b4=1)) == "█ ▁"
-    assert histogram.sparkline(hist()) == ""
-    assert histogram.range_text(1024, 2047, time=True) == "1.02us-2.05us"
-    assert histogram.range_text(4, 7, time=False) == "4-7"
-    assert histogram.span_text(0, 3, time=False) == "0 .. 7"
+    assert histogram_text.histogram_line(hist(b2=8, b4=1)) == "█ ▁"
+    assert histogram_text.histogram_line(hist()) == ""
+    assert histogram_text.range_text(1024, 2047, time=True) == "1.02us-2.05us"
+    assert histogram_text.range_text(4, 7, time=False) == "4-7"
+    assert histogram_text.span_text(0, 3, time=False) == "0 .. 7"
 
 
 # ---- rankings on merged entries ----

@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
-from heapscope.report.processes import describe
+from heapscope.analysis.processes import describe
 
 LIBRARIES_FORMAT = "heapscope-libraries"
 LIBRARIES_VERSION = 1

@@ -4,7 +4,7 @@ One RankSummary per rank process, made from its profile by summarize() (small, s
 that thousands of ranks can be read in worker processes, see job_loading); build()
 turns them into the document: per rank, the peaks of total, application and MPI
 memory; min, max and mean over the ranks with which rank on which host; the same per
-region; the timelines (job_timeline).
+region; the timelines (analysis.timeline.job_timelines).
 
 Where the figures come from:
   allocated   heap blocks and bytes allocated over the run (the snapshot's counts):
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis.job_processes import choose_rank_process, describe_others
+from heapscope.analysis.timeline import job_timelines, sample_columns
 from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
 from heapscope.profile.timeline import NO_SNAPSHOT_WARNING
@@ -86,8 +87,8 @@ class RankSummary:
     has_snapshot: bool = True     # False: only the timeline (a process killed by SIGKILL)
     # region -> {metric: value} (REGION_METRICS)
     regions: Dict[str, Dict[str, int]] = field(default_factory=dict)
-    # samples as int64 numpy columns, by time: mono_ns, heap, heap_mpi, rss, pss
-    # (rss/pss -1 when unreadable)
+    # analysis.timeline.sample_columns: int64 numpy columns by time, mono_ns, heap,
+    # heap_mpi, rss, pss (rss/pss -1 when unreadable)
     timeline: Optional[tuple] = None
 
 
@@ -135,14 +136,9 @@ def _count(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[str,
 def _timeline(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[str, int]],
               has_snapshot: bool) -> Optional[tuple]:
     """The timeline's figures (peaks, calipers, per-region heap peaks); its columns."""
-    columns = None
     tl = p.timeline
-    if tl is not None and tl.samples:
-        import numpy as np   # here: the module stays importable without numpy
-        samples = sorted(tl.samples, key=lambda s: s.mono_ns)
-        table = np.array([(s.mono_ns, s.heap_bytes, s.heap_mpi_bytes, s.rss_bytes, s.pss_bytes)
-                          for s in samples], dtype=np.int64)
-        columns = tuple(table[:, i].copy() for i in range(5))
+    columns = sample_columns(tl)
+    if columns is not None:
         m["heap_peak"] = int(columns[1].max())
         m["heap_mpi_peak"] = int(columns[2].max())
         m["heap_app_peak"] = int(max(0, (columns[1] - columns[2]).max()))
@@ -153,7 +149,7 @@ def _timeline(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[s
             m["mpi_rss"] = tl.mpi_rss_delta_bytes
             m["mpi_pss"] = tl.mpi_pss_delta_bytes
         peaks: Dict[str, int] = {}
-        for s in samples:
+        for s in sorted(tl.samples, key=lambda s: s.mono_ns):
             if s.heap_bytes > peaks.get(s.region, -1):
                 peaks[s.region] = s.heap_bytes
         for path, peak in peaks.items():
@@ -237,8 +233,6 @@ def _stats(values: List[Tuple[int, RankSummary]]) -> Optional[dict]:
 
 
 def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
-    from heapscope.analysis.job_timeline import job_timelines   # numpy, only here
-
     chosen, others, notes = pick_ranks(summaries)
     ranks = [r for r in chosen if _has_data(r)]
     excluded = [r for r in chosen if not _has_data(r)]

@@ -11,12 +11,12 @@ between opening its file and writing the header) from its name, with no figures.
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 from typing import Iterable, List
 
 from heapscope.analysis.job import METRICS, NO_SNAPSHOT, RankSummary, summarize
+from heapscope.analysis.profile_files import profile_files
 from heapscope.errors import HeapscopeError, NoSnapshotError
-from heapscope.profile import PROFILE_SUFFIX, read_profile
+from heapscope.profile import read_profile
 from heapscope.profile.timeline import read_timeline
 
 PARALLEL_FROM = 64      # files; below this a pool costs more than it saves
@@ -24,25 +24,6 @@ CHUNK = 32              # files per task sent to a worker
 # the recorder's name of a rank's file: heapscope.<job>.r<rank>.<host>.<pid>[.<n>].hsp
 RANK_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.r(?P<rank>\d+)\.(?P<host>[^.]+)\.(?P<pid>\d+)"
                        r"(?:\.\d+)?\.hsp$")
-
-
-def profile_files(paths: Iterable) -> List[str]:
-    """The files named, and the *.hsp files of the directories named (sorted), once each."""
-    files: List[str] = []
-    for arg in map(str, paths):
-        if os.path.isdir(arg):
-            found = sorted(str(p) for p in Path(arg).glob("*" + PROFILE_SUFFIX) if p.is_file())
-            if not found:
-                raise HeapscopeError(f"{arg}: directory holds no profile (*{PROFILE_SUFFIX}) files")
-            files.extend(found)
-        else:
-            files.append(arg)
-    if not files:
-        raise HeapscopeError("no profile given")
-    unique = {}
-    for f in files:
-        unique.setdefault(os.path.realpath(f), f)
-    return list(unique.values())
 
 
 def summarize_file(path: str) -> RankSummary:

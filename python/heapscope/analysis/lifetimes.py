@@ -11,7 +11,7 @@ temporaries: the sizes and the stack trace types ranked by temporaries (blocks f
 with at most N other allocations of the same thread in between, and within the time
 bound if one was set), with the share of their allocations that were temporaries.
 """
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Sequence
 
 from heapscope.analysis import histogram
 from heapscope.analysis.tracked import (NO_HIST, TrackedEntry, add_lifetimes, frames_json,
@@ -106,13 +106,3 @@ def build_temporaries(profiles: Sequence[Profile], entries: List[TrackedEntry], 
                           temporaries=e.life.temporaries, share=_share(e.life.temporaries, e.life.allocs),
                           share_of_temporaries=_share(e.life.temporaries, temps))
                      for i, e in enumerate(shown, 1)])
-
-
-def bound_text(max_between: int, max_ns: Optional[int]) -> str:
-    """How a temporary is defined, in one phrase."""
-    others = "no other allocation" if max_between == 0 else \
-        f"at most {max_between:,} other allocation{'s' if max_between != 1 else ''}"
-    text = f"freed with {others} of the same thread in between"
-    if max_ns:
-        text += f" and within {histogram.format_ns(max_ns)}"
-    return text

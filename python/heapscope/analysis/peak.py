@@ -7,9 +7,10 @@ never a sum. Holders are ranked by bytes live at the peak; `share` is their part
 the peak. Blocks that were not tracked (table full) cannot be attributed: their bytes
 are `unattributed`. --size/--region narrow the holders listed, not the peak.
 """
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
-from heapscope.analysis.tracked import TrackedEntry, frames_json
+from heapscope.analysis.selection import SizeSet
+from heapscope.analysis.tracked import TrackedEntry, frames_json, tracked_entries
 
 PEAK_FORMAT, VERSION = "heapscope-peak", 1
 
@@ -53,3 +54,17 @@ def build_peak(process: int, profile, entries: List[TrackedEntry], all_entries: 
 
 def document(peaks: Sequence[dict]) -> dict:
     return dict(format=PEAK_FORMAT, version=VERSION, peaks=list(peaks))
+
+
+def build_peaks(profiles: Sequence, size: Optional[str], region: Optional[str], symbolizer,
+                top: int = 10, depth: int = 0) -> dict:
+    """The document: one peak per profile, its holders narrowed to the selection (a
+    selection nothing holds in any profile is an error, as in the other reports)."""
+    sizes = SizeSet(size)
+    tracked_entries(profiles, sizes, region, symbolizer)   # an empty selection is an error
+    peaks = []
+    for i, p in enumerate(profiles):
+        every = tracked_entries([p], SizeSet(None), None, symbolizer, required=False)
+        chosen = tracked_entries([p], sizes, region, symbolizer, required=False)
+        peaks.append(build_peak(i, p, chosen, every, top=top, depth=depth))
+    return document(peaks)

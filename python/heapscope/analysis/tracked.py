@@ -1,7 +1,9 @@
-"""Tracked stack types (record --track / --trace) of chosen sizes and regions, symbolized.
+"""Tracked stack types (record --track / --trace) of chosen sizes and regions, symbolized,
+and the header every tracking document (lifetimes, temporaries, peak, leaks) carries.
 
-    entries = tracked_entries(profiles, SizeSet("40"), "local")
+    profiles, entries, sym = load_tracked(paths, "40", "local")
     for e in entries: e.region, e.size, e.frames, e.life   # life: merged Lifetimes
+    doc.update(document_header(profiles, sym, size="40", region="local", top=20, depth=0))
 
 What the lifetimes, temporaries, peak and leaks reports consume. A stack trace type is
 identified as in the other reports (analysis.stacks.identity: function, file and line
@@ -12,6 +14,8 @@ size in their region.
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from heapscope.analysis.loading import load
+from heapscope.analysis.processes import describe
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.stacks import identity
 from heapscope.errors import HeapscopeError
@@ -116,3 +120,23 @@ def tracking_notes(profiles: Sequence[Profile], sym: Symbolizer) -> List[str]:
 
 def frames_json(frames: Sequence[Frame], depth: int = 0) -> List[dict]:
     return [f.to_json() for f in (frames[:depth] if depth else frames)]
+
+
+def load_tracked(paths: Sequence[str], size: Optional[str], region: Optional[str],
+                 per_process: bool = False):
+    """(tracked profiles, the selected entries merged over them, the symbolizer); with
+    per_process the entries are None (the caller selects per profile)."""
+    sizes = SizeSet(size)
+    profiles = require_tracking(load(paths))
+    sym = Symbolizer()
+    entries = None if per_process else tracked_entries(profiles, sizes, region, sym)
+    return profiles, entries, sym
+
+
+def document_header(profiles: Sequence[Profile], sym: Symbolizer, size: Optional[str],
+                    region: Optional[str], top: int, depth: int) -> dict:
+    """processes, filters, tracking settings and notes: the fields every tracking
+    document starts with (docs/analysis-formats.md)."""
+    return dict(processes=[describe(p) for p in profiles],
+                filters=dict(size=size or "all", region=region, top=top, depth=depth),
+                tracking=tracking_settings(profiles), notes=tracking_notes(profiles, sym))

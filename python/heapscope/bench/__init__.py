@@ -7,8 +7,8 @@ Modules, in the order data flows:
   runner      one run measured by os.wait4 (wall, user, sys, max RSS, faults, checksum);
               interleaved rounds A B C A B C; failing configurations dropped
   stats       mean, median, percentile-bootstrap intervals, ratios to a baseline
-  results     per workload and configuration: the runs, their summaries and ratios
-  render      text table, markdown, JSON, CSV
-  plots       one chart per metric (PNG and SVG), ratios to the baseline with intervals
+  results     per workload and configuration: the runs, their summaries and ratios;
+              the bench document (what --format json writes)
   machine     the machine and library versions a result was measured on
+Their text, Markdown and CSV: render.bench_text; the charts: render.plots.
 """

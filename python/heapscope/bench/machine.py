@@ -49,8 +49,3 @@ def describe() -> Dict[str, object]:
         "python": platform.python_version(),
         "versions": versions,
     }
-
-
-def one_line(m: Dict[str, object]) -> str:
-    return (f"{m['cpu']}, {m['cpus_usable']} of {m['cpus']} CPUs usable, "
-            f"{m['memory_gib']} GiB, {m['os']}, Linux {m['kernel']}")

@@ -1,7 +1,10 @@
 """From the runs of each configuration on one command to what the reports show:
 per metric a Summary (mean, median, intervals) and a Ratio to the baseline, and the
-checksum check (every run that printed a checksum must print the same one).
+checksum check (every run that printed a checksum must print the same one); then the
+bench document (document()): every run and statistic as plain data, what `--format
+json` writes and what render.bench_text and render.plots draw from.
 """
+import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
@@ -84,3 +87,40 @@ def analyze(name: str, command: List[str], outcomes: Dict[str, Outcome], baselin
                 config.ratios[key] = stats.ratio(values, [value(m) for m in base.runs],
                                                  seed=seed + 100 + k)
     return WorkloadResult(name, command, baseline, configs, checksum, error)
+
+
+def _summary_dict(s) -> Dict[str, object]:
+    return {"n": s.n, "mean": s.mean, "mean_ci": list(s.mean_ci), "median": s.median,
+            "median_ci": list(s.median_ci), "stdev": s.stdev, "min": s.minimum, "max": s.maximum}
+
+
+def _run_dict(m) -> Dict[str, object]:
+    return {"wall": m.wall, "user": m.user, "sys": m.sys, "maxrss_kib": m.maxrss_kib,
+            "minflt": m.minflt, "majflt": m.majflt, "exit_code": m.exit_code,
+            "timed_out": m.timed_out, "checksum": m.checksum}
+
+
+def document(results: List[WorkloadResult], machine: Dict[str, object],
+             settings: Dict[str, object], missing: Dict[str, str]) -> Dict[str, object]:
+    """machine: bench.machine.describe(); settings: runs, warmup, baseline, configs, mode,
+    resamples, confidence; missing: configuration -> why it was skipped. A ratio that
+    could not be computed is null (JSON has no NaN for it)."""
+    doc = {"heapscope_bench": 1, "machine": machine, "settings": settings,
+           "missing": missing, "commands": []}
+    for r in results:
+        entry = {"name": r.name, "command": r.command, "baseline": r.baseline,
+                 "checksum": r.checksum, "checksum_error": r.checksum_error, "configs": []}
+        for c in r.configs:
+            entry["configs"].append({
+                "name": c.name,
+                "runs": [_run_dict(m) for m in c.runs],
+                "failure": None if c.failure is None else dict(
+                    _run_dict(c.failure), stderr_tail=c.failure.stderr_tail,
+                    message=c.failure.failure_text()),
+                "stats": {k: _summary_dict(s) for k, s in c.summaries.items()},
+                "ratios": {k: {"value": None if math.isnan(v.value) else v.value,
+                               "ci": None if math.isnan(v.value) else list(v.ci)}
+                           for k, v in c.ratios.items()},
+            })
+        doc["commands"].append(entry)
+    return doc

@@ -1,5 +1,6 @@
 """Statistics of repeated measurements: mean, median, and percentile-bootstrap
-confidence intervals (seed paper 000 section 4.1: resample the runs with
+confidence intervals (as in "Memory allocation anomalies in high-performance computing
+applications: A study with numerical simulations", section 4.1: resample the runs with
 replacement 1000 times, read the interval off the resampled statistic).
 
 Everything is seeded, so the same runs always give the same intervals.

@@ -5,23 +5,30 @@ any command, with interleaved runs and bootstrap confidence intervals.
     heapscope bench [options] -- CMD [ARGS...]
     heapscope bench --profilers [options] [-- CMD [ARGS...]]
 
+The result: --format text (the tables, default), json (every run and statistic) or csv
+(one row per counted run), to -o FILE or stdout; --csv FILE and --markdown FILE also
+write those (one run of hours can give all of them), --plot DIR the charts.
+
 Exit status: 0, or 1 when a configuration failed or checksums differed (the results
 of the others are still printed), 2 for bad options.
 """
 import argparse
-import json
 import os
 import shlex
 import sys
-import tempfile
 from pathlib import Path
 from typing import Dict, List
 
 from heapscope import allocators
+from heapscope.atomic import write_atomic
 from heapscope.bench import configs as cfgs
-from heapscope.bench import machine, render, results, runner
+from heapscope.bench import machine, results, runner
 from heapscope.bench.workloads import BY_NAME, select
+from heapscope.commands.options import (add_output_options, deprecated, duration_ns, emit,
+                                        to_json)
 from heapscope.errors import HeapscopeError
+from heapscope.native import native_dir
+from heapscope.render import bench_text
 
 
 def register(sub):
@@ -53,12 +60,16 @@ def register(sub):
     p.add_argument("--stack-size", type=int, metavar="BYTES",
                    help="--profilers: the size whose stacks 'record-stacks-N' records "
                         "(default: the most frequent size of the first command, from a counting run)")
-    p.add_argument("--timeout", type=float, default=3600.0, metavar="SEC",
-                   help="kill a run after SEC seconds and count it as failed (default 3600)")
-    p.add_argument("--json", metavar="FILE", help="write every run and statistic as JSON")
-    p.add_argument("--csv", metavar="FILE", help="write one CSV row per counted run")
+    p.add_argument("--timeout", default="3600", metavar="DURATION",
+                   help="kill a run after DURATION and count it as failed (90s, 10m; a bare "
+                        "number is in seconds; default 3600)")
+    add_output_options(p)
+    p.add_argument("--json", metavar="FILE",
+                   help="deprecated: use --format json -o FILE (this spelling also prints the "
+                        "tables)")
+    p.add_argument("--csv", metavar="FILE", help="also write one CSV row per counted run to FILE")
     p.add_argument("--markdown", metavar="FILE",
-                   help="write the tables as Markdown, with the machine (for BENCHMARKS.md)")
+                   help="also write the tables as Markdown, with the machine (for BENCHMARKS.md)")
     p.add_argument("--plot", metavar="DIR",
                    help="write one chart per metric into DIR (bench-<metric>.png and .svg)")
     p.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
@@ -81,8 +92,9 @@ def _check(args, command):
         raise HeapscopeError(f"-n must be at least 1, not {args.runs}")
     if args.warmup < 0:
         raise HeapscopeError(f"--warmup must be 0 or more, not {args.warmup}")
-    if args.timeout <= 0:
-        raise HeapscopeError("--timeout must be positive")
+    args.timeout = duration_ns(args.timeout, "--timeout", default_unit="s") / 1e9
+    if args.json:
+        deprecated("bench --json FILE", "--format json -o FILE")
     if command and args.workloads:
         raise HeapscopeError("give either --workloads or a command after --, not both")
     if command and args.quick:
@@ -96,8 +108,8 @@ def _check(args, command):
 
 def _check_outputs(args):
     """Fail before hours of runs, not after, when an output cannot be written."""
-    for path in (args.json, args.csv, args.markdown):
-        if path:
+    for path in (args.output, args.json, args.csv, args.markdown):
+        if path and path != "-":
             parent = Path(path).parent
             try:
                 parent.mkdir(parents=True, exist_ok=True)
@@ -133,19 +145,6 @@ def _configs(args, targets, env):
     return cfgs.allocator_configs(names)
 
 
-def _write(path: str, text: str) -> None:
-    """Write a file atomically: a temporary file in the same directory, renamed."""
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=str(target.parent))
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise HeapscopeError(f"cannot write {path}: {exc.strerror}")
-
-
 def run(args) -> int:
     command = _command(args)
     _check(args, command)
@@ -170,28 +169,28 @@ def run(args) -> int:
         outcomes = runner.run_interleaved(names, args.runs, args.warmup, run_one, progress, name)
         done.append(results.analyze(name, argv, outcomes, baseline))
 
-    print(render.text(done, args.runs, args.warmup), end="")
     settings = {"runs": args.runs, "warmup": args.warmup, "baseline": baseline,
                 "configs": names, "mode": "profilers" if args.profilers else "allocators",
                 "resamples": 1000, "confidence": 0.95}
-    if args.json or args.markdown:
-        described = machine.describe()
+    # the machine is described (dpkg queries) only for the outputs that show it
+    described = machine.describe() if (args.format == "json" or args.json or args.markdown) else {}
+    doc = results.document(done, described, settings, missing)
+    bindir = str(native_dir() / "bin") + "/"
+    emit(args, doc, {"text": lambda d: bench_text.render(d, bindir), "csv": bench_text.render_csv})
     if args.json:
-        _write(args.json, json.dumps(render.to_json(done, described, settings, missing),
-                                     indent=1) + "\n")
+        write_atomic(args.json, to_json(doc))
     if args.csv:
-        _write(args.csv, render.to_csv(done))
+        write_atomic(args.csv, bench_text.render_csv(doc))
     if args.markdown:
         # scripts/bench_*.sh name themselves as the command that regenerates the tables
         invocation = os.environ.get("HEAPSCOPE_BENCH_REGENERATE") or (
             "heapscope bench " + " ".join(shlex.quote(a) for a in sys.argv[2:])
             if len(sys.argv) > 1 and sys.argv[1] == "bench" else "heapscope bench")
         legend = {c.name: c.what for c in configs} if args.profilers else None
-        _write(args.markdown, render.markdown(done, described, invocation, args.runs, args.warmup,
-                                              legend))
+        write_atomic(args.markdown, bench_text.markdown(doc, invocation, legend, bindir))
     if args.plot:
-        from heapscope.bench.plots import write_plots
-        write_plots(done, args.plot)
+        from heapscope.render.plots import write_bench_plots
+        write_bench_plots(doc, args.plot, [(key, title) for key, title, _ in results.METRICS])
 
     errors = [e for r in done for e in r.errors]
     for e in errors:

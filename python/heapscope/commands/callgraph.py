@@ -16,7 +16,7 @@ from heapscope.analysis.callgraph_dot import render_svg, to_dot, write_atomicall
 from heapscope.analysis.loading import load, lost_stack_warning, require_stacks, weighted_stacks
 from heapscope.analysis.selection import SizeSet
 from heapscope.errors import HeapscopeError
-from heapscope.report.text import counted
+from heapscope.render.text import counted
 
 
 def register(sub):

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from heapscope.commands.options import add_top_option
 from heapscope.errors import HeapscopeError
 from heapscope.native import program
 
@@ -26,7 +27,7 @@ def register(sub):
                    help="directory for the two recordings (default: ./heapscope-demo)")
     p.add_argument("--cells", type=int, default=128,
                    help="the workload's mesh is CELLS x CELLS squares (default 128)")
-    p.add_argument("--top", type=int, default=12, help="sizes shown in the report (default 12)")
+    add_top_option(p, "sizes shown in the report")
     p.add_argument("--stack-types", type=int, default=3,
                    help="stack trace types printed in full (default 3)")
     p.set_defaults(func=run)

@@ -21,7 +21,7 @@ from heapscope.analysis.loading import load, region_paths, weighted_stacks
 from heapscope.analysis.selection import SizeSet, check_region
 from heapscope.analysis.stacks import frame_name
 from heapscope.errors import HeapscopeError
-from heapscope.report.text import counted
+from heapscope.render.text import counted
 from heapscope.symbolize import Symbolizer
 
 FIELDS = ["kind", "region", "size", "count_a", "count_b", "delta", "ratio", "bytes_a", "bytes_b",

@@ -21,7 +21,7 @@ from heapscope.atomic import write_atomic
 from heapscope.errors import HeapscopeError
 from heapscope.export.collapsed import ROOTS, write_collapsed
 from heapscope.export.pprof import write_pprof
-from heapscope.report.text import counted
+from heapscope.render.text import counted
 
 
 def register(sub):

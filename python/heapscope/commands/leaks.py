@@ -10,15 +10,15 @@ import sys
 
 from heapscope.analysis import suppressions
 from heapscope.analysis.leaks import build_leaks
-from heapscope.report.render_leaks import render, render_csv
-from heapscope.report.text import counted
-from heapscope.report.tracked_common import add_tracked_options, finish, header, load_tracked
+from heapscope.commands.tracked_options import add_tracked_options, emit_tracked, header, load
+from heapscope.render.leaks_text import render, render_csv
+from heapscope.render.text import counted
 
 
 def register(sub):
     p = sub.add_parser("leaks", help="blocks not freed at exit per stack trace type, with suppressions (--track)",
                        description=__doc__.split("\n\n")[1])
-    add_tracked_options(p, top_default=0)
+    add_tracked_options(p)
     p.add_argument("--suppressions", metavar="FILE",
                    help="LeakSanitizer-style suppressions: `leak:PATTERN` lines, `#` comments")
     p.add_argument("--fail-on-leaks", action="store_true",
@@ -28,10 +28,10 @@ def register(sub):
 
 def run(args):
     rules = suppressions.load(args.suppressions) if args.suppressions else []
-    profiles, entries, sym = load_tracked(args)
+    profiles, entries, sym = load(args)
     doc = build_leaks(entries, rules, args.suppressions, top=args.top, depth=args.depth)
-    doc.update(header(profiles, args, sym))
-    finish(args, doc, render, render_csv)
+    doc.update(header(args, profiles, sym))
+    emit_tracked(args, doc, render, render_csv)
     tot = doc["totals"]
     if args.fail_on_leaks and tot["reported_blocks"]:
         print(f"heapscope: {counted(tot['reported_bytes'], 'byte')} leaked in "

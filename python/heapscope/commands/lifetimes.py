@@ -7,8 +7,8 @@ and the 90th percentile), and per size the extra heap bytes the allocator spent
 beyond the requested size. Layout: docs/analysis-formats.md.
 """
 from heapscope.analysis.lifetimes import build_lifetimes
-from heapscope.report.render_lifetimes import lifetimes_csv, render_lifetimes
-from heapscope.report.tracked_common import add_tracked_options, finish, header, load_tracked
+from heapscope.commands.tracked_options import add_tracked_options, emit_tracked, header, load
+from heapscope.render.lifetimes_text import lifetimes_csv, render_lifetimes
 
 
 def register(sub):
@@ -19,8 +19,8 @@ def register(sub):
 
 
 def run(args):
-    profiles, entries, sym = load_tracked(args)
+    profiles, entries, sym = load(args)
     doc = build_lifetimes(profiles, entries, top=args.top, depth=args.depth)
-    doc.update(header(profiles, args, sym))
-    finish(args, doc, render_lifetimes, lifetimes_csv)
+    doc.update(header(args, profiles, sym))
+    emit_tracked(args, doc, render_lifetimes, lifetimes_csv)
     return 0

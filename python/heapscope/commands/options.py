@@ -124,8 +124,9 @@ def duration_ns(text: str, option: str = "duration", default_unit: Optional[str]
     m = _DURATION.match(text)
     unit = (m.group(2) or default_unit) if m else None
     if not m or unit is None:
+        bare = f" (a bare number is in {default_unit})" if default_unit else ""
         raise HeapscopeError(f"bad {option} {text!r}: expected a number and a unit ns, us, ms, s "
-                             f"or m, like 500us or 2s")
+                             f"or m, like 500us or 2s{bare}")
     ns = round(float(m.group(1)) * _UNIT_NS[unit])
     if ns == 0 and float(m.group(1)) == 0 and allow_zero:
         return 0

@@ -4,11 +4,9 @@ The requested bytes live at the process's global heap peak and the time it was
 reached, then the sizes and stack trace types ranked by the bytes they held at that
 moment, with their share of the peak. --size/--region narrow the holders listed.
 """
-from heapscope.analysis.peak import build_peak, document
-from heapscope.analysis.selection import SizeSet
-from heapscope.analysis.tracked import tracked_entries
-from heapscope.report.render_peak import render, render_csv
-from heapscope.report.tracked_common import add_tracked_options, finish, header, load_tracked
+from heapscope.analysis.peak import build_peaks
+from heapscope.commands.tracked_options import add_tracked_options, emit_tracked, header, load
+from heapscope.render.peak_text import render, render_csv
 
 
 def register(sub):
@@ -19,15 +17,8 @@ def register(sub):
 
 
 def run(args):
-    profiles, _, sym = load_tracked(args, per_process=True)
-    sizes = SizeSet(args.size)
-    tracked_entries(profiles, sizes, args.region, sym)   # an empty selection is an error
-    peaks = []
-    for i, p in enumerate(profiles):
-        every = tracked_entries([p], SizeSet(None), None, sym, required=False)
-        chosen = tracked_entries([p], sizes, args.region, sym, required=False)
-        peaks.append(build_peak(i, p, chosen, every, top=args.top, depth=args.depth))
-    doc = document(peaks)
-    doc.update(header(profiles, args, sym))
-    finish(args, doc, render, render_csv)
+    profiles, _, sym = load(args, per_process=True)
+    doc = build_peaks(profiles, args.size, args.region, sym, top=args.top, depth=args.depth)
+    doc.update(header(args, profiles, sym))
+    emit_tracked(args, doc, render, render_csv)
     return 0

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from heapscope import mpi_layer
 from heapscope.allocators import ALL as ALLOCATORS, require_allocator
+from heapscope.commands.options import add_selection_options, duration_ns
 from heapscope.errors import HeapscopeError
 from heapscope.launch import check_program, run_forwarding
 from heapscope.native import library
-from heapscope.commands.timeline import duration_ms
 
 ENVIRONMENT = """\
 environment (what record sets; set them yourself to record without this command,
@@ -63,10 +63,10 @@ def register(sub):
     p.add_argument("-o", "--output", metavar="DIR",
                    help="directory for the profiles (created if missing; default: a new "
                         "./heapscope-<program> or ./heapscope-<program>.N)")
-    p.add_argument("--sizes", metavar="SPEC",
-                   help='record the stacks of these sizes: "12,24,100-200" or "all"')
-    p.add_argument("--regions", metavar="LIST",
-                   help='stacks only in these regions: "local,reduce" (names or paths)')
+    add_selection_options(p, size_help='record the stacks of these sizes: "12,24,100-200" or "all" '
+                                       '(--size is the same option)',
+                          region_help='stacks only in these regions: "local,reduce" (names or paths; '
+                                      '--region is the same option)')
     p.add_argument("--depth", type=int, default=64, metavar="N",
                    help="frames per stack (1..256, default 64)")
     p.add_argument("--unwind", choices=["dwarf", "fp"], default="dwarf",
@@ -85,7 +85,7 @@ def register(sub):
                         "of its thread in between (default 0)")
     p.add_argument("--temporary-time", metavar="DURATION",
                    help="with --track/--trace: a temporary also lives at most this long "
-                        "(500us, 2ms, 1s; default: no time bound)")
+                        "(800ns, 500us, 2ms, 1s, 1m: a unit is needed; default: no time bound)")
     p.add_argument("--track-max-blocks", metavar="N",
                    help="with --track: live blocks the tracking table holds (default "
                         "8388608, 64..128 bytes each); beyond, blocks are counted untracked")
@@ -98,10 +98,10 @@ def register(sub):
                         "program that a launcher CMD starts) links, else from the launcher "
                         "(mpirun.mpich: MPICH), else Open MPI's; --mpi=NAME chooses. "
                         "Automatic when CMD itself links an MPI")
-    p.add_argument("--timeline-interval", metavar="DURATION", type=duration_ms,
+    p.add_argument("--timeline-interval", metavar="DURATION",
                    help="sample RSS and PSS (and the heap with --timeline-heap on) every "
-                        "DURATION (\"100ms\", \"2s\"; default 100ms; 0 = no timeline): "
-                        "`heapscope timeline` shows them")
+                        "DURATION (\"100ms\", \"2s\"; a bare number is in ms; a whole number of "
+                        "ms; default 100ms; 0 = no timeline): `heapscope timeline` shows them")
     p.add_argument("--timeline-heap", choices=["on", "off"],
                    help="also sample the heap in use (costs every allocation a few ns: "
                         "default on with --mpi, off otherwise)")
@@ -124,20 +124,20 @@ class _RawEpilog(argparse.HelpFormatter):
         return "".join(indent + line for line in text.splitlines(keepends=True))
 
 
-DURATION = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)(ns|us|ms|s)$")
-DURATION_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+MAX_TIMELINE_MS = 86_400_000     # a day
 
 
-def _duration(option, text):
-    """'500us', '2ms', '1.5s', '800ns' -> nanoseconds (> 0)."""
-    m = DURATION.match(text.strip())
-    if not m:
-        raise HeapscopeError(f"bad {option} {text!r}: expected a number and a unit ns, us, ms "
-                             f"or s, like 500us or 2ms")
-    ns = round(float(m.group(1)) * DURATION_UNITS[m.group(2)])
-    if ns < 1:
-        raise HeapscopeError(f"bad {option} {text!r}: shorter than 1 ns")
-    return ns
+def timeline_interval_ms(text: str) -> int:
+    """--timeline-interval: the one duration grammar (options.duration_ns), a bare number
+    in ms (as it always was), 0 = no timeline -> whole milliseconds, the recorder's unit."""
+    option = "--timeline-interval"
+    ns = duration_ns(text, option, default_unit="ms", allow_zero=True)
+    if ns % 1_000_000:
+        raise HeapscopeError(f"bad {option} {text!r}: a whole number of milliseconds >= 1 "
+                             f"(or 0 for no timeline)")
+    if ns > MAX_TIMELINE_MS * 1_000_000:
+        raise HeapscopeError(f"bad {option} {text!r}: at most a day")
+    return ns // 1_000_000
 
 
 def _count(option, text, least=0):
@@ -162,21 +162,21 @@ def _check_options(args):
         raise HeapscopeError("no program to record: heapscope record [options] -- CMD [ARGS...]")
     if command[0].startswith("-") and not args.command[0] == "--":
         raise HeapscopeError(f"unknown option {command[0]!r} (put the program after --)")
-    if args.sizes is not None:
-        args.sizes = args.sizes.replace(" ", "")
-        if not SIZE_SPEC.match(args.sizes):
-            raise HeapscopeError(f"bad --sizes {args.sizes!r}: expected sizes and ranges like "
+    if args.size is not None:
+        args.size = args.size.replace(" ", "")
+        if not SIZE_SPEC.match(args.size):
+            raise HeapscopeError(f"bad --sizes {args.size!r}: expected sizes and ranges like "
                                  f"12,24,100-200, or 'all'")
-        for part in args.sizes.split(","):
+        for part in args.size.split(","):
             if "-" in part:
                 lo, hi = map(int, part.split("-"))
                 if lo > hi:
                     raise HeapscopeError(f"bad --sizes range {part!r}: {lo} > {hi}")
-    if args.regions is not None and (not REGION_LIST.match(args.regions) or any(
-            not name.strip() for name in re.split(r"[,/]", args.regions))):
-        raise HeapscopeError(f"bad --regions {args.regions!r}: expected a comma list of "
+    if args.region is not None and (not REGION_LIST.match(args.region) or any(
+            not name.strip() for name in re.split(r"[,/]", args.region))):
+        raise HeapscopeError(f"bad --regions {args.region!r}: expected a comma list of "
                              f"region names or paths like local,split/local")
-    if args.regions and not args.sizes:
+    if args.region and not args.size:
         raise HeapscopeError("--regions selects where stacks are recorded: give --sizes too")
     for option, value, ok in (("--temporary-between", args.temporary_between, args.track or args.trace),
                               ("--temporary-time", args.temporary_time, args.track or args.trace),
@@ -187,9 +187,11 @@ def _check_options(args):
     if args.temporary_between is not None:
         args.temporary_between = _count("--temporary-between", args.temporary_between)
     if args.temporary_time is not None:
-        args.temporary_time = _duration("--temporary-time", args.temporary_time)
+        args.temporary_time = duration_ns(args.temporary_time, "--temporary-time")
     if args.track_max_blocks is not None:
         args.track_max_blocks = _count("--track-max-blocks", args.track_max_blocks, least=1)
+    if args.timeline_interval is not None:
+        args.timeline_interval = timeline_interval_ms(args.timeline_interval)
     if not 1 <= args.depth <= 256:
         raise HeapscopeError(f"--depth must be 1..256, not {args.depth}")
     check_program(command[0])
@@ -227,8 +229,8 @@ def _environment(args):
     if env.get("LD_PRELOAD"):
         preload.append(env["LD_PRELOAD"])
     env["LD_PRELOAD"] = " ".join(preload)
-    env["HEAPSCOPE_STACK_SIZES"] = args.sizes or ""
-    env["HEAPSCOPE_STACK_REGIONS"] = args.regions or ""
+    env["HEAPSCOPE_STACK_SIZES"] = args.size or ""
+    env["HEAPSCOPE_STACK_REGIONS"] = args.region or ""
     env["HEAPSCOPE_STACK_DEPTH"] = str(args.depth)
     env["HEAPSCOPE_UNWIND"] = args.unwind
     for name in ("HEAPSCOPE_TRACK", "HEAPSCOPE_TRACE", "HEAPSCOPE_TEMP_BETWEEN",
@@ -271,7 +273,7 @@ def run(args):
     else:
         print(f"heapscope: no profile written in {out} (a statically linked or setuid program "
               f"cannot be recorded)", file=sys.stderr)
-    if written and args.sizes and not args.no_symbolize:
+    if written and args.size and not args.no_symbolize:
         _symbolize(written)
     return rc
 

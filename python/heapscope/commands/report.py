@@ -125,8 +125,8 @@ def _library(args, profiles):
 def _job(args, profiles):
     from heapscope.analysis import job
     from heapscope.analysis.job_loading import load_summaries
-    from heapscope.report import render_job
-    from heapscope.report.render_job_plot import write_plot
+    from heapscope.render import job_text as render_job
+    from heapscope.render.plots import write_job_plot as write_plot
     if profiles is not None:
         summaries = [job.summarize(p) for p in profiles]
     else:

@@ -6,8 +6,8 @@ within the time bound when one was recorded. Sizes and stack trace types are ran
 by their number of temporaries, with the share of their allocations those are.
 """
 from heapscope.analysis.lifetimes import build_temporaries
-from heapscope.report.render_lifetimes import render_temporaries, temporaries_csv
-from heapscope.report.tracked_common import add_tracked_options, finish, header, load_tracked
+from heapscope.commands.tracked_options import add_tracked_options, emit_tracked, header, load
+from heapscope.render.lifetimes_text import render_temporaries, temporaries_csv
 
 
 def register(sub):
@@ -18,8 +18,8 @@ def register(sub):
 
 
 def run(args):
-    profiles, entries, sym = load_tracked(args)
+    profiles, entries, sym = load(args)
     doc = build_temporaries(profiles, entries, top=args.top, depth=args.depth)
-    doc.update(header(profiles, args, sym))
-    finish(args, doc, render_temporaries, temporaries_csv)
+    doc.update(header(args, profiles, sym))
+    emit_tracked(args, doc, render_temporaries, temporaries_csv)
     return 0

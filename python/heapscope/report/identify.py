@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.profile import format as fmt
 from heapscope.profile.model import Profile
-from heapscope.report.processes import describe
+from heapscope.analysis.processes import describe
 
 SMALL_MAX = 256 * 1024     # small: size <= 256 KiB
 MID_MAX = 1024 * 1024      # mid: 256 KiB < size <= 1 MiB; large above

@@ -9,8 +9,8 @@ import io
 from typing import List
 
 from heapscope.analysis.by_library import NO_STACK
-from heapscope.report.processes import header_lines
-from heapscope.report.text import counted, num, percent, table
+from heapscope.render.processes import header_lines
+from heapscope.render.text import counted, num, percent, table
 
 SIZES_SHOWN = 10   # sizes listed under each library in text, with --size
 

@@ -3,8 +3,8 @@ from typing import List
 
 from heapscope.profile.format import API_NAMES
 from heapscope.report.identify import GROUPS
-from heapscope.report.processes import header_lines, label
-from heapscope.report.text import counted, num, percent, table
+from heapscope.render.processes import header_lines, label
+from heapscope.render.text import counted, num, percent, table
 
 
 def render(doc: dict) -> str:

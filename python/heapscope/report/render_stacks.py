@@ -1,6 +1,6 @@
 """Text rendering of the `heapscope stacks` document (stacktypes.build)."""
-from heapscope.report.processes import header_lines, label
-from heapscope.report.text import counted, num
+from heapscope.render.processes import header_lines, label
+from heapscope.render.text import counted, num
 from heapscope.symbolize import Frame
 
 

@@ -13,7 +13,7 @@ from heapscope.analysis.loading import region_paths, weighted_stacks
 from heapscope.analysis.selection import SizeSet, check_region
 from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
-from heapscope.report.processes import describe
+from heapscope.analysis.processes import describe
 from heapscope.symbolize import Symbolizer
 
 STACKS_FORMAT = "heapscope-stacks"

@@ -3,14 +3,13 @@
 import csv
 import io
 
-from heapscope.analysis import histogram
-from heapscope.analysis.lifetimes import bound_text
-from heapscope.report.text import counted, num, percent, table
-from heapscope.report.tracked_common import frame_lines, header_text
+from heapscope.render.histogram_text import bound_text, histogram_line, range_text, span_text
+from heapscope.render.text import counted, num, percent, table
+from heapscope.render.tracked_text import frame_lines, frames_cell, header_text
 
 
 def _range(p, time: bool) -> str:
-    return "-" if p is None else histogram.range_text(p["lo"], p["hi"], time)
+    return "-" if p is None else range_text(p["lo"], p["hi"], time)
 
 
 def _hist_line(label: str, summary: dict, time: bool) -> str:
@@ -19,8 +18,8 @@ def _hist_line(label: str, summary: dict, time: bool) -> str:
     counts = [0] * (max(b["bin"] for b in summary["bins"]) + 1)
     for b in summary["bins"]:
         counts[b["bin"]] = b["count"]
-    span = histogram.span_text(summary["bins"][0]["bin"], summary["bins"][-1]["bin"], time)
-    return (f"{label:<18} |{histogram.sparkline(counts)}| {span}   "
+    span = span_text(summary["bins"][0]["bin"], summary["bins"][-1]["bin"], time)
+    return (f"{label:<18} |{histogram_line(counts)}| {span}   "
             f"median {_range(summary['median'], time)}, p90 {_range(summary['p90'], time)}")
 
 
@@ -80,10 +79,6 @@ def render_temporaries(doc: dict, full_names: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _frames_cell(t: dict) -> str:
-    return " <- ".join(f["function"] for f in t["frames"]) if t["recorded"] else "(not recorded)"
-
-
 def lifetimes_csv(doc: dict) -> str:
     """size,region,type,measure,bin,lo,hi,count,allocs,frees,live_at_end,temporaries,frames
     one row per non-empty bin (measure time or between); type 0 is the whole size."""
@@ -92,7 +87,7 @@ def lifetimes_csv(doc: dict) -> str:
     w.writerow(["size", "region", "type", "measure", "bin", "lo", "hi", "count", "allocs", "frees",
                 "live_at_end", "temporaries", "frames"])
     for s in doc["sizes"]:
-        rows = [(0, ";".join(s["regions"]), s, "")] + [(t["rank"], t["region"], t, _frames_cell(t))
+        rows = [(0, ";".join(s["regions"]), s, "")] + [(t["rank"], t["region"], t, frames_cell(t))
                                                         for t in s["stack_types"]]
         for rank, region, f, frames in rows:
             for measure in ("time", "between"):
@@ -112,5 +107,5 @@ def temporaries_csv(doc: dict) -> str:
         w.writerow(["size", s["rank"], s["size"], "", s["temporaries"], s["allocs"], f"{s['share']:.6f}", ""])
     for t in doc["stack_types"]:
         w.writerow(["type", t["rank"], t["size"], t["region"], t["temporaries"], t["allocs"],
-                    f"{t['share']:.6f}", _frames_cell(t)])
+                    f"{t['share']:.6f}", frames_cell(t)])
     return buf.getvalue()

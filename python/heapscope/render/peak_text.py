@@ -2,10 +2,10 @@
 import csv
 import io
 
-from heapscope.analysis.histogram import format_ns
-from heapscope.report.processes import label
-from heapscope.report.text import counted, num, percent, table
-from heapscope.report.tracked_common import frame_lines, header_text
+from heapscope.render.histogram_text import format_ns
+from heapscope.render.processes import label
+from heapscope.render.text import counted, num, percent, table
+from heapscope.render.tracked_text import frame_lines, frames_cell, header_text
 
 
 def render(doc: dict, full_names: bool = False) -> str:
@@ -49,7 +49,6 @@ def render_csv(doc: dict) -> str:
         for s in pk["sizes"]:
             w.writerow([proc, "size", s["rank"], s["size"], "", s["blocks"], s["bytes"], f"{s['share']:.6f}", ""])
         for t in pk["stack_types"]:
-            frames = " <- ".join(f["function"] for f in t["frames"]) if t["recorded"] else "(not recorded)"
             w.writerow([proc, "type", t["rank"], t["size"], t["region"], t["blocks"], t["bytes"],
-                        f"{t['share']:.6f}", frames])
+                        f"{t['share']:.6f}", frames_cell(t)])
     return buf.getvalue()

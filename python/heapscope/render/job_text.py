@@ -11,11 +11,10 @@ CSV header: section,rank,host,region,metric,seconds,value
 """
 import csv
 import io
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
-from heapscope.report.text import counted, num, shorten, table
+from heapscope.render.text import counted, num, shorten, sparkline, table
 
-SPARK = " ▁▂▃▄▅▆▇█"
 SPARK_WIDTH = 60
 MAX_WARNINGS = 10
 SHORT = {"alloc_blocks": "blocks", "alloc_app_blocks": "app blocks", "alloc_mpi_blocks": "MPI blocks",
@@ -34,18 +33,6 @@ def _value(v) -> str:
     if v is None:
         return "-"
     return num(v) if isinstance(v, int) else f"{v:,.1f}"
-
-
-def sparkline(values: Sequence[int], width: int = SPARK_WIDTH, top: Optional[int] = None) -> str:
-    """values reduced to `width` cells by their maximum, scaled to `top` (their own max)."""
-    if not values:
-        return ""
-    n = len(values)
-    cells = [max(values[i * n // width:max((i + 1) * n // width, i * n // width + 1)])
-             for i in range(min(width, n))]
-    top = top or max(cells) or 1
-    return "".join(SPARK[min(len(SPARK) - 1, (v * (len(SPARK) - 1) + top - 1) // top)] if v > 0
-                   else SPARK[0] for v in cells)
 
 
 def render(doc: dict, max_ranks: int = 64) -> str:
@@ -163,7 +150,7 @@ def _timeline_text(doc: dict, max_ranks: int) -> List[str]:
     for key, title in (("app", "application heap"), ("mpi", "MPI heap"), ("rss", "RSS"), ("pss", "PSS")):
         series = tl["total"][key]
         if series is not None:
-            rows.append([f"sum {title}", sparkline(series), num(max(series))])
+            rows.append([f"sum {title}", sparkline(series, SPARK_WIDTH), num(max(series))])
     out.append(table(["series", "", "peak"], rows, left=2))
     ranks = tl["per_rank"] if max_ranks <= 0 else tl["per_rank"][:max_ranks]
     top = {k: max([max(r[k]) for r in tl["per_rank"] if r[k]] or [0]) for k in ("app", "mpi")}
@@ -172,7 +159,7 @@ def _timeline_text(doc: dict, max_ranks: int) -> List[str]:
         for key, title in (("app", "app"), ("mpi", "MPI")):
             if r[key] is not None:
                 rows.append([f"r{r['rank']}" if key == "app" else "", title,
-                             sparkline(r[key], top=top[key] or None), num(max(r[key]))])
+                             sparkline(r[key], SPARK_WIDTH, top=top[key] or None), num(max(r[key]))])
     out += ["", "Per rank (application and MPI heap, one scale per panel)"]
     out.append(table(["rank", "heap", "", "peak"], rows, left=3))
     return out

@@ -2,8 +2,8 @@
 import csv
 import io
 
-from heapscope.report.text import counted, num, table
-from heapscope.report.tracked_common import frame_lines, header_text
+from heapscope.render.text import counted, num, table
+from heapscope.render.tracked_text import frame_lines, frames_cell, header_text
 
 
 def render(doc: dict, full_names: bool = False) -> str:
@@ -39,7 +39,6 @@ def render_csv(doc: dict) -> str:
     w.writerow(["status", "rank", "size", "region", "blocks", "bytes", "suppressed_by", "frames"])
     for status, rows in (("reported", doc["leaks"]), ("suppressed", doc["suppressed"])):
         for t in rows:
-            frames = " <- ".join(f["function"] for f in t["frames"]) if t["recorded"] else "(not recorded)"
             w.writerow([status, t["rank"], t["size"], t["region"], t["blocks"], t["bytes"],
-                        t["suppressed_by"] or "", frames])
+                        t["suppressed_by"] or "", frames_cell(t)])
     return buf.getvalue()

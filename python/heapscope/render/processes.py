@@ -1,19 +1,10 @@
-"""The process description every report starts with: who ran, where, which snapshot."""
+"""The process header every text report starts with, from analysis.processes.describe()."""
 import shlex
 from typing import List, Sequence
 
-from heapscope.profile.model import Profile
-from heapscope.report.text import counted, shorten
+from heapscope.render.text import counted, shorten
 
 MAX_WARNINGS = 10   # in a text header; a 1000-rank job must not print 1000 lines first
-
-
-def describe(p: Profile) -> dict:
-    """A profile's process, as the JSON documents carry it."""
-    return dict(file=p.path, pid=p.pid, ppid=p.ppid, rank=p.rank, host=p.host, exe=p.exe,
-                cmdline=list(p.cmdline), job_id=p.job_id, snapshot=p.snapshot_seq,
-                reason=p.snapshot_reason, complete=p.complete, threads=p.total_threads,
-                lost_stacks=p.lost_stacks, settings=dict(p.settings), warnings=list(p.warnings))
 
 
 def label(d: dict) -> str:

@@ -1,4 +1,4 @@
-"""Text and CSV of the `heapscope timeline` document (timeline_summary).
+"""Text and CSV of the `heapscope timeline` document (analysis.timeline.document).
 
 One process: a sparkline each for heap, RSS and PSS over the run with its peak (value,
 when, region), the region spans, the MPI calipers. Several processes: one line per
@@ -9,10 +9,8 @@ import io
 import sys
 from typing import List, Optional
 
-from heapscope.report.text import counted, num, table
+from heapscope.render.text import ASCII_BLOCKS, BLOCKS, counted, num, sparkline, table
 
-BLOCKS = "▁▂▃▄▅▆▇█"
-ASCII_BLOCKS = "_.-:=+*#"
 MEASURES = {"usable": "usable bytes (malloc_usable_size)", "requested": "requested bytes (tracking)",
             "none": "not measured"}
 SERIES_TITLES = (("heap", "heap_bytes", "heap"), ("rss", "rss_bytes", "RSS"),
@@ -42,7 +40,7 @@ def _blocks() -> str:
         return ASCII_BLOCKS
 
 
-def sparkline(samples: List[dict], key: str, end_s: float, width: int, blocks: str) -> str:
+def _line(samples: List[dict], key: str, end_s: float, width: int, blocks: str) -> str:
     """The value over time in `width` columns: the highest sample of each column, a column
     without a sample keeps the last value before it (a step function); ' ' before the
     first measured sample. Scaled from the lowest to the highest value (both printed
@@ -50,20 +48,16 @@ def sparkline(samples: List[dict], key: str, end_s: float, width: int, blocks: s
     points = [(s["mono_ns"] / 1e9, s[key]) for s in samples if s[key] >= 0]
     if not points:
         return ""
-    low = min(v for _, v in points)
-    rise = max(v for _, v in points) - low
     span = end_s if end_s > 0 else 1e-9
     cols: List[Optional[int]] = [None] * width
     for t, v in points:
         i = min(width - 1, int(t / span * width))
         cols[i] = v if cols[i] is None else max(cols[i], v)
-    out, last = [], None
-    for v in cols:
-        if v is None:
-            v = last
-        last = v
-        out.append(" " if v is None else blocks[(v - low) * (len(blocks) - 1) // rise if rise else 0])
-    return "".join(out)
+    last = None
+    for i, v in enumerate(cols):
+        cols[i] = last = last if v is None else v
+    return sparkline(cols, low=min(v for _, v in points), top=max(v for _, v in points),
+                     blocks=blocks)
 
 
 def _peak_text(peak: Optional[dict], low: Optional[int] = None) -> str:
@@ -97,7 +91,7 @@ def _one(p: dict, width: int) -> List[str]:
     out.append("")
     end = p["duration_s"]
     for key, attr, title in SERIES_TITLES:
-        line = sparkline(p["samples"], attr, end, width, blocks)
+        line = _line(p["samples"], attr, end, width, blocks)
         text = _peak_text(p["peaks"][key], _low(p["samples"], attr))
         if key == "heap" and p["heap_measure"] == "none":
             text += " (record with --timeline-heap on)"
@@ -139,7 +133,7 @@ def _many(procs: List[dict], width: int) -> List[str]:
     for p in procs:
         pk = p["peaks"]
         rows.append([p["label"], num(p["sample_count"]),
-                     "|" + (sparkline(p["samples"], "heap_bytes", end, width, blocks) or " " * width) + "|",
+                     "|" + (_line(p["samples"], "heap_bytes", end, width, blocks) or " " * width) + "|",
                      _short(pk["heap"]), _short(pk["rss"]), _short(pk["pss"])])
     out.append(table(["process", "samples", "heap over time", "heap peak", "RSS peak", "PSS peak"],
                      rows, left=1))

@@ -1,0 +1,35 @@
+"""Text pieces the tracking reports (lifetimes, temporaries, peak, leaks) share: the
+header of their documents (processes, tracking source, notes) and a stack trace type's
+frames, in text lines or in one CSV cell."""
+from typing import List
+
+from heapscope.render.processes import header_lines
+from heapscope.render.text import counted
+from heapscope.symbolize import Frame
+
+
+def header_text(title: str, doc: dict) -> List[str]:
+    n = len(doc["processes"])
+    out = [f"heapscope {title}: {n} process{'es' if n != 1 else ''}"]
+    out += ["  " + line for line in header_lines(doc["processes"], n > 1)]
+    t = doc["tracking"]
+    out.append(f"  tracking  {'replayed from the event trace' if t['source'] == 'trace' else 'recorder tables'}"
+               + (f", {counted(t['untracked'], 'block')} untracked" if t["untracked"] else ""))
+    for note in doc["notes"]:
+        out.append(f"  note      {note}")
+    return out
+
+
+def frame_lines(t: dict, full_names: bool, indent: str = "    ") -> List[str]:
+    if not t["recorded"]:
+        return [f"{indent}(no stack: this size was tracked without its stacks)"]
+    out = [f"{indent}[{i}] {Frame(**f).text(short=not full_names)}" for i, f in enumerate(t["frames"])]
+    hidden = t["frames_total"] - len(t["frames"])
+    if hidden > 0:
+        out.append(f"{indent}... {hidden} more frame{'s' if hidden != 1 else ''}")
+    return out
+
+
+def frames_cell(t: dict) -> str:
+    """A type's frames in one CSV cell: functions, innermost first."""
+    return " <- ".join(f["function"] for f in t["frames"]) if t["recorded"] else "(not recorded)"
