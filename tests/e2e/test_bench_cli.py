@@ -161,7 +161,7 @@ def test_profilers_missing_from_path_are_reported(heapscope, native, tmp_path):
     subprocess.run(["gcc", "-O1", "-o", str(prog), str(src)], check=True)
     (tmp_path / "bin").mkdir()
     out = tmp_path / "p.json"
-    res = heapscope("bench", "--profilers", "-n", "1", "--warmup", "0", "--json", out,
+    res = heapscope("bench", "--profilers", "-n", "1", "--warmup", "0", "--format", "json", "-o", out,
                     "--", prog, env={"PATH": str(tmp_path / "bin")})
     names = [c["name"] for c in json.loads(out.read_text())["commands"][0]["configs"]]
     assert names[:4] == ["plain", "record-counts", "record-stacks-40", "record-stacks-all"]
