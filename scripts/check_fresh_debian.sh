@@ -8,6 +8,9 @@
 #   bash scripts/check_fresh_debian.sh [DIR]    DIR: where the root goes (made anew;
 #                                               default /var/tmp/heapscope-fresh-debian)
 #
+# The root (about 3 GB) stays for a look after the run (chroot DIR); the next run
+# removes it first.
+#
 # What the root gets from this machine, and why: the site's network settings (DNS, the
 # apt options and proxies, the CA bundle and PIP_* settings that reaching the package
 # registries may need here), none of which is Debian's or heapscope's to provide.
@@ -53,9 +56,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-total_start=$(date +%s)
-rm -rf "$ROOT"
+rm -rf "$ROOT"    # an earlier run's root (not timed: minutes on a slow disk)
 mkdir -p "$ROOT"
+total_start=$(date +%s)
 step "debootstrap --variant=minbase $SUITE $ROOT $MIRROR"
 debootstrap --variant=minbase "$SUITE" "$ROOT" "$MIRROR" >"$ROOT.debootstrap.log" 2>&1 ||
   fail "debootstrap failed: $(tail -1 "$ROOT.debootstrap.log") (log: $ROOT.debootstrap.log)"
