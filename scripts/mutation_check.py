@@ -59,7 +59,7 @@ MUTATIONS: List[Mutation] = [
              "diff --fail-if-more P fails a rise of exactly P percent",
              "python/heapscope/analysis/diff.py",
              "    if change > percent:\n", "    if change >= percent:\n",
-             ["tests/unit", "tests/e2e/test_diff.py"]),
+             ["tests/unit/test_diff_regression.py", "tests/e2e/test_diff.py"]),
     Mutation("reader-crc-unchecked",
              "the reader accepts a chunk whose crc does not match",
              "python/heapscope/profile/chunks.py",
