@@ -76,7 +76,7 @@ MUTATIONS: List[Mutation] = [
              "src/allocator/hs_sizeclass.c",
              "  if (size <= 128) return (size + 15) >> 4;\n",
              "  if (size <= 128) return (size + 14) >> 4;\n",
-             ["tests/allocator/test_api.py"]),
+             ["tests/allocator"]),
     Mutation("realloc-0-counted",
              "realloc(p, 0) counted as an allocation of size 0 instead of a free",
              "src/recorder/hooks.c",
