@@ -47,13 +47,14 @@ HEAPSCOPE_API void heapscope_reset(void);
 HEAPSCOPE_API int heapscope_active(void);
 
 /*
- * The calls of the profiling library of seed paper 000 (Molion et al.), mapped:
+ * The calls of the profiling library of Gomes, Molion et al. ("Memory allocation
+ * anomalies in high-performance computing applications"), mapped:
  *   init_size_profiling()  -> heapscope_region_begin("size_profiling")
  *   end_size_profiling()   -> heapscope_region_end()
  *   dump_size_profiling()  -> heapscope_dump()
  *   reset_size_profiling() -> heapscope_reset()
  * Allocations outside init/end are still counted (in the enclosing region), so
- * nothing is lost; `heapscope report --region size_profiling` shows the seed's view.
+ * nothing is lost; `heapscope report --region size_profiling` shows that library's view.
  * The sizes whose stacks are recorded are chosen with `heapscope record --sizes`.
  */
 HEAPSCOPE_API void init_size_profiling(void);

@@ -1,6 +1,8 @@
 /* hsmalloc: heapscope's allocator. Used by LD_PRELOAD=libhsmalloc.so or by linking
  * with -lhsmalloc, it replaces the whole malloc family (and C++ new/delete).
  * This header adds what glibc's API cannot say: statistics and explicit collection.
+ * (User arenas, hot-size classes and postponed free are planned, not built: see
+ * "Planned" in docs/hsmalloc.md.)
  * Options are environment variables, read at start-up (see docs/hsmalloc.md):
  *   HSMALLOC_STATS=1|json     print statistics at exit, to stderr or HSMALLOC_STATS_FILE
  *                             (appended; "%p" in the name becomes the process id)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerate the MPI table of BENCHMARKS.md (issue 6's benchmark):
+# Regenerate the MPI table of BENCHMARKS.md (the MPI layer's cost):
 #  - small-message rate, hs-wl-mpi-msgrate with 8-byte messages:
 #      on 2 ranks, one pair ping-ponging (MPI_Send/MPI_Recv): the rate over wall time,
 #        what the issue's goal (>= 0.9x plain) is about; it needs both ranks running at

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What the timeline costs (issue 5's default decision): CPU time of hs-wl-cxx-churn
+"""What the timeline costs (what decided its default): CPU time of hs-wl-cxx-churn
 (~12.7 M allocations) run plainly, with the recorder counting only
 (HEAPSCOPE_TIMELINE_MS=0), with the default timeline (RSS/PSS every 100 ms), and with
 heap in use as well (HEAPSCOPE_TIMELINE_HEAP=1) at 100 ms and 10 ms.

@@ -21,9 +21,9 @@ mapfile -t files < <(for dir in $(git ls-files '*.clang-format' | xargs -r -n1 d
 done | sort -u)
 if [ ${#files[@]} -gt 0 ] && ! clang-format --dry-run --Werror "${files[@]}" 2>/tmp/heapscope-lint.$$; then
   head -20 /tmp/heapscope-lint.$$ >&2
-  n=$(grep -c "warning:" /tmp/heapscope-lint.$$ || true)
+  n=$(grep -oE '^[^:]+:[0-9]+:[0-9]+: error' /tmp/heapscope-lint.$$ | cut -d: -f1 | sort -u | wc -l)
   rm -f /tmp/heapscope-lint.$$
-  echo "lint: $n lines differ from .clang-format: run clang-format -i on the files named above" >&2
+  echo "lint: $n files differ from their .clang-format: run clang-format -i on them" >&2
   exit 1
 fi
 rm -f /tmp/heapscope-lint.$$

@@ -15,8 +15,9 @@ fail() { echo "setup: $*" >&2; exit 1; }
 # the peer allocators and profilers we compare against, MPI (Open MPI, the default, and
 # MPICH beside it for its own layer), Eigen for the FEM workload, graphviz for call
 # graphs, LAMMPS as a real MPI application. What the tests call besides: Go for
-# `go tool pprof` (pprof export), git (hsmalloc's git workload), python3-venv for .venv;
-# clang-format for scripts/lint.sh.
+# `go tool pprof` (pprof export), git (hsmalloc's git workload), python3-venv for .venv,
+# chromium for the HTML report's browser tests (driven by pip's playwright, never a
+# downloaded browser); clang-format for scripts/lint.sh.
 APT_PACKAGES=(
   build-essential cmake ninja-build gfortran pkg-config git clang-format
   python3 python3-venv
@@ -24,15 +25,22 @@ APT_PACKAGES=(
   libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0
   heaptrack valgrind hyperfine
   openmpi-bin libopenmpi-dev mpich libmpich-dev
-  libeigen3-dev graphviz golang-go
+  libeigen3-dev graphviz golang-go chromium
   lammps lammps-examples
 )
+# Commands that may come from elsewhere (nodesource's nodejs brings its own npm, which
+# Debian's npm package would fight): their package only when the command is missing.
+# npm fetches the HTML report's pinned JavaScript (scripts/vendor_assets.py).
+COMMAND_PACKAGES=(npm:npm)
 
 installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   installed "$pkg" || missing+=("$pkg")
+done
+for entry in "${COMMAND_PACKAGES[@]}"; do
+  command -v "${entry%%:*}" >/dev/null || missing+=("${entry#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   # dpkg needs ldconfig and start-stop-daemon from the sbin directories on PATH
@@ -89,6 +97,10 @@ if [ ! -e "$VENV" ]; then
   "$BASE" -m venv "$VENV" ||
     fail "'$BASE -m venv' failed: apt-get install python3-venv (or the venv module of that Python)"
 fi
+
+# the HTML report's pinned JavaScript (npm pack, sha512 checked), package data of heapscope
+"$VENV/bin/python" scripts/vendor_assets.py ||
+  fail "scripts/vendor_assets.py could not put the HTML report's JavaScript in place (output above)"
 
 echo "setup: building and installing heapscope into $VENV (pip install .[test])"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check ".[test]" ||

@@ -11,6 +11,7 @@ import os
 import sys
 
 from heapscope import __version__
+from heapscope.commands.options import one_line_errors
 from heapscope.errors import HeapscopeError
 
 # Sub-command modules, in the order `heapscope --help` lists them.
@@ -26,6 +27,7 @@ COMMANDS = [
     "peak",
     "leaks",
     "timeline",
+    "html",
     "export",
     "bench",
     "demo",
@@ -42,6 +44,8 @@ def build_parser(names=COMMANDS) -> argparse.ArgumentParser:
     for name in names:
         module = importlib.import_module(f"heapscope.commands.{name}")
         module.register(sub)
+    for command_parser in sub.choices.values():
+        one_line_errors(command_parser)
     return parser
 
 

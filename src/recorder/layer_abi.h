@@ -13,21 +13,21 @@
  * *depth > 0 the recorder counts the thread's allocations for the child region
  * named by the layer (e.g. "[MPI]") of the region the thread is in, and its heap
  * blocks as the component's. *armed is set by the recorder when the next call
- * should be measured (calipers, timeline_calipers.c); calls lets the recorder tell
+ * should be measured (calipers, timeline/calipers.c); calls lets the recorder tell
  * how many calls the rate limit skipped.
  *
  * The layer declares these functions weak: without the recorder it only forwards.
  */
-#ifndef HS_LAYER_ABI_H
-#define HS_LAYER_ABI_H
+#ifndef HSR_LAYER_ABI_H
+#define HSR_LAYER_ABI_H
 
 #include <stdatomic.h>
 #include <stdint.h>
 
 struct heapscope_layer_thread {
-    uint32_t *depth;            /* the calling thread's component depth (recorder TLS) */
-    _Atomic uint64_t *calls;    /* the calling thread's count of outermost calls */
-    _Atomic int *armed;         /* process-wide: measure the next call */
+    uint32_t *depth;         /* the calling thread's component depth (recorder TLS) */
+    _Atomic uint64_t *calls; /* the calling thread's count of outermost calls */
+    _Atomic int *armed;      /* process-wide: measure the next call */
 };
 
 /* Fills *t for the calling thread; component: the child region's name, the same

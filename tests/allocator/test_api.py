@@ -75,8 +75,8 @@ def test_library_needs_no_cxx_runtime(hsmalloc):
                  "_ZdlPvSt11align_val_tRKSt9nothrow_t", "_ZdaPvSt11align_val_tRKSt9nothrow_t",
                  "hsmalloc_stats_print", "hsmalloc_stats_print_json", "hsmalloc_stats_get"]:
         assert name in exported, name
-    # internals stay hidden
-    assert not any(sym.startswith("hs_") for sym in exported)
+    # internals (hsm_*) stay hidden
+    assert not any(sym.startswith(("hsm_", "hs_")) for sym in exported)
 
 
 @pytest.mark.parametrize("mode", ["preload", "linked"])

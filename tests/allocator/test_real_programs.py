@@ -220,7 +220,7 @@ def test_project_test_suite_on_hsmalloc(on_hsmalloc):
     env, stats = on_hsmalloc
     env = dict(env, PYTHONMALLOC="malloc")
     tests = Path(__file__).resolve().parents[1]
-    modules = [str(tests / m) for m in ("format/test_format_constants.py", "unit/test_report_figures.py",
+    modules = [str(tests / m) for m in ("format/test_reader.py", "unit/test_report_figures.py",
                                         "unit/test_bench_stats.py")]
     # this interpreter: the one with pytest and heapscope (PATH's python3 may have neither)
     res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *modules],

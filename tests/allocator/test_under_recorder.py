@@ -15,7 +15,8 @@ def recorded_report(heapscope, tmp_path, allocator, env=None):
     res = heapscope("record", "-o", out, "--allocator", allocator, "--", exe, "--rounds", "300",
                     env=env)
     checksum = [l for l in res.stdout.splitlines() if l.startswith("checksum:")]
-    report = json.loads(heapscope("report", out, "--format", "json", env={"LD_PRELOAD": ""}).stdout)
+    report = json.loads(heapscope("report", out, "--top", "0", "--format", "json",
+                                  env={"LD_PRELOAD": ""}).stdout)   # every size
     return report, checksum
 
 

@@ -140,7 +140,7 @@ def test_help_names_every_export_format(heapscope):
     entry = " ".join(text[text.index("\n    export "):text.index("\n    bench ")].split())
     assert entry == ("export export stack trace types (collapsed stacks, pprof) or a process's heap "
                      "over time (Valgrind Massif)")
-    assert "--format {collapsed,pprof,massif}" in heapscope("export", "--help").stdout
+    assert "--format {collapsed,pprof,massif,json}" in heapscope("export", "--help").stdout
 
 
 def test_pprof_value_bytes_is_the_default_sample_type(heapscope, fem, tmp_path):

@@ -1,5 +1,5 @@
-"""heapscope.h as the recorder implements it: the seed paper's calls through the
-stub library, and the Fortran module."""
+"""heapscope.h as the recorder implements it: the calls of Gomes et al.'s profiling
+library through the stub library, and the Fortran module."""
 import os
 import subprocess
 

@@ -1,18 +1,15 @@
 """`heapscope timeline`: text (sparklines, peaks, regions), JSON, CSV, PNG/SVG plots, one
-line per process for several files, one-line errors; the timeline chunk constants
-agree with src/format/profile_format.h; `record --timeline-interval` parsing."""
+line per process for several files, one-line errors; `record --timeline-interval`
+parsing. (The timeline constants against the C header: tests/format/test_format_table.py.)"""
 import json
 import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
 from heapscope.commands.record import timeline_interval_ms
 from heapscope.errors import HeapscopeError
-from heapscope.profile import timeline as tlfmt
 
-HEADER = Path(__file__).resolve().parents[2] / "src" / "format" / "profile_format.h"
 MIB = 1024 * 1024
 
 
@@ -100,17 +97,6 @@ def test_errors_are_one_line(recorded, heapscope, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert "no profile" in error(empty)
-
-
-def test_timeline_constants_match_the_format_header():
-    text = re.sub(r"/\*.*?\*/", "", HEADER.read_text(), flags=re.S)
-    values = {k: int(v) for k, v in re.findall(r"\b(HS_(?:TIMELINE|SAMPLE)_\w+)\s*=\s*(\d+)", text)}
-    assert values["HS_TIMELINE_SAMPLES"] == tlfmt.TIMELINE_SAMPLES
-    assert values["HS_TIMELINE_REGIONS"] == tlfmt.TIMELINE_REGIONS
-    assert all(20 <= values[k] <= 29 for k in values if k.startswith("HS_TIMELINE_"))
-    kinds = {k[len("HS_SAMPLE_"):].lower().replace("_", "-"): v
-             for k, v in values.items() if k.startswith("HS_SAMPLE_")}
-    assert kinds == {name: i for i, name in enumerate(tlfmt.SAMPLE_KINDS)}
 
 
 @pytest.mark.parametrize("text,ms", [("100ms", 100), ("2s", 2000), ("0.5s", 500), ("250", 250),

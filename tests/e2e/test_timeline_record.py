@@ -1,4 +1,4 @@
-"""The recorder's timeline (issue 5): samples at every process-wide region boundary, by
+"""The recorder's timeline: samples at every process-wide region boundary, by
 the sampler thread, at every snapshot; written as the run goes, so a SIGKILLed process
 keeps its timeline; a forked child has its own; nothing lost when the sample ring fills."""
 import os

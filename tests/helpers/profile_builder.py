@@ -1,92 +1,108 @@
-"""Test-only writer of synthetic heapscope profile files (layout: src/format/profile_format.h).
+"""Test-only writer of synthetic heapscope profile files.
 
-Lets reader and report tests build exactly the file they need: known counts,
-several snapshots, a cut-short tail, a corrupted crc, unknown chunk types.
+Every payload is encoded from its layout in the format table
+(src/format/profile_format.table, through heapscope.profile.format.CODECS): no layout
+is written out here. Lets reader and report tests build exactly the file they need:
+known counts, several snapshots, a cut-short tail, a corrupted crc, unknown chunk
+types, tracking, event trace and timeline chunks.
 
     b = ProfileBuilder(pid=42)
     b.snapshot(regions=[(1, 0, "local")], sizes=[(1, 12, 100)], apis=[(1, API["malloc"], 100)])
     path = b.write(tmp_path / "x.hsp")
 """
-import struct
 import zlib
 from pathlib import Path
 
-MAGIC = b"HEAPSCPE"
-VERSION = 1
-NO_PARENT = 0xFFFFFFFF
+from heapscope.profile import format as fmt
+
+MAGIC = fmt.MAGIC
+VERSION = fmt.FORMAT_VERSION
+NO_PARENT = fmt.NO_PARENT
 PROCESS, SETTINGS, SNAPSHOT_BEGIN, MODULES, REGIONS, SIZE_COUNTS, API_COUNTS, STACK_TYPES, \
-    SNAPSHOT_END = range(1, 10)
-REASONS = {"exit": 0, "api": 1, "sigterm": 2, "sigint": 3, "sigusr1": 4, "exec": 5, "periodic": 6}
-API = {name: i for i, name in enumerate(
-    ["malloc", "calloc", "realloc", "reallocarray", "posix_memalign", "aligned_alloc", "memalign",
-     "valloc", "pvalloc", "free", "failed", "operator_new", "operator_delete"])}
+    SNAPSHOT_END = (fmt.TABLE.chunk(name).id for name in (
+        "PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "MODULES", "REGIONS", "SIZE_COUNTS",
+        "API_COUNTS", "STACK_TYPES", "SNAPSHOT_END"))
+REASONS = {label: value for value, label in enumerate(fmt.REASON_NAMES)}
+API = {label: value for value, label in enumerate(fmt.API_NAMES)}
+START_REAL_NS = 1_700_000_000_000_000_000
+
+
+def payload(name: str, **fields) -> bytes:
+    """The payload of chunk type `name` ("PROCESS", "TIMELINE" ...) from its fields by
+    name; a count field left out is the length of what it counts, reserved fields are 0."""
+    return fmt.CODECS[fmt.TABLE.chunk(name).id].encode(fields)
 
 
 def string(s) -> bytes:
+    """A str as the format writes it (u32 length, bytes)."""
     b = s.encode() if isinstance(s, str) else bytes(s)
-    return struct.pack("<I", len(b)) + b
+    return len(b).to_bytes(4, "little") + b
 
 
-def chunk(ctype: int, payload: bytes, crc=None) -> bytes:
-    if crc is None:
-        crc = zlib.crc32(payload)
-    return struct.pack("<IIQ", ctype, crc, len(payload)) + payload
+def chunk(ctype, data: bytes, crc=None) -> bytes:
+    """A framed chunk; ctype is a type number or a chunk name."""
+    if isinstance(ctype, str):
+        ctype = fmt.TABLE.chunk(ctype).id
+    return fmt.CHUNK_HEADER.encode(dict(type=ctype, crc=zlib.crc32(data) if crc is None else crc,
+                                        payload_len=len(data))) + data
 
 
-def header(version=VERSION, header_size=32, start_real_ns=1_700_000_000_000_000_000) -> bytes:
-    return struct.pack("<8sIIQQ", MAGIC, version, header_size, start_real_ns, 0)
+def header(version=VERSION, header_size=fmt.HEADER_SIZE, start_real_ns=START_REAL_NS) -> bytes:
+    return fmt.HEADER.encode(dict(magic=MAGIC, version=version, header_size=header_size,
+                                  start_real_ns=start_real_ns))
 
 
 def stack_types_payload(stacks) -> bytes:
     """STACK_TYPES payload from (region, size, count, bytes, frames) rows."""
-    body = struct.pack("<I", len(stacks))
-    for r, size, count, nbytes, frames in stacks:
-        body += struct.pack("<IIQQQ", r, len(frames), size, count, nbytes)
-        body += struct.pack(f"<{len(frames)}Q", *frames)
-    return body
+    return payload("STACK_TYPES", types=[dict(region=r, depth=len(frames), size=size, count=count,
+                                              bytes=nbytes, frames=tuple(frames))
+                                         for r, size, count, nbytes, frames in stacks])
+
+
+def regions_rows(regions):
+    return [dict(id=rid, parent_id=parent, name=name) for rid, parent, name in regions]
 
 
 class ProfileBuilder:
     def __init__(self, pid=4242, ppid=1, rank=-1, host="node01", exe="/usr/bin/prog",
                  cmdline=("prog", "--n", "3"), job_id="", stack_sizes="", stack_regions="",
-                 max_depth=64, unwinder=0, version=VERSION):
+                 max_depth=64, unwinder=0, version=VERSION, recorder_version="test-builder"):
         self.parts = [header(version=version)]
-        self.parts.append(chunk(PROCESS, struct.pack("<IIiIQ", pid, ppid, rank, 0, 1_700_000_000_000_000_000)
-                                + string(host) + string(exe) + string("\0".join(cmdline))
-                                + string(job_id) + string("test-builder")))
-        self.parts.append(chunk(SETTINGS, string(stack_sizes) + string(stack_regions)
-                                + struct.pack("<II", max_depth, unwinder)))
+        self.parts.append(chunk(PROCESS, payload(
+            "PROCESS", pid=pid, ppid=ppid, rank=rank, start_real_ns=START_REAL_NS, host=host,
+            exe=exe, cmdline="\0".join(cmdline), job_id=job_id, recorder_version=recorder_version)))
+        self.parts.append(chunk(SETTINGS, payload(
+            "SETTINGS", stack_sizes=stack_sizes, stack_regions=stack_regions,
+            max_depth=max_depth, unwinder=unwinder)))
         self.seq = 0
 
     def raw(self, data: bytes) -> "ProfileBuilder":
         self.parts.append(data)
         return self
 
+    def add(self, name: str, **fields) -> "ProfileBuilder":
+        """One chunk of type `name` from its fields (see payload())."""
+        return self.raw(chunk(name, payload(name, **fields)))
+
     def snapshot(self, regions=(), sizes=(), apis=(), stacks=(), modules=(), reason="exit",
-                 lost=0, threads=1, extra=(), end=True) -> "ProfileBuilder":
+                 lost=0, threads=1, extra=(), end=True, mono_ns=None) -> "ProfileBuilder":
         """regions: (id, parent, name) besides region 0; sizes: (region, size, count);
         apis: (region, api_index, calls); stacks: (region, size, count, bytes, frames);
         modules: (path, bias, build_id_bytes, [(lo, hi)]); extra: (type, payload) chunks."""
-        p = self.parts
-        p.append(chunk(SNAPSHOT_BEGIN, struct.pack("<IIQ", self.seq, REASONS[reason], 1000 * (self.seq + 1))))
-        mods = struct.pack("<I", len(modules))
-        for path, bias, build_id, ranges in modules:
-            mods += struct.pack("<QII", bias, len(ranges), len(build_id)) + build_id + string(path)
-            mods += b"".join(struct.pack("<QQ", lo, hi) for lo, hi in ranges)
-        p.append(chunk(MODULES, mods))
-        all_regions = [(0, NO_PARENT, "")] + list(regions)
-        p.append(chunk(REGIONS, struct.pack("<I", len(all_regions)) + b"".join(
-            struct.pack("<II", rid, parent) + string(name) for rid, parent, name in all_regions)))
-        p.append(chunk(SIZE_COUNTS, struct.pack("<I", len(sizes)) + b"".join(
-            struct.pack("<IIQQ", r, 0, size, count) for r, size, count in sizes)))
-        p.append(chunk(API_COUNTS, struct.pack("<I", len(apis)) + b"".join(
-            struct.pack("<IIQ", r, api, calls) for r, api, calls in apis)))
+        self.add("SNAPSHOT_BEGIN", seq=self.seq, reason=REASONS[reason],
+                 mono_ns=1000 * (self.seq + 1) if mono_ns is None else mono_ns)
+        self.add("MODULES", modules=[
+            dict(bias=bias, build_id=build_id, path=path, ranges=[dict(lo=lo, hi=hi) for lo, hi in ranges])
+            for path, bias, build_id, ranges in modules])
+        self.add("REGIONS", regions=regions_rows([(0, NO_PARENT, "")] + list(regions)))
+        self.add("SIZE_COUNTS", rows=[dict(region=r, size=size, count=count) for r, size, count in sizes])
+        self.add("API_COUNTS", rows=[dict(region=r, api=api, calls=calls) for r, api, calls in apis])
         if stacks:
-            p.append(chunk(STACK_TYPES, stack_types_payload(stacks)))
-        for ctype, payload in extra:
-            p.append(chunk(ctype, payload))
+            self.raw(chunk(STACK_TYPES, stack_types_payload(stacks)))
+        for ctype, data in extra:
+            self.raw(chunk(ctype, data))
         if end:
-            p.append(chunk(SNAPSHOT_END, struct.pack("<IIQQ", self.seq, 0, lost, threads)))
+            self.add("SNAPSHOT_END", seq=self.seq, lost_stacks=lost, total_threads=threads)
         self.seq += 1
         return self
 
@@ -97,3 +113,40 @@ class ProfileBuilder:
         path = Path(path)
         path.write_bytes(self.data() if data is None else data)
         return path
+
+
+# ---- the event trace's encoding (profile_format.h, TRACE_EVENTS): varints, deltas ----
+def varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def zigzag(value: int) -> int:
+    return (value << 1) ^ (value >> 63) if value < 0 else value << 1
+
+
+def trace_events(events) -> bytes:
+    """The events of one TRACE_EVENTS chunk from tuples:
+    ("alloc", seq, ns, addr, size, stack_id, region, extra), ("free", seq, ns, addr),
+    ("stack", id, region, size, frames)."""
+    out = bytearray()
+    seq = ns = addr = 0
+    for e in events:
+        if e[0] == "stack":
+            _kind, sid, region, size, frames = e
+            out += varint(fmt.EVENT_STACK) + varint(sid) + varint(region) + varint(size)
+            out += varint(len(frames)) + b"".join(f.to_bytes(8, "little") for f in frames)
+            continue
+        tag = fmt.EVENT_ALLOC if e[0] == "alloc" else fmt.EVENT_FREE
+        out += varint((e[1] - seq) << 2 | tag) + varint(e[2] - ns) + varint(zigzag(e[3] - addr))
+        seq, ns, addr = e[1], e[2], e[3]
+        if e[0] == "alloc":
+            out += b"".join(varint(v) for v in e[4:8])
+    return bytes(out)

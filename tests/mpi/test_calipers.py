@@ -1,4 +1,4 @@
-"""MPI calipers (issue 6) under real mpirun, 4 ranks: RSS/PSS read around outermost MPI
+"""MPI calipers under real mpirun, 4 ranks: RSS/PSS read around outermost MPI
 calls, as mpi-before/mpi-after timeline samples labelled with the function; every call
 with HEAPSCOPE_CALIPER_MS=0, a bounded number with the default rate limit (the others
 counted as skipped); MPI_Pcontrol regions as region samples."""

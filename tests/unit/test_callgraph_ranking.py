@@ -1,7 +1,8 @@
 """Call-graph ranking on synthetic symbolized stacks (no recording needed).
 
-The stacks are the two stack trace types of the seed paper's Listing 1 (frames
-innermost first), plus variations that exercise the trunk rule and recursion.
+The stacks are the two stack trace types of Listing 1 of Gomes et al., "Memory allocation
+anomalies in high-performance computing applications" (frames innermost first), plus
+variations that exercise the trunk rule and recursion.
 """
 from heapscope.analysis import classify as kinds
 from heapscope.analysis.callgraph import build_callgraph, vertex

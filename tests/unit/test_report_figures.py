@@ -9,9 +9,9 @@ import pytest
 from heapscope.analysis.selection import SizeSet
 from heapscope.errors import HeapscopeError
 from heapscope.profile import read_profile
-from heapscope.report import identify
-from heapscope.report.csvout import report_csv
-from heapscope.report.render_report import render
+from heapscope.analysis import identify
+from heapscope.render.csv_tables import report_csv
+from heapscope.render.report_text import render
 from helpers.profile_builder import API, ProfileBuilder
 
 KIB, MIB = 1024, 1024 * 1024

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from heapscope.analysis import stack_types
 from heapscope.analysis.selection import SizeSet
 from heapscope.errors import HeapscopeError
 from heapscope.profile import read_profile
-from heapscope.report import stacktypes, to_json
-from heapscope.report.csvout import stacks_csv
-from heapscope.report.render_stacks import render
+from heapscope.commands.options import to_json
+from heapscope.render.csv_tables import stacks_csv
+from heapscope.render.stacks_text import render
 from heapscope.symbolize import SymbolCache, Symbolizer
 from heapscope.symbolize.elf import read_elf
 from helpers.profile_builder import ProfileBuilder
@@ -57,7 +58,7 @@ def two(tmp_path, runs):
 
 
 def build(profiles, spec, tmp_path, **kw):
-    return stacktypes.build(profiles, SizeSet(spec), symbolizer=Symbolizer(SymbolCache(tmp_path / "c")), **kw)
+    return stack_types.build(profiles, SizeSet(spec), symbolizer=Symbolizer(SymbolCache(tmp_path / "c")), **kw)
 
 
 def test_types_merged_across_processes(tmp_path, two):

@@ -30,7 +30,7 @@ def test_one_block_of_one_byte(one_byte, heapscope, tmp_path):
     res = heapscope("export", one_byte, "--format", "collapsed", "--size", "1", "-o", tmp_path / "c")
     assert res.stderr.strip().endswith(": 1 stack trace type, 1 allocation, 1 byte")
     assert (tmp_path / "c").read_text().endswith(" 1\n")
-    report = heapscope("report", one_byte, "--size", "1").stdout
+    report = heapscope("report", one_byte, "--size", "1", "--top", "0").stdout
     assert "(1 of 2 sizes, by size)" in report and ", 1 thread\n" in report
 
 
@@ -39,7 +39,7 @@ def test_one_size_of_one_kind(one_byte, heapscope, tmp_path):
     b = ProfileBuilder(stack_sizes="1")
     b.snapshot(sizes=[(0, 1, 1)], threads=1)
     path = b.write(tmp_path / "one.hsp")
-    report = heapscope("report", path).stdout
+    report = heapscope("report", path, "--top", "0").stdout
     assert "(1 of 1 size, by size)" in report
     assert "  (none): 1 allocation, 1 byte" in report
 

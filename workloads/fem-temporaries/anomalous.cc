@@ -1,5 +1,6 @@
-// anomalous.cc — the four phases written the way seed paper 000 found them:
-// every element read is a copy (Mesh::operator[] -> Mesh::getElem -> Element::alloc),
+// anomalous.cc — the four phases written the way Gomes et al. found them ("Memory
+// allocation anomalies in high-performance computing applications"): every element read
+// is a copy (Mesh::operator[] -> Mesh::getElem -> Element::alloc),
 // small matrices are vector<vector<double>>, Eigen expressions `a = a * b` and
 // `r = b - A x` create temporaries, node numbering lives in std::map,
 // a dense matrix is passed by value. Functions are kept out of line so that each

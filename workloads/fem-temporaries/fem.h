@@ -1,6 +1,6 @@
 // fem.h — the finite-element-style simulator of the fem-temporaries workload.
 //
-// Four phases, as in the MHM simulator of seed paper 000, each marked as a heapscope
+// Four phases, as in the MHM simulator of Gomes et al., each marked as a heapscope
 // region by main.cc:
 //   split   partition the mesh into subdomains (local problems), number their nodes
 //   local   per subdomain: assemble a dense stiffness matrix element by element and

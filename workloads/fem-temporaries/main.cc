@@ -1,5 +1,5 @@
 // hs-wl-fem-temporaries — a finite-element-style simulator with the allocation
-// anomalies of seed paper 000 (default) or without them (--fixed), in four phases
+// anomalies Gomes et al. found (default) or without them (--fixed), in four phases
 // marked as heapscope regions: split, local, reduce, post. Both variants print the
 // same checksum. Built with -DHEAPSCOPE_WEAK: runs with or without the profiler.
 #include <cstdio>

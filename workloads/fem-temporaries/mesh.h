@@ -2,7 +2,7 @@
 // one of its triangles:
 //   Element      a copy that owns its node ids and coordinates (two heap blocks:
 //                12 and 48 bytes). Mesh::operator[] / Mesh::getElem return one by
-//                value: the allocation anomaly of seed paper 000 (section 3.4).
+//                value: the allocation anomaly of Gomes et al., section 3.4.
 //   ElementView  the fix (the paper's SurrogateElement): a mesh pointer and an
 //                index, same interface, no allocation.
 // Both read the same doubles from the mesh, so the arithmetic is bit-identical.

@@ -1,14 +1,15 @@
 // hs-wl-mesh-refine — adaptive refinement of a pointer-based triangle mesh.
 //
-// Triangles and vertices are individual heap objects (new/delete) linked by
-// pointers, as in Delaunay-style mesh generators (seed paper 001). In each round a
-// refinement target moves across the unit square; every triangle larger than the
-// local size wanted there is split at the midpoint of its longest edge: the parent
-// is deleted, two children are created, and the midpoint vertex is shared with the
-// neighbour through an edge table (a candidate vertex is created first and deleted
-// again when the neighbour already made it). Triangles are never merged, so memory
-// grows round after round. --threads T refines T vertical strips in parallel, each
-// with its own containers; the checksum combines the strips in order.
+// Triangles and vertices are individual heap objects (new/delete) linked by pointers, as
+// in Delaunay-style mesh generators (Chernikov et al., "Experience with Memory Allocators
+// for Parallel Mesh Generation on Multicore Architectures"). In each round a refinement
+// target moves across the unit square; every triangle larger than the local size wanted
+// there is split at the midpoint of its longest edge: the parent is deleted, two children
+// are created, and the midpoint vertex is shared with the neighbour through an edge table
+// (a candidate vertex is created first and deleted again when the neighbour already made
+// it). Triangles are never merged, so memory grows round after round. --threads T refines
+// T vertical strips in parallel, each with its own containers; the checksum combines the
+// strips in order.
 #include <cmath>
 #include <cstdint>
 #include <thread>

@@ -1,12 +1,16 @@
-"""Analyses of recorded profiles (steps three and four of the method).
+"""Profiles turned into documents: plain data (dicts, lists, dataclasses of numbers and
+strings) that heapscope.render lays out as text, CSV, JSON, SVG or HTML. Nothing here
+prints, writes a file or runs a program; tests/unit/test_layers.py checks that no module
+here imports heapscope.render or heapscope.commands.
 
-Every analysis here works on plain data, never on files:
-
-  stacks      WeightedStack: a symbolized call path with a count and bytes,
-              the common currency of the call graph, the diff and the exports.
-  loading     profiles + symbolizer -> WeightedStacks (the one bridge to the reader).
-  selection   which sizes and regions a command keeps (--size SPEC, --region R).
-  classify    is a frame an entry point, runtime code or user code.
-  callgraph   merge stack types into a call graph and rank the fix targets.
-  diff        compare two sets of profiles per size, region and stack type.
+  identify      the `report` document: sizes x regions, groups, hot sizes (identify)
+  stack_types   the `stacks` document: symbolized stack trace types (locate)
+  callgraph     stack types merged into a call graph, fix targets ranked (characterize)
+  diff          two sets of profiles compared per size, region and stack type (compare)
+  by_library    heap blocks per shared object (`report --by library`)
+  tracked, lifetimes, peak, leaks, histogram   the tracking reports
+  timeline      heap, RSS and PSS over time, for one process or gridded for a job
+  job, job_loading, job_processes              the MPI job report over rank files
+  stacks, loading, selection, classify, suppressions, recorded, processes,
+  profile_files the shared pieces: weighted stacks, reading and selecting, frame kinds
 """

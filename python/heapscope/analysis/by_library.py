@@ -21,10 +21,10 @@ import bisect
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from heapscope.analysis.processes import describe
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
-from heapscope.analysis.processes import describe
 
 LIBRARIES_FORMAT = "heapscope-libraries"
 LIBRARIES_VERSION = 1

@@ -5,17 +5,21 @@ allocation size; an edge goes from caller to callee. Every vertex and edge carri
 many stack trace types, how many allocations and how many bytes pass through it (a
 path that passes a vertex twice, through recursion, counts once).
 
-Ranking (the seed paper's step three, made automatic): the vertices shared by the most
+Ranking (step three of the method of Gomes et al., "Memory allocation anomalies in
+high-performance computing applications", made automatic): the vertices shared by the most
 paths are where a fix pays most. Only user code is ranked (analysis.classify): entry
 points and runtime frames are drawn, never ranked. Neither is the *trunk*: the user
-functions every path goes through before the paths first branch (a phase driver
-called from main is on every path, like main itself). The trunk is found on
-functions in both views: with lines, every line vertex of a trunk function on the
-trunk is trunk too (a driver's loop calling two kernels from two lines is still the
-driver). The last trunk function is ranked only when the paths never meet again
-below the branch, because then it is the one place they all share (with lines: its
-lines there). Order: more types, then more allocations, then nearer the allocation
-(fewer frames between the vertex and the allocation call), then name.
+functions every path goes through before the paths first branch (a phase driver called
+from main is on every path, like main itself). The trunk is found on functions in both
+views: with lines, every line vertex of a trunk function on the trunk is trunk too (a
+driver's loop calling two kernels from two lines is still the driver). The last trunk
+function is ranked only when the paths never meet again below the branch, because then it
+is the one place they all share (with lines: its lines there). Order: more types, then
+more allocations, then nearer the allocation (fewer frames between the vertex and the
+allocation call), then name.
+
+`document` is the graph as plain data (the `heapscope callgraph --format json` layout,
+docs/analysis-formats.md); render/callgraph_text.py and render/callgraph_dot.py draw it.
 """
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -25,6 +29,8 @@ from heapscope.analysis.stacks import WeightedStack, frame_name
 from heapscope.symbolize.frames import Frame
 
 ALLOC = "alloc"   # kind of the sink vertices
+CALLGRAPH_FORMAT = "heapscope-callgraph"
+CALLGRAPH_VERSION = 1
 
 
 @dataclass
@@ -173,3 +179,29 @@ def vertex(g: CallGraph, function: str) -> Optional[Vertex]:
         if v.function == function:
             return v
     return None
+
+
+def shown(g: CallGraph, top: int) -> List[Vertex]:
+    """The ranked vertices listed and highlighted: the first `top` (0 = all)."""
+    ranking = g.ranking
+    return ranking if top == 0 else ranking[:top]
+
+
+def vertex_json(v: Vertex) -> dict:
+    return dict(rank=v.rank, function=v.function, file=v.file, line=v.line, module=v.module,
+                kind="trunk" if v.trunk else v.kind, types=v.types, count=v.count, bytes=v.bytes,
+                distance=v.distance if v.kind != ALLOC else None)
+
+
+def document(g: CallGraph, top: int, size: str, region: Optional[str],
+             notes: Sequence[str] = ()) -> dict:
+    """The call graph and its ranking as plain data. `dot` and `svg` name the drawn files
+    (None until a drawing is written: the command fills them in)."""
+    return dict(format=CALLGRAPH_FORMAT, version=CALLGRAPH_VERSION,
+                size=size, region=region, lines=g.lines, types=g.types,
+                count=g.count, bytes=g.bytes, ranking=[vertex_json(v) for v in shown(g, top)],
+                vertices=[vertex_json(v) for v in g.vertices.values()],
+                edges=[dict(caller=g.vertices[e.caller].function,
+                            callee=g.vertices[e.callee].function,
+                            types=e.types, count=e.count, bytes=e.bytes) for e in g.edges.values()],
+                dot=None, svg=None, notes=list(notes))

@@ -8,15 +8,24 @@
                    line; never addresses), so two builds of a program compare
   path_migrations  one call path whose allocations changed size between A and B
   regression       did the total count (or bytes) rise by more than a percentage
+  compare          all of the above for two sets of profiles (`heapscope diff`)
+  document         a comparison as plain data: the `--format json` layout
+                   (docs/analysis-formats.md); render/diff_text.py and
+                   render/csv_tables.py lay it out as text and CSV
 """
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from heapscope.analysis.selection import SizeSet, region_matches
+from heapscope.analysis.loading import region_paths, weighted_stacks
+from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.stacks import WeightedStack, identity
+from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
+from heapscope.symbolize import Symbolizer
 
 METRICS = ("count", "bytes")
+DIFF_FORMAT = "heapscope-diff"
+DIFF_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -176,3 +185,62 @@ def regression(total: Change, percent: float, metric: str = "count") -> Optional
     if change > percent:
         return f"{unit} rose by {change:.2f}% ({a:,} -> {b:,}), more than the {percent:g}% allowed"
     return None
+
+
+def compare(side_a: Sequence[Profile], side_b: Sequence[Profile], sizes: SizeSet,
+            region: Optional[str], stacks: bool = False,
+            symbolizer: Optional[Symbolizer] = None) -> dict:
+    """A against B: processes (how many on each side), sizes (SizeChange rows), total,
+    migrations; with `stacks` also stacks (StackChange rows) and path_migrations.
+    `warnings` holds the one-line warnings for the user (a side without stack types)."""
+    check_region(region_paths(side_a) + region_paths(side_b), region)
+    rows = size_changes(size_table(side_a, sizes, region), size_table(side_b, sizes, region))
+    result = dict(processes=(len(side_a), len(side_b)), sizes=rows, total=totals(rows),
+                  migrations=migrations(rows), warnings=[])
+    if stacks:
+        sym = symbolizer or Symbolizer()
+        stacks_a = weighted_stacks(side_a, sizes, region, symbolizer=sym, check=False)
+        stacks_b = weighted_stacks(side_b, sizes, region, symbolizer=sym, check=False)
+        if not stacks_a and not stacks_b:
+            raise HeapscopeError("--stacks: neither A nor B holds stack trace types of the selection "
+                                 "(record with `heapscope record --sizes SPEC`)")
+        result["warnings"] = [f"{side} holds no stack trace types of the selection"
+                              for side, held in (("A", stacks_a), ("B", stacks_b)) if not held]
+        result["stacks"] = stack_changes(stacks_a, stacks_b)
+        result["path_migrations"] = path_migrations(stacks_a, stacks_b)
+    return result
+
+
+def change_row(kind: str, c: Change, region: str, size, stack: str = "") -> dict:
+    """One row of the JSON and CSV forms: counts, bytes, delta, ratio and status."""
+    ratio = c.ratio
+    return dict(kind=kind, region=region, size=size, count_a=c.count_a, count_b=c.count_b,
+                delta=c.delta, ratio=None if ratio is None else round(ratio, 6), bytes_a=c.bytes_a,
+                bytes_b=c.bytes_b, bytes_delta=c.bytes_delta, status=c.status, stack=stack)
+
+
+def frames_json(stack: WeightedStack) -> List[dict]:
+    return [dict(function=f.function, file=f.file, line=f.line, module=f.module, inlined=f.inlined)
+            for f in stack.frames]
+
+
+def document(result: dict, a: str, b: str, region: Optional[str], size: Optional[str],
+             metric: str, regression_reason: Optional[str]) -> dict:
+    """The comparison as plain data; `stacks` and `path_migrations` only when compared."""
+    t = result["total"]
+    doc = dict(format=DIFF_FORMAT, version=DIFF_VERSION,
+               a=a, b=b, region=region, size=size, metric=metric,
+               total=change_row("total", t, "", 0),
+               percent=dict(count=t.percent("count"), bytes=t.percent("bytes")),
+               sizes=[change_row("size", r, r.region, r.size) for r in result["sizes"]],
+               migrations=[dict(region=m.region, fell=[dict(size=r.size, delta=r.delta) for r in m.fell],
+                                rose=[dict(size=r.size, delta=r.delta) for r in m.rose])
+                           for m in result["migrations"]],
+               regression=regression_reason)
+    if "stacks" in result:
+        doc["stacks"] = [dict(change_row("stack", s, s.region, s.size), frames=frames_json(s.stack))
+                         for s in result["stacks"]]
+        doc["path_migrations"] = [dict(region=m.region, before=[list(x) for x in m.before],
+                                       after=[list(x) for x in m.after], frames=frames_json(m.stack))
+                                  for m in result["path_migrations"]]
+    return doc

@@ -1,14 +1,14 @@
 """The bridge from recorded profiles to analyses: read, select, symbolize.
 
-    profiles = load(["run1/"])                       # heapscope.profile.load_profiles
-    stacks = weighted_stacks(profiles, SizeSet("12"), "local")
+    profiles = read(["run1/"])                       # heapscope.profile.load_profiles
+    stacks = weighted_stacks(profiles, SizeSet("12"), "local", symbolizer=sym)
 
 Every stack trace type of the chosen sizes and regions becomes a WeightedStack with
 symbolized frames (heapscope.symbolize); identical symbolized paths from several
-processes are merged unless asked not to. Symbolizer notes (missing debug info) and
-reader warnings go to stderr, one line each.
+processes are merged unless asked not to. Nothing here prints: the reader's warnings
+(reader_warnings) and the symbolizer's notes (Symbolizer.notes) are handed back for
+the command to show (commands/reading.py).
 """
-import sys
 from typing import List, Optional, Sequence
 
 from heapscope.analysis.recorded import no_stacks_reason
@@ -20,12 +20,15 @@ from heapscope.profile.model import Profile
 from heapscope.symbolize import Symbolizer
 
 
-def load(paths: Sequence[str]) -> List[Profile]:
-    profiles = load_profiles(paths)
-    for p in profiles:
-        for w in p.warnings:
-            print(f"heapscope: {p.path}: {w}", file=sys.stderr)
-    return profiles
+def read(paths: Sequence[str]) -> List[Profile]:
+    """The profiles in `paths` (files, or directories of them); their warnings stay on
+    Profile.warnings (reader_warnings)."""
+    return load_profiles(paths)
+
+
+def reader_warnings(profiles: Sequence[Profile]) -> List[str]:
+    """One line per warning the reader left on the profiles, naming the file."""
+    return [f"{p.path}: {w}" for p in profiles for w in p.warnings]
 
 
 def region_paths(profiles: Sequence[Profile]) -> List[str]:
@@ -38,9 +41,10 @@ def selected_types(profile: Profile, sizes: SizeSet, region: Optional[str]):
 
 def weighted_stacks(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str],
                     merge: bool = True, symbolizer: Optional[Symbolizer] = None,
-                    notes_to=sys.stderr, check: bool = True) -> List[WeightedStack]:
+                    check: bool = True) -> List[WeightedStack]:
     """Symbolized stack trace types of the selected sizes and regions, of all profiles.
-    With `check`, a region that none of the profiles has is an error."""
+    With `check`, a region that none of the profiles has is an error. The symbolizer's
+    notes (missing debug information) are left on `symbolizer.notes`."""
     if check:
         check_region(region_paths(profiles), region)
     sym = symbolizer or Symbolizer()
@@ -53,9 +57,6 @@ def weighted_stacks(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
         for t in types:
             frames = tuple(f for a in t.frames for f in resolved[a])
             out.append(WeightedStack(frames, t.count, t.bytes, t.region, t.size))
-    if notes_to is not None:
-        for note in sym.notes:
-            print(f"heapscope: note: {note}", file=notes_to)
     return merge_stacks(out) if merge else out
 
 

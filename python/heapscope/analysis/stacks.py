@@ -7,13 +7,20 @@ asked for. Frames are heapscope.symbolize.Frame: an inlined function is a frame 
 its own, flagged `inlined`, placed before the frame it was inlined into (both come
 from one return address). Analyses never look at raw addresses: two runs of two
 builds of a program are matched by function, file and line (`identity`).
+
+`document` is a list of weighted stacks as plain data: `heapscope export --format json`.
 """
 import os
 import re
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from heapscope.analysis.processes import describe
+from heapscope.profile.model import Profile
 from heapscope.symbolize.frames import Frame
+
+EXPORT_FORMAT = "heapscope-export"
+EXPORT_VERSION = 1
 
 UNKNOWN_FUNCTION = "??"
 
@@ -102,3 +109,17 @@ def physical_frames(frames: Iterable[Frame]) -> List[List[Frame]]:
     if current:
         groups.append(current)
     return groups
+
+
+def document(stacks: Sequence[WeightedStack], profiles: Sequence[Profile], size: Optional[str],
+             region: Optional[str]) -> dict:
+    """The stacks (most allocations first) with their frames innermost first, the
+    processes they come from, the selection, and the totals."""
+    count, nbytes = totals(stacks)
+    return dict(format=EXPORT_FORMAT, version=EXPORT_VERSION,
+                processes=[describe(p) for p in profiles],
+                filters=dict(size=size, region=region),
+                totals=dict(types=len(stacks), count=count, bytes=nbytes),
+                lost_stacks=sum(p.lost_stacks for p in profiles),
+                stacks=[dict(region=s.region, size=s.size, count=s.count, bytes=s.bytes,
+                             frames=[f.to_json() for f in s.frames]) for s in stacks])

@@ -14,7 +14,6 @@ size in their region.
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from heapscope.analysis.loading import load
 from heapscope.analysis.processes import describe
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.stacks import identity
@@ -122,12 +121,12 @@ def frames_json(frames: Sequence[Frame], depth: int = 0) -> List[dict]:
     return [f.to_json() for f in (frames[:depth] if depth else frames)]
 
 
-def load_tracked(paths: Sequence[str], size: Optional[str], region: Optional[str],
+def load_tracked(profiles: Sequence[Profile], size: Optional[str], region: Optional[str],
                  per_process: bool = False):
-    """(tracked profiles, the selected entries merged over them, the symbolizer); with
-    per_process the entries are None (the caller selects per profile)."""
+    """(the tracked ones of `profiles`, the selected entries merged over them, the
+    symbolizer); with per_process the entries are None (the caller selects per profile)."""
     sizes = SizeSet(size)
-    profiles = require_tracking(load(paths))
+    profiles = require_tracking(profiles)
     sym = Symbolizer()
     entries = None if per_process else tracked_entries(profiles, sizes, region, sym)
     return profiles, entries, sym

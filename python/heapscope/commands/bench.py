@@ -68,6 +68,8 @@ def register(sub):
                    help="deprecated: use --format json -o FILE (this spelling also prints the "
                         "tables)")
     p.add_argument("--csv", metavar="FILE", help="also write one CSV row per counted run to FILE")
+    p.add_argument("--html", metavar="FILE",
+                   help="also write the results as one offline HTML page (docs/html-report.md)")
     p.add_argument("--markdown", metavar="FILE",
                    help="also write the tables as Markdown, with the machine (for BENCHMARKS.md)")
     p.add_argument("--plot", metavar="DIR",
@@ -108,7 +110,7 @@ def _check(args, command):
 
 def _check_outputs(args):
     """Fail before hours of runs, not after, when an output cannot be written."""
-    for path in (args.output, args.json, args.csv, args.markdown):
+    for path in (args.output, args.json, args.csv, args.markdown, args.html):
         if path and path != "-":
             parent = Path(path).parent
             try:
@@ -181,6 +183,9 @@ def run(args) -> int:
         write_atomic(args.json, to_json(doc))
     if args.csv:
         write_atomic(args.csv, bench_text.render_csv(doc))
+    if args.html:
+        from heapscope.render.html import render_bench_page
+        write_atomic(args.html, render_bench_page(doc))
     if args.markdown:
         # scripts/bench_*.sh name themselves as the command that regenerates the tables
         invocation = os.environ.get("HEAPSCOPE_BENCH_REGENERATE") or (

@@ -3,6 +3,7 @@
     add_output_options(p, formats)   --format F (text first) and -o/--output FILE (stdout)
     add_selection_options(p)         --size/--sizes SPEC and --region/--regions R
     add_top_option(p)                --top N, one default for every command (0 = all)
+    one_line_errors(p)               a bad option is one line "heapscope: error: ...", no usage
     emit(args, doc, renderers)       the document through the chosen renderer, to -o or stdout
     side_file(args, suffix, option)  where a drawn file (dot, svg, png) goes: never the cwd unasked
     duration_ns(text)                the one duration grammar: 800ns, 500us, 2ms, 1.5s, 1m, 0
@@ -57,12 +58,28 @@ def non_negative(option: str) -> Callable[[str], int]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"bad {option} {text!r}: expected a whole number")
         if value < 0:
-            raise argparse.ArgumentTypeError(f"bad {option} {text!r}: must not be negative")
+            raise argparse.ArgumentTypeError(f"{option} must not be negative (got {text!r})")
         return value
     return parse
 
 
-def to_json(doc) -> str:
+def one_line_errors(p) -> None:
+    """argparse's errors on `p` as one line on stderr (exit 2), like every other error:
+    "heapscope: error: --top must not be negative (got '-1')". The "argument --top: "
+    prefix is dropped when the message names the option already."""
+    def error(message: str):
+        m = re.match(r"argument ([^:]+): (.*)$", message, re.S)
+        if m and any(name in m.group(2) for name in m.group(1).split("/")):
+            message = m.group(2)
+        print(f"heapscope: error: {' '.join(message.split())}", file=sys.stderr)
+        sys.exit(2)
+    p.error = error
+
+
+def to_json(doc, compact: bool = False) -> str:
+    """Indented JSON; `compact` (no spaces) for documents too big to indent quickly."""
+    if compact:
+        return json.dumps(doc, separators=(",", ":"), default=_json_default) + "\n"
     return json.dumps(doc, indent=2, sort_keys=False, default=_json_default) + "\n"
 
 

@@ -1,22 +1,24 @@
 """`heapscope report FILE|DIR...`: what the profiles hold, in one of three views (--by).
 
-  size     exact allocation counts per size and region (identify; report.identify)
-  library  heap blocks per shared object that asked for them (analysis.by_library)
+  size     exact allocation counts per size and region (identify; analysis.identify,
+           render.report_text, render.csv_tables)
+  library  heap blocks per shared object that asked for them (analysis.by_library,
+           render.library_text)
   rank     the job report of an MPI job's rank files (analysis.job): per-rank peaks,
            min/max/mean over ranks with rank and host, regions, timelines
 Without --by: rank when the profiles are MPI ranks, else size.
 """
-import json
 from pathlib import Path
 
-from heapscope.analysis import by_library
+from heapscope.analysis import by_library, identify
 from heapscope.analysis.selection import SizeSet
+from heapscope.commands.options import (TOP_DEFAULT, add_output_options, add_selection_options,
+                                        add_top_option, emit, non_negative,
+                                        to_json)
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import load_profiles
-from heapscope.report import add_format_options, identify, to_json
-from heapscope.report.csvout import report_csv
-from heapscope.report.output import emit
-from heapscope.report.render_report import render
+from heapscope.render import library_text, report_text
+from heapscope.render.csv_tables import library_csv, report_csv
 
 VIEWS = ("size", "library", "rank")
 
@@ -36,31 +38,28 @@ def register(sub):
     p.add_argument("profiles", nargs="+", metavar="FILE|DIR", help="profile files or directories")
     p.add_argument("--by", choices=VIEWS, help="the view (default: rank for an MPI job's files, "
                                                "else size)")
-    p.add_argument("--region", metavar="R", help="only this region (its path, or its name)")
-    p.add_argument("--size", metavar="SPEC", help='only these sizes, e.g. "12,24,100-200" '
-                                                  '(--by library: also lists them per library)')
-    p.add_argument("--min-count", type=int, default=0, metavar="N",
+    add_selection_options(p, size_help='only these sizes, e.g. "12,24,100-200" '
+                                       '(--by library: also lists them per library)')
+    p.add_argument("--min-count", type=non_negative("--min-count"), default=0, metavar="N",
                    help="only sizes with at least N allocations in some region")
-    p.add_argument("--top", type=int, default=0, metavar="N",
-                   help="only the N sizes with the most allocations (listed most first)")
-    p.add_argument("--hot", type=int, default=10, metavar="N",
+    add_top_option(p, "--by size: the sizes with the most allocations (most first; with 0 "
+                      "every size, by size)")
+    p.set_defaults(top=None)   # given or not: --top applies to --by size only
+    p.add_argument("--hot", type=non_negative("--hot"), default=10, metavar="N",
                    help="hot sizes listed per region (default 10)")
     p.add_argument("--per-process", action="store_true",
                    help="one report per process (then the merged one)")
     p.add_argument("--plot", metavar="FILE.png|FILE.svg",
                    help="--by rank: draw the per-rank and summed timelines into this file")
-    p.add_argument("--ranks", type=int, default=64, metavar="N",
+    p.add_argument("--ranks", type=non_negative("--ranks"), default=64, metavar="N",
                    help="--by rank: ranks listed in text (default 64, 0 = all)")
     p.add_argument("--points", type=int, default=200, metavar="N",
                    help="--by rank: time bins of the timelines (default 200)")
-    add_format_options(p)
+    add_output_options(p)
     p.set_defaults(func=run)
 
 
 def run(args):
-    for name in ("min_count", "top", "hot", "ranks"):
-        if getattr(args, name) < 0:
-            raise HeapscopeError(f"--{name.replace('_', '-')} must not be negative")
     if args.points < 1:
         raise HeapscopeError("--points must be at least 1")
     view = args.by
@@ -86,10 +85,11 @@ def run(args):
         profiles = load_profiles(args.profiles)
     if view == "library":
         return _library(args, profiles)
+    top = TOP_DEFAULT if args.top is None else args.top
     doc = identify.build(profiles, region=args.region, sizes=SizeSet(args.size),
-                         min_count=args.min_count, top=args.top, hot=args.hot,
+                         min_count=args.min_count, top=top, hot=args.hot,
                          per_process=args.per_process)
-    _emit(args, doc, render, report_csv)
+    emit(args, doc, {"text": report_text.render, "csv": report_csv})
     return 0
 
 
@@ -103,7 +103,7 @@ def _rank_files(paths) -> bool:
 
 
 def _check_options(args, view):
-    size_only = [o for o, on in (("--min-count", args.min_count), ("--top", args.top),
+    size_only = [o for o, on in (("--min-count", args.min_count), ("--top", args.top is not None),
                                  ("--per-process", args.per_process)) if on]
     if view != "size" and size_only:
         raise HeapscopeError(f"{size_only[0]} applies to --by size; add --by size"
@@ -116,9 +116,8 @@ def _check_options(args, view):
 
 
 def _library(args, profiles):
-    from heapscope.report import render_library
     doc = by_library.build(profiles, sizes=SizeSet(args.size), region=args.region)
-    _emit(args, doc, render_library.render, render_library.render_csv)
+    emit(args, doc, {"text": library_text.render, "csv": library_csv})
     return 0
 
 
@@ -134,17 +133,7 @@ def _job(args, profiles):
     doc = job.build(summaries, timeline_points=args.points)
     if args.plot:
         write_plot(doc, args.plot)
-    _emit(args, doc, lambda d: render_job.render(d, max_ranks=args.ranks), render_job.render_csv,
-          compact=True)
+    # compact JSON: indenting thousands of ranks' timelines takes 10x longer
+    emit(args, doc, {"text": lambda d: render_job.render(d, max_ranks=args.ranks),
+                     "csv": render_job.render_csv, "json": lambda d: to_json(d, compact=True)})
     return 0
-
-
-def _emit(args, doc, text, csv, compact=False):
-    if args.format == "json":
-        # compact for the job report: indenting thousands of ranks' timelines takes 10x longer
-        out = json.dumps(doc, separators=(",", ":")) + "\n" if compact else to_json(doc)
-    elif args.format == "csv":
-        out = csv(doc)
-    else:
-        out = text(doc)
-    emit(out, args.output)

@@ -1,11 +1,14 @@
-"""`heapscope stacks FILE|DIR... --size SPEC`: the stack trace types of chosen sizes (locate)."""
+"""`heapscope stacks FILE|DIR... --size SPEC`: the stack trace types of chosen sizes (locate).
+
+Document: analysis/stack_types.py; text: render/stacks_text.py; CSV: render/csv_tables.py.
+"""
+from heapscope.analysis import stack_types
 from heapscope.analysis.selection import SizeSet
-from heapscope.errors import HeapscopeError
+from heapscope.commands.options import (add_output_options, add_selection_options, add_top_option,
+                                        emit, non_negative)
 from heapscope.profile import load_profiles
-from heapscope.report import add_format_options, stacktypes, to_json
-from heapscope.report.csvout import stacks_csv
-from heapscope.report.output import emit
-from heapscope.report.render_stacks import render
+from heapscope.render import stacks_text
+from heapscope.render.csv_tables import stacks_csv
 
 
 def register(sub):
@@ -15,34 +18,25 @@ def register(sub):
                     "`heapscope record --sizes SPEC`), symbolized: each frame "
                     "`function @ file:line (module)`. Several profiles are merged by symbolized frames.")
     p.add_argument("profiles", nargs="+", metavar="FILE|DIR", help="profile files or directories")
-    p.add_argument("--size", required=True, metavar="SPEC", help='sizes, e.g. "12" or "12,24,100-200"')
-    p.add_argument("--region", metavar="R", help="only this region (its path, or its name)")
-    p.add_argument("--top", type=int, default=10, metavar="N",
-                   help="stack trace types shown per size and region (default 10, 0 = all)")
-    p.add_argument("--depth", type=int, default=0, metavar="N",
+    add_selection_options(p, size_required=True)
+    add_top_option(p, "stack trace types per size and region")
+    p.add_argument("--depth", type=non_negative("--depth"), default=0, metavar="N",
                    help="frames shown per type (default 0 = all recorded)")
     p.add_argument("--per-process", action="store_true",
                    help="the types of each process (then the merged ones)")
     p.add_argument("--full-names", action="store_true",
                    help="print C++ names whole (text output elides template arguments and "
                         "parameter lists, e.g. std::vector<...>::resize(...); JSON is always whole)")
-    add_format_options(p)
+    add_output_options(p)
     p.set_defaults(func=run)
 
 
 def run(args):
-    if args.top < 0 or args.depth < 0:
-        raise HeapscopeError("--top and --depth must not be negative")
     sizes = SizeSet(args.size)
     profiles = load_profiles(args.profiles)
-    doc = stacktypes.build(profiles, sizes, region=args.region, top=args.top, depth=args.depth,
-                           per_process=args.per_process)
-    if args.format == "json":
-        text = to_json(doc)
-    elif args.format == "csv":
-        text = stacks_csv(doc)
-    else:
-        text = render(doc, full_names=args.full_names)
-    emit(text, args.output)
+    doc = stack_types.build(profiles, sizes, region=args.region, top=args.top,
+                            depth=args.depth, per_process=args.per_process)
+    emit(args, doc, {"text": lambda d: stacks_text.render(d, full_names=args.full_names),
+                     "csv": stacks_csv})
     # Sizes asked for but not recorded: the output says how to record them; the exit says so too.
     return 1 if doc["not_recorded"] else 0

@@ -10,6 +10,7 @@ how their result is written.
 from heapscope.analysis.tracked import document_header, load_tracked
 from heapscope.commands.options import (add_output_options, add_selection_options,
                                         add_top_option, emit, non_negative)
+from heapscope.commands.reading import read_profiles
 
 
 def add_tracked_options(p) -> None:
@@ -26,7 +27,7 @@ def add_tracked_options(p) -> None:
 
 def load(args, per_process: bool = False):
     """(tracked profiles, selected entries merged over them, symbolizer)."""
-    return load_tracked(args.profiles, args.size, args.region, per_process)
+    return load_tracked(read_profiles(args.profiles), args.size, args.region, per_process)
 
 
 def header(args, profiles, sym) -> dict:

@@ -156,28 +156,3 @@ def to_massif(profile: Profile, sym: Optional[Symbolizer] = None) -> str:
             lines += tree.lines()
     return "\n".join(lines) + "\n"
 
-
-def export_massif(args) -> int:
-    """`heapscope export FILE --format massif -o OUT` (commands/export.py hands over)."""
-    import sys
-    from heapscope.analysis.loading import load
-    from heapscope.atomic import write_atomic
-    if args.size is not None or args.region is not None or args.lines or args.split \
-            or args.value != "count":
-        raise HeapscopeError("--size, --region, --value, --lines and --split do not apply to "
-                             "--format massif (it exports the whole heap of one process)")
-    profiles = load(args.profiles)
-    if len(profiles) != 1:
-        raise HeapscopeError(f"--format massif exports one process; {len(profiles)} profiles given "
-                             f"(name one file)")
-    sym = Symbolizer()
-    text = to_massif(profiles[0], sym)
-    for note in sym.notes:
-        print(f"heapscope: note: {note}", file=sys.stderr)
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        write_atomic(args.output, text)
-    where = "standard output" if args.output == "-" else args.output
-    print(f"heapscope: wrote {where}: {text.count('snapshot=')} Massif snapshots", file=sys.stderr)
-    return 0

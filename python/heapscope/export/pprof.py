@@ -18,7 +18,7 @@ from typing import Dict, Iterable, List, Sequence, Tuple
 from heapscope.analysis.stacks import WeightedStack, frame_name, physical_frames
 from heapscope.atomic import write_atomic
 from heapscope.export.protobuf import Message
-from heapscope.profile.model import Module
+from heapscope.profile.model import Module, Profile
 
 # profile.proto field numbers
 P_SAMPLE_TYPE, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRINGS = 1, 2, 3, 4, 5, 6
@@ -131,3 +131,9 @@ def write_pprof(stacks: Iterable[WeightedStack], path: str, modules: Sequence[Mo
     """Write the gzip-compressed profile to `path` (atomically: a temporary file renamed)."""
     write_atomic(path, gzip.compress(encode(stacks, modules, time_nanos, comments, value),
                                      mtime=0))
+
+
+def comments(profiles: Sequence[Profile], sizes, region) -> List[str]:
+    """The profile's comments: which files, which sizes and region."""
+    return [f"heapscope export of {', '.join(p.path for p in profiles)}",
+            f"{sizes}" + (f", region {region}" if region else "")]

@@ -1,12 +1,20 @@
-"""Reading heapscope profile files (format: src/format/profile_format.h).
+"""Reading heapscope profile files (format: src/format/profile_format.h, the prose, and
+src/format/profile_format.table, every constant and layout).
 
     from heapscope.profile import read_profile, load_profiles
     p = read_profile("run/host.1234.hsp")
     p.size_counts[("local", 12)]      # allocations of 12 bytes in region "local"
 
-Modules: format (constants mirrored from the C header), chunks (framing, crc,
-truncation), decode (payload layouts), model (Profile and friends), reader
-(snapshot choice, read_profile, load_profiles), sizespec (size lists "12,24,100-200").
+Modules, bottom up (none imports one above it):
+  table      parses profile_format.table (also the C generator's parser)
+  layout     decodes and encodes a payload by its table layout
+  format     the constants (C name minus "HS_") and the codec of every chunk type
+  model      Profile and friends: plain data
+  framing    header, chunks, crc and truncation: the one framing every reader uses
+  decode     the snapshot chunks -> plain values
+  tracking   TRACK_* chunks -> Tracking;  trace: the event trace replayed -> Tracking
+  timeline   TIMELINE chunks -> Timeline; read_timeline (files without a snapshot)
+  reader     snapshot choice, read_profile, load_profiles
 """
 from heapscope.profile.model import Module, Profile, Region, StackType
 from heapscope.profile.reader import PROFILE_SUFFIX, load_profiles, read_profile

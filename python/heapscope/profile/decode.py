@@ -1,148 +1,72 @@
-"""Decoders of chunk payloads (layouts in src/format/profile_format.h).
+"""Decoders of the snapshot chunks' payloads (layouts: the format table, format.CODECS).
 
-Each decoder takes a payload and returns plain values; a payload that does not
-match its layout raises Malformed, which the reader turns into a one-line error
-naming the chunk and its offset. Big tables are decoded with struct.iter_unpack.
+Each decoder takes a payload and returns plain values; a payload shorter than its
+layout raises Malformed, which the reader turns into a one-line error naming the
+chunk and its offset.
 """
-import struct
 from typing import Dict, List, Tuple
 
 from heapscope.profile import format as fmt
+from heapscope.profile.layout import Malformed
 from heapscope.profile.model import Module
 
+__all__ = ["Malformed", "process", "settings", "snapshot_begin", "snapshot_end", "modules",
+           "regions", "size_rows", "api_rows", "stack_rows", "region_paths"]
 
-class Malformed(Exception):
-    pass
-
-
-class Cursor:
-    """Reads little-endian fields from a payload, checking bounds."""
-
-    def __init__(self, payload: memoryview):
-        self.buf = payload
-        self.pos = 0
-
-    def take(self, st: struct.Struct) -> tuple:
-        if self.pos + st.size > len(self.buf):
-            raise Malformed(f"payload ends at byte {len(self.buf)}, needed {self.pos + st.size}")
-        values = st.unpack_from(self.buf, self.pos)
-        self.pos += st.size
-        return values
-
-    def u32(self) -> int:
-        return self.take(_U32)[0]
-
-    def raw(self, n: int) -> bytes:
-        if self.pos + n > len(self.buf):
-            raise Malformed(f"payload ends at byte {len(self.buf)}, needed {self.pos + n}")
-        out = bytes(self.buf[self.pos:self.pos + n])
-        self.pos += n
-        return out
-
-    def string(self) -> str:
-        return self.raw(self.u32()).decode("utf-8", errors="surrogateescape")
-
-    def rows(self, st: struct.Struct, count: int) -> memoryview:
-        """The next `count` fixed-size rows, as a view for struct.iter_unpack."""
-        n = st.size * count
-        if self.pos + n > len(self.buf):
-            raise Malformed(f"{count} rows of {st.size} bytes do not fit in {len(self.buf)} bytes")
-        view = self.buf[self.pos:self.pos + n]
-        self.pos += n
-        return view
-
-
-_U32 = struct.Struct("<I")
-_PROCESS = struct.Struct("<IIiIQ")
-_SETTINGS_TAIL = struct.Struct("<II")
-_SNAPSHOT_BEGIN = struct.Struct("<IIQ")
-_SNAPSHOT_END = struct.Struct("<IIQQ")
-_MODULE_HEAD = struct.Struct("<QII")
-_RANGE = struct.Struct("<QQ")
-_REGION_HEAD = struct.Struct("<II")
-_SIZE_ROW = struct.Struct("<IIQQ")
-_API_ROW = struct.Struct("<IIQ")
-_STACK_HEAD = struct.Struct("<IIQQQ")
+_CODEC = fmt.CODECS
 
 
 def process(payload) -> dict:
-    c = Cursor(payload)
-    pid, ppid, rank, _reserved, start_real_ns = c.take(_PROCESS)
-    host, exe, cmdline, job_id, version = (c.string() for _ in range(5))
-    args = cmdline.split("\0") if cmdline else []
+    r = _CODEC[fmt.CHUNK_PROCESS].decode(payload)
+    args = r.cmdline.split("\0") if r.cmdline else []
     if args and args[-1] == "":
         args.pop()
-    return dict(pid=pid, ppid=ppid, rank=rank, start_real_ns=start_real_ns, host=host,
-                exe=exe, cmdline=args, job_id=job_id, recorder_version=version)
+    return dict(pid=r.pid, ppid=r.ppid, rank=r.rank, start_real_ns=r.start_real_ns, host=r.host,
+                exe=r.exe, cmdline=args, job_id=r.job_id, recorder_version=r.recorder_version)
 
 
 def settings(payload) -> dict:
-    c = Cursor(payload)
-    stack_sizes = c.string()
-    stack_regions = c.string()
-    max_depth, unwinder = c.take(_SETTINGS_TAIL)
-    name = fmt.UNWINDER_NAMES[unwinder] if unwinder < len(fmt.UNWINDER_NAMES) else f"unwinder-{unwinder}"
-    return dict(stack_sizes=stack_sizes, stack_regions=stack_regions,
-                max_depth=max_depth, unwinder=name)
+    r = _CODEC[fmt.CHUNK_SETTINGS].decode(payload)
+    return dict(stack_sizes=r.stack_sizes, stack_regions=r.stack_regions,
+                max_depth=r.max_depth, unwinder=fmt.unwinder_name(r.unwinder))
 
 
 def snapshot_begin(payload) -> Tuple[int, int, int]:
     """(seq, reason, mono_ns)"""
-    return Cursor(payload).take(_SNAPSHOT_BEGIN)
+    r = _CODEC[fmt.CHUNK_SNAPSHOT_BEGIN].decode(payload)
+    return r.seq, r.reason, r.mono_ns
 
 
 def snapshot_end(payload) -> Tuple[int, int, int]:
     """(seq, lost_stacks, total_threads)"""
-    seq, _reserved, lost, threads = Cursor(payload).take(_SNAPSHOT_END)
-    return seq, lost, threads
+    r = _CODEC[fmt.CHUNK_SNAPSHOT_END].decode(payload)
+    return r.seq, r.lost_stacks, r.total_threads
 
 
 def modules(payload) -> List[Module]:
-    c = Cursor(payload)
-    out = []
-    for _ in range(c.u32()):
-        bias, nranges, build_id_len = c.take(_MODULE_HEAD)
-        build_id = c.raw(build_id_len).hex()
-        path = c.string()
-        ranges = tuple(_RANGE.iter_unpack(c.rows(_RANGE, nranges)))
-        out.append(Module(path, bias, build_id, ranges))
-    return out
+    return [Module(m.path, m.bias, m.build_id.hex(), tuple(m.ranges))   # ranges: (lo, hi) rows
+            for m in _CODEC[fmt.CHUNK_MODULES].decode(payload).modules]
 
 
 def regions(payload) -> List[Tuple[int, int, str]]:
-    """[(id, parent_id, name)]"""
-    c = Cursor(payload)
-    out = []
-    for _ in range(c.u32()):
-        rid, parent = c.take(_REGION_HEAD)
-        out.append((rid, parent, c.string()))
-    return out
+    """[(id, parent_id, name)] of a REGIONS or TIMELINE_REGIONS chunk (one layout)."""
+    return [(r.id, r.parent_id, r.name) for r in _CODEC[fmt.CHUNK_REGIONS].decode(payload).regions]
 
 
 def size_rows(payload):
-    """Iterator of (region_id, reserved, size, count)."""
-    c = Cursor(payload)
-    return _SIZE_ROW.iter_unpack(c.rows(_SIZE_ROW, c.u32()))
+    """[(region_id, reserved, size, count)]"""
+    return _CODEC[fmt.CHUNK_SIZE_COUNTS].decode(payload).rows
 
 
 def api_rows(payload):
-    """Iterator of (region_id, api, calls)."""
-    c = Cursor(payload)
-    return _API_ROW.iter_unpack(c.rows(_API_ROW, c.u32()))
+    """[(region_id, api, calls)]"""
+    return _CODEC[fmt.CHUNK_API_COUNTS].decode(payload).rows
 
 
 def stack_rows(payload) -> List[Tuple[int, int, int, int, Tuple[int, ...]]]:
     """[(region_id, size, count, bytes, frames)]"""
-    c = Cursor(payload)
-    out = []
-    for _ in range(c.u32()):
-        region, depth, size, count, nbytes = c.take(_STACK_HEAD)
-        frames = struct.unpack_from(f"<{depth}Q", c.rows(_U64, depth)) if depth else ()
-        out.append((region, size, count, nbytes, frames))
-    return out
-
-
-_U64 = struct.Struct("<Q")
+    return [(t.region, t.size, t.count, t.bytes, t.frames)
+            for t in _CODEC[fmt.CHUNK_STACK_TYPES].decode(payload).types]
 
 
 def region_paths(rows: List[Tuple[int, int, str]]) -> Dict[int, str]:

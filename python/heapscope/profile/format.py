@@ -1,72 +1,48 @@
-"""Constants of the heapscope profile file format, mirrored from src/format/profile_format.h.
+"""Constants and payload codecs of the heapscope profile format, from its table
+(src/format/profile_format.table; the prose is src/format/profile_format.h).
 
-That header is the single source of truth (it also documents every payload);
-tests/format/test_format_constants.py parses it and checks that these values agree.
+Nothing here is written out: every name is made from the table when the package is
+imported. The Python name of a C constant is its C name without "HS_" (HS_CHUNK_PROCESS
+-> CHUNK_PROCESS, HS_REASON_EXIT -> REASON_EXIT, HS_TRACE_EVENTS -> TRACE_EVENTS,
+HS_MAGIC -> MAGIC, as bytes); tests/format/test_format_table.py compiles the C header
+and checks every one. Parsing the table at import (about a millisecond) rather than
+generating a Python file keeps `PYTHONPATH=python` working without a build step, and
+leaves no generated copy in the source tree to go stale.
 """
+from typing import Dict, FrozenSet, List
 
-MAGIC = b"HEAPSCPE"
-FORMAT_VERSION = 1
-HEADER_SIZE = 32
-CHUNK_HEADER_SIZE = 16
-NO_PARENT = 0xFFFFFFFF
+from heapscope.profile.layout import Codec
+from heapscope.profile.table import load
 
-# enum hs_chunk_type
-CHUNK_PROCESS = 1
-CHUNK_SETTINGS = 2
-CHUNK_SNAPSHOT_BEGIN = 3
-CHUNK_MODULES = 4
-CHUNK_REGIONS = 5
-CHUNK_SIZE_COUNTS = 6
-CHUNK_API_COUNTS = 7
-CHUNK_STACK_TYPES = 8
-CHUNK_SNAPSHOT_END = 9
-# Types from this one on belong to later issues; the reader keeps them raw.
-FIRST_EXTENSION_CHUNK = 10
+TABLE = load()
 
-CHUNK_NAMES = {
-    CHUNK_PROCESS: "PROCESS",
-    CHUNK_SETTINGS: "SETTINGS",
-    CHUNK_SNAPSHOT_BEGIN: "SNAPSHOT_BEGIN",
-    CHUNK_MODULES: "MODULES",
-    CHUNK_REGIONS: "REGIONS",
-    CHUNK_SIZE_COUNTS: "SIZE_COUNTS",
-    CHUNK_API_COUNTS: "API_COUNTS",
-    CHUNK_STACK_TYPES: "STACK_TYPES",
-    CHUNK_SNAPSHOT_END: "SNAPSHOT_END",
-}
+globals().update({name[len("HS_"):]: value for name, value in TABLE.c_constants().items()})
+MAGIC = TABLE.consts["MAGIC"].encode()
 
-# enum hs_snapshot_reason, index = value
-REASON_EXIT = 0
-REASON_API = 1
-REASON_SIGTERM = 2
-REASON_SIGINT = 3
-REASON_SIGUSR1 = 4
-REASON_EXEC = 5
-REASON_PERIODIC = 6
-REASON_NAMES = ["exit", "api", "sigterm", "sigint", "sigusr1", "exec", "periodic"]
+# chunk type -> name ("PROCESS", "TRACK_SUMMARY", "TIMELINE"), and its payload codec
+CHUNK_NAMES: Dict[int, str] = {c.id: c.name for c in TABLE.chunks}
+CODECS: Dict[int, Codec] = {c.id: Codec(c.layout) for c in TABLE.chunks}
+HEADER = Codec(TABLE.layouts["header"])
+CHUNK_HEADER = Codec(TABLE.layouts["chunk_header"])
+# The chunk types every reader must know (enum hs_chunk_type): inside a snapshot, the
+# reader keeps any other type raw in Profile.extra_chunks, outside in file_chunks.
+CORE_CHUNKS: FrozenSet[int] = frozenset(c.id for c in TABLE.chunks if c.c_enum == TABLE.c_enums[0])
 
-# enum hs_api, index = value; the names reports print.
-API_MALLOC = 0
-API_CALLOC = 1
-API_REALLOC = 2
-API_REALLOCARRAY = 3
-API_POSIX_MEMALIGN = 4
-API_ALIGNED_ALLOC = 5
-API_MEMALIGN = 6
-API_VALLOC = 7
-API_PVALLOC = 8
-API_FREE = 9
-API_FAILED = 10
-API_OPERATOR_NEW = 11
-API_OPERATOR_DELETE = 12
-API_COUNT = 13
-API_NAMES = [
-    "malloc", "calloc", "realloc", "reallocarray", "posix_memalign", "aligned_alloc",
-    "memalign", "valloc", "pvalloc", "free", "failed", "operator_new", "operator_delete",
-]
 
-# SETTINGS.unwinder
-UNWINDER_NAMES = ["dwarf", "frame-pointers"]
+def _labels(enum: str) -> List[str]:
+    return TABLE.enums[enum].labels()
+
+
+# Labels indexed by value: what reports print.
+REASON_NAMES = _labels("snapshot_reason")
+API_NAMES = _labels("api")
+UNWINDER_NAMES = _labels("unwinder")
+SAMPLE_KINDS = _labels("sample_kind")
+HEAP_MEASURES = _labels("heap_measure")
+
+
+def _name(labels: List[str], value: int, fallback: str) -> str:
+    return labels[value] if 0 <= value < len(labels) and labels[value] else f"{fallback}-{value}"
 
 
 def chunk_name(chunk_type: int) -> str:
@@ -74,8 +50,20 @@ def chunk_name(chunk_type: int) -> str:
 
 
 def reason_name(reason: int) -> str:
-    return REASON_NAMES[reason] if 0 <= reason < len(REASON_NAMES) else f"reason-{reason}"
+    return _name(REASON_NAMES, reason, "reason")
 
 
 def api_name(api: int) -> str:
-    return API_NAMES[api] if 0 <= api < len(API_NAMES) else f"api-{api}"
+    return _name(API_NAMES, api, "api")
+
+
+def unwinder_name(unwinder: int) -> str:
+    return _name(UNWINDER_NAMES, unwinder, "unwinder")
+
+
+def sample_kind_name(kind: int) -> str:
+    return _name(SAMPLE_KINDS, kind, "kind")
+
+
+def heap_measure_name(measure: int) -> str:
+    return _name(HEAP_MEASURES, measure, "measure")

@@ -1,18 +1,18 @@
 """read_profile / load_profiles: a profile file -> Profile, using its last complete snapshot.
 
-Steps: chunks.parse (framing, crc, truncation) -> find the snapshots -> decode the
-PROCESS and SETTINGS chunks and the chunks of the last complete snapshot.
+Steps: framing.parse (crc, truncation) -> find the snapshots -> decode the PROCESS
+and SETTINGS chunks and the chunks of the last complete snapshot -> tracking (its TRACK_*
+chunks, or else the replayed event trace) and timeline. The reader is the top of
+profile/: the modules it calls never import it.
 """
 import os
 from pathlib import Path
 from typing import Dict, Iterable, List, Tuple
 
 from heapscope.errors import HeapscopeError, NoSnapshotError
-from heapscope.profile import chunks as framing
 from heapscope.profile import decode
 from heapscope.profile import format as fmt
-from heapscope.profile import tracking
-from heapscope.profile.tracking import TRACE_EVENTS
+from heapscope.profile import framing, trace, tracking
 from heapscope.profile.model import Profile, Region, StackType
 from heapscope.profile.timeline import timeline_of
 
@@ -21,7 +21,7 @@ PROFILE_SUFFIX = ".hsp"
 
 def read_profile(path) -> Profile:
     path = str(path)
-    data = _read_bytes(path)
+    data = framing.read_file(path)
     frame = framing.parse(data, path)
     profile = Profile(path=path, start_real_ns=frame.start_real_ns)
     snapshots, open_snapshot = _find_snapshots(frame, profile, path)
@@ -47,7 +47,9 @@ def read_profile(path) -> Profile:
     chosen_seq = _decode(decode.snapshot_begin, frame.chunks[begin], path)[0]
     _incomplete_warnings(profile, frame, open_snapshot, len(data), chosen_seq, path)
     _decode_snapshot(profile, frame.chunks[begin:end + 1], path)
-    profile.tracking = tracking.from_profile(profile)
+    profile.tracking = tracking.from_snapshot(profile)
+    if profile.tracking is None and fmt.TRACE_START in profile.file_chunks:
+        profile.tracking = trace.replay(profile)   # record --trace without --track
     profile.timeline = timeline_of(profile.file_chunks, path, profile.warnings)
     return profile
 
@@ -81,18 +83,6 @@ def load_profiles(paths: Iterable) -> List[Profile]:
     return [read_profile(f) for f in unique.values()]
 
 
-def _read_bytes(path: str) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise HeapscopeError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise HeapscopeError(f"{path}: is a directory, expected a profile file") from None
-    except OSError as exc:
-        raise HeapscopeError(f"{path}: cannot read: {exc.strerror}") from None
-
-
 def _find_snapshots(frame, profile: Profile, path: str):
     """[(begin_index, end_index)] of complete snapshots, and the index of an unfinished one."""
     complete: List[Tuple[int, int]] = []
@@ -114,9 +104,9 @@ def _find_snapshots(frame, profile: Profile, path: str):
                 profile.warnings.append(f"snapshot {open_seq} ends with seq {end_seq}; using it anyway")
             complete.append((open_at, i))
             open_at = None
-        elif chunk.type == TRACE_EVENTS:
+        elif chunk.type == fmt.TRACE_EVENTS:
             continue   # the event trace is streamed from the file by trace.py, not kept
-        elif chunk.type >= fmt.FIRST_EXTENSION_CHUNK and open_at is None:
+        elif chunk.type not in fmt.CORE_CHUNKS and open_at is None:
             profile.file_chunks.setdefault(chunk.type, []).append(bytes(chunk.payload))
     return complete, open_at
 
@@ -185,7 +175,7 @@ def _decode_snapshot(profile: Profile, snapshot: List, path: str) -> None:
                 acc = stacks.setdefault(key, [0, 0])
                 acc[0] += count
                 acc[1] += nbytes
-        elif t not in fmt.CHUNK_NAMES:
+        elif t not in fmt.CORE_CHUNKS:
             profile.extra_chunks.setdefault(t, []).append(bytes(chunk.payload))
     profile.size_counts = sizes
     profile.api_counts = apis

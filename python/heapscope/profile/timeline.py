@@ -1,54 +1,41 @@
-"""The timeline chunks of a profile (types 20..29, src/format/profile_format.h) -> Timeline.
+"""The timeline chunks of a profile (TIMELINE, TIMELINE_REGIONS: the format table) -> Timeline.
 
 TIMELINE chunks are written outside snapshots as the run goes, so they are read from
 the whole file: read_profile() fills Profile.timeline from them (timeline_of), and
 read_timeline() reads a file that has no complete snapshot at all (a process killed
 by SIGKILL before its first dump) for `heapscope timeline`.
 """
-import struct
 from typing import Dict, Iterable, List, Tuple
 
 from heapscope.errors import HeapscopeError
-from heapscope.profile import chunks as framing
 from heapscope.profile import decode
 from heapscope.profile import format as fmt
+from heapscope.profile import framing
+from heapscope.profile.layout import Malformed
 from heapscope.profile.model import Profile, Sample, Timeline
 
-# enum hs_timeline_chunk_type, enum hs_sample_kind (mirrored; tests check the header)
-TIMELINE_SAMPLES = 20
-TIMELINE_REGIONS = 21
-SAMPLE_KINDS = ["periodic", "region-begin", "region-end", "mpi-before", "mpi-after", "final"]
-HEAP_MEASURES = ["usable", "requested", "none"]   # "none": heap_bytes/heap_mpi_bytes are -1
-NO_LABEL = 0xFFFFFFFF
+TIMELINE_SAMPLES, TIMELINE_REGIONS = fmt.TIMELINE_SAMPLES, fmt.TIMELINE_REGIONS
+SAMPLE_KINDS = fmt.SAMPLE_KINDS
 NO_SNAPSHOT_WARNING = ("no complete snapshot (the process was killed before its first dump): "
                        "timeline up to its last flush")
-
-_HEAD = struct.Struct("<QqII QQqqQ")
-_COUNT = struct.Struct("<II")
-_ROW = struct.Struct("<QIIIIqqqq")
 
 
 def decode_samples(payload) -> Tuple[dict, List[tuple]]:
     """(header fields, [(mono_ns, kind, region, label or None, heap, heap_mpi, rss, pss)])"""
-    c = decode.Cursor(payload)
-    (interval_ns, caliper_ns, heap_measure, _reserved, taken, skipped, rss_delta, pss_delta,
-     lost) = c.take(_HEAD)
-    labels = [c.string() for _ in range(c.u32())]
-    count, _reserved = c.take(_COUNT)
+    r = fmt.CODECS[TIMELINE_SAMPLES].decode(payload)
+    labels = r.labels
     rows = []
-    for mono, kind, region, label, _r, heap, heap_mpi, rss, pss in _ROW.iter_unpack(c.rows(_ROW, count)):
-        if label != NO_LABEL and label >= len(labels):
-            raise decode.Malformed(f"sample label {label} but {len(labels)} labels")
-        rows.append((mono, kind, region, None if label == NO_LABEL else labels[label],
+    # samples are plain rows, fields in table order (layout.py)
+    for mono, kind, region, label, _reserved, heap, heap_mpi, rss, pss in r.samples:
+        if label != fmt.NO_LABEL and label >= len(labels):
+            raise Malformed(f"sample label {label} but {len(labels)} labels")
+        rows.append((mono, kind, region, None if label == fmt.NO_LABEL else labels[label],
                      heap, heap_mpi, rss, pss))
-    head = dict(interval_ns=interval_ns, caliper_ns=caliper_ns, heap_measure=heap_measure,
-                calipers_taken=taken, calipers_skipped=skipped, mpi_rss_delta=rss_delta,
-                mpi_pss_delta=pss_delta, samples_lost=lost)
+    head = dict(interval_ns=r.interval_ns, caliper_ns=r.caliper_ns, heap_measure=r.heap_measure,
+                calipers_taken=r.calipers_taken, calipers_skipped=r.calipers_skipped,
+                mpi_rss_delta=r.mpi_rss_delta, mpi_pss_delta=r.mpi_pss_delta,
+                samples_lost=r.samples_lost)
     return head, rows
-
-
-def kind_name(kind: int) -> str:
-    return SAMPLE_KINDS[kind] if 0 <= kind < len(SAMPLE_KINDS) else f"kind-{kind}"
 
 
 def build(chunk_list: Iterable[Tuple[int, int, bytes]], path: str, warnings: List[str]):
@@ -63,16 +50,16 @@ def build(chunk_list: Iterable[Tuple[int, int, bytes]], path: str, warnings: Lis
                     region_rows[rid] = (parent, name)
             elif ctype == TIMELINE_SAMPLES:
                 batches.append(decode_samples(payload))
-        except decode.Malformed as exc:
-            name = "TIMELINE" if ctype == TIMELINE_SAMPLES else "TIMELINE_REGIONS"
-            raise HeapscopeError(f"{path}: malformed {name} chunk at byte {offset}: {exc}") from None
+        except Malformed as exc:
+            raise HeapscopeError(f"{path}: malformed {fmt.chunk_name(ctype)} chunk at byte "
+                                 f"{offset}: {exc}") from None
     if not batches:
         return None
     region_rows.setdefault(0, (fmt.NO_PARENT, ""))
     rows = [(rid, parent, name) for rid, (parent, name) in region_rows.items()]
     try:
         paths = decode.region_paths(rows)
-    except decode.Malformed as exc:
+    except Malformed as exc:
         raise HeapscopeError(f"{path}: malformed TIMELINE_REGIONS chunks: {exc}") from None
 
     def region_path(rid: int) -> str:
@@ -85,7 +72,7 @@ def build(chunk_list: Iterable[Tuple[int, int, bytes]], path: str, warnings: Lis
     samples = []
     for _head, batch in batches:
         for mono, kind, rid, label, heap, heap_mpi, rss, pss in batch:
-            kname = kind_name(kind)
+            kname = fmt.sample_kind_name(kind)
             rpath = region_path(rid)
             if kname in ("region-begin", "region-end"):
                 label = region_rows.get(rid, (0, rpath))[1]
@@ -98,8 +85,7 @@ def build(chunk_list: Iterable[Tuple[int, int, bytes]], path: str, warnings: Lis
                         f"or the file not writable)")
     measure = last["heap_measure"]
     return Timeline(interval_ns=last["interval_ns"],
-                    heap_measure=HEAP_MEASURES[measure] if measure < len(HEAP_MEASURES)
-                    else f"measure-{measure}",
+                    heap_measure=fmt.heap_measure_name(measure),
                     samples=samples,
                     mpi_rss_delta_bytes=last["mpi_rss_delta"],
                     mpi_pss_delta_bytes=last["mpi_pss_delta"],
@@ -117,9 +103,8 @@ def timeline_of(file_chunks: Dict[int, List[bytes]], path: str, warnings: List[s
 def read_timeline(path) -> Profile:
     """A profile's process description and timeline, whether or not it holds a complete
     snapshot (the counts are not read: use read_profile for them)."""
-    from heapscope.profile.reader import _read_bytes   # one way of opening files
     path = str(path)
-    data = _read_bytes(path)
+    data = framing.read_file(path)
     frame = framing.parse(data, path)
     profile = Profile(path=path, start_real_ns=frame.start_real_ns)
     process = next((c for c in frame.chunks if c.type == fmt.CHUNK_PROCESS), None)
@@ -128,7 +113,7 @@ def read_timeline(path) -> Profile:
     try:
         for key, value in decode.process(process.payload).items():
             setattr(profile, key, value)
-    except decode.Malformed as exc:
+    except Malformed as exc:
         raise HeapscopeError(f"{path}: malformed PROCESS chunk at byte {process.offset}: {exc}") from None
     if frame.truncated_at is not None:
         profile.complete = False

@@ -1,6 +1,7 @@
 """Replay the event trace of a profile (record --trace) into a Tracking.
 
-Layouts: src/format/profile_format.h, TRACE_START (12) and TRACE_EVENTS (13).
+Layouts: the format table, TRACE_START and TRACE_EVENTS; the event encoding:
+src/format/profile_format.h. Framing (crc, truncation): framing.py.
 The file is read as a stream: a first pass reads only chunk headers (and the few
 bytes that say which thread and which event numbers a chunk holds); the replay
 then decompresses one chunk per thread at a time and merges the threads' streams
@@ -19,25 +20,28 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
-from heapscope.profile import tracking
+from heapscope.profile import framing
+from heapscope.profile.layout import Malformed
 from heapscope.profile.model import LIFETIME_BINS, Tracking, lifetime_bin
+from heapscope.profile.tracking import build, region_namer
 
-TRACE_START = tracking.TRACE_START
-TRACE_EVENTS = tracking.TRACE_EVENTS
-ALLOC, FREE, STACK = 1, 2, 3
-
-_CHUNK_HEAD = struct.Struct("<IIQ")
-_START = struct.Struct("<IIQQ")
-_EVENTS_HEAD = struct.Struct("<IIQQIIQ")
+TRACE_START, TRACE_EVENTS = fmt.TRACE_START, fmt.TRACE_EVENTS
+ALLOC, FREE, STACK = fmt.EVENT_ALLOC, fmt.EVENT_FREE, fmt.EVENT_STACK
+_EVENTS = fmt.CODECS[TRACE_EVENTS]     # its prefix: the fields before the events
 
 
 class _Chunk:
-    __slots__ = ("offset", "length", "crc", "thread", "events", "first_seq", "last_seq",
+    __slots__ = ("head", "offset", "length", "crc", "thread", "events", "first_seq", "last_seq",
                  "codec", "raw_len")
+
+    @property
+    def where(self) -> str:
+        return f"TRACE_EVENTS chunk at byte {self.head.offset}"
 
 
 def scan(path: str) -> Tuple[Optional[tuple], List[_Chunk]]:
-    """(TRACE_START fields or None, TRACE_EVENTS chunks) of the file, headers only."""
+    """(TRACE_START record or None, TRACE_EVENTS chunks) of the file: for the events,
+    only the fields before them are read (offset: of the payload)."""
     start = None
     chunks: List[_Chunk] = []
     try:
@@ -45,55 +49,38 @@ def scan(path: str) -> Tuple[Optional[tuple], List[_Chunk]]:
     except OSError as exc:
         raise HeapscopeError(f"{path}: cannot read: {exc.strerror}") from None
     with fh:
-        fh.seek(fmt.HEADER_SIZE)
-        while True:
-            head = fh.read(fmt.CHUNK_HEADER_SIZE)
-            if len(head) < fmt.CHUNK_HEADER_SIZE:
-                break
-            ctype, crc, length = _CHUNK_HEAD.unpack(head)
-            offset = fh.tell()
-            if ctype == TRACE_START and length >= _START.size:
-                start = _START.unpack(fh.read(_START.size))
-            elif ctype == TRACE_EVENTS and length >= _EVENTS_HEAD.size:
-                c = _Chunk()
-                (c.thread, c.events, c.first_seq, c.last_seq, c.codec, _reserved,
-                 c.raw_len) = _EVENTS_HEAD.unpack(fh.read(_EVENTS_HEAD.size))
-                c.offset, c.length, c.crc = offset, length, crc
-                chunks.append(c)
-            fh.seek(offset + length)
-            if fh.tell() != offset + length or offset + length > _size(fh):
-                if chunks and chunks[-1].offset == offset:
-                    chunks.pop()   # cut short by the end of the process: not readable
-                break
+        for head in framing.scan(fh, path):
+            try:
+                if head.type == TRACE_START:
+                    start = fmt.CODECS[TRACE_START].decode(framing.read_payload(fh, head, path))
+                elif head.type == TRACE_EVENTS:
+                    fh.seek(head.payload_offset)
+                    fields = _EVENTS.decode_prefix(fh.read(min(_EVENTS.prefix.size, head.length)))
+                    c = _Chunk()
+                    for name in ("thread", "events", "first_seq", "last_seq", "codec", "raw_len"):
+                        setattr(c, name, fields[name])
+                    c.head, c.offset, c.length, c.crc = head, head.payload_offset, head.length, head.crc
+                    chunks.append(c)
+            except Malformed as exc:
+                raise HeapscopeError(f"{path}: malformed {fmt.chunk_name(head.type)} chunk at "
+                                     f"byte {head.offset}: {exc}") from None
     return start, chunks
 
 
-def _size(fh) -> int:
-    here = fh.tell()
-    end = fh.seek(0, 2)
-    fh.seek(here)
-    return end
-
-
 def _payload(fh, path: str, c: _Chunk) -> bytes:
-    fh.seek(c.offset)
-    payload = fh.read(c.length)
-    if zlib.crc32(payload) != c.crc:
-        raise HeapscopeError(f"{path}: TRACE_EVENTS chunk at byte {c.offset - fmt.CHUNK_HEADER_SIZE} "
-                             f"is corrupt (crc mismatch)")
-    data = payload[_EVENTS_HEAD.size:]
-    if c.codec == 2:
+    """The events of a chunk, decompressed and checked against its header."""
+    data = framing.read_payload(fh, c.head, path)[_EVENTS.prefix.size:]
+    if c.codec == fmt.CODEC_ZSTD:
         data = _unzstd(data, c, path)
-    elif c.codec == 1:
+    elif c.codec == fmt.CODEC_DEFLATE:
         try:
             data = zlib.decompress(data, -15)   # raw deflate
         except zlib.error as exc:
-            raise HeapscopeError(f"{path}: TRACE_EVENTS chunk at byte {c.offset}: {exc}") from None
-    elif c.codec != 0:
-        raise HeapscopeError(f"{path}: TRACE_EVENTS chunk at byte {c.offset}: unknown codec {c.codec}")
+            raise HeapscopeError(f"{path}: {c.where}: {exc}") from None
+    elif c.codec != fmt.CODEC_NONE:
+        raise HeapscopeError(f"{path}: {c.where}: unknown codec {c.codec}")
     if len(data) != c.raw_len:
-        raise HeapscopeError(f"{path}: TRACE_EVENTS chunk at byte {c.offset}: "
-                             f"{len(data)} bytes, its header says {c.raw_len}")
+        raise HeapscopeError(f"{path}: {c.where}: {len(data)} bytes, its header says {c.raw_len}")
     return data
 
 
@@ -103,7 +90,7 @@ _zstd = None
 def _unzstd(data: bytes, c: _Chunk, path: str) -> bytes:
     """A zstd frame (codec 2) of c.raw_len bytes; a broken one is one HeapscopeError."""
     global _zstd
-    where = f"{path}: TRACE_EVENTS chunk at byte {c.offset}"
+    where = f"{path}: {c.where}"
     if _zstd is None:
         try:
             import zstandard
@@ -175,8 +162,7 @@ def events(path: str, chunks: List[_Chunk], stacks: Dict[int, tuple]) -> Iterato
         mine.sort(key=lambda c: c.first_seq)
         with open(path, "rb") as fh:
             for c in mine:
-                yield from _decode(_payload(fh, path, c), c.thread, stacks,
-                                   f"{path}: TRACE_EVENTS chunk at byte {c.offset}")
+                yield from _decode(_payload(fh, path, c), c.thread, stacks, f"{path}: {c.where}")
 
     return heapq.merge(*(stream(m) for m in by_thread.values()))
 
@@ -196,7 +182,8 @@ def replay(profile) -> Optional[Tracking]:
     start, chunks = scan(path)
     if start is None and not chunks:
         return None
-    _version, max_between, max_ns, start_mono = start if start else (1, 0, 0, 0)
+    max_between, max_ns, start_mono = ((start.temporary_max_between, start.temporary_max_ns,
+                                        start.start_mono_ns) if start else (0, 0, 0))
     stacks: Dict[int, tuple] = {}
     groups: Dict[tuple, _Group] = {}
     live: Dict[int, tuple] = {}          # addr -> (group, size, born_ns, thread, thread_seq)
@@ -255,13 +242,9 @@ def replay(profile) -> Optional[Tracking]:
                      [g.allocs, g.frees, g.temps, g.at_peak, g.live, g.extra,
                       tuple(g.time), tuple(g.between)]))
 
-    def region_path(rid: int) -> str:
-        region = profile.regions.get(rid)
-        return region.path if region else f"(region {rid})"
-
     summary = dict(temporary_max_between=max_between, temporary_max_ns=max_ns,
                    peak_bytes=peak, peak_mono_ns=max(peak_ns - start_mono, 0) if peak else 0,
                    end_bytes=cur, untracked=0, table_bytes=0)
-    result = tracking.build(summary, rows, region_path)
+    result = build(summary, rows, region_namer(profile))
     result.source = "trace"
     return result

@@ -1,41 +1,29 @@
-"""Decode the tracking chunks of a snapshot (record --track) into Profile.tracking;
-without them, replay the event trace (record --trace, trace.py).
+"""Decode the tracking chunks of a snapshot (record --track) into Profile.tracking,
+and build a Tracking from rows (also for the event trace's replay, trace.py).
 
-Layouts: src/format/profile_format.h, TRACK_SUMMARY (10) and TRACK_TYPES (11).
-Rows with the same (region, size, frames) — one stack trace type seen by several
-threads — are added up; a row with no frames aggregates one (region, size).
+Layouts: the format table, TRACK_SUMMARY and TRACK_TYPES. Rows with the same (region,
+size, frames) — one stack trace type seen by several threads — are added up; a row
+with no frames aggregates one (region, size).
 """
-import struct
 from typing import Dict, List, Optional, Tuple
 
 from heapscope.errors import HeapscopeError
-from heapscope.profile.decode import Cursor, Malformed
+from heapscope.profile import format as fmt
+from heapscope.profile.layout import Malformed
 from heapscope.profile.model import LIFETIME_BINS, Lifetimes, Tracking, TrackedStack
-
-# enum hs_track_chunk_type (profile_format.h)
-TRACK_SUMMARY = 10
-TRACK_TYPES = 11
-TRACE_START = 12
-TRACE_EVENTS = 13
-
-_SUMMARY = struct.Struct("<IIQQQQQQQ")
-_ROW_HEAD = struct.Struct("<IIQQQQQQQQQ")
-_U64 = struct.Struct("<Q")
 
 
 def summary(payload) -> dict:
-    (between, _reserved, max_ns, peak, peak_ns, end, untracked, table_bytes,
-     max_blocks) = Cursor(payload).take(_SUMMARY)
-    return dict(temporary_max_between=between, temporary_max_ns=max_ns, peak_bytes=peak,
-                peak_mono_ns=peak_ns, end_bytes=end, untracked=untracked,
-                table_bytes=table_bytes, max_blocks=max_blocks)
+    r = fmt.CODECS[fmt.TRACK_SUMMARY].decode(payload)
+    return dict(temporary_max_between=r.temporary_max_between, temporary_max_ns=r.temporary_max_ns,
+                peak_bytes=r.peak_bytes, peak_mono_ns=r.peak_mono_ns, end_bytes=r.end_bytes,
+                untracked=r.untracked, table_bytes=r.table_bytes, max_blocks=r.max_blocks)
 
 
-def _bins(c: Cursor, mask: int) -> Tuple[int, ...]:
+def _hist(mask: int, values: Tuple[int, ...]) -> Tuple[int, ...]:
+    """The LIFETIME_BINS bins from the nonzero ones (one value per bit of mask)."""
     if mask >> LIFETIME_BINS:
         raise Malformed(f"histogram mask {mask:#x} names bins beyond {LIFETIME_BINS - 1}")
-    n = bin(mask).count("1")
-    values = struct.unpack_from(f"<{n}Q", c.rows(_U64, n)) if n else ()
     hist = [0] * LIFETIME_BINS
     it = iter(values)
     for b in range(LIFETIME_BINS):
@@ -47,18 +35,16 @@ def _bins(c: Cursor, mask: int) -> Tuple[int, ...]:
 def type_rows(payload) -> List[tuple]:
     """[(region_id, size, frames, counts)] with counts = [allocs, frees, temporaries,
     live_at_peak, live_at_end, extra_bytes, time_hist, between_hist]."""
-    c = Cursor(payload)
     out = []
-    for _ in range(c.u32()):
-        (region, depth, size, allocs, frees, temps, at_peak, at_end, extra, time_mask,
-         between_mask) = c.take(_ROW_HEAD)
-        time_hist = _bins(c, time_mask)
-        between_hist = _bins(c, between_mask)
-        frames = struct.unpack_from(f"<{depth}Q", c.rows(_U64, depth)) if depth else ()
-        if frees > allocs or at_end > allocs:
-            raise Malformed(f"row of size {size}: {frees} frees / {at_end} live of {allocs} allocations")
-        out.append((region, size, tuple(frames),
-                    [allocs, frees, temps, at_peak, at_end, extra, time_hist, between_hist]))
+    for r in fmt.CODECS[fmt.TRACK_TYPES].decode(payload).rows:
+        time_hist = _hist(r.time_mask, r.time_bins)
+        between_hist = _hist(r.between_mask, r.between_bins)
+        if r.frees > r.allocs or r.live_at_end > r.allocs:
+            raise Malformed(f"row of size {r.size}: {r.frees} frees / {r.live_at_end} live of "
+                            f"{r.allocs} allocations")
+        out.append((r.region, r.size, r.frames,
+                    [r.allocs, r.frees, r.temporaries, r.live_at_peak, r.live_at_end,
+                     r.extra_bytes, time_hist, between_hist]))
     return out
 
 
@@ -92,14 +78,19 @@ def build(summary_fields: dict, rows: List[tuple], region_path) -> Tracking:
                     source="track", **fields)
 
 
-def from_profile(profile) -> Optional[Tracking]:
+def region_namer(profile):
+    """region id -> path, for the rows of a profile (an unknown id is named, not fatal)."""
+    def region_path(rid: int) -> str:
+        region = profile.regions.get(rid)
+        return region.path if region else f"(region {rid})"
+    return region_path
+
+
+def from_snapshot(profile) -> Optional[Tracking]:
     """Profile.tracking from the chosen snapshot's TRACK_* chunks (kept raw by the
-    reader in profile.extra_chunks); None when the run was not tracked."""
-    summaries = profile.extra_chunks.get(TRACK_SUMMARY)
+    reader in profile.extra_chunks); None when the snapshot has none."""
+    summaries = profile.extra_chunks.get(fmt.TRACK_SUMMARY)
     if not summaries:
-        if TRACE_START in profile.file_chunks:
-            from heapscope.profile import trace   # record --trace without --track
-            return trace.replay(profile)
         return None
 
     def decode(decoder, payload, name):
@@ -109,12 +100,8 @@ def from_profile(profile) -> Optional[Tracking]:
             raise HeapscopeError(f"{profile.path}: malformed {name} chunk in snapshot "
                                  f"{profile.snapshot_seq}: {exc}") from None
 
-    def region_path(rid: int) -> str:
-        region = profile.regions.get(rid)
-        return region.path if region else f"(region {rid})"
-
     fields = decode(summary, summaries[-1], "TRACK_SUMMARY")
     rows: List[tuple] = []
-    for payload in profile.extra_chunks.get(TRACK_TYPES, []):
+    for payload in profile.extra_chunks.get(fmt.TRACK_TYPES, []):
         rows.extend(decode(type_rows, payload, "TRACK_TYPES"))
-    return build(fields, rows, region_path)
+    return build(fields, rows, region_namer(profile))

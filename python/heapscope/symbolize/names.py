@@ -1,9 +1,10 @@
 """Short forms of demangled C++ names, for text reports.
 
-`std::vector<double, std::allocator<double> >::vector(unsigned long, double const&)`
-reads as `std::vector<...>::vector(...)`: template arguments and parameter lists are
-elided (as in seed paper 000's listings), everything else kept. JSON output always
-carries the full name; this is only for people reading a terminal.
+`std::vector<double, std::allocator<double> >::vector(unsigned long, double const&)` reads
+as `std::vector<...>::vector(...)`: template arguments and parameter lists are elided (as
+in the listings of Gomes et al., "Memory allocation anomalies in high-performance
+computing applications"), everything else kept. JSON output always carries the full name;
+this is only for people reading a terminal.
 """
 
 # Operators whose spelling contains brackets that are not template or call brackets.

@@ -1,0 +1,146 @@
+"""The documents one HTML report shows, made by the analyses the text reports use.
+
+    docs = collect(["run/"])                 # one recording (a program, or an MPI job)
+    docs = collect(["before/"], ["after/"])  # two: the diff too
+
+Every figure the page shows comes from one of these documents, unchanged: `report`
+(identify), `stacks` (stack trace types of every recorded size), `callgraphs` (one
+CallGraph per size and region with the most allocations), `timeline` (heap, RSS, PSS
+per process), `job` (an MPI job's ranks), `lifetimes`/`temporaries`/`peak`/`leaks`
+(record --track) and `diff`. A document the profiles cannot give is replaced by
+{"absent": "why, in plain words"}: the page says so instead of drawing an empty box.
+"""
+from typing import Dict, List, Optional, Sequence
+
+from heapscope.analysis import job, stacks as stack_paths
+from heapscope.analysis.callgraph import build_callgraph
+from heapscope.analysis.job_loading import RANK_FILE, load_summaries
+from heapscope.analysis.profile_files import profile_files
+from heapscope.analysis.loading import weighted_stacks
+from heapscope.analysis.selection import SizeSet
+from heapscope.errors import HeapscopeError, NoSnapshotError
+from heapscope.profile import load_profiles
+from heapscope.profile.model import Profile
+from heapscope.analysis import identify, stack_types
+from heapscope.analysis.timeline import document as timeline_document
+from heapscope.symbolize import Symbolizer
+
+CALLGRAPHS = 12        # size x region groups drawn as call graphs (most allocations first)
+
+
+def absent(why: str) -> dict:
+    return dict(absent=why)
+
+
+def is_job(paths: Sequence[str]) -> bool:
+    """Whether the files are an MPI job's rank files (named by record --mpi)."""
+    import os
+    return any(RANK_FILE.match(os.path.basename(f)) for f in profile_files(paths))
+
+
+def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,
+            callgraphs: int = CALLGRAPHS) -> Dict[str, object]:
+    sym = Symbolizer()
+    job_doc = None
+    if is_job(paths):
+        job_doc = job.build(load_summaries(paths))
+    try:
+        profiles = load_profiles(paths)
+    except NoSnapshotError as exc:
+        if job_doc is None:
+            raise
+        # a killed rank: the job document has its timeline; the size tables cover the others
+        profiles = load_profiles([f for f in profile_files(paths) if f != exc.path])
+    docs: Dict[str, object] = dict(
+        inputs=[str(p) for p in paths], compare=[str(p) for p in compare] if compare else None,
+        report=identify.build(profiles, hot=10))
+    docs["stacks"], docs["callgraphs"] = _stacks(profiles, sym, callgraphs)
+    docs["job"] = job_doc or absent("not an MPI job (no rank files): the timeline section "
+                                    "shows each process")
+    docs["timeline"] = _timeline(profiles)
+    docs.update(_tracking(profiles, sym))
+    docs["diff"] = _diff(profiles, compare, sym) if compare else absent(
+        "one recording given: give two (before, after) to compare them")
+    docs["notes"] = list(sym.notes)
+    return docs
+
+
+def recorded_sizes(profiles: Sequence[Profile]) -> SizeSet:
+    """The sizes whose stacks the profiles recorded (record --sizes), as one selection."""
+    specs = {(p.settings.get("stack_sizes") or "").strip() for p in profiles} - {""}
+    if not specs or "all" in specs:
+        return SizeSet(None)
+    return SizeSet(",".join(sorted(specs)))
+
+
+def _stacks(profiles: Sequence[Profile], sym: Symbolizer, limit: int):
+    everything = recorded_sizes(profiles)
+    try:
+        doc = stack_types.build(profiles, everything, top=0, symbolizer=sym)
+    except HeapscopeError as exc:
+        return absent(str(exc)), []
+    if not doc["groups"]:
+        return absent("no stack trace type was recorded: " + _no_stacks(profiles)), []
+    ranked = sorted(doc["groups"], key=lambda g: (-g["count"], g["size"], g["region"]))[:limit]
+    wanted = {(g["size"], g["region"]) for g in ranked}
+    grouped: Dict[tuple, List[stack_paths.WeightedStack]] = {}
+    for s in weighted_stacks(profiles, everything, None, symbolizer=sym):
+        if (s.size, s.region) in wanted:
+            grouped.setdefault((s.size, s.region), []).append(s)
+    main_exe = profiles[0].exe if len({p.exe for p in profiles}) == 1 else ""
+    graphs = [dict(size=g["size"], region=g["region"],
+                   graph=build_callgraph(grouped[(g["size"], g["region"])],
+                                         main_executable=main_exe))
+              for g in ranked if grouped.get((g["size"], g["region"]))]
+    return doc, graphs
+
+
+def _no_stacks(profiles: Sequence[Profile]) -> str:
+    from heapscope.analysis.recorded import no_stacks_reason
+    return no_stacks_reason(profiles, SizeSet(None), None)
+
+
+def _timeline(profiles: Sequence[Profile]) -> dict:
+    having = [p for p in profiles if p.timeline is not None and p.timeline.samples]
+    if not having:
+        return absent("no timeline samples: recorded with the timeline off "
+                      "(--timeline-interval 0)")
+    having.sort(key=lambda p: (p.rank, p.start_real_ns, p.pid))
+    return timeline_document(having)
+
+
+def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
+    """lifetimes, temporaries, peak and leaks of the tracked profiles (record --track)."""
+    from heapscope.analysis.leaks import build_leaks
+    from heapscope.analysis.lifetimes import build_lifetimes, build_temporaries
+    from heapscope.analysis.peak import build_peak, document as peak_document
+    from heapscope.analysis.tracked import tracked_entries, tracking_settings
+
+    tracked = [p for p in profiles if p.tracking is not None]
+    if not tracked:
+        why = absent("not recorded with tracking: record with `heapscope record --track` for "
+                     "lifetimes, temporaries, the peak's holders and leaks")
+        return dict(lifetimes=why, temporaries=why, peak=why, leaks=why, tracking=why)
+    everything = SizeSet(None)
+    entries = tracked_entries(tracked, everything, None, sym, required=False)
+    peaks = [build_peak(i, p, every, every, top=20)
+             for i, p in enumerate(tracked)
+             for every in [tracked_entries([p], everything, None, sym, required=False)]]
+    return dict(lifetimes=build_lifetimes(tracked, entries, top=20),
+                temporaries=build_temporaries(tracked, entries, top=20),
+                peak=peak_document(peaks),
+                leaks=build_leaks(entries, [], None, top=20),
+                tracking=tracking_settings(tracked))
+
+
+def _diff(before: Sequence[Profile], after_paths: Sequence[str], sym: Symbolizer) -> dict:
+    """The document of `heapscope diff A B --stacks` (analysis.diff), every size and region;
+    without stack trace types on either side, the document without them."""
+    from heapscope.analysis import diff
+    after = load_profiles(after_paths)
+    try:
+        result = diff.compare(before, after, SizeSet(None), None, stacks=True, symbolizer=sym)
+    except HeapscopeError:        # neither side recorded stacks
+        result = diff.compare(before, after, SizeSet(None), None)
+    return dict(diff.document(result, "A", "B", None, None, "count", None),
+                processes=list(result["processes"]), warnings=result["warnings"])

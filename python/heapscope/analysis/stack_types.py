@@ -1,0 +1,74 @@
+"""The `heapscope stacks` document (step two of the method, locate), as plain data.
+
+Stack trace types of the chosen sizes and regions, symbolized and merged across
+processes by their symbolized frames (analysis.loading, the same merge the call
+graph and the diff use), grouped per (size, region), most frequent first. Sizes the
+profiles recorded no stacks for are listed in `not_recorded` with the command that
+records them. Rendered by render.stacks_text and render.csv_tables.
+"""
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from heapscope.analysis import recorded
+from heapscope.analysis.loading import region_paths, weighted_stacks
+from heapscope.analysis.processes import describe
+from heapscope.analysis.selection import SizeSet, check_region
+from heapscope.errors import HeapscopeError
+from heapscope.profile.model import Profile
+from heapscope.symbolize import Symbolizer
+
+STACKS_FORMAT = "heapscope-stacks"
+STACKS_VERSION = 1
+
+
+def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = None,
+          top: int = 10, depth: int = 0, symbolizer: Optional[Symbolizer] = None,
+          per_process: bool = False) -> dict:
+    sym = symbolizer or Symbolizer()
+    check_region(region_paths(profiles), region)   # before saying what was not recorded there
+    not_recorded = recorded.not_recorded(profiles, sizes, region)
+    if len(not_recorded) == len(recorded.requested(sizes)):   # none of them: nothing to show
+        raise HeapscopeError(not_recorded[0]["message"])
+    order = _region_order(profiles)
+
+    def groups_of(selected):
+        stacks = weighted_stacks(selected, sizes, region, merge=True, symbolizer=sym)
+        return _groups(stacks, order, top, depth)
+
+    doc = dict(format=STACKS_FORMAT, version=STACKS_VERSION,
+               processes=[describe(p) for p in profiles],
+               merged=len(profiles) > 1 and not per_process,
+               filters=dict(size=sizes.spec, region=region, top=top, depth=depth),
+               notes=[], groups=groups_of(profiles), not_recorded=not_recorded)
+    if per_process:
+        doc["per_process"] = [dict(process=i, groups=groups_of([p])) for i, p in enumerate(profiles)]
+    doc["notes"] = list(sym.notes)
+    return doc
+
+
+def _groups(stacks, order: Dict[str, int], top: int, depth: int) -> List[dict]:
+    """Stacks (most frequent first) -> one group per (size, region), by size then region order."""
+    groups: Dict[Tuple[int, str], list] = {}
+    for s in stacks:
+        groups.setdefault((s.size, s.region), []).append(s)
+    out = []
+    for (size, reg) in sorted(groups, key=lambda k: (k[0], order.get(k[1], len(order)), k[1])):
+        members = groups[(size, reg)]
+        count = sum(s.count for s in members)
+        nbytes = sum(s.bytes for s in members)
+        shown = members[:top] if top else members
+        out.append(dict(
+            size=size, region=reg, types=len(members), count=count, bytes=nbytes,
+            stack_types=[dict(rank=i, count=s.count, bytes=s.bytes,
+                              share=s.count / count if count else 0.0,
+                              frames_total=len(s.frames),
+                              frames=[f.to_json() for f in (s.frames[:depth] if depth else s.frames)])
+                         for i, s in enumerate(shown, 1)]))
+    return out
+
+
+def _region_order(profiles: Sequence[Profile]) -> Dict[str, int]:
+    order: Dict[str, int] = {}
+    for p in profiles:
+        for rid in sorted(p.regions):
+            order.setdefault(p.regions[rid].path, len(order))
+    return order

@@ -1,0 +1,59 @@
+"""`heapscope html PROFILE|DIR [PROFILE|DIR] [-o FILE]`: one self-contained HTML report.
+
+Wiring only: the documents come from analysis.page_documents (the analyses the text
+reports use), the page from render.html.
+"""
+import os
+from pathlib import Path
+
+from heapscope.analysis.page_documents import CALLGRAPHS, collect
+from heapscope.atomic import write_atomic
+from heapscope.commands.options import non_negative
+from heapscope.errors import HeapscopeError
+
+DEFAULT_NAME = "heapscope-report.html"
+
+
+def register(sub):
+    p = sub.add_parser(
+        "html", help="one offline HTML report: sizes, flame and call graphs, timelines, diff",
+        description="Write one self-contained HTML file (scripts and data inlined: it opens "
+                    "offline in any current browser, no server) with the overview and warnings, "
+                    "the size x region table and heat map, flame graphs and call graphs of the "
+                    "recorded stacks, lifetimes/peak/leaks (record --track), the heap/RSS/PSS "
+                    "timeline (every rank of an MPI job) and, given two recordings, their diff. "
+                    "Layout and libraries: docs/html-report.md.")
+    p.add_argument("profiles", nargs="+", metavar="PROFILE|DIR",
+                   help="a recording (profile files or a directory); a second one (B, after) "
+                        "adds the comparison with the first (A, before)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help=f"the HTML file to write (default: {DEFAULT_NAME} next to the first "
+                        f"input: inside it when it is a directory, beside it when a file; never "
+                        f"the current directory unasked)")
+    p.add_argument("--callgraphs", type=non_negative("--callgraphs"), default=CALLGRAPHS,
+                   metavar="N", help=f"size and region groups whose call graph is drawn, most "
+                                     f"allocations first (default {CALLGRAPHS}; graphviz `dot`)")
+    p.set_defaults(func=run)
+
+
+def output_path(args) -> Path:
+    if args.output:
+        return Path(args.output)
+    first = Path(args.profiles[0])
+    return (first if first.is_dir() else first.parent) / DEFAULT_NAME
+
+
+def run(args):
+    from heapscope.render.html import render_profile_page
+    if len(args.profiles) > 2:
+        raise HeapscopeError(f"html takes one recording, or two to compare (before, after); "
+                             f"got {len(args.profiles)}: put one recording's files in a directory")
+    before = [args.profiles[0]]
+    after = [args.profiles[1]] if len(args.profiles) == 2 else None
+    out = output_path(args)
+    docs = collect(before, after, callgraphs=args.callgraphs)
+    program = os.path.basename(docs["report"]["processes"][0]["exe"]) or "program"
+    title = f"heapscope: {program}" + (" (compared)" if after else "")
+    write_atomic(str(out), render_profile_page(docs, title))
+    print(f"wrote {out}")
+    return 0

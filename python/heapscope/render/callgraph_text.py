@@ -1,0 +1,62 @@
+"""Text of `heapscope callgraph`: the graph's size, the ranked fix targets with who calls
+them, what was drawn but not ranked, the files drawn and the notes.
+
+Takes the CallGraph (analysis.callgraph) for the callers of each vertex, and its
+document (analysis.callgraph.document) for the selection, the drawn files and notes.
+"""
+from typing import List
+
+from heapscope.analysis import classify as kinds
+from heapscope.analysis.callgraph import ALLOC, CallGraph, callers, shown
+from heapscope.render.text import counted
+
+CALLERS_SHOWN = 4   # "called from" entries per ranked vertex
+
+
+def title(doc: dict) -> str:
+    """"size 24 in region local: 3 stack trace types, 9,000 allocations, 216,000 bytes"."""
+    where = f" in region {doc['region']}" if doc["region"] else ""
+    return (f"size {doc['size']}{where}: {counted(doc['types'], 'stack trace type')}, "
+            f"{counted(doc['count'], 'allocation')}, {counted(doc['bytes'], 'byte')}")
+
+
+def render(g: CallGraph, doc: dict, top: int) -> str:
+    out: List[str] = [f"Call graph of {title(doc)}"]
+    drawn = len(g.vertices) - sum(v.kind == ALLOC for v in g.vertices.values())
+    out.append(f"{counted(drawn, 'line' if g.lines else 'function')}, "
+               f"{counted(len(g.edges), 'call edge')}.")
+    ranked = shown(g, top)
+    if not ranked:
+        out += ["", "No user-code vertex to rank: every frame is an entry point or runtime code."]
+    else:
+        out += ["", "Fix targets (user code shared by the most paths; nearest the allocation first):",
+                f"{'rank':>4} {'types':>6} {'allocations':>12} {'share':>6} {'bytes':>12} {'dist':>4}  vertex"]
+        for v in ranked:
+            share = 100.0 * v.count / g.count if g.count else 0.0
+            where = f" @ {v.file}:{v.line}" if g.lines and v.file else (f" @ {v.file}" if v.file else "")
+            out.append(f"{v.rank:>4} {v.types:>6} {v.count:>12,} {share:>5.1f}% {v.bytes:>12,} "
+                       f"{v.distance:>4}  {v.function}{where}")
+            via = ", ".join(f"{g.vertices[e.caller].function} ({e.count:,})"
+                            for e in callers(g, v.key)[:CALLERS_SHOWN])
+            if via:
+                out.append(f"{'':>47}called from: {via}")
+    parts = _unranked(g)
+    if parts:
+        out += ["", f"Drawn, not ranked: {', '.join(parts)}."]
+    out += [f"wrote {doc[kind]}" for kind in ("dot", "svg") if doc[kind]]
+    out += [f"note: {n}" for n in doc["notes"]]
+    return "\n".join(out) + "\n"
+
+
+def _unranked(g: CallGraph) -> List[str]:
+    """"2 entry points, 5 runtime frames, 1 trunk vertex (on every path ...)"."""
+    unranked = {}
+    for v in g.vertices.values():
+        if not v.rank and v.kind != ALLOC:
+            unranked.setdefault("trunk" if v.trunk else v.kind, []).append(v)
+    labels = {kinds.ENTRY: ("entry point", ""), kinds.RUNTIME: ("runtime frame", ""),
+              "trunk": ("trunk vertex", "trunk vertices"), kinds.USER: ("user vertex", "user vertices")}
+    parts = [counted(len(vs), *labels.get(k, (k, ""))) for k, vs in sorted(unranked.items())]
+    if "trunk" in unranked:
+        parts[sorted(unranked).index("trunk")] += " (on every path before the first branch)"
+    return parts

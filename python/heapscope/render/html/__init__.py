@@ -1,0 +1,31 @@
+"""Documents into one self-contained HTML page (`heapscope html`, `heapscope bench --html`).
+
+    page.py       assembles the page: data as JSON, scripts and styles inlined
+    assets.py     the vendored libraries (assets/, scripts/vendor_assets.py) and our js/
+    overview.py   1. program, processes, totals, warnings     js/overview.js
+    sizes.py      2. sizes x regions, groups, hot sizes       js/sizes.js
+    stacks.py     3. flame graphs and call graphs             js/stacks.js
+    tracking.py   4. lifetimes, temporaries, peak, leaks      js/tracking.js
+    timeline.py   5. heap/RSS/PSS over time, MPI ranks        js/timeline.js
+    diff.py       6. two recordings compared                  js/diff.js
+    bench.py      7. allocator comparison (bench results)     js/bench.js
+Each section module has ID, TITLE, SCRIPT and data(docs): the part of the documents its
+script lays out (no figure is computed in JavaScript).
+"""
+from heapscope.render.html import bench, diff, overview, page, sizes, stacks, timeline, tracking
+
+PROFILE_SECTIONS = [overview, sizes, stacks, tracking, timeline, diff]
+
+
+def _sections(modules):
+    return [(m.ID, m.TITLE, m.SCRIPT, m.data) for m in modules]
+
+
+def render_profile_page(docs: dict, title: str) -> str:
+    """The report of one recording (or two compared): docs from analysis.page_documents."""
+    return page.render(docs, _sections(PROFILE_SECTIONS), title)
+
+
+def render_bench_page(doc: dict, title: str = "heapscope bench") -> str:
+    """The `heapscope bench` document (bench.results.document) as a page."""
+    return page.render(dict(bench=doc), _sections([bench]), title)

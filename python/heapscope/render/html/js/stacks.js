@@ -1,0 +1,151 @@
+// Section 3: stack trace types per size and region: a flame graph (d3-flame-graph: click
+// to zoom, search, hover for counts and bytes, icicle toggle), the stack types listed, and
+// the call graph with its ranked fix targets (graphviz SVG made when the page was written).
+"use strict";
+
+// The flame graph's tree from stack types (frames innermost first, as indices into the
+// frame table): every node carries allocations and bytes through it (inclusive).
+HS.flameTree = function (rootName, groups, frames, value) {
+  const root = { name: rootName, value: 0, count: 0, bytes: 0, children: [] };
+  const child = (node, name, frame) => {
+    node.index = node.index || new Map();
+    let c = node.index.get(name);
+    if (!c) {
+      c = { name, value: 0, count: 0, bytes: 0, children: [], frame };
+      node.index.set(name, c);
+      node.children.push(c);
+    }
+    return c;
+  };
+  const add = (node, t) => { node.count += t.count; node.bytes += t.bytes;
+    node.value += value === "bytes" ? t.bytes : t.count; };
+  for (const g of groups) {
+    let top = root;
+    if (groups.length > 1) top = child(root, `${g.size} B in ${g.region}`, null);
+    for (const t of g.stack_types) {
+      add(root, t);
+      if (top !== root) add(top, t);
+      let node = top;
+      for (let i = t.frames.length - 1; i >= 0; i--) {
+        node = child(node, frames[t.frames[i]].name, t.frames[i]);
+        add(node, t);
+      }
+    }
+  }
+  const strip = (n) => { delete n.index; n.children.forEach(strip); };
+  strip(root);
+  return root;
+};
+
+HS.sections.stacks = function (body, d) {
+  const el = HS.el;
+  const label = (g) => `${g.size} B in ${g.region}: ${HS.num(g.count)} allocations, ` +
+    `${g.types} stack trace type${g.types !== 1 ? "s" : ""}`;
+  let current = d.groups.length === 1 ? "0" : "all", value = "count", inverted = false;
+  const options = (d.groups.length > 1 ? [["all", `every size and region (${d.groups.length} groups)`]] : [])
+    .concat(d.groups.map((g, i) => [String(i), label(g)]));
+  const search = el("input", { type: "search", placeholder: "search a function", id: "hs-flame-search",
+    oninput: () => search.value ? chart.search(search.value) : chart.clear() });
+  const details = el("div", { class: "hs-flame-details" });
+  const flame = el("div", { id: "hs-flame", class: "hs-flame" });
+  const chosen = () => current === "all" ? d.groups : [d.groups[Number(current)]];
+  const rootName = () => current === "all" ? "all recorded stacks" : label(d.groups[Number(current)]);
+  const tip = flamegraph.tooltip.defaultFlamegraphTooltip().html((n) => {
+    const x = n.data, total = chart_root().data.count || 1;
+    const f = x.frame !== null && x.frame !== undefined ? d.frames[x.frame] : null;
+    const where = f && f.file ? `<br>${HS.escape(f.file)}:${f.line}` : "";
+    return `<b>${HS.escape(x.name)}</b>${where}<br>${HS.num(x.count)} allocations ` +
+      `(${HS.percent(x.count / total)}), ${HS.num(x.bytes)} bytes`;
+  });
+  const width = () => Math.max(600, body.clientWidth - 8);
+  const chart = flamegraph.default().width(width()).cellHeight(18).transitionDuration(250)
+    .minFrameSize(2).tooltip(tip).setDetailsElement(details)
+    .setSearchMatch((n, term) => !!term && n.data.name.toLowerCase().includes(term.toLowerCase()));
+  let selection = null;
+  const chart_root = () => selection.datum();
+  const draw = () => {
+    flame.textContent = "";
+    const tree = HS.flameTree(rootName(), chosen(), d.frames, value);
+    selection = d3.select(flame).datum(tree);
+    chart.inverted(inverted).width(width());
+    selection.call(chart);
+    if (search.value) chart.search(search.value);
+    list();
+    graph();
+  };
+  const controls = el("div", { class: "hs-controls" },
+    HS.select("stacks of", options, (v) => { current = v; draw(); }, current),
+    HS.select("width by", [["count", "allocations"], ["bytes", "bytes"]], (v) => { value = v; draw(); }, value),
+    search,
+    HS.button("icicle / flame", () => { inverted = !inverted; draw(); }, { id: "hs-flame-invert" }),
+    HS.button("reset zoom", () => chart.resetZoom()));
+  const typesBox = el("div", { class: "hs-types" });
+  const graphBox = el("div", { class: "hs-callgraph", id: "hs-callgraph" });
+  const list = () => {
+    typesBox.textContent = "";
+    if (current === "all") return;
+    const g = d.groups[Number(current)];
+    typesBox.append(el("h3", {}, `Stack trace types of ${g.size} B in ${g.region}`), HS.table([
+      { title: "#", num: true, key: (t) => t.rank, cell: (t) => t.rank },
+      { title: "allocations", num: true, key: (t) => t.count, cell: (t) => HS.num(t.count) },
+      { title: "share", num: true, key: (t) => t.share, cell: (t) => HS.percent(t.share) },
+      { title: "bytes", num: true, key: (t) => t.bytes, cell: (t) => HS.num(t.bytes) },
+      { title: "call path (innermost first)", key: (t) => t.rank,
+        cell: (t) => HS.pathCell(t.frames.slice(0, 6).map((i) => d.frames[i].short).join(" ← ") +
+          (t.frames.length > 6 ? ` ← … (${t.frames.length - 6} more)` : "")) }],
+      g.stack_types, { limit: 50, cls: "hs-stack-types" }));
+  };
+  const graph = () => {
+    graphBox.textContent = "";
+    if (current === "all") {
+      graphBox.append(HS.note(`Call graphs are drawn for the ${d.callgraphs.length} size and region ` +
+        `group${d.callgraphs.length !== 1 ? "s" : ""} with the most allocations: choose one above.`));
+      return;
+    }
+    const g = d.groups[Number(current)];
+    const cg = d.callgraphs.find((c) => c.size === g.size && c.region === g.region);
+    graphBox.append(el("h3", {}, `Call graph of ${g.size} B in ${g.region}`));
+    if (!cg) {
+      graphBox.append(HS.absent(`Not drawn: the page draws the call graphs of the ` +
+        `${d.callgraphs.length} groups with the most allocations (heapscope callgraph draws any).`));
+      return;
+    }
+    graphBox.append(el("p", {}, `${HS.num(cg.vertices)} functions, ${HS.num(cg.edges)} call edges. ` +
+      `Fix targets (user code shared by the most paths) are orange, the first darkest.`));
+    if (cg.ranking.length) {
+      graphBox.append(HS.table([
+        { title: "rank", num: true, key: (v) => v.rank, cell: (v) => v.rank },
+        { title: "types", num: true, key: (v) => v.types, cell: (v) => HS.num(v.types) },
+        { title: "allocations", num: true, key: (v) => v.count, cell: (v) => HS.num(v.count) },
+        { title: "share", num: true, key: (v) => v.count, cell: (v) => HS.percent(cg.count ? v.count / cg.count : 0) },
+        { title: "bytes", num: true, key: (v) => v.bytes, cell: (v) => HS.num(v.bytes) },
+        { title: "function", key: (v) => v.function,
+          cell: (v) => HS.pathCell(v.function + (v.file ? ` @ ${v.file}` : "")) }], cg.ranking, { cls: "hs-ranking" }));
+    } else {
+      graphBox.append(HS.note("No user-code vertex to rank: every frame is an entry point or runtime code."));
+    }
+    if (cg.svg) {
+      const holder = el("div", { class: "hs-svg" });
+      holder.innerHTML = cg.svg;
+      graphBox.append(holder);
+    } else {
+      graphBox.append(HS.absent(`The call graph is not drawn: ${cg.note}`));
+    }
+  };
+  body.append(el("p", {}, "Each box is a function; its width is the allocations (or bytes) " +
+    "made through it; callers below callees (flame) or above (icicle). Click to zoom, hover for figures."),
+    controls, details, flame, typesBox, graphBox);
+  for (const n of d.notes) body.append(HS.note(n));
+  for (const n of d.not_recorded) body.append(HS.note(n.message));
+  HS.showStacks = (size) => {
+    const i = d.groups.findIndex((g) => g.size === size);
+    if (i < 0) return;
+    current = String(i);
+    controls.querySelector("select").value = current;
+    draw();
+    HS.go("stacks");
+  };
+  draw();
+};
+
+HS.escape = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);

@@ -1,0 +1,50 @@
+"""Text of the `heapscope stacks` document (analysis.stack_types.build): the process header,
+then per size and region its stack trace types, most frequent first, one frame a line."""
+from heapscope.render.processes import header_lines, label
+from heapscope.render.text import counted, num
+from heapscope.symbolize import Frame
+
+
+def render(doc: dict, full_names: bool = False) -> str:
+    n = len(doc["processes"])
+    out = [f"heapscope stacks: {n} process{'es' if n != 1 else ''}"]
+    out += ["  " + line for line in header_lines(doc["processes"], doc["merged"])]
+    for note in doc["notes"]:
+        out.append(f"  note      {note}")
+    for miss in doc["not_recorded"]:
+        out.append("")
+        out.append(miss["message"].replace("; record them with: ", ";\n  record them with: "))
+    if not doc["groups"] and not doc["not_recorded"]:
+        where = f" in region {doc['filters']['region']}" if doc["filters"]["region"] else ""
+        out += ["", f"No allocation of size {doc['filters']['size']}{where} was recorded with "
+                    f"its stack: the program made none there."]
+    if doc.get("per_process") is not None:
+        for sec in doc["per_process"]:
+            proc = doc["processes"][sec["process"]]
+            out += ["", f"=== {label(proc)}: {' '.join(proc['cmdline']) or proc['exe']}"]
+            out += _groups(sec["groups"], doc["filters"], full_names)
+        if len(doc["processes"]) > 1:
+            out += ["", f"=== all {len(doc['processes'])} processes merged"]
+    out += _groups(doc["groups"], doc["filters"], full_names)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _groups(groups: list, filters: dict, full_names: bool) -> list:
+    out = []
+    top, depth = filters["top"], filters["depth"]
+    for g in groups:
+        out += ["", f"Stack trace types for size {num(g['size'])} in region {g['region']}: "
+                    f"{counted(g['types'], 'type')}, "
+                    f"{counted(g['count'], 'allocation')} ({counted(g['bytes'], 'byte')})"]
+        for t in g["stack_types"]:
+            out += ["", f"Stack trace type {t['rank']}/{g['types']}: {counted(t['count'], 'occurrence')}, "
+                        f"{counted(t['bytes'], 'byte')}"]
+            for i, f in enumerate(t["frames"]):
+                out.append(f"  [{i}] {Frame(**f).text(short=not full_names)}")
+            hidden = t["frames_total"] - len(t["frames"])
+            if hidden > 0:
+                out.append(f"  ... {hidden} more frame{'s' if hidden != 1 else ''} (--depth {depth} set)")
+        if top and g["types"] > len(g["stack_types"]):
+            out += ["", f"({len(g['stack_types'])} of {g['types']} types shown; --top N shows more, "
+                        f"--top 0 all)"]
+    return out

@@ -1,0 +1,148 @@
+/* Allocation: malloc's fast path, calloc, aligned allocation and realloc. The
+ * exported glibc names of these functions are aliases defined here (an alias must
+ * live beside its target); free's are in free.c, the rest of glibc's API in glibc.c. */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+static inline __attribute__((always_inline)) void *alloc_in(hsm_heap_t *heap, size_t size,
+                                                            int zero) {
+  if (HSM_LIKELY(size <= HSM_SMALL_MAX)) {
+    size_t cls = hsm_class_of(size);
+    hsm_page_t *pg = heap->direct[cls];
+    if (HSM_LIKELY(pg->free != NULL)) return hsm_page_pop(heap, pg, cls, size, zero);
+    return hsm_page_alloc_slow(heap, size, cls, zero);
+  }
+  if (size <= HSM_LARGE_MAX) return hsm_large_alloc(heap, size, zero);
+  int zeroed;
+  void *p = hsm_huge_alloc(size, 0, &zeroed);
+  if (p != NULL) {
+    if (zero && !zeroed) memset(p, 0, size);
+    hsm_huge_t *h = hsm_huge_of(p, HSM_REG_HUGE);
+    HSM_COUNT(heap->stats.allocs[HSM_BIN_HUGE], 1);
+    HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_HUGE], h->usable);
+    HSM_COUNT(heap->stats.requested, size);
+  }
+  return p;
+}
+
+static inline __attribute__((always_inline)) void *alloc_checked(size_t size, int zero) {
+  hsm_heap_t *heap = hsm_tls_heap;
+  if (HSM_UNLIKELY(heap == NULL)) {
+    heap = hsm_heap_get_slow();
+    if (heap == NULL) {
+      errno = ENOMEM;
+      return NULL;
+    }
+  }
+  void *p = alloc_in(heap, size, zero);
+  if (HSM_UNLIKELY(p == NULL)) errno = ENOMEM;
+  return p;
+}
+
+static __attribute__((noinline)) void *malloc_generic(size_t size) {
+  return alloc_checked(size, 0);
+}
+
+/* The fast path is a leaf: one compare, a table load, a list pop, two counters. */
+void *hsm_malloc(size_t size) {
+  hsm_heap_t *heap = hsm_tls_heap;
+  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX && heap != NULL)) {
+    size_t idx = (size + 7) >> 3;
+    hsm_page_t *pg = heap->direct8[idx];
+    hsm_block_t *b = pg->free;
+    if (HSM_LIKELY(b != NULL)) {
+      pg->free = b->next;
+      pg->used++;
+      HSM_COUNT(heap->stats.allocs8[idx], 1);
+      HSM_COUNT(heap->stats.requested, size);
+      return b;
+    }
+  }
+  return malloc_generic(size);
+}
+
+void *hsm_calloc(size_t n, size_t size) {
+  size_t total;
+  if (HSM_UNLIKELY(__builtin_mul_overflow(n, size, &total))) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  return alloc_checked(total, 1);
+}
+
+/* `align` is a power of two. Blocks of a class whose size is a multiple of `align`
+ * are aligned already (pages start on 64 KiB); otherwise over-allocate and return an
+ * aligned pointer inside the block (the page is flagged so free finds the start). */
+void *hsm_memalign(size_t align, size_t size) {
+  if (align <= HSM_MAX_ALIGN_SMALL) return hsm_malloc(size < 16 && align > 8 ? 16 : size);
+  hsm_heap_t *heap = hsm_heap_get();
+  if (heap == NULL) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  if (size <= HSM_SMALL_MAX && align <= HSM_SLICE_SIZE &&
+      hsm_class_size[hsm_class_of(size)] % align == 0)
+    return alloc_checked(size, 0);
+  if (size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && align <= HSM_SLICE_SIZE)
+    return alloc_checked(size, 0);
+  size_t total;
+  if (__builtin_add_overflow(size, align - HSM_MAX_ALIGN_SMALL, &total)) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  if (total > HSM_LARGE_MAX) {
+    int zeroed;
+    void *p = hsm_huge_alloc(size, align, &zeroed);
+    if (p == NULL) {
+      errno = ENOMEM;
+      return NULL;
+    }
+    hsm_huge_t *h = hsm_huge_of(p, hsm_registry_kind(p));
+    HSM_COUNT(heap->stats.allocs[HSM_BIN_HUGE], 1);
+    HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_HUGE], h->usable);
+    HSM_COUNT(heap->stats.requested, size);
+    return p;
+  }
+  uint8_t *p = alloc_checked(total, 0);
+  if (p == NULL) return NULL;
+  uint8_t *q = (uint8_t *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+  if (q != p) {
+    /* The block may come from this thread's cache of another heap's blocks, and other
+     * threads read the flag to free blocks of the page: atomic accesses only. */
+    hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
+    if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED))
+      __atomic_store_n(&pg->flags.f.has_aligned, 1, __ATOMIC_RELAXED);
+  }
+  return q;
+}
+
+/* realloc(p, 0) frees and returns NULL, as glibc does. A block keeps its place when
+ * the new size fits and uses at least half of it. */
+void *hsm_realloc(void *p, size_t size) {
+  if (p == NULL) return hsm_malloc(size);
+  if (size == 0) {
+    hsm_free(p);
+    return NULL;
+  }
+  size_t usable = hsm_usable_size(p);
+  int ours = hsm_owns(p);
+  if (ours && size <= usable && size >= usable / 2) return p;
+  if (ours && size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && hsm_large_resize(p, size)) return p;
+  void *q = hsm_malloc(size);
+  if (q == NULL) return NULL;
+  memcpy(q, p, size < usable ? size : usable);
+  if (ours) hsm_free(p);
+  else hsm_foreign_free(p);
+  return q;
+}
+
+#ifndef HSMALLOC_NO_OVERRIDE
+HSM_ALIAS(malloc, hsm_malloc);
+HSM_ALIAS(__libc_malloc, hsm_malloc);
+HSM_ALIAS(calloc, hsm_calloc);
+HSM_ALIAS(__libc_calloc, hsm_calloc);
+HSM_ALIAS(realloc, hsm_realloc);
+HSM_ALIAS(__libc_realloc, hsm_realloc);
+#endif

@@ -1,0 +1,71 @@
+/* hsmalloc: every tunable constant in one place.
+ *
+ * Address space is carved into 2 MiB-aligned segments; a segment is 32 slices of
+ * 64 KiB; slice 0 holds the segment header (only its first pages are ever touched).
+ * A page is a run of slices serving one size class (small) or one block (large).
+ * Anything bigger than HSM_LARGE_MAX is a huge block with its own mapping.
+ */
+#ifndef HSM_CONFIG_H
+#define HSM_CONFIG_H
+
+#define HSM_SEGMENT_SHIFT   21 /* 2 MiB: one x86-64 huge page */
+#define HSM_SEGMENT_SIZE    ((size_t)1 << HSM_SEGMENT_SHIFT)
+#define HSM_SEGMENT_MASK    (HSM_SEGMENT_SIZE - 1)
+#define HSM_SLICE_SHIFT     16 /* 64 KiB */
+#define HSM_SLICE_SIZE      ((size_t)1 << HSM_SLICE_SHIFT)
+#define HSM_SLICES          32          /* per segment; slice 0 = header */
+#define HSM_SLICES_FREE_ALL 0xFFFFFFFEu /* every slice but the header free */
+
+/* Size classes: 8, then 16..128 step 16, then 8 classes per doubling up to
+ * HSM_SMALL_MAX (internal waste <= 12.5% above 128 B; every block is 16-aligned
+ * except the 8-byte class). */
+#define HSM_SMALL_MAX       ((size_t)128 * 1024)
+#define HSM_CLASSES         89
+#define HSM_CLASS_TABLE_MAX 1024 /* sizes looked up in a table */
+/* Above HSM_LARGE_MAX: huge, own mapping (two of the largest large blocks fit in a segment). */
+#define HSM_LARGE_MAX    ((size_t)15 * 64 * 1024)
+#define HSM_MIN_BLOCKS   8    /* a small page holds >= 8 blocks */
+#define HSM_EXTEND_BYTES 4096 /* carve fresh blocks 4 KiB at a time */
+
+/* Statistics bins: one per small class, then large, then huge. */
+#define HSM_BIN_LARGE HSM_CLASSES
+#define HSM_BIN_HUGE  (HSM_CLASSES + 1)
+#define HSM_BINS      (HSM_CLASSES + 2)
+
+/* Remote frees that do not go through a thread's per-class cache (large blocks)
+ * are batched per destination heap before one atomic push; a batch holding a
+ * large block goes at once, so an idle thread never sits on big memory. */
+#define HSM_RBATCH_SLOTS  16
+#define HSM_RBATCH_BLOCKS 128
+#define HSM_RBATCH_BYTES  HSM_SMALL_MAX
+
+/* A thread keeps up to this many bytes per class of blocks it freed for other
+ * heaps, and allocates them first (4..1024 blocks per class). */
+#define HSM_CACHE_BYTES      ((size_t)16 * 1024)
+#define HSM_CACHE_MIN_BLOCKS 4
+#define HSM_CACHE_MAX_BLOCKS 1024
+
+/* Heap objects are carved from mappings of this size (never freed). */
+#define HSM_HEAP_POOL_CHUNK ((size_t)1 << 20)
+
+/* Address registry: one byte per 2 MiB of the 47-bit user address space. */
+#define HSM_ADDRESS_BITS  47
+#define HSM_REGISTRY_SIZE ((size_t)1 << (HSM_ADDRESS_BITS - HSM_SEGMENT_SHIFT))
+
+/* Returning memory to the OS. */
+#define HSM_DEFAULT_DECAY_MS   1000 /* HSMALLOC_DECAY_MS */
+#define HSM_DEFAULT_CACHE_SEGS 32   /* HSMALLOC_CACHE_SEGMENTS: free segments kept mapped */
+#define HSM_SEGMENT_CACHE_MAX  64   /* ... at most, whatever the variable says */
+#define HSM_DECAY_EVERY_SLOW   256  /* slow paths between decay checks */
+#define HSM_HUGE_HEADER        4096 /* huge block starts this far into its mapping */
+#define HSM_HUGE_CACHE         8    /* freed huge mappings kept for reuse */
+#define HSM_HUGE_CACHE_MAX     ((size_t)64 << 20) /* ... if at most this big */
+/* A cached huge mapping serves a request of `need` bytes it exceeds by at most this. */
+#define HSM_HUGE_CACHE_SLACK(need) ((need) / 4 + HSM_SLICE_SIZE)
+/* Cached segments and huge mappings are purged after the decay delay, and unmapped
+ * once idle this long. */
+#define HSM_UNMAP_IDLE_MS(decay_ms) (8 * (decay_ms) + 1000)
+
+#define HSM_MAX_ALIGN_SMALL 16 /* malloc's guaranteed alignment */
+
+#endif

@@ -1,0 +1,70 @@
+/* C++ operator new and delete, all variants, under their mangled names, written in
+ * C so that C programs using hsmalloc do not need libstdc++. A failing throwing new
+ * runs the installed new-handler and retries, then throws std::bad_alloc; both are
+ * looked up in libstdc++ at that moment (only C++ programs can reach them).
+ * Limitation: a new-handler that throws inside a nothrow new propagates (C cannot
+ * catch it). This file is built with -fexceptions so exceptions unwind through it. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+typedef void (*new_handler_t)(void);
+
+static void *alloc(size_t size, size_t align) {
+  return align ? hsm_memalign(align, size) : hsm_malloc(size);
+}
+
+static void *new_failed(size_t size, size_t align, int nothrow) {
+  for (;;) {
+    new_handler_t (*get)(void) =
+        (new_handler_t(*)(void))dlsym(RTLD_DEFAULT, "_ZSt15get_new_handlerv");
+    new_handler_t handler = get ? get() : NULL;
+    if (handler == NULL) {
+      if (nothrow) return NULL;
+      void (*throw_bad_alloc)(void) =
+          (void (*)(void))dlsym(RTLD_DEFAULT, "_ZSt17__throw_bad_allocv");
+      if (throw_bad_alloc) throw_bad_alloc();
+      abort();
+    }
+    handler();
+    void *p = alloc(size, align);
+    if (p != NULL) return p;
+  }
+}
+
+static inline void *new_impl(size_t size, size_t align, int nothrow) {
+  void *p = alloc(size, align);
+  if (HSM_LIKELY(p != NULL)) return p;
+  return new_failed(size, align, nothrow);
+}
+
+/* One line per operator reads as the table it is. */
+/* clang-format off */
+#define NEW(name, ...) HSM_EXPORT void *name(__VA_ARGS__)
+#define DEL(name, ...) HSM_EXPORT void name(__VA_ARGS__)
+typedef struct nothrow_s nothrow_t;
+
+NEW(_Znwm, size_t n) { return new_impl(n, 0, 0); }
+NEW(_Znam, size_t n) { return new_impl(n, 0, 0); }
+NEW(_ZnwmRKSt9nothrow_t, size_t n, const nothrow_t *t) { (void)t; return new_impl(n, 0, 1); }
+NEW(_ZnamRKSt9nothrow_t, size_t n, const nothrow_t *t) { (void)t; return new_impl(n, 0, 1); }
+NEW(_ZnwmSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, 0); }
+NEW(_ZnamSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, 0); }
+NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const nothrow_t *t) { (void)t; return new_impl(n, a, 1); }
+NEW(_ZnamSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const nothrow_t *t) { (void)t; return new_impl(n, a, 1); }
+
+DEL(_ZdlPv, void *p) { hsm_free(p); }
+DEL(_ZdaPv, void *p) { hsm_free(p); }
+DEL(_ZdlPvm, void *p, size_t n) { (void)n; hsm_free(p); }
+DEL(_ZdaPvm, void *p, size_t n) { (void)n; hsm_free(p); }
+DEL(_ZdlPvRKSt9nothrow_t, void *p, const nothrow_t *t) { (void)t; hsm_free(p); }
+DEL(_ZdaPvRKSt9nothrow_t, void *p, const nothrow_t *t) { (void)t; hsm_free(p); }
+DEL(_ZdlPvSt11align_val_t, void *p, size_t a) { (void)a; hsm_free(p); }
+DEL(_ZdaPvSt11align_val_t, void *p, size_t a) { (void)a; hsm_free(p); }
+DEL(_ZdlPvmSt11align_val_t, void *p, size_t n, size_t a) { (void)n; (void)a; hsm_free(p); }
+DEL(_ZdaPvmSt11align_val_t, void *p, size_t n, size_t a) { (void)n; (void)a; hsm_free(p); }
+DEL(_ZdlPvSt11align_val_tRKSt9nothrow_t, void *p, size_t a, const nothrow_t *t) { (void)a; (void)t; hsm_free(p); }
+DEL(_ZdaPvSt11align_val_tRKSt9nothrow_t, void *p, size_t a, const nothrow_t *t) { (void)a; (void)t; hsm_free(p); }
+/* clang-format on */

@@ -1,0 +1,74 @@
+/* Freeing: free's fast paths (a block of this thread's heap; another heap's small
+ * block kept in this thread's cache), huge blocks, pointers we do not own; and the
+ * size and ownership of a pointer. free's glibc names are aliases defined here
+ * (an alias must live beside its target). */
+#include "internal.h"
+
+static void huge_free_counted(void *p, unsigned kind) {
+  hsm_huge_t *h = hsm_huge_of(p, kind);
+  hsm_heap_t *heap = hsm_heap_for_free();
+  if (heap != NULL) {
+    HSM_COUNT(heap->stats.frees[HSM_BIN_HUGE], 1);
+    HSM_COUNT(heap->stats.free_bytes[HSM_BIN_HUGE], h->usable);
+  } else {
+    atomic_fetch_add_explicit(&hsm_gstats.orphan_frees, 1, memory_order_relaxed);
+  }
+  hsm_huge_free(h);
+}
+
+void hsm_free(void *p) {
+  unsigned kind = hsm_registry_kind(p); /* NULL: unit 0, never ours */
+  if (HSM_LIKELY(kind == HSM_REG_SEGMENT)) {
+    hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
+    hsm_heap_t *heap = hsm_tls_heap;
+    hsm_block_t *b = p;
+    if (HSM_LIKELY(pg->heap == heap)) { /* our own block */
+      if (HSM_LIKELY(__atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
+        b->next = pg->free; /* LIFO: reused next, still in cache */
+        pg->free = b;
+        pg->free_is_zero = 0;
+        HSM_COUNT(heap->stats.frees[pg->class_id], 1);
+        if (HSM_UNLIKELY((--pg->used == 0) | pg->in_full)) hsm_page_after_free(heap, pg);
+        return;
+      }
+    } else if (HSM_LIKELY(heap != NULL && __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
+      /* another heap's small block: onto this thread's cache for its class */
+      size_t cls = pg->class_id;
+      hsm_page_t *cache = &heap->cache[cls];
+      b->next = cache->free;
+      cache->free = b;
+      if (HSM_UNLIKELY(heap->direct[cls] != cache)) hsm_direct_set(heap, cls, cache);
+      HSM_COUNT(heap->stats.frees[cls], 1);
+      HSM_COUNT(heap->stats.remote_frees, 1);
+      if (HSM_UNLIKELY(++heap->cache_count[cls] >= hsm_cache_limit[cls]))
+        hsm_cache_overflow(heap, cls);
+      return;
+    }
+    hsm_page_free_generic(heap, pg, p);
+    return;
+  }
+  if (kind != HSM_REG_NONE) huge_free_counted(p, kind);
+  else if (p != NULL) hsm_foreign_free(p);
+}
+
+size_t hsm_usable_size(const void *p) {
+  if (p == NULL) return 0;
+  unsigned kind = hsm_registry_kind(p);
+  if (kind == HSM_REG_SEGMENT) {
+    hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
+    if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)) return pg->block_size;
+    const uint8_t *b = (const uint8_t *)hsm_block_start(pg, p);
+    return (size_t)(b + pg->block_size - (const uint8_t *)p);
+  }
+  if (kind == HSM_REG_NONE) return hsm_foreign_usable_size((void *)p);
+  hsm_huge_t *h = hsm_huge_of(p, kind);
+  return (size_t)(h->block + h->usable - (const uint8_t *)p);
+}
+
+int hsm_owns(const void *p) { return p != NULL && hsm_registry_kind(p) != HSM_REG_NONE; }
+
+#ifndef HSMALLOC_NO_OVERRIDE
+HSM_ALIAS(free, hsm_free);
+HSM_ALIAS(__libc_free, hsm_free);
+HSM_ALIAS(cfree, hsm_free);
+#endif

@@ -1,0 +1,184 @@
+/* Heaps and threads: initialization, one heap per thread (adopted from an exited
+ * thread when one is free), abandonment at thread exit, reclaiming abandoned heaps,
+ * periodic maintenance, and fork safety. Remote frees are in remote.c.
+ *
+ * Lock order (fork takes them all in this order): heaps_lock, the segment cache
+ * lock, the huge cache lock. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+__thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec")));
+static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int init_done;
+static pthread_key_t heap_key;
+
+static pthread_mutex_t heaps_lock = PTHREAD_MUTEX_INITIALIZER;
+static hsm_heap_t *heaps_all; /* every heap, newest first */
+static hsm_heap_t *heaps_abandoned;
+static _Atomic int abandoned_count;
+static uint32_t heaps_made;
+static uint8_t *heap_pool; /* bump area for heap objects */
+static size_t heap_pool_left;
+
+void hsm_heaps_lock(void) { pthread_mutex_lock(&heaps_lock); }
+void hsm_heaps_unlock(void) { pthread_mutex_unlock(&heaps_lock); }
+hsm_heap_t *hsm_heaps_first(void) { return heaps_all; }
+
+static void heap_thread_exit(void *arg);
+
+/* Nothing here may allocate: this runs inside the first malloc of the process. */
+static void hsm_init(void) {
+  pthread_mutex_lock(&init_lock);
+  if (!atomic_load(&init_done)) {
+    hsm_options_read();
+    hsm_sizeclass_init();
+    pthread_key_create(&heap_key, heap_thread_exit);
+    atomic_store(&init_done, 1);
+  }
+  pthread_mutex_unlock(&init_lock);
+}
+
+static hsm_heap_t *heap_new_locked(void) {
+  size_t size = (sizeof(hsm_heap_t) + 63) & ~(size_t)63;
+  if (heap_pool_left < size) {
+    size_t chunk = HSM_HEAP_POOL_CHUNK;
+    void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    heap_pool = p;
+    heap_pool_left = chunk;
+  }
+  hsm_heap_t *heap = (hsm_heap_t *)heap_pool;
+  heap_pool += size;
+  heap_pool_left -= size;
+  for (size_t c = 0; c < HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
+  heap->id = heaps_made++;
+  heap->all_next = heaps_all;
+  heaps_all = heap;
+  return heap;
+}
+
+hsm_heap_t *hsm_heap_get_slow(void) {
+  if (!atomic_load_explicit(&init_done, memory_order_acquire)) hsm_init();
+  int err = errno;
+  pthread_mutex_lock(&heaps_lock);
+  hsm_heap_t *heap = heaps_abandoned;
+  if (heap != NULL) {
+    heaps_abandoned = heap->abandoned_next;
+    heap->abandoned_next = NULL;
+    atomic_fetch_sub(&abandoned_count, 1);
+  } else {
+    heap = heap_new_locked();
+  }
+  if (heap != NULL) {
+    heap->state = HSM_HEAP_OWNED;
+    heap->slow_until_decay = HSM_DECAY_EVERY_SLOW;
+  }
+  pthread_mutex_unlock(&heaps_lock);
+  if (heap == NULL) return NULL;
+  hsm_tls_heap = heap;
+  pthread_setspecific(heap_key, heap);
+  errno = err;
+  return heap;
+}
+
+/* The heap a free should be counted in and batch through: a thread that only frees
+ * gets one too, except while it exits (its heap is already abandoned). */
+hsm_heap_t *hsm_heap_for_free(void) {
+  hsm_heap_t *heap = hsm_tls_heap;
+  if (heap == NULL && !tls_exiting) heap = hsm_heap_get_slow();
+  return heap;
+}
+
+/* ---- thread exit, abandoned heaps ---- */
+
+static void heap_tidy(hsm_heap_t *heap) {
+  hsm_heap_drain_remote(heap);
+  hsm_heap_collect_empty(heap);
+}
+
+static void heap_thread_exit(void *arg) {
+  hsm_heap_t *heap = arg;
+  if (heap == NULL || hsm_tls_heap != heap) return;
+  int err = errno;
+  hsm_cache_flush_all(heap);
+  hsm_rbatch_flush_all(heap);
+  heap_tidy(heap);
+  hsm_tls_heap = NULL;
+  tls_exiting = 1;
+  pthread_mutex_lock(&heaps_lock);
+  heap->state = HSM_HEAP_ABANDONED;
+  heap->abandoned_next = heaps_abandoned;
+  heaps_abandoned = heap;
+  atomic_fetch_add(&abandoned_count, 1);
+  pthread_mutex_unlock(&heaps_lock);
+  errno = err;
+}
+
+/* Memory freed into an exited thread's heap is given back here, by whichever live
+ * thread next needs a new segment; the heap itself waits for the next new thread. */
+void hsm_collect_abandoned(void) {
+  if (atomic_load_explicit(&abandoned_count, memory_order_relaxed) == 0) return;
+  if (pthread_mutex_trylock(&heaps_lock) != 0) return;
+  for (hsm_heap_t *h = heaps_abandoned; h != NULL; h = h->abandoned_next) {
+    if (atomic_load_explicit(&h->remote, memory_order_relaxed) != NULL) heap_tidy(h);
+  }
+  pthread_mutex_unlock(&heaps_lock);
+}
+
+void hsm_heap_maintenance(hsm_heap_t *heap) {
+  heap->slow_until_decay = HSM_DECAY_EVERY_SLOW;
+  hsm_rbatch_flush_all(heap);
+  if (hsm_options.decay_ms >= 0) {
+    uint64_t now = hsm_now_ms();
+    hsm_segment_decay(heap, now);
+    hsm_segment_cache_decay(now, 0);
+    hsm_huge_cache_decay(now, 0);
+  }
+  hsm_collect_abandoned();
+}
+
+/* ---- fork ---- */
+
+static void fork_prepare(void) {
+  pthread_mutex_lock(&heaps_lock);
+  hsm_segment_cache_lock();
+  hsm_huge_cache_lock();
+}
+
+static void fork_parent(void) {
+  hsm_huge_cache_unlock();
+  hsm_segment_cache_unlock();
+  pthread_mutex_unlock(&heaps_lock);
+}
+
+/* In the child only the forking thread exists: every other owned heap is abandoned,
+ * so the next thread the child creates adopts it. */
+static void fork_child(void) {
+  hsm_huge_cache_unlock();
+  hsm_segment_cache_unlock();
+  for (hsm_heap_t *h = heaps_all; h != NULL; h = h->all_next) {
+    if (h->state == HSM_HEAP_OWNED && h != hsm_tls_heap) {
+      h->state = HSM_HEAP_ABANDONED;
+      h->abandoned_next = heaps_abandoned;
+      heaps_abandoned = h;
+      atomic_fetch_add(&abandoned_count, 1);
+    }
+  }
+  pthread_mutex_unlock(&heaps_lock);
+}
+
+__attribute__((constructor)) static void hsm_constructor(void) {
+  if (!atomic_load(&init_done)) hsm_init();
+  hsm_options_read(); /* the environment may not have been set up earlier */
+  pthread_atfork(fork_prepare, fork_parent, fork_child);
+  (void)hsm_heap_get();
+}
+
+__attribute__((destructor(101))) static void hsm_destructor(void) {
+  if (hsm_options.stats) hsm_stats_at_exit();
+}

@@ -1,0 +1,325 @@
+/* hsmalloc internals: the data structures shared by the allocator's source files.
+ *
+ *   segment (2 MiB, aligned)  header | page table | 31 slices of 64 KiB
+ *   page                      run of slices; small: blocks of one class, large: 1 block
+ *   heap                      per-thread owner of segments and pages (an object, not
+ *                             the thread: abandoned at thread exit, adopted by the next)
+ *   huge block                its own mapping, the header in its first 4 KiB page
+ *
+ * Free lists per page: `free` (allocating from; the owner's frees go on top, so the
+ * block freed last is reused first, still in cache) and `local_free` (blocks come
+ * back from other threads: cold, used once `free` is empty). Frees from other
+ * threads first wait in the freeing thread's per-class cache (reused there), then
+ * go in batches to the owning *heap's* remote queue (an atomic stack) that the
+ * owner drains on its slow path.
+ */
+#ifndef HSM_INTERNAL_H
+#define HSM_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+
+#define HSM_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define HSM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define HSM_HIDDEN      __attribute__((visibility("hidden")))
+#define HSM_EXPORT      __attribute__((visibility("default")))
+/* An exported glibc name for an internal function (defined beside its target). */
+#define HSM_ALIAS(name, target) \
+  extern __typeof__(target) name __attribute__((alias(#target), visibility("default")))
+
+/* Per-thread counters are written by their owner only; relaxed load+store (no lock
+ * prefix) keeps them cheap and lets readers merge them without a data race. */
+typedef _Atomic uint64_t hsm_counter_t;
+#define HSM_COUNT(c, n)                                                               \
+  atomic_store_explicit(&(c), atomic_load_explicit(&(c), memory_order_relaxed) + (n), \
+                        memory_order_relaxed)
+#define HSM_READ(c) atomic_load_explicit(&(c), memory_order_relaxed)
+
+typedef struct hsm_block_s {
+  struct hsm_block_s *next;
+} hsm_block_t;
+typedef struct hsm_heap_s hsm_heap_t;
+
+/* Two cache lines: the first is written only when the page is set up (and by rare
+ * flag changes), so threads freeing blocks remotely can read it while the owner
+ * keeps writing the second one. */
+typedef struct hsm_page_s {
+  /* -- set up once per use of the page -- */
+  hsm_heap_t *heap; /* owner */
+  uint8_t *start;
+  size_t block_size;
+  uint32_t reserved; /* blocks that fit in the page */
+  uint16_t class_id; /* HSM_BIN_LARGE for a large page */
+  uint8_t slice_count;
+  uint8_t span_zero; /* the span came from zeroed OS memory */
+  /* Any flag set sends free() to the generic path; other threads read them with
+   * atomic loads. */
+  union {
+    struct {
+      uint8_t has_aligned;
+      uint8_t is_large;
+      uint8_t unused[2];
+    } f;
+    uint32_t any;
+  } flags;
+  uint8_t in_use;
+  /* -- the owner's working fields -- */
+  _Alignas(64) hsm_block_t *free; /* blocks to allocate from (fast path) */
+  hsm_block_t *local_free;        /* blocks back from other threads (or freed while full) */
+  uint32_t used;                  /* blocks out (including those in remote transit) */
+  uint32_t capacity;              /* blocks carved so far */
+  uint8_t free_is_zero;           /* every block on `free` is fresh zeroed OS memory */
+  uint8_t in_full;                /* parked on the heap's full list */
+  struct hsm_page_s *next, *prev;
+} hsm_page_t;
+
+typedef struct hsm_segment_s {
+  uint32_t magic;
+  uint32_t free_mask;      /* bit i: slice i is free */
+  uint32_t touched_mask;   /* bit i: slice i may be resident (not purged since use) */
+  uint32_t in_list;        /* linked in its heap's segment list */
+  uint64_t dirty_since_ms; /* oldest free-but-touched slice */
+  hsm_heap_t *heap;
+  struct hsm_segment_s *next, *prev;
+  hsm_page_t *slice_page[HSM_SLICES]; /* slice -> its page (one load on free) */
+  hsm_page_t pages[HSM_SLICES];       /* indexed by first slice */
+} hsm_segment_t;
+
+typedef struct hsm_huge_s { /* header of a huge block's own mapping */
+  uint32_t magic;
+  uint32_t pad;
+  void *map_base;
+  size_t map_size;
+  uint8_t *block; /* start of the block */
+  size_t usable;  /* usable bytes from `block` */
+} hsm_huge_t;
+
+#define HSM_SEGMENT_MAGIC 0x48534D31u /* "HSM1" */
+#define HSM_HUGE_MAGIC    0x48534D48u /* "HSMH" */
+
+/* Registry byte per 2 MiB unit. */
+enum { HSM_REG_NONE = 0, HSM_REG_SEGMENT = 1, HSM_REG_HUGE = 2, HSM_REG_HUGE_PREV = 3 };
+
+typedef struct {
+  hsm_page_t *first, *last;
+} hsm_page_queue_t;
+
+typedef struct {
+  hsm_heap_t *dest;
+  hsm_block_t *head, *tail;
+  uint32_t count;
+  size_t bytes;
+} hsm_rbatch_t;
+
+typedef struct {
+  hsm_counter_t allocs[HSM_BINS];
+  hsm_counter_t allocs8[HSM_CLASS_TABLE_MAX / 8 + 1]; /* malloc's fast path, by (size + 7) / 8 */
+  hsm_counter_t frees[HSM_BINS];
+  hsm_counter_t alloc_bytes[HSM_BINS]; /* usable bytes, large and huge bins only */
+  hsm_counter_t free_bytes[HSM_BINS];
+  hsm_counter_t requested;     /* cumulative requested bytes */
+  hsm_counter_t slow;          /* allocations that missed the fast path */
+  hsm_counter_t remote_frees;  /* blocks freed to another heap */
+  hsm_counter_t remote_pushes; /* batches pushed (atomic operations) */
+  hsm_counter_t drains;        /* non-empty remote queue drains */
+  hsm_counter_t drained;       /* blocks received through the queue */
+  hsm_counter_t foreign_frees; /* pointers handed back to glibc */
+} hsm_heap_stats_t;
+
+enum { HSM_HEAP_OWNED = 1, HSM_HEAP_ABANDONED = 2 };
+
+struct hsm_heap_s {
+  /* -- the line other threads touch: their pushes, and the id they hash -- */
+  _Atomic(hsm_block_t *) remote; /* other threads' frees, LIFO of batches */
+  uint32_t id;                   /* set once */
+  /* -- the owner's (other threads never write below; stats are only read) -- */
+  /* by (size + 7) / 8: the current page of that size's class (malloc's lookup) */
+  _Alignas(64) hsm_page_t *direct8[HSM_CLASS_TABLE_MAX / 8 + 1];
+  hsm_page_t *direct[HSM_CLASSES];     /* current page per class, never NULL */
+  hsm_page_queue_t queue[HSM_CLASSES]; /* pages with (possibly) free blocks */
+  hsm_page_queue_t full;               /* pages with nothing to give */
+  /* other heaps' blocks this thread freed, reused first (pseudo-pages: only `free`
+   * is used) */
+  hsm_page_t cache[HSM_CLASSES];
+  uint32_t cache_count[HSM_CLASSES]; /* pushes since the cache was last emptied */
+  hsm_segment_t *segments;           /* segments with free slices */
+  hsm_rbatch_t rbatch[HSM_RBATCH_SLOTS];
+  uint32_t slow_until_decay;
+  int state;
+  hsm_heap_t *all_next; /* every heap ever made (never freed) */
+  hsm_heap_t *abandoned_next;
+  hsm_heap_stats_t stats;
+};
+
+/* ---- global state (os.c, options.c, heap.c) ---- */
+typedef struct {
+  _Atomic int64_t reserved, reserved_peak;   /* bytes mapped */
+  _Atomic int64_t committed, committed_peak; /* bytes possibly resident */
+  _Atomic int64_t segments, segments_peak;   /* segments owned by heaps */
+  _Atomic int64_t segments_cached;
+  _Atomic int64_t pages, pages_peak;           /* pages in use */
+  _Atomic int64_t page_bytes, page_bytes_peak; /* bytes of slices in pages */
+  _Atomic int64_t huge, huge_bytes, huge_bytes_peak;
+  _Atomic int64_t purges, purged_bytes; /* returns to the OS */
+  _Atomic uint64_t orphan_frees;        /* frees by threads without a heap */
+  _Atomic uint64_t foreign_frees;
+} hsm_global_stats_t;
+
+typedef struct {
+  long decay_ms; /* <0: never return memory; 0: return at once */
+  long cache_segments;
+  int hugepages;
+  int stats; /* 0 off, 1 text at exit, 2 JSON at exit */
+  char stats_file[256];
+} hsm_options_t;
+
+HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
+HSM_HIDDEN extern hsm_options_t hsm_options;
+HSM_HIDDEN extern _Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE];
+HSM_HIDDEN extern __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec")));
+HSM_HIDDEN extern hsm_page_t hsm_page_empty;
+
+/* ---- size classes (sizeclass.c) ---- */
+HSM_HIDDEN extern uint8_t hsm_class_table[HSM_CLASS_TABLE_MAX / 8 + 1];
+HSM_HIDDEN extern size_t hsm_class_size[HSM_CLASSES];
+HSM_HIDDEN extern uint8_t hsm_class_slices[HSM_CLASSES];
+HSM_HIDDEN extern uint32_t hsm_cache_limit[HSM_CLASSES];
+/* the range of direct8 indexes (sizes up to HSM_CLASS_TABLE_MAX) each class serves */
+HSM_HIDDEN extern uint8_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
+HSM_HIDDEN void hsm_sizeclass_init(void);
+HSM_HIDDEN size_t hsm_class_of_computed(size_t size);
+
+static inline size_t hsm_class_of(size_t size) {
+  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) return hsm_class_table[(size + 7) >> 3];
+  return hsm_class_of_computed(size);
+}
+
+/* ---- OS and registry (os.c) ---- */
+HSM_HIDDEN void *hsm_os_map_aligned(size_t size, size_t align);
+HSM_HIDDEN void hsm_os_unmap(void *p, size_t size);
+HSM_HIDDEN void hsm_os_purge(void *p, size_t size);
+HSM_HIDDEN uint64_t hsm_now_ms(void);
+HSM_HIDDEN void hsm_stat_add(_Atomic int64_t *now, _Atomic int64_t *peak, int64_t delta);
+
+static inline unsigned hsm_registry_kind(const void *p) {
+  uintptr_t unit = (uintptr_t)p >> HSM_SEGMENT_SHIFT;
+  if (HSM_UNLIKELY(unit >= HSM_REGISTRY_SIZE)) return HSM_REG_NONE;
+  return atomic_load_explicit(&hsm_registry[unit], memory_order_relaxed);
+}
+static inline void hsm_registry_set(const void *p, unsigned kind) {
+  atomic_store_explicit(&hsm_registry[(uintptr_t)p >> HSM_SEGMENT_SHIFT], (uint8_t)kind,
+                        memory_order_relaxed);
+}
+
+static inline hsm_segment_t *hsm_segment_of(const void *p) {
+  return (hsm_segment_t *)((uintptr_t)p & ~(uintptr_t)HSM_SEGMENT_MASK);
+}
+static inline hsm_page_t *hsm_page_of(hsm_segment_t *seg, const void *p) {
+  size_t slice = ((uintptr_t)p - (uintptr_t)seg) >> HSM_SLICE_SHIFT;
+  return seg->slice_page[slice];
+}
+/* Start of the block holding p (p may point inside it after an aligned allocation). */
+static inline hsm_block_t *hsm_block_start(const hsm_page_t *pg, const void *p) {
+  size_t off = (size_t)((const uint8_t *)p - pg->start);
+  return (hsm_block_t *)(pg->start + off - off % pg->block_size);
+}
+
+/* ---- segments (segment.c) ---- */
+HSM_HIDDEN hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices);
+HSM_HIDDEN void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg);
+HSM_HIDDEN int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices);
+HSM_HIDDEN void hsm_segment_decay(hsm_heap_t *heap, uint64_t now);
+HSM_HIDDEN void hsm_segment_cache_decay(uint64_t now, int force);
+HSM_HIDDEN void hsm_segment_cache_lock(void);
+HSM_HIDDEN void hsm_segment_cache_unlock(void);
+
+/* ---- pages (page.c), large blocks (large.c) ---- */
+HSM_HIDDEN void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero);
+HSM_HIDDEN void hsm_page_free_generic(hsm_heap_t *heap, hsm_page_t *pg, void *p);
+HSM_HIDDEN void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg);
+HSM_HIDDEN void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b);
+HSM_HIDDEN void hsm_heap_collect_empty(hsm_heap_t *heap);
+HSM_HIDDEN void hsm_page_set_direct(hsm_heap_t *heap, size_t cls);
+HSM_HIDDEN void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero);
+HSM_HIDDEN int hsm_large_resize(void *p, size_t size);
+
+/* ---- heaps and threads (heap.c), options (options.c) ---- */
+HSM_HIDDEN hsm_heap_t *hsm_heap_get_slow(void);
+HSM_HIDDEN hsm_heap_t *hsm_heap_for_free(void);
+HSM_HIDDEN void hsm_heap_maintenance(hsm_heap_t *heap);
+HSM_HIDDEN void hsm_collect_abandoned(void);
+HSM_HIDDEN void hsm_heaps_lock(void);
+HSM_HIDDEN void hsm_heaps_unlock(void);
+HSM_HIDDEN hsm_heap_t *hsm_heaps_first(void);
+HSM_HIDDEN void hsm_options_read(void);
+
+/* ---- frees of other heaps' blocks (remote.c) ---- */
+HSM_HIDDEN void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);
+HSM_HIDDEN void hsm_cache_overflow(hsm_heap_t *self, size_t cls);
+HSM_HIDDEN void hsm_cache_flush_all(hsm_heap_t *heap);
+HSM_HIDDEN void hsm_rbatch_flush_all(hsm_heap_t *heap);
+HSM_HIDDEN void hsm_heap_drain_remote(hsm_heap_t *heap);
+
+/* Make pg the class's current page (in both lookup tables). */
+static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) {
+  heap->direct[cls] = pg;
+  for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++) heap->direct8[i] = pg;
+}
+
+/* Pop the first block of pg's free list (not empty) for a request of `size` in class
+ * `cls`: the list pop, the counters, and zeroing for calloc where the block is not
+ * fresh OS memory. Shared by the generic fast path and the slow path; hsm_malloc's
+ * leaf has its own copy without zeroing, counted per 8-byte index. */
+static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap, hsm_page_t *pg,
+                                                                size_t cls, size_t size, int zero) {
+  hsm_block_t *b = pg->free;
+  pg->free = b->next;
+  pg->used++;
+  HSM_COUNT(heap->stats.allocs[cls], 1);
+  HSM_COUNT(heap->stats.requested, size);
+  if (zero) {
+    if (pg->free_is_zero) b->next = NULL;
+    else memset(b, 0, size);
+  }
+  return b;
+}
+
+static inline hsm_heap_t *hsm_heap_get(void) {
+  hsm_heap_t *heap = hsm_tls_heap;
+  if (HSM_LIKELY(heap != NULL)) return heap;
+  return hsm_heap_get_slow();
+}
+
+/* ---- huge blocks (huge.c) ---- */
+HSM_HIDDEN void *hsm_huge_alloc(size_t size, size_t align, int *zeroed);
+HSM_HIDDEN void hsm_huge_cache_decay(uint64_t now, int force);
+HSM_HIDDEN void hsm_huge_cache_lock(void);
+HSM_HIDDEN void hsm_huge_cache_unlock(void);
+HSM_HIDDEN void hsm_huge_free(hsm_huge_t *h);
+HSM_HIDDEN hsm_huge_t *hsm_huge_of(const void *p, unsigned kind);
+
+/* ---- core operations (alloc.c, free.c) ---- */
+HSM_HIDDEN void *hsm_malloc(size_t size);
+HSM_HIDDEN void *hsm_calloc(size_t n, size_t size);
+HSM_HIDDEN void *hsm_realloc(void *p, size_t size);
+HSM_HIDDEN void hsm_free(void *p);
+HSM_HIDDEN void *hsm_memalign(size_t align, size_t size);
+HSM_HIDDEN size_t hsm_usable_size(const void *p);
+HSM_HIDDEN int hsm_owns(const void *p);
+
+static inline int hsm_is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+/* ---- pointers we do not own (foreign.c) ---- */
+HSM_HIDDEN void hsm_foreign_free(void *p);
+HSM_HIDDEN size_t hsm_foreign_usable_size(void *p);
+
+/* ---- statistics (stats.c) ---- */
+HSM_HIDDEN void hsm_stats_at_exit(void);
+
+#endif

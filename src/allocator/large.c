@@ -1,0 +1,39 @@
+/* Large blocks (above HSM_SMALL_MAX, up to HSM_LARGE_MAX): a page of one block, a run
+ * of whole slices, which realloc can grow or shrink in place. */
+#include <string.h>
+
+#include "internal.h"
+
+void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero) {
+  HSM_COUNT(heap->stats.slow, 1);
+  if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
+  if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL)
+    hsm_heap_drain_remote(heap);
+  size_t slices = (size + HSM_SLICE_SIZE - 1) >> HSM_SLICE_SHIFT;
+  hsm_page_t *pg = hsm_segment_page_alloc(heap, slices);
+  if (pg == NULL) return NULL;
+  pg->class_id = HSM_BIN_LARGE;
+  pg->flags.f.is_large = 1;
+  pg->block_size = slices * HSM_SLICE_SIZE;
+  pg->reserved = pg->capacity = pg->used = 1;
+  HSM_COUNT(heap->stats.allocs[HSM_BIN_LARGE], 1);
+  HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_LARGE], pg->block_size);
+  HSM_COUNT(heap->stats.requested, size);
+  if (zero && !pg->span_zero) memset(pg->start, 0, size);
+  return pg->start;
+}
+
+/* A large block of this thread's heap grows into the free slices after it, or gives
+ * back the slices it no longer needs. */
+int hsm_large_resize(void *p, size_t size) {
+  if (hsm_registry_kind(p) != HSM_REG_SEGMENT) return 0;
+  hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
+  hsm_heap_t *heap = hsm_tls_heap;
+  if (!pg->flags.f.is_large || pg->flags.f.has_aligned || pg->heap != heap || heap == NULL)
+    return 0;
+  size_t old = pg->block_size;
+  if (!hsm_segment_page_resize(heap, pg, (size + HSM_SLICE_SIZE - 1) >> HSM_SLICE_SHIFT)) return 0;
+  if (pg->block_size > old) HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_LARGE], pg->block_size - old);
+  else HSM_COUNT(heap->stats.free_bytes[HSM_BIN_LARGE], old - pg->block_size);
+  return 1;
+}

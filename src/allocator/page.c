@@ -1,0 +1,177 @@
+/* Pages: the per-class page queues of a heap, carving fresh blocks, the
+ * allocation slow path, owner-side frees, and page retirement. */
+#include <string.h>
+
+#include "internal.h"
+
+hsm_page_t hsm_page_empty; /* the "current page" of a class that has none: never has a free block */
+
+static void queue_remove(hsm_page_queue_t *q, hsm_page_t *pg) {
+  if (pg->prev) pg->prev->next = pg->next;
+  else q->first = pg->next;
+  if (pg->next) pg->next->prev = pg->prev;
+  else q->last = pg->prev;
+  pg->next = pg->prev = NULL;
+}
+
+static void queue_push_front(hsm_page_queue_t *q, hsm_page_t *pg) {
+  pg->prev = NULL;
+  pg->next = q->first;
+  if (q->first) q->first->prev = pg;
+  else q->last = pg;
+  q->first = pg;
+}
+
+static void queue_push_back(hsm_page_queue_t *q, hsm_page_t *pg) {
+  pg->next = NULL;
+  pg->prev = q->last;
+  if (q->last) q->last->next = pg;
+  else q->first = pg;
+  q->last = pg;
+}
+
+void hsm_page_set_direct(hsm_heap_t *heap, size_t cls) {
+  hsm_page_t *first = heap->queue[cls].first;
+  hsm_direct_set(heap, cls, first ? first : &hsm_page_empty);
+}
+
+/* Link a fresh run of blocks onto the (empty) free list, a few KiB at a time so
+ * that untouched memory stays untouched. */
+static void page_extend(hsm_page_t *pg) {
+  size_t bsize = pg->block_size;
+  size_t n = HSM_EXTEND_BYTES / bsize;
+  if (n < 1) n = 1;
+  if (n > pg->reserved - pg->capacity) n = pg->reserved - pg->capacity;
+  uint8_t *first = pg->start + (size_t)pg->capacity * bsize;
+  uint8_t *p = first;
+  for (size_t i = 1; i < n; i++, p += bsize) ((hsm_block_t *)p)->next = (hsm_block_t *)(p + bsize);
+  ((hsm_block_t *)p)->next = NULL;
+  pg->free = (hsm_block_t *)first;
+  pg->free_is_zero = pg->span_zero;
+  pg->capacity += (uint32_t)n;
+}
+
+static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
+  hsm_page_t *pg = hsm_segment_page_alloc(heap, hsm_class_slices[cls]);
+  if (pg == NULL) return NULL;
+  pg->class_id = (uint16_t)cls;
+  pg->block_size = hsm_class_size[cls];
+  pg->reserved = (uint32_t)(((size_t)pg->slice_count * HSM_SLICE_SIZE) / pg->block_size);
+  return pg;
+}
+
+static void page_free(hsm_heap_t *heap, hsm_page_t *pg) {
+  if (!pg->flags.f.is_large) {
+    hsm_page_queue_t *q = pg->in_full ? &heap->full : &heap->queue[pg->class_id];
+    queue_remove(q, pg);
+    if (heap->direct[pg->class_id] == pg) hsm_page_set_direct(heap, pg->class_id);
+  }
+  hsm_segment_page_free(heap, pg);
+}
+
+/* A page whose blocks are all free goes back to its segment, unless it is the
+ * class's current page (keeping one avoids freeing and re-carving a page when a
+ * program allocates and frees one block in a loop). */
+static void page_retire(hsm_heap_t *heap, hsm_page_t *pg) {
+  if (!pg->flags.f.is_large && heap->direct[pg->class_id] == pg) return;
+  page_free(heap, pg);
+}
+
+/* After the owner put a block back: a parked full page can give again; an empty
+ * page may go back to its segment. */
+void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg) {
+  if (pg->in_full) {
+    queue_remove(&heap->full, pg);
+    pg->in_full = 0;
+    queue_push_back(&heap->queue[pg->class_id], pg);
+    if (heap->direct[pg->class_id] == &hsm_page_empty) hsm_page_set_direct(heap, pg->class_id);
+  }
+  if (pg->used == 0) page_retire(heap, pg);
+}
+
+void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
+  b->next = pg->local_free;
+  pg->local_free = b;
+  --pg->used;
+  if (pg->in_full || pg->used == 0) hsm_page_after_free(heap, pg);
+}
+
+void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
+  HSM_COUNT(heap->stats.slow, 1);
+  if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
+  hsm_page_t *pg = &heap->cache[cls];
+  if (pg->free != NULL) goto pop; /* other heaps' blocks freed here: hot */
+  heap->cache_count[cls] = 0;
+  if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL)
+    hsm_heap_drain_remote(heap);
+  hsm_page_queue_t *q = &heap->queue[cls];
+  while ((pg = q->first) != NULL) {
+    if (pg->free == NULL) {
+      if (pg->local_free != NULL) {
+        pg->free = pg->local_free;
+        pg->local_free = NULL;
+        pg->free_is_zero = 0;
+      } else if (pg->capacity < pg->reserved) {
+        page_extend(pg);
+      }
+    }
+    if (pg->free != NULL) break;
+    queue_remove(q, pg); /* nothing left: park it until a block comes back */
+    pg->in_full = 1;
+    queue_push_front(&heap->full, pg);
+  }
+  if (pg == NULL) {
+    pg = page_new(heap, cls);
+    if (pg == NULL) {
+      hsm_page_set_direct(heap, cls);
+      return NULL;
+    }
+    queue_push_front(q, pg);
+    page_extend(pg);
+  }
+pop:
+  if (heap->direct[cls] != pg) hsm_direct_set(heap, cls, pg);
+  return hsm_page_pop(heap, pg, cls, size, zero);
+}
+
+void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
+  hsm_block_t *b = __atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)
+                       ? hsm_block_start(pg, p)
+                       : (hsm_block_t *)p;
+  size_t bin = pg->class_id;
+  if (self == NULL) self = hsm_heap_for_free();
+  if (self == NULL) {
+    atomic_fetch_add_explicit(&hsm_gstats.orphan_frees, 1, memory_order_relaxed);
+  } else {
+    HSM_COUNT(self->stats.frees[bin], 1);
+    if (bin == HSM_BIN_LARGE) HSM_COUNT(self->stats.free_bytes[bin], pg->block_size);
+    if (pg->heap != self) HSM_COUNT(self->stats.remote_frees, 1);
+  }
+  if (pg->heap == self) {
+    hsm_page_free_block(self, pg, b);
+  } else if (self != NULL && bin != HSM_BIN_LARGE) { /* keep it in this thread's cache */
+    hsm_page_t *cache = &self->cache[bin];
+    b->next = cache->free;
+    cache->free = b;
+    if (self->direct[bin] != cache) hsm_direct_set(self, bin, cache);
+    if (++self->cache_count[bin] >= hsm_cache_limit[bin]) hsm_cache_overflow(self, bin);
+  } else {
+    hsm_remote_free(self, pg, b);
+  }
+}
+
+/* Give back every page with no block out (used when a heap is abandoned or collected). */
+void hsm_heap_collect_empty(hsm_heap_t *heap) {
+  for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
+    hsm_page_t *pg = heap->queue[cls].first;
+    while (pg != NULL) {
+      hsm_page_t *next = pg->next;
+      if (pg->used == 0) {
+        queue_remove(&heap->queue[cls], pg);
+        hsm_segment_page_free(heap, pg);
+      }
+      pg = next;
+    }
+    hsm_page_set_direct(heap, cls);
+  }
+}

@@ -1,0 +1,98 @@
+/* Frees of other heaps' blocks: the freeing thread's per-class cache of them, sent
+ * home when full; per-destination batches pushed with one compare-and-swap onto the
+ * owner heap's remote queue; and the owner draining its queue. */
+#include "internal.h"
+
+static void rbatch_flush(hsm_heap_t *self, hsm_rbatch_t *s) {
+  hsm_heap_t *dest = s->dest;
+  hsm_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
+  do {
+    s->tail->next = old;
+  } while (!atomic_compare_exchange_weak_explicit(&dest->remote, &old, s->head,
+                                                  memory_order_release, memory_order_relaxed));
+  HSM_COUNT(self->stats.remote_pushes, 1);
+  s->head = s->tail = NULL;
+  s->count = 0;
+  s->bytes = 0;
+}
+
+void hsm_rbatch_flush_all(hsm_heap_t *heap) {
+  for (int i = 0; i < HSM_RBATCH_SLOTS; i++)
+    if (heap->rbatch[i].count) rbatch_flush(heap, &heap->rbatch[i]);
+}
+
+/* Free a block owned by another heap. A thread with a heap collects such blocks per
+ * destination and pushes each batch with one compare-and-swap; a thread without one
+ * (exiting) pushes the block alone. */
+void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
+  hsm_heap_t *dest = pg->heap;
+  if (self == NULL) {
+    hsm_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
+    do {
+      b->next = old;
+    } while (!atomic_compare_exchange_weak_explicit(&dest->remote, &old, b, memory_order_release,
+                                                    memory_order_relaxed));
+    return;
+  }
+  hsm_rbatch_t *s = &self->rbatch[dest->id & (HSM_RBATCH_SLOTS - 1)];
+  if (s->dest != dest) {
+    if (s->count) rbatch_flush(self, s);
+    s->dest = dest;
+  }
+  b->next = s->head;
+  s->head = b;
+  if (s->tail == NULL) s->tail = b;
+  s->count++;
+  s->bytes += pg->block_size;
+  if (s->count >= HSM_RBATCH_BLOCKS || s->bytes >= HSM_RBATCH_BYTES) rbatch_flush(self, s);
+}
+
+/* A block of another heap freed by a thread with a heap stays with this thread, on
+ * its class's cache (pushed by hsm_free), which the allocation path uses before its
+ * own pages: objects handed between live threads then cost no cache-line trip back
+ * to their owner. Past the class's limit the cache is sent home in batches. */
+static hsm_heap_t *owner_of(hsm_block_t *b) { return hsm_page_of(hsm_segment_of(b), b)->heap; }
+
+/* The cache list is already linked: each run of blocks with the same owner is
+ * pushed to it as it stands, one compare-and-swap per run. */
+static void cache_flush(hsm_heap_t *self, size_t cls) {
+  hsm_block_t *b = self->cache[cls].free;
+  self->cache[cls].free = NULL;
+  self->cache_count[cls] = 0;
+  if (self->direct[cls] == &self->cache[cls]) hsm_page_set_direct(self, cls);
+  while (b != NULL) {
+    hsm_heap_t *dest = owner_of(b);
+    hsm_block_t *tail = b;
+    while (tail->next != NULL && owner_of(tail->next) == dest) tail = tail->next;
+    hsm_block_t *rest = tail->next;
+    hsm_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
+    do {
+      tail->next = old;
+    } while (!atomic_compare_exchange_weak_explicit(&dest->remote, &old, b, memory_order_release,
+                                                    memory_order_relaxed));
+    HSM_COUNT(self->stats.remote_pushes, 1);
+    b = rest;
+  }
+}
+
+void hsm_cache_overflow(hsm_heap_t *self, size_t cls) { cache_flush(self, cls); }
+
+void hsm_cache_flush_all(hsm_heap_t *heap) {
+  for (size_t cls = 0; cls < HSM_CLASSES; cls++)
+    if (heap->cache[cls].free != NULL) cache_flush(heap, cls);
+}
+
+void hsm_heap_drain_remote(hsm_heap_t *heap) {
+  hsm_block_t *b = atomic_exchange_explicit(&heap->remote, NULL, memory_order_acquire);
+  if (b == NULL) return;
+  uint64_t n = 0;
+  while (b != NULL) {
+    hsm_block_t *next = b->next;
+    hsm_segment_t *seg = hsm_segment_of(b);
+    hsm_page_free_block(heap, hsm_page_of(seg, b), b);
+    b = next;
+    n++;
+  }
+  HSM_COUNT(heap->stats.drains, 1);
+  HSM_COUNT(heap->stats.drained, n);
+}

@@ -1,0 +1,262 @@
+/* Segments: 2 MiB-aligned mappings cut into 64 KiB slices; a heap takes runs of
+ * slices for its pages. Fully free segments go to a global cache, are purged
+ * (MADV_DONTNEED over the whole 2 MiB, so a huge page is never split) after the
+ * decay delay, and unmapped when the cache is over its limit.
+ * Free slices of a live segment are purged after the same delay, unless
+ * HSMALLOC_HUGEPAGES=1 asks to keep huge pages whole. */
+#include <string.h>
+
+#include "internal.h"
+
+#define HEADER_BYTES ((int64_t)((sizeof(hsm_segment_t) + 4095) & ~(size_t)4095))
+
+typedef struct {
+  hsm_segment_t *seg;
+  uint64_t since_ms;
+  uint32_t touched; /* slices that may be resident */
+  uint32_t header;  /* header page may be resident */
+} cache_entry_t;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static cache_entry_t cache[HSM_SEGMENT_CACHE_MAX];
+static int cache_n;
+
+void hsm_segment_cache_lock(void) { pthread_mutex_lock(&cache_lock); }
+void hsm_segment_cache_unlock(void) { pthread_mutex_unlock(&cache_lock); }
+
+static int64_t entry_committed(const cache_entry_t *e) {
+  return (e->header ? HEADER_BYTES : 0) +
+         (int64_t)__builtin_popcount(e->touched) * (int64_t)HSM_SLICE_SIZE;
+}
+
+static void entry_purge(cache_entry_t *e) {
+  int64_t bytes = entry_committed(e);
+  if (bytes == 0) return;
+  hsm_os_purge(e->seg, HSM_SEGMENT_SIZE);
+  hsm_stat_add(&hsm_gstats.committed, NULL, -bytes);
+  e->touched = 0;
+  e->header = 0;
+}
+
+static void entry_unmap(cache_entry_t *e) {
+  hsm_stat_add(&hsm_gstats.committed, NULL, -entry_committed(e));
+  hsm_registry_set(e->seg, HSM_REG_NONE);
+  hsm_os_unmap(e->seg, HSM_SEGMENT_SIZE);
+  atomic_fetch_sub_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
+}
+
+static hsm_segment_t *segment_acquire(hsm_heap_t *heap) {
+  cache_entry_t e = {0};
+  pthread_mutex_lock(&cache_lock);
+  if (cache_n > 0) e = cache[--cache_n];
+  pthread_mutex_unlock(&cache_lock);
+  hsm_segment_t *seg = e.seg;
+  if (seg != NULL) {
+    atomic_fetch_sub_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
+    if (e.header) memset(seg, 0, sizeof *seg);
+    else hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
+  } else {
+    seg = hsm_os_map_aligned(HSM_SEGMENT_SIZE, HSM_SEGMENT_SIZE);
+    if (seg == NULL) return NULL;
+    hsm_registry_set(seg, HSM_REG_SEGMENT);
+    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
+  }
+  seg->magic = HSM_SEGMENT_MAGIC;
+  seg->free_mask = HSM_SLICES_FREE_ALL;
+  seg->touched_mask = e.touched;
+  seg->heap = heap;
+  hsm_stat_add(&hsm_gstats.segments, &hsm_gstats.segments_peak, 1);
+  return seg;
+}
+
+static void segment_link(hsm_heap_t *heap, hsm_segment_t *seg) {
+  seg->prev = NULL;
+  seg->next = heap->segments;
+  if (heap->segments) heap->segments->prev = seg;
+  heap->segments = seg;
+  seg->in_list = 1;
+}
+
+static void segment_unlink(hsm_heap_t *heap, hsm_segment_t *seg) {
+  if (seg->prev) seg->prev->next = seg->next;
+  else heap->segments = seg->next;
+  if (seg->next) seg->next->prev = seg->prev;
+  seg->next = seg->prev = NULL;
+  seg->in_list = 0;
+}
+
+static void segment_release(hsm_segment_t *seg) {
+  hsm_stat_add(&hsm_gstats.segments, NULL, -1);
+  cache_entry_t e = {seg, hsm_now_ms(), seg->touched_mask, 1};
+  seg->heap = NULL;
+  if (hsm_options.decay_ms == 0) entry_purge(&e);
+  pthread_mutex_lock(&cache_lock);
+  long limit = hsm_options.cache_segments;
+  if (limit > HSM_SEGMENT_CACHE_MAX) limit = HSM_SEGMENT_CACHE_MAX;
+  if (limit <= 0) {
+    pthread_mutex_unlock(&cache_lock);
+    atomic_fetch_add_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
+    entry_unmap(&e);
+    return;
+  }
+  if (cache_n >= limit) { /* evict the oldest */
+    cache_entry_t old = cache[0];
+    memmove(&cache[0], &cache[1], (size_t)(cache_n - 1) * sizeof cache[0]);
+    cache_n--;
+    entry_unmap(&old);
+  }
+  cache[cache_n++] = e;
+  atomic_fetch_add_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
+  pthread_mutex_unlock(&cache_lock);
+}
+
+/* Purge cached segments idle for the decay delay; unmap those idle 8 times longer. */
+void hsm_segment_cache_decay(uint64_t now, int force) {
+  if (hsm_options.decay_ms < 0 && !force) return;
+  uint64_t delay = force ? 0 : (uint64_t)hsm_options.decay_ms;
+  pthread_mutex_lock(&cache_lock);
+  int kept = 0;
+  for (int i = 0; i < cache_n; i++) {
+    cache_entry_t *e = &cache[i];
+    uint64_t idle = now >= e->since_ms ? now - e->since_ms : 0;
+    if (idle >= delay) entry_purge(e);
+    if (force || idle >= HSM_UNMAP_IDLE_MS(delay)) entry_unmap(e);
+    else cache[kept++] = *e;
+  }
+  cache_n = kept;
+  pthread_mutex_unlock(&cache_lock);
+}
+
+/* The smallest run of free slices in `mask` that holds n (first slice; its length in
+ * *len), or -1. Best fit keeps long runs whole for large blocks. */
+static int find_run(uint32_t mask, unsigned n, unsigned *len) {
+  int best = -1;
+  unsigned best_len = 33;
+  while (mask) {
+    unsigned first = (unsigned)__builtin_ctz(mask);
+    uint32_t rest = ~(mask >> first);
+    unsigned run = rest ? (unsigned)__builtin_ctz(rest) : 32 - first;
+    if (run >= n && run < best_len) {
+      best = (int)first;
+      best_len = run;
+      if (run == n) break;
+    }
+    mask &= first + run >= 32 ? 0 : ~0u << (first + run);
+  }
+  *len = best_len;
+  return best;
+}
+
+hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices) {
+  hsm_segment_t *seg = NULL;
+  int first = -1;
+  unsigned best_len = 33;
+  for (hsm_segment_t *s = heap->segments; s != NULL; s = s->next) {
+    unsigned len;
+    int at = find_run(s->free_mask, (unsigned)slices, &len);
+    if (at >= 0 && len < best_len) {
+      seg = s;
+      first = at;
+      best_len = len;
+      if (len == slices) break;
+    }
+  }
+  if (seg == NULL) {
+    hsm_collect_abandoned();
+    seg = segment_acquire(heap);
+    if (seg == NULL) return NULL;
+    segment_link(heap, seg);
+    unsigned len;
+    first = find_run(seg->free_mask, (unsigned)slices, &len);
+  }
+  uint32_t run = (slices >= 32 ? 0xFFFFFFFFu : ((1u << slices) - 1)) << first;
+  seg->free_mask &= ~run;
+  if (seg->free_mask == 0) segment_unlink(heap, seg);
+  for (size_t i = 0; i < slices; i++) seg->slice_page[first + i] = &seg->pages[first];
+  uint32_t fresh = run & ~seg->touched_mask;
+  seg->touched_mask |= run;
+  if (fresh)
+    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak,
+                 (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE);
+  hsm_page_t *pg = &seg->pages[first];
+  memset(pg, 0, sizeof *pg);
+  pg->slice_count = (uint8_t)slices;
+  pg->span_zero = fresh == run;
+  pg->start = (uint8_t *)seg + (size_t)first * HSM_SLICE_SIZE;
+  pg->heap = heap;
+  pg->in_use = 1;
+  hsm_stat_add(&hsm_gstats.pages, &hsm_gstats.pages_peak, 1);
+  hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak,
+               (int64_t)slices * (int64_t)HSM_SLICE_SIZE);
+  return pg;
+}
+
+void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg) {
+  hsm_segment_t *seg = hsm_segment_of(pg);
+  size_t first = (size_t)(pg - seg->pages);
+  uint32_t run = (pg->slice_count >= 32 ? 0xFFFFFFFFu : ((1u << pg->slice_count) - 1)) << first;
+  hsm_stat_add(&hsm_gstats.pages, NULL, -1);
+  hsm_stat_add(&hsm_gstats.page_bytes, NULL, -(int64_t)pg->slice_count * (int64_t)HSM_SLICE_SIZE);
+  pg->in_use = 0;
+  if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hsm_now_ms();
+  seg->free_mask |= run;
+  if (seg->free_mask == HSM_SLICES_FREE_ALL) {
+    if (seg->in_list) segment_unlink(heap, seg);
+    segment_release(seg);
+    return;
+  }
+  if (!seg->in_list) segment_link(heap, seg);
+}
+
+/* Purge the touched free slices of the heap's segments once they have been free for
+ * the decay delay (runs of slices, one madvise each). */
+void hsm_segment_decay(hsm_heap_t *heap, uint64_t now) {
+  if (hsm_options.decay_ms < 0 || hsm_options.hugepages) return;
+  for (hsm_segment_t *seg = heap->segments; seg != NULL; seg = seg->next) {
+    uint32_t dirty = seg->free_mask & seg->touched_mask;
+    if (dirty == 0 || now - seg->dirty_since_ms < (uint64_t)hsm_options.decay_ms) continue;
+    uint32_t rest = dirty;
+    while (rest) {
+      int first = __builtin_ctz(rest);
+      int len = 0;
+      while (first + len < 32 && (rest >> (first + len) & 1u)) len++;
+      hsm_os_purge((uint8_t *)seg + (size_t)first * HSM_SLICE_SIZE, (size_t)len * HSM_SLICE_SIZE);
+      rest &= ~((len >= 32 ? 0xFFFFFFFFu : ((1u << len) - 1)) << first);
+    }
+    seg->touched_mask &= ~dirty;
+    hsm_stat_add(&hsm_gstats.committed, NULL,
+                 -(int64_t)__builtin_popcount(dirty) * (int64_t)HSM_SLICE_SIZE);
+  }
+}
+
+/* Resize a large page in place to `slices` slices: grow into the free slices that
+ * follow it, or free its tail. Returns 0 when the slices after it are taken. */
+int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
+  hsm_segment_t *seg = hsm_segment_of(pg);
+  size_t first = (size_t)(pg - seg->pages), old = pg->slice_count;
+  if (slices == old) return 1;
+  if (slices == 0 || first + slices > HSM_SLICES) return 0;
+  int64_t delta = ((int64_t)slices - (int64_t)old) * (int64_t)HSM_SLICE_SIZE;
+  if (slices > old) {
+    uint32_t extra = (uint32_t)(((1ull << (slices - old)) - 1) << (first + old));
+    if ((seg->free_mask & extra) != extra) return 0;
+    seg->free_mask &= ~extra;
+    if (seg->free_mask == 0 && seg->in_list) segment_unlink(heap, seg);
+    for (size_t i = first + old; i < first + slices; i++) seg->slice_page[i] = pg;
+    uint32_t fresh = extra & ~seg->touched_mask;
+    seg->touched_mask |= extra;
+    if (fresh)
+      hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak,
+                   (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE);
+    hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak, delta);
+  } else {
+    uint32_t tail = (uint32_t)(((1ull << (old - slices)) - 1) << (first + slices));
+    if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hsm_now_ms();
+    seg->free_mask |= tail;
+    if (!seg->in_list) segment_link(heap, seg);
+    hsm_stat_add(&hsm_gstats.page_bytes, NULL, delta);
+  }
+  pg->slice_count = (uint8_t)slices;
+  pg->block_size = slices * HSM_SLICE_SIZE;
+  return 1;
+}

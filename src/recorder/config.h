@@ -1,0 +1,60 @@
+/*
+ * config.h — every tunable constant of the recorder in one place: table bounds,
+ * buffer sizes, defaults of the HEAPSCOPE_* settings, waits. Layout constants
+ * that follow from the profile format stay next to their code.
+ */
+#ifndef HSR_CONFIG_H
+#define HSR_CONFIG_H
+
+/* ---- counting (count/) ---- */
+#define HSR_MAX_REGIONS 4096u          /* distinct region ids; beyond: "(overflow)" */
+#define HSR_MAX_REGION_DEPTH 64u       /* nesting depth of the region stacks */
+#define HSR_SMALL_SIZES 1024u          /* sizes below are counted in a direct array */
+#define HSR_MAX_TABLES 65536u          /* thread tables found by index (hsr_thread_at) */
+#define HSR_SELECT_SMALL_LIMIT 65536u  /* selected sizes below: a bitmap */
+#define HSR_SELECT_MAX_RANGES 256      /* HEAPSCOPE_STACK_SIZES ranges above it */
+#define HSR_SELECT_MAX_REGION_NAMES 64 /* HEAPSCOPE_STACK_REGIONS entries */
+
+/* ---- stacks (stacks/) ---- */
+#define HSR_MAX_DEPTH 256u               /* upper bound for HEAPSCOPE_STACK_DEPTH */
+#define HSR_STACK_TYPES (1u << 17)       /* stack types per thread */
+#define HSR_STACK_FRAME_SLOTS (1u << 22) /* 32 MiB of addresses per thread, reserved */
+#define HSR_STACK_SKIP_MAX 16            /* recorder frames above the caller, at most */
+#define HSR_MODULES_LISTED 4096          /* loaded modules one snapshot lists, at most */
+
+/* ---- tracking (track/) ---- */
+#define HSR_TRACK_MAX_BLOCKS_DEFAULT (8u << 20) /* HEAPSCOPE_TRACK_MAX_BLOCKS unset */
+#define HSR_FREED_RING 8u                       /* a thread's frees counted this many frees late */
+#define HSR_BORN_LOG 1024u                      /* a thread's last birth clocks; a power of two */
+#define HSR_FREER_HINTS 4096u                   /* address hash -> ring that last took it */
+#define HSR_SHARDS 64u                          /* side table shards (address hash's top 6 bits) */
+#define HSR_SIZE_SLOTS (1u << 20)               /* per (region, size) records, all threads */
+#define HSR_TRACK_ROWS_PER_CHUNK 8192u
+
+/* ---- event trace (trace/) ---- */
+#define HSR_TRACE_BUFFER_BYTES (256u << 10)
+#define HSR_TRACE_BUFFERS 32u /* in all: back-pressure beyond */
+#define HSR_TRACE_ZSTD_LEVEL 1
+
+/* ---- timeline (timeline/) ---- */
+#define HSR_TIMELINE_RING 4096u     /* samples; a power of two */
+#define HSR_TIMELINE_LABELS 1024u   /* distinct labels per flush (hash table) */
+#define HSR_TIMELINE_MS_DEFAULT 100 /* HEAPSCOPE_TIMELINE_MS unset */
+#define HSR_TIMELINE_FLUSH_MS_DEFAULT 1000
+#define HSR_TIMELINE_TOKEN_WAIT_MS 5000
+#define HSR_CALIPER_MS_DEFAULT 10 /* HEAPSCOPE_CALIPER_MS unset */
+/* The calipers' reads take at most 1/this of the time: the period stretches. */
+#define HSR_CALIPER_COST_SHARE 100
+#define HSR_CALIPER_THREAD_SLOTS (1u << 20) /* per-thread call counters */
+
+/* ---- the file (output/) ---- */
+#define HSR_SEAL_NS 3000000000ull /* background writes refused this long after a seal */
+#define HSR_WRITE_LOCK_WAIT_MS 5000
+#define HSR_STACK_TYPES_PER_CHUNK 8192u
+
+/* ---- the recorder's own memory, the exec environment (core/) ---- */
+#define HSR_POOL_BLOCK (64u * 1024u)
+#define HSR_ARENA_CHUNK (1u << 20)
+#define HSR_EXEC_ENV_SAVED 16 /* LD_PRELOAD and HEAPSCOPE_* variables kept */
+
+#endif

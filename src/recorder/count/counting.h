@@ -1,0 +1,83 @@
+/*
+ * counting.h — the hot path: count one call in the calling thread's own table.
+ *
+ * Inline so each hook pays a few loads and adds, no call. The tables and their
+ * slow paths (first use of a thread or region, sizes >= HSR_SMALL_SIZES) live in
+ * counters.c and threads.c, stack capture in stacks/. Call with the guard held.
+ * This header knows the thread record's counts only (thread.h): tracking, the
+ * trace and the stack tables keep their per-thread state behind pointers.
+ */
+#ifndef HSR_COUNTING_H
+#define HSR_COUNTING_H
+
+#include "common.h"
+#include "count/regions.h"
+#include "count/selection.h"
+#include "count/thread.h"
+#include "stacks/stacks.h"
+
+struct hsr_region_counts {
+    _Atomic uint64_t api[16];
+    _Atomic uint64_t small[HSR_SMALL_SIZES];
+};
+
+HSR_HIDDEN struct hsr_region_counts *hsr_region_counts_new(struct hsr_thread *t, uint32_t region);
+HSR_HIDDEN void hsr_count_large(struct hsr_thread *t, uint32_t region, uint64_t size);
+
+/* The counts of one thread, seen by the merge: calls fn for every nonzero cell. */
+typedef void (*hsr_size_fn)(void *ctx, uint32_t region, uint64_t size, uint64_t count);
+typedef void (*hsr_api_fn)(void *ctx, uint32_t region, unsigned api, uint64_t calls);
+HSR_HIDDEN void hsr_thread_visit(struct hsr_thread *t, void *ctx, hsr_size_fn sizes,
+                                 hsr_api_fn apis);
+HSR_HIDDEN void hsr_counters_after_fork_child(void); /* every count to zero */
+
+static inline struct hsr_region_counts *hsr_counts_here(uint32_t region, struct hsr_thread **self)
+{
+    struct hsr_thread *t = hsr_self;
+    if (HSR_UNLIKELY(!t) && !(t = hsr_thread_attach()))
+        return NULL;
+    *self = t;
+    struct hsr_region_counts *rc = atomic_load_explicit(&t->regions[region], memory_order_relaxed);
+    return HSR_LIKELY(rc) ? rc : hsr_region_counts_new(t, region);
+}
+
+/* Where an allocation was counted: its region, and its stack trace type when
+ * its stack was captured (else NULL). Tracking and the trace use it. */
+struct hsr_site {
+    uint32_t region;
+    struct hsr_stack_entry *type;
+};
+
+/* An allocation of `size` bytes (requested) by API function `api`. */
+static inline __attribute__((always_inline)) struct hsr_site hsr_count_alloc(unsigned api,
+                                                                             uint64_t size,
+                                                                             int failed)
+{
+    struct hsr_thread *t;
+    uint32_t r = hsr_current_region();
+    struct hsr_site site = {r, NULL};
+    struct hsr_region_counts *rc = hsr_counts_here(r, &t);
+    if (HSR_UNLIKELY(!rc))
+        return site;
+    hsr_bump(&rc->api[api], 1);
+    if (HSR_UNLIKELY(failed))
+        hsr_bump(&rc->api[HS_API_FAILED], 1);
+    if (HSR_LIKELY(size < HSR_SMALL_SIZES))
+        hsr_bump(&rc->small[size], 1);
+    else
+        hsr_count_large(t, r, size);
+    if (HSR_UNLIKELY(hsr_stacks_on) && hsr_region_stacks[r] && hsr_size_wanted(size))
+        site.type = hsr_stack_record(t, r, size);
+    return site;
+}
+
+/* A call that allocates nothing (free, delete, realloc(p, 0), a failure). */
+static inline void hsr_count_call(unsigned api)
+{
+    struct hsr_thread *t;
+    struct hsr_region_counts *rc = hsr_counts_here(hsr_current_region(), &t);
+    if (HSR_LIKELY(rc))
+        hsr_bump(&rc->api[api], 1);
+}
+
+#endif

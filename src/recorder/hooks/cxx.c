@@ -1,0 +1,300 @@
+/*
+ * cxx.c — the interposed C++ operator new / delete, every variant
+ * (plain, [], nothrow, aligned, sized), by their mangled names.
+ *
+ * Why not just count the malloc inside: peer allocators (tcmalloc, jemalloc,
+ * mimalloc) define their own operator new that never calls malloc. Each hook calls
+ * the next definition (libstdc++'s or the peer's) with the guard set, so the
+ * malloc libstdc++'s operator new makes inside is not counted a second time.
+ *
+ * The throwing operator new may throw std::bad_alloc through this C frame: the
+ * file is compiled with -fexceptions and the guard is dropped by a cleanup
+ * handler, which also counts the failure.
+ * If no next definition exists (libstdc++ not loaded), malloc/free stand in.
+ *
+ * Hot path: when the next operators are libstdc++'s (which only wrap malloc and
+ * free), plain new/new[] and plain/sized delete call the next malloc/free
+ * themselves; a NULL from malloc takes the general path (new_handler, bad_alloc).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "count/counting.h"
+#include "count/heap.h"
+#include "hooks/blocks.h"
+#include "hooks/hooks.h"
+
+enum {
+    NEW,
+    NEW_ARR,
+    NEW_NT,
+    NEW_ARR_NT,
+    NEW_AL,
+    NEW_ARR_AL,
+    NEW_AL_NT,
+    NEW_ARR_AL_NT,
+    DEL,
+    DEL_ARR,
+    DEL_SZ,
+    DEL_ARR_SZ,
+    DEL_NT,
+    DEL_ARR_NT,
+    DEL_AL,
+    DEL_ARR_AL,
+    DEL_SZ_AL,
+    DEL_ARR_SZ_AL,
+    DEL_AL_NT,
+    DEL_ARR_AL_NT,
+    N_OPS
+};
+
+static const char *const op_names[N_OPS] = {
+    "_Znwm",
+    "_Znam",
+    "_ZnwmRKSt9nothrow_t",
+    "_ZnamRKSt9nothrow_t",
+    "_ZnwmSt11align_val_t",
+    "_ZnamSt11align_val_t",
+    "_ZnwmSt11align_val_tRKSt9nothrow_t",
+    "_ZnamSt11align_val_tRKSt9nothrow_t",
+    "_ZdlPv",
+    "_ZdaPv",
+    "_ZdlPvm",
+    "_ZdaPvm",
+    "_ZdlPvRKSt9nothrow_t",
+    "_ZdaPvRKSt9nothrow_t",
+    "_ZdlPvSt11align_val_t",
+    "_ZdaPvSt11align_val_t",
+    "_ZdlPvmSt11align_val_t",
+    "_ZdaPvmSt11align_val_t",
+    "_ZdlPvSt11align_val_tRKSt9nothrow_t",
+    "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+};
+
+/* The next definitions, looked up on the first call of any operator (libstdc++
+ * may come with a dlopen'ed library, after our constructor). NULL: none. */
+static void *next_op[N_OPS];
+static _Atomic int ops_ready;
+/* The next operator new/delete are libstdc++'s plain wrappers of malloc/free
+ * (they come from another object than the next malloc): then the plain variants
+ * call malloc/free directly, one indirection less on the hot path. */
+static int ops_wrap_malloc;
+
+static void resolve_ops(void)
+{
+    if (!hsr_real.free)
+        hsr_resolve();
+    for (int i = 0; i < N_OPS; i++)
+        next_op[i] = hsr_next(op_names[i]);
+    Dl_info new_at, delete_at, malloc_at;
+    ops_wrap_malloc =
+        next_op[NEW] && next_op[DEL] && dladdr(next_op[NEW], &new_at) &&
+        dladdr(next_op[DEL], &delete_at) && dladdr((void *)hsr_real.malloc, &malloc_at) &&
+        new_at.dli_fbase == delete_at.dli_fbase && new_at.dli_fbase != malloc_at.dli_fbase &&
+        strstr(new_at.dli_fname, "libstdc++") != NULL;
+    atomic_store_explicit(&ops_ready, 1, memory_order_release);
+}
+
+static void *op(int which)
+{
+    if (HSR_UNLIKELY(!atomic_load_explicit(&ops_ready, memory_order_acquire)))
+        resolve_ops();
+    return next_op[which];
+}
+
+typedef void *(*new_fn)(size_t);
+typedef void *(*new_al_fn)(size_t, size_t);
+typedef void (*del_fn)(void *);
+typedef void (*del2_fn)(void *, size_t);
+typedef void (*del3_fn)(void *, size_t, size_t);
+
+/* Without a next operator new (no libstdc++): malloc stands in; a failed throwing
+ * new cannot throw from C, so it ends the program like an uncaught bad_alloc. */
+static void *fallback_new(size_t n, size_t align, int nothrow)
+{
+    void *p = NULL;
+    if (align) {
+        if (hsr_real.posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n))
+            p = NULL;
+    } else {
+        p = hsr_real.malloc(n ? n : 1);
+    }
+    if (!p && !nothrow) {
+        static const char msg[] = "heapscope: operator new failed (no libstdc++ to throw)\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        abort();
+    }
+    return p;
+}
+
+static void *call_new(int which, size_t n, size_t align)
+{
+    void *f = op(which);
+    int nothrow =
+        which == NEW_NT || which == NEW_ARR_NT || which == NEW_AL_NT || which == NEW_ARR_AL_NT;
+    if (!f)
+        return fallback_new(n, align, nothrow);
+    /* The nothrow_t argument is a reference nobody reads: pass any address. */
+    static const char nothrow_tag;
+    if (align)
+        return nothrow ? ((void *(*)(size_t, size_t, const void *))f)(n, align, &nothrow_tag)
+                       : ((new_al_fn)f)(n, align);
+    return nothrow ? ((void *(*)(size_t, const void *))f)(n, &nothrow_tag) : ((new_fn)f)(n);
+}
+
+struct new_scope {
+    int ok;
+};
+
+static void new_scope_leave(struct new_scope *s)
+{
+    if (!s->ok)
+        hsr_count_call(HS_API_FAILED); /* returned NULL or threw bad_alloc */
+    hsr_guard = 0;
+}
+
+static void *counted_new(int which, size_t n, size_t align)
+{
+    if (HSR_UNLIKELY(!hsr_real.free))
+        hsr_resolve();
+    if (hsr_guard || !atomic_load_explicit(&hsr_recording, memory_order_relaxed))
+        return call_new(which, n, align);
+    hsr_guard = 1;
+    struct new_scope scope __attribute__((cleanup(new_scope_leave))) = {0};
+    struct hsr_site site = hsr_count_alloc(HS_API_OPERATOR_NEW, n, 0);
+    void *p = call_new(which, n, align);
+    scope.ok = p != NULL;
+    if (HSR_UNLIKELY(hsr_heap_watch) && p)
+        hsr_block_born(p, n, site);
+    return p;
+}
+
+static void counted_delete(int which, void *p, size_t size, size_t align)
+{
+    if (!p)
+        return;
+    void *f = op(which);
+    int counting = !hsr_guard && atomic_load_explicit(&hsr_recording, memory_order_relaxed);
+    if (counting) {
+        hsr_guard = 1;
+        hsr_note_free(p);
+    }
+    static const char nothrow_tag;
+    if (!f)
+        hsr_real.free(p);
+    else if (which == DEL_SZ_AL || which == DEL_ARR_SZ_AL)
+        ((del3_fn)f)(p, size, align);
+    else if (which == DEL_SZ || which == DEL_ARR_SZ)
+        ((del2_fn)f)(p, size);
+    else if (which == DEL_AL || which == DEL_ARR_AL)
+        ((del2_fn)f)(p, align);
+    else if (which == DEL_AL_NT || which == DEL_ARR_AL_NT)
+        ((void (*)(void *, size_t, const void *))f)(p, align, &nothrow_tag);
+    else if (which == DEL_NT || which == DEL_ARR_NT)
+        ((void (*)(void *, const void *))f)(p, &nothrow_tag);
+    else
+        ((del_fn)f)(p);
+    if (counting) {
+        hsr_count_call(HS_API_OPERATOR_DELETE);
+        hsr_guard = 0;
+    }
+}
+
+#define RECORDING() (!hsr_guard && atomic_load_explicit(&hsr_recording, memory_order_relaxed))
+
+static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
+{
+    if (HSR_LIKELY(ops_wrap_malloc) && RECORDING()) {
+        hsr_guard = 1;
+        void *p = hsr_real.malloc(n ? n : 1);
+        if (HSR_LIKELY(p)) {
+            hsr_note_alloc(HS_API_OPERATOR_NEW, n, p);
+            hsr_guard = 0;
+            return p;
+        }
+        hsr_guard = 0;
+    }
+    return counted_new(which, n, 0);
+}
+
+static inline __attribute__((always_inline)) void fast_delete(int which, void *p, size_t n)
+{
+    if (HSR_LIKELY(ops_wrap_malloc)) {
+        if (!p)
+            return;
+        if (!RECORDING()) {
+            hsr_real.free(p);
+            return;
+        }
+        hsr_guard = 1;
+        hsr_note_free(p);
+        hsr_real.free(p);
+        hsr_count_call(HS_API_OPERATOR_DELETE);
+        hsr_guard = 0;
+        return;
+    }
+    counted_delete(which, p, n, 0);
+}
+
+/* The hooks, by mangled name (x86-64: size_t is unsigned long, 'm'). */
+void *_Znwm(size_t n) { return fast_new(NEW, n); }
+void *_Znam(size_t n) { return fast_new(NEW_ARR, n); }
+void *_ZnwmRKSt9nothrow_t(size_t n, const void *t)
+{
+    (void)t;
+    return counted_new(NEW_NT, n, 0);
+}
+void *_ZnamRKSt9nothrow_t(size_t n, const void *t)
+{
+    (void)t;
+    return counted_new(NEW_ARR_NT, n, 0);
+}
+void *_ZnwmSt11align_val_t(size_t n, size_t al) { return counted_new(NEW_AL, n, al); }
+void *_ZnamSt11align_val_t(size_t n, size_t al) { return counted_new(NEW_ARR_AL, n, al); }
+void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *t)
+{
+    (void)t;
+    return counted_new(NEW_AL_NT, n, al);
+}
+void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *t)
+{
+    (void)t;
+    return counted_new(NEW_ARR_AL_NT, n, al);
+}
+
+void _ZdlPv(void *p) { fast_delete(DEL, p, 0); }
+void _ZdaPv(void *p) { fast_delete(DEL_ARR, p, 0); }
+void _ZdlPvm(void *p, size_t n) { fast_delete(DEL_SZ, p, n); }
+void _ZdaPvm(void *p, size_t n) { fast_delete(DEL_ARR_SZ, p, n); }
+void _ZdlPvRKSt9nothrow_t(void *p, const void *t)
+{
+    (void)t;
+    counted_delete(DEL_NT, p, 0, 0);
+}
+void _ZdaPvRKSt9nothrow_t(void *p, const void *t)
+{
+    (void)t;
+    counted_delete(DEL_ARR_NT, p, 0, 0);
+}
+void _ZdlPvSt11align_val_t(void *p, size_t al) { counted_delete(DEL_AL, p, 0, al); }
+void _ZdaPvSt11align_val_t(void *p, size_t al) { counted_delete(DEL_ARR_AL, p, 0, al); }
+void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al) { counted_delete(DEL_SZ_AL, p, n, al); }
+void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al)
+{
+    counted_delete(DEL_ARR_SZ_AL, p, n, al);
+}
+void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *t)
+{
+    (void)t;
+    counted_delete(DEL_AL_NT, p, 0, al);
+}
+void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *t)
+{
+    (void)t;
+    counted_delete(DEL_ARR_AL_NT, p, 0, al);
+}

@@ -1,0 +1,340 @@
+/*
+ * malloc.c — the interposed C allocation functions (malloc family).
+ *
+ * Each hook calls the next definition (the allocator underneath: glibc, or a peer
+ * preloaded after us) with the re-entrancy guard set, then counts the call for
+ * the current region. Counting semantics: profile_format.h, SIZE_COUNTS/API_COUNTS.
+ *
+ * Bootstrap: the next definitions are found with dlsym(RTLD_NEXT), and dlsym
+ * itself may call calloc/malloc. Those calls (made while resolving, on the
+ * resolving thread) are served from a static buffer; free() ignores its blocks.
+ *
+ * Functions the next allocator lacks (Debian's jemalloc has no pvalloc) must not
+ * fall through to glibc's version, which would allocate from glibc's heap a block
+ * the peer's free() later chokes on. So memalign/valloc/pvalloc/aligned_alloc/
+ * reallocarray are used only when they come from the same object as the next
+ * malloc (dladdr); otherwise they are built on the next posix_memalign/realloc.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "count/counting.h"
+#include "count/heap.h"
+#include "count/regions.h"
+#include "hooks/blocks.h"
+#include "hooks/hooks.h"
+#include "trace/trace.h"
+#include "track/track.h"
+
+struct hsr_real hsr_real;
+HSR_TLS int hsr_guard;
+
+/* ---- bootstrap buffer for dlsym's own allocations ---- */
+
+static _Alignas(64) char boot_buf[64 * 1024];
+static size_t boot_used;
+static HSR_TLS int resolving;
+
+static void *boot_alloc(size_t n)
+{
+    size_t need = 16 + ((n + 15) & ~(size_t)15);
+    if (boot_used + need > sizeof boot_buf)
+        return NULL;
+    char *p = boot_buf + boot_used;
+    boot_used += need;
+    memcpy(p, &n, sizeof n); /* size header, for realloc */
+    return p + 16;           /* static storage: already zero (calloc) */
+}
+
+static int is_boot(const void *p)
+{
+    return (const char *)p >= boot_buf && (const char *)p < boot_buf + sizeof boot_buf;
+}
+
+static size_t boot_size(const void *p)
+{
+    size_t n;
+    memcpy(&n, (const char *)p - 16, sizeof n);
+    return n;
+}
+
+void *hsr_next(const char *name)
+{
+    int saved = hsr_guard;
+    hsr_guard = 1;
+    void *sym = dlsym(RTLD_NEXT, name);
+    hsr_guard = saved;
+    return sym;
+}
+
+/* The next `name`, if it comes from the same object as the next malloc. */
+static void *next_same_object(const char *name)
+{
+    void *sym = dlsym(RTLD_NEXT, name);
+    Dl_info a, b;
+    if (!sym || !dladdr(sym, &a) || !dladdr((void *)hsr_real.malloc, &b))
+        return NULL;
+    return a.dli_fbase == b.dli_fbase ? sym : NULL;
+}
+
+void hsr_resolve(void)
+{
+    if (hsr_real.free)
+        return;
+    resolving = 1;
+    struct hsr_real r;
+    r.malloc = dlsym(RTLD_NEXT, "malloc");
+    r.calloc = dlsym(RTLD_NEXT, "calloc");
+    r.realloc = dlsym(RTLD_NEXT, "realloc");
+    r.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+    hsr_real.malloc = r.malloc; /* next_same_object compares with it */
+    r.aligned_alloc = next_same_object("aligned_alloc");
+    r.memalign = next_same_object("memalign");
+    r.valloc = next_same_object("valloc");
+    r.pvalloc = next_same_object("pvalloc");
+    r.reallocarray = next_same_object("reallocarray");
+    r.free = dlsym(RTLD_NEXT, "free");
+    if (!r.malloc || !r.calloc || !r.realloc || !r.free || !r.posix_memalign) {
+        static const char msg[] = "heapscope: cannot find the next malloc/free (dlsym), aborting\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        syscall(SYS_exit_group, 127); /* not _exit: we interpose it */
+    }
+    void (*next_free)(void *) = r.free;
+    r.free = NULL;
+    hsr_real = r;
+    /* free last, published: it is the "resolved" flag the hooks test */
+    __atomic_store_n(&hsr_real.free, next_free, __ATOMIC_RELEASE);
+    resolving = 0;
+    hsr_tracking_init(); /* tracking and trace from the very first allocation on */
+    hsr_trace_init();
+}
+
+#define RESOLVE()                         \
+    do {                                  \
+        if (HSR_UNLIKELY(!hsr_real.free)) \
+            hsr_resolve();                \
+    } while (0)
+
+/* Forward without counting: inside our own work, or when not recording. */
+#define PASS_THROUGH() (hsr_guard || !atomic_load_explicit(&hsr_recording, memory_order_relaxed))
+
+/* ---- fallbacks on the next posix_memalign ---- */
+
+static void *memalign_via_posix(size_t align, size_t n)
+{
+    void *p = NULL;
+    if (align < sizeof(void *))
+        align = sizeof(void *);
+    if (align & (align - 1)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    int rc = hsr_real.posix_memalign(&p, align, n);
+    if (rc) {
+        errno = rc;
+        return NULL;
+    }
+    return p;
+}
+
+static void *real_memalign(size_t align, size_t n)
+{
+    return hsr_real.memalign ? hsr_real.memalign(align, n) : memalign_via_posix(align, n);
+}
+
+static void *real_aligned_alloc(size_t align, size_t n)
+{
+    return hsr_real.aligned_alloc ? hsr_real.aligned_alloc(align, n) : memalign_via_posix(align, n);
+}
+
+static void *real_valloc(size_t n)
+{
+    return hsr_real.valloc ? hsr_real.valloc(n) : memalign_via_posix((size_t)getpagesize(), n);
+}
+
+static void *real_pvalloc(size_t n)
+{
+    if (hsr_real.pvalloc)
+        return hsr_real.pvalloc(n);
+    size_t page = (size_t)getpagesize();
+    size_t rounded = n ? (n + page - 1) & ~(page - 1) : page;
+    if (rounded < n) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return memalign_via_posix(page, rounded);
+}
+
+static void *real_reallocarray(void *p, size_t a, size_t b)
+{
+    if (hsr_real.reallocarray)
+        return hsr_real.reallocarray(p, a, b);
+    size_t n;
+    if (__builtin_mul_overflow(a, b, &n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return hsr_real.realloc(p, n);
+}
+
+static uint64_t product(size_t a, size_t b)
+{
+    size_t n;
+    return __builtin_mul_overflow(a, b, &n) ? UINT64_MAX : n;
+}
+
+/* The old block of a realloc after the real call: freed (moved, shrunk to
+ * nothing, or grown in place: a new block at the same address), or, when the
+ * call failed, still there as it was. */
+static void realloc_done(struct hsr_dying *d, void *p, uint64_t n)
+{
+    if (p || n == 0)
+        hsr_block_dead(d);
+    else
+        hsr_block_revive(d);
+    /* an allocator whose realloc(p, 0) returns a minimal block: not an allocation
+     * for the counts (profile_format.h), but heap it holds */
+    if (p && n == 0 && !hsr_heap_measure_requested())
+        hsr_heap_add(hsr_heap_usable(p), hsr_place.in.component != 0);
+}
+
+/* ---- the hooks ---- */
+
+void *malloc(size_t n)
+{
+    if (HSR_UNLIKELY(!hsr_real.free)) {
+        if (resolving)
+            return boot_alloc(n);
+        hsr_resolve();
+    }
+    if (PASS_THROUGH())
+        return hsr_real.malloc(n);
+    hsr_guard = 1;
+    void *p = hsr_real.malloc(n);
+    hsr_note_alloc(HS_API_MALLOC, n, p);
+    hsr_guard = 0;
+    return p;
+}
+
+void *calloc(size_t a, size_t b)
+{
+    if (HSR_UNLIKELY(!hsr_real.free)) {
+        if (resolving)
+            return boot_alloc(product(a, b) == UINT64_MAX ? SIZE_MAX : a * b);
+        hsr_resolve();
+    }
+    if (PASS_THROUGH())
+        return hsr_real.calloc(a, b);
+    hsr_guard = 1;
+    void *p = hsr_real.calloc(a, b);
+    hsr_note_alloc(HS_API_CALLOC, product(a, b), p);
+    hsr_guard = 0;
+    return p;
+}
+
+void free(void *p)
+{
+    if (!p || is_boot(p))
+        return;
+    RESOLVE();
+    if (PASS_THROUGH()) {
+        hsr_real.free(p);
+        return;
+    }
+    hsr_guard = 1;
+    hsr_note_free(p);
+    hsr_real.free(p);
+    hsr_count_call(HS_API_FREE);
+    hsr_guard = 0;
+}
+
+void *realloc(void *old, size_t n)
+{
+    if (HSR_UNLIKELY(old && is_boot(old))) {
+        void *p = malloc(n);
+        if (p) {
+            size_t have = boot_size(old);
+            memcpy(p, old, have < n ? have : n);
+        }
+        return p;
+    }
+    RESOLVE();
+    if (PASS_THROUGH())
+        return hsr_real.realloc(old, n);
+    hsr_guard = 1;
+    struct hsr_dying d;
+    if (HSR_UNLIKELY(hsr_heap_watch) && old)
+        hsr_block_dying(old, &d);
+    void *p = hsr_real.realloc(old, n);
+    if (HSR_UNLIKELY(hsr_heap_watch) && old)
+        realloc_done(&d, p, n);
+    if (old && n == 0) {
+        hsr_count_call(HS_API_REALLOC); /* a free, not an allocation */
+    } else {
+        hsr_note_alloc(HS_API_REALLOC, n, p);
+    }
+    hsr_guard = 0;
+    return p;
+}
+
+void *reallocarray(void *old, size_t a, size_t b)
+{
+    RESOLVE();
+    if (PASS_THROUGH())
+        return real_reallocarray(old, a, b);
+    hsr_guard = 1;
+    struct hsr_dying d;
+    if (HSR_UNLIKELY(hsr_heap_watch) && old)
+        hsr_block_dying(old, &d);
+    void *p = real_reallocarray(old, a, b);
+    uint64_t n = product(a, b);
+    if (HSR_UNLIKELY(hsr_heap_watch) && old)
+        realloc_done(&d, p, n);
+    if (old && n == 0)
+        hsr_count_call(HS_API_REALLOCARRAY);
+    else
+        hsr_note_alloc(HS_API_REALLOCARRAY, n, p);
+    hsr_guard = 0;
+    return p;
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    RESOLVE();
+    if (PASS_THROUGH())
+        return hsr_real.posix_memalign(out, align, n);
+    hsr_guard = 1;
+    int rc = hsr_real.posix_memalign(out, align, n);
+    hsr_note_alloc(HS_API_POSIX_MEMALIGN, n, rc == 0 ? *out : NULL);
+    hsr_guard = 0;
+    return rc;
+}
+
+#define ALIGNED_HOOK(name, api, call, size) \
+    {                                       \
+        RESOLVE();                          \
+        if (PASS_THROUGH())                 \
+            return call;                    \
+        hsr_guard = 1;                      \
+        void *p = call;                     \
+        hsr_note_alloc(api, size, p);       \
+        hsr_guard = 0;                      \
+        return p;                           \
+    }
+
+void *aligned_alloc(size_t align, size_t n)
+    ALIGNED_HOOK(aligned_alloc, HS_API_ALIGNED_ALLOC, real_aligned_alloc(align, n), n)
+
+        void *memalign(size_t align, size_t n)
+            ALIGNED_HOOK(memalign, HS_API_MEMALIGN, real_memalign(align, n), n)
+
+                void *valloc(size_t n) ALIGNED_HOOK(valloc, HS_API_VALLOC, real_valloc(n), n)
+
+                    void *pvalloc(size_t n)
+                        ALIGNED_HOOK(pvalloc, HS_API_PVALLOC, real_pvalloc(n), n)

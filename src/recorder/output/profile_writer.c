@@ -1,0 +1,397 @@
+/*
+ * profile_writer.c — the profile file: its name, its opening, and chunk encoding.
+ *
+ * THE FORMAT IS DEFINED IN profile_format.h (header, chunk framing, every
+ * payload). This file only encodes it; snapshot.c decides what goes in a snapshot.
+ *
+ *   heapscope.<host>.<pid>.hsp                       one file per process
+ *   heapscope.<job>.r<rank>.<host>.<pid>.hsp          under MPI / Slurm
+ *   ... .<n>.hsp                                      if the name is taken (exec)
+ *
+ *   [header 32 B][PROCESS][SETTINGS]                  written when the file opens
+ *   [SNAPSHOT_BEGIN][MODULES][REGIONS][SIZE_COUNTS][API_COUNTS][STACK_TYPES]*[SNAPSHOT_END]
+ *   [SNAPSHOT_BEGIN] ...                              one more per dump
+ *
+ * A chunk is built in an mmap'd buffer (hsr_buf), framed with its type, crc32 and
+ * length, and whole snapshots are appended with write(2): no stdio, no malloc,
+ * so a signal handler may write too.
+ *
+ * Several threads append (a dump, the timeline sampler, the trace writer), so
+ * hsr_profile_write holds a lock for one whole buffer: the file is whole chunks at
+ * every instant, never two buffers interleaved. The lock is an owner word (the
+ * thread id), not a mutex, and is signal- and fork-safe:
+ *   - while a thread holds it, SIGTERM/SIGINT/SIGUSR1 (the recorder's dump
+ *     signals) are blocked on that thread, so a dump handler never runs on top
+ *     of its own thread's write; it runs on another thread and waits (at most
+ *     5 s) for the write to end, or after the write, on this one;
+ *   - a handler of the program's own that calls heapscope_dump() on top of a
+ *     write of its thread finds itself the owner and gives up (-1), never waits;
+ *   - a fork child resets it (the writer was a thread the child does not have).
+ * Sealing: a process about to end (exit, _exit, exec, a fatal signal) must not be
+ * killed half-way through a background thread's write (exit_group stops other
+ * threads between pages of a write). hsr_profile_seal() waits for the write in
+ * progress and refuses writes of background threads (hsr_profile_background())
+ * for a few seconds (an exec that fails lets them go on).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "core/lifecycle.h"
+#include "output/profile_writer.h"
+
+static int fd = -1;
+static int fd_pid;   /* getpid() when the file was opened */
+static dev_t fd_dev; /* which file fd is: programs that close every descriptor */
+static ino_t fd_ino; /* (daemons, MPI launchers' children) may have closed or reused it */
+static char path[4096];
+
+/* ---- growable byte buffer (mmap/mremap) ---- */
+
+static void reserve(struct hsr_buf *b, size_t more)
+{
+    if (b->failed || b->len + more <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 65536;
+    while (cap < b->len + more)
+        cap *= 2;
+    void *p = b->p ? mremap(b->p, b->cap, cap, MREMAP_MAYMOVE)
+                   : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        b->failed = 1;
+        return;
+    }
+    b->p = p;
+    b->cap = cap;
+}
+
+void hsr_buf_bytes(struct hsr_buf *b, const void *p, size_t n)
+{
+    reserve(b, n);
+    if (b->failed || n == 0)
+        return;
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+}
+
+void hsr_buf_u32(struct hsr_buf *b, uint32_t v) { hsr_buf_bytes(b, &v, 4); } /* x86-64: LE */
+void hsr_buf_u64(struct hsr_buf *b, uint64_t v) { hsr_buf_bytes(b, &v, 8); }
+
+void hsr_buf_str(struct hsr_buf *b, const char *s, size_t n)
+{
+    hsr_buf_u32(b, (uint32_t)n);
+    hsr_buf_bytes(b, s, n);
+}
+
+void hsr_buf_release(struct hsr_buf *b)
+{
+    if (b->p)
+        munmap(b->p, b->cap);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---- chunks ---- */
+
+size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type)
+{
+    size_t start = b->len;
+    hsr_buf_u32(b, type);
+    hsr_buf_u32(b, 0); /* crc, filled by hsr_chunk_end */
+    hsr_buf_u64(b, 0); /* payload length */
+    return start;
+}
+
+void hsr_chunk_end(struct hsr_buf *b, size_t start)
+{
+    if (b->failed)
+        return;
+    uint64_t len = b->len - start - HS_CHUNK_HEADER_SIZE;
+    /* zlib's: about 10x the speed of a byte-wise table, which cost 0.5 s of
+     * trace mode's writer thread on the churn benchmark (170 MB of events) */
+    uint32_t crc = (uint32_t)crc32_z(0, b->p + start + HS_CHUNK_HEADER_SIZE, len);
+    memcpy(b->p + start + 4, &crc, 4);
+    memcpy(b->p + start + 8, &len, 8);
+}
+
+/* ---- the file ---- */
+
+int hsr_profile_is_open(void) { return fd >= 0; }
+const char *hsr_profile_path(void) { return path; }
+int hsr_profile_pid(void) { return fd_pid; }
+
+/* Descriptors at or above 512, close-on-exec, out of the program's way. */
+static int move_high(int f)
+{
+    int high = fcntl(f, F_DUPFD_CLOEXEC, 512);
+    if (high < 0)
+        return f;
+    close(f);
+    return high;
+}
+
+/* fd still our file? If the program closed it (or reused the number), open the
+ * file again by name, leaving the program's descriptor alone. */
+static int check_fd(void)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino)
+        return 0;
+    int f = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (f < 0)
+        return -1;
+    if (fstat(f, &st) != 0 || st.st_dev != fd_dev || st.st_ino != fd_ino) {
+        close(f); /* replaced by another file: not ours to append to */
+        return -1;
+    }
+    fd = move_high(f);
+    return 0;
+}
+
+/* ---- the writer lock (see the top of this file) ---- */
+
+static _Atomic int writer;            /* thread id of the writing thread, 0 = free */
+static _Atomic uint64_t sealed_until; /* CLOCK_MONOTONIC ns */
+static HSR_TLS int background;
+
+static int tid(void) { return (int)syscall(SYS_gettid); }
+
+static int lock_writer(void)
+{
+    int me = tid();
+    if (atomic_load(&writer) == me)
+        return -1; /* a handler on top of this thread's own write */
+    for (int waited = 0;; waited++) {
+        int free_ = 0;
+        if (atomic_compare_exchange_strong(&writer, &free_, me))
+            return 0;
+        if (waited > HSR_WRITE_LOCK_WAIT_MS)
+            return -1;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+}
+
+static void unlock_writer(void) { atomic_store(&writer, 0); }
+
+void hsr_profile_background(void) { background = 1; }
+
+void hsr_profile_seal(void)
+{
+    atomic_store(&sealed_until, hsr_now_ns(CLOCK_MONOTONIC) + HSR_SEAL_NS);
+    if (lock_writer() == 0) /* the write in progress, if any, has ended */
+        unlock_writer();
+}
+
+int hsr_profile_sealed(void) { return hsr_now_ns(CLOCK_MONOTONIC) < atomic_load(&sealed_until); }
+
+void hsr_profile_after_fork_child(void)
+{
+    atomic_store(&writer, 0);
+    atomic_store(&sealed_until, 0);
+}
+
+static int write_all(const struct hsr_buf *b)
+{
+    if (fd < 0 || check_fd() != 0)
+        return -1;
+    size_t done = 0;
+    while (done < b->len) {
+        ssize_t n = write(fd, b->p + done, b->len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+int hsr_profile_write(struct hsr_buf *b)
+{
+    if (fd < 0 || b->failed)
+        return -1;
+    if (background && hsr_profile_sealed())
+        return -1;
+    sigset_t dump_signals, old;
+    sigemptyset(&dump_signals);
+    sigaddset(&dump_signals, SIGTERM);
+    sigaddset(&dump_signals, SIGINT);
+    sigaddset(&dump_signals, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &dump_signals, &old);
+    int rc = -1;
+    if (lock_writer() == 0) {
+        /* sealed while this thread waited for the lock? */
+        if (!(background && hsr_profile_sealed()))
+            rc = write_all(b);
+        unlock_writer();
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+void hsr_profile_close(void)
+{
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino)
+        close(fd); /* (not a descriptor the program reused) */
+    fd = -1;
+}
+
+static const char *env_or(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : fallback;
+}
+
+/* The MPI rank: the first of OMPI_COMM_WORLD_RANK (Open MPI), PMI_RANK (MPICH's
+ * hydra, Intel MPI) and SLURM_PROCID (srun) that holds a rank number, i.e. 1 to 9
+ * decimal digits and nothing else; -1 when none does. A set value that is not a
+ * number is ignored with a warning (atoi would have made it rank 0) and the next
+ * variable is tried. Read when the file opens: a fork child before exec
+ * has the launcher's environment, not yet the rank's. */
+static int mpi_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (!v || !*v)
+            continue;
+        size_t digits = strspn(v, "0123456789");
+        if (digits >= 1 && digits <= 9 && v[digits] == 0)
+            return atoi(v);
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s='%.40s%s' is not a rank number: ignored", vars[i], v,
+                 strlen(v) > 40 ? "..." : "");
+        hsr_warn(msg);
+    }
+    return -1;
+}
+
+static const char *job_id(void)
+{
+    return env_or("SLURM_JOB_ID", env_or("OMPI_MCA_ess_base_jobid", ""));
+}
+
+static void read_file(const char *name, struct hsr_buf *into)
+{
+    int f = open(name, O_RDONLY | O_CLOEXEC);
+    if (f < 0)
+        return;
+    char chunk[4096];
+    ssize_t n;
+    while ((n = read(f, chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
+        if (n > 0)
+            hsr_buf_bytes(into, chunk, (size_t)n);
+    close(f);
+}
+
+static void write_start(int rank)
+{
+    struct hsr_buf b = {0};
+    char host[256] = "", exe[4096] = "";
+    gethostname(host, sizeof host - 1);
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    struct hsr_buf cmd = {0};
+    read_file("/proc/self/cmdline", &cmd);
+    size_t cmdlen = cmd.len;
+    if (cmdlen && cmd.p[cmdlen - 1] == 0)
+        cmdlen--; /* argv joined by NUL: no trailing separator */
+
+    hsr_buf_bytes(&b, HS_MAGIC, 8);
+    hsr_buf_u32(&b, HS_FORMAT_VERSION);
+    hsr_buf_u32(&b, HS_HEADER_SIZE);
+    hsr_buf_u64(&b, hsr_start_real_ns);
+    hsr_buf_u64(&b, 0);
+
+    size_t c = hsr_chunk_begin(&b, HS_CHUNK_PROCESS);
+    hsr_buf_u32(&b, (uint32_t)getpid());
+    hsr_buf_u32(&b, (uint32_t)getppid());
+    hsr_buf_u32(&b, (uint32_t)rank);
+    hsr_buf_u32(&b, 0);
+    hsr_buf_u64(&b, hsr_start_real_ns);
+    hsr_buf_str(&b, host, strlen(host));
+    hsr_buf_str(&b, exe, strlen(exe));
+    hsr_buf_str(&b, cmd.p ? (const char *)cmd.p : "", cmdlen);
+    hsr_buf_str(&b, job_id(), strlen(job_id()));
+    hsr_buf_str(&b, HSR_VERSION, strlen(HSR_VERSION));
+    hsr_chunk_end(&b, c);
+
+    c = hsr_chunk_begin(&b, HS_CHUNK_SETTINGS);
+    hsr_buf_str(&b, hsr_settings.stack_sizes, strlen(hsr_settings.stack_sizes));
+    hsr_buf_str(&b, hsr_settings.stack_regions, strlen(hsr_settings.stack_regions));
+    hsr_buf_u32(&b, hsr_settings.max_depth);
+    hsr_buf_u32(&b, hsr_settings.unwinder);
+    hsr_chunk_end(&b, c);
+
+    if (hsr_profile_write(&b) != 0)
+        hsr_warn("cannot write the profile file header");
+    hsr_buf_release(&cmd);
+    hsr_buf_release(&b);
+}
+
+/* Opens a new file for this process. Returns 0, or -1 (and warns once). */
+int hsr_profile_open(void)
+{
+    /* Absolute, so the file can be found again (check_fd) after a chdir. */
+    char dir[2048], cwd[1024];
+    if (hsr_settings.output_dir[0] != '/' && getcwd(cwd, sizeof cwd))
+        snprintf(dir, sizeof dir, "%s/%s", cwd, hsr_settings.output_dir);
+    else
+        snprintf(dir, sizeof dir, "%s", hsr_settings.output_dir);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    for (char *p = host; *p; p++) { /* the short host name, safe in a file name */
+        if (*p == '.' && p != host) {
+            *p = 0;
+            break;
+        }
+        if (*p == '/' || *p == '.')
+            *p = '_';
+    }
+    char base[3072];
+    int rank = mpi_rank();
+    if (rank >= 0)
+        snprintf(base, sizeof base, "%s/heapscope.%s.r%d.%s.%d", dir, *job_id() ? job_id() : "job",
+                 rank, host, (int)getpid());
+    else
+        snprintf(base, sizeof base, "%s/heapscope.%s.%d", dir, host, (int)getpid());
+    mkdir(dir, 0777); /* one level, if missing; errors show at open */
+    for (int n = 0; n < 1000; n++) {
+        if (n == 0)
+            snprintf(path, sizeof path, "%s.hsp", base);
+        else
+            snprintf(path, sizeof path, "%s.%d.hsp", base, n);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0644);
+        if (fd >= 0 || errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        char msg[4200];
+        snprintf(msg, sizeof msg, "cannot create a profile file in '%s' (%s): not recording", dir,
+                 strerror(errno));
+        hsr_warn(msg);
+        path[0] = 0;
+        return -1;
+    }
+    fd_pid = (int)getpid();
+    fd = move_high(fd);
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        fd_dev = st.st_dev;
+        fd_ino = st.st_ino;
+    }
+    write_start(rank);
+    return 0;
+}

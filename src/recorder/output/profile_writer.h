@@ -1,0 +1,38 @@
+/*
+ * profile_writer.h — the profile file (profile_writer.c): its opening, chunk
+ * encoding into mmap'd buffers, appends of whole buffers. The format itself is
+ * src/format/profile_format.h.
+ */
+#ifndef HSR_PROFILE_WRITER_H
+#define HSR_PROFILE_WRITER_H
+
+#include "common.h"
+
+struct hsr_buf {
+    uint8_t *p;
+    size_t len, cap;
+    int failed;
+};
+HSR_HIDDEN void hsr_buf_u32(struct hsr_buf *b, uint32_t v);
+HSR_HIDDEN void hsr_buf_u64(struct hsr_buf *b, uint64_t v);
+HSR_HIDDEN void hsr_buf_bytes(struct hsr_buf *b, const void *p, size_t n);
+HSR_HIDDEN void hsr_buf_str(struct hsr_buf *b, const char *s, size_t n);
+HSR_HIDDEN size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type);
+HSR_HIDDEN void hsr_chunk_end(struct hsr_buf *b, size_t start);
+HSR_HIDDEN void hsr_buf_release(struct hsr_buf *b);
+HSR_HIDDEN int hsr_profile_open(void); /* open a new file, write header/PROCESS/SETTINGS */
+HSR_HIDDEN int hsr_profile_write(struct hsr_buf *b); /* append, -1 on failure */
+HSR_HIDDEN void hsr_profile_close(void);
+HSR_HIDDEN int hsr_profile_is_open(void);
+HSR_HIDDEN const char *hsr_profile_path(void);
+HSR_HIDDEN int hsr_profile_pid(void); /* the process the open file belongs to */
+/* Concurrent writers: see the top of profile_writer.c. A background thread (one of
+ * the recorder's own: the timeline sampler) marks itself; hsr_profile_seal(), called
+ * when the process is about to end, waits for the write in progress and refuses
+ * background writes for a few seconds, so no write is cut by the process's end. */
+HSR_HIDDEN void hsr_profile_background(void);
+HSR_HIDDEN void hsr_profile_seal(void);
+HSR_HIDDEN int hsr_profile_sealed(void);
+HSR_HIDDEN void hsr_profile_after_fork_child(void);
+
+#endif

@@ -1,0 +1,446 @@
+/*
+ * timeline.c — heap in use, RSS and PSS over time, written to the profile as the
+ * run goes (the MPI calipers use it too: calipers.c).
+ *
+ * Who samples:
+ *   the sampler thread     every HEAPSCOPE_TIMELINE_MS: heap + smaps_rollup (RSS, PSS)
+ *   region boundaries      heapscope_region_begin/end (process-wide regions): heap +
+ *                          RSS from statm (~4 us; smaps_rollup would cost ~25 us)
+ *   MPI calipers           before/after a measured MPI call: heap + smaps_rollup
+ *   snapshots              a "final" sample (heap + smaps_rollup), then a flush
+ * Heap in use is in the samples when the hooks watch blocks (hsr_heap_watch: asked
+ * with HEAPSCOPE_TIMELINE_HEAP=1, or tracking on), else -1.
+ *
+ * Where samples go: a bounded lock-free ring (HSR_TIMELINE_RING slots; multi-producer, one
+ * consumer at a time), so any thread and a signal handler may append without a
+ * lock. The holder of the flush token drains it into TIMELINE_REGIONS + TIMELINE
+ * chunks (format: profile_format.h) and appends them with one hsr_profile_write.
+ * Flushes happen every HEAPSCOPE_TIMELINE_FLUSH_MS (sampler thread), when the ring
+ * is half full (sampler) or three-quarters full (the appending thread, which waits
+ * for the flush in progress when it finds the ring full), and before every
+ * snapshot. A sample that still finds no room is dropped and counted (samples_lost).
+ *
+ * The sampler thread is created after the profile file is open (and again in a
+ * fork child), with every signal blocked (signals go to the program's threads),
+ * the re-entrancy guard set, and marked a background writer: once the process
+ * starts ending (hsr_profile_seal) it writes no more.
+ * Memory: the ring (HSR_TIMELINE_RING x 64 bytes, mmap) and the flush buffers (mmap); nothing
+ * from the program's allocator.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/fast_clock.h"
+#include "core/guard.h"
+#include "core/lifecycle.h"
+#include "core/pool.h"
+#include "count/heap.h"
+#include "count/regions.h"
+#include "output/profile_writer.h"
+#include "timeline/timeline.h"
+
+int hsr_timeline_on;
+static uint64_t interval_ns, flush_ns;
+
+/* ---- settings ---- */
+
+/* A non-negative integer setting in ms, or `fallback` (with a warning) when bad. */
+static long ms_setting(const char *name, long fallback, long min)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return fallback;
+    char *end;
+    long ms = strtol(v, &end, 10);
+    if (*end || ms < min || ms > 86400000L) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s must be an integer number of ms >= %ld, using %ld", name, min,
+                 fallback);
+        hsr_warn(msg);
+        return fallback;
+    }
+    return ms;
+}
+
+void hsr_timeline_settings(void)
+{
+    long ms = ms_setting("HEAPSCOPE_TIMELINE_MS", HSR_TIMELINE_MS_DEFAULT, 0);
+    hsr_timeline_on = ms > 0;
+    interval_ns = (uint64_t)ms * 1000000u;
+    flush_ns =
+        (uint64_t)ms_setting("HEAPSCOPE_TIMELINE_FLUSH_MS", HSR_TIMELINE_FLUSH_MS_DEFAULT, 10) *
+        1000000u;
+    const char *cal = getenv("HEAPSCOPE_CALIPER_MS");
+    if (cal && strcmp(cal, "off") == 0)
+        hsr_caliper_ns = -1;
+    else
+        hsr_caliper_ns = ms_setting("HEAPSCOPE_CALIPER_MS", HSR_CALIPER_MS_DEFAULT, 0) * 1000000;
+    if (!hsr_timeline_on)
+        hsr_caliper_ns = -1; /* caliper samples are timeline samples */
+    atomic_store(&hsr_caliper_armed, hsr_caliper_ns >= 0);
+    /* Heap in use costs every allocation and free a malloc_usable_size call and a
+     * counter update (hsr_heap_watch): about +10-25% CPU on the churn benchmark, more
+     * than the counts-only goal allows, so it is asked for (record --mpi asks; tracking
+     * watches blocks anyway, and then the figure comes free). */
+    const char *heap = getenv("HEAPSCOPE_TIMELINE_HEAP");
+    if (hsr_timeline_on && heap && strcmp(heap, "1") == 0)
+        hsr_heap_watch = 1;
+    else if (heap && *heap && strcmp(heap, "0") != 0 && strcmp(heap, "1") != 0)
+        hsr_warn("HEAPSCOPE_TIMELINE_HEAP must be 0 or 1, using 0");
+}
+
+/* ---- the ring ---- */
+
+struct slot {
+    _Atomic uint64_t seq; /* == position + 1 once the sample at `position` is written */
+    struct hsr_sample s;
+};
+
+static struct slot *ring;
+static _Atomic uint64_t head; /* next position to claim */
+static _Atomic uint64_t tail; /* next position to drain (flush token holder) */
+static _Atomic uint64_t lost;
+
+static void ring_reset(void)
+{
+    for (uint64_t i = 0; i < HSR_TIMELINE_RING; i++)
+        atomic_store_explicit(&ring[i].seq, i, memory_order_relaxed);
+    atomic_store(&head, 0);
+    atomic_store(&tail, 0);
+    atomic_store(&lost, 0);
+}
+
+static int ring_push(const struct hsr_sample *s)
+{
+    uint64_t pos = atomic_load_explicit(&head, memory_order_relaxed);
+    for (;;) {
+        struct slot *sl = &ring[pos & (HSR_TIMELINE_RING - 1)];
+        uint64_t seq = atomic_load_explicit(&sl->seq, memory_order_acquire);
+        int64_t diff = (int64_t)(seq - pos);
+        if (diff == 0) {
+            if (atomic_compare_exchange_weak_explicit(&head, &pos, pos + 1, memory_order_relaxed,
+                                                      memory_order_relaxed)) {
+                sl->s = *s;
+                atomic_store_explicit(&sl->seq, pos + 1, memory_order_release);
+                return 0;
+            }
+        } else if (diff < 0) {
+            return -1; /* full */
+        } else {
+            pos = atomic_load_explicit(&head, memory_order_relaxed);
+        }
+    }
+}
+
+/* The next written sample, or 0 (empty, or the next one is still being written). */
+static int ring_pop(struct hsr_sample *out)
+{
+    uint64_t pos = atomic_load_explicit(&tail, memory_order_relaxed);
+    struct slot *sl = &ring[pos & (HSR_TIMELINE_RING - 1)];
+    if (atomic_load_explicit(&sl->seq, memory_order_acquire) != pos + 1)
+        return 0;
+    *out = sl->s;
+    atomic_store_explicit(&sl->seq, pos + HSR_TIMELINE_RING, memory_order_release);
+    atomic_store_explicit(&tail, pos + 1, memory_order_relaxed);
+    return 1;
+}
+
+static uint64_t ring_fill(void)
+{
+    return atomic_load_explicit(&head, memory_order_relaxed) -
+           atomic_load_explicit(&tail, memory_order_relaxed);
+}
+
+/* ---- flushing ---- */
+
+static _Atomic int token;                        /* thread id of the flushing thread, 0 = free */
+static uint32_t regions_written;                 /* TIMELINE_REGIONS written so far (token) */
+static struct hsr_buf rows, out;                 /* reused between flushes (token) */
+static const char *labels[HSR_TIMELINE_LABELS];  /* this flush's labels (token) */
+static uint32_t label_slot[HSR_TIMELINE_LABELS]; /* hash of pointer -> index + 1 */
+static uint32_t nlabels;
+
+static int take_token(int wait)
+{
+    int me = (int)syscall(SYS_gettid);
+    if (atomic_load(&token) == me)
+        return -1;
+    for (int waited = 0;; waited++) {
+        int free_ = 0;
+        if (atomic_compare_exchange_strong(&token, &free_, me))
+            return 0;
+        if (!wait || waited > HSR_TIMELINE_TOKEN_WAIT_MS)
+            return -1;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+}
+
+static uint32_t label_index(const char *label)
+{
+    if (!label)
+        return HS_NO_LABEL;
+    uint32_t h = (uint32_t)(((uintptr_t)label >> 3) * 2654435761u) % HSR_TIMELINE_LABELS;
+    for (uint32_t i = 0; i < HSR_TIMELINE_LABELS; i++, h = (h + 1) % HSR_TIMELINE_LABELS) {
+        uint32_t idx = label_slot[h];
+        if (idx && labels[idx - 1] == label)
+            return idx - 1;
+        if (!idx) {
+            if (nlabels == HSR_TIMELINE_LABELS - 1)
+                return HS_NO_LABEL;
+            labels[nlabels] = label;
+            label_slot[h] = ++nlabels;
+            return nlabels - 1;
+        }
+    }
+    return HS_NO_LABEL;
+}
+
+static void encode_sample(const struct hsr_sample *s)
+{
+    hsr_buf_u64(&rows, s->mono_ns);
+    hsr_buf_u32(&rows, s->kind);
+    hsr_buf_u32(&rows, s->region);
+    hsr_buf_u32(&rows, label_index(s->label));
+    hsr_buf_u32(&rows, 0);
+    hsr_buf_u64(&rows, (uint64_t)s->heap);
+    hsr_buf_u64(&rows, (uint64_t)s->heap_component);
+    hsr_buf_u64(&rows, (uint64_t)s->rss);
+    hsr_buf_u64(&rows, (uint64_t)s->pss);
+}
+
+static void encode_regions(void)
+{
+    uint32_t n = hsr_region_count();
+    if (n <= regions_written)
+        return;
+    size_t c = hsr_chunk_begin(&out, HS_TIMELINE_REGIONS);
+    hsr_buf_u32(&out, n - regions_written);
+    for (uint32_t id = regions_written; id < n; id++) {
+        const struct hsr_region *r = hsr_region_get(id);
+        hsr_buf_u32(&out, id);
+        hsr_buf_u32(&out, r->parent);
+        hsr_buf_str(&out, r->name, strlen(r->name));
+    }
+    hsr_chunk_end(&out, c);
+}
+
+/* Drains the ring into the file. wait: wait for another thread's flush to end. */
+static void flush(int wait)
+{
+    if (!ring || !hsr_profile_is_open())
+        return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* no dump handler on top of this */
+    if (take_token(wait) != 0) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return;
+    }
+    rows.len = out.len = 0;
+    rows.failed = out.failed = 0;
+    memset(label_slot, 0, sizeof label_slot);
+    nlabels = 0;
+    uint32_t count = 0;
+    struct hsr_sample s;
+    while (count < HSR_TIMELINE_RING && ring_pop(&s)) {
+        encode_sample(&s);
+        count++;
+    }
+    uint32_t regions_now = hsr_region_count();
+    if (count || regions_now > regions_written) {
+        encode_regions();
+        struct hsr_caliper_totals t;
+        hsr_calipers_totals(&t);
+        size_t c = hsr_chunk_begin(&out, HS_TIMELINE_SAMPLES);
+        hsr_buf_u64(&out, interval_ns);
+        hsr_buf_u64(&out, (uint64_t)hsr_caliper_ns);
+        hsr_buf_u32(&out, !hsr_heap_watch ? HS_HEAP_MEASURE_NONE
+                                          : (uint32_t)hsr_heap_measure_requested());
+        hsr_buf_u32(&out, 0);
+        hsr_buf_u64(&out, t.taken);
+        hsr_buf_u64(&out, t.skipped);
+        hsr_buf_u64(&out, (uint64_t)t.rss_delta);
+        hsr_buf_u64(&out, (uint64_t)t.pss_delta);
+        hsr_buf_u64(&out, atomic_load(&lost));
+        hsr_buf_u32(&out, nlabels);
+        for (uint32_t i = 0; i < nlabels; i++)
+            hsr_buf_str(&out, labels[i], strlen(labels[i]));
+        hsr_buf_u32(&out, count);
+        hsr_buf_u32(&out, 0);
+        hsr_buf_bytes(&out, rows.p, rows.len);
+        hsr_chunk_end(&out, c);
+        if (rows.failed || hsr_profile_write(&out) != 0)
+            atomic_fetch_add(&lost, count);
+        else
+            regions_written = regions_now;
+    }
+    atomic_store(&token, 0);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* ---- samples ---- */
+
+void hsr_timeline_measure(struct hsr_sample *s, int with_pss)
+{
+    s->mono_ns = hsr_now_ns(CLOCK_MONOTONIC) - hsr_start_mono_ns;
+    if (hsr_heap_watch)
+        hsr_heap_in_use(&s->heap, &s->heap_component);
+    else
+        s->heap = s->heap_component = -1;
+    if (with_pss) {
+        hsr_read_memory(&s->rss, &s->pss);
+    } else {
+        hsr_read_rss(&s->rss);
+        s->pss = -1;
+    }
+}
+
+void hsr_timeline_add(const struct hsr_sample *s)
+{
+    if (!ring)
+        return;
+    if (ring_push(s) != 0) {
+        flush(1); /* full: wait for the flush in progress, or make one */
+        if (ring_push(s) != 0) {
+            atomic_fetch_add(&lost, 1);
+            return;
+        }
+    }
+    if (ring_fill() >= HSR_TIMELINE_RING / 4 * 3)
+        flush(0);
+}
+
+void hsr_timeline_region(unsigned kind, uint32_t region)
+{
+    if (!hsr_timeline_on || !ring)
+        return;
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    struct hsr_sample s = {0};
+    hsr_timeline_measure(&s, 0);
+    s.kind = kind;
+    s.region = region;
+    hsr_timeline_add(&s);
+    hsr_guard = saved_guard;
+}
+
+void hsr_timeline_snapshot(int from_signal)
+{
+    (void)from_signal;
+    if (!hsr_timeline_on || !ring)
+        return;
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    struct hsr_sample s = {0};
+    hsr_timeline_measure(&s, 1);
+    s.kind = HS_SAMPLE_FINAL;
+    s.region = atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
+    hsr_timeline_add(&s);
+    flush(1);
+    hsr_guard = saved_guard;
+}
+
+/* ---- the sampler thread ---- */
+
+static void *sampler(void *arg)
+{
+    (void)arg;
+    hsr_guard = 1;
+    hsr_profile_background();
+    atomic_store(&hsr_sampler_running, 1);
+    uint64_t next = hsr_now_ns(CLOCK_MONOTONIC);
+    uint64_t next_flush = next + flush_ns;
+    uint64_t next_arm = next, next_refine = next + 1000000000u;
+    for (;;) {
+        uint64_t now = hsr_now_ns(CLOCK_MONOTONIC);
+        /* MPI calipers: one call may be measured per period (calipers.c) */
+        int arming =
+            atomic_load_explicit(&hsr_calipers_active, memory_order_relaxed) && hsr_caliper_ns > 0;
+        if (arming && now >= next_arm) {
+            atomic_store_explicit(&hsr_caliper_armed, 1, memory_order_relaxed);
+            next_arm = now + hsr_caliper_period();
+        }
+        if (now >= next_refine) { /* the TSC clock of tracking and trace mode */
+            hsr_fast_clock_refine();
+            next_refine = now + 1000000000u;
+        }
+        if (now >= next) {
+            struct hsr_sample s = {0};
+            hsr_timeline_measure(&s, 1);
+            s.kind = HS_SAMPLE_PERIODIC;
+            s.region = atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
+            if (ring_push(&s) != 0)
+                atomic_fetch_add(&lost, 1);
+            next += interval_ns;
+            if (next <= now) /* late (a stopped process, a busy machine): no catching up */
+                next = now + interval_ns;
+        }
+        if ((now >= next_flush || ring_fill() >= HSR_TIMELINE_RING / 2) && !hsr_profile_sealed()) {
+            flush(0);
+            next_flush = now + flush_ns;
+        }
+        uint64_t wake = next < next_flush ? next : next_flush;
+        if (arming && next_arm < wake)
+            wake = next_arm;
+        struct timespec ts = {(time_t)(wake / 1000000000u), (long)(wake % 1000000000u)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    }
+    return NULL;
+}
+
+static void start_sampler(void)
+{
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0)
+        return;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* the thread starts with every signal blocked */
+    int saved_guard = hsr_guard;
+    hsr_guard = 1; /* the thread's TLS block (glibc: calloc) is not the program's */
+    pthread_t t;
+    if (pthread_create(&t, &attr, sampler, NULL) != 0)
+        hsr_warn("cannot start the timeline sampler thread: boundary samples only");
+    else
+        pthread_setname_np(t, "heapscope-tl");
+    hsr_guard = saved_guard;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+}
+
+void hsr_timeline_start(void)
+{
+    if (!hsr_timeline_on)
+        return;
+    ring = hsr_map(HSR_TIMELINE_RING * sizeof *ring);
+    if (!ring) {
+        hsr_warn("no memory for the timeline: timeline off");
+        hsr_timeline_on = 0;
+        return;
+    }
+    ring_reset();
+    start_sampler();
+}
+
+/* The child starts its own file: the parent's pending samples are the parent's. */
+void hsr_timeline_after_fork_child(void)
+{
+    atomic_store(&hsr_sampler_running, 0);
+    if (!hsr_timeline_on || !ring)
+        return;
+    ring_reset();
+    atomic_store(&token, 0);
+    regions_written = 0;
+    hsr_timeline_calipers_reset();
+    start_sampler();
+}

@@ -1,0 +1,46 @@
+/*
+ * timeline.h — heap in use, RSS and PSS over time (timeline.c), the MPI calipers
+ * (calipers.c) and the reads of /proc (smaps.c).
+ *
+ * Samples go into a lock-free ring (any thread, signal handlers too) and are
+ * appended to the file as TIMELINE chunks by the sampler thread every flush period,
+ * when the ring fills, and before every snapshot (profile_format.h, types 20..29).
+ */
+#ifndef HSR_TIMELINE_H
+#define HSR_TIMELINE_H
+
+#include "common.h"
+
+extern HSR_HIDDEN int hsr_timeline_on;       /* HEAPSCOPE_TIMELINE_MS != 0 */
+HSR_HIDDEN void hsr_timeline_settings(void); /* read HEAPSCOPE_TIMELINE_* (before counting) */
+HSR_HIDDEN void hsr_timeline_start(void);    /* ring, sampler thread (file open) */
+HSR_HIDDEN void hsr_timeline_region(unsigned kind, uint32_t region); /* process-wide boundary */
+HSR_HIDDEN void hsr_timeline_snapshot(
+    int from_signal); /* "final" sample + flush, before a snapshot */
+HSR_HIDDEN void hsr_timeline_after_fork_child(void);
+struct hsr_sample {
+    uint64_t mono_ns;
+    uint32_t kind; /* HS_SAMPLE_* */
+    uint32_t region;
+    const char *label; /* MPI function (a string that lives forever), or NULL */
+    int64_t heap, heap_component, rss, pss; /* -1: not measured */
+};
+HSR_HIDDEN void hsr_timeline_measure(struct hsr_sample *s, int with_pss); /* heap + memory now */
+HSR_HIDDEN void hsr_timeline_add(const struct hsr_sample *s); /* append (may flush when full) */
+HSR_HIDDEN void hsr_timeline_calipers_reset(void);
+/* the caliper totals written in every TIMELINE chunk */
+struct hsr_caliper_totals {
+    uint64_t taken, skipped;
+    int64_t rss_delta, pss_delta;
+};
+HSR_HIDDEN void hsr_calipers_totals(struct hsr_caliper_totals *t);
+extern HSR_HIDDEN int64_t hsr_caliper_ns;     /* rate limit; 0 every call; -1 off */
+HSR_HIDDEN uint64_t hsr_caliper_period(void); /* ns until the next measured call */
+/* The sampler thread arms the calipers every hsr_caliper_ns once they are active (a
+ * layer attached); the next outermost MPI call disarms and is measured. */
+extern HSR_HIDDEN _Atomic int hsr_calipers_active, hsr_caliper_armed, hsr_sampler_running;
+HSR_HIDDEN _Atomic uint64_t *hsr_calipers_thread_calls(void); /* this thread's call counter */
+HSR_HIDDEN int hsr_read_memory(int64_t *rss, int64_t *pss);   /* smaps_rollup; pss -1 if unknown */
+HSR_HIDDEN int hsr_read_rss(int64_t *rss);                    /* statm (cheap) */
+
+#endif
