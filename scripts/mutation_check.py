@@ -72,10 +72,12 @@ MUTATIONS: List[Mutation] = [
              "for (uint64_t s = 1; s < HSR_SMALL_SIZES; s++) {",
              ["tests/e2e/test_record_counts.py"]),
     Mutation("hsmalloc-class-off-by-one",
-             "hsmalloc puts a request of 16k+1 bytes (17, 33 .. 113) one class too low: a block 1 byte short",
+             "hsmalloc puts a request 1 byte past a class boundary above 128 B one class too "
+             "low: a block 1 byte short (rounding (size + 14) >> 4 below 128 B would be no bug: "
+             "the table asks only multiples of 8)",
              "src/allocator/sizeclass.c",
-             "  if (size <= 128) return (size + 15) >> 4;\n",
-             "  if (size <= 128) return (size + 14) >> 4;\n",
+             "  size_t idx = (size - 1 - ((size_t)1 << b)) >> (b - 3);\n",
+             "  size_t idx = (size - 2 - ((size_t)1 << b)) >> (b - 3);\n",
              ["tests/allocator/test_size_classes.py", "tests/allocator/test_api.py"]),
     Mutation("realloc-0-counted",
              "realloc(p, 0) counted as an allocation of size 0 instead of a free",
@@ -158,7 +160,7 @@ def check(m: Mutation, build: Path, timeout: int) -> str:
             outcome = "survived" if passed else f"killed ({why})"
     finally:
         path.write_text(original)
-        saved.unlink()
+        shutil.rmtree(backup_dir(build))
     # the next mutation runs against the real libraries (after an interruption, the next
     # run's first build sees the restored file as changed and rebuilds it)
     if m.native and not build_native(build):
