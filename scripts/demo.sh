@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec "${PYTHON:-python3}" -m heapscope demo "$@"
+exec .venv/bin/heapscope demo "$@"

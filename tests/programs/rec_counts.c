@@ -10,13 +10,13 @@
 
 #include "heapscope.h"
 
-static void *volatile sink;
-
+/* Each call's block is its own (the workers churn at once: a shared variable would let
+ * one thread free another's block); volatile keeps the pair from being optimized away. */
 static void churn(size_t size, int n)
 {
     for (int i = 0; i < n; i++) {
-        sink = malloc(size);
-        free(sink);
+        void *volatile block = malloc(size);
+        free(block);
     }
 }
 
