@@ -22,7 +22,8 @@ WORKLOAD = "hs-wl-fem-temporaries"
 
 
 def register(sub):
-    p = sub.add_parser("demo", help="profile the bundled FEM workload: identify, then locate",
+    p = sub.add_parser("demo", help="profile the bundled FEM workload: identify, locate, then "
+                                    "write its HTML report",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("-o", "--output", default="heapscope-demo", metavar="DIR",
                    help="directory for the two recordings (default: ./heapscope-demo)")
