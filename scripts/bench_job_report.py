@@ -2,7 +2,7 @@
 
     python3 scripts/bench_job_report.py [N] [SAMPLES]      (default 2000 ranks, 600 samples)
 
-Each file is a rank of one job written with tests/profile_builder.py: 438 (region,
+Each file is a rank of one job written with tests/helpers/profile_builder.py: 438 (region,
 size) rows in 3 regions ("(none)", "[MPI]", "solve"), 86 modules, and one TIMELINE
 chunk of SAMPLES samples (a minute at the default 100 ms) in the layout of
 src/format/profile_format.h. Prints one Markdown line with the file sizes and the

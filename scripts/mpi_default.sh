@@ -7,8 +7,8 @@
 # (priority 50 against MPICH's 40 on amd64), but an alternative set by hand, or a
 # Debian architecture that prefers MPICH, is set back to Open MPI here.
 set -euo pipefail
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then SUDO=(sudo); fi
 
 update-alternatives --get-selections | while read -r name _mode value; do
   case "$name" in mpi | mpirun | mpi-*) ;; *) continue ;; esac
@@ -18,7 +18,11 @@ update-alternatives --get-selections | while read -r name _mode value; do
     exit 1
   fi
   echo "setup: alternative $name pointed at $value: set back to Open MPI's $target"
-  $SUDO update-alternatives --quiet --set "$name" "$target"
+  if [ ${#SUDO[@]} -gt 0 ] && ! command -v sudo >/dev/null; then
+    echo "setup: not root and no sudo: as root run 'update-alternatives --set $name $target'" >&2
+    exit 1
+  fi
+  "${SUDO[@]}" update-alternatives --quiet --set "$name" "$target"
 done
 if ! mpirun --version 2>&1 | grep -q "Open MPI"; then
   echo "setup: mpirun is not Open MPI's: $(command -v mpirun) -> $(readlink -f "$(command -v mpirun)")" >&2

@@ -13,11 +13,20 @@ Fixtures:
                running `python3 -m heapscope` (text output captured).
   mpi          an MpiFamily, parametrized: the test runs under Open MPI and under MPICH
                (both installed by scripts/setup.sh).
+
+Helpers: require(*programs) fails a test whose tools are missing ("X is not installed:
+run scripts/setup.sh"); a test never skips or passes for want of a tool.
+
+The session starts from a known environment whatever the shell gave it (see
+pytest_configure): default signal dispositions, no stray HEAPSCOPE_* settings, its own
+symbol cache.
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +34,33 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 PROGRAMS = TESTS / "programs"
+
+# Signals a shell may leave ignored (SIGINT and SIGQUIT for a background job, SIGHUP
+# under nohup); an ignored signal stays ignored across exec, so the programs the tests
+# start would not die of it. Caught signals are reset to the default on exec.
+_SIGNALS_TO_RESTORE = (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP, signal.SIGTERM,
+                       signal.SIGUSR1, signal.SIGUSR2)
+_KEPT_SETTINGS = {"HEAPSCOPE_NATIVE_DIR"}
+
+
+def pytest_configure(config):
+    for sig in _SIGNALS_TO_RESTORE:
+        if signal.getsignal(sig) == signal.SIG_IGN:
+            signal.signal(sig, signal.default_int_handler if sig == signal.SIGINT
+                          else signal.SIG_DFL)
+    # a recorder setting exported in the shell (HEAPSCOPE_SIZES ...) would change what
+    # every recording holds; symbols are cached per session, not in the user's home
+    for name in [n for n in os.environ if n.startswith("HEAPSCOPE_")]:
+        if name not in _KEPT_SETTINGS:
+            del os.environ[name]
+    config._heapscope_cache = tempfile.mkdtemp(prefix="heapscope-test-cache-")
+    os.environ["HEAPSCOPE_CACHE_DIR"] = config._heapscope_cache
+
+
+def pytest_unconfigure(config):
+    cache = getattr(config, "_heapscope_cache", None)
+    if cache:
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -88,12 +124,18 @@ def heapscope():
 
 def peer_allocator(name):
     """Path of a Debian-packaged peer allocator library, or None."""
-    from heapscope.allocators import find_allocator  # provided by the allocator issue
+    from heapscope.allocators import find_allocator
     return find_allocator(name)
 
 
-def have(program):
-    return shutil.which(program) is not None
+def require(*programs):
+    """Fail the test (never skip it) unless every program is on PATH: scripts/setup.sh
+    installs every tool the suite calls. Returns the path of the first."""
+    paths = [shutil.which(program) for program in programs]
+    for program, path in zip(programs, paths):
+        if path is None:
+            pytest.fail(f"{program} is not installed: run scripts/setup.sh", pytrace=False)
+    return paths[0]
 
 
 @dataclass(frozen=True)
@@ -112,7 +154,7 @@ class MpiFamily:
 
     def compile(self, source, out, *flags, fortran=False):
         compiler = self.fc if fortran else self.cc
-        assert have(compiler), f"{compiler} missing: scripts/setup.sh installs Open MPI and MPICH"
+        require(compiler)
         subprocess.run([compiler, "-g", *flags, "-o", str(out), str(PROGRAMS / source)],
                        check=True)
         return out

@@ -8,6 +8,20 @@ import subprocess
 from heapscope.errors import HeapscopeError
 
 
+def program_words(words, missing: str) -> list:
+    """The program and its arguments from what argparse left (REMAINDER): the words after
+    an optional "--". An option before the program is an unknown option of ours; no
+    program at all is the error `missing`."""
+    command = list(words)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    elif command and command[0].startswith("-"):
+        raise HeapscopeError(f"unknown option {command[0]!r} (put the program after --)")
+    if not command:
+        raise HeapscopeError(missing)
+    return command
+
+
 def check_program(program: str) -> None:
     """One clear error, with the shell's exit codes: 127 when there is no such file, 126
     when there is one that cannot be run (a directory, a file without execute permission)."""

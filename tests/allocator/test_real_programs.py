@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -221,7 +222,8 @@ def test_project_test_suite_on_hsmalloc(on_hsmalloc):
     tests = Path(__file__).resolve().parents[1]
     modules = [str(tests / m) for m in ("format/test_reader.py", "unit/test_report_figures.py",
                                         "unit/test_bench_stats.py")]
-    res = subprocess.run(["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", *modules],
+    # this interpreter: the one with pytest and heapscope (PATH's python3 may have neither)
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *modules],
                          capture_output=True, text=True, env=env, cwd=tests.parent, timeout=300)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
     assert " passed" in res.stdout and "failed" not in res.stdout

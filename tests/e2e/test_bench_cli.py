@@ -3,12 +3,13 @@ runs, a failing command, a checksum mismatch, a missing allocator, outputs, erro
 and the profiler comparison."""
 import json
 import os
-import shutil
 import subprocess
 
 import pytest
 
 from heapscope import allocators
+
+from conftest import require
 
 # Prints which allocator it runs under (from LD_PRELOAD) into a log, then a checksum.
 WHO = 'case "$LD_PRELOAD" in *jemalloc*) a=jemalloc;; *tcmalloc*) a=tcmalloc;; ' \
@@ -143,13 +144,30 @@ def test_profilers_compare_plain_recorder_and_peers(heapscope, native, tmp_path)
     names = [c["name"] for c in doc["commands"][0]["configs"]]
     # the most frequent size, found by a counting run, is the one whose stacks are recorded
     assert names[:4] == ["plain", "record-counts", "record-stacks-40", "record-stacks-all"]
-    assert ("heaptrack" in names) == (shutil.which("heaptrack") is not None)
-    assert ("massif" in names) == (shutil.which("valgrind") is not None)
+    require("heaptrack", "valgrind")
+    assert names[-2:] == ["heaptrack", "massif"]
     assert doc["settings"]["baseline"] == "plain"
     assert doc["commands"][0]["checksum"] == "40"
     for c in doc["commands"][0]["configs"]:
         assert len(c["runs"]) == 1 and c["failure"] is None, c["name"]
     assert "x plain" in res.stdout
+
+
+def test_profilers_missing_from_path_are_reported(heapscope, native, tmp_path):
+    """Without heaptrack and Valgrind on PATH, --profilers runs the others and says why."""
+    src = tmp_path / "hot40.c"
+    src.write_text(HOT40)
+    prog = tmp_path / "hot40"
+    subprocess.run(["gcc", "-O1", "-o", str(prog), str(src)], check=True)
+    (tmp_path / "bin").mkdir()
+    out = tmp_path / "p.json"
+    res = heapscope("bench", "--profilers", "-n", "1", "--warmup", "0", "--format", "json", "-o", out,
+                    "--", prog, env={"PATH": str(tmp_path / "bin")})
+    names = [c["name"] for c in json.loads(out.read_text())["commands"][0]["configs"]]
+    assert names[:4] == ["plain", "record-counts", "record-stacks-40", "record-stacks-all"]
+    assert "heaptrack" not in names and "massif" not in names
+    assert "heaptrack skipped: not installed" in res.stderr
+    assert "massif skipped: not installed" in res.stderr
 
 
 def test_stack_size_needs_profilers(heapscope):

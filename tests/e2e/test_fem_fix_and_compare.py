@@ -6,11 +6,12 @@ vanish; the totals fall; --fail-if-more fails when the comparison is reversed.
 """
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from conftest import require
 
 CELLS = "16"
 
@@ -57,7 +58,7 @@ def test_collapsed_and_pprof_totals_equal_report(heapscope, fem, tmp_path):
     assert lines and sum(int(line.rsplit(" ", 1)[1]) for line in lines) == count
     heapscope("export", fem / "anomalous", "--format", "pprof", "--size", "24",
               "-o", tmp_path / "p.pb.gz")
-    go = shutil.which("go") or "/usr/local/go/bin/go"
+    go = require("go")   # Debian's golang-go: go tool pprof
     top = subprocess.run([go, "tool", "pprof", "-top", str(tmp_path / "p.pb.gz")],
                          capture_output=True, text=True, timeout=300)
     assert top.returncode == 0, top.stderr
@@ -148,7 +149,7 @@ def test_pprof_value_bytes_is_the_default_sample_type(heapscope, fem, tmp_path):
     count = report_counts(heapscope, fem / "anomalous", "24")[24]["local"]
     heapscope("export", fem / "anomalous", "--format", "pprof", "--size", "24",
               "--value", "bytes", "-o", tmp_path / "b.pb.gz")
-    go = shutil.which("go") or "/usr/local/go/bin/go"
+    go = require("go")   # Debian's golang-go: go tool pprof
     top = subprocess.run([go, "tool", "pprof", "-top", "-unit", "B", str(tmp_path / "b.pb.gz")],
                          capture_output=True, text=True, timeout=300)
     assert top.returncode == 0, top.stderr

@@ -83,6 +83,17 @@ def test_c_counts_per_size_region_and_api(heapscope, counts_program, tmp_path, a
     assert apis_in(p, "phase1") == {"malloc": 10, "calloc": 3, "free": 13}
 
 
+@pytest.mark.parametrize("allocator", ALLOCATORS)
+def test_zero_byte_allocations_counted_as_size_0(heapscope, build, tmp_path, allocator):
+    check_installed(allocator)
+    program = build("rec_zero.cpp", "-DHEAPSCOPE_WEAK")
+    [p] = record(heapscope, tmp_path, program, options=["--allocator", allocator])
+    assert sizes_in(p, "zero") == {0: 9, 1: 4}
+    # every allocator returns a block for a zero-byte request, so each is freed
+    assert apis_in(p, "zero") == {"malloc": 3, "calloc": 3, "realloc": 1, "operator_new": 6,
+                                  "free": 7, "operator_delete": 6}
+
+
 @pytest.mark.parametrize("allocator", ["glibc", "jemalloc"])
 def test_reset_forgets_earlier_counts(heapscope, counts_program, tmp_path, allocator):
     check_installed(allocator)

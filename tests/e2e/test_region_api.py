@@ -5,7 +5,7 @@ import subprocess
 
 from heapscope.profile import read_profile
 
-from conftest import PROGRAMS, have
+from conftest import PROGRAMS, require
 
 
 def link_stub(native):
@@ -38,7 +38,7 @@ def test_seed_calls_map_onto_regions_dump_and_reset(heapscope, build, native, tm
 
 
 def test_fortran_module_regions(heapscope, native, tmp_path):
-    assert have("gfortran"), "apt-get install gfortran"
+    require("gfortran")
     program = tmp_path / "rec_fortran"
     subprocess.run(["gfortran", "-g", "-J", str(tmp_path), "-o", str(program),
                     str(native / "include" / "heapscope.f90"), str(PROGRAMS / "rec_fortran.f90"),

@@ -8,7 +8,7 @@ import subprocess
 
 from heapscope.profile import read_profile
 
-from conftest import PROGRAMS, have
+from conftest import PROGRAMS, require
 
 
 def _owner_program(build, tmp_path):
@@ -75,7 +75,7 @@ def test_no_stacks_at_all_is_a_one_line_error(heapscope, build, tmp_path):
 
 
 def test_mpi_library_blocks_go_to_mpi_and_buffers_to_the_application(heapscope, tmp_path):
-    assert have("mpicc") and have("mpirun"), "apt-get install openmpi-bin libopenmpi-dev"
+    require("mpicc", "mpirun")
     program = tmp_path / "mpi_alltoall"
     subprocess.run(["mpicc", "-g", "-o", program, PROGRAMS / "mpi_alltoall.c"], check=True)
     out = tmp_path / "out"

@@ -1,5 +1,5 @@
-"""Tracking mode counts a block's death a few frees after its free (tracking.c,
-deferred deaths). The cases where that wait could show, on a program that makes
+"""Tracking mode counts a block's death a few frees after its free (src/recorder/track/
+deferred.c). The cases where that wait could show, on a program that makes
 them happen (tests/programs/trk_deferred.c): the address handed to another thread
 before the death is counted, a thread idle with deaths waiting at exit, a region
 boundary right after frees."""

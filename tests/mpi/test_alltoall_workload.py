@@ -19,7 +19,7 @@ import pytest
 from heapscope.bench.workloads import BY_NAME
 from heapscope.profile import read_profile
 
-from conftest import have
+from conftest import require
 
 WORKLOAD = BY_NAME["mpi-alltoall"]
 PROCS = 4
@@ -53,7 +53,7 @@ def expected(rank):
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    assert have("mpirun"), "apt-get install openmpi-bin libopenmpi-dev"
+    require("mpirun")
     assert WORKLOAD.built(), f"{WORKLOAD.path} is not built"
     out = tmp_path_factory.mktemp("alltoall") / "out"
     sizes = ",".join(str(s) for s in (PROCS * 8, SMALL * PROCS, LARGE * PROCS))

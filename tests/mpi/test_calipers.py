@@ -6,7 +6,7 @@ import subprocess
 
 from heapscope.profile import read_profile
 
-from conftest import PROGRAMS, have
+from conftest import PROGRAMS, require
 
 MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "4"]
 ALWAYS_MEASURED = {"MPI_Init", "MPI_Finalize"}   # of the calls tl_mpi.c makes
@@ -19,7 +19,7 @@ def expected_calls(n):
 
 
 def run_ranks(heapscope, tmp_path, n, env=None):
-    assert have("mpicc") and have("mpirun"), "apt-get install openmpi-bin libopenmpi-dev"
+    require("mpicc", "mpirun")
     program = tmp_path / "tl_mpi"
     if not program.exists():
         subprocess.run(["mpicc", "-g", "-o", program, PROGRAMS / "tl_mpi.c"], check=True)

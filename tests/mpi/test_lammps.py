@@ -9,7 +9,7 @@ from pathlib import Path
 
 from heapscope.profile import read_profile
 
-from conftest import have
+from conftest import require
 
 MELT = Path("/usr/share/lammps/examples/melt/in.melt")
 MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "4"]
@@ -26,7 +26,8 @@ def _thermo(stdout: str):
 
 
 def test_lammps_melt_on_4_ranks(heapscope, tmp_path):
-    assert have("lmp") and MELT.exists(), "apt-get install lammps lammps-examples"
+    require("lmp")
+    assert MELT.exists(), f"{MELT} is not installed: run scripts/setup.sh (lammps-examples)"
     lmp = ["lmp", "-in", str(MELT), "-log", "none"]
     plain = subprocess.run(MPIRUN + lmp, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert plain.returncode == 0, plain.stderr[-800:]

@@ -6,7 +6,7 @@ import subprocess
 
 from heapscope.profile import read_profile
 
-from conftest import have
+from conftest import require
 
 MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "4"]
 
@@ -17,7 +17,7 @@ def _checksum(stdout):
 
 
 def test_msgrate_under_the_mpi_layer(native, heapscope, tmp_path):
-    assert have("mpirun"), "apt-get install openmpi-bin libopenmpi-dev"
+    require("mpirun")
     program = native / "bin" / "hs-wl-mpi-msgrate"
     assert program.exists(), "hs-wl-mpi-msgrate is built where CMake finds MPI"
     argv = [str(program), "--messages", "2000", "--size", "4321", "--warmup", "10"]

@@ -1,4 +1,4 @@
-/* Known allocations for `heapscope diff` (tests/test_diff_e2e.py, tests/test_record_symbolize.py),
+/* Known allocations for `heapscope diff` (tests/e2e/test_diff.py, tests/e2e/test_rebuild_in_place.py),
  * in two variants of one source: built as is ("before") and with -DFIXED ("after"). The
  * variant changes only the constants below, so every allocating line and every call stays
  * on the same source line and the unchanged call paths have the same function, file and

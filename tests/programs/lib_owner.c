@@ -1,4 +1,4 @@
-/* A shared library linked by lib_owner_main.c (tests/test_by_library.py): each call of
+/* A shared library linked by lib_owner_main.c (tests/e2e/test_report_by_library.py): each call of
  * lib_owner_work() allocates 1 block of 1111 bytes with malloc and, through the C
  * runtime, 1 block of 23 bytes (strdup of a 22-character string) and 1 of 3 * 1212
  * bytes (calloc); all are kept until lib_owner_release(). */

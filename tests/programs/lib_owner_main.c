@@ -1,4 +1,4 @@
-/* Main program of the --by library test (tests/test_by_library.py), linked against
+/* Main program of the --by library test (tests/e2e/test_report_by_library.py), linked against
  * liblib_owner.so: the main program allocates 5 blocks of 3333 bytes (malloc) and
  * 2 of 4444 (calloc(2, 2222)) itself, and through strdup 4 blocks of 23 bytes; it
  * calls lib_owner_work() 7 times (7 x 1111, 7 x 23, 7 x 3636 bytes in the library). */

@@ -1,4 +1,4 @@
-/* Under `heapscope record --mpi` (tests/test_mpi_attribution.py): every rank allocates
+/* Under `heapscope record --mpi` (tests/mpi/test_attribution.py): every rank allocates
  * exactly 10 blocks of 4,000,000 bytes outside MPI calls, then exchanges 1000 ints with
  * every rank through MPI_Alltoall (send/receive buffers: 4000 * size bytes each). */
 #include <mpi.h>

@@ -1,4 +1,4 @@
-! Fortran MPI program (tests/test_mpi_job_fortran.py), through mpif90 and `use mpi`
+! Fortran MPI program (tests/mpi/test_fortran.py), through mpif90 and `use mpi`
 ! (or `use mpi_f08` when compiled with -DHS_F08):
 ! every rank allocates 2 arrays of 4,000,000 bytes outside MPI calls, 3 of 7777 bytes
 ! between MPI_PCONTROL(1) and MPI_PCONTROL(0) (region "pcontrol-1"), and the send and

@@ -1,9 +1,9 @@
-/* The job report's test program (tests/test_mpi_job.py), run on 4 ranks. Rank r keeps
+/* The job report's test program (tests/mpi/test_job_report.py), run on 4 ranks. Rank r keeps
  * r + 1 blocks of 1,000,000 bytes outside MPI calls and, inside MPI_Pcontrol(1) ..
  * MPI_Pcontrol(0) (region "pcontrol-1"), 2 blocks of 7000 bytes; then every rank
  * reaches a barrier. With the argument "kill", rank 2 then raises SIGTERM on itself
  * (the other ranks go on to MPI_Finalize, where the job is torn down). With "sigkill"
- * (tests/test_mpi_job_killed.py, under a short timeline flush period), rank 2 waits
+ * (tests/mpi/test_job_killed_rank.py, under a short timeline flush period), rank 2 waits
  * until its profile file has grown twice (two timeline flushes, the second one begun
  * after the barrier, so it holds samples that see every block) and SIGKILLs itself:
  * its file has no snapshot, only the timeline; exit 3 if the file never grows.

@@ -1,4 +1,4 @@
-/* Single process, no mpirun (tests/test_mpi_attribution.py): 3 blocks of 7777 bytes
+/* Single process, no mpirun (tests/mpi/test_attribution.py): 3 blocks of 7777 bytes
  * inside MPI_Pcontrol(1) .. MPI_Pcontrol(0), 2 blocks of 7777 bytes after it. */
 #include <mpi.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* MPI_Init then MPI_Finalize, nothing else (tests/test_mpi_attribution.py). */
+/* MPI_Init then MPI_Finalize, nothing else (tests/mpi/test_attribution.py). */
 #include <mpi.h>
 
 int main(int argc, char **argv)

@@ -1,4 +1,4 @@
-/* The rank and job in profile file names (tests/test_rank_names.py): run with the
+/* The rank and job in profile file names (tests/mpi/test_rank_names.py): run with the
  * launchers' variables set by hand, no MPI. One block of 4321 bytes, so the test
  * can tell the file holds this run's counts. */
 #include <stdlib.h>

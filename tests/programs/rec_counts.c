@@ -1,4 +1,4 @@
-/* Known allocations for the recorder's exactness tests (tests/test_record_counts.py).
+/* Known allocations for the recorder's exactness tests (tests/e2e/test_record_counts.py).
  * Sizes are odd enough that nothing else in the process asks for them.
  * Built with -DHEAPSCOPE_WEAK: it also runs without the recorder. */
 #define _GNU_SOURCE
@@ -10,13 +10,13 @@
 
 #include "heapscope.h"
 
-static void *volatile sink;
-
+/* Each call's block is its own (the workers churn at once: a shared variable would let
+ * one thread free another's block); volatile keeps the pair from being optimized away. */
 static void churn(size_t size, int n)
 {
     for (int i = 0; i < n; i++) {
-        sink = malloc(size);
-        free(sink);
+        void *volatile block = malloc(size);
+        free(block);
     }
 }
 

@@ -1,4 +1,4 @@
-// Known C++ allocations (tests/test_record_counts.py): every operator new/delete
+// Known C++ allocations (tests/e2e/test_record_counts.py): every operator new/delete
 // variant, plus containers. Each operator new counts once, although libstdc++'s
 // operator new calls malloc inside.
 #include <cstdio>

@@ -1,4 +1,4 @@
-/* A library the test program dlopen()s (tests/test_record_process.py). */
+/* A library the test program dlopen()s (tests/e2e/test_record_process.py). */
 #include <stdlib.h>
 
 void *volatile rec_dlib_sink;

@@ -1,5 +1,5 @@
 /* dlopen()s the library named in argv[1] and calls it: 9339 x5 counted, and the
- * library listed in the module map (tests/test_record_process.py). With a second
+ * library listed in the module map (tests/e2e/test_record_process.py). With a second
  * argument "close", dlclose()s it before exit: still listed, stacks symbolized. */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* fork + exec (tests/test_record_process.py):
+/* fork + exec (tests/e2e/test_record_process.py):
  *   parent          9009 x2, waits for the child
  *   child           9119 x3, then execs this program with "exec" -> its own file,
  *                   snapshot reason "exec"

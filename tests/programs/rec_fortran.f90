@@ -1,4 +1,4 @@
-! Fortran regions through the heapscope module (tests/test_record_api.py):
+! Fortran regions through the heapscope module (tests/e2e/test_region_api.py):
 ! ALLOCATE of 2500 doubles (20000 bytes) 6 times inside "assemble", 2 times in
 ! "assemble/solve".
 program rec_fortran

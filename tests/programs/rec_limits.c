@@ -1,4 +1,4 @@
-/* The recorder at its limits (tests/test_record_limits.py), by argv[1]:
+/* The recorder at its limits (tests/e2e/test_record_limits.py), by argv[1]:
  *   threads   300 short-lived threads, one after the other, each 11011 x5 in
  *             region "churn": exact totals although thread tables are reused
  *   regions   5000 distinct top-level regions r0..r4999, 12012 x1 in each:

@@ -1,4 +1,4 @@
-/* Under mpirun (tests/test_record_process.py): rank r allocates 14014 bytes r+1
+/* Under mpirun (tests/e2e/test_record_process.py): rank r allocates 14014 bytes r+1
  * times; each rank's file is named with the job id and its rank. */
 #include <mpi.h>
 #include <stdlib.h>

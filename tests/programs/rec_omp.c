@@ -1,5 +1,5 @@
 /* OpenMP workers allocate while the main thread is inside "omp": every block
- * counts for "omp" (tests/test_record_counts.py). */
+ * counts for "omp" (tests/e2e/test_record_counts.py). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* The calls of Gomes et al.'s profiling library ("Memory allocation anomalies in
  * high-performance computing applications"), linked against libheapscope_stub.so (no weak symbols):
  * runs alone (no-ops); under the recorder its definitions win
- * (tests/test_record_api.py). 16016 x2 before init (top level), x3 inside
+ * (tests/e2e/test_region_api.py). 16016 x2 before init (top level), x3 inside
  * "size_profiling", dump, then x4 after a reset: the exit snapshot has only 4. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Signals (tests/test_record_process.py), by argv[1]:
+/* Signals (tests/e2e/test_record_process.py), by argv[1]:
  *   term     10010 x3, then SIGTERM to itself: killed, profile reason "sigterm"
  *   int      the same with SIGINT: reason "sigint"
  *   usr1     10010 x3, SIGUSR1 (snapshot, continues), 10010 x1, then SIGKILL:

@@ -1,4 +1,4 @@
-/* Stack trace types (tests/test_record_stacks.py). Size 1234 is allocated from
+/* Stack trace types (tests/e2e/test_record_stacks.py). Size 1234 is allocated from
  * two call paths — alloc_here() called from path_a() (10 times) and from path_b()
  * (20 times) — inside region "local"; 7 more from path_a() inside region "other";
  * size 1235 from path_a() 3 times (not selected when only 1234 is asked for).

@@ -1,4 +1,4 @@
-/* Known heap peak and leaks for tests/test_reports_holders.py (record --track).
+/* Known heap peak and leaks for tests/e2e/test_peak_and_leaks.py (record --track).
  * One thread, no stdio. Link with librep_vendor.so (rep_vendor.c).
  *
  *   peak:   build_mesh() holds 10 blocks of 4096 B and scratch() 4 blocks of 1000 B

@@ -1,4 +1,4 @@
-/* Known lifetimes for tests/test_reports_lifetimes.py (record --track).
+/* Known lifetimes for tests/e2e/test_lifetimes_and_temporaries.py (record --track).
  * One thread and no stdio, so nothing else allocates between these calls.
  *
  *   size 48   make_temps(): 1000 blocks, each freed before the next allocation:

@@ -1,4 +1,4 @@
-/* A "third-party" library for tests/test_reports_holders.py: its cache is never
+/* A "third-party" library for tests/e2e/test_peak_and_leaks.py: its cache is never
  * freed (5 blocks of 200 bytes), the kind of leak a suppression file names. */
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 // End-to-end stacks test program: allocations of 40 bytes along five known call
 // paths in region "local" (200, 150, 100, 75 and 50 times), plus 7 along a sixth path
 // outside any region, and 41-byte blocks whose stacks are never asked for.
-// tests/test_stacks_e2e.py finds the source lines by their LINE-MARK comments.
+// tests/e2e/test_stacks.py finds the source lines by their LINE-MARK comments.
 #define HEAPSCOPE_WEAK
 #include <heapscope.h>
 

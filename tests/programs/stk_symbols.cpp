@@ -1,5 +1,5 @@
 // Symbolizer test program: prints return addresses taken at known source lines,
-// its load bias and its executable address ranges, for tests/test_symbolize.py.
+// its load bias and its executable address ranges, for tests/e2e/test_symbolize.py.
 // Each call site the test checks carries a LINE-MARK comment; the test finds the line.
 #include <link.h>
 #include <cstdio>

@@ -1,4 +1,4 @@
-/* A forked child's timeline is its own (tests/test_timeline_record.py): the parent
+/* A forked child's timeline is its own (tests/e2e/test_timeline_record.py): the parent
  * enters "parent" and forks; the child enters "child" (so "parent/child"), holds
  * 2 MiB (touched) for argv[1] ms and returns; the parent waits, then leaves "parent". */
 #include <stdlib.h>

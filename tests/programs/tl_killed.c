@@ -1,4 +1,4 @@
-/* Timeline of a process killed by SIGKILL (tests/test_timeline_record.py): enters
+/* Timeline of a process killed by SIGKILL (tests/e2e/test_timeline_record.py): enters
  * region "work", holds 4 x 1 MiB (touched), prints "ready" and sleeps until killed.
  * No snapshot is ever written: the timeline is all that is left. */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* More boundary samples than the recorder's sample ring holds (4096): argv[1] passes
- * through region "step" (tests/test_timeline_record.py). None may be lost: the ring is
+ * through region "step" (tests/e2e/test_timeline_record.py). None may be lost: the ring is
  * flushed by the appending thread when it fills. */
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* MPI calipers test program (tests/test_timeline_mpi.py). argv[1] = N.
+/* MPI calipers test program (tests/mpi/test_calipers.py). argv[1] = N.
  * Outermost MPI calls of every rank, in order:
  *   MPI_Init, MPI_Comm_rank, MPI_Comm_size,
  *   MPI_Pcontrol(1)                       (region "pcontrol-1" begins)

@@ -1,4 +1,4 @@
-/* Timeline test program (tests/test_timeline_record.py).
+/* Timeline test program (tests/e2e/test_timeline_record.py).
  *
  * Process-wide regions, in this order (argv[1] = ms slept in each):
  *   setup                 allocates and frees 64 KiB

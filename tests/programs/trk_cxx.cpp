@@ -1,4 +1,4 @@
-// C++ operators under tracking (tests/test_track_cxx.py): every new/delete pair
+// C++ operators under tracking (tests/e2e/test_track_cxx.py): every new/delete pair
 // seen once, sizes distinct so each row is one variant.
 #include <new>
 

@@ -1,5 +1,5 @@
-/* Frees whose deaths tracking mode counts a few frees later (tracking.c, deferred
- * deaths), in the cases where the wait could show (tests/test_track_deferred.py).
+/* Frees whose deaths tracking mode counts a few frees later (src/recorder/track/
+ * deferred.c), in the cases where the wait could show (tests/e2e/test_track_deferred_deaths.py).
  *
  * Argument "reuse" (run with GLIBC_TUNABLES=glibc.malloc.tcache_count=0:
  * glibc.malloc.arena_max=1, so that a block freed by one thread is the next one

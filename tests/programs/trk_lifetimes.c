@@ -1,4 +1,4 @@
-/* Blocks with known lifetimes, for tracking mode (tests/test_track_lifetimes.py).
+/* Blocks with known lifetimes, for tracking mode (tests/e2e/test_track_lifetimes.py).
  * Phases, one after the other (no stdio: nothing else on the heap):
  *   48 B   x100  freed at once                     -> 100 temporaries (N = 0)
  *   64 B   x10   freed after exactly 50 allocations of 8 B (between bin 6)

@@ -2,14 +2,15 @@
 commands, never back.
 
   analysis   imports no heapscope.render or heapscope.commands
-             (report/ is the old rendering package, leaving)
   render     imports no heapscope.commands
-  profile    imports none of heapscope.analysis, render, commands, report
+  profile    imports none of heapscope.analysis, render, commands
 
 Each module is imported alone in a fresh interpreter and sys.modules inspected, so what
 it pulls in through other modules counts too. The module lists come from the package
 directories: a new module is checked without being listed here. And no two modules of
 the package import each other at module level, directly or through others (a cycle).
+Read from the source: no analysis module prints, writes a file or starts a process, and
+no module imports another's private (_underscore) names.
 """
 import ast
 import json
@@ -112,3 +113,56 @@ def test_no_import_cycles():
         if n not in state:
             visit(n)
     assert cycles == [], "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+# What the imports cannot show: analysis builds plain data, so it never prints, writes a
+# file or starts a process; and no layer reaches into another module's private names.
+SIDE_EFFECTS = {"print", "subprocess", "os.system", "sys.stdout", "sys.stderr", "write_atomic"}
+
+
+def _calls_and_names(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            yield node.func.id, node
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            yield f"{node.value.id}.{node.attr}", node
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                yield (node.module or a.name).split(".")[0] if isinstance(node, ast.ImportFrom) \
+                    else a.name.split(".")[0], node
+                yield a.name, node
+
+
+def _writes_a_file(node):
+    """open(..., "w"/"a"/"x"...) or Path.write_text/write_bytes."""
+    if isinstance(node, ast.Call):
+        f = node.func
+        if isinstance(f, ast.Name) and f.id == "open":
+            mode = node.args[1] if len(node.args) > 1 else next(
+                (k.value for k in node.keywords if k.arg == "mode"), None)
+            return isinstance(mode, ast.Constant) and any(c in str(mode.value) for c in "wax+")
+        if isinstance(f, ast.Attribute) and f.attr in ("write_text", "write_bytes"):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("module", modules("analysis"))
+def test_analysis_prints_writes_and_runs_nothing(module):
+    path = ROOT / (module.replace(".", "/") + ("/__init__.py" if module.endswith("analysis") else ".py"))
+    tree = ast.parse(path.read_text())
+    found = sorted({f"{name} (line {node.lineno})" for name, node in _calls_and_names(tree)
+                    if name in SIDE_EFFECTS}
+                   | {f"writes a file (line {node.lineno})" for node in ast.walk(tree)
+                      if _writes_a_file(node)})
+    assert found == [], f"{module}: {', '.join(found)}"
+
+
+@pytest.mark.parametrize("layer", ["analysis", "render", "commands", "export"])
+def test_no_private_names_across_modules(layer):
+    bad = []
+    for path in sorted((PACKAGE / layer).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("heapscope"):
+                bad += [f"{path.relative_to(ROOT)}: {node.module}.{a.name}" for a in node.names
+                        if a.name.startswith("_") and not a.name.startswith("__")]
+    assert bad == [], "private names imported: " + "; ".join(bad)

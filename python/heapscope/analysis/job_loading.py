@@ -14,9 +14,8 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Iterable, List
 
 from heapscope.analysis.job import METRICS, NO_SNAPSHOT, RankSummary, summarize
-from heapscope.analysis.profile_files import profile_files
 from heapscope.errors import HeapscopeError, NoSnapshotError
-from heapscope.profile import read_profile
+from heapscope.profile import profile_files, read_profile
 from heapscope.profile.timeline import read_timeline
 
 PARALLEL_FROM = 64      # files; below this a pool costs more than it saves
@@ -24,6 +23,12 @@ CHUNK = 32              # files per task sent to a worker
 # the recorder's name of a rank's file: heapscope.<job>.r<rank>.<host>.<pid>[.<n>].hsp
 RANK_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.r(?P<rank>\d+)\.(?P<host>[^.]+)\.(?P<pid>\d+)"
                        r"(?:\.\d+)?\.hsp$")
+
+
+def is_job(paths: Iterable) -> bool:
+    """Whether the files named (a directory: its *.hsp files) include files record named
+    after MPI ranks."""
+    return any(RANK_FILE.match(os.path.basename(f)) for f in profile_files(paths))
 
 
 def summarize_file(path: str) -> RankSummary:

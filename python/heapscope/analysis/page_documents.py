@@ -14,12 +14,11 @@ from typing import Dict, List, Optional, Sequence
 
 from heapscope.analysis import job, stacks as stack_paths
 from heapscope.analysis.callgraph import build_callgraph
-from heapscope.analysis.job_loading import RANK_FILE, load_summaries
-from heapscope.analysis.profile_files import profile_files
+from heapscope.analysis.job_loading import is_job, load_summaries
 from heapscope.analysis.loading import weighted_stacks
 from heapscope.analysis.selection import SizeSet
 from heapscope.errors import HeapscopeError, NoSnapshotError
-from heapscope.profile import load_profiles
+from heapscope.profile import load_profiles, profile_files
 from heapscope.profile.model import Profile
 from heapscope.analysis import identify, stack_types
 from heapscope.analysis.timeline import document as timeline_document
@@ -30,12 +29,6 @@ CALLGRAPHS = 12        # size x region groups drawn as call graphs (most allocat
 
 def absent(why: str) -> dict:
     return dict(absent=why)
-
-
-def is_job(paths: Sequence[str]) -> bool:
-    """Whether the files are an MPI job's rank files (named by record --mpi)."""
-    import os
-    return any(RANK_FILE.match(os.path.basename(f)) for f in profile_files(paths))
 
 
 def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,

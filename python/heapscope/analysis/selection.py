@@ -3,41 +3,46 @@
 A region is named by its path ("local", "split/local", "(none)" for the top level) or by
 its own name (the last path component), so `--region local` also finds "solve/local".
 """
+import re
 from typing import Iterable, Optional
 
 from heapscope.errors import HeapscopeError
 
 
+_PART = re.compile(r"^(\d+)(?:-(\d+))?$")
+MAX_SIZE = 2 ** 64 - 1
+
+
 class SizeSet:
     """Sizes from a spec like "12,24,100-200"; "all" or None (no --size given) keeps every
     size. An empty spec is an error, never "all": `--size "$SIZES"` with SIZES unset
-    must not silently select everything."""
+    must not silently select everything. The grammar is the recorder's
+    (HEAPSCOPE_STACK_SIZES, src/recorder/count/selection.c), blanks around the commas
+    aside; `normalized` is the spec as the recorder reads it. `option` names the spec
+    in errors ("--sizes" for record)."""
 
-    def __init__(self, spec: Optional[str]):
+    def __init__(self, spec: Optional[str], option: str = "size spec"):
         if spec is not None and not spec.strip():
-            raise HeapscopeError(f"empty size spec {spec!r}: give sizes and ranges like "
+            raise HeapscopeError(f"empty {option} {spec!r}: give sizes and ranges like "
                                  f"12,24,100-200, or all")
         self.spec = (spec or "").strip()
         self.exact = set()
         self.ranges = []
         self.everything = self.spec in ("", "all")
-        if self.everything:
-            return
-        for part in self.spec.split(","):
-            part = part.strip()
-            try:
-                if "-" in part:
-                    lo, hi = (int(x) for x in part.split("-", 1))
-                    if lo > hi:
-                        raise ValueError
-                    self.ranges.append((lo, hi))
-                else:
-                    self.exact.add(int(part))
-            except ValueError:
-                raise HeapscopeError(f"bad size spec {spec!r}: expected sizes and ranges "
-                                     f"like 12,24,100-200") from None
-        if any(s < 0 for s in self.exact) or any(lo < 0 for lo, _ in self.ranges):
-            raise HeapscopeError(f"bad size spec {spec!r}: sizes are not negative")
+        parts = [] if self.everything else [part.strip() for part in self.spec.split(",")]
+        self.normalized = "all" if self.everything else ",".join(parts)
+        for part in parts:
+            m = _PART.match(part)
+            if not m or int(m.group(2) or m.group(1)) > MAX_SIZE:
+                raise HeapscopeError(f"bad {option} {spec!r}: expected sizes and ranges "
+                                     f"like 12,24,100-200, or all")
+            lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+            if lo > hi:
+                raise HeapscopeError(f"bad {option} range {part!r}: {lo} > {hi}")
+            if m.group(2) is None:
+                self.exact.add(lo)
+            else:
+                self.ranges.append((lo, hi))
 
     def __contains__(self, size: int) -> bool:
         if self.everything or size in self.exact:

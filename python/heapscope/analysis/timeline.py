@@ -10,14 +10,17 @@ ranks on one time axis).
   sample_columns(timeline)  a process's samples as int64 numpy columns, by time (what a
                             job's RankSummary keeps of a rank's timeline)
   job_timelines(ranks)      the ranks' columns on one grid, per rank and summed
+  rank_envelopes(timeline)  per series the lowest and highest rank in each bin of a job
+  sampled_columns(process, max_points)   a process's samples as columns by time, reduced
+                            to max_points bins of their largest values when longer
 
 Every series is a Sample attribute; -1 means "not measured" (RSS/PSS unreadable, heap
 not sampled) and is left out of peaks, never counted as 0.
 """
 from typing import List, Optional, Sequence, Tuple
 
-from heapscope.analysis.profile_files import profile_files
 from heapscope.errors import HeapscopeError
+from heapscope.profile import profile_files
 from heapscope.profile.model import Profile, Timeline
 from heapscope.profile.timeline import read_timeline
 
@@ -126,7 +129,7 @@ def sample_columns(tl: Optional[Timeline]) -> Optional[tuple]:
     return tuple(table[:, i].copy() for i in range(len(COLUMNS)))
 
 
-def _bin_values(t, v, edges):
+def bin_max(t, v, edges):
     """Largest value per bin (see job_timelines); t sorted ascending."""
     import numpy as np
     points = len(edges) - 1
@@ -185,7 +188,7 @@ def job_timelines(ranks: Sequence, points: int = 200) -> Optional[dict]:
             if not keep.any():
                 row[key] = None
                 continue
-            binned = _bin_values(t[keep], values[keep], edges)
+            binned = bin_max(t[keep], values[keep], edges)
             row[key] = binned.tolist()
             total[key] += binned
             present[key] = True
@@ -194,3 +197,42 @@ def job_timelines(ranks: Sequence, points: int = 200) -> Optional[dict]:
                 seconds=[float(x) for x in edges[:-1]],
                 per_rank=per_rank,
                 total={k: (total[k].tolist() if present[k] else None) for k in JOB_SERIES})
+
+
+def rank_envelopes(tl: dict) -> dict:
+    """Per series of job_timelines(): the lowest and the highest rank value in each bin
+    ({"min": [...], "max": [...]}), None where no rank measured the series."""
+    import numpy as np
+    out = {}
+    for key in JOB_SERIES:
+        rows = [r[key] for r in tl["per_rank"] if r[key] is not None]
+        if not rows:
+            out[key] = None
+            continue
+        m = np.array(rows, dtype=np.int64)
+        out[key] = dict(min=m.min(axis=0).tolist(), max=m.max(axis=0).tolist())
+    return out
+
+
+def sampled_columns(proc: dict, max_points: int):
+    """(seconds, {series: int64 column, -1 = not measured}, reduced) of one process of the
+    `timeline` document, by time. With more than max_points samples, each column is
+    reduced to max_points equal bins holding each bin's largest value (bin_max), so no
+    peak is lost; seconds are then the bins' starts."""
+    import numpy as np
+    samples = proc["samples"]
+    series = COLUMNS[1:]
+    t = np.array([s["mono_ns"] for s in samples], dtype=np.int64)
+    order = np.argsort(t, kind="stable")
+    t = t[order]
+    cols = {k: np.array([s[k] for s in samples], dtype=np.int64)[order] for k in series}
+    if len(t) <= max_points:
+        return (t / NS).tolist(), cols, False
+    edges = np.linspace(float(t[0]), float(t[-1]), max_points + 1)
+
+    def reduce(v):
+        keep = v >= 0
+        if not keep.any():
+            return np.full(max_points, -1, dtype=np.int64)
+        return bin_max(t[keep].astype(np.float64), v[keep], edges)
+    return (edges[:-1] / NS).tolist(), {k: reduce(v) for k, v in cols.items()}, True

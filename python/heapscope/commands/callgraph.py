@@ -43,7 +43,7 @@ def register(sub):
                           size_help="allocation size (or sizes: 12,24,100-200) whose stack types are merged",
                           region_help="only stack types recorded in this region")
     p.add_argument("--lines", action="store_true", help="vertices are source lines, not functions")
-    add_top_option(p, "ranked vertices (listed and highlighted)")
+    add_top_option(p, "ranked vertices (listed and highlighted in the drawing)")
     add_output_options(p, ("text", "json"))
     p.add_argument("--dot", metavar="FILE.dot", help="write the graph in graphviz dot to FILE.dot")
     p.add_argument("--svg", metavar="FILE.svg", help="draw the graph into FILE.svg (needs graphviz `dot`)")

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from heapscope.commands.options import add_top_option
+from heapscope.commands.options import add_top_option, non_negative
 from heapscope.errors import HeapscopeError
 from heapscope.native import program
 
@@ -22,14 +22,15 @@ WORKLOAD = "hs-wl-fem-temporaries"
 
 
 def register(sub):
-    p = sub.add_parser("demo", help="profile the bundled FEM workload: identify, then locate",
+    p = sub.add_parser("demo", help="profile the bundled FEM workload: identify, locate, then "
+                                    "write its HTML report",
                        description=__doc__.split("\n\n")[0])
-    p.add_argument("-o", "--output", default="heapscope-demo",
+    p.add_argument("-o", "--output", default="heapscope-demo", metavar="DIR",
                    help="directory for the two recordings (default: ./heapscope-demo)")
-    p.add_argument("--cells", type=int, default=128,
-                   help="the workload's mesh is CELLS x CELLS squares (default 128)")
-    add_top_option(p, "sizes shown in the report")
-    p.add_argument("--stack-types", type=int, default=3,
+    p.add_argument("--cells", type=int, default=128, metavar="N",
+                   help="the workload's mesh is N x N squares (default 128)")
+    add_top_option(p, "sizes in the report")
+    p.add_argument("--stack-types", type=non_negative("--stack-types"), default=3, metavar="N",
                    help="stack trace types printed in full (default 3)")
     p.set_defaults(func=run)
 

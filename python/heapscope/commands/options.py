@@ -4,7 +4,7 @@
     add_selection_options(p)         --size/--sizes SPEC and --region/--regions R
     add_top_option(p)                --top N, one default for every command (0 = all)
     one_line_errors(p)               a bad option is one line "heapscope: error: ...", no usage
-    emit(args, doc, renderers)       the document through the chosen renderer, to -o or stdout
+    emit(args, doc, renderers)       the document through the chosen renderer, to -o or stdout (json: render.json_text)
     side_file(args, suffix, option)  where a drawn file (dot, svg, png) goes: never the cwd unasked
     duration_ns(text)                the one duration grammar: 800ns, 500us, 2ms, 1.5s, 1m, 0
 
@@ -12,7 +12,6 @@ A spelling that is going away stays accepted for one release with a note on stde
 (`deprecated`): scripts written against the old one keep working and learn the new one.
 """
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Callable, Dict, Optional
 
 from heapscope.atomic import write_atomic
 from heapscope.errors import HeapscopeError
+from heapscope.render.json_text import to_json
 
 TOP_DEFAULT = 20
 
@@ -91,21 +91,6 @@ def one_line_errors(p) -> None:
         print(f"heapscope: error: {' '.join(message.split())}", file=sys.stderr)
         sys.exit(2)
     p.error = error
-
-
-def to_json(doc, compact: bool = False) -> str:
-    """Indented JSON; `compact` (no spaces) for documents too big to indent quickly."""
-    if compact:
-        return json.dumps(doc, separators=(",", ":"), default=_json_default) + "\n"
-    return json.dumps(doc, indent=2, sort_keys=False, default=_json_default) + "\n"
-
-
-def _json_default(value):
-    if hasattr(value, "tolist"):   # numpy scalars and arrays
-        return value.tolist()
-    if isinstance(value, (set, frozenset)):
-        return sorted(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def write_result(text: str, path: Optional[str]) -> None:

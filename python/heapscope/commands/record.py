@@ -14,9 +14,10 @@ from pathlib import Path
 
 from heapscope import mpi_layer
 from heapscope.allocators import ALL as ALLOCATORS, require_allocator
+from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import add_selection_options, duration_ns
 from heapscope.errors import HeapscopeError
-from heapscope.launch import check_program, run_forwarding
+from heapscope.launch import check_program, program_words, run_forwarding
 from heapscope.native import library
 
 ENVIRONMENT = """\
@@ -47,7 +48,6 @@ A snapshot is written at exit, on heapscope_dump(), on SIGTERM/SIGINT (then the
 signal's default action) and SIGUSR1 (the program continues), and before exec.
 `heapscope record --print-library` prints the path to put in LD_PRELOAD."""
 
-SIZE_SPEC = re.compile(r"^(all|\d+(-\d+)?(,\d+(-\d+)?)*)$")
 REGION_LIST = re.compile(r"^[^,/]+(/[^,/]+)*(,[^,/]+(/[^,/]+)*)*$")
 FORWARDED = (signal.SIGINT, signal.SIGTERM)
 
@@ -156,22 +156,13 @@ def _check_options(args):
                                  f"--mpi=mpich")
         # `record --mpi ./app args` (no --): the word after --mpi was the program
         command, args.mpi = [args.mpi, *command], "auto"
-    if command and command[0] == "--":
-        command = command[1:]
-    if not command:
-        raise HeapscopeError("no program to record: heapscope record [options] -- CMD [ARGS...]")
-    if command[0].startswith("-") and not args.command[0] == "--":
-        raise HeapscopeError(f"unknown option {command[0]!r} (put the program after --)")
+    command = program_words(command, "no program to record: heapscope record [options] -- "
+                                     "CMD [ARGS...]")
     if args.size is not None:
-        args.size = args.size.replace(" ", "")
-        if not SIZE_SPEC.match(args.size):
-            raise HeapscopeError(f"bad --sizes {args.size!r}: expected sizes and ranges like "
-                                 f"12,24,100-200, or 'all'")
-        for part in args.size.split(","):
-            if "-" in part:
-                lo, hi = map(int, part.split("-"))
-                if lo > hi:
-                    raise HeapscopeError(f"bad --sizes range {part!r}: {lo} > {hi}")
+        if not args.size.strip():
+            raise HeapscopeError("bad --sizes '': expected sizes and ranges like 12,24,100-200, "
+                                 "or 'all'")
+        args.size = SizeSet(args.size, "--sizes").normalized
     if args.region is not None and (not REGION_LIST.match(args.region) or any(
             not name.strip() for name in re.split(r"[,/]", args.region))):
         raise HeapscopeError(f"bad --regions {args.region!r}: expected a comma list of "

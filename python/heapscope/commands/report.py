@@ -8,9 +8,9 @@
            min/max/mean over ranks with rank and host, regions, timelines
 Without --by: rank when the profiles are MPI ranks, else size.
 """
-from pathlib import Path
-
 from heapscope.analysis import by_library, identify
+from heapscope.analysis.hot_sizes import hot_sizes_document
+from heapscope.analysis.job_loading import is_job
 from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import (TOP_DEFAULT, add_html_option, add_output_options,
                                         add_selection_options, add_top_option, emit, non_negative,
@@ -42,13 +42,16 @@ def register(sub):
                                        '(--by library: also lists them per library)')
     p.add_argument("--min-count", type=non_negative("--min-count"), default=0, metavar="N",
                    help="only sizes with at least N allocations in some region")
-    add_top_option(p, "--by size: the sizes with the most allocations (most first; with 0 "
-                      "every size, by size)")
+    add_top_option(p, "--by size: sizes, the most allocations first (with 0 every size, "
+                      "in size order)")
     p.set_defaults(top=None)   # given or not: --top applies to --by size only
     p.add_argument("--hot", type=non_negative("--hot"), default=10, metavar="N",
                    help="hot sizes listed per region (default 10)")
     p.add_argument("--per-process", action="store_true",
                    help="one report per process (then the merged one)")
+    p.add_argument("--hot-sizes-hint", action="store_true",
+                   help="--by size: also the HSMALLOC_HOT_SIZES setting that gives the sizes taking "
+                        "the largest shares of the allocations exact classes in hsmalloc")
     p.add_argument("--plot", metavar="FILE.png|FILE.svg",
                    help="--by rank: draw the per-rank and summed timelines into this file")
     p.add_argument("--ranks", type=non_negative("--ranks"), default=64, metavar="N",
@@ -66,7 +69,7 @@ def run(args):
     view = args.by
     profiles = None
     if view is None:
-        if _rank_files(args.profiles):
+        if is_job(args.profiles):
             view = "rank"
         else:
             try:
@@ -90,22 +93,16 @@ def run(args):
     doc = identify.build(profiles, region=args.region, sizes=SizeSet(args.size),
                          min_count=args.min_count, top=top, hot=args.hot,
                          per_process=args.per_process)
+    if args.hot_sizes_hint:
+        doc["hot_sizes_hint"] = hot_sizes_document(profiles)
     emit(args, doc, {"text": report_text.render, "csv": report_csv})
     return 0
 
 
-def _rank_files(paths) -> bool:
-    """Whether the arguments (directories, files) hold files record named after MPI ranks."""
-    from heapscope.analysis.job_loading import RANK_FILE
-    names = []
-    for arg in map(Path, map(str, paths)):
-        names += [f.name for f in arg.glob("heapscope.*.hsp")] if arg.is_dir() else [arg.name]
-    return any(RANK_FILE.match(n) for n in names)
-
-
 def _check_options(args, view):
     size_only = [o for o, on in (("--min-count", args.min_count), ("--top", args.top is not None),
-                                 ("--per-process", args.per_process)) if on]
+                                 ("--per-process", args.per_process),
+                                 ("--hot-sizes-hint", args.hot_sizes_hint)) if on]
     if view != "size" and size_only:
         raise HeapscopeError(f"{size_only[0]} applies to --by size; add --by size"
                              + (" for the size table of the ranks merged" if view == "rank" else ""))
@@ -125,16 +122,16 @@ def _library(args, profiles):
 def _job(args, profiles):
     from heapscope.analysis import job
     from heapscope.analysis.job_loading import load_summaries
-    from heapscope.render import job_text as render_job
-    from heapscope.render.plots import write_job_plot as write_plot
+    from heapscope.render import job_text
+    from heapscope.render.plots import write_job_plot
     if profiles is not None:
         summaries = [job.summarize(p) for p in profiles]
     else:
         summaries = load_summaries(args.profiles)
     doc = job.build(summaries, timeline_points=args.points)
     if args.plot:
-        write_plot(doc, args.plot)
+        write_job_plot(doc, args.plot)
     # compact JSON: indenting thousands of ranks' timelines takes 10x longer
-    emit(args, doc, {"text": lambda d: render_job.render(d, max_ranks=args.ranks),
-                     "csv": render_job.render_csv, "json": lambda d: to_json(d, compact=True)})
+    emit(args, doc, {"text": lambda d: job_text.render(d, max_ranks=args.ranks),
+                     "csv": job_text.render_csv, "json": lambda d: to_json(d, compact=True)})
     return 0

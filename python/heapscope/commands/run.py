@@ -18,7 +18,7 @@ from heapscope.allocators import ALL as ALLOCATORS, require_allocator
 from heapscope.analysis.hot_sizes import hot_sizes, variable_value
 from heapscope.commands.reading import read_profiles
 from heapscope.errors import HeapscopeError
-from heapscope.launch import check_program, run_forwarding
+from heapscope.launch import check_program, program_words, run_forwarding
 
 # How each allocator is asked to print statistics when the program exits.
 STATS_ENV = {
@@ -61,13 +61,8 @@ def register(sub):
 
 
 def _command(args):
-    command = list(args.command)
-    if command and command[0] == "--":
-        command = command[1:]
-    elif command and command[0].startswith("-"):
-        raise HeapscopeError(f"unknown option {command[0]!r} (put the program after --)")
-    if not command:
-        raise HeapscopeError("no program to run: heapscope run --allocator NAME -- CMD [ARGS...]")
+    command = program_words(args.command, "no program to run: heapscope run --allocator NAME "
+                                          "-- CMD [ARGS...]")
     check_program(command[0])
     return command
 

@@ -17,7 +17,7 @@ def add_tracked_options(p) -> None:
     p.add_argument("profiles", nargs="+", metavar="FILE|DIR",
                    help="profiles recorded with `heapscope record --track` (or --trace)")
     add_selection_options(p)
-    add_top_option(p, "stack trace types listed")
+    add_top_option(p, "stack trace types")
     p.add_argument("--depth", type=non_negative("--depth"), default=0, metavar="N",
                    help="frames shown per type (default 0 = all recorded)")
     p.add_argument("--full-names", action="store_true",

@@ -14,10 +14,10 @@ Modules, bottom up (none imports one above it):
   decode     the snapshot chunks -> plain values
   tracking   TRACK_* chunks -> Tracking;  trace: the event trace replayed -> Tracking
   timeline   TIMELINE chunks -> Timeline; read_timeline (files without a snapshot)
-  reader     snapshot choice, read_profile, load_profiles
+  reader     snapshot choice, read_profile, profile_files (FILE|DIR... -> files), load_profiles
 """
 from heapscope.profile.model import Module, Profile, Region, StackType
-from heapscope.profile.reader import PROFILE_SUFFIX, load_profiles, read_profile
+from heapscope.profile.reader import PROFILE_SUFFIX, load_profiles, profile_files, read_profile
 
 __all__ = ["Module", "Profile", "Region", "StackType", "read_profile", "load_profiles",
-           "PROFILE_SUFFIX"]
+           "profile_files", "PROFILE_SUFFIX"]

@@ -63,11 +63,11 @@ def _decode(decoder, chunk, path):
                              f"at byte {chunk.offset}: {exc}") from None
 
 
-def load_profiles(paths: Iterable) -> List[Profile]:
-    """Read every file named, and every *.hsp file of every directory named."""
+def profile_files(paths: Iterable) -> List[str]:
+    """The files named, and the *.hsp files of the directories named (sorted), once each
+    (a file named twice, itself and through its directory, is listed once)."""
     files: List[str] = []
-    for arg in paths:
-        arg = str(arg)
+    for arg in map(str, paths):
         if os.path.isdir(arg):
             found = sorted(str(p) for p in Path(arg).glob("*" + PROFILE_SUFFIX) if p.is_file())
             if not found:
@@ -78,9 +78,14 @@ def load_profiles(paths: Iterable) -> List[Profile]:
     if not files:
         raise HeapscopeError("no profile given")
     unique = {}
-    for f in files:   # a file named twice (itself and its directory) is read once
+    for f in files:
         unique.setdefault(os.path.realpath(f), f)
-    return [read_profile(f) for f in unique.values()]
+    return list(unique.values())
+
+
+def load_profiles(paths: Iterable) -> List[Profile]:
+    """Read every file named, and every *.hsp file of every directory named."""
+    return [read_profile(f) for f in profile_files(paths)]
 
 
 def _find_snapshots(frame, profile: Profile, path: str):

@@ -9,7 +9,7 @@ by event number. Memory: the live blocks and one chunk per thread, never the
 whole event list.
 
 What the replay computes is what tracking mode computes in the recorder (see
-tracking.c): allocations, frees, temporaries, lifetime histograms, blocks live at
+src/recorder/track/): allocations, frees, temporaries, lifetime histograms, blocks live at
 the heap peak and at the end, extra bytes; per stack trace type where the event
 names one, per (region, size) otherwise.
 """

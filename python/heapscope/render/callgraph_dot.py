@@ -11,7 +11,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Tuple
 
 from heapscope.analysis import classify as kinds
 from heapscope.analysis.callgraph import ALLOC, CallGraph, Vertex
@@ -74,24 +74,34 @@ def to_dot(g: CallGraph, title: str = "", highlight: int = 5) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_svg(dot_text: str, svg_path: Path, timeout: float = 300) -> Optional[str]:
-    """Draw `dot_text` into `svg_path` with `dot -Tsvg` (the text on its standard input),
-    at most `timeout` seconds. Returns None when drawn, or a one-line note when graphviz
-    is missing; a failing or overlong `dot` is an error (one line)."""
+def draw_svg(dot_text: str, what: str, timeout: float = 300) -> Tuple[Optional[str], Optional[str]]:
+    """`dot_text` drawn by `dot -Tsvg` (the text on its standard input) in at most
+    `timeout` seconds: (svg text, None), or (None, a one-line note) when graphviz is
+    missing; a failing or overlong `dot` is an error (one line). `what` names the drawing
+    in those lines."""
     dot = shutil.which("dot")
     if dot is None:
-        return f"graphviz `dot` not found: {svg_path} not drawn (apt-get install graphviz)"
-    directory = svg_path.parent
-    if not directory.is_dir():
-        raise HeapscopeError(f"cannot write {svg_path}: directory {directory} does not exist")
+        return None, f"graphviz `dot` not found: {what} not drawn (apt-get install graphviz)"
     try:
         res = subprocess.run([dot, "-Tsvg"], input=dot_text, capture_output=True, text=True,
                              timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise HeapscopeError(f"dot took over {timeout:.0f} s drawing {svg_path}: "
+        raise HeapscopeError(f"dot took over {timeout:.0f} s drawing {what}: "
                              f"draw fewer stack types (--region, one --size)") from None
     if res.returncode != 0:
         first = (res.stderr.strip().splitlines() or ["no message"])[0]
-        raise HeapscopeError(f"dot failed drawing {svg_path}: {first}")
-    write_atomic(str(svg_path), res.stdout)
+        raise HeapscopeError(f"dot failed drawing {what}: {first}")
+    return res.stdout, None
+
+
+def write_svg(dot_text: str, svg_path: Path, timeout: float = 300) -> Optional[str]:
+    """Draw `dot_text` into `svg_path` (draw_svg). Returns None when drawn, or a one-line
+    note when graphviz is missing."""
+    directory = svg_path.parent
+    if shutil.which("dot") is not None and not directory.is_dir():
+        raise HeapscopeError(f"cannot write {svg_path}: directory {directory} does not exist")
+    svg, note = draw_svg(dot_text, str(svg_path), timeout)
+    if svg is None:
+        return note
+    write_atomic(str(svg_path), svg)
     return None

@@ -43,10 +43,12 @@ def check_path(path, option: str = "--plot") -> str:
     return suffix[1:]
 
 
-def _save(plt, fig, path, fmt: str) -> None:
+def _save(plt, fig, path, fmt: str, close: bool = True) -> None:
+    """The figure into `path` in `fmt` (png, svg), atomically; then closed unless asked."""
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt)
-    plt.close(fig)
+    if close:
+        plt.close(fig)
     write_atomic(str(path), buf.getvalue())
 
 
@@ -209,9 +211,7 @@ def write_bench_plots(doc: dict, directory, metrics: Sequence[tuple]) -> List[Pa
         fig.tight_layout()
         for suffix in ("png", "svg"):
             path = out / f"bench-{key}.{suffix}"
-            buf = io.BytesIO()
-            fig.savefig(buf, format=suffix)
-            write_atomic(str(path), buf.getvalue())
+            _save(plt, fig, path, suffix, close=False)
             written.append(path)
         plt.close(fig)
     return written

@@ -26,7 +26,28 @@ def render(doc: dict) -> str:
             out += _section(doc, doc["filters"])
     else:
         out += _section(doc, doc["filters"])
+    if doc.get("hot_sizes_hint") is not None:
+        out += [""] + hot_sizes_hint_lines(doc["hot_sizes_hint"])
     return "\n".join(out).rstrip() + "\n"
+
+
+def hot_sizes_hint_lines(hint: dict) -> list:
+    """`report --hot-sizes-hint`: the hsmalloc setting that gives these sizes exact classes."""
+    hot = hint["hot_sizes"]
+    share = f"{100 * hint['min_share']:g}%"
+    if not hot:
+        return [f"hot sizes for hsmalloc: no size class takes {share} of the "
+                f"{counted(hint['total_allocations'], 'allocation')}; nothing to name"]
+    value = hint["variable"]["HSMALLOC_HOT_SIZES"]
+    taken = sum(h["count"] for h in hot) / hint["total_allocations"]
+    out = [f"hot sizes for hsmalloc: {counted(len(hot), 'class', 'classes')} take "
+           f"{percent(taken)} of the {counted(hint['total_allocations'], 'allocation')}"]
+    for h in hot:
+        out.append(f"  {h['size']:>6} B  {percent(h['share']):>6}  from sizes "
+                   + ", ".join(map(str, h["sizes"][:6])) + (" ..." if len(h["sizes"]) > 6 else ""))
+    out.append(f"  export HSMALLOC_HOT_SIZES={value}      # preloaded under mpirun/srun")
+    out.append("  heapscope run --allocator hsmalloc --hot-sizes PROFILE|DIR -- CMD ARGS...")
+    return out
 
 
 def _filters_line(f: dict) -> str:

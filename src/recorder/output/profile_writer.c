@@ -103,6 +103,44 @@ void hsr_buf_release(struct hsr_buf *b)
 
 /* ---- chunks ---- */
 
+size_t hsr_count_slot(struct hsr_buf *b)
+{
+    size_t at = b->len;
+    hsr_buf_u32(b, 0);
+    return at;
+}
+
+void hsr_count_fill(struct hsr_buf *b, size_t at, uint32_t n)
+{
+    if (!b->failed)
+        memcpy(b->p + at, &n, 4);
+}
+
+/* Closes the chunk being filled (its count filled in). */
+static void rows_close(struct hsr_buf *b, struct hsr_rows *r)
+{
+    hsr_count_fill(b, r->count_at, r->n);
+    hsr_chunk_end(b, r->chunk);
+    r->n = 0;
+}
+
+void hsr_rows_next(struct hsr_buf *b, struct hsr_rows *r)
+{
+    if (r->n == r->per_chunk)
+        rows_close(b, r);
+    if (r->n == 0) {
+        r->chunk = hsr_chunk_begin(b, r->type);
+        r->count_at = hsr_count_slot(b);
+    }
+    r->n++;
+}
+
+void hsr_rows_done(struct hsr_buf *b, struct hsr_rows *r)
+{
+    if (r->n)
+        rows_close(b, r);
+}
+
 size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type)
 {
     size_t start = b->len;

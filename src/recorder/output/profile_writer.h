@@ -20,6 +20,19 @@ HSR_HIDDEN void hsr_buf_str(struct hsr_buf *b, const char *s, size_t n);
 HSR_HIDDEN size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type);
 HSR_HIDDEN void hsr_chunk_end(struct hsr_buf *b, size_t start);
 HSR_HIDDEN void hsr_buf_release(struct hsr_buf *b);
+/* A row count written before its rows: a u32 placeholder (hsr_count_slot returns where)
+ * filled in once the rows are written (hsr_count_fill). */
+HSR_HIDDEN size_t hsr_count_slot(struct hsr_buf *b);
+HSR_HIDDEN void hsr_count_fill(struct hsr_buf *b, size_t at, uint32_t n);
+/* Rows of one chunk type split into chunks of at most per_chunk rows, each chunk
+ * starting with its row count: hsr_rows_next before a row, hsr_rows_done after the
+ * last. Zero-initialize all but type and per_chunk. */
+struct hsr_rows {
+    uint32_t type, per_chunk, n;
+    size_t chunk, count_at;
+};
+HSR_HIDDEN void hsr_rows_next(struct hsr_buf *b, struct hsr_rows *r);
+HSR_HIDDEN void hsr_rows_done(struct hsr_buf *b, struct hsr_rows *r);
 HSR_HIDDEN int hsr_profile_open(void); /* open a new file, write header/PROCESS/SETTINGS */
 HSR_HIDDEN int hsr_profile_write(struct hsr_buf *b); /* append, -1 on failure */
 HSR_HIDDEN void hsr_profile_close(void);

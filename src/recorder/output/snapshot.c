@@ -205,9 +205,8 @@ static void write_counts(struct hsr_buf *b, uint32_t type, const struct rows *no
                          const struct rows *base)
 {
     size_t c = hsr_chunk_begin(b, type);
-    size_t count_at = b->len;
+    size_t count_at = hsr_count_slot(b);
     uint32_t n = 0;
-    hsr_buf_u32(b, 0);
     for (uint64_t i = 0; now->e && i <= now->mask; i++) {
         const struct row *r = &now->e[i];
         uint64_t v = r->hash ? r->count - rows_get(base, r->region, r->key, 0, NULL) : 0;
@@ -223,44 +222,28 @@ static void write_counts(struct hsr_buf *b, uint32_t type, const struct rows *no
         hsr_buf_u64(b, v);
         n++;
     }
-    if (!b->failed)
-        memcpy(b->p + count_at, &n, 4);
+    hsr_count_fill(b, count_at, n);
     hsr_chunk_end(b, c);
 }
 
 static void write_stacks(struct hsr_buf *b, const struct rows *now, const struct rows *base)
 {
-    size_t c = 0, count_at = 0;
-    uint32_t n = 0;
+    struct hsr_rows rows = {.type = HS_CHUNK_STACK_TYPES, .per_chunk = HSR_STACK_TYPES_PER_CHUNK};
     for (uint64_t i = 0; now->e && i <= now->mask; i++) {
         const struct row *r = &now->e[i];
         uint64_t v =
             r->hash ? r->count - rows_get(base, r->region, r->key, r->depth, r->frames) : 0;
         if (!v)
             continue;
-        if (n == 0) {
-            c = hsr_chunk_begin(b, HS_CHUNK_STACK_TYPES);
-            count_at = b->len;
-            hsr_buf_u32(b, 0);
-        }
+        hsr_rows_next(b, &rows);
         hsr_buf_u32(b, r->region);
         hsr_buf_u32(b, r->depth);
         hsr_buf_u64(b, r->key);
         hsr_buf_u64(b, v);
         hsr_buf_u64(b, v * r->key);
         hsr_buf_bytes(b, r->frames, r->depth * sizeof(uint64_t));
-        if (++n == HSR_STACK_TYPES_PER_CHUNK) {
-            if (!b->failed)
-                memcpy(b->p + count_at, &n, 4);
-            hsr_chunk_end(b, c);
-            n = 0;
-        }
     }
-    if (n) {
-        if (!b->failed)
-            memcpy(b->p + count_at, &n, 4);
-        hsr_chunk_end(b, c);
-    }
+    hsr_rows_done(b, &rows);
 }
 
 int hsr_snapshot(unsigned reason, int from_signal)

@@ -156,19 +156,17 @@ static int was_written(const struct write_ctx *ctx, uintptr_t bias)
 
 void hsr_modules_write(struct hsr_buf *b)
 {
-    size_t count_at = b->len;
     static struct write_ctx ctx; /* big; dumps are serialized */
     memset(&ctx, 0, offsetof(struct write_ctx, loaded));
     ctx.b = b;
-    hsr_buf_u32(b, 0);
+    size_t count_at = hsr_count_slot(b);
     dl_iterate_phdr(write_module, &ctx);
     for (struct departed *d = atomic_load(&departed_list); d; d = d->next)
         if (!was_written(&ctx, d->bias)) {
             hsr_buf_bytes(b, d->entry, d->len);
             ctx.count++;
         }
-    if (!b->failed)
-        memcpy(b->p + count_at, &ctx.count, sizeof ctx.count);
+    hsr_count_fill(b, count_at, ctx.count);
 }
 
 /* Remember the module of `handle`, which dlclose may unload. */

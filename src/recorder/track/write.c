@@ -73,27 +73,12 @@ void hsr_tracking_write(struct hsr_buf *b)
     hsr_buf_u64(b, hsr_track.max_blocks);
     hsr_chunk_end(b, c);
 
-    uint32_t n = 0;
-    size_t count_at = 0;
+    struct hsr_rows rows = {.type = HS_TRACK_TYPES, .per_chunk = HSR_TRACK_ROWS_PER_CHUNK};
     for (struct hsr_track_rec *r = hsr_track_records(); r; r = r->next) {
         if (!HSR_TRACK_TOTAL(r, allocs))
             continue;
-        if (n == 0) {
-            c = hsr_chunk_begin(b, HS_TRACK_TYPES);
-            count_at = b->len;
-            hsr_buf_u32(b, 0);
-        }
+        hsr_rows_next(b, &rows);
         write_row(b, r);
-        if (++n == HSR_TRACK_ROWS_PER_CHUNK) {
-            if (!b->failed)
-                memcpy(b->p + count_at, &n, 4);
-            hsr_chunk_end(b, c);
-            n = 0;
-        }
     }
-    if (n) {
-        if (!b->failed)
-            memcpy(b->p + count_at, &n, 4);
-        hsr_chunk_end(b, c);
-    }
+    hsr_rows_done(b, &rows);
 }

@@ -8,6 +8,7 @@ from typing import Callable, Dict, List, Sequence, Tuple
 
 from heapscope import __version__
 from heapscope.render.html import assets
+from heapscope.render.json_text import json_default
 
 # (id, title, script, data builder) of a section
 Section = Tuple[str, str, str, Callable[[dict], dict]]
@@ -18,17 +19,9 @@ def _script(text: str) -> str:
     return "<script>" + text.replace("</script", "<\\/script") + "</script>"
 
 
-def _json_default(value):
-    if hasattr(value, "tolist"):      # numpy scalars and arrays
-        return value.tolist()
-    if isinstance(value, (set, frozenset)):
-        return sorted(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-
 def data_json(data: dict) -> str:
     """Compact JSON, safe inside a <script> element (no "<" left to open a tag)."""
-    text = json.dumps(data, separators=(",", ":"), default=_json_default, allow_nan=False)
+    text = json.dumps(data, separators=(",", ":"), default=json_default, allow_nan=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

@@ -5,14 +5,12 @@ time bound, and inlined as SVG).
 
 Frames repeat across stack types, so the page carries each distinct frame once (a
 table) and the stack types as indices into it: the same document, smaller."""
-import tempfile
-from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from heapscope.analysis.callgraph import ALLOC, CallGraph, document as callgraph_document
 from heapscope.analysis.stacks import frame_name
 from heapscope.errors import HeapscopeError
-from heapscope.render.callgraph_dot import to_dot, write_svg
+from heapscope.render.callgraph_dot import draw_svg, to_dot
 from heapscope.render.text import counted
 from heapscope.symbolize import Frame
 from heapscope.symbolize.names import short_name
@@ -52,15 +50,12 @@ def title(size: int, region: str, g: CallGraph) -> str:
 
 def callgraph_svg(g: CallGraph, heading: str, seconds: float) -> Tuple[Optional[str], Optional[str]]:
     """(svg text, None) or (None, why it is not drawn)."""
-    with tempfile.TemporaryDirectory(prefix="heapscope-html-") as tmp:
-        svg_path = Path(tmp) / "callgraph.svg"
-        try:
-            note = write_svg(to_dot(g, heading, highlight=TOP), svg_path, timeout=seconds)
-        except HeapscopeError as exc:
-            return None, str(exc).replace(str(svg_path), "the call graph")
-        if note:
-            return None, note
-        svg = svg_path.read_text()
+    try:
+        svg, note = draw_svg(to_dot(g, heading, highlight=TOP), "the call graph", timeout=seconds)
+    except HeapscopeError as exc:
+        return None, str(exc)
+    if svg is None:
+        return None, note
     return svg[svg.find("<svg"):], None
 
 
