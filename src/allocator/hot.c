@@ -93,15 +93,7 @@ static void retire(hsm_heap_t *heap, int s) {
     set_class8(heap, i, hsm_class_table[i]);
   if (heap->cache[cls].free != NULL) hsm_cache_overflow(heap, cls); /* other heaps' blocks */
   release_kept_slot(heap, s);
-  hsm_page_t *pg = heap->queue[cls].first;
-  while (pg != NULL) {
-    hsm_page_t *next = pg->next;
-    if (pg->used == 0) {
-      hsm_queue_remove(&heap->queue[cls], pg);
-      hsm_segment_page_free(heap, pg);
-    }
-    pg = next;
-  }
+  hsm_heap_free_empty_pages(heap, cls);
   heap->direct[cls] = &hsm_page_empty; /* no 8-byte step points to it any more */
 }
 

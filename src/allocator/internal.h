@@ -310,6 +310,7 @@ HSM_HIDDEN void hsm_page_free_generic(hsm_heap_t *heap, hsm_page_t *pg, void *p)
 HSM_HIDDEN void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b);
 HSM_HIDDEN void hsm_heap_collect_empty(hsm_heap_t *heap);
+HSM_HIDDEN void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_page_set_direct(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_queue_remove(hsm_page_queue_t *q, hsm_page_t *pg);
 HSM_HIDDEN void hsm_queue_push_front(hsm_page_queue_t *q, hsm_page_t *pg);

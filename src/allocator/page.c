@@ -172,20 +172,25 @@ void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
   }
 }
 
+/* Give back the pages of class `cls` with no block out. */
+void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls) {
+  hsm_page_t *pg = heap->queue[cls].first;
+  while (pg != NULL) {
+    hsm_page_t *next = pg->next;
+    if (pg->used == 0) {
+      hsm_queue_remove(&heap->queue[cls], pg);
+      hsm_segment_page_free(heap, pg);
+    }
+    pg = next;
+  }
+}
+
 /* Give back every page with no block out, and the pages postponed free kept (used
  * when a heap is abandoned or collected). */
 void hsm_heap_collect_empty(hsm_heap_t *heap) {
   hsm_hot_release_kept(heap);
   for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
-    hsm_page_t *pg = heap->queue[cls].first;
-    while (pg != NULL) {
-      hsm_page_t *next = pg->next;
-      if (pg->used == 0) {
-        hsm_queue_remove(&heap->queue[cls], pg);
-        hsm_segment_page_free(heap, pg);
-      }
-      pg = next;
-    }
+    hsm_heap_free_empty_pages(heap, cls);
     hsm_page_set_direct(heap, cls);
   }
 }

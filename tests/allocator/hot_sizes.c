@@ -31,26 +31,16 @@
 #include <string.h>
 
 #include "hsmalloc.h"
+#include "check.h"
 
 #define SAMPLE     1024             /* allocations in a detection window */
 #define KEEP_BYTES (256 * 1024)     /* postponed free bound per class */
 #define SLICE      (64 * 1024)
 
-static long checks;
 static int (*stats_get)(hsmalloc_stats_t *);
 static int (*owns)(const void *);
 static hsmalloc_stats_t before, after;
 
-#define CHECK(cond, ...)                                                 \
-  do {                                                                   \
-    checks++;                                                            \
-    if (!(cond)) {                                                       \
-      fprintf(stderr, "FAILED %s:%d: %s: ", __FILE__, __LINE__, #cond);  \
-      fprintf(stderr, __VA_ARGS__);                                      \
-      fputc('\n', stderr);                                               \
-      exit(1);                                                           \
-    }                                                                    \
-  } while (0)
 
 static size_t round16(size_t n) { return (n + 15) / 16 * 16; }
 

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "hsmalloc.h"
+#include "check.h"
 
 #define KIB ((size_t)1024)
 #define SMALL_MAX (128 * KIB)   /* largest small class */
@@ -40,20 +41,9 @@
 
 static size_t classes[MAX_CLASSES];
 static int nclasses;
-static long checks;
 static int (*owns)(const void *);
 static int (*stats_get)(hsmalloc_stats_t *);
 
-#define CHECK(cond, ...)                                                 \
-  do {                                                                   \
-    checks++;                                                            \
-    if (!(cond)) {                                                       \
-      fprintf(stderr, "FAILED %s:%d: %s: ", __FILE__, __LINE__, #cond);  \
-      fprintf(stderr, __VA_ARGS__);                                      \
-      fputc('\n', stderr);                                               \
-      exit(1);                                                           \
-    }                                                                    \
-  } while (0)
 
 /* The documented rule, step by step. */
 static void derive_classes(void) {
