@@ -83,3 +83,33 @@ def test_bad_input_is_one_line(args, message, capsys):
     assert rc != 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) <= 3 and (message is None or message in err[-1])
+
+
+def test_a_call_graph_too_big_to_read_is_ranked_not_drawn():
+    """A graph of more functions than a page shows gets its ranking and a note naming the
+    command that draws it, not megabytes of SVG (LAMMPS' graphs of 450-760 functions made
+    a 16.8 MB page)."""
+    from heapscope.analysis.callgraph import build_callgraph
+    from heapscope.analysis.stacks import WeightedStack
+    from heapscope.render.html import stacks as section
+    from heapscope.symbolize.frames import Frame
+
+    exe = "/opt/app/bin/app"
+
+    def path(i):
+        chain = [Frame(f"leaf{i}", "app.c", 10 + i, exe, 100 + i),
+                 Frame(f"mid{i}", "app.c", 500 + i, exe, 900 + i),
+                 Frame("main", "app.c", 2, exe, 5)]
+        return WeightedStack(tuple(chain), 10, 120, "(none)", 12)
+
+    big = build_callgraph([path(i) for i in range(section.MAX_DRAWN)], main_executable=exe)
+    small = build_callgraph([path(i) for i in range(3)], main_executable=exe)
+    stacks_doc = {"groups": [], "notes": [], "not_recorded": []}
+    docs = {"stacks": stacks_doc, "callgraphs": [dict(size=12, region="(none)", graph=big),
+                                                 dict(size=12, region="(none)", graph=small)]}
+    drawn_big, drawn_small = section.data(docs)["callgraphs"]
+    assert drawn_big["svg"] is None and drawn_big["vertices"] > section.MAX_DRAWN
+    assert "more than a page shows" in drawn_big["note"]
+    assert "heapscope callgraph INPUT --size 12 --region '(none)' --svg FILE" in drawn_big["note"]
+    assert drawn_big["ranking"], "the ranking is kept"
+    assert drawn_small["svg"].startswith("<svg") and drawn_small["note"] is None

@@ -19,6 +19,8 @@ ID, TITLE, SCRIPT = "stacks", "Stack trace types", "stacks.js"
 DOT_SECONDS = 20        # per call graph; a graph dot cannot lay out in time is named, not drawn
 DOT_BUDGET = 90         # for all of a page's call graphs together
 TOP = 10                # fix targets listed and highlighted, as `heapscope callgraph`
+MAX_DRAWN = 120         # functions in a graph the page draws; a bigger one is ranked, not drawn
+SVG_BUDGET = 3_000_000  # bytes of call-graph SVG in one page (the page aims at < 5 MB)
 
 
 def frame_table(groups: List[dict]) -> Tuple[List[dict], List[dict]]:
@@ -67,16 +69,25 @@ def data(docs: dict) -> dict:
     graphs = []
     import time
     deadline = time.monotonic() + DOT_BUDGET
+    svg_bytes = 0
     for c in docs["callgraphs"]:
         g: CallGraph = c["graph"]
         heading = title(c["size"], c["region"], g)
+        doc = callgraph_document(g, TOP, str(c["size"]), c["region"])
+        drawn = sum(v["kind"] != ALLOC for v in doc["vertices"])
         left = deadline - time.monotonic()
-        if left < 1:
+        by_hand = (f"`heapscope callgraph INPUT --size {c['size']} --region '{c['region']}' "
+                   f"--svg FILE` draws it")
+        if drawn > MAX_DRAWN:
+            svg, note = None, (f"not drawn: {drawn} functions, more than a page shows "
+                               f"({MAX_DRAWN}); {by_hand}")
+        elif svg_bytes > SVG_BUDGET:
+            svg, note = None, f"not drawn: the page's call graphs are already large; {by_hand}"
+        elif left < 1:
             svg, note = None, f"not drawn: the page's {DOT_BUDGET} s for graphviz were spent"
         else:
             svg, note = callgraph_svg(g, heading, min(DOT_SECONDS, left))
-        doc = callgraph_document(g, TOP, str(c["size"]), c["region"])
-        drawn = sum(v["kind"] != ALLOC for v in doc["vertices"])
+            svg_bytes += len(svg or "")
         graphs.append(dict(size=c["size"], region=c["region"], title=heading, svg=svg, note=note,
                            types=doc["types"], count=doc["count"], bytes=doc["bytes"],
                            vertices=drawn, edges=len(doc["edges"]), ranking=doc["ranking"]))
