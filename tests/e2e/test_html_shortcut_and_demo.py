@@ -77,3 +77,14 @@ def test_demo_refuses_a_mesh_its_workload_cannot_split(heapscope, tmp_path):
     res = heapscope("demo", "-o", tmp_path / "demo", "--cells", "8", check=False)
     assert res.returncode == 2 and res.stderr.count("\n") == 1
     assert "--cells must be between 16 and 4096" in res.stderr
+
+
+def test_bench_keeps_its_own_html_option(heapscope, tmp_path):
+    """bench's --html FILE (its results page) is not the recordings' --html shortcut: a
+    bench run with it must not look for recordings to draw (it failed with an internal
+    error once)."""
+    page = tmp_path / "bench.html"
+    res = heapscope("bench", "-n", "1", "--warmup", "0", "--allocators", "glibc", "--no-progress",
+                    "--html", page, "--", "true", check=False)
+    assert res.returncode == 0, res.stderr
+    assert "internal error" not in res.stderr and page.stat().st_size > 0

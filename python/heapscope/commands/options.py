@@ -54,7 +54,7 @@ def add_top_option(p, what: str = "rows") -> None:
 def add_html_option(p, inputs: Callable) -> None:
     """--html FILE: also write the HTML page of the same inputs (`heapscope html`), after
     the result; `inputs(args)` gives (before paths, after paths or None)."""
-    p.add_argument("--html", metavar="FILE",
+    p.add_argument("--html", metavar="FILE", dest="html_page",
                    help="also write the offline HTML report of these inputs to FILE "
                         "(what `heapscope html` writes)")
     p.set_defaults(html_inputs=inputs)
@@ -62,10 +62,10 @@ def add_html_option(p, inputs: Callable) -> None:
 
 def write_html(args) -> None:
     """The --html page of a command that took add_html_option, if asked for."""
-    if getattr(args, "html", None):
+    if getattr(args, "html_page", None):   # bench's own --html FILE is not this one
         from heapscope.commands.html import write_page
         before, after = args.html_inputs(args)
-        write_page(before, after, args.html)
+        write_page(before, after, args.html_page)
 
 
 def non_negative(option: str) -> Callable[[str], int]:
