@@ -76,6 +76,7 @@ def test_overview_totals_equal_the_report(page, fem, heapscope):
     assert "hs-wl-fem-temporaries --cells 16 --subdomains 4" in facts
     total = sum(t["count"] for t in doc["totals"].values())
     assert f"\n{total:,} (" in facts and f"{len(doc['regions'])} regions" in facts
+    assert ", 1 thread" in facts and "1 threads" not in facts   # the FEM workload: one thread
 
 
 def test_timeline_peaks_and_regions_equal_the_timeline_document(page, fem, heapscope):

@@ -4,6 +4,8 @@
 const HS = { sections: {}, data: null };
 
 HS.num = (n) => (n === null || n === undefined) ? "-" : Number(n).toLocaleString("en-US");
+// "1 thread", "2 threads": a count with its noun agreeing, as the text reports say it
+HS.counted = (n, noun, plural) => `${HS.num(n)} ${n === 1 ? noun : (plural || noun + "s")}`;
 
 HS.bytes = (n) => {
   if (n === null || n === undefined) return "-";

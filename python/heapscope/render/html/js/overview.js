@@ -15,7 +15,7 @@ HS.sections.overview = function (body, d) {
   const reasons = [...new Set(procs.map((p) => p.reason))].join(", ");
   const facts = [
     ["program", command],
-    ["processes", procs.length === 1 ? HS.process(first) + `, ${HS.num(first.threads)} threads`
+    ["processes", procs.length === 1 ? HS.process(first) + ", " + HS.counted(first.threads, "thread")
       : `${procs.length} (${d.merged ? "merged" : "one by one"}): ` +
         procs.slice(0, 8).map(HS.process).join(", ") + (procs.length > 8 ? ", ..." : "")],
   ];
