@@ -4,8 +4,8 @@
     add_selection_options(p)         --size/--sizes SPEC and --region/--regions R
     add_top_option(p)                --top N, one default for every command (0 = all)
     one_line_errors(p)               a bad option is one line "heapscope: error: ...", no usage
-    emit(args, doc, renderers)       the document through the chosen renderer, to -o or stdout (json: render.json_text)
-    side_file(args, suffix, option)  where a drawn file (dot, svg, png) goes: never the cwd unasked
+    emit(args, doc, renderers)       the document through the chosen renderer, to -o or stdout
+    add_html_option(p, inputs)       --html FILE: the page `heapscope html` writes, too
     duration_ns(text)                the one duration grammar: 800ns, 500us, 2ms, 1.5s, 1m, 0
 
 A spelling that is going away stays accepted for one release with a note on stderr
@@ -14,7 +14,6 @@ A spelling that is going away stays accepted for one release with a note on stde
 import argparse
 import re
 import sys
-from pathlib import Path
 from typing import Callable, Dict, Optional
 
 from heapscope.atomic import write_atomic
@@ -112,19 +111,6 @@ def emit(args, doc, renderers: Dict[str, Callable]) -> None:
     if render is None:
         raise HeapscopeError(f"--format {fmt} is not available here")
     write_result(render(doc), getattr(args, "output", None))
-
-
-def side_file(args, suffix: str, option: str = "--plot") -> Optional[Path]:
-    """Where a drawn file goes: the path given to `option`, else next to -o (its stem +
-    suffix), else nowhere (None): a command never drops files into the current directory
-    unasked."""
-    given = getattr(args, option.lstrip("-").replace("-", "_"), None)
-    if given:
-        return Path(given)
-    out = getattr(args, "output", None)
-    if out and out != "-":
-        return Path(out).with_suffix(suffix)
-    return None
 
 
 def deprecated(old: str, new: str) -> None:

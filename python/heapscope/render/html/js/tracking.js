@@ -4,6 +4,17 @@
 HS.path = (frames, n) => frames.slice(0, n || 5).map((f) => f.function || "??").join(" ← ") +
   (frames.length > (n || 5) ? " ← …" : "");
 
+// The columns the temporaries, peak and leak tables share (rows of the tracking documents).
+const COL = {
+  rank: { title: "#", num: true, key: (r) => r.rank, cell: (r) => r.rank },
+  size: { title: "size", num: true, key: (r) => r.size, cell: (r) => HS.num(r.size) },
+  region: { title: "region", key: (r) => r.region, cell: (r) => r.region },
+  blocks: { title: "blocks", num: true, key: (r) => r.blocks, cell: (r) => HS.num(r.blocks) },
+  bytes: { title: "bytes", num: true, key: (r) => r.bytes, cell: (r) => HS.num(r.bytes) },
+  path: { title: "call path", key: (r) => r.rank,
+          cell: (r) => r.recorded ? HS.pathCell(HS.path(r.frames)) : "(stack not recorded)" },
+};
+
 // uPlot bars of a log2 histogram: bins_json rows {bin, lo, hi, count}.
 HS.histogram = function (title, summary, unit) {
   const bins = summary.bins;
@@ -58,18 +69,16 @@ HS.sections.tracking = function (body, d) {
   body.append(el("h3", {}, "Temporaries"));
   if (!temps.sizes.length) body.append(HS.absent("No temporary: every block outlived the bound."));
   else body.append(HS.table([
-    { title: "size", num: true, key: (r) => r.size, cell: (r) => HS.num(r.size) },
+    COL.size,
     { title: "temporaries", num: true, key: (r) => r.temporaries, cell: (r) => HS.num(r.temporaries) },
     { title: "of its allocations", num: true, key: (r) => r.share, cell: (r) => HS.percent(r.share) },
     { title: "of all temporaries", num: true, key: (r) => r.share_of_temporaries, cell: (r) => HS.percent(r.share_of_temporaries) },
     { title: "stack types", num: true, key: (r) => r.types, cell: (r) => HS.num(r.types) }],
   temps.sizes, { limit: 30, cls: "hs-temporaries" }), HS.table([
-    { title: "#", num: true, key: (r) => r.rank, cell: (r) => r.rank },
-    { title: "size", num: true, key: (r) => r.size, cell: (r) => HS.num(r.size) },
-    { title: "region", key: (r) => r.region, cell: (r) => r.region },
+    COL.rank, COL.size, COL.region,
     { title: "temporaries", num: true, key: (r) => r.temporaries, cell: (r) => HS.num(r.temporaries) },
     { title: "share", num: true, key: (r) => r.share, cell: (r) => HS.percent(r.share) },
-    { title: "call path", key: (r) => r.rank, cell: (r) => r.recorded ? HS.pathCell(HS.path(r.frames)) : "(stack not recorded)" }],
+    COL.path],
   temps.stack_types, { limit: 20 }));
 
   body.append(el("h3", {}, "Who held the heap at its peak"));
@@ -79,13 +88,9 @@ HS.sections.tracking = function (body, d) {
       `${HS.bytes(p.end_bytes)} at the end` +
       (p.unattributed_bytes ? `; ${HS.num(p.unattributed_bytes)} bytes held by blocks without a type` : "") + "."),
     HS.table([
-      { title: "#", num: true, key: (r) => r.rank, cell: (r) => r.rank },
-      { title: "size", num: true, key: (r) => r.size, cell: (r) => HS.num(r.size) },
-      { title: "region", key: (r) => r.region, cell: (r) => r.region },
-      { title: "blocks", num: true, key: (r) => r.blocks, cell: (r) => HS.num(r.blocks) },
-      { title: "bytes", num: true, key: (r) => r.bytes, cell: (r) => HS.num(r.bytes) },
+      COL.rank, COL.size, COL.region, COL.blocks, COL.bytes,
       { title: "of the peak", num: true, key: (r) => r.share, cell: (r) => HS.percent(r.share) },
-      { title: "call path", key: (r) => r.rank, cell: (r) => r.recorded ? HS.pathCell(HS.path(r.frames)) : "(stack not recorded)" }],
+      COL.path],
     p.stack_types, { cls: "hs-peak-holders" }));
   }
 
@@ -94,12 +99,6 @@ HS.sections.tracking = function (body, d) {
   if (!lt.blocks) { body.append(HS.absent("No leak: every tracked block was freed.")); return; }
   body.append(el("p", {}, `${HS.num(lt.reported_blocks)} blocks (${HS.num(lt.reported_bytes)} bytes) ` +
     `in ${HS.num(lt.reported_types)} stack trace types were still live at the end.`),
-  HS.table([
-    { title: "#", num: true, key: (r) => r.rank, cell: (r) => r.rank },
-    { title: "size", num: true, key: (r) => r.size, cell: (r) => HS.num(r.size) },
-    { title: "region", key: (r) => r.region, cell: (r) => r.region },
-    { title: "blocks", num: true, key: (r) => r.blocks, cell: (r) => HS.num(r.blocks) },
-    { title: "bytes", num: true, key: (r) => r.bytes, cell: (r) => HS.num(r.bytes) },
-    { title: "call path", key: (r) => r.rank, cell: (r) => r.recorded ? HS.pathCell(HS.path(r.frames)) : "(stack not recorded)" }],
+  HS.table([COL.rank, COL.size, COL.region, COL.blocks, COL.bytes, COL.path],
   lk.leaks, { cls: "hs-leaks" }));
 };
