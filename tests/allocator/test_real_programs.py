@@ -67,10 +67,12 @@ def test_python_threaded_workload(on_hsmalloc, tmp_path):
     env, stats = on_hsmalloc
     script = tmp_path / "work.py"
     script.write_text(PY_WORKLOAD)
-    # PYTHONMALLOC=malloc: every Python object comes from malloc, not from pymalloc's arenas
-    want = subprocess.run(["python3", str(script)], capture_output=True, text=True,
+    # PYTHONMALLOC=malloc: every Python object comes from malloc, not from pymalloc's arenas.
+    # This interpreter, not PATH's python3: a pyenv shim there is a shell script that runs
+    # more processes, each one more stats line.
+    want = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           env=dict(glibc_env(), PYTHONMALLOC="malloc"), timeout=120)
-    got = subprocess.run(["python3", str(script)], capture_output=True, text=True,
+    got = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          env=dict(env, PYTHONMALLOC="malloc"), timeout=120)
     assert got.returncode == 0, got.stderr
     assert got.stdout == want.stdout and got.stdout.startswith("[(1, ")
