@@ -87,9 +87,10 @@ typedef struct {
   /* ---- the allocator spy (the figures of the MPC allocator's `chain --all -stat`);
    * hsmalloc_chain_stats fills the same fields for one chain. New fields go at the end. */
   uint64_t reallocs;            /* realloc calls with a block and a nonzero size */
-  uint64_t real_bytes;          /* memory that may be resident (= committed) */
-  uint64_t virtual_bytes;       /* address space mapped (= reserved) */
-  uint64_t overhead_bytes;      /* real_bytes - allocated_now: all that is not a live block */
+  uint64_t real_bytes;          /* memory that may be resident: committed + heap objects */
+  uint64_t virtual_bytes;       /* address space mapped: reserved + heap objects */
+  uint64_t overhead_bytes;      /* real_bytes - allocated_now: all that is not a live block,
+                                   = metadata + free_in_pages + free_not_returned */
   uint64_t metadata_bytes;      /* segment headers and heap objects */
   uint64_t free_in_pages;       /* page_bytes - live blocks in pages: free blocks, uncarved
                                    space, page tails */

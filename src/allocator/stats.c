@@ -84,11 +84,12 @@ static void hot_rows(hsmalloc_stats_t *st, const sums_t *t, int nonblocking) {
 
 /* The spy's figures derived from the others, then pressure and NUMA. */
 static void spy_figures(hsmalloc_stats_t *st, uint64_t huge_live) {
-  st->real_bytes = st->committed;
-  st->virtual_bytes = st->reserved;
-  st->overhead_bytes = st->committed > st->allocated_now ? st->committed - st->allocated_now : 0;
-  uint64_t headers = st->segments * HEADER_BYTES;
-  st->metadata_bytes = headers + st->heaps * HEAP_BYTES;
+  /* the heap objects live outside segments (a pool of their own): counted in here */
+  uint64_t headers = st->segments * HEADER_BYTES, heap_objects = st->heaps * HEAP_BYTES;
+  st->real_bytes = st->committed + heap_objects;
+  st->virtual_bytes = st->reserved + heap_objects;
+  st->overhead_bytes = st->real_bytes > st->allocated_now ? st->real_bytes - st->allocated_now : 0;
+  st->metadata_bytes = headers + heap_objects;
   uint64_t in_pages = st->allocated_now > huge_live ? st->allocated_now - huge_live : 0;
   st->free_in_pages = st->page_bytes > in_pages ? st->page_bytes - in_pages : 0;
   uint64_t held = st->page_bytes + headers + st->huge_bytes;
