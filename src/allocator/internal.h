@@ -240,6 +240,7 @@ typedef struct {
   int hot_n;
   int pressure;           /* HSMALLOC_PRESSURE: adapt the decay to memory pressure */
   long pressure_check_ms; /* HSMALLOC_PRESSURE_CHECK_MS */
+  long pressure_hold_ms;  /* HSMALLOC_PRESSURE_HOLD_MS */
   char pressure_files[200]; /* HSMALLOC_PRESSURE_FILES: test hook, read this directory */
   int numa;                 /* HSMALLOC_NUMA: -1 auto (several nodes), 0 off, 1 always */
   int stats_signal;         /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */

@@ -15,6 +15,7 @@ hsm_options_t hsm_options = {.decay_ms = HSM_DEFAULT_DECAY_MS,
                               .hot_resample_ms = HSM_HOT_RESAMPLE_MS,
                               .pressure = 1,
                               .pressure_check_ms = HSM_PRESSURE_CHECK_MS,
+                              .pressure_hold_ms = HSM_PRESSURE_HOLD_MS,
                               .numa = -1,
                               .stats_signal = 1};
 
@@ -145,6 +146,7 @@ void hsm_options_read(void) {
   read_hot_sizes();
   hsm_options.pressure = env_long("HSMALLOC_PRESSURE", 1) != 0;
   hsm_options.pressure_check_ms = env_long("HSMALLOC_PRESSURE_CHECK_MS", HSM_PRESSURE_CHECK_MS);
+  hsm_options.pressure_hold_ms = env_long("HSMALLOC_PRESSURE_HOLD_MS", HSM_PRESSURE_HOLD_MS);
   const char *files = getenv("HSMALLOC_PRESSURE_FILES"); /* test hook (pressure.c) */
   hsm_options.pressure_files[0] = '\0';
   if (files != NULL && strlen(files) < sizeof hsm_options.pressure_files)

@@ -10,6 +10,11 @@
  *   the cgroup (v1 memory)     memory.limit_in_bytes, memory.usage_in_bytes
  *   /proc/pressure/memory      "some avg10": share of time tasks stalled on memory
  * The headroom is the smallest of available / limit over the node and the cgroup.
+ * Between two readings it is estimated at every poll from this process's own growth
+ * since the last one (its committed bytes), so a burst of allocation that fills the
+ * node within one interval is seen as it happens, without reading a file.
+ * Pressure once seen is held for HSMALLOC_PRESSURE_HOLD_MS (3 s): a program whose phases run
+ * into the limit one after the other keeps returning what it frees between them.
  * Nothing here allocates (open/read/close into stack buffers): it runs inside malloc.
  *
  * Test hook: HSMALLOC_PRESSURE_FILES=DIR reads DIR/meminfo, DIR/memory.pressure (PSI
@@ -26,6 +31,9 @@
 hsm_pressure_state_t hsm_pressure = {.headroom_pm = 1000};
 
 static _Atomic uint64_t next_check_ms;
+/* the last reading, for the estimate between readings */
+static _Atomic int64_t base_committed, base_available, base_limit, base_psi;
+static _Atomic uint64_t high_until_ms; /* pressure held at level 2 or more until then */
 static atomic_flag reading = ATOMIC_FLAG_INIT; /* one reader at a time */
 static char cgroup_dir[256]; /* "" until resolved, "-" when there is none */
 static int cgroup_v1;
@@ -121,6 +129,8 @@ static void consider(int64_t limit, int64_t available, int64_t *best_pm, int64_t
   }
 }
 
+static void set_level(uint64_t now);
+
 static void read_sources(void) {
   const char *dir = hsm_options.pressure_files[0] ? hsm_options.pressure_files : NULL;
   char text[4096], path[512];
@@ -153,20 +163,49 @@ static void read_sources(void) {
   snprintf(path + strlen(path), sizeof path - strlen(path), dir ? "/memory.pressure" : "/memory");
   if (read_small(path, text, sizeof text) > 0) psi = psi_some_avg10(text);
 
+  atomic_store_explicit(&base_committed,
+                        atomic_load_explicit(&hsm_gstats.committed, memory_order_relaxed),
+                        memory_order_relaxed);
+  atomic_store_explicit(&base_available, limit > 0 ? avail : -1, memory_order_relaxed);
+  atomic_store_explicit(&base_limit, limit, memory_order_relaxed);
+  atomic_store_explicit(&base_psi, psi, memory_order_relaxed);
+  atomic_store_explicit(&hsm_pressure.psi_some, psi, memory_order_relaxed);
+  atomic_fetch_add_explicit(&hsm_pressure.checks, 1, memory_order_relaxed);
+  (void)pm;
+  set_level(hsm_now_ms());
+}
+
+/* The level from the last reading and this process's growth since. */
+static void set_level(uint64_t now) {
+  int64_t limit = atomic_load_explicit(&base_limit, memory_order_relaxed);
+  int64_t avail = atomic_load_explicit(&base_available, memory_order_relaxed);
+  int64_t psi = atomic_load_explicit(&base_psi, memory_order_relaxed);
+  int64_t pm = 1000;
+  if (limit > 0 && avail >= 0) {
+    int64_t grown = atomic_load_explicit(&hsm_gstats.committed, memory_order_relaxed) -
+                    atomic_load_explicit(&base_committed, memory_order_relaxed);
+    avail -= grown;
+    if (avail < 0) avail = 0;
+    if (avail > limit) avail = limit;
+    pm = avail * 1000 / limit;
+  }
   int level = HSM_PRESSURE_NONE;
   if (pm < HSM_HEADROOM_LOW) level = HSM_PRESSURE_SOME;
   if (pm < HSM_HEADROOM_HIGH || psi >= HSM_PSI_HIGH) level = HSM_PRESSURE_HIGH;
   if (pm < HSM_HEADROOM_CRITICAL || psi >= HSM_PSI_CRITICAL) level = HSM_PRESSURE_CRITICAL;
+  if (level >= HSM_PRESSURE_HIGH)
+    atomic_store_explicit(&high_until_ms,
+                          now + (uint64_t)(hsm_options.pressure_hold_ms > 0 ? hsm_options.pressure_hold_ms : 0),
+                          memory_order_relaxed);
+  else if (now < atomic_load_explicit(&high_until_ms, memory_order_relaxed))
+    level = HSM_PRESSURE_HIGH;
   atomic_store_explicit(&hsm_pressure.headroom_pm, pm, memory_order_relaxed);
-  atomic_store_explicit(&hsm_pressure.psi_some, psi, memory_order_relaxed);
   atomic_store_explicit(&hsm_pressure.limit, limit, memory_order_relaxed);
   atomic_store_explicit(&hsm_pressure.available, avail, memory_order_relaxed);
-  atomic_fetch_add_explicit(&hsm_pressure.checks, 1, memory_order_relaxed);
   int old = atomic_exchange_explicit(&hsm_pressure.level, level, memory_order_relaxed);
   if (old != level) atomic_fetch_add_explicit(&hsm_pressure.level_changes, 1, memory_order_relaxed);
   /* Entering critical: the empty segments and huge mappings kept for reuse go now. */
   if (level == HSM_PRESSURE_CRITICAL && old != level) {
-    uint64_t now = hsm_now_ms();
     hsm_segment_cache_decay(now, 1);
     hsm_huge_cache_decay(now, 1);
   }
@@ -186,8 +225,10 @@ int hsm_pressure_poll(void) {
       read_sources();
       errno = err;
       atomic_flag_clear_explicit(&reading, memory_order_release);
+      return atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed);
     }
   }
+  if (atomic_load_explicit(&base_limit, memory_order_relaxed) > 0) set_level(now);
   return atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed);
 }
 

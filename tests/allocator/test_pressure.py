@@ -31,7 +31,8 @@ class Phases:
     def __init__(self, exe, directory, **env):
         full = dict(os.environ)
         full.pop("LD_PRELOAD", None)
-        full.update({"HSMALLOC_PRESSURE_FILES": str(directory), "HSMALLOC_PRESSURE_CHECK_MS": "0"})
+        full.update({"HSMALLOC_PRESSURE_FILES": str(directory), "HSMALLOC_PRESSURE_CHECK_MS": "0",
+                     "HSMALLOC_PRESSURE_HOLD_MS": "0"})
         full.update(env)
         self.proc = subprocess.Popen([str(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True, env=full)
@@ -68,7 +69,7 @@ def test_levels_follow_the_headroom_and_psi(react, tmp_path):
     assert critical["committed"] < 2 * MIB        # freed pages and segments went back at once
     assert critical["pressure_purges"] > 0
 
-    meminfo(tmp_path, 1_000_000, 200_000)         # 20%: some pressure, the base decay
+    meminfo(tmp_path, 1_000_000, 200_000)         # 20%: some pressure (under 30%), the base decay
     some = run.phase()
     assert some["level"] == 1 and some["decay"] == 1000
     assert some["committed"] > 30 * MIB
@@ -80,6 +81,40 @@ def test_levels_follow_the_headroom_and_psi(react, tmp_path):
     assert stalled["level"] == 2 and stalled["decay"] == 100
     assert stalled["committed"] < 2 * MIB
     assert stalled["pressure_purges"] > some["pressure_purges"]
+    run.close()
+
+
+def test_pressure_is_held(react, tmp_path):
+    """Level 2 or more, once seen, stays HSMALLOC_PRESSURE_HOLD_MS after the room is back."""
+    meminfo(tmp_path, 1_000_000, 20_000)
+    run = Phases(react, tmp_path, HSMALLOC_PRESSURE_HOLD_MS="600000")
+    assert run.phase()["level"] == 3
+    meminfo(tmp_path, 1_000_000, 900_000)
+    held = run.phase()
+    assert held["headroom"] == 900 and held["level"] == 2 and held["decay"] == 100
+    assert held["committed"] < 2 * MIB
+    run.close()
+
+
+def test_growth_between_readings_counts(react, tmp_path):
+    """One reading (a long interval): 40 MiB of room (20%, level 1) when read, at the first
+    maintenance (~16 MiB into the phase's 32 MiB); the rest of the phase's growth is seen
+    as it happens (headroom estimated from the process's own committed bytes): under 15%
+    left, level 2, the frees are purged at once, without a new reading: without a hold,
+    until the estimate is back over 15% (level 1); with the default hold (3 s), all."""
+    meminfo(tmp_path, 200 * 1024, 40 * 1024)
+    run = Phases(react, tmp_path, HSMALLOC_PRESSURE_CHECK_MS="600000")
+    first = run.phase()
+    assert first["checks"] == 1 and first["level"] == 1
+    assert first["pressure_purges"] > 0
+    assert 2 * MIB < first["committed"] < 24 * MIB
+    run.close()
+    run = Phases(react, tmp_path, HSMALLOC_PRESSURE_CHECK_MS="600000",
+                 HSMALLOC_PRESSURE_HOLD_MS="3000")
+    held = run.phase()
+    assert held["checks"] == 1 and held["level"] == 2
+    assert held["committed"] < 2 * MIB
+    run.close()
     run.close()
 
 
