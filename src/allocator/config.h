@@ -92,11 +92,12 @@
 #define HSM_HEADROOM_HIGH     150 /* level 2 (high): free pages and segments purged at once */
 #define HSM_HEADROOM_CRITICAL 50  /* level 3 (critical): the cache is emptied too */
 /* /proc/pressure/memory "some avg10" (percent x 100) at which levels 2 and 3 start. */
-#define HSM_PSI_HIGH     200  /* 2% of the last 10 s stalled on memory */
-#define HSM_PSI_CRITICAL 1000 /* 10% */
-#define HSM_DECAY_RELAXED 8 /* level 0 (none): decay x 8, nothing returned while there is room */
+#define HSM_PSI_HIGH       200  /* 2% of the last 10 s stalled on memory */
+#define HSM_PSI_CRITICAL   1000 /* 10% */
+#define HSM_DECAY_RELAXED  8  /* level 0 (none): decay x 8, nothing returned while there is room */
 #define HSM_DECAY_HIGH_DIV 10 /* level 2: decay / 10 for what the owner purges at maintenance */
-#define HSM_PRESSURE_HOLD_MS 3000 /* HSMALLOC_PRESSURE_HOLD_MS: level 2 or more, once seen, kept this long */
+#define HSM_PRESSURE_HOLD_MS \
+  3000 /* HSMALLOC_PRESSURE_HOLD_MS: level 2 or more, once seen, kept this long */
 
 /* ---- NUMA placement (numa.c) ---- */
 #define HSM_NUMA_MAX_NODES 64 /* nodes hsmalloc tells apart (bit masks of one word) */

@@ -114,7 +114,7 @@ typedef struct hsm_segment_s {
   uint32_t in_list;        /* linked in its heap's segment list */
   uint64_t dirty_since_ms; /* oldest free-but-touched slice */
   hsm_heap_t *heap;
-  int32_t numa_node; /* node its memory is placed on (numa.c), -1: left to the kernel */
+  int32_t numa_node;   /* node its memory is placed on (numa.c), -1: left to the kernel */
   uint32_t numa_bound; /* a placement was requested with mbind */
   struct hsm_segment_s *next, *prev;
   hsm_page_t *slice_page[HSM_SLICES]; /* slice -> its page (one load on free) */
@@ -169,11 +169,11 @@ typedef struct {
   hsm_counter_t foreign_frees;             /* pointers handed back to glibc */
   /* the allocator spy's per-heap figures (stats.c): what the heap holds, kept by
    * segment.c on its slow paths, and the bytes of the remote queue */
-  hsm_counter_t segments;       /* segments owned now */
-  hsm_counter_t committed;      /* bytes of them that may be resident (header + touched slices) */
-  hsm_counter_t page_bytes;     /* bytes of slices in pages */
-  hsm_counter_t reallocs;       /* realloc calls with a block and a size */
-  hsm_counter_t drained_bytes;  /* bytes of the blocks received through the remote queue */
+  hsm_counter_t segments;      /* segments owned now */
+  hsm_counter_t committed;     /* bytes of them that may be resident (header + touched slices) */
+  hsm_counter_t page_bytes;    /* bytes of slices in pages */
+  hsm_counter_t reallocs;      /* realloc calls with a block and a size */
+  hsm_counter_t drained_bytes; /* bytes of the blocks received through the remote queue */
 } hsm_heap_stats_t;
 
 enum { HSM_HEAP_OWNED = 1, HSM_HEAP_ABANDONED = 2 };
@@ -238,9 +238,9 @@ typedef struct {
   long hot_resample_ms;
   size_t hot_sizes[HSM_HOT_PER_HEAP]; /* HSMALLOC_HOT_SIZES, rounded to 16 */
   int hot_n;
-  int pressure;           /* HSMALLOC_PRESSURE: adapt the decay to memory pressure */
-  long pressure_check_ms; /* HSMALLOC_PRESSURE_CHECK_MS */
-  long pressure_hold_ms;  /* HSMALLOC_PRESSURE_HOLD_MS */
+  int pressure;             /* HSMALLOC_PRESSURE: adapt the decay to memory pressure */
+  long pressure_check_ms;   /* HSMALLOC_PRESSURE_CHECK_MS */
+  long pressure_hold_ms;    /* HSMALLOC_PRESSURE_HOLD_MS */
   char pressure_files[200]; /* HSMALLOC_PRESSURE_FILES: test hook, read this directory */
   int numa;                 /* HSMALLOC_NUMA: -1 auto (several nodes), 0 off, 1 always */
   int stats_signal;         /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
@@ -439,11 +439,11 @@ HSM_HIDDEN void hsm_stats_signal_pending(void);
 /* ---- memory pressure (pressure.c) ---- */
 enum { HSM_PRESSURE_NONE, HSM_PRESSURE_SOME, HSM_PRESSURE_HIGH, HSM_PRESSURE_CRITICAL };
 typedef struct {
-  _Atomic int level;              /* HSM_PRESSURE_* */
-  _Atomic int64_t headroom_pm;    /* available / limit, per mille (1000: no figure) */
-  _Atomic int64_t psi_some;       /* /proc/pressure/memory some avg10, percent x 100 */
+  _Atomic int level;                /* HSM_PRESSURE_* */
+  _Atomic int64_t headroom_pm;      /* available / limit, per mille (1000: no figure) */
+  _Atomic int64_t psi_some;         /* /proc/pressure/memory some avg10, percent x 100 */
   _Atomic int64_t limit, available; /* bytes of the tightest limit (node or cgroup) */
-  _Atomic uint64_t checks;        /* times the files were read */
+  _Atomic uint64_t checks;          /* times the files were read */
   _Atomic uint64_t level_changes;
   _Atomic uint64_t pressure_purges; /* purges done at once because of pressure */
 } hsm_pressure_state_t;
@@ -472,7 +472,7 @@ HSM_HIDDEN int hsm_segment_bind_node(hsm_segment_t *seg, int node);
 /* Node the page holding p is on (move_pages query), -1 when not resident or unknown. */
 HSM_HIDDEN int hsm_numa_node_of(const void *p);
 typedef struct {
-  _Atomic uint64_t binds, bind_failures; /* mbind calls */
+  _Atomic uint64_t binds, bind_failures;                /* mbind calls */
   _Atomic uint64_t reused_same_node, reused_other_node; /* cached segments taken */
 } hsm_numa_stats_t;
 HSM_HIDDEN extern hsm_numa_stats_t hsm_numa_stats;

@@ -110,10 +110,9 @@ HSM_EXPORT int hsmalloc_numa_info(const void *p, hsmalloc_numa_info_t *out) {
   int err = errno;
   int mode = -1;
   unsigned long mask = 0;
-  out->policy = syscall(SYS_get_mempolicy, &mode, &mask, HSM_NUMA_MAX_NODES + 1, p, MPOL_F_ADDR_)
-                        == 0
-                    ? mode
-                    : -1;
+  out->policy =
+      syscall(SYS_get_mempolicy, &mode, &mask, HSM_NUMA_MAX_NODES + 1, p, MPOL_F_ADDR_) == 0 ? mode
+                                                                                             : -1;
   out->policy_node = -1;
   if (out->policy == MPOL_PREFERRED_ && mask != 0) out->policy_node = __builtin_ctzl(mask);
   errno = err;

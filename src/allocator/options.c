@@ -10,14 +10,14 @@
 #include "internal.h"
 
 hsm_options_t hsm_options = {.decay_ms = HSM_DEFAULT_DECAY_MS,
-                              .cache_segments = HSM_DEFAULT_CACHE_SEGS,
-                              .hot_detect = 1,
-                              .hot_resample_ms = HSM_HOT_RESAMPLE_MS,
-                              .pressure = 1,
-                              .pressure_check_ms = HSM_PRESSURE_CHECK_MS,
-                              .pressure_hold_ms = HSM_PRESSURE_HOLD_MS,
-                              .numa = -1,
-                              .stats_signal = 1};
+                             .cache_segments = HSM_DEFAULT_CACHE_SEGS,
+                             .hot_detect = 1,
+                             .hot_resample_ms = HSM_HOT_RESAMPLE_MS,
+                             .pressure = 1,
+                             .pressure_check_ms = HSM_PRESSURE_CHECK_MS,
+                             .pressure_hold_ms = HSM_PRESSURE_HOLD_MS,
+                             .numa = -1,
+                             .stats_signal = 1};
 
 static long env_long(const char *name, long fallback) {
   const char *v = getenv(name);
@@ -154,8 +154,8 @@ void hsm_options_read(void) {
   hsm_options.stats_signal = env_long("HSMALLOC_STATS_SIGNAL", 1) != 0;
   const char *numa = getenv("HSMALLOC_NUMA");
   hsm_options.numa = numa == NULL || *numa == '\0' || strcmp(numa, "auto") == 0 ? -1
-                     : strcmp(numa, "0") == 0                                  ? 0
-                                                                               : 1;
+                     : strcmp(numa, "0") == 0                                   ? 0
+                                                                                : 1;
   const char *st = getenv("HSMALLOC_STATS");
   hsm_options.stats = 0;
   if (st != NULL && *st != '\0' && strcmp(st, "0") != 0)

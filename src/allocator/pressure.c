@@ -33,9 +33,9 @@ hsm_pressure_state_t hsm_pressure = {.headroom_pm = 1000};
 static _Atomic uint64_t next_check_ms;
 /* the last reading, for the estimate between readings */
 static _Atomic int64_t base_committed, base_available, base_limit, base_psi;
-static _Atomic uint64_t high_until_ms; /* pressure held at level 2 or more until then */
+static _Atomic uint64_t high_until_ms;         /* pressure held at level 2 or more until then */
 static atomic_flag reading = ATOMIC_FLAG_INIT; /* one reader at a time */
-static char cgroup_dir[256]; /* "" until resolved, "-" when there is none */
+static char cgroup_dir[256];                   /* "" until resolved, "-" when there is none */
 static int cgroup_v1;
 
 /* The whole (small) file into buf, NUL-terminated; length or -1. */
@@ -104,7 +104,8 @@ static void resolve_cgroup(void) {
       int v1 = strncmp(c1 + 1, "memory", 6) == 0 && (c1[7] == ':' || c1[7] == ',');
       if (v2 || v1) {
         snprintf(dir, sizeof dir, v2 ? "/sys/fs/cgroup%s" : "/sys/fs/cgroup/memory%s", c2 + 1);
-        snprintf(probe, sizeof probe, "%s/%s", dir, v2 ? "memory.current" : "memory.usage_in_bytes");
+        snprintf(probe, sizeof probe, "%s/%s", dir,
+                 v2 ? "memory.current" : "memory.usage_in_bytes");
         if (read_small(probe, buf, sizeof buf) > 0) {
           memcpy(cgroup_dir, dir, sizeof cgroup_dir);
           cgroup_v1 = v1;
@@ -194,9 +195,10 @@ static void set_level(uint64_t now) {
   if (pm < HSM_HEADROOM_HIGH || psi >= HSM_PSI_HIGH) level = HSM_PRESSURE_HIGH;
   if (pm < HSM_HEADROOM_CRITICAL || psi >= HSM_PSI_CRITICAL) level = HSM_PRESSURE_CRITICAL;
   if (level >= HSM_PRESSURE_HIGH)
-    atomic_store_explicit(&high_until_ms,
-                          now + (uint64_t)(hsm_options.pressure_hold_ms > 0 ? hsm_options.pressure_hold_ms : 0),
-                          memory_order_relaxed);
+    atomic_store_explicit(
+        &high_until_ms,
+        now + (uint64_t)(hsm_options.pressure_hold_ms > 0 ? hsm_options.pressure_hold_ms : 0),
+        memory_order_relaxed);
   else if (now < atomic_load_explicit(&high_until_ms, memory_order_relaxed))
     level = HSM_PRESSURE_HIGH;
   atomic_store_explicit(&hsm_pressure.headroom_pm, pm, memory_order_relaxed);
@@ -217,7 +219,8 @@ int hsm_pressure_poll(void) {
   uint64_t now = hsm_now_ms();
   uint64_t due = atomic_load_explicit(&next_check_ms, memory_order_relaxed);
   if (now >= due) {
-    uint64_t every = hsm_options.pressure_check_ms > 0 ? (uint64_t)hsm_options.pressure_check_ms : 0;
+    uint64_t every =
+        hsm_options.pressure_check_ms > 0 ? (uint64_t)hsm_options.pressure_check_ms : 0;
     if (atomic_compare_exchange_strong_explicit(&next_check_ms, &due, now + every,
                                                 memory_order_relaxed, memory_order_relaxed) &&
         !atomic_flag_test_and_set_explicit(&reading, memory_order_acquire)) {
@@ -236,9 +239,13 @@ long hsm_decay_now(void) {
   long base = hsm_options.decay_ms;
   if (base <= 0 || !hsm_options.pressure) return base;
   switch (atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed)) {
-  case HSM_PRESSURE_NONE: return base * HSM_DECAY_RELAXED;
-  case HSM_PRESSURE_SOME: return base;
-  case HSM_PRESSURE_HIGH: return base / HSM_DECAY_HIGH_DIV;
-  default: return 0;
+    case HSM_PRESSURE_NONE:
+      return base * HSM_DECAY_RELAXED;
+    case HSM_PRESSURE_SOME:
+      return base;
+    case HSM_PRESSURE_HIGH:
+      return base / HSM_DECAY_HIGH_DIV;
+    default:
+      return 0;
   }
 }

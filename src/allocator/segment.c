@@ -104,9 +104,9 @@ static hsm_segment_t *segment_acquire(hsm_heap_t *heap) {
     else hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
     committed += (int64_t)__builtin_popcount(e.touched) * (int64_t)HSM_SLICE_SIZE;
     if (node >= 0)
-      atomic_fetch_add_explicit(e.node == node ? &hsm_numa_stats.reused_same_node
-                                               : &hsm_numa_stats.reused_other_node,
-                                1, memory_order_relaxed);
+      atomic_fetch_add_explicit(
+          e.node == node ? &hsm_numa_stats.reused_same_node : &hsm_numa_stats.reused_other_node, 1,
+          memory_order_relaxed);
   } else {
     seg = hsm_os_map_aligned(HSM_SEGMENT_SIZE, HSM_SEGMENT_SIZE);
     if (seg == NULL) return NULL;

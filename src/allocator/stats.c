@@ -108,7 +108,8 @@ static void spy_figures(hsmalloc_stats_t *st, uint64_t huge_live) {
   st->numa_nodes = (uint32_t)hsm_numa_nodes();
   st->numa_placing = (uint32_t)hsm_numa_enabled();
   st->numa_binds = atomic_load_explicit(&hsm_numa_stats.binds, memory_order_relaxed);
-  st->numa_bind_failures = atomic_load_explicit(&hsm_numa_stats.bind_failures, memory_order_relaxed);
+  st->numa_bind_failures =
+      atomic_load_explicit(&hsm_numa_stats.bind_failures, memory_order_relaxed);
   st->numa_reused_same_node =
       atomic_load_explicit(&hsm_numa_stats.reused_same_node, memory_order_relaxed);
   st->numa_reused_other_node =
@@ -333,7 +334,8 @@ HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
           (unsigned long long)st.rfq_bytes);
   static const char *level[] = {"none", "some", "high", "critical"};
   if (st.pressure_enabled && st.pressure_checks == 0)
-    fprintf(out, "  memory pressure not read yet (decay now %lld ms)\n", (long long)st.decay_ms_now);
+    fprintf(out, "  memory pressure not read yet (decay now %lld ms)\n",
+            (long long)st.decay_ms_now);
   else if (st.pressure_enabled)
     fprintf(out,
             "  memory pressure %s (headroom %.1f%%), decay now %lld ms; %llu readings, %llu "

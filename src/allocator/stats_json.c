@@ -146,7 +146,8 @@ static void write_fields(jout_t *o, const hsmalloc_stats_t *st) {
     const char *kind = i == HSM_FIXED_CLASSES       ? "large"
                        : i == HSM_FIXED_CLASSES + 1 ? "huge"
                                                     : "small";
-    jput(o, "%s{\"kind\": \"%s\", \"size\": %llu, \"allocs\": %llu, \"frees\": %llu, \"live\": %llu}",
+    jput(o,
+         "%s{\"kind\": \"%s\", \"size\": %llu, \"allocs\": %llu, \"frees\": %llu, \"live\": %llu}",
          first ? "" : ", ", kind, (unsigned long long)bin->size, (unsigned long long)bin->allocs,
          (unsigned long long)bin->frees, (unsigned long long)bin->live);
     first = 0;
@@ -165,11 +166,11 @@ static void write_heap(jout_t *o, const hsmalloc_heap_stats_t *r) {
        (unsigned long long)r->reallocs, (unsigned long long)r->frees,
        (unsigned long long)r->slow_allocs, r->fast_path_hit_rate,
        (unsigned long long)r->requested_bytes, (unsigned long long)r->allocated_bytes,
-       r->fragmentation, (unsigned long long)r->remote_frees,
-       (unsigned long long)r->remote_pushes, (unsigned long long)r->rfq_drains,
-       (unsigned long long)r->rfq_blocks, (unsigned long long)r->rfq_bytes,
-       (unsigned long long)r->segments, (unsigned long long)r->real_bytes,
-       (unsigned long long)r->virtual_bytes, (unsigned long long)r->page_bytes);
+       r->fragmentation, (unsigned long long)r->remote_frees, (unsigned long long)r->remote_pushes,
+       (unsigned long long)r->rfq_drains, (unsigned long long)r->rfq_blocks,
+       (unsigned long long)r->rfq_bytes, (unsigned long long)r->segments,
+       (unsigned long long)r->real_bytes, (unsigned long long)r->virtual_bytes,
+       (unsigned long long)r->page_bytes);
 }
 
 static const char *event_name[] = {"call", "exit", "signal"};
