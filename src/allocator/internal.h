@@ -432,6 +432,15 @@ HSM_HIDDEN int hsm_stats_collect(void *st, int nonblocking);
 HSM_HIDDEN int hsm_heaps_trylock(void);
 /* Heap number `index`'s hsmalloc_heap_stats_t, with the heap list locked; -1: none. */
 HSM_HIDDEN int hsm_heap_row_locked(size_t index, void *row);
+/* One heap's figures as an hsmalloc_stats_t (for hsmalloc_chain_stats of a chain that
+ * has a heap of its own); allocated_now and overhead_bytes are left 0 (a heap's live
+ * bytes are not known: frees are counted by the freeing thread). */
+HSM_HIDDEN void hsm_stats_heap_fill(hsm_heap_t *h, void *st);
+/* Chains (chain*.c) list themselves for the JSON dumps ("chains": [...]) by defining
+ * it: 0 and *out, name for the chain after *iter (NULL: the first), non-zero past the
+ * last. A weak symbol: without chains, there is no such list. */
+HSM_HIDDEN int hsm_chain_stats_next(void **iter, void *out, char *name, size_t cap)
+    __attribute__((weak));
 /* A dump asked for by SIGUSR2 that could not be written in the handler (a lock was
  * taken): written here, on the next maintenance. */
 HSM_HIDDEN void hsm_stats_signal_pending(void);

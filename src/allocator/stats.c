@@ -162,6 +162,34 @@ int hsm_heap_row_locked(size_t index, void *row) {
   return -1;
 }
 
+/* One heap's figures as a whole hsmalloc_stats_t (zero where a heap has none): what a
+ * chain built on its own heap can return from hsmalloc_chain_stats. */
+void hsm_stats_heap_fill(hsm_heap_t *h, void *out) {
+  hsmalloc_stats_t *st = out;
+  hsmalloc_heap_stats_t r;
+  memset(st, 0, sizeof *st);
+  heap_row(h, &r);
+  st->requested_total = r.requested_bytes;
+  st->allocated_total = r.allocated_bytes;
+  st->fragmentation = r.fragmentation;
+  st->allocs = r.allocs;
+  st->frees = r.frees;
+  st->reallocs = r.reallocs;
+  st->slow_allocs = r.slow_allocs;
+  st->fast_path_hit_rate = r.fast_path_hit_rate;
+  st->remote_frees = r.remote_frees;
+  st->remote_pushes = r.remote_pushes;
+  st->queue_drains = r.rfq_drains;
+  st->drained_blocks = st->rfq_blocks = r.rfq_blocks;
+  st->rfq_bytes = r.rfq_bytes;
+  st->segments = r.segments;
+  st->page_bytes = r.page_bytes;
+  st->committed = st->real_bytes = r.real_bytes;
+  st->reserved = st->virtual_bytes = r.virtual_bytes;
+  st->metadata_bytes = r.segments * HEADER_BYTES;
+  st->heaps = 1;
+}
+
 HSM_EXPORT int hsmalloc_heap_stats_get(size_t index, hsmalloc_heap_stats_t *out) {
   if (out == NULL) return -1;
   (void)hsm_heap_get();

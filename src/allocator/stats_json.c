@@ -19,11 +19,6 @@
 #include "hsmalloc.h"
 #include "internal.h"
 
-/* Chains (chain*.c) list themselves here when linked in: returns 0 and fills *out and
- * name for the chain after *iter (NULL: the first), non-zero past the last. */
-HSM_HIDDEN int hsm_chain_stats_next(void **iter, hsmalloc_stats_t *out, char *name, size_t cap)
-    __attribute__((weak));
-
 typedef struct {
   FILE *file; /* or fd */
   int fd;
@@ -174,6 +169,8 @@ static void write_heap(jout_t *o, const hsmalloc_heap_stats_t *r) {
 }
 
 static const char *event_name[] = {"call", "exit", "signal"};
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_flag dump_busy = ATOMIC_FLAG_INIT; /* the dump buffer: one dump at a time */
 enum { EV_CALL, EV_EXIT, EV_SIGNAL };
 
 /* One JSON object on one line. Returns -1 (nothing written) when `nonblocking` and a
@@ -181,7 +178,6 @@ enum { EV_CALL, EV_EXIT, EV_SIGNAL };
 static int write_json(jout_t *o, int event, int nonblocking) {
   static hsmalloc_stats_t st, chain; /* big: static, under dump_lock */
   static hsmalloc_heap_stats_t row;
-  static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
   static _Atomic uint64_t seq;
   if (nonblocking ? pthread_mutex_trylock(&dump_lock) != 0 : pthread_mutex_lock(&dump_lock) != 0)
     return -1;
@@ -210,6 +206,8 @@ static int write_json(jout_t *o, int event, int nonblocking) {
     void *iter = NULL;
     char name[64];
     for (int i = 0; hsm_chain_stats_next(&iter, &chain, name, sizeof name) == 0; i++) {
+      for (char *c = name; *c; c++) /* a name is not escaped: keep it plain */
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '_';
       jput(o, "%s{\"chain\": \"%s\", ", i ? ", " : "", name);
       write_fields(o, &chain);
       jput(o, "}");
@@ -250,8 +248,7 @@ static int open_dest(void) {
 /* A JSON dump to the statistics destination; -1 when `nonblocking` found a lock taken. */
 static int dump_json(int event, int nonblocking) {
   static jout_t o;
-  static atomic_flag busy = ATOMIC_FLAG_INIT; /* o is shared: one dump at a time */
-  if (atomic_flag_test_and_set(&busy)) return -1;
+  if (atomic_flag_test_and_set(&dump_busy)) return -1;
   int err = errno;
   o.file = NULL;
   o.n = 0;
@@ -259,7 +256,7 @@ static int dump_json(int event, int nonblocking) {
   int rc = write_json(&o, event, nonblocking);
   if (o.fd != 2) close(o.fd);
   errno = err;
-  atomic_flag_clear(&busy);
+  atomic_flag_clear(&dump_busy);
   return rc;
 }
 
@@ -296,11 +293,20 @@ void hsm_stats_signal_pending(void) {
   if (dump_json(EV_SIGNAL, 0) != 0) atomic_store(&signal_pending, 1);
 }
 
+/* A fork while another thread was dumping: the child has no such thread, so its dump
+ * at exit must not wait for it. */
+static void dump_fork_child(void) {
+  pthread_mutex_init(&dump_lock, NULL);
+  atomic_flag_clear(&dump_busy);
+}
+
 /* With statistics on, SIGUSR2 dumps them, unless the program handles the signal itself
  * (a handler installed before this library's constructor keeps it). */
 __attribute__((constructor)) static void stats_signal_install(void) {
   (void)hsm_heap_get(); /* the options are read */
-  if (!hsm_options.stats || !hsm_options.stats_signal) return;
+  if (!hsm_options.stats) return;
+  pthread_atfork(NULL, NULL, dump_fork_child);
+  if (!hsm_options.stats_signal) return;
   struct sigaction old, sa;
   if (sigaction(SIGUSR2, NULL, &old) != 0 || old.sa_handler != SIG_DFL) return;
   memset(&sa, 0, sizeof sa);
