@@ -244,6 +244,7 @@ typedef struct {
   char pressure_files[200]; /* HSMALLOC_PRESSURE_FILES: test hook, read this directory */
   int numa;                 /* HSMALLOC_NUMA: -1 auto (several nodes), 0 off, 1 always */
   int stats_signal;         /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
+  char trace_file[256];     /* HSMALLOC_TRACE: the event trace (trace.c) */
 } hsm_options_t;
 
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
@@ -468,6 +469,27 @@ static inline int hsm_purge_at_once(void) {
          (hsm_options.decay_ms > 0 && hsm_options.pressure &&
           atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed) >= HSM_PRESSURE_HIGH);
 }
+
+/* ---- the event trace (trace.c) ---- */
+enum {
+  HSM_EV_SEG_NEW,
+  HSM_EV_SEG_REUSE,
+  HSM_EV_SEG_FREE,
+  HSM_EV_PAGE_NEW,
+  HSM_EV_PAGE_FREE,
+  HSM_EV_PURGE,
+  HSM_EV_MAP,
+  HSM_EV_UNMAP,
+  HSM_EV_PRESSURE
+};
+HSM_HIDDEN extern int hsm_trace_on;
+HSM_HIDDEN void hsm_trace_start(void);
+HSM_HIDDEN void hsm_trace_event(int kind, const hsm_heap_t *heap, const void *addr, uint64_t bytes);
+HSM_HIDDEN void hsm_trace_flush(void);
+#define HSM_TRACE(kind, heap, addr, bytes)                                    \
+  do {                                                                        \
+    if (HSM_UNLIKELY(hsm_trace_on)) hsm_trace_event(kind, heap, addr, bytes); \
+  } while (0)
 
 /* ---- NUMA placement (numa.c) ---- */
 HSM_HIDDEN int hsm_numa_nodes(void);        /* nodes of the machine (1 when unknown) */

@@ -156,6 +156,11 @@ void hsm_options_read(void) {
   hsm_options.numa = numa == NULL || *numa == '\0' || strcmp(numa, "auto") == 0 ? -1
                      : strcmp(numa, "0") == 0                                   ? 0
                                                                                 : 1;
+  const char *trace = getenv("HSMALLOC_TRACE");
+  hsm_options.trace_file[0] = '\0';
+  if (trace != NULL && strlen(trace) < sizeof hsm_options.trace_file)
+    strcpy(hsm_options.trace_file, trace);
+  hsm_trace_start();
   const char *st = getenv("HSMALLOC_STATS");
   hsm_options.stats = 0;
   if (st != NULL && *st != '\0' && strcmp(st, "0") != 0)

@@ -205,7 +205,10 @@ static void set_level(uint64_t now) {
   atomic_store_explicit(&hsm_pressure.limit, limit, memory_order_relaxed);
   atomic_store_explicit(&hsm_pressure.available, avail, memory_order_relaxed);
   int old = atomic_exchange_explicit(&hsm_pressure.level, level, memory_order_relaxed);
-  if (old != level) atomic_fetch_add_explicit(&hsm_pressure.level_changes, 1, memory_order_relaxed);
+  if (old != level) {
+    atomic_fetch_add_explicit(&hsm_pressure.level_changes, 1, memory_order_relaxed);
+    HSM_TRACE(HSM_EV_PRESSURE, NULL, (const void *)(uintptr_t)level, (uint64_t)pm);
+  }
   /* Entering critical: the empty segments and huge mappings kept for reuse go now. */
   if (level == HSM_PRESSURE_CRITICAL && old != level) {
     hsm_segment_cache_decay(now, 1);

@@ -121,6 +121,7 @@ static hsm_segment_t *segment_acquire(hsm_heap_t *heap) {
   seg->numa_node = e.node;
   seg->numa_bound = e.bound;
   if (node >= 0 && e.node != node) hsm_segment_bind_node(seg, node);
+  HSM_TRACE(e.seg != NULL ? HSM_EV_SEG_REUSE : HSM_EV_SEG_NEW, heap, seg, HSM_SEGMENT_SIZE);
   hsm_stat_add(&hsm_gstats.segments, &hsm_gstats.segments_peak, 1);
   heap_holds(heap, 1, committed, 0);
   return seg;
@@ -146,6 +147,7 @@ static void segment_release(hsm_heap_t *heap, hsm_segment_t *seg) {
   hsm_stat_add(&hsm_gstats.segments, NULL, -1);
   cache_entry_t e = {seg, hsm_now_ms(), seg->touched_mask, 1, seg->numa_node, seg->numa_bound};
   heap_holds(heap, -1, -entry_committed(&e), 0);
+  HSM_TRACE(HSM_EV_SEG_FREE, heap, seg, HSM_SEGMENT_SIZE);
   seg->heap = NULL;
   hsm_pressure_poll();
   if (hsm_purge_at_once()) {
@@ -256,6 +258,7 @@ again:
   pg->fast_owner = heap;
   pg->in_use = 1;
   hsm_stat_add(&hsm_gstats.pages, &hsm_gstats.pages_peak, 1);
+  HSM_TRACE(HSM_EV_PAGE_NEW, heap, pg->start, slices * HSM_SLICE_SIZE);
   hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak,
                (int64_t)slices * (int64_t)HSM_SLICE_SIZE);
   return pg;
@@ -268,6 +271,7 @@ void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg) {
   hsm_stat_add(&hsm_gstats.pages, NULL, -1);
   hsm_stat_add(&hsm_gstats.page_bytes, NULL, -(int64_t)pg->slice_count * (int64_t)HSM_SLICE_SIZE);
   heap_holds(heap, 0, 0, -(int64_t)pg->slice_count * (int64_t)HSM_SLICE_SIZE);
+  HSM_TRACE(HSM_EV_PAGE_FREE, heap, pg->start, (uint64_t)pg->slice_count * HSM_SLICE_SIZE);
   pg->in_use = 0;
   if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hsm_now_ms();
   seg->free_mask |= run;

@@ -81,7 +81,7 @@ def build_alloc_stats(path: str, snapshots: List[Dict], event: Optional[str] = N
     """One run: each process's last dump (of `event`), its heaps and chains, and totals."""
     chosen = pick(snapshots, event)
     if not chosen:
-        return {"kind": "alloc-stats", "file": path, "event": event, "processes": [],
+        return {"format": "heapscope-alloc-stats", "version": 1, "file": path, "event": event, "processes": [],
                 "totals": None, "figures": PROCESS_FIGURES, "heap_figures": HEAP_FIGURES,
                 "dumps": len(snapshots)}
     processes = []
@@ -100,7 +100,8 @@ def build_alloc_stats(path: str, snapshots: List[Dict], event: Optional[str] = N
             "chains": [dict(_figures(c, PROCESS_FIGURES), chain=c.get("chain"))
                        for c in snap.get("chains") or []],
         })
-    return {"kind": "alloc-stats", "file": path, "event": event, "processes": processes,
+    return {"format": "heapscope-alloc-stats", "version": 1, "file": path, "event": event,
+            "processes": processes,
             "totals": _totals(processes), "figures": PROCESS_FIGURES,
             "heap_figures": HEAP_FIGURES, "dumps": len(snapshots)}
 
@@ -115,5 +116,5 @@ def compare_alloc_stats(a: Dict, b: Dict) -> Dict:
         ratio = None if not va or vb is None else vb / va
         rows.append({"key": key, "label": label, "unit": unit, "a": va, "b": vb,
                      "delta": delta, "ratio": ratio})
-    return {"kind": "alloc-stats-compare", "a": a["file"], "b": b["file"],
+    return {"format": "heapscope-alloc-stats-compare", "version": 1, "a": a["file"], "b": b["file"],
             "processes": [len(a["processes"]), len(b["processes"])], "rows": rows}
