@@ -10,6 +10,7 @@
  *   HSMALLOC_PRESSURE=0       a fixed decay: do not read memory pressure (default 1)
  *   HSMALLOC_NUMA=auto|0|1    place segments on the taking thread's node (auto: with several)
  *   HSMALLOC_STATS_SIGNAL=0   no statistics dump on SIGUSR2 (default: dump when HSMALLOC_STATS is set)
+ *   HSMALLOC_TRACE=FILE       the allocator's event trace (segments, pages, purges), "%p": pid
  *   HSMALLOC_CACHE_SEGMENTS=N free 2 MiB segments kept mapped for reuse (default 32)
  *   HSMALLOC_HUGEPAGES=1      ask for transparent huge pages; purge only whole segments
  *   HSMALLOC_HOT_SIZES=528,1040 or =@FILE   exact classes (size rounded to 16) for these
