@@ -194,23 +194,30 @@ static void set_level(uint64_t now) {
   if (pm < HSM_HEADROOM_LOW) level = HSM_PRESSURE_SOME;
   if (pm < HSM_HEADROOM_HIGH || psi >= HSM_PSI_HIGH) level = HSM_PRESSURE_HIGH;
   if (pm < HSM_HEADROOM_CRITICAL || psi >= HSM_PSI_CRITICAL) level = HSM_PRESSURE_CRITICAL;
-  if (level >= HSM_PRESSURE_HIGH)
-    atomic_store_explicit(
-        &high_until_ms,
-        now + (uint64_t)(hsm_options.pressure_hold_ms > 0 ? hsm_options.pressure_hold_ms : 0),
-        memory_order_relaxed);
-  else if (now < atomic_load_explicit(&high_until_ms, memory_order_relaxed))
+  /* Every slow path of every thread may pass here: shared lines are only written
+   * when a value changes, and the level with one compare-and-swap. */
+  uint64_t hold = (uint64_t)(hsm_options.pressure_hold_ms > 0 ? hsm_options.pressure_hold_ms : 0);
+  uint64_t until = atomic_load_explicit(&high_until_ms, memory_order_relaxed);
+  if (level >= HSM_PRESSURE_HIGH) {
+    if (until < now + hold) atomic_store_explicit(&high_until_ms, now + hold, memory_order_relaxed);
+  } else if (now < until) {
     level = HSM_PRESSURE_HIGH;
-  atomic_store_explicit(&hsm_pressure.headroom_pm, pm, memory_order_relaxed);
-  atomic_store_explicit(&hsm_pressure.limit, limit, memory_order_relaxed);
-  atomic_store_explicit(&hsm_pressure.available, avail, memory_order_relaxed);
-  int old = atomic_exchange_explicit(&hsm_pressure.level, level, memory_order_relaxed);
-  if (old != level) {
-    atomic_fetch_add_explicit(&hsm_pressure.level_changes, 1, memory_order_relaxed);
-    HSM_TRACE(HSM_EV_PRESSURE, NULL, (const void *)(uintptr_t)level, (uint64_t)pm);
   }
+  if (atomic_load_explicit(&hsm_pressure.headroom_pm, memory_order_relaxed) != pm)
+    atomic_store_explicit(&hsm_pressure.headroom_pm, pm, memory_order_relaxed);
+  if (atomic_load_explicit(&hsm_pressure.available, memory_order_relaxed) != avail)
+    atomic_store_explicit(&hsm_pressure.available, avail, memory_order_relaxed);
+  if (atomic_load_explicit(&hsm_pressure.limit, memory_order_relaxed) != limit)
+    atomic_store_explicit(&hsm_pressure.limit, limit, memory_order_relaxed);
+  int old = atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed);
+  if (old == level ||
+      !atomic_compare_exchange_strong_explicit(&hsm_pressure.level, &old, level,
+                                               memory_order_relaxed, memory_order_relaxed))
+    return;
+  atomic_fetch_add_explicit(&hsm_pressure.level_changes, 1, memory_order_relaxed);
+  HSM_TRACE(HSM_EV_PRESSURE, NULL, (const void *)(uintptr_t)level, (uint64_t)pm);
   /* Entering critical: the empty segments and huge mappings kept for reuse go now. */
-  if (level == HSM_PRESSURE_CRITICAL && old != level) {
+  if (level == HSM_PRESSURE_CRITICAL) {
     hsm_segment_cache_decay(now, 1);
     hsm_huge_cache_decay(now, 1);
   }
