@@ -157,3 +157,24 @@ def test_alloc_stats_bad_input(tmp_path, heapscope):
         res = heapscope("alloc-stats", str(path), check=False)
         assert res.returncode == 2, path
         assert res.stderr.count("\n") == 1 and message in res.stderr, res.stderr
+
+
+def test_alloc_stats_several_processes_and_events(build, native, tmp_path, heapscope):
+    """One file for two processes (as HSMALLOC_STATS_FILE without %p under mpirun): each
+    process's last dump, and their totals; --event picks the signal dump."""
+    _, first = run_spy(build, native, tmp_path, 1, 0, name="one.json")
+    _, second = run_spy(build, native, tmp_path, 0, 300, name="two.json")
+    both = tmp_path / "both.json"
+    both.write_text(first.read_text() + second.read_text())
+    dumps = [json.loads(line) for line in both.read_text().splitlines()]
+    res = heapscope("alloc-stats", str(both), "--format", "json")
+    doc = json.loads(res.stdout)
+    assert [p["pid"] for p in doc["processes"]] == sorted({d["pid"] for d in dumps})
+    assert all(p["event"] == "exit" for p in doc["processes"])
+    exits = [d for d in dumps if d["event"] == "exit"]
+    assert doc["totals"]["allocs"] == sum(d["allocs"] for d in exits)
+    assert doc["totals"]["requested_total"] == sum(d["requested_total"] for d in exits)
+    assert "all processes" in heapscope("alloc-stats", str(both)).stdout
+    res = heapscope("alloc-stats", str(both), "--event", "signal", "--format", "json")
+    (only,) = json.loads(res.stdout)["processes"]
+    assert only["event"] == "signal" and only["pid"] == dumps[0]["pid"]
