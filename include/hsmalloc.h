@@ -5,7 +5,12 @@
  * Options are environment variables, read at start-up (see docs/hsmalloc.md):
  *   HSMALLOC_STATS=1|json     print statistics at exit, to stderr or HSMALLOC_STATS_FILE
  *                             (appended; "%p" in the name becomes the process id)
- *   HSMALLOC_DECAY_MS=N       return free memory to the OS after N ms (-1: never; default 1000)
+ *   HSMALLOC_DECAY_MS=N       return free memory to the OS after N ms (-1: never; default 1000),
+ *                             scaled by memory pressure (x8 with room, /10 or at once without)
+ *   HSMALLOC_PRESSURE=0       a fixed decay: do not read memory pressure (default 1)
+ *   HSMALLOC_NUMA=auto|0|1    place segments on the taking thread's node (auto: with several)
+ *   HSMALLOC_STATS_SIGNAL=0   no statistics dump on SIGUSR2 (default: dump when HSMALLOC_STATS is set)
+ *   HSMALLOC_TRACE=FILE       the allocator's event trace (segments, pages, purges), "%p": pid
  *   HSMALLOC_CACHE_SEGMENTS=N free 2 MiB segments kept mapped for reuse (default 32)
  *   HSMALLOC_HUGEPAGES=1      ask for transparent huge pages; purge only whole segments
  *   HSMALLOC_HOT_SIZES=528,1040 or =@FILE   exact classes (size rounded to 16) for these
@@ -80,7 +85,71 @@ typedef struct {
   uint64_t hot_classes;         /* rows used in hot[] */
   hsmalloc_hot_stats_t hot[HSMALLOC_HOT_MAX];
   hsmalloc_hot_stats_t rest;    /* the same figures for all other allocations */
+  /* ---- the allocator spy (the figures of the MPC allocator's `chain --all -stat`);
+   * hsmalloc_chain_stats fills the same fields for one chain. New fields go at the end. */
+  uint64_t reallocs;            /* realloc calls with a block and a nonzero size */
+  uint64_t real_bytes;          /* memory that may be resident: committed + heap objects */
+  uint64_t virtual_bytes;       /* address space mapped: reserved + heap objects */
+  uint64_t overhead_bytes;      /* real_bytes - allocated_now: all that is not a live block,
+                                   = metadata + free_in_pages + free_not_returned */
+  uint64_t metadata_bytes;      /* segment headers and heap objects */
+  uint64_t free_in_pages;       /* page_bytes - live blocks in pages: free blocks, uncarved
+                                   space, page tails */
+  uint64_t free_not_returned;   /* committed outside pages and headers: free slices, cached
+                                   segments and huge mappings, huge blocks' mapping slack */
+  uint64_t rfq_blocks, rfq_bytes; /* blocks and bytes received through remote-free queues */
+  /* memory pressure (the adaptive decay) */
+  int32_t pressure_enabled;     /* HSMALLOC_PRESSURE */
+  int32_t pressure_level;       /* 0 none, 1 some, 2 high, 3 critical */
+  int64_t decay_ms_now;         /* the decay the level gives now (-1: never) */
+  int64_t headroom_permille;    /* smallest available / limit over node and cgroup (1000: none read) */
+  int64_t psi_some_avg10_x100;  /* /proc/pressure/memory "some avg10" x 100 (-1: none) */
+  uint64_t pressure_limit, pressure_available; /* bytes of the tightest limit */
+  uint64_t pressure_checks, pressure_level_changes;
+  uint64_t pressure_purges;     /* pages and segments purged at once because of pressure */
+  /* NUMA placement */
+  uint32_t numa_nodes, numa_placing; /* nodes of the machine; placement on (HSMALLOC_NUMA) */
+  uint64_t numa_binds, numa_bind_failures; /* mbind calls */
+  uint64_t numa_reused_same_node, numa_reused_other_node; /* cached segments taken */
 } hsmalloc_stats_t;
+
+/* One thread heap (a heap outlives its thread: an exited thread's heap is abandoned and
+ * adopted by the next new thread). Operation counts are what this heap's thread did;
+ * memory figures are what the heap holds. */
+typedef struct {
+  uint32_t id;                  /* 0, 1, ... in creation order */
+  uint32_t state;               /* 1 owned by a live thread, 2 abandoned */
+  uint64_t allocs, reallocs;
+  uint64_t frees;               /* frees done by this thread (of any heap's blocks) */
+  uint64_t slow_allocs;
+  double fast_path_hit_rate;
+  uint64_t requested_bytes, allocated_bytes; /* since start; allocated = usable sizes */
+  double fragmentation;         /* allocated_bytes / requested_bytes */
+  uint64_t remote_frees;        /* blocks of other heaps this thread freed */
+  uint64_t remote_pushes;       /* batches it pushed to their owners */
+  uint64_t rfq_drains, rfq_blocks, rfq_bytes; /* its remote-free queue: drains, what came in */
+  uint64_t segments;            /* segments the heap holds */
+  uint64_t real_bytes;          /* of which may be resident (headers and touched slices) */
+  uint64_t virtual_bytes;       /* segments x 2 MiB */
+  uint64_t page_bytes;          /* in pages (small and large blocks) */
+} hsmalloc_heap_stats_t;
+
+/* Heap number `index` (0 .. heaps-1) into *out: 0, or -1 when there is no such heap. */
+int hsmalloc_heap_stats_get(size_t index, hsmalloc_heap_stats_t *out);
+/* The calling thread's heap: 0, or -1 when it has none yet. */
+int hsmalloc_heap_stats_self(hsmalloc_heap_stats_t *out);
+
+/* Where the memory holding p is placed (NUMA). Returns 0 (-1 when out is NULL). */
+typedef struct {
+  int nodes;          /* nodes of the machine */
+  int placing;        /* hsmalloc asks for placement (HSMALLOC_NUMA) */
+  int segment_node;   /* node recorded in p's segment header, -1: none or not a segment */
+  int policy;         /* the kernel's policy for p's page (get_mempolicy): 0 default, 1 preferred */
+  int policy_node;    /* its node, -1: none */
+  int resident_node;  /* node the page is on now (move_pages), -1: not resident */
+  int thread_node;    /* node of the CPU the caller runs on */
+} hsmalloc_numa_info_t;
+int hsmalloc_numa_info(const void *p, hsmalloc_numa_info_t *out);
 
 /* Merge every thread's counters into *out. Returns 0. */
 int hsmalloc_stats_get(hsmalloc_stats_t *out);

@@ -31,6 +31,7 @@ COMMANDS = [
     "export",
     "bench",
     "demo",
+    "alloc-stats",
 ]
 
 
@@ -42,7 +43,7 @@ def build_parser(names=COMMANDS) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"heapscope {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in names:
-        module = importlib.import_module(f"heapscope.commands.{name}")
+        module = importlib.import_module(f"heapscope.commands.{name.replace('-', '_')}")
         module.register(sub)
     for command_parser in sub.choices.values():
         one_line_errors(command_parser)

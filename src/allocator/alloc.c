@@ -131,6 +131,8 @@ void *hsm_realloc(void *p, size_t size) {
     hsm_free(p);
     return NULL;
   }
+  hsm_heap_t *counted = hsm_tls_heap_or_null(); /* the spy's reallocation count */
+  if (counted != NULL) HSM_COUNT(counted->stats.reallocs, 1);
   size_t usable = hsm_usable_size(p);
   int ours = hsm_owns(p);
   if (ours && size <= usable && size >= usable / 2) return p;

@@ -81,6 +81,27 @@
  * once idle this long. */
 #define HSM_UNMAP_IDLE_MS(decay_ms) (8 * (decay_ms) + 1000)
 
+/* ---- adaptive return of memory (pressure.c) ----
+ * The node's (and the cgroup's) memory headroom and the kernel's pressure stall
+ * figures are read at most every HSM_PRESSURE_CHECK_MS, off the fast path (segment
+ * release, page retirement, maintenance), and turned into a level that scales the
+ * decay: keep free memory while there is room, give it back faster as room runs out. */
+#define HSM_PRESSURE_CHECK_MS 100 /* HSMALLOC_PRESSURE_CHECK_MS: files read at most this often */
+/* Headroom (available / limit) in per mille below which each level starts. */
+#define HSM_HEADROOM_LOW      300 /* level 1 (some): decay = HSMALLOC_DECAY_MS */
+#define HSM_HEADROOM_HIGH     150 /* level 2 (high): free pages and segments purged at once */
+#define HSM_HEADROOM_CRITICAL 50  /* level 3 (critical): the cache is emptied too */
+/* /proc/pressure/memory "some avg10" (percent x 100) at which levels 2 and 3 start. */
+#define HSM_PSI_HIGH       200  /* 2% of the last 10 s stalled on memory */
+#define HSM_PSI_CRITICAL   1000 /* 10% */
+#define HSM_DECAY_RELAXED  8  /* level 0 (none): decay x 8, nothing returned while there is room */
+#define HSM_DECAY_HIGH_DIV 10 /* level 2: decay / 10 for what the owner purges at maintenance */
+#define HSM_PRESSURE_HOLD_MS \
+  3000 /* HSMALLOC_PRESSURE_HOLD_MS: level 2 or more, once seen, kept this long */
+
+/* ---- NUMA placement (numa.c) ---- */
+#define HSM_NUMA_MAX_NODES 64 /* nodes hsmalloc tells apart (bit masks of one word) */
+
 #define HSM_MAX_ALIGN_SMALL 16 /* malloc's guaranteed alignment */
 
 #endif

@@ -30,6 +30,7 @@ static size_t heap_pool_left;
 
 void hsm_heaps_lock(void) { pthread_mutex_lock(&heaps_lock); }
 void hsm_heaps_unlock(void) { pthread_mutex_unlock(&heaps_lock); }
+int hsm_heaps_trylock(void) { return pthread_mutex_trylock(&heaps_lock) == 0; }
 hsm_heap_t *hsm_heaps_first(void) { return heaps_all; }
 
 static void heap_thread_exit(void *arg);

@@ -112,7 +112,8 @@ void hsm_huge_free(hsm_huge_t *h) {
   huge_entry_t e = {h, hsm_now_ms(), 0};
   int cacheable = h->map_base == (void *)h && h->map_size <= HSM_HUGE_CACHE_MAX &&
                   hsm_options.cache_segments > 0;
-  if (cacheable && hsm_options.decay_ms == 0) {
+  hsm_pressure_poll();
+  if (cacheable && hsm_purge_at_once()) { /* decay 0, or the node runs short */
     hsm_os_purge(h, h->map_size);
     hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)h->map_size);
     e.purged = 1;
@@ -138,7 +139,8 @@ void hsm_huge_free(hsm_huge_t *h) {
 /* Purge cached mappings idle for the decay delay; unmap those idle 8 times longer. */
 void hsm_huge_cache_decay(uint64_t now, int force) {
   if (hsm_options.decay_ms < 0 && !force) return;
-  uint64_t delay = force ? 0 : (uint64_t)hsm_options.decay_ms;
+  long decay = force ? 0 : hsm_decay_now(); /* follows memory pressure (pressure.c) */
+  uint64_t delay = decay > 0 ? (uint64_t)decay : 0;
   pthread_mutex_lock(&huge_lock);
   int kept = 0;
   for (int i = 0; i < cache_n; i++) {

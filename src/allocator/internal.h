@@ -114,6 +114,8 @@ typedef struct hsm_segment_s {
   uint32_t in_list;        /* linked in its heap's segment list */
   uint64_t dirty_since_ms; /* oldest free-but-touched slice */
   hsm_heap_t *heap;
+  int32_t numa_node;   /* node its memory is placed on (numa.c), -1: left to the kernel */
+  uint32_t numa_bound; /* a placement was requested with mbind */
   struct hsm_segment_s *next, *prev;
   hsm_page_t *slice_page[HSM_SLICES]; /* slice -> its page (one load on free) */
   hsm_page_t pages[HSM_SLICES];       /* indexed by first slice */
@@ -165,6 +167,13 @@ typedef struct {
   hsm_counter_t drains;                    /* non-empty remote queue drains */
   hsm_counter_t drained;                   /* blocks received through the queue */
   hsm_counter_t foreign_frees;             /* pointers handed back to glibc */
+  /* the allocator spy's per-heap figures (stats.c): what the heap holds, kept by
+   * segment.c on its slow paths, and the bytes of the remote queue */
+  hsm_counter_t segments;      /* segments owned now */
+  hsm_counter_t committed;     /* bytes of them that may be resident (header + touched slices) */
+  hsm_counter_t page_bytes;    /* bytes of slices in pages */
+  hsm_counter_t reallocs;      /* realloc calls with a block and a size */
+  hsm_counter_t drained_bytes; /* bytes of the blocks received through the remote queue */
 } hsm_heap_stats_t;
 
 enum { HSM_HEAP_OWNED = 1, HSM_HEAP_ABANDONED = 2 };
@@ -229,6 +238,13 @@ typedef struct {
   long hot_resample_ms;
   size_t hot_sizes[HSM_HOT_PER_HEAP]; /* HSMALLOC_HOT_SIZES, rounded to 16 */
   int hot_n;
+  int pressure;             /* HSMALLOC_PRESSURE: adapt the decay to memory pressure */
+  long pressure_check_ms;   /* HSMALLOC_PRESSURE_CHECK_MS */
+  long pressure_hold_ms;    /* HSMALLOC_PRESSURE_HOLD_MS */
+  char pressure_files[200]; /* HSMALLOC_PRESSURE_FILES: test hook, read this directory */
+  int numa;                 /* HSMALLOC_NUMA: -1 auto (several nodes), 0 off, 1 always */
+  int stats_signal;         /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
+  char trace_file[256];     /* HSMALLOC_TRACE: the event trace (trace.c) */
 } hsm_options_t;
 
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
@@ -409,7 +425,87 @@ static inline int hsm_is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 HSM_HIDDEN void hsm_foreign_free(void *p);
 HSM_HIDDEN size_t hsm_foreign_usable_size(void *p);
 
-/* ---- statistics (stats.c) ---- */
+/* ---- statistics (stats.c), the SIGUSR2 dump (stats_signal.c) ---- */
 HSM_HIDDEN void hsm_stats_at_exit(void);
+/* hsmalloc_stats_get's work; `nonblocking`: only try the locks (a signal handler),
+ * -1 when one is taken. */
+HSM_HIDDEN int hsm_stats_collect(void *st, int nonblocking);
+HSM_HIDDEN int hsm_heaps_trylock(void);
+/* Heap number `index`'s hsmalloc_heap_stats_t, with the heap list locked; -1: none. */
+HSM_HIDDEN int hsm_heap_row_locked(size_t index, void *row);
+/* One heap's figures as an hsmalloc_stats_t (for hsmalloc_chain_stats of a chain that
+ * has a heap of its own); allocated_now and overhead_bytes are left 0 (a heap's live
+ * bytes are not known: frees are counted by the freeing thread). */
+HSM_HIDDEN void hsm_stats_heap_fill(hsm_heap_t *h, void *st);
+/* Chains (chain*.c) list themselves for the JSON dumps ("chains": [...]) by defining
+ * it: 0 and *out, name for the chain after *iter (NULL: the first), non-zero past the
+ * last. A weak symbol: without chains, there is no such list. */
+HSM_HIDDEN int hsm_chain_stats_next(void **iter, void *out, char *name, size_t cap)
+    __attribute__((weak));
+/* A dump asked for by SIGUSR2 that could not be written in the handler (a lock was
+ * taken): written here, on the next maintenance. */
+HSM_HIDDEN void hsm_stats_signal_pending(void);
+
+/* ---- memory pressure (pressure.c) ---- */
+enum { HSM_PRESSURE_NONE, HSM_PRESSURE_SOME, HSM_PRESSURE_HIGH, HSM_PRESSURE_CRITICAL };
+typedef struct {
+  _Atomic int level;                /* HSM_PRESSURE_* */
+  _Atomic int64_t headroom_pm;      /* available / limit, per mille (1000: no figure) */
+  _Atomic int64_t psi_some;         /* /proc/pressure/memory some avg10, percent x 100 */
+  _Atomic int64_t limit, available; /* bytes of the tightest limit (node or cgroup) */
+  _Atomic uint64_t checks;          /* times the files were read */
+  _Atomic uint64_t level_changes;
+  _Atomic uint64_t pressure_purges; /* purges done at once because of pressure */
+} hsm_pressure_state_t;
+HSM_HIDDEN extern hsm_pressure_state_t hsm_pressure;
+/* Read the sources if the last reading is older than the check interval; returns the
+ * level. Costs one clock read and a compare when it is not time yet. */
+HSM_HIDDEN int hsm_pressure_poll(void);
+/* The decay delay to use now: HSMALLOC_DECAY_MS scaled by the level (-1: never). */
+HSM_HIDDEN long hsm_decay_now(void);
+/* Purge at once what is freed (pages, segments): pressure level high or more, or decay 0. */
+static inline int hsm_purge_at_once(void) {
+  return hsm_options.decay_ms == 0 ||
+         (hsm_options.decay_ms > 0 && hsm_options.pressure &&
+          atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed) >= HSM_PRESSURE_HIGH);
+}
+
+/* ---- the event trace (trace.c) ---- */
+enum {
+  HSM_EV_SEG_NEW,
+  HSM_EV_SEG_REUSE,
+  HSM_EV_SEG_FREE,
+  HSM_EV_PAGE_NEW,
+  HSM_EV_PAGE_FREE,
+  HSM_EV_PURGE,
+  HSM_EV_MAP,
+  HSM_EV_UNMAP,
+  HSM_EV_PRESSURE
+};
+HSM_HIDDEN extern int hsm_trace_on;
+HSM_HIDDEN void hsm_trace_start(void);
+HSM_HIDDEN void hsm_trace_event(int kind, const hsm_heap_t *heap, const void *addr, uint64_t bytes);
+HSM_HIDDEN void hsm_trace_flush(void);
+#define HSM_TRACE(kind, heap, addr, bytes)                                    \
+  do {                                                                        \
+    if (HSM_UNLIKELY(hsm_trace_on)) hsm_trace_event(kind, heap, addr, bytes); \
+  } while (0)
+
+/* ---- NUMA placement (numa.c) ---- */
+HSM_HIDDEN int hsm_numa_nodes(void);        /* nodes of the machine (1 when unknown) */
+HSM_HIDDEN int hsm_numa_enabled(void);      /* placement requested (HSMALLOC_NUMA, nodes) */
+HSM_HIDDEN int hsm_numa_current_node(void); /* node of the CPU this thread runs on */
+/* Ask the kernel to place [p, p+size) on `node` (mbind, MPOL_PREFERRED); 0 or -errno. */
+HSM_HIDDEN int hsm_numa_bind(void *p, size_t size, int node);
+/* Place a segment on `node` (-1: leave it to the kernel) and record it in its header. Chains
+ * call it to put their segments on a chosen node. Returns 0 or -errno. */
+HSM_HIDDEN int hsm_segment_bind_node(hsm_segment_t *seg, int node);
+/* Node the page holding p is on (move_pages query), -1 when not resident or unknown. */
+HSM_HIDDEN int hsm_numa_node_of(const void *p);
+typedef struct {
+  _Atomic uint64_t binds, bind_failures;                /* mbind calls */
+  _Atomic uint64_t reused_same_node, reused_other_node; /* cached segments taken */
+} hsm_numa_stats_t;
+HSM_HIDDEN extern hsm_numa_stats_t hsm_numa_stats;
 
 #endif

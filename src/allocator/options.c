@@ -9,8 +9,15 @@
 
 #include "internal.h"
 
-hsm_options_t hsm_options = {
-    HSM_DEFAULT_DECAY_MS, HSM_DEFAULT_CACHE_SEGS, 0, 0, "", 1, HSM_HOT_RESAMPLE_MS, {0}, 0};
+hsm_options_t hsm_options = {.decay_ms = HSM_DEFAULT_DECAY_MS,
+                             .cache_segments = HSM_DEFAULT_CACHE_SEGS,
+                             .hot_detect = 1,
+                             .hot_resample_ms = HSM_HOT_RESAMPLE_MS,
+                             .pressure = 1,
+                             .pressure_check_ms = HSM_PRESSURE_CHECK_MS,
+                             .pressure_hold_ms = HSM_PRESSURE_HOLD_MS,
+                             .numa = -1,
+                             .stats_signal = 1};
 
 static long env_long(const char *name, long fallback) {
   const char *v = getenv(name);
@@ -137,6 +144,23 @@ void hsm_options_read(void) {
   hsm_options.hot_detect = env_long("HSMALLOC_HOT_DETECT", 1) != 0;
   hsm_options.hot_resample_ms = env_long("HSMALLOC_HOT_RESAMPLE_MS", HSM_HOT_RESAMPLE_MS);
   read_hot_sizes();
+  hsm_options.pressure = env_long("HSMALLOC_PRESSURE", 1) != 0;
+  hsm_options.pressure_check_ms = env_long("HSMALLOC_PRESSURE_CHECK_MS", HSM_PRESSURE_CHECK_MS);
+  hsm_options.pressure_hold_ms = env_long("HSMALLOC_PRESSURE_HOLD_MS", HSM_PRESSURE_HOLD_MS);
+  const char *files = getenv("HSMALLOC_PRESSURE_FILES"); /* test hook (pressure.c) */
+  hsm_options.pressure_files[0] = '\0';
+  if (files != NULL && strlen(files) < sizeof hsm_options.pressure_files)
+    strcpy(hsm_options.pressure_files, files);
+  hsm_options.stats_signal = env_long("HSMALLOC_STATS_SIGNAL", 1) != 0;
+  const char *numa = getenv("HSMALLOC_NUMA");
+  hsm_options.numa = numa == NULL || *numa == '\0' || strcmp(numa, "auto") == 0 ? -1
+                     : strcmp(numa, "0") == 0                                   ? 0
+                                                                                : 1;
+  const char *trace = getenv("HSMALLOC_TRACE");
+  hsm_options.trace_file[0] = '\0';
+  if (trace != NULL && strlen(trace) < sizeof hsm_options.trace_file)
+    strcpy(hsm_options.trace_file, trace);
+  hsm_trace_start();
   const char *st = getenv("HSMALLOC_STATS");
   hsm_options.stats = 0;
   if (st != NULL && *st != '\0' && strcmp(st, "0") != 0)

@@ -49,6 +49,7 @@ void *hsm_os_map_aligned(size_t size, size_t align) {
   p = aligned;
 done:
   if (hsm_options.hugepages) madvise(p, size, MADV_HUGEPAGE);
+  HSM_TRACE(HSM_EV_MAP, NULL, p, size);
   hsm_stat_add(&hsm_gstats.reserved, &hsm_gstats.reserved_peak, (int64_t)size);
   errno = err;
   return p;
@@ -57,6 +58,7 @@ done:
 void hsm_os_unmap(void *p, size_t size) {
   int err = errno;
   munmap(p, size);
+  HSM_TRACE(HSM_EV_UNMAP, NULL, p, size);
   hsm_stat_add(&hsm_gstats.reserved, NULL, -(int64_t)size);
   errno = err;
 }
@@ -65,6 +67,7 @@ void hsm_os_unmap(void *p, size_t size) {
 void hsm_os_purge(void *p, size_t size) {
   int err = errno;
   madvise(p, size, MADV_DONTNEED);
+  HSM_TRACE(HSM_EV_PURGE, NULL, p, size);
   atomic_fetch_add_explicit(&hsm_gstats.purges, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&hsm_gstats.purged_bytes, (int64_t)size, memory_order_relaxed);
   errno = err;

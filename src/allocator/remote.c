@@ -85,14 +85,17 @@ void hsm_cache_flush_all(hsm_heap_t *heap) {
 void hsm_heap_drain_remote(hsm_heap_t *heap) {
   hsm_block_t *b = atomic_exchange_explicit(&heap->remote, NULL, memory_order_acquire);
   if (b == NULL) return;
-  uint64_t n = 0;
+  uint64_t n = 0, bytes = 0;
   while (b != NULL) {
     hsm_block_t *next = b->next;
     hsm_segment_t *seg = hsm_segment_of(b);
-    hsm_page_free_block(heap, hsm_page_of(seg, b), b);
+    hsm_page_t *pg = hsm_page_of(seg, b);
+    bytes += pg->block_size; /* before the free: a large page may go back */
+    hsm_page_free_block(heap, pg, b);
     b = next;
     n++;
   }
   HSM_COUNT(heap->stats.drains, 1);
   HSM_COUNT(heap->stats.drained, n);
+  HSM_COUNT(heap->stats.drained_bytes, bytes);
 }

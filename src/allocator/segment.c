@@ -3,7 +3,11 @@
  * (MADV_DONTNEED over the whole 2 MiB, so a huge page is never split) after the
  * decay delay, and unmapped when the cache is over its limit.
  * Free slices of a live segment are purged after the same delay, unless
- * HSMALLOC_HUGEPAGES=1 asks to keep huge pages whole. */
+ * HSMALLOC_HUGEPAGES=1 asks to keep huge pages whole. The delay follows memory
+ * pressure (pressure.c): long while there is room, none when the node or the
+ * cgroup runs short, when freed pages and segments are purged as they come back.
+ * A new segment is placed on the node of the thread taking it (numa.c), and the
+ * cache hands out segments of the taker's node first. */
 #include <string.h>
 
 #include "internal.h"
@@ -15,6 +19,8 @@ typedef struct {
   uint64_t since_ms;
   uint32_t touched; /* slices that may be resident */
   uint32_t header;  /* header page may be resident */
+  int32_t node;     /* NUMA node it was placed on, -1: none */
+  uint32_t bound;
 } cache_entry_t;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -27,6 +33,15 @@ void hsm_segment_cache_unlock(void) { pthread_mutex_unlock(&cache_lock); }
 static int64_t entry_committed(const cache_entry_t *e) {
   return (e->header ? HEADER_BYTES : 0) +
          (int64_t)__builtin_popcount(e->touched) * (int64_t)HSM_SLICE_SIZE;
+}
+
+/* The spy's per-heap figures (stats.c): segments, committed and page bytes the heap
+ * holds. Only the heap's owner (or the thread tidying an abandoned heap) gets here. */
+static void heap_holds(hsm_heap_t *heap, int64_t segs, int64_t committed, int64_t page_bytes) {
+  if (heap == NULL) return;
+  if (segs) HSM_COUNT(heap->stats.segments, (uint64_t)segs);
+  if (committed) HSM_COUNT(heap->stats.committed, (uint64_t)committed);
+  if (page_bytes) HSM_COUNT(heap->stats.page_bytes, (uint64_t)page_bytes);
 }
 
 static void entry_purge(cache_entry_t *e) {
@@ -45,27 +60,70 @@ static void entry_unmap(cache_entry_t *e) {
   atomic_fetch_sub_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
 }
 
+/* Give back the slices of `dirty` (free and touched) in runs, one madvise each. */
+static void purge_runs(hsm_heap_t *heap, hsm_segment_t *seg, uint32_t dirty) {
+  if (dirty == 0) return;
+  uint32_t rest = dirty;
+  while (rest) {
+    int first = __builtin_ctz(rest);
+    int len = 0;
+    while (first + len < 32 && (rest >> (first + len) & 1u)) len++;
+    hsm_os_purge((uint8_t *)seg + (size_t)first * HSM_SLICE_SIZE, (size_t)len * HSM_SLICE_SIZE);
+    rest &= ~((len >= 32 ? 0xFFFFFFFFu : ((1u << len) - 1)) << first);
+  }
+  seg->touched_mask &= ~dirty;
+  int64_t bytes = (int64_t)__builtin_popcount(dirty) * (int64_t)HSM_SLICE_SIZE;
+  hsm_stat_add(&hsm_gstats.committed, NULL, -bytes);
+  heap_holds(heap, 0, -bytes, 0);
+}
+
+/* A segment for `heap`: from the cache (the newest one of the thread's NUMA node
+ * first, then the newest of any node, placed anew) or from the OS. */
 static hsm_segment_t *segment_acquire(hsm_heap_t *heap) {
   cache_entry_t e = {0};
+  int node = hsm_numa_enabled() ? hsm_numa_current_node() : -1;
   pthread_mutex_lock(&cache_lock);
-  if (cache_n > 0) e = cache[--cache_n];
+  if (cache_n > 0) {
+    int at = cache_n - 1;
+    if (node >= 0)
+      for (int i = cache_n - 1; i >= 0; i--)
+        if (cache[i].node == node) {
+          at = i;
+          break;
+        }
+    e = cache[at];
+    memmove(&cache[at], &cache[at + 1], (size_t)(cache_n - 1 - at) * sizeof cache[0]);
+    cache_n--;
+  }
   pthread_mutex_unlock(&cache_lock);
   hsm_segment_t *seg = e.seg;
+  int64_t committed = HEADER_BYTES;
   if (seg != NULL) {
     atomic_fetch_sub_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
     if (e.header) memset(seg, 0, sizeof *seg);
     else hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
+    committed += (int64_t)__builtin_popcount(e.touched) * (int64_t)HSM_SLICE_SIZE;
+    if (node >= 0)
+      atomic_fetch_add_explicit(
+          e.node == node ? &hsm_numa_stats.reused_same_node : &hsm_numa_stats.reused_other_node, 1,
+          memory_order_relaxed);
   } else {
     seg = hsm_os_map_aligned(HSM_SEGMENT_SIZE, HSM_SEGMENT_SIZE);
     if (seg == NULL) return NULL;
     hsm_registry_set(seg, HSM_REG_SEGMENT);
     hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
+    e.node = -1;
   }
   seg->magic = HSM_SEGMENT_MAGIC;
   seg->free_mask = HSM_SLICES_FREE_ALL;
   seg->touched_mask = e.touched;
   seg->heap = heap;
+  seg->numa_node = e.node;
+  seg->numa_bound = e.bound;
+  if (node >= 0 && e.node != node) hsm_segment_bind_node(seg, node);
+  HSM_TRACE(e.seg != NULL ? HSM_EV_SEG_REUSE : HSM_EV_SEG_NEW, heap, seg, HSM_SEGMENT_SIZE);
   hsm_stat_add(&hsm_gstats.segments, &hsm_gstats.segments_peak, 1);
+  heap_holds(heap, 1, committed, 0);
   return seg;
 }
 
@@ -85,11 +143,18 @@ static void segment_unlink(hsm_heap_t *heap, hsm_segment_t *seg) {
   seg->in_list = 0;
 }
 
-static void segment_release(hsm_segment_t *seg) {
+static void segment_release(hsm_heap_t *heap, hsm_segment_t *seg) {
   hsm_stat_add(&hsm_gstats.segments, NULL, -1);
-  cache_entry_t e = {seg, hsm_now_ms(), seg->touched_mask, 1};
+  cache_entry_t e = {seg, hsm_now_ms(), seg->touched_mask, 1, seg->numa_node, seg->numa_bound};
+  heap_holds(heap, -1, -entry_committed(&e), 0);
+  HSM_TRACE(HSM_EV_SEG_FREE, heap, seg, HSM_SEGMENT_SIZE);
   seg->heap = NULL;
-  if (hsm_options.decay_ms == 0) entry_purge(&e);
+  hsm_pressure_poll();
+  if (hsm_purge_at_once()) {
+    if (hsm_options.decay_ms != 0 && entry_committed(&e) > 0)
+      atomic_fetch_add_explicit(&hsm_pressure.pressure_purges, 1, memory_order_relaxed);
+    entry_purge(&e);
+  }
   pthread_mutex_lock(&cache_lock);
   long limit = hsm_options.cache_segments;
   if (limit > HSM_SEGMENT_CACHE_MAX) limit = HSM_SEGMENT_CACHE_MAX;
@@ -113,7 +178,8 @@ static void segment_release(hsm_segment_t *seg) {
 /* Purge cached segments idle for the decay delay; unmap those idle 8 times longer. */
 void hsm_segment_cache_decay(uint64_t now, int force) {
   if (hsm_options.decay_ms < 0 && !force) return;
-  uint64_t delay = force ? 0 : (uint64_t)hsm_options.decay_ms;
+  long decay = force ? 0 : hsm_decay_now();
+  uint64_t delay = decay > 0 ? (uint64_t)decay : 0;
   pthread_mutex_lock(&cache_lock);
   int kept = 0;
   for (int i = 0; i < cache_n; i++) {
@@ -181,6 +247,8 @@ again:
   if (fresh)
     hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak,
                  (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE);
+  heap_holds(heap, 0, (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE,
+             (int64_t)slices * (int64_t)HSM_SLICE_SIZE);
   hsm_page_t *pg = &seg->pages[first];
   memset(pg, 0, sizeof *pg);
   pg->slice_count = (uint8_t)slices;
@@ -190,6 +258,7 @@ again:
   pg->fast_owner = heap;
   pg->in_use = 1;
   hsm_stat_add(&hsm_gstats.pages, &hsm_gstats.pages_peak, 1);
+  HSM_TRACE(HSM_EV_PAGE_NEW, heap, pg->start, slices * HSM_SLICE_SIZE);
   hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak,
                (int64_t)slices * (int64_t)HSM_SLICE_SIZE);
   return pg;
@@ -201,35 +270,44 @@ void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg) {
   uint32_t run = (pg->slice_count >= 32 ? 0xFFFFFFFFu : ((1u << pg->slice_count) - 1)) << first;
   hsm_stat_add(&hsm_gstats.pages, NULL, -1);
   hsm_stat_add(&hsm_gstats.page_bytes, NULL, -(int64_t)pg->slice_count * (int64_t)HSM_SLICE_SIZE);
+  heap_holds(heap, 0, 0, -(int64_t)pg->slice_count * (int64_t)HSM_SLICE_SIZE);
+  HSM_TRACE(HSM_EV_PAGE_FREE, heap, pg->start, (uint64_t)pg->slice_count * HSM_SLICE_SIZE);
   pg->in_use = 0;
   if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hsm_now_ms();
   seg->free_mask |= run;
   if (seg->free_mask == HSM_SLICES_FREE_ALL) {
     if (seg->in_list) segment_unlink(heap, seg);
-    segment_release(seg);
+    segment_release(heap, seg);
     return;
   }
   if (!seg->in_list) segment_link(heap, seg);
+  /* Under pressure the page's slices go back now, not at the owner's next maintenance
+   * (a phase that only frees never reaches one). The level is looked at every time,
+   * refreshed every 16th page (a clock read and the estimate: ~4% of the instructions
+   * of a workload that frees pages all the time, when done at each one). */
+  static __thread uint32_t page_frees __attribute__((tls_model("initial-exec")));
+  if ((++page_frees & 15) == 0) hsm_pressure_poll();
+  uint32_t dirty = run & seg->touched_mask;
+  if (dirty && !hsm_options.hugepages && hsm_purge_at_once()) {
+    if (hsm_options.decay_ms != 0)
+      atomic_fetch_add_explicit(&hsm_pressure.pressure_purges, 1, memory_order_relaxed);
+    purge_runs(heap, seg, dirty);
+  }
 }
 
 /* Purge the touched free slices of the heap's segments once they have been free for
  * the decay delay (runs of slices, one madvise each). */
 void hsm_segment_decay(hsm_heap_t *heap, uint64_t now) {
+  /* maintenance passes here first: pressure is read, and a SIGUSR2 dump the handler
+   * could not write is written, off the fast path */
+  hsm_pressure_poll();
+  hsm_stats_signal_pending();
   if (hsm_options.decay_ms < 0 || hsm_options.hugepages) return;
+  long decay = hsm_decay_now();
   for (hsm_segment_t *seg = heap->segments; seg != NULL; seg = seg->next) {
     uint32_t dirty = seg->free_mask & seg->touched_mask;
-    if (dirty == 0 || now - seg->dirty_since_ms < (uint64_t)hsm_options.decay_ms) continue;
-    uint32_t rest = dirty;
-    while (rest) {
-      int first = __builtin_ctz(rest);
-      int len = 0;
-      while (first + len < 32 && (rest >> (first + len) & 1u)) len++;
-      hsm_os_purge((uint8_t *)seg + (size_t)first * HSM_SLICE_SIZE, (size_t)len * HSM_SLICE_SIZE);
-      rest &= ~((len >= 32 ? 0xFFFFFFFFu : ((1u << len) - 1)) << first);
-    }
-    seg->touched_mask &= ~dirty;
-    hsm_stat_add(&hsm_gstats.committed, NULL,
-                 -(int64_t)__builtin_popcount(dirty) * (int64_t)HSM_SLICE_SIZE);
+    if (dirty == 0 || now - seg->dirty_since_ms < (uint64_t)decay) continue;
+    purge_runs(heap, seg, dirty);
   }
 }
 
@@ -253,12 +331,14 @@ int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
       hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak,
                    (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE);
     hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak, delta);
+    heap_holds(heap, 0, (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE, delta);
   } else {
     uint32_t tail = (uint32_t)(((1ull << (old - slices)) - 1) << (first + slices));
     if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hsm_now_ms();
     seg->free_mask |= tail;
     if (!seg->in_list) segment_link(heap, seg);
     hsm_stat_add(&hsm_gstats.page_bytes, NULL, delta);
+    heap_holds(heap, 0, 0, delta);
   }
   pg->slice_count = (uint8_t)slices;
   pg->block_size = slices * HSM_SLICE_SIZE;

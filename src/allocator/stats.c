@@ -1,6 +1,7 @@
 /* Statistics: per-heap counters (written by their thread only) merged with the
- * global byte counters when read; text and JSON reports. Reports are built from a
- * snapshot taken first, so printing (which may allocate) holds no allocator lock. */
+ * global byte counters when read, per heap rows, and the text report (JSON, the
+ * at-exit and SIGUSR2 dumps: stats_json.c). Reports are built from a snapshot taken
+ * first, so printing (which may allocate) holds no allocator lock. */
 #include <string.h>
 #include <unistd.h>
 
@@ -48,8 +49,9 @@ static void finish_row(hsmalloc_hot_stats_t *r) {
   r->fragmentation = ratio(r->allocated_bytes, r->requested_bytes, 1.0);
 }
 
-static void hot_rows(hsmalloc_stats_t *st, const sums_t *t) {
-  hsm_hot_lock();
+static void hot_rows(hsmalloc_stats_t *st, const sums_t *t, int nonblocking) {
+  /* a slot's size is set once: a signal handler reads them without the lock */
+  if (!nonblocking) hsm_hot_lock();
   for (size_t k = 0; k < HSM_HOT_SLOTS; k++) {
     hsm_hot_slot_t *slot = &hsm_hot_slots[k];
     if (slot->size == 0) continue;
@@ -73,19 +75,155 @@ static void hot_rows(hsmalloc_stats_t *st, const sums_t *t) {
     st->rest.requested_bytes -= r->requested_bytes;
     st->rest.allocated_bytes -= r->allocated_bytes;
   }
-  hsm_hot_unlock();
+  if (!nonblocking) hsm_hot_unlock();
   finish_row(&st->rest);
 }
 
-HSM_EXPORT int hsmalloc_stats_get(hsmalloc_stats_t *st) {
+#define HEADER_BYTES ((uint64_t)((sizeof(hsm_segment_t) + 4095) & ~(size_t)4095))
+#define HEAP_BYTES   ((uint64_t)((sizeof(hsm_heap_t) + 63) & ~(size_t)63))
+
+/* The spy's figures derived from the others, then pressure and NUMA. */
+static void spy_figures(hsmalloc_stats_t *st, uint64_t huge_live) {
+  /* the heap objects live outside segments (a pool of their own): counted in here */
+  uint64_t headers = st->segments * HEADER_BYTES, heap_objects = st->heaps * HEAP_BYTES;
+  st->real_bytes = st->committed + heap_objects;
+  st->virtual_bytes = st->reserved + heap_objects;
+  st->overhead_bytes = st->real_bytes > st->allocated_now ? st->real_bytes - st->allocated_now : 0;
+  st->metadata_bytes = headers + heap_objects;
+  uint64_t in_pages = st->allocated_now > huge_live ? st->allocated_now - huge_live : 0;
+  st->free_in_pages = st->page_bytes > in_pages ? st->page_bytes - in_pages : 0;
+  uint64_t held = st->page_bytes + headers + st->huge_bytes;
+  st->free_not_returned = st->committed > held ? st->committed - held : 0;
+  st->pressure_enabled = hsm_options.pressure;
+  st->pressure_level = atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed);
+  st->decay_ms_now = hsm_decay_now();
+  st->headroom_permille = atomic_load_explicit(&hsm_pressure.headroom_pm, memory_order_relaxed);
+  st->psi_some_avg10_x100 = atomic_load_explicit(&hsm_pressure.psi_some, memory_order_relaxed);
+  st->pressure_limit = g(&hsm_pressure.limit);
+  st->pressure_available = g(&hsm_pressure.available);
+  st->pressure_checks = atomic_load_explicit(&hsm_pressure.checks, memory_order_relaxed);
+  st->pressure_level_changes =
+      atomic_load_explicit(&hsm_pressure.level_changes, memory_order_relaxed);
+  st->pressure_purges = atomic_load_explicit(&hsm_pressure.pressure_purges, memory_order_relaxed);
+  st->numa_nodes = (uint32_t)hsm_numa_nodes();
+  st->numa_placing = (uint32_t)hsm_numa_enabled();
+  st->numa_binds = atomic_load_explicit(&hsm_numa_stats.binds, memory_order_relaxed);
+  st->numa_bind_failures =
+      atomic_load_explicit(&hsm_numa_stats.bind_failures, memory_order_relaxed);
+  st->numa_reused_same_node =
+      atomic_load_explicit(&hsm_numa_stats.reused_same_node, memory_order_relaxed);
+  st->numa_reused_other_node =
+      atomic_load_explicit(&hsm_numa_stats.reused_other_node, memory_order_relaxed);
+}
+
+/* One heap's row (the caller holds the heap list, or the heap is the caller's). */
+static void heap_row(hsm_heap_t *h, hsmalloc_heap_stats_t *r) {
+  hsm_heap_stats_t *s = &h->stats;
+  memset(r, 0, sizeof *r);
+  r->id = h->id;
+  r->state = h->state == HSM_HEAP_ABANDONED ? 2 : 1;
+  for (size_t i = 0; i < HSM_TABLE8; i++) {
+    uint64_t n = HSM_READ(s->allocs8[i]);
+    r->allocs += n;
+    r->requested_bytes += HSM_READ(s->requested8[i]);
+    r->allocated_bytes += n * hsm_class_size[h->class8[i]];
+  }
+  for (size_t b = 0; b < HSM_BINS; b++) {
+    uint64_t n = HSM_READ(s->allocs[b]);
+    r->allocs += n;
+    r->frees += HSM_READ(s->frees[b]);
+    r->slow_allocs += HSM_READ(s->slow[b]);
+    r->requested_bytes += HSM_READ(s->requested[b]);
+    r->allocated_bytes += b < HSM_CLASSES ? n * hsm_class_size[b] : HSM_READ(s->alloc_bytes[b]);
+  }
+  r->reallocs = HSM_READ(s->reallocs);
+  r->fast_path_hit_rate = r->allocs ? 1.0 - ratio(r->slow_allocs, r->allocs, 0) : 1.0;
+  if (r->fast_path_hit_rate < 0) r->fast_path_hit_rate = 0;
+  r->fragmentation = ratio(r->allocated_bytes, r->requested_bytes, 1.0);
+  r->remote_frees = HSM_READ(s->remote_frees);
+  r->remote_pushes = HSM_READ(s->remote_pushes);
+  r->rfq_drains = HSM_READ(s->drains);
+  r->rfq_blocks = HSM_READ(s->drained);
+  r->rfq_bytes = HSM_READ(s->drained_bytes);
+  r->segments = HSM_READ(s->segments);
+  r->real_bytes = HSM_READ(s->committed);
+  r->virtual_bytes = r->segments * HSM_SEGMENT_SIZE;
+  r->page_bytes = HSM_READ(s->page_bytes);
+}
+
+/* Rows by id, for one heap or all: the list is newest first. */
+int hsm_heap_row_locked(size_t index, void *row) {
+  hsmalloc_heap_stats_t *out = row;
+  for (hsm_heap_t *h = hsm_heaps_first(); h != NULL; h = h->all_next)
+    if (h->id == index) {
+      heap_row(h, out);
+      return 0;
+    }
+  return -1;
+}
+
+/* One heap's figures as a whole hsmalloc_stats_t (zero where a heap has none): what a
+ * chain built on its own heap can return from hsmalloc_chain_stats. */
+void hsm_stats_heap_fill(hsm_heap_t *h, void *out) {
+  hsmalloc_stats_t *st = out;
+  hsmalloc_heap_stats_t r;
+  memset(st, 0, sizeof *st);
+  heap_row(h, &r);
+  st->requested_total = r.requested_bytes;
+  st->allocated_total = r.allocated_bytes;
+  st->fragmentation = r.fragmentation;
+  st->allocs = r.allocs;
+  st->frees = r.frees;
+  st->reallocs = r.reallocs;
+  st->slow_allocs = r.slow_allocs;
+  st->fast_path_hit_rate = r.fast_path_hit_rate;
+  st->remote_frees = r.remote_frees;
+  st->remote_pushes = r.remote_pushes;
+  st->queue_drains = r.rfq_drains;
+  st->drained_blocks = st->rfq_blocks = r.rfq_blocks;
+  st->rfq_bytes = r.rfq_bytes;
+  st->segments = r.segments;
+  st->page_bytes = r.page_bytes;
+  st->committed = st->real_bytes = r.real_bytes;
+  st->reserved = st->virtual_bytes = r.virtual_bytes;
+  st->metadata_bytes = r.segments * HEADER_BYTES;
+  st->heaps = 1;
+}
+
+HSM_EXPORT int hsmalloc_heap_stats_get(size_t index, hsmalloc_heap_stats_t *out) {
+  if (out == NULL) return -1;
+  (void)hsm_heap_get();
+  hsm_heaps_lock();
+  int rc = hsm_heap_row_locked(index, out);
+  hsm_heaps_unlock();
+  return rc;
+}
+
+HSM_EXPORT int hsmalloc_heap_stats_self(hsmalloc_heap_stats_t *out) {
+  hsm_heap_t *h = hsm_tls_heap_or_null();
+  if (out == NULL || h == NULL) return -1;
+  heap_row(h, out);
+  return 0;
+}
+
+int hsm_stats_collect(void *out, int nonblocking) {
   static sums_t t; /* big: static, under the lock */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  hsmalloc_stats_t *st = out;
   memset(st, 0, sizeof *st);
   uint64_t large_bytes_out = 0, huge_bytes_out = 0, big_bytes = 0;
-  (void)hsm_heap_get(); /* makes sure the allocator is initialized */
-  pthread_mutex_lock(&lock);
+  if (nonblocking) {
+    if (pthread_mutex_trylock(&lock) != 0) return -1;
+    if (!hsm_heaps_trylock()) {
+      pthread_mutex_unlock(&lock);
+      return -1;
+    }
+  } else {
+    (void)hsm_heap_get(); /* makes sure the allocator is initialized */
+    pthread_mutex_lock(&lock);
+    hsm_heaps_lock();
+  }
   memset(&t, 0, sizeof t);
-  hsm_heaps_lock();
   for (hsm_heap_t *h = hsm_heaps_first(); h != NULL; h = h->all_next) {
     hsm_heap_stats_t *s = &h->stats;
     st->heaps++;
@@ -100,7 +238,10 @@ HSM_EXPORT int hsmalloc_stats_get(hsmalloc_stats_t *st) {
     st->remote_pushes += HSM_READ(s->remote_pushes);
     st->queue_drains += HSM_READ(s->drains);
     st->drained_blocks += HSM_READ(s->drained);
+    st->reallocs += HSM_READ(s->reallocs);
+    st->rfq_bytes += HSM_READ(s->drained_bytes);
   }
+  st->rfq_blocks = st->drained_blocks;
   hsm_heaps_unlock();
   st->allocated_total = big_bytes;
   for (size_t b = 0; b < HSM_BINS; b++) {
@@ -129,7 +270,7 @@ HSM_EXPORT int hsmalloc_stats_get(hsmalloc_stats_t *st) {
   st->rest.slow_allocs = st->slow_allocs;
   st->rest.requested_bytes = st->requested_total;
   st->rest.allocated_bytes = st->allocated_total;
-  hot_rows(st, &t);
+  hot_rows(st, &t, nonblocking);
   pthread_mutex_unlock(&lock);
   st->allocated_now += large_bytes_out + huge_bytes_out;
   st->fragmentation = ratio(st->allocated_total, st->requested_total, 1.0);
@@ -153,8 +294,11 @@ HSM_EXPORT int hsmalloc_stats_get(hsmalloc_stats_t *st) {
   st->pages = g(&hsm_gstats.pages);
   st->pages_peak = g(&hsm_gstats.pages_peak);
   st->huge_blocks = g(&hsm_gstats.huge);
+  spy_figures(st, huge_bytes_out);
   return 0;
 }
+
+HSM_EXPORT int hsmalloc_stats_get(hsmalloc_stats_t *st) { return hsm_stats_collect(st, 0); }
 
 static void human(char *buf, size_t n, uint64_t bytes) {
   const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -207,6 +351,30 @@ HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
           (unsigned long long)st.pages_peak, (unsigned long long)st.huge_blocks);
   fprintf(out, "  heaps %llu (%llu abandoned)\n", (unsigned long long)st.heaps,
           (unsigned long long)st.heaps_abandoned);
+  human(a, sizeof a, st.overhead_bytes);
+  human(b, sizeof b, st.metadata_bytes);
+  fprintf(out, "  overhead (committed - live) %s: metadata %s", a, b);
+  human(a, sizeof a, st.free_in_pages);
+  human(b, sizeof b, st.free_not_returned);
+  fprintf(out, ", free in pages %s, free not returned %s\n", a, b);
+  fprintf(out, "  reallocations %llu; remote-free queues received %llu blocks (%llu bytes)\n",
+          (unsigned long long)st.reallocs, (unsigned long long)st.rfq_blocks,
+          (unsigned long long)st.rfq_bytes);
+  static const char *level[] = {"none", "some", "high", "critical"};
+  if (st.pressure_enabled && st.pressure_checks == 0)
+    fprintf(out, "  memory pressure not read yet (decay now %lld ms)\n",
+            (long long)st.decay_ms_now);
+  else if (st.pressure_enabled)
+    fprintf(out,
+            "  memory pressure %s (headroom %.1f%%), decay now %lld ms; %llu readings, %llu "
+            "purges at once\n",
+            level[st.pressure_level & 3], (double)st.headroom_permille / 10.0,
+            (long long)st.decay_ms_now, (unsigned long long)st.pressure_checks,
+            (unsigned long long)st.pressure_purges);
+  else fprintf(out, "  memory pressure not read (HSMALLOC_PRESSURE=0): fixed decay\n");
+  fprintf(out, "  NUMA: %u node(s), placement %s, %llu binds (%llu failed)\n", st.numa_nodes,
+          st.numa_placing ? "on" : "off", (unsigned long long)st.numa_binds,
+          (unsigned long long)st.numa_bind_failures);
   if (st.hot_classes) {
     fprintf(out, "  hot classes (exact sizes):\n");
     fprintf(out, "  %8s %6s %12s %12s %8s %12s %12s %7s %5s\n", "size", "heaps", "allocs", "live",
@@ -235,102 +403,4 @@ HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
   }
   fflush(out);
   pthread_mutex_unlock(&lock);
-}
-
-HSM_EXPORT void hsmalloc_stats_print_json(FILE *out) {
-  static hsmalloc_stats_t st;
-  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-  pthread_mutex_lock(&lock);
-  hsmalloc_stats_get(&st);
-#define U(k) fprintf(out, "\"%s\": %llu, ", #k, (unsigned long long)st.k)
-  fprintf(out, "{\"allocator\": \"hsmalloc\", \"pid\": %d, ", (int)getpid());
-  U(requested_total);
-  U(allocated_total);
-  U(allocated_now);
-  U(page_bytes);
-  U(page_bytes_peak);
-  U(huge_bytes);
-  U(huge_bytes_peak);
-  U(committed);
-  U(committed_peak);
-  U(reserved);
-  U(reserved_peak);
-  fprintf(out, "\"fragmentation\": %.6f, \"fast_path_hit_rate\": %.6f, ", st.fragmentation,
-          st.fast_path_hit_rate);
-  U(allocs);
-  U(frees);
-  U(slow_allocs);
-  U(remote_frees);
-  U(remote_pushes);
-  U(queue_drains);
-  U(drained_blocks);
-  U(orphan_frees);
-  U(foreign_frees);
-  U(purges);
-  U(purged_bytes);
-  U(segments);
-  U(segments_peak);
-  U(segments_cached);
-  U(pages);
-  U(pages_peak);
-  U(huge_blocks);
-  U(heaps);
-  U(heaps_abandoned);
-#undef U
-  fprintf(out, "\"hot\": [");
-  for (uint64_t k = 0; k <= st.hot_classes; k++) {
-    hsmalloc_hot_stats_t *r = k < st.hot_classes ? &st.hot[k] : &st.rest;
-    if (k == st.hot_classes) fprintf(out, "], \"rest\": ");
-    else if (k) fprintf(out, ", ");
-    fprintf(out,
-            "{\"size\": %llu, \"heaps\": %u, \"seeded\": %u, \"promotions\": %llu, "
-            "\"retirements\": %llu, \"allocs\": %llu, \"frees\": %llu, \"live\": %llu, "
-            "\"slow_allocs\": %llu, \"fast_path_hit_rate\": %.6f, \"requested_bytes\": %llu, "
-            "\"allocated_bytes\": %llu, \"fragmentation\": %.6f, \"kept_pages\": %llu}",
-            (unsigned long long)r->size, r->heaps, r->seeded, (unsigned long long)r->promotions,
-            (unsigned long long)r->retirements, (unsigned long long)r->allocs,
-            (unsigned long long)r->frees, (unsigned long long)r->live,
-            (unsigned long long)r->slow_allocs, r->fast_path_hit_rate,
-            (unsigned long long)r->requested_bytes, (unsigned long long)r->allocated_bytes,
-            r->fragmentation, (unsigned long long)r->kept_pages);
-  }
-  fprintf(out, ", \"bins\": [");
-  int first = 1;
-  for (size_t i = 0; i < HSMALLOC_STAT_BINS; i++) {
-    hsmalloc_bin_stats_t *bin = &st.bins[i];
-    if (bin->allocs == 0) continue;
-    const char *kind = i == HSM_FIXED_CLASSES       ? "large"
-                       : i == HSM_FIXED_CLASSES + 1 ? "huge"
-                                                    : "small";
-    fprintf(
-        out,
-        "%s{\"kind\": \"%s\", \"size\": %llu, \"allocs\": %llu, \"frees\": %llu, \"live\": %llu}",
-        first ? "" : ", ", kind, (unsigned long long)bin->size, (unsigned long long)bin->allocs,
-        (unsigned long long)bin->frees, (unsigned long long)bin->live);
-    first = 0;
-  }
-  fprintf(out, "]}\n");
-  fflush(out);
-  pthread_mutex_unlock(&lock);
-}
-
-void hsm_stats_at_exit(void) {
-  FILE *out = stderr;
-  int close_it = 0;
-  if (hsm_options.stats_file[0]) {
-    char path[sizeof hsm_options.stats_file + 16];
-    const char *pid = strstr(hsm_options.stats_file, "%p"); /* %p: the process id */
-    if (pid != NULL)
-      snprintf(path, sizeof path, "%.*s%d%s", (int)(pid - hsm_options.stats_file),
-               hsm_options.stats_file, (int)getpid(), pid + 2);
-    else snprintf(path, sizeof path, "%s", hsm_options.stats_file);
-    FILE *f = fopen(path, "a");
-    if (f != NULL) {
-      out = f;
-      close_it = 1;
-    }
-  }
-  if (hsm_options.stats == 2) hsmalloc_stats_print_json(out);
-  else hsmalloc_stats_print(out);
-  if (close_it) fclose(out);
 }
