@@ -14,6 +14,7 @@
 #include "count/regions.h"
 #include "count/selection.h"
 #include "count/thread.h"
+#include "stacks/sampling.h"
 #include "stacks/stacks.h"
 
 struct hsr_region_counts {
@@ -68,6 +69,8 @@ static inline __attribute__((always_inline)) struct hsr_site hsr_count_alloc(uns
         hsr_count_large(t, r, size);
     if (HSR_UNLIKELY(hsr_stacks_on) && hsr_region_stacks[r] && hsr_size_wanted(size))
         site.type = hsr_stack_record(t, r, size);
+    else
+        site.type = hsr_sample_count(t, r, size); /* NULL unless sampling picks it */
     return site;
 }
 
@@ -99,6 +102,12 @@ static inline __attribute__((always_inline)) int hsr_fast_count_alloc(unsigned a
 {
     if (HSR_UNLIKELY(!hsr_fast_hit()) || HSR_UNLIKELY(size >= HSR_SMALL_SIZES))
         return 0;
+    /* sampled stacks (stacks/sampling.h): a countdown that would end here goes the
+     * general way, which takes the sample; without sampling it never ends */
+    int64_t left = hsr_tls.sample_left - (int64_t)size;
+    if (HSR_UNLIKELY(left <= 0))
+        return 0;
+    hsr_tls.sample_left = left;
     struct hsr_region_counts *rc = hsr_tls.counts;
     hsr_bump(&rc->api[api], 1);
     hsr_bump(&rc->small[size], 1);
