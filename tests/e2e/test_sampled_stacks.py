@@ -115,3 +115,22 @@ def test_bad_options(heapscope, tmp_path, options, message):
     [line] = res.stderr.strip().splitlines()
     assert message in line
     assert not (tmp_path / "x").exists()
+
+
+def test_diff_tells_a_change_from_sampling_noise(heapscope, build, tmp_path):
+    program = build("smp_types.c")
+    one = record(heapscope, program, tmp_path / "one", "--sample-bytes", "8192", seed=1)
+    again = record(heapscope, program, tmp_path / "again", "--sample-bytes", "8192", seed=2)
+    env = {"HEAPSCOPE_SAMPLE_SEED": "3"}
+    heapscope("record", "-o", tmp_path / "twice", "--sample-bytes", "8192", "--", program, "2",
+              env=env)
+
+    def statuses(a, b):
+        doc = json.loads(heapscope("diff", a, b, "--stacks", "--format", "json").stdout)
+        return {int(s["frames"][0]["function"].rpartition("_")[2]): s["status"]
+                for s in doc["stacks"]}
+    # the same program twice: every difference is noise of the estimates
+    assert set(statuses(one, again).values()) <= {"within sampling noise", "same"}
+    # every count doubled: a change wherever the samples are enough to see it
+    doubled = statuses(one, tmp_path / "twice")
+    assert all(doubled[k] == "more" for k in range(8, SITES))
