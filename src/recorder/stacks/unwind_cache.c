@@ -16,6 +16,15 @@
  * frame pointer that moved (alloca, variable-length arrays) could in principle meet
  * an old return address left in an old slot; docs/recorder.md says so.
  *
+ * A call site the cache has not seen is walked with unwind rules learned per
+ * return address: for a function whose CFA is its stack pointer plus a constant
+ * at that return address (no frame pointer: the usual x86-64 code), the slot of
+ * its caller's return address is a constant distance above its own (delta). The
+ * first time a return address shows up, one libunwind unwind, step by step, learns
+ * the deltas of every frame on the stack; a function that keeps its CFA in rbp (a
+ * frame pointer, needed for alloca and variable-length arrays, whose frames change
+ * size) is marked so, and any stack through it is unwound by libunwind alone.
+ *
  * Slots are read only inside the thread's stack (its bounds from pthread): on a
  * stack of the program's own (coroutines, sigaltstack) nothing is cached.
  */
@@ -29,7 +38,17 @@
 #include "stacks/modules.h"
 #include "stacks/unwind_cache.h"
 
-#define WAYS 512u /* call sites remembered per thread: direct-mapped */
+#define WAYS 512u   /* call sites remembered per thread: direct-mapped */
+#define RULES 8192u /* return addresses with a learned rule per thread (open addressing) */
+
+/* A return address's rule: the distance from its slot to the next frame's slot, or */
+#define RULE_END 0          /* the outermost frame: libunwind found no caller */
+#define RULE_LIBUNWIND (-1) /* a frame pointer's CFA, a signal frame: libunwind alone */
+
+struct rule {
+    uint64_t ret; /* 0: empty */
+    int64_t delta;
+};
 
 struct site {
     uint64_t a0, r0; /* key: slot and return address of frame 0; a0 == 0: empty */
@@ -37,16 +56,17 @@ struct site {
     uint32_t region; /* the type these frames gave last, for this region and size */
     uint64_t size;
     struct hsr_stack_entry *type;
-    uint64_t ret[HSR_UNWIND_CACHE_DEPTH];
-    uint64_t slot[HSR_UNWIND_CACHE_DEPTH];
+    struct {
+        uint64_t slot, ret; /* side by side: the check reads both, frame after frame */
+    } f[HSR_UNWIND_CACHE_DEPTH];
 };
 
 struct hsr_unwind_cache {
     uintptr_t lo, hi; /* the thread's stack */
+    uint32_t rules_used;
     struct site sites[WAYS];
+    struct rule rules[RULES];
 };
-
-static _Atomic uint64_t hits, misses;
 
 struct hsr_unwind_cache *hsr_unwind_cache_new(void)
 {
@@ -69,13 +89,32 @@ struct hsr_unwind_cache *hsr_unwind_cache_new(void)
 void hsr_unwind_cache_clear(struct hsr_unwind_cache *c)
 {
     for (unsigned i = 0; i < WAYS; i++)
-        c->sites[i].a0 = 0;
+        c->sites[i].a0 = 0; /* the rules stay true: the same code at the same addresses */
 }
 
-void hsr_unwind_cache_counts(uint64_t *h, uint64_t *m)
+static struct rule *rule_slot(struct hsr_unwind_cache *c, uint64_t ret)
 {
-    *h = atomic_load_explicit(&hits, memory_order_relaxed);
-    *m = atomic_load_explicit(&misses, memory_order_relaxed);
+    uint64_t h = ret * 0x9e3779b97f4a7c15ull;
+    for (uint32_t i = (uint32_t)(h >> 40);; i++) {
+        struct rule *r = &c->rules[i & (RULES - 1)];
+        if (r->ret == ret || r->ret == 0)
+            return r;
+    }
+}
+
+static void learn(struct hsr_unwind_cache *c, uint64_t ret, int64_t delta)
+{
+    struct rule *r = rule_slot(c, ret);
+    if (r->ret == ret) {
+        if (r->delta != delta) /* two distances seen: not a constant one after all */
+            r->delta = RULE_LIBUNWIND;
+        return;
+    }
+    if (c->rules_used >= RULES / 2) /* full enough: unknown addresses stay unknown */
+        return;
+    c->rules_used++;
+    r->ret = ret;
+    r->delta = delta;
 }
 
 static int on_stack(const struct hsr_unwind_cache *c, uintptr_t a)
@@ -113,9 +152,9 @@ static __attribute__((noinline)) int frame0(const struct hsr_unwind_cache *c, ui
 }
 
 /* A DWARF unwind (libunwind, step by step for the stack pointers): return
- * addresses and their slots, recorder frames removed. Returns the frame count, and
- * whether every slot can be checked later (*cacheable). */
-static __attribute__((noinline)) int unwind(const struct hsr_unwind_cache *c, uint64_t *ret,
+ * addresses and their slots, recorder frames removed, each frame's rule learned.
+ * Returns the frame count, and whether every slot can be checked later (*cacheable). */
+static __attribute__((noinline)) int unwind(struct hsr_unwind_cache *c, uint64_t *ret,
                                             uint64_t *slot, int max, int *cacheable)
 {
     unw_context_t ctx;
@@ -123,23 +162,60 @@ static __attribute__((noinline)) int unwind(const struct hsr_unwind_cache *c, ui
     *cacheable = 0;
     if (unw_getcontext(&ctx) != 0 || unw_init_local(&cur, &ctx) != 0)
         return 0;
-    int n = 0, skipping = 1, ok = c->hi != 0;
-    while (n < max && unw_step(&cur) > 0) {
+    int n = 0, skipping = 1, ok = c->hi != 0, step;
+    unw_word_t rbp = 0, prev_sp = 0;
+    int prev_signal = 0;
+    while (n < max && (step = unw_step(&cur)) > 0) {
         unw_word_t ip, sp;
-        if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || unw_get_reg(&cur, UNW_REG_SP, &sp) != 0)
+        if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || unw_get_reg(&cur, UNW_REG_SP, &sp) != 0) {
+            step = -1;
             break;
+        }
         if (skipping && hsr_in_recorder((uintptr_t)ip))
             continue;
         skipping = 0;
-        if (unw_is_signal_frame(&cur) > 0 || !on_stack(c, (uintptr_t)sp - 8) ||
-            *(const uint64_t *)(sp - 8) != ip)
+        if (n > 0) /* the previous frame's rule: how far its caller's slot is */
+            learn(c, ret[n - 1],
+                  prev_signal || sp == rbp + 16 ? RULE_LIBUNWIND : (int64_t)(sp - prev_sp));
+        prev_signal = unw_is_signal_frame(&cur) > 0;
+        if (prev_signal || !on_stack(c, (uintptr_t)sp - 8) || *(const uint64_t *)(sp - 8) != ip)
             ok = 0;
+        if (unw_get_reg(&cur, UNW_X86_64_RBP, &rbp) != 0)
+            rbp = 0;
+        prev_sp = sp;
         ret[n] = ip;
         slot[n] = sp - 8;
         n++;
     }
+    if (n > 0 && n < max)
+        learn(c, ret[n - 1], step == 0 ? RULE_END : RULE_LIBUNWIND);
     *cacheable = ok && n > 0;
     return n;
+}
+
+/* The stack by the learned rules, from frame 0 (a0, r0). Returns the frame count;
+ * -1: a return address without a rule (learn it); -2: one that needs libunwind. */
+static int walk(struct hsr_unwind_cache *c, uint64_t a0, uint64_t r0, uint64_t *ret,
+                uint64_t *slot, int max)
+{
+    uint64_t a = a0, r = r0;
+    int n = 0;
+    for (;;) {
+        ret[n] = r;
+        slot[n] = a;
+        n++;
+        struct rule *rule = rule_slot(c, r);
+        if (rule->ret != r)
+            return -1;
+        if (rule->delta == RULE_END || n == max)
+            return n;
+        if (rule->delta == RULE_LIBUNWIND)
+            return -2;
+        a += (uint64_t)rule->delta;
+        if (!on_stack(c, a))
+            return -2;
+        r = *(const uint64_t *)a;
+    }
 }
 
 int hsr_unwind_cached(struct hsr_unwind_cache *c, uint64_t *out, int max, uint32_t region,
@@ -153,11 +229,11 @@ int hsr_unwind_cached(struct hsr_unwind_cache *c, uint64_t *out, int max, uint32
         s = site_of(c, a0, r0);
         if (s->a0 == a0 && s->r0 == r0 && s->n <= (uint32_t)max) {
             uint32_t i = 1;
-            while (i < s->n && *(const volatile uint64_t *)s->slot[i] == s->ret[i])
+            while (i < s->n && *(const volatile uint64_t *)s->f[i].slot == s->f[i].ret)
                 i++;
             if (i == s->n) {
-                atomic_fetch_add_explicit(&hits, 1, memory_order_relaxed);
-                memcpy(out, s->ret, (size_t)s->n * sizeof *out);
+                for (i = 0; i < s->n; i++)
+                    out[i] = s->f[i].ret;
                 if (s->type && s->region == region && s->size == size)
                     *type = s->type;
                 *entry = s;
@@ -167,17 +243,24 @@ int hsr_unwind_cached(struct hsr_unwind_cache *c, uint64_t *out, int max, uint32
     }
     if (max > (int)HSR_UNWIND_CACHE_DEPTH)
         return -1; /* deeper than the cache holds: the caller unwinds as before */
-    atomic_fetch_add_explicit(&misses, 1, memory_order_relaxed);
+    if (!s)
+        return -1; /* no frame 0 on this thread's stack: libunwind's unw_backtrace */
     uint64_t slot[HSR_UNWIND_CACHE_DEPTH];
-    int cacheable;
-    int n = unwind(c, out, slot, max, &cacheable);
-    if (s && cacheable && slot[0] == a0 && out[0] == r0) {
+    int cacheable = 1;
+    int n = walk(c, a0, r0, out, slot, max);
+    if (n == -2)
+        return -1; /* through a frame pointer's frame: libunwind's unw_backtrace */
+    if (n == -1) /* a return address seen for the first time: learn the whole stack */
+        n = unwind(c, out, slot, max, &cacheable);
+    if (cacheable && slot[0] == a0 && out[0] == r0) {
         s->a0 = a0;
         s->r0 = r0;
         s->n = (uint32_t)n;
         s->type = NULL;
-        memcpy(s->ret, out, (size_t)n * sizeof *out);
-        memcpy(s->slot, slot, (size_t)n * sizeof *slot);
+        for (int i = 0; i < n; i++) {
+            s->f[i].slot = slot[i];
+            s->f[i].ret = out[i];
+        }
         *entry = s;
     }
     return n;

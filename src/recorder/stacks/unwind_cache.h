@@ -31,6 +31,5 @@ HSR_HIDDEN int hsr_unwind_cached(struct hsr_unwind_cache *c, uint64_t *out, int 
 /* Remember the type the frames just captured gave (entry from hsr_unwind_cached). */
 HSR_HIDDEN void hsr_unwind_cache_type(void *entry, uint32_t region, uint64_t size,
                                       struct hsr_stack_entry *type);
-HSR_HIDDEN void hsr_unwind_cache_counts(uint64_t *hits, uint64_t *misses);
 
 #endif
