@@ -259,6 +259,11 @@ static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
         void *p = hsr_real.malloc(n);
         return HSR_LIKELY(p) ? p : new_after_null(which);
     }
+    if (fast == HSR_FAST_SAMPLED && HSR_LIKELY(hsr_fast_sampled_alloc(HS_API_OPERATOR_NEW, n))) {
+        hsr_tls.new_size = n;
+        void *p = hsr_real.malloc(n);
+        return HSR_LIKELY(p) ? p : new_after_null(which);
+    }
     return new_general(n, which, fast);
 }
 
@@ -290,7 +295,7 @@ static __attribute__((noinline)) void delete_general(void *p, size_t n, int whic
 static inline __attribute__((always_inline)) void fast_delete(int which, void *p, size_t n)
 {
     int fast = HSR_HOT(cxx);
-    if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(p) &&
+    if (HSR_LIKELY(fast >= HSR_FAST_BARE) && HSR_LIKELY(p) &&
         HSR_LIKELY(hsr_fast_count_call(HS_API_OPERATOR_DELETE))) {
         hsr_real.free(p); /* a tail call */
         return;

@@ -22,6 +22,7 @@
 #include "count/heap.h"
 #include "count/selection.h"
 #include "hooks/hooks.h"
+#include "stacks/sampling.h"
 
 struct hsr_hot hsr_hot;
 static int armed;
@@ -41,7 +42,11 @@ void hsr_hot_update(void)
 {
     int count =
         armed && hsr_real.free && atomic_load(&hsr_recording) && !hsr_stacks_on && !hsr_heap_watch;
-    int c = !count ? HSR_FAST_NONE : next_is_glibc() ? HSR_FAST_BARE : HSR_FAST_GUARDED;
+    /* sampled stacks count down in the out-of-line fast path only (count/counting.h) */
+    int c = !count             ? HSR_FAST_NONE
+            : !next_is_glibc() ? HSR_FAST_GUARDED
+            : hsr_sample_mean  ? HSR_FAST_SAMPLED
+                               : HSR_FAST_BARE;
     __atomic_store_n(&hsr_hot.c, c, __ATOMIC_RELAXED);
     __atomic_store_n(&hsr_hot.cxx, hsr_ops_wrap_malloc ? c : HSR_FAST_NONE, __ATOMIC_RELAXED);
 }
