@@ -221,7 +221,7 @@ static __attribute__((noinline)) void *count_failed(void)
 
 static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
 {
-    if (fast != HSR_FAST_NONE && hsr_fast_retry_alloc(HS_API_MALLOC, n)) {
+    if (fast != HSR_FAST_NONE && fast != HSR_FAST_FREES && hsr_fast_retry_alloc(HS_API_MALLOC, n)) {
         hsr_guard = fast == HSR_FAST_GUARDED;
         void *p = hsr_real.malloc(n);
         hsr_guard = 0;

@@ -1,29 +1,28 @@
 /*
- * unwind_cache.c — reusing a thread's last unwind of a call site (unwind_cache.h).
+ * unwind_cache.c — exact stacks without a DWARF unwind per allocation (unwind_cache.h).
  *
- * Key: the first frame outside the recorder, i.e. the return address R0 into the
- * code that called malloc (or new), and the stack slot A0 holding it. Both come from
- * walking the recorder's own frames, which have frame pointers (CMakeLists.txt).
+ * Two caches per thread, both checked against the stack itself:
  *
- * Why a hit is the stack a new unwind would find: on x86-64 a call pushes the
- * return address at the caller's stack pointer - 8, so frame i's return address
- * R_i lies in slot A_i = CFA_{i-1} - 8. Same A0 and R0 means the same caller, at
- * the same call site, with the same stack pointer; the caller's unwind rule at R0
- * (a fixed offset from the stack pointer, as nearly all x86-64 code has) gives the
- * same CFA, hence the same slot A1, which the check finds still holding R1: the same
- * next caller at the same depth, and so on up the chain. The check is one load and
- * compare per frame, against a DWARF step each. A frame whose CFA comes from a
- * frame pointer that moved (alloca, variable-length arrays) could in principle meet
- * an old return address left in an old slot; docs/recorder.md says so.
+ * Call sites. Key: the first frame outside the recorder, i.e. the return address
+ * R0 into the code that called malloc (or new), and the stack slot A0 holding it;
+ * both come from walking the recorder's own frames, which have frame pointers
+ * (CMakeLists.txt). Value: the frames found last time and the slot each return
+ * address was read from. On x86-64 a call pushes the return address at the
+ * caller's stack pointer - 8, so frame i's return address R_i lies in slot
+ * A_i = CFA_{i-1} - 8. Same A0 and R0: the same caller, at the same call site, with
+ * the same stack pointer; the slots above are checked to still hold R1, R2 ...,
+ * one load and compare a frame against a DWARF step each.
  *
- * A call site the cache has not seen is walked with unwind rules learned per
- * return address: for a function whose CFA is its stack pointer plus a constant
- * at that return address (no frame pointer: the usual x86-64 code), the slot of
- * its caller's return address is a constant distance above its own (delta). The
- * first time a return address shows up, one libunwind unwind, step by step, learns
- * the deltas of every frame on the stack; a function that keeps its CFA in rbp (a
- * frame pointer, needed for alloca and variable-length arrays, whose frames change
- * size) is marked so, and any stack through it is unwound by libunwind alone.
+ * Unwind rules. A call site seen for the first time is walked with a rule per
+ * return address, learned from one libunwind unwind (step by step, so it is slow:
+ * libunwind masks signals at each step) the first time the address shows up: the
+ * caller's CFA is either the stack pointer plus a constant (code without frame
+ * pointers) or rbp + 16 (a frame pointer, as with -fno-omit-frame-pointer, alloca
+ * or variable-length arrays: frames that change size), and the caller's rbp is
+ * either untouched or saved at a constant offset from the CFA (libunwind's save
+ * location). rbp at frame 0 is the one the recorder's outermost frame saved. A
+ * rule seen to change, a signal frame, or an rbp kept in another register: that
+ * return address goes to libunwind alone (unw_backtrace).
  *
  * Slots are read only inside the thread's stack (its bounds from pthread): on a
  * stack of the program's own (coroutines, sigaltstack) nothing is cached.
@@ -40,29 +39,36 @@
 
 #define WAYS 512u   /* call sites remembered per thread: direct-mapped */
 #define RULES 8192u /* return addresses with a learned rule per thread (open addressing) */
+#define TYPES 4u    /* stack types remembered per call site, by (region, size) */
 
-/* A return address's rule: the distance from its slot to the next frame's slot, or */
-#define RULE_END 0          /* the outermost frame: libunwind found no caller */
-#define RULE_LIBUNWIND (-1) /* a frame pointer's CFA, a signal frame: libunwind alone */
+/* A return address's rule: how its frame's CFA is found */
+enum { CFA_SP, CFA_RBP, RULE_END, RULE_LIBUNWIND };
+#define RBP_UNSAVED INT32_MIN /* the caller's rbp is the frame's own */
 
 struct rule {
     uint64_t ret; /* 0: empty */
-    int64_t delta;
+    uint8_t kind;
+    int32_t delta;   /* CFA_SP: CFA = slot + 8 + delta */
+    int32_t rbp_off; /* the caller's rbp is at CFA + rbp_off, or RBP_UNSAVED */
 };
 
 struct site {
     uint64_t a0, r0; /* key: slot and return address of frame 0; a0 == 0: empty */
     uint32_t n;      /* frames */
-    uint32_t region; /* the type these frames gave last, for this region and size */
-    uint64_t size;
-    struct hsr_stack_entry *type;
+    uint32_t next_type;
+    struct {
+        uint32_t region;
+        uint64_t size;
+        struct hsr_stack_entry *type;
+    } types[TYPES]; /* the types these frames gave, per region and size */
     struct {
         uint64_t slot, ret; /* side by side: the check reads both, frame after frame */
     } f[HSR_UNWIND_CACHE_DEPTH];
 };
 
 struct hsr_unwind_cache {
-    uintptr_t lo, hi; /* the thread's stack */
+    uintptr_t lo, hi;         /* the thread's stack */
+    uintptr_t own_lo, own_hi; /* the recorder's code */
     uint32_t rules_used;
     struct site sites[WAYS];
     struct rule rules[RULES];
@@ -83,6 +89,7 @@ struct hsr_unwind_cache *hsr_unwind_cache_new(void)
         }
         pthread_attr_destroy(&attr);
     }
+    hsr_recorder_text(&c->own_lo, &c->own_hi);
     return c; /* unknown bounds (lo == hi == 0): every lookup misses, nothing is stored */
 }
 
@@ -90,31 +97,6 @@ void hsr_unwind_cache_clear(struct hsr_unwind_cache *c)
 {
     for (unsigned i = 0; i < WAYS; i++)
         c->sites[i].a0 = 0; /* the rules stay true: the same code at the same addresses */
-}
-
-static struct rule *rule_slot(struct hsr_unwind_cache *c, uint64_t ret)
-{
-    uint64_t h = ret * 0x9e3779b97f4a7c15ull;
-    for (uint32_t i = (uint32_t)(h >> 40);; i++) {
-        struct rule *r = &c->rules[i & (RULES - 1)];
-        if (r->ret == ret || r->ret == 0)
-            return r;
-    }
-}
-
-static void learn(struct hsr_unwind_cache *c, uint64_t ret, int64_t delta)
-{
-    struct rule *r = rule_slot(c, ret);
-    if (r->ret == ret) {
-        if (r->delta != delta) /* two distances seen: not a constant one after all */
-            r->delta = RULE_LIBUNWIND;
-        return;
-    }
-    if (c->rules_used >= RULES / 2) /* full enough: unknown addresses stay unknown */
-        return;
-    c->rules_used++;
-    r->ret = ret;
-    r->delta = delta;
 }
 
 static int on_stack(const struct hsr_unwind_cache *c, uintptr_t a)
@@ -128,27 +110,76 @@ static struct site *site_of(struct hsr_unwind_cache *c, uint64_t a0, uint64_t r0
     return &c->sites[(h ^ (h >> 17)) & (WAYS - 1)];
 }
 
-/* The first return address outside the recorder and its slot, through the
- * recorder's frame-pointer chain. 0 if the chain leaves the stack. */
-static __attribute__((noinline)) int frame0(const struct hsr_unwind_cache *c, uint64_t *a0,
-                                            uint64_t *r0)
+static struct rule *rule_slot(struct hsr_unwind_cache *c, uint64_t ret)
 {
-    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+    uint64_t h = ret * 0x9e3779b97f4a7c15ull;
+    for (uint32_t i = (uint32_t)(h >> 40);; i++) {
+        struct rule *r = &c->rules[i & (RULES - 1)];
+        if (r->ret == ret || r->ret == 0)
+            return r;
+    }
+}
+
+static void learn(struct hsr_unwind_cache *c, uint64_t ret, struct rule rule)
+{
+    struct rule *r = rule_slot(c, ret);
+    if (r->ret == ret) {
+        if (r->kind != rule.kind || r->delta != rule.delta || r->rbp_off != rule.rbp_off)
+            r->kind = RULE_LIBUNWIND; /* two answers: not a fixed rule after all */
+        return;
+    }
+    if (c->rules_used >= RULES / 2) /* full enough: unknown addresses stay unknown */
+        return;
+    c->rules_used++;
+    rule.ret = ret;
+    *r = rule;
+}
+
+/* The first return address outside the recorder, its slot and the caller's rbp,
+ * through the recorder's frame-pointer chain (our own frames: no bounds to check
+ * until the last). 0 if the chain looks broken. */
+static __attribute__((noinline)) int frame0(const struct hsr_unwind_cache *c, uint64_t *a0,
+                                            uint64_t *r0, uint64_t *rbp0)
+{
+    const uintptr_t *fp = __builtin_frame_address(0);
+    uintptr_t span = c->own_hi - c->own_lo;
     for (int i = 0; i < HSR_STACK_SKIP_MAX + 4; i++) {
-        if (!on_stack(c, fp) || !on_stack(c, fp + 8))
-            return 0;
-        uintptr_t ret = ((uintptr_t *)fp)[1];
-        if (!hsr_in_recorder(ret)) {
-            *a0 = fp + 8;
+        uintptr_t ret = fp[1];
+        if (ret - c->own_lo >= span) {
+            if (!on_stack(c, (uintptr_t)(fp + 1)))
+                return 0;
+            *a0 = (uintptr_t)(fp + 1);
             *r0 = ret;
+            *rbp0 = fp[0]; /* pushed by the recorder's outermost frame */
             return 1;
         }
-        uintptr_t next = ((uintptr_t *)fp)[0];
+        const uintptr_t *next = (const uintptr_t *)fp[0];
         if (next <= fp)
             return 0;
         fp = next;
     }
     return 0;
+}
+
+/* The rule of the frame just stepped out of: cfa its CFA, rbp its rbp, cur at its caller. */
+static struct rule rule_of(unw_cursor_t *cur, uint64_t slot, uint64_t cfa, uint64_t rbp,
+                           int signal)
+{
+    struct rule r = {.kind = RULE_LIBUNWIND, .rbp_off = RBP_UNSAVED};
+    unw_save_loc_t loc;
+    if (signal || unw_get_save_loc(cur, UNW_X86_64_RBP, &loc) != 0)
+        return r;
+    if (loc.type == UNW_SLT_MEMORY && loc.u.addr - cfa + 4096 < 8192)
+        r.rbp_off = (int32_t)(int64_t)(loc.u.addr - cfa);
+    else if (loc.type != UNW_SLT_NONE)
+        return r; /* rbp kept in a register: not a case worth a rule */
+    if (cfa == rbp + 16 && r.rbp_off == -16) {
+        r.kind = CFA_RBP;
+    } else if (cfa - slot - 8 < (1u << 30)) {
+        r.kind = CFA_SP;
+        r.delta = (int32_t)(cfa - slot - 8);
+    }
+    return r;
 }
 
 /* A DWARF unwind (libunwind, step by step for the stack pointers): return
@@ -162,9 +193,8 @@ static __attribute__((noinline)) int unwind(struct hsr_unwind_cache *c, uint64_t
     *cacheable = 0;
     if (unw_getcontext(&ctx) != 0 || unw_init_local(&cur, &ctx) != 0)
         return 0;
-    int n = 0, skipping = 1, ok = c->hi != 0, step;
-    unw_word_t rbp = 0, prev_sp = 0;
-    int prev_signal = 0;
+    int n = 0, skipping = 1, ok = c->hi != 0, step, signal = 0;
+    unw_word_t rbp = 0;
     while (n < max && (step = unw_step(&cur)) > 0) {
         unw_word_t ip, sp;
         if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || unw_get_reg(&cur, UNW_REG_SP, &sp) != 0) {
@@ -174,48 +204,62 @@ static __attribute__((noinline)) int unwind(struct hsr_unwind_cache *c, uint64_t
         if (skipping && hsr_in_recorder((uintptr_t)ip))
             continue;
         skipping = 0;
-        if (n > 0) /* the previous frame's rule: how far its caller's slot is */
-            learn(c, ret[n - 1],
-                  prev_signal || sp == rbp + 16 ? RULE_LIBUNWIND : (int64_t)(sp - prev_sp));
-        prev_signal = unw_is_signal_frame(&cur) > 0;
-        if (prev_signal || !on_stack(c, (uintptr_t)sp - 8) || *(const uint64_t *)(sp - 8) != ip)
+        if (n > 0) /* the previous frame's rule: sp is its CFA */
+            learn(c, ret[n - 1], rule_of(&cur, slot[n - 1], sp, rbp, signal));
+        signal = unw_is_signal_frame(&cur) > 0;
+        if (signal || !on_stack(c, (uintptr_t)sp - 8) || *(const uint64_t *)(sp - 8) != ip)
             ok = 0;
         if (unw_get_reg(&cur, UNW_X86_64_RBP, &rbp) != 0)
-            rbp = 0;
-        prev_sp = sp;
+            ok = 0;
         ret[n] = ip;
         slot[n] = sp - 8;
         n++;
     }
-    if (n > 0 && n < max)
-        learn(c, ret[n - 1], step == 0 ? RULE_END : RULE_LIBUNWIND);
+    if (n > 0 && n < max) {
+        struct rule end = {.kind = step == 0 ? RULE_END : RULE_LIBUNWIND, .rbp_off = RBP_UNSAVED};
+        learn(c, ret[n - 1], end);
+    }
     *cacheable = ok && n > 0;
     return n;
 }
 
-/* The stack by the learned rules, from frame 0 (a0, r0). Returns the frame count;
- * -1: a return address without a rule (learn it); -2: one that needs libunwind. */
-static int walk(struct hsr_unwind_cache *c, uint64_t a0, uint64_t r0, uint64_t *ret,
+/* The stack by the learned rules, from frame 0. Returns the frame count; -1: a
+ * return address without a rule (learn it); -2: one that needs libunwind. */
+static int walk(struct hsr_unwind_cache *c, uint64_t a, uint64_t r, uint64_t rbp, uint64_t *ret,
                 uint64_t *slot, int max)
 {
-    uint64_t a = a0, r = r0;
     int n = 0;
     for (;;) {
         ret[n] = r;
         slot[n] = a;
         n++;
-        struct rule *rule = rule_slot(c, r);
+        const struct rule *rule = rule_slot(c, r);
         if (rule->ret != r)
             return -1;
-        if (rule->delta == RULE_END || n == max)
+        if (rule->kind == RULE_END || n == max)
             return n;
-        if (rule->delta == RULE_LIBUNWIND)
+        if (rule->kind == RULE_LIBUNWIND)
             return -2;
-        a += (uint64_t)rule->delta;
-        if (!on_stack(c, a))
+        uint64_t cfa = rule->kind == CFA_RBP ? rbp + 16 : a + 8 + (uint64_t)rule->delta;
+        if (cfa - 8 <= a || !on_stack(c, cfa - 8))
             return -2;
+        if (rule->rbp_off != RBP_UNSAVED) {
+            uint64_t at = cfa + (uint64_t)(int64_t)rule->rbp_off;
+            if (!on_stack(c, at))
+                return -2;
+            rbp = *(const uint64_t *)at;
+        }
+        a = cfa - 8;
         r = *(const uint64_t *)a;
     }
+}
+
+static struct hsr_stack_entry *known_type(const struct site *s, uint32_t region, uint64_t size)
+{
+    for (unsigned i = 0; i < TYPES; i++)
+        if (s->types[i].type && s->types[i].size == size && s->types[i].region == region)
+            return s->types[i].type;
+    return NULL;
 }
 
 int hsr_unwind_cached(struct hsr_unwind_cache *c, uint64_t *out, int max, uint32_t region,
@@ -223,40 +267,35 @@ int hsr_unwind_cached(struct hsr_unwind_cache *c, uint64_t *out, int max, uint32
 {
     *type = NULL;
     *entry = NULL;
-    uint64_t a0, r0;
-    struct site *s = NULL;
-    if (max <= (int)HSR_UNWIND_CACHE_DEPTH && frame0(c, &a0, &r0)) {
-        s = site_of(c, a0, r0);
-        if (s->a0 == a0 && s->r0 == r0 && s->n <= (uint32_t)max) {
-            uint32_t i = 1;
-            while (i < s->n && *(const volatile uint64_t *)s->f[i].slot == s->f[i].ret)
-                i++;
-            if (i == s->n) {
-                for (i = 0; i < s->n; i++)
-                    out[i] = s->f[i].ret;
-                if (s->type && s->region == region && s->size == size)
-                    *type = s->type;
-                *entry = s;
-                return (int)s->n;
-            }
+    uint64_t a0, r0, rbp0;
+    if (max > (int)HSR_UNWIND_CACHE_DEPTH || !frame0(c, &a0, &r0, &rbp0))
+        return -1; /* deeper than the cache holds, or an unknown stack: unwind as before */
+    struct site *s = site_of(c, a0, r0);
+    if (s->a0 == a0 && s->r0 == r0 && s->n <= (uint32_t)max) {
+        uint32_t i = 1;
+        while (i < s->n && *(const volatile uint64_t *)s->f[i].slot == s->f[i].ret)
+            i++;
+        if (i == s->n) {
+            *entry = s;
+            if ((*type = known_type(s, region, size)))
+                return (int)s->n; /* the caller needs the type, not the frames */
+            for (i = 0; i < s->n; i++)
+                out[i] = s->f[i].ret;
+            return (int)s->n;
         }
     }
-    if (max > (int)HSR_UNWIND_CACHE_DEPTH)
-        return -1; /* deeper than the cache holds: the caller unwinds as before */
-    if (!s)
-        return -1; /* no frame 0 on this thread's stack: libunwind's unw_backtrace */
     uint64_t slot[HSR_UNWIND_CACHE_DEPTH];
     int cacheable = 1;
-    int n = walk(c, a0, r0, out, slot, max);
+    int n = walk(c, a0, r0, rbp0, out, slot, max);
     if (n == -2)
-        return -1; /* through a frame pointer's frame: libunwind's unw_backtrace */
+        return -1; /* through a frame without a fixed rule: libunwind's unw_backtrace */
     if (n == -1) /* a return address seen for the first time: learn the whole stack */
         n = unwind(c, out, slot, max, &cacheable);
     if (cacheable && slot[0] == a0 && out[0] == r0) {
         s->a0 = a0;
         s->r0 = r0;
         s->n = (uint32_t)n;
-        s->type = NULL;
+        memset(s->types, 0, sizeof s->types);
         for (int i = 0; i < n; i++) {
             s->f[i].slot = slot[i];
             s->f[i].ret = out[i];
@@ -270,7 +309,8 @@ void hsr_unwind_cache_type(void *entry, uint32_t region, uint64_t size,
                            struct hsr_stack_entry *type)
 {
     struct site *s = entry;
-    s->region = region;
-    s->size = size;
-    s->type = type;
+    unsigned i = s->next_type++ % TYPES;
+    s->types[i].region = region;
+    s->types[i].size = size;
+    s->types[i].type = type;
 }
