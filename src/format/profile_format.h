@@ -64,6 +64,7 @@
  *    13  TRACE_EVENTS      stream    record --trace: one buffer of one thread's events (HS_TRACE_EVENTS)
  *    20  TIMELINE          stream    a batch of heap/RSS/PSS samples (HS_TIMELINE_SAMPLES)
  *    21  TIMELINE_REGIONS  stream    regions the samples refer to (HS_TIMELINE_REGIONS)
+ *    30  SAMPLING          file      record --sample-bytes: stacks are samples, mean bytes apart
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
  * hs_track_chunk_type, hs_timeline_chunk_type) belong to optional modes, and a reader
@@ -99,6 +100,14 @@
  *   operator new in libstdc++), frame depth-1 the outermost captured. All frames
  *   are return addresses: symbolize at address - 1. Recorder frames are removed.
  *   Several STACK_TYPES chunks may appear in one snapshot; the reader adds them.
+ *
+ *   SAMPLING (record --sample-bytes N, HEAPSCOPE_SAMPLE_BYTES): written once after
+ *   SETTINGS when stacks are sampled. Each allocation of s > 0 bytes in a region whose
+ *   stacks are recorded is then a sample with probability 1 - exp(-s/mean_bytes),
+ *   independently of the others; STACK_TYPES.count is the number of samples of the type
+ *   (bytes = count * size), not of allocations. SIZE_COUNTS and API_COUNTS stay exact.
+ *   A reader that does not know this chunk must not read such a file's stack counts
+ *   as allocations.
  *
  *   SNAPSHOT_END: lost_stacks counts the allocations in the selected sizes and regions
  *   whose stack could not be stored (table full).

@@ -16,6 +16,7 @@
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from heapscope.analysis import sampling
 from heapscope.analysis.loading import region_paths, weighted_stacks
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.stacks import WeightedStack, identity
@@ -80,6 +81,11 @@ class StackChange(Change):
     region: str = ""
     size: int = 0
     stack: Optional[WeightedStack] = None   # frames to print (from B when present, else A)
+    noise: bool = False    # sampled stacks: the two estimates' 95% intervals overlap
+
+    @property
+    def status(self) -> str:
+        return "within sampling noise" if self.noise and self.delta else Change.status.fget(self)
 
 
 @dataclass(frozen=True)
@@ -141,18 +147,32 @@ def migrations(rows: Sequence[SizeChange]) -> List[Migration]:
     return out
 
 
-def stack_changes(a: Sequence[WeightedStack], b: Sequence[WeightedStack]) -> List[StackChange]:
+def _interval(count: int, samples: int, size: int, mean: int) -> Tuple[int, int]:
+    return sampling.count_interval(samples, size, mean) if mean else (count, count)
+
+
+def stack_changes(a: Sequence[WeightedStack], b: Sequence[WeightedStack], mean_a: int = 0,
+                  mean_b: int = 0) -> List[StackChange]:
     """Stack types of A and B matched by region, size and symbolized frames (merge each
-    side first). The biggest change first."""
+    side first). The biggest change first. With sampled stacks on a side (mean_a,
+    mean_b: analysis/sampling.py), a change whose two intervals overlap is noise."""
     index: Dict[tuple, List] = {}
     for side, stacks in ((0, a), (1, b)):
         for s in stacks:
-            acc = index.setdefault(s.key, [0, 0, 0, 0, s])
+            acc = index.setdefault(s.key, [0, 0, 0, 0, s, 0, 0])
             acc[side] += s.count
             acc[2 + side] += s.bytes
+            acc[5 + side] += s.samples
             if side == 1:
                 acc[4] = s
-    rows = [StackChange(ca, cb, ba, bb, s.region, s.size, s) for ca, cb, ba, bb, s in index.values()]
+    rows = []
+    for ca, cb, ba, bb, s, ka, kb in index.values():
+        noise = False
+        if mean_a or mean_b:
+            lo_a, hi_a = _interval(ca, ka, s.size, mean_a)
+            lo_b, hi_b = _interval(cb, kb, s.size, mean_b)
+            noise = lo_a <= hi_b and lo_b <= hi_a
+        rows.append(StackChange(ca, cb, ba, bb, s.region, s.size, s, noise))
     rows.sort(key=lambda r: (-abs(r.delta), r.region, r.size, r.stack.key))
     return rows
 
@@ -206,7 +226,8 @@ def compare(side_a: Sequence[Profile], side_b: Sequence[Profile], sizes: SizeSet
                                  "(record with `heapscope record --sizes SPEC`)")
         result["warnings"] = [f"{side} holds no stack trace types of the selection"
                               for side, held in (("A", stacks_a), ("B", stacks_b)) if not held]
-        result["stacks"] = stack_changes(stacks_a, stacks_b)
+        result["stacks"] = stack_changes(stacks_a, stacks_b, sampling.sample_mean(side_a),
+                                         sampling.sample_mean(side_b))
         result["path_migrations"] = path_migrations(stacks_a, stacks_b)
     return result
 

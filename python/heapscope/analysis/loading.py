@@ -56,7 +56,7 @@ def weighted_stacks(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
         resolved = sym.resolve(p, {a for t in types for a in t.frames})
         for t in types:
             frames = tuple(f for a in t.frames for f in resolved[a])
-            out.append(WeightedStack(frames, t.count, t.bytes, t.region, t.size))
+            out.append(WeightedStack(frames, t.count, t.bytes, t.region, t.size, t.samples))
     return merge_stacks(out) if merge else out
 
 

@@ -27,6 +27,8 @@ def requested(sizes: SizeSet) -> List[str]:
 def covers(p: Profile, part: str, region: Optional[str]) -> bool:
     """Whether `p` recorded the stacks of size part `part` (in `region`)."""
     recorded = (p.settings.get("stack_sizes") or "").strip()
+    if p.settings.get("sample_bytes"):
+        recorded = "all"   # sampled stacks: every size (analysis/sampling.py)
     if not recorded:
         return False
     regions = [r.strip() for r in (p.settings.get("stack_regions") or "").split(",") if r.strip()]
@@ -49,6 +51,10 @@ def recorded_text(profiles: Sequence[Profile]) -> str:
     """"stacks were recorded for every size", "... for sizes 24 in regions local",
     "the profile recorded no stacks"."""
     specs = sorted({(p.settings.get("stack_sizes") or "").strip() for p in profiles} - {""})
+    means = sorted({p.settings.get("sample_bytes") for p in profiles} - {0, None})
+    if means:
+        return (f"stacks were sampled in every size, one a mean "
+                f"{' / '.join(f'{m:,}' for m in means)} bytes apart")
     if not specs:
         return "the profile recorded no stacks" if len(profiles) == 1 else \
             "the profiles recorded no stacks"

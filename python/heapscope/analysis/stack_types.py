@@ -8,7 +8,7 @@ records them. Rendered by render.stacks_text and render.csv_tables.
 """
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from heapscope.analysis import recorded
+from heapscope.analysis import recorded, sampling
 from heapscope.analysis.loading import region_paths, weighted_stacks
 from heapscope.analysis.processes import describe
 from heapscope.analysis.selection import SizeSet, check_region
@@ -32,21 +32,44 @@ def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = N
 
     def groups_of(selected):
         stacks = weighted_stacks(selected, sizes, region, merge=True, symbolizer=sym)
-        return _groups(stacks, order, top, depth)
+        return _groups(stacks, order, top, depth, sampling.sample_mean(selected),
+                       _exact_counts(selected))
 
     doc = dict(format=STACKS_FORMAT, version=STACKS_VERSION,
                processes=[describe(p) for p in profiles],
                merged=len(profiles) > 1 and not per_process,
                filters=dict(size=sizes.spec, region=region, top=top, depth=depth),
-               notes=[], groups=groups_of(profiles), not_recorded=not_recorded)
+               notes=[], groups=groups_of(profiles), not_recorded=not_recorded,
+               sampling=sampling.describe(profiles))
     if per_process:
         doc["per_process"] = [dict(process=i, groups=groups_of([p])) for i, p in enumerate(profiles)]
     doc["notes"] = list(sym.notes)
     return doc
 
 
-def _groups(stacks, order: Dict[str, int], top: int, depth: int) -> List[dict]:
-    """Stacks (most frequent first) -> one group per (size, region), by size then region order."""
+def _exact_counts(profiles: Sequence[Profile]) -> Dict[Tuple[int, str], int]:
+    """(size, region) -> allocations counted (exact, whatever the stacks' mode)."""
+    out: Dict[Tuple[int, str], int] = {}
+    for p in profiles:
+        for (reg, size), n in p.size_counts.items():
+            out[(size, reg)] = out.get((size, reg), 0) + n
+    return out
+
+
+def _type_figures(s, mean: int, exact: Optional[int]) -> dict:
+    """A type's count and bytes; for sampled stacks also its samples and 95% interval."""
+    out = dict(count=s.count, bytes=s.bytes)
+    if mean:
+        low, high = sampling.count_interval(s.samples, s.size, mean, exact)
+        out.update(estimated=True, samples=s.samples, count_low=low, count_high=high)
+    return out
+
+
+def _groups(stacks, order: Dict[str, int], top: int, depth: int, mean: int = 0,
+            exact: Optional[Dict[Tuple[int, str], int]] = None) -> List[dict]:
+    """Stacks (most frequent first) -> one group per (size, region), by size then region
+    order. Sampled stacks (mean > 0): the group's count is the exact one, each type's an
+    estimate with its interval."""
     groups: Dict[Tuple[int, str], list] = {}
     for s in stacks:
         groups.setdefault((s.size, s.region), []).append(s)
@@ -54,11 +77,15 @@ def _groups(stacks, order: Dict[str, int], top: int, depth: int) -> List[dict]:
     for (size, reg) in sorted(groups, key=lambda k: (k[0], order.get(k[1], len(order)), k[1])):
         members = groups[(size, reg)]
         count = sum(s.count for s in members)
-        nbytes = sum(s.bytes for s in members)
+        counted = (exact or {}).get((size, reg)) if mean else None
+        if counted is not None:
+            count = counted
+        nbytes = count * size if counted is not None else sum(s.bytes for s in members)
         shown = members[:top] if top else members
         out.append(dict(
             size=size, region=reg, types=len(members), count=count, bytes=nbytes,
-            stack_types=[dict(rank=i, count=s.count, bytes=s.bytes,
+            samples=sum(s.samples for s in members) if mean else None,
+            stack_types=[dict(rank=i, **_type_figures(s, mean, counted),
                               share=s.count / count if count else 0.0,
                               frames_total=len(s.frames),
                               frames=[f.to_json() for f in (s.frames[:depth] if depth else s.frames)])

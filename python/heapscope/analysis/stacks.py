@@ -64,6 +64,7 @@ class WeightedStack:
     bytes: int                 # bytes they asked for
     region: str = ""           # region path
     size: int = 0              # exact requested size
+    samples: int = 0           # sampled stacks: the samples behind count (an estimate); 0 = exact
 
     @property
     def key(self) -> tuple:
@@ -78,12 +79,13 @@ def merge_stacks(stacks: Iterable[WeightedStack]) -> List[WeightedStack]:
     for s in stacks:
         acc = merged.get(s.key)
         if acc is None:
-            merged[s.key] = [s, s.count, s.bytes]
+            merged[s.key] = [s, s.count, s.bytes, s.samples]
         else:
             acc[1] += s.count
             acc[2] += s.bytes
-    out = [WeightedStack(first.frames, count, nbytes, first.region, first.size)
-           for first, count, nbytes in merged.values()]
+            acc[3] += s.samples
+    out = [WeightedStack(first.frames, count, nbytes, first.region, first.size, samples)
+           for first, count, nbytes, samples in merged.values()]
     out.sort(key=lambda s: (-s.count, s.region, s.size, s.key))
     return out
 

@@ -31,6 +31,9 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
   HEAPSCOPE_STACK_REGIONS  only in these regions: "local,reduce" (a region's name or
                            its path "split/local"; "(none)" = outside any region)
   HEAPSCOPE_STACK_DEPTH    frames per stack, 1..256 (default 64)
+  HEAPSCOPE_SAMPLE_BYTES   sampled stacks in every size: one a mean N bytes apart
+                           (instead of HEAPSCOPE_STACK_SIZES); HEAPSCOPE_SAMPLE_SEED fixes
+                           the random choice
   HEAPSCOPE_UNWIND         dwarf (default, libunwind) or fp (frame pointers)
   HEAPSCOPE_TRACK          1: tracking mode (lifetimes, temporaries, peak, leaks)
   HEAPSCOPE_TEMP_BETWEEN   a temporary has at most N other allocations in between (0)
@@ -48,6 +51,7 @@ A snapshot is written at exit, on heapscope_dump(), on SIGTERM/SIGINT (then the
 signal's default action) and SIGUSR1 (the program continues), and before exec.
 `heapscope record --print-library` prints the path to put in LD_PRELOAD."""
 
+SAMPLE_BYTES_DEFAULT = 512 * 1024   # as tcmalloc's and jemalloc's production default
 REGION_LIST = re.compile(r"^[^,/]+(/[^,/]+)*(,[^,/]+(/[^,/]+)*)*$")
 FORWARDED = (signal.SIGINT, signal.SIGTERM)
 
@@ -69,6 +73,12 @@ def register(sub):
                                       '--region is the same option)')
     p.add_argument("--depth", type=int, default=64, metavar="N",
                    help="frames per stack (1..256, default 64)")
+    p.add_argument("--sample-bytes", nargs="?", const=str(SAMPLE_BYTES_DEFAULT), metavar="N",
+                   help="stacks of every size by sampling, cheap enough for production: one "
+                        "allocation a mean N bytes apart (default %d = 512 KiB) takes its "
+                        "stack; reports estimate each stack type's allocations with a 95%% "
+                        "interval; counts stay exact (not with --sizes, --track, --trace)"
+                        % SAMPLE_BYTES_DEFAULT)
     p.add_argument("--unwind", choices=["dwarf", "fp"], default="dwarf",
                    help="stack unwinding: DWARF via libunwind (default) or frame pointers")
     p.add_argument("--track", action="store_true",
@@ -167,8 +177,15 @@ def _check_options(args):
             not name.strip() for name in re.split(r"[,/]", args.region))):
         raise HeapscopeError(f"bad --regions {args.region!r}: expected a comma list of "
                              f"region names or paths like local,split/local")
-    if args.region and not args.size:
-        raise HeapscopeError("--regions selects where stacks are recorded: give --sizes too")
+    if args.sample_bytes is not None:
+        args.sample_bytes = _count("--sample-bytes", args.sample_bytes, least=1)
+        clash = "--sizes" if args.size else "--track" if args.track else "--trace" if args.trace else None
+        if clash:
+            raise HeapscopeError(f"--sample-bytes samples the stacks of every size; it does not go "
+                                 f"with {clash} (exact stacks or lifetimes need every block's stack)")
+    if args.region and not args.size and args.sample_bytes is None:
+        raise HeapscopeError("--regions selects where stacks are recorded: give --sizes "
+                             "(or --sample-bytes) too")
     for option, value, ok in (("--temporary-between", args.temporary_between, args.track or args.trace),
                               ("--temporary-time", args.temporary_time, args.track or args.trace),
                               ("--track-max-blocks", args.track_max_blocks, args.track)):
@@ -223,6 +240,7 @@ def _environment(args):
     env["HEAPSCOPE_STACK_SIZES"] = args.size or ""
     env["HEAPSCOPE_STACK_REGIONS"] = args.region or ""
     env["HEAPSCOPE_STACK_DEPTH"] = str(args.depth)
+    env["HEAPSCOPE_SAMPLE_BYTES"] = str(args.sample_bytes or "")
     env["HEAPSCOPE_UNWIND"] = args.unwind
     for name in ("HEAPSCOPE_TRACK", "HEAPSCOPE_TRACE", "HEAPSCOPE_TEMP_BETWEEN",
                  "HEAPSCOPE_TEMP_NS", "HEAPSCOPE_TRACK_MAX_BLOCKS"):

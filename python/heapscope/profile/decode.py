@@ -10,7 +10,7 @@ from heapscope.profile import format as fmt
 from heapscope.profile.layout import Malformed
 from heapscope.profile.model import Module
 
-__all__ = ["Malformed", "process", "settings", "snapshot_begin", "snapshot_end", "modules",
+__all__ = ["Malformed", "process", "settings", "sampling", "snapshot_begin", "snapshot_end", "modules",
            "regions", "size_rows", "api_rows", "stack_rows", "region_paths"]
 
 _CODEC = fmt.CODECS
@@ -29,6 +29,11 @@ def settings(payload) -> dict:
     r = _CODEC[fmt.CHUNK_SETTINGS].decode(payload)
     return dict(stack_sizes=r.stack_sizes, stack_regions=r.stack_regions,
                 max_depth=r.max_depth, unwinder=fmt.unwinder_name(r.unwinder))
+
+
+def sampling(payload) -> int:
+    """The mean bytes between sampled stacks (record --sample-bytes)."""
+    return _CODEC[fmt.CHUNK_SAMPLING].decode(payload).mean_bytes
 
 
 def snapshot_begin(payload) -> Tuple[int, int, int]:

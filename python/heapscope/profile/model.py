@@ -31,6 +31,8 @@ class StackType:
     count: int
     bytes: int
     frames: Tuple[int, ...]  # return addresses; symbolize at address - 1
+    samples: int = 0         # sampled stacks (settings["sample_bytes"]): the samples behind
+                             # count and bytes, which are then estimates; 0 when exact
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Dict, Iterable, List, Tuple
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import decode
 from heapscope.profile import format as fmt
-from heapscope.profile import framing, trace, tracking
+from heapscope.profile import framing, sampling, trace, tracking
 from heapscope.profile.model import Profile, Region, StackType
 from heapscope.profile.timeline import timeline_of
 
@@ -38,6 +38,9 @@ def read_profile(path) -> Profile:
     else:
         profile.settings = dict(stack_sizes="", stack_regions="", max_depth=0, unwinder="")
         profile.warnings.append("no SETTINGS chunk: recording settings unknown")
+    profile.settings["sample_bytes"] = (
+        _decode(decode.sampling, first[fmt.CHUNK_SAMPLING], path)
+        if fmt.CHUNK_SAMPLING in first else 0)
 
     if not snapshots:
         where = (f"file cut short at byte {frame.truncated_at}" if frame.truncated_at is not None
@@ -47,6 +50,9 @@ def read_profile(path) -> Profile:
     chosen_seq = _decode(decode.snapshot_begin, frame.chunks[begin], path)[0]
     _incomplete_warnings(profile, frame, open_snapshot, len(data), chosen_seq, path)
     _decode_snapshot(profile, frame.chunks[begin:end + 1], path)
+    if profile.settings["sample_bytes"]:
+        profile.stack_types = sampling.estimated(profile.stack_types, profile.settings["sample_bytes"],
+                                                 profile.size_counts)
     profile.tracking = tracking.from_snapshot(profile)
     if profile.tracking is None and fmt.TRACE_START in profile.file_chunks:
         profile.tracking = trace.replay(profile)   # record --trace without --track

@@ -57,8 +57,11 @@ def report_csv(doc: dict) -> str:
 def stacks_csv(doc: dict) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["process", "size", "region", "type", "type_count", "type_bytes", "frame", "function",
-                "file", "line", "module", "inlined"])
+    # sampled stacks (record --sample-bytes): type_count is an estimate, type_samples and
+    # the interval say how good; empty for exact stacks
+    w.writerow(["process", "size", "region", "type", "type_count", "type_bytes", "type_samples",
+                "type_count_low", "type_count_high", "frame", "function", "file", "line", "module",
+                "inlined"])
     sections = [(None, doc)] if doc.get("per_process") is None else \
         [(s["process"], s) for s in doc["per_process"]] + ([(None, doc)] if len(doc["processes"]) > 1 else [])
     for index, sec in sections:
@@ -67,6 +70,7 @@ def stacks_csv(doc: dict) -> str:
             for t in group["stack_types"]:
                 for i, f in enumerate(t["frames"]):
                     w.writerow([proc, group["size"], group["region"], t["rank"], t["count"], t["bytes"],
+                                t.get("samples", ""), t.get("count_low", ""), t.get("count_high", ""),
                                 i, f["function"], f["file"], f["line"], f["module"], int(f["inlined"])])
     return buf.getvalue()
 

@@ -78,13 +78,19 @@ def render(result: dict, a: str, b: str, top: int) -> str:
 
 def _stacks(result: dict, top: int) -> List[str]:
     out: List[str] = []
-    stacks = [s for s in result["stacks"] if s.delta]
-    if not stacks:
+    stacks = [s for s in result["stacks"] if s.delta and not s.noise]
+    noise = sum(1 for s in result["stacks"] if s.delta and s.noise)
+    within = f", {noise:,} within sampling noise" if noise else ""
+    if not stacks and noise:
+        out += ["", f"Stack trace types matched by function/file/line: no change beyond sampling "
+                    f"noise ({counted(len(result['stacks']), 'type')}: {noise:,} within the noise of "
+                    f"their estimates, {len(result['stacks']) - noise:,} the same)."]
+    elif not stacks:
         out += ["", f"Stack trace types matched by function/file/line: no change (each of "
                     f"{counted(len(result['stacks']), 'type')} has the same count in A and B)."]
     else:
-        out += ["", f"Stack trace types matched by function/file/line ({len(stacks):,} changed, "
-                    f"{len(result['stacks']) - len(stacks):,} unchanged):"]
+        out += ["", f"Stack trace types matched by function/file/line ({len(stacks):,} changed"
+                    f"{within}, {len(result['stacks']) - len(stacks) - noise:,} unchanged):"]
     for s in (stacks if top == 0 else stacks[:top]):
         out.append(f"  {s.region} {s.size} B: {s.count_a:,} -> {s.count_b:,} ({s.status})  "
                    f"{stack_text(s.stack)}")

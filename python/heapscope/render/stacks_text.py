@@ -9,6 +9,10 @@ def render(doc: dict, full_names: bool = False) -> str:
     n = len(doc["processes"])
     out = [f"heapscope stacks: {n} process{'es' if n != 1 else ''}"]
     out += ["  " + line for line in header_lines(doc["processes"], doc["merged"])]
+    if doc.get("sampling"):
+        out.append(f"  sampled   one stack a mean {num(doc['sampling']['mean_bytes'])} bytes apart: "
+                   f"type counts are estimates (~) with "
+                   f"{doc['sampling']['confidence']:.0%} intervals; size totals are exact")
     for note in doc["notes"]:
         out.append(f"  note      {note}")
     for miss in doc["not_recorded"]:
@@ -29,16 +33,26 @@ def render(doc: dict, full_names: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _figures(t: dict) -> str:
+    """'12 occurrences, 384 bytes', or for a sampled type its estimate and interval."""
+    if not t.get("estimated"):
+        return f"{counted(t['count'], 'occurrence')}, {counted(t['bytes'], 'byte')}"
+    return (f"~{counted(t['count'], 'occurrence')} (95% interval {num(t['count_low'])}.."
+            f"{num(t['count_high'])}, from {counted(t['samples'], 'sample')}), "
+            f"~{counted(t['bytes'], 'byte')}")
+
+
 def _groups(groups: list, filters: dict, full_names: bool) -> list:
     out = []
     top, depth = filters["top"], filters["depth"]
     for g in groups:
+        types = counted(g['types'], 'type')
+        if g.get("samples") is not None:
+            types += f" seen in {counted(g['samples'], 'sample')}"
         out += ["", f"Stack trace types for size {num(g['size'])} in region {g['region']}: "
-                    f"{counted(g['types'], 'type')}, "
-                    f"{counted(g['count'], 'allocation')} ({counted(g['bytes'], 'byte')})"]
+                    f"{types}, {counted(g['count'], 'allocation')} ({counted(g['bytes'], 'byte')})"]
         for t in g["stack_types"]:
-            out += ["", f"Stack trace type {t['rank']}/{g['types']}: {counted(t['count'], 'occurrence')}, "
-                        f"{counted(t['bytes'], 'byte')}"]
+            out += ["", f"Stack trace type {t['rank']}/{g['types']}: {_figures(t)}"]
             for i, f in enumerate(t["frames"]):
                 out.append(f"  [{i}] {Frame(**f).text(short=not full_names)}")
             hidden = t["frames_total"] - len(t["frames"])

@@ -38,8 +38,11 @@
 #include "output/profile_writer.h"
 #include "output/snapshot.h"
 #include "stacks/modules.h"
+#include "stacks/sampling.h"
 #include "stacks/stacks.h"
 #include "timeline/timeline.h"
+#include "trace/trace.h"
+#include "track/track.h"
 
 struct hsr_settings hsr_settings = {".", "", "", 64, 0};
 _Atomic int hsr_recording = 1;
@@ -215,6 +218,16 @@ static void read_settings(void)
         hsr_warn("HEAPSCOPE_UNWIND must be 'dwarf' or 'fp', using dwarf");
     }
     char err[512];
+    const char *sample = setting("HEAPSCOPE_SAMPLE_BYTES", "");
+    if (*sample && *hsr_settings.stack_sizes) {
+        hsr_warn("HEAPSCOPE_SAMPLE_BYTES with HEAPSCOPE_STACK_SIZES: exact stacks of the chosen "
+                 "sizes, no sampling");
+    } else if (*sample && (hsr_track_on || hsr_trace_on)) {
+        hsr_warn("HEAPSCOPE_SAMPLE_BYTES with tracking or the trace: no sampling (lifetimes "
+                 "need every block's stack type)");
+    } else if (hsr_sampling_init(sample, getenv("HEAPSCOPE_SAMPLE_SEED"), err, sizeof err)) {
+        hsr_warn(err);
+    }
     if (hsr_selection_init(hsr_settings.stack_sizes, hsr_settings.stack_regions, err, sizeof err)) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s; recording counts without stacks", err);

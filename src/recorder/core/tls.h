@@ -38,6 +38,9 @@ struct hsr_tls {
     /* hooks/cxx.c: the size the fast operator new asked glibc's malloc for, kept for
      * the rare NULL (so that nothing stays live across the call) */
     size_t new_size;
+    /* stacks/sampling.h: bytes left before this thread's next sampled stack; 0: not
+     * drawn yet (the first allocation goes the general way and draws it) */
+    int64_t sample_left;
 };
 #define HSR_NO_REGION UINT32_MAX /* never a region id (< HSR_MAX_REGIONS) */
 

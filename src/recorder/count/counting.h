@@ -14,6 +14,7 @@
 #include "count/regions.h"
 #include "count/selection.h"
 #include "count/thread.h"
+#include "stacks/sampling.h"
 #include "stacks/stacks.h"
 
 struct hsr_region_counts {
@@ -68,6 +69,8 @@ static inline __attribute__((always_inline)) struct hsr_site hsr_count_alloc(uns
         hsr_count_large(t, r, size);
     if (HSR_UNLIKELY(hsr_stacks_on) && hsr_region_stacks[r] && hsr_size_wanted(size))
         site.type = hsr_stack_record(t, r, size);
+    else
+        site.type = hsr_sample_count(t, r, size); /* NULL unless sampling picks it */
     return site;
 }
 
@@ -119,8 +122,29 @@ static inline __attribute__((always_inline)) int hsr_fast_count_call(unsigned ap
  * that the modes without a fast path never touch the cache. */
 HSR_HIDDEN int hsr_fast_refill(void);
 
+/* Sampled stacks (stacks/sampling.h): the fast path also counts down the bytes to
+ * the next sample; a countdown that would end here goes the general way, which
+ * takes the sample. Only in this mode: hot.c keeps the inline fast path (which does
+ * not count down) off while sampling, so counting alone pays nothing for it. */
+static inline int hsr_fast_sampled_alloc(unsigned api, uint64_t size)
+{
+    if (HSR_UNLIKELY(!hsr_fast_hit()) || HSR_UNLIKELY(size >= HSR_SMALL_SIZES))
+        return 0;
+    int64_t left = hsr_tls.sample_left - (int64_t)size;
+    if (HSR_UNLIKELY(left <= 0))
+        return 0;
+    hsr_tls.sample_left = left;
+    struct hsr_region_counts *rc = hsr_tls.counts;
+    hsr_bump(&rc->api[api], 1);
+    hsr_bump(&rc->small[size], 1);
+    return 1;
+}
+
 static inline int hsr_fast_retry_alloc(unsigned api, uint64_t size)
 {
+    if (HSR_UNLIKELY(hsr_sample_mean))
+        return hsr_fast_sampled_alloc(api, size) ||
+               (hsr_fast_refill() && hsr_fast_sampled_alloc(api, size));
     return hsr_fast_count_alloc(api, size) ||
            (hsr_fast_refill() && hsr_fast_count_alloc(api, size));
 }

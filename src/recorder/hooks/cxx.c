@@ -225,7 +225,7 @@ static __attribute__((noinline)) void *new_after_null(int which)
 
 static __attribute__((noinline)) void *new_general(size_t n, int which, int fast)
 {
-    if (fast != HSR_FAST_NONE && hsr_fast_retry_alloc(HS_API_OPERATOR_NEW, n)) {
+    if (fast != HSR_FAST_NONE && fast != HSR_FAST_FREES && hsr_fast_retry_alloc(HS_API_OPERATOR_NEW, n)) {
         hsr_guard = fast == HSR_FAST_GUARDED;
         void *p = hsr_real.malloc(n ? n : 1);
         hsr_guard = 0;
@@ -255,6 +255,11 @@ static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
     int fast = HSR_HOT(cxx);
     if (HSR_LIKELY(fast == HSR_FAST_BARE) &&
         HSR_LIKELY(hsr_fast_count_alloc(HS_API_OPERATOR_NEW, n))) {
+        hsr_tls.new_size = n;
+        void *p = hsr_real.malloc(n);
+        return HSR_LIKELY(p) ? p : new_after_null(which);
+    }
+    if (fast == HSR_FAST_SAMPLED && HSR_LIKELY(hsr_fast_sampled_alloc(HS_API_OPERATOR_NEW, n))) {
         hsr_tls.new_size = n;
         void *p = hsr_real.malloc(n);
         return HSR_LIKELY(p) ? p : new_after_null(which);
@@ -290,7 +295,7 @@ static __attribute__((noinline)) void delete_general(void *p, size_t n, int whic
 static inline __attribute__((always_inline)) void fast_delete(int which, void *p, size_t n)
 {
     int fast = HSR_HOT(cxx);
-    if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(p) &&
+    if (HSR_LIKELY(fast >= HSR_FAST_BARE) && HSR_LIKELY(p) &&
         HSR_LIKELY(hsr_fast_count_call(HS_API_OPERATOR_DELETE))) {
         hsr_real.free(p); /* a tail call */
         return;

@@ -31,7 +31,10 @@ HSR_HIDDEN void *hsr_next(const char *name);
 enum {
     HSR_FAST_NONE,    /* the general path: stacks, watched blocks, not recording */
     HSR_FAST_GUARDED, /* counts only, the guard held over the allocator's call (a peer) */
-    HSR_FAST_BARE     /* counts only, over glibc's malloc and free: no guard needed */
+    HSR_FAST_BARE,    /* counts only, over glibc's malloc and free: no guard needed */
+    HSR_FAST_SAMPLED, /* as BARE, with sampled stacks: frees inline, allocations count
+                       * down to the next sample (count/counting.h) */
+    HSR_FAST_FREES    /* exact stacks, over glibc: frees inline, allocations the general way */
 };
 struct hsr_hot {
     uint8_t c;   /* malloc and free */

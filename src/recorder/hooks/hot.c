@@ -4,6 +4,8 @@
  * A fast path counts an allocation in the calling thread's table and calls the
  * allocator underneath, nothing else: it is right only while no stack is wanted,
  * no block is watched (heap figure, tracking, trace) and the recorder records.
+ * With exact stacks a free still wants nothing more (FREES); with sampled ones
+ * the allocations also count down to the next sample (SAMPLED).
  * Those settings are fixed once the constructor has read them; rather than test
  * each on every call, the hooks test one byte here, recomputed whenever an input
  * changes: the constructor's end, a fork's child, the C++ operators' lookup.
@@ -22,6 +24,7 @@
 #include "count/heap.h"
 #include "count/selection.h"
 #include "hooks/hooks.h"
+#include "stacks/sampling.h"
 
 struct hsr_hot hsr_hot;
 static int armed;
@@ -39,9 +42,14 @@ static int next_is_glibc(void)
 
 void hsr_hot_update(void)
 {
-    int count =
-        armed && hsr_real.free && atomic_load(&hsr_recording) && !hsr_stacks_on && !hsr_heap_watch;
-    int c = !count ? HSR_FAST_NONE : next_is_glibc() ? HSR_FAST_BARE : HSR_FAST_GUARDED;
+    int count = armed && hsr_real.free && atomic_load(&hsr_recording) && !hsr_heap_watch;
+    int glibc = count && next_is_glibc();
+    /* exact stacks: a free needs none (no block is watched), so it may still go inline */
+    int c = !count          ? HSR_FAST_NONE
+            : hsr_stacks_on ? (glibc ? HSR_FAST_FREES : HSR_FAST_NONE)
+            : !glibc        ? HSR_FAST_GUARDED
+            : hsr_sample_mean ? HSR_FAST_SAMPLED
+                              : HSR_FAST_BARE;
     __atomic_store_n(&hsr_hot.c, c, __ATOMIC_RELAXED);
     __atomic_store_n(&hsr_hot.cxx, hsr_ops_wrap_malloc ? c : HSR_FAST_NONE, __ATOMIC_RELAXED);
 }

@@ -221,7 +221,7 @@ static __attribute__((noinline)) void *count_failed(void)
 
 static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
 {
-    if (fast != HSR_FAST_NONE && hsr_fast_retry_alloc(HS_API_MALLOC, n)) {
+    if (fast != HSR_FAST_NONE && fast != HSR_FAST_FREES && hsr_fast_retry_alloc(HS_API_MALLOC, n)) {
         hsr_guard = fast == HSR_FAST_GUARDED;
         void *p = hsr_real.malloc(n);
         hsr_guard = 0;
@@ -246,6 +246,10 @@ void *malloc(size_t n)
     int fast = HSR_HOT(c);
     if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_MALLOC, n))) {
         void *p = hsr_real.malloc(n);
+        return HSR_LIKELY(p) ? p : count_failed();
+    }
+    if (fast == HSR_FAST_SAMPLED && HSR_LIKELY(hsr_fast_sampled_alloc(HS_API_MALLOC, n))) {
+        void *p = hsr_real.malloc(n); /* (BARE's test is first: it pays nothing for this) */
         return HSR_LIKELY(p) ? p : count_failed();
     }
     return malloc_general(n, fast);
@@ -292,7 +296,7 @@ void free(void *p)
     if (!p || HSR_UNLIKELY(is_boot(p)))
         return;
     int fast = HSR_HOT(c);
-    if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(hsr_fast_count_call(HS_API_FREE))) {
+    if (HSR_LIKELY(fast >= HSR_FAST_BARE) && HSR_LIKELY(hsr_fast_count_call(HS_API_FREE))) {
         hsr_real.free(p); /* a tail call */
         return;
     }

@@ -50,6 +50,7 @@
 
 #include "core/lifecycle.h"
 #include "output/profile_writer.h"
+#include "stacks/sampling.h"
 
 static int fd = -1;
 static int fd_pid;   /* getpid() when the file was opened */
@@ -372,6 +373,13 @@ static void write_start(int rank)
     hsr_buf_u32(&b, hsr_settings.max_depth);
     hsr_buf_u32(&b, hsr_settings.unwinder);
     hsr_chunk_end(&b, c);
+
+    if (hsr_sample_mean) { /* the reader turns sample counts into estimates with it */
+        c = hsr_chunk_begin(&b, HS_CHUNK_SAMPLING);
+        hsr_buf_u64(&b, hsr_sample_mean);
+        hsr_buf_u64(&b, 0);
+        hsr_chunk_end(&b, c);
+    }
 
     if (hsr_profile_write(&b) != 0)
         hsr_warn("cannot write the profile file header");

@@ -55,6 +55,16 @@ void hsr_modules_init(void)
         dl_iterate_phdr(find_own, self.dli_fbase);
 }
 
+void hsr_recorder_text(uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = UINTPTR_MAX;
+    *hi = 0;
+    for (int i = 0; i < own_n; i++) {
+        *lo = own_lo[i] < *lo ? own_lo[i] : *lo;
+        *hi = own_hi[i] > *hi ? own_hi[i] : *hi;
+    }
+}
+
 int hsr_in_recorder(uintptr_t addr)
 {
     for (int i = 0; i < own_n; i++)

@@ -2,8 +2,9 @@
  * stacks.c — call stacks of the selected allocations, aggregated per thread into
  * stack trace types: distinct (region, size, frame sequence), with a count.
  *
- * Capture: libunwind's unw_backtrace (DWARF CFI, with libunwind's per-thread
- * cache so a repeated stack is cheap) by default; with HEAPSCOPE_UNWIND=fp a walk
+ * Capture: DWARF CFI through libunwind by default, behind a per-thread cache of the
+ * last unwind of each call site, checked against the stack (unwind_cache.c); beyond
+ * its depth libunwind's unw_backtrace alone; with HEAPSCOPE_UNWIND=fp a walk
  * of the frame-pointer chain, bounds-checked against the thread's stack so code
  * without frame pointers ends the walk instead of crashing it. Leading frames
  * inside libheapscope.so are dropped: frame 0 is the return address into the
@@ -22,6 +23,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -29,6 +31,7 @@
 #include "count/thread.h"
 #include "stacks/modules.h"
 #include "stacks/stacks.h"
+#include "stacks/unwind_cache.h"
 
 struct hsr_stack_entry {
     uint64_t hash;
@@ -52,10 +55,12 @@ struct hsr_stack_table {
     uint64_t *frames;
     struct index_slot *index; /* owner only */
     uint64_t index_mask;
+    struct hsr_unwind_cache *unwind; /* owner only; NULL: none could be made */
     struct hsr_stack_entry e[HSR_STACK_TYPES];
 };
 
 static int use_fp;
+static int use_cache = 1; /* HEAPSCOPE_UNWIND_CACHE=0: libunwind for every stack (to compare) */
 static unsigned max_depth = 64;
 static _Atomic uint64_t lost;
 static HSR_TLS uintptr_t stack_lo, stack_hi; /* this thread's stack, for the fp walk */
@@ -63,6 +68,8 @@ static HSR_TLS uintptr_t stack_lo, stack_hi; /* this thread's stack, for the fp 
 void hsr_stacks_init(int unwinder, unsigned depth)
 {
     use_fp = unwinder == HS_UNWINDER_FRAME_POINTERS;
+    const char *cache = getenv("HEAPSCOPE_UNWIND_CACHE");
+    use_cache = !(cache && strcmp(cache, "0") == 0);
     max_depth = depth < 1 ? 1 : depth > HSR_MAX_DEPTH ? HSR_MAX_DEPTH : depth;
     if (!use_fp)
         unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
@@ -108,7 +115,8 @@ static __attribute__((noinline)) int walk_frame_pointers(uint64_t *out, int max)
     return n;
 }
 
-/* Return addresses of the caller's stack, recorder frames removed. */
+/* Return addresses of the caller's stack, recorder frames removed (libunwind's
+ * unw_backtrace or the frame-pointer walk). */
 static int capture(uint64_t *out)
 {
     uint64_t raw[HSR_MAX_DEPTH + HSR_STACK_SKIP_MAX];
@@ -148,6 +156,8 @@ static struct hsr_stack_table *table_of(struct hsr_thread *t)
         hsr_unmap(st, sizeof *st);
         return NULL;
     }
+    if (!use_fp && use_cache)
+        st->unwind = hsr_unwind_cache_new();
     atomic_store_explicit((struct hsr_stack_table * _Atomic *)hsr_thread_stacks_slot(t), st,
                           memory_order_release);
     return st;
@@ -176,11 +186,11 @@ static int index_grow(struct hsr_stack_table *st)
     return 0;
 }
 
-struct hsr_stack_entry *hsr_stack_record(struct hsr_thread *t, uint32_t region, uint64_t size)
+/* The type of (region, size, frames) in the thread's table, counted once more; made
+ * if new. NULL when the table is full (counted in lost). */
+static struct hsr_stack_entry *find_or_add(struct hsr_stack_table *st, uint32_t region,
+                                           uint64_t size, const uint64_t *frames, int n)
 {
-    uint64_t frames[HSR_MAX_DEPTH];
-    int n = capture(frames);
-    struct hsr_stack_table *st = table_of(t);
     uint64_t used = st ? atomic_load_explicit(&st->used, memory_order_relaxed) : 0;
     if (!st || ((used + 1) * 2 > st->index_mask + 1 && index_grow(st))) {
         atomic_fetch_add(&lost, 1);
@@ -221,6 +231,27 @@ struct hsr_stack_entry *hsr_stack_record(struct hsr_thread *t, uint32_t region, 
     }
 }
 
+struct hsr_stack_entry *hsr_stack_record(struct hsr_thread *t, uint32_t region, uint64_t size)
+{
+    uint64_t frames[HSR_MAX_DEPTH];
+    struct hsr_stack_table *st = table_of(t);
+    struct hsr_stack_entry *known = NULL;
+    void *site = NULL;
+    int n = st && st->unwind ? hsr_unwind_cached(st->unwind, frames, (int)max_depth, region, size,
+                                                 &known, &site)
+                             : -1;
+    if (n < 0)
+        n = capture(frames);
+    if (known) { /* the call site's frames, unchanged, and the type they gave */
+        hsr_bump(&known->count, 1);
+        return known;
+    }
+    struct hsr_stack_entry *e = find_or_add(st, region, size, frames, n);
+    if (e && site)
+        hsr_unwind_cache_type(site, region, size, e);
+    return e;
+}
+
 const uint64_t *hsr_stack_entry_frames(const struct hsr_stack_entry *e, uint32_t *depth)
 {
     *depth = e->depth;
@@ -247,10 +278,14 @@ void hsr_stack_table_visit(struct hsr_stack_table *st, void *ctx, hsr_stack_fn f
 void hsr_stack_table_clear(struct hsr_stack_table *st)
 {
     uint64_t *frames = st->frames;
+    struct hsr_unwind_cache *unwind = st->unwind;
     hsr_unmap(st->index, (st->index_mask + 1) * sizeof *st->index);
     madvise(st, (sizeof *st + 4095) & ~(size_t)4095, MADV_DONTNEED);
     madvise(frames, (size_t)HSR_STACK_FRAME_SLOTS * sizeof(uint64_t), MADV_DONTNEED);
     st->frames = frames; /* the rest is zero again: empty, no index */
+    st->unwind = unwind;
+    if (unwind)
+        hsr_unwind_cache_clear(unwind); /* its types are gone */
 }
 
 void hsr_stacks_after_fork_child(void) { atomic_store(&lost, 0); }

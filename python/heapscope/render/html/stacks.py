@@ -92,4 +92,4 @@ def data(docs: dict) -> dict:
                            types=doc["types"], count=doc["count"], bytes=doc["bytes"],
                            vertices=drawn, edges=len(doc["edges"]), ranking=doc["ranking"]))
     return dict(frames=frames, groups=groups, callgraphs=graphs, notes=stacks["notes"],
-                not_recorded=stacks["not_recorded"])
+                not_recorded=stacks["not_recorded"], sampling=stacks.get("sampling"))

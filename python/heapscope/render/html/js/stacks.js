@@ -87,7 +87,8 @@ HS.sections.stacks = function (body, d) {
     const g = d.groups[Number(current)];
     typesBox.append(el("h3", {}, `Stack trace types of ${g.size} B in ${g.region}`), HS.table([
       { title: "#", num: true, key: (t) => t.rank, cell: (t) => t.rank },
-      { title: "allocations", num: true, key: (t) => t.count, cell: (t) => HS.num(t.count) },
+      { title: "allocations", num: true, key: (t) => t.count, cell: (t) => t.estimated
+        ? `~${HS.num(t.count)} (${HS.num(t.count_low)}–${HS.num(t.count_high)})` : HS.num(t.count) },
       { title: "share", num: true, key: (t) => t.share, cell: (t) => HS.percent(t.share) },
       { title: "bytes", num: true, key: (t) => t.bytes, cell: (t) => HS.num(t.bytes) },
       { title: "call path (innermost first)", key: (t) => t.rank,
@@ -135,6 +136,8 @@ HS.sections.stacks = function (body, d) {
   body.append(el("p", {}, "Each box is a function; its width is the allocations (or bytes) " +
     "made through it; callers below callees (flame) or above (icicle). Click to zoom, hover for figures."),
     controls, details, flame, typesBox, graphBox);
+  if (d.sampling) body.append(HS.note(`Stacks were sampled, one a mean ${HS.num(d.sampling.mean_bytes)} ` +
+    `bytes apart: a type's allocations are estimates (~, with a 95% interval); each size's total is exact.`));
   for (const n of d.notes) body.append(HS.note(n));
   for (const n of d.not_recorded) body.append(HS.note(n.message));
   HS.showStacks = (size) => {

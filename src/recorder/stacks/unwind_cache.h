@@ -1,0 +1,35 @@
+/*
+ * unwind_cache.h — exact stacks without a DWARF unwind per allocation (unwind_cache.c).
+ *
+ * A thread that allocates in a loop unwinds the same stack again and again. The
+ * cache keeps, per recent call site of the allocation function, the frames the
+ * last DWARF unwind found and the stack slot each return address was read from.
+ * When the call site and its slot recur and every slot still holds its return
+ * address, the frames are the ones a new unwind would find (why: unwind_cache.c),
+ * and they are reused; otherwise libunwind unwinds, and the cache learns.
+ */
+#ifndef HSR_UNWIND_CACHE_H
+#define HSR_UNWIND_CACHE_H
+
+#include "common.h"
+
+struct hsr_unwind_cache;
+struct hsr_stack_entry;
+
+/* A thread's cache (mmap'd, pages touched as used), or NULL. */
+HSR_HIDDEN struct hsr_unwind_cache *hsr_unwind_cache_new(void);
+HSR_HIDDEN void hsr_unwind_cache_clear(struct hsr_unwind_cache *c);
+
+/* The caller's stack, recorder frames removed, at most max frames, into out
+ * (returns the count; -1 when max is deeper than the cache keeps: unwind otherwise); and
+ * *type: the stack type this call site gave last time for (region, size), if the
+ * frames came from the cache unchanged (else NULL). The last argument says where
+ * the call site's entry is, for hsr_unwind_cache_type. */
+HSR_HIDDEN int hsr_unwind_cached(struct hsr_unwind_cache *c, uint64_t *out, int max,
+                                 uint32_t region, uint64_t size, struct hsr_stack_entry **type,
+                                 void **entry);
+/* Remember the type the frames just captured gave (entry from hsr_unwind_cached). */
+HSR_HIDDEN void hsr_unwind_cache_type(void *entry, uint32_t region, uint64_t size,
+                                      struct hsr_stack_entry *type);
+
+#endif

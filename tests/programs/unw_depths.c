@@ -1,0 +1,49 @@
+/* The unwind cache's hard cases (tests/e2e/test_unwind_cache.py): one allocation site
+ * reached through two callers at the same stack depth (the same slot for the call
+ * site's return address, other return addresses above it), at different depths
+ * (recursion), and below a frame of variable size (alloca moves the stack under the
+ * same call site). Every path allocates 48 bytes a known number of times. */
+#include <alloca.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *volatile sink;
+
+__attribute__((noinline)) void leaf(void)
+{
+    sink = malloc(48);
+    free(sink);
+}
+
+__attribute__((noinline)) void via_a(void) { leaf(); }
+__attribute__((noinline)) void via_b(void) { leaf(); }
+
+__attribute__((noinline)) void down(int depth)
+{
+    if (depth == 0)
+        leaf();
+    else
+        down(depth - 1);
+    sink = sink; /* not a tail call */
+}
+
+__attribute__((noinline)) void sized(size_t n)
+{
+    char *buf = alloca(n);
+    memset(buf, 1, n);
+    leaf();
+    sink = buf[n - 1] ? sink : NULL;
+}
+
+int main(void)
+{
+    for (int round = 0; round < 20; round++) {
+        via_a();
+        via_b();
+        via_a();
+        for (int d = 0; d < 4; d++)
+            down(d);
+        sized(64 + 32 * (size_t)(round % 3));
+    }
+    return 0;
+}
