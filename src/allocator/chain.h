@@ -1,0 +1,102 @@
+/* Chains: allocation arenas over a memory source (a caller's buffer, or OS segments
+ * of the chain's own), declared in hsmalloc.h.
+ *
+ *   region     one stretch of a chain's memory: a caller's buffer (any 16-aligned
+ *              address: found through the two-level map) or a 2 MiB-aligned OS
+ *              mapping (found by masking the pointer). Header | page maps | pages.
+ *   page       4 KiB; a span is a run of pages serving one fixed size class (blocks
+ *              carved by a pointer bump, recycled on the class's free list) or
+ *              holding one big block (above HSM_SMALL_MAX)
+ *   chain      the free lists, the current span of each class, the regions; it
+ *              lives at the start of its first region
+ *
+ * A chain's blocks never go to a heap and heap blocks never to a chain: free() and
+ * malloc_usable_size() tell them apart by the registry byte of the pointer's 2 MiB
+ * unit (HSM_REG_CHAIN_SEG: mask; HSM_REG_CHAIN_MAP: look up the map, which also keeps
+ * what the unit was before, for the parts of it outside the buffer). Frees from
+ * threads other than the owner of an unshared chain go on its atomic remote stack,
+ * which the owner empties on its slow path. */
+#ifndef HSM_CHAIN_H
+#define HSM_CHAIN_H
+
+#include "hsmalloc.h"
+#include "internal.h"
+
+#define HSM_CHAIN_MAGIC        0x4853434Eu /* "HSCN" */
+#define HSM_CHAIN_REGION_MAGIC 0x48534352u /* "HSCR" */
+#define HSM_CHAIN_BIG          0xFFu       /* span class of a big block */
+#define HSM_CHAIN_SHARED_OWNER ((uintptr_t)1)
+#define HSM_CHAIN_FLAGS_KNOWN  HSMALLOC_CHAIN_SHARED
+
+typedef struct hsm_cregion_s {
+  uint32_t magic;
+  uint32_t npages;
+  hsmalloc_chain_t *chain;
+  uint8_t *base, *end;   /* the pages */
+  uint8_t *lo, *hi;      /* the whole region (buffer or mapping) */
+  uint32_t bump;         /* pages handed out */
+  uint8_t from_os;       /* an OS mapping (unmapped at destroy) */
+  uint8_t dedicated;     /* an OS mapping made for one big block (unmapped at reset) */
+  uint32_t *head;        /* per page: the first page of its span */
+  uint32_t *span;        /* per first page: pages << 8 | class */
+  struct hsm_cregion_s *next;
+} hsm_cregion_t;
+
+/* A free span (its first bytes): big blocks freed, and region tails. */
+typedef struct hsm_cfree_s {
+  struct hsm_cfree_s *next;
+  hsm_cregion_t *region;
+  uint32_t first, pages;
+} hsm_cfree_t;
+
+#define HSM_CHAIN_BINS (HSM_FIXED_CLASSES + 1) /* fixed classes, then big */
+
+struct hsmalloc_chain {
+  uint32_t magic;
+  uint32_t flags;
+  uintptr_t owner; /* the owner thread's mark, or HSM_CHAIN_SHARED_OWNER */
+  hsm_block_t *free[HSM_FIXED_CLASSES];
+  uint8_t *cur[HSM_FIXED_CLASSES], *cur_end[HSM_FIXED_CLASSES]; /* the span being carved */
+  _Atomic(hsm_block_t *) remote; /* blocks freed by other threads (unshared chains) */
+  pthread_mutex_t lock;          /* shared chains */
+  hsm_cregion_t *regions;        /* in creation order; the first holds this struct */
+  hsm_cregion_t *region_now;     /* where new spans are cut */
+  hsm_cfree_t *spans_free;
+  size_t limit;  /* OS source: bytes it may map (0: no limit) */
+  size_t mapped; /* OS source: bytes mapped */
+  _Atomic int defaults; /* threads that have it as their default now */
+  /* statistics (the owner's writes, or under the lock) */
+  hsm_counter_t allocs[HSM_CHAIN_BINS], frees[HSM_CHAIN_BINS];
+  hsm_counter_t slow, requested, allocated, big_bytes_out, remote_frees, drains, reallocs;
+  hsm_counter_t spans, spans_peak;
+};
+
+/* ---- the owner's mark: the address of a thread-local byte ---- */
+HSM_HIDDEN extern __thread char hsm_chain_mark __attribute__((tls_model("initial-exec")));
+static inline uintptr_t hsm_chain_self(void) { return (uintptr_t)&hsm_chain_mark; }
+
+/* ---- owner lookup (chain_map.c) ---- */
+/* The region holding block pointer p (in its pages), or NULL; *prior gets the registry
+ * kind the unit has for the rest of its addresses. kind is p's registry byte. */
+HSM_HIDDEN hsm_cregion_t *hsm_chain_region_of(const void *p, unsigned kind, unsigned *prior);
+/* Register a caller buffer's region: 0, or EBUSY when it overlaps another chain's. */
+HSM_HIDDEN int hsm_chain_map_add(hsm_cregion_t *r);
+HSM_HIDDEN void hsm_chain_map_remove(hsm_cregion_t *r);
+
+/* ---- memory and blocks (chain.c) ---- */
+HSM_HIDDEN hsmalloc_chain_t *hsm_chain_new(void *buf, size_t size, unsigned flags, int *err);
+HSM_HIDDEN void *hsm_chain_alloc(hsmalloc_chain_t *c, size_t size);
+HSM_HIDDEN void hsm_chain_free_block(hsmalloc_chain_t *c, hsm_cregion_t *r, void *p);
+HSM_HIDDEN size_t hsm_chain_usable(const hsm_cregion_t *r, const void *p);
+HSM_HIDDEN uint8_t *hsm_chain_block_of(const hsm_cregion_t *r, const void *p, unsigned *cls,
+                                       size_t *bsize);
+HSM_HIDDEN void hsm_chain_drain(hsmalloc_chain_t *c);
+HSM_HIDDEN void hsm_chain_clear(hsmalloc_chain_t *c);
+HSM_HIDDEN void hsm_chain_release(hsmalloc_chain_t *c);
+HSM_HIDDEN void hsm_chain_fill_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *st);
+
+/* ---- one line on stderr, then abort (bad use of a chain) ---- */
+HSM_HIDDEN __attribute__((noreturn)) void hsm_chain_die(const char *what, const void *a,
+                                                        const void *b);
+
+#endif
