@@ -134,7 +134,7 @@ hsmalloc_chain_t *hsm_chain_new(void *buf, size_t size, unsigned flags, int *err
 
 static void span_set(hsm_cregion_t *r, uint32_t first, uint32_t pages, unsigned cls) {
   for (uint32_t i = 0; i < pages; i++) r->head[first + i] = first;
-  r->span[first] = pages << 8 | cls;
+  r->span[first] = pages << HSM_CSPAN_PAGES_SHIFT | cls;
 }
 
 static void spans_free_push(hsmalloc_chain_t *c, hsm_cregion_t *r, uint32_t first, uint32_t pages) {
@@ -185,7 +185,7 @@ static uint8_t *span_alloc(hsmalloc_chain_t *c, uint32_t pages, unsigned cls) {
 /* A big block's span goes back: to the region's bump when it is the last span cut
  * there, else to the free spans; a dedicated mapping is unmapped. */
 static void span_release(hsmalloc_chain_t *c, hsm_cregion_t *r, uint32_t first) {
-  uint32_t pages = r->span[first] >> 8;
+  uint32_t pages = r->span[first] >> HSM_CSPAN_PAGES_SHIFT;
   if (r->dedicated) {
     HSM_COUNT(c->spans, (uint64_t)-1);
     hsm_cregion_t **at = &c->regions;
@@ -201,6 +201,12 @@ static void span_release(hsmalloc_chain_t *c, hsm_cregion_t *r, uint32_t first) 
 }
 
 /* ---- blocks ---- */
+
+/* p (inside the block it was cut from) is handed out: free must find the block start. */
+void hsm_chain_mark_aligned(hsm_cregion_t *r, const void *p) {
+  size_t page = (size_t)((const uint8_t *)p - r->base) >> HSM_CHAIN_PAGE_SHIFT;
+  r->span[r->head[page]] |= HSM_CSPAN_ALIGNED;
+}
 
 static __attribute__((noinline)) void *alloc_small_slow(hsmalloc_chain_t *c, size_t cls) {
   HSM_COUNT(c->slow, 1);
@@ -225,7 +231,7 @@ static void *alloc_big(hsmalloc_chain_t *c, size_t size) {
   if (atomic_load_explicit(&c->remote, memory_order_relaxed) != NULL) hsm_chain_drain(c);
   if (size > ((size_t)1 << HSM_ADDRESS_BITS)) return NULL;
   size_t pages = (size + HSM_CHAIN_PAGE - 1) >> HSM_CHAIN_PAGE_SHIFT;
-  if (pages > UINT32_MAX >> 8) return NULL;
+  if (pages > UINT32_MAX >> HSM_CSPAN_PAGES_SHIFT) return NULL;
   uint8_t *p = span_alloc(c, (uint32_t)pages, HSM_CHAIN_BIG);
   if (p == NULL) return NULL;
   HSM_COUNT(c->slow, 1);
@@ -253,7 +259,6 @@ void *hsm_chain_alloc(hsmalloc_chain_t *c, size_t size) {
   }
   HSM_COUNT(c->allocs[cls], 1);
   HSM_COUNT(c->requested, size);
-  HSM_COUNT(c->allocated, bsize);
   return p;
 }
 
@@ -264,10 +269,11 @@ uint8_t *hsm_chain_block_of(const hsm_cregion_t *r, const void *p, unsigned *cls
   uint8_t *span = r->base + (size_t)first * HSM_CHAIN_PAGE;
   *cls = info & 0xFF;
   if (*cls == HSM_CHAIN_BIG) {
-    *bsize = (size_t)(info >> 8) * HSM_CHAIN_PAGE;
+    *bsize = (size_t)(info >> HSM_CSPAN_PAGES_SHIFT) * HSM_CHAIN_PAGE;
     return span;
   }
   *bsize = hsm_class_size[*cls];
+  if (HSM_LIKELY(!(info & HSM_CSPAN_ALIGNED))) return (uint8_t *)p; /* block starts only */
   size_t off = (size_t)((const uint8_t *)p - span);
   return span + off - off % *bsize;
 }
@@ -367,6 +373,7 @@ void hsm_chain_fill_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *st) {
   }
   st->requested_total = HSM_READ(c->requested);
   st->allocated_total = HSM_READ(c->allocated);
+  for (size_t b = 0; b < HSM_FIXED_CLASSES; b++) st->allocated_total += st->bins[b].allocs * hsm_class_size[b];
   st->allocated_now = small_live_bytes + HSM_READ(c->big_bytes_out);
   st->fragmentation = st->requested_total ? (double)st->allocated_total / (double)st->requested_total : 1.0;
   st->slow_allocs = HSM_READ(c->slow);

@@ -25,6 +25,8 @@
 #define HSM_CHAIN_MAGIC        0x4853434Eu /* "HSCN" */
 #define HSM_CHAIN_REGION_MAGIC 0x48534352u /* "HSCR" */
 #define HSM_CHAIN_BIG          0xFFu       /* span class of a big block */
+#define HSM_CSPAN_ALIGNED      0x100u      /* a block of the span was handed out inside */
+#define HSM_CSPAN_PAGES_SHIFT  9
 #define HSM_CHAIN_SHARED_OWNER ((uintptr_t)1)
 #define HSM_CHAIN_FLAGS_KNOWN  HSMALLOC_CHAIN_SHARED
 
@@ -38,7 +40,7 @@ typedef struct hsm_cregion_s {
   uint8_t from_os;       /* an OS mapping (unmapped at destroy) */
   uint8_t dedicated;     /* an OS mapping made for one big block (unmapped at reset) */
   uint32_t *head;        /* per page: the first page of its span */
-  uint32_t *span;        /* per first page: pages << 8 | class */
+  uint32_t *span;        /* per first page: pages << 9 | HSM_CSPAN_ALIGNED | class */
   struct hsm_cregion_s *next;
 } hsm_cregion_t;
 
@@ -67,7 +69,8 @@ struct hsmalloc_chain {
   _Atomic int defaults; /* threads that have it as their default now */
   /* statistics (the owner's writes, or under the lock) */
   hsm_counter_t allocs[HSM_CHAIN_BINS], frees[HSM_CHAIN_BINS];
-  hsm_counter_t slow, requested, allocated, big_bytes_out, remote_frees, drains, reallocs;
+  hsm_counter_t slow, requested, big_bytes_out, remote_frees, drains, reallocs;
+  hsm_counter_t allocated; /* usable bytes of big blocks handed out (small: per class) */
   hsm_counter_t spans, spans_peak;
 };
 
@@ -91,6 +94,7 @@ HSM_HIDDEN size_t hsm_chain_usable(const hsm_cregion_t *r, const void *p);
 HSM_HIDDEN uint8_t *hsm_chain_block_of(const hsm_cregion_t *r, const void *p, unsigned *cls,
                                        size_t *bsize);
 HSM_HIDDEN void hsm_chain_drain(hsmalloc_chain_t *c);
+HSM_HIDDEN void hsm_chain_mark_aligned(hsm_cregion_t *r, const void *p);
 HSM_HIDDEN void hsm_chain_clear(hsmalloc_chain_t *c);
 HSM_HIDDEN void hsm_chain_release(hsmalloc_chain_t *c);
 HSM_HIDDEN void hsm_chain_fill_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *st);

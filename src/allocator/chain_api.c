@@ -113,9 +113,16 @@ static void *aligned_in(hsmalloc_chain_t *c, size_t align, size_t size, const ch
     errno = ENOMEM;
     return NULL;
   }
-  uint8_t *p = alloc_locked(c, total, fn); /* the block start is found from any address */
-  if (p == NULL) return NULL;
-  return (void *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+  int locked = enter(c, fn);
+  uint8_t *p = hsm_chain_alloc(c, total);
+  uint8_t *q = (uint8_t *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+  if (p != NULL && q != p) {
+    unsigned prior;
+    hsm_chain_mark_aligned(hsm_chain_region_of(p, hsm_registry_kind(p), &prior), p);
+  }
+  leave(c, locked);
+  if (p == NULL) errno = ENOMEM;
+  return p ? q : NULL;
 }
 
 /* realloc of block p (of region r of chain c): in place when the new size fits and
