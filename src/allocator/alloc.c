@@ -86,7 +86,8 @@ void *hsm_memalign(size_t align, size_t size) {
     errno = ENOMEM;
     return NULL;
   }
-  if (HSM_UNLIKELY(heap->chain != NULL)) return hsm_chain_memalign_default(heap->chain, align, size);
+  if (HSM_UNLIKELY(heap->chain != NULL))
+    return hsm_chain_memalign_default(heap->chain, align, size);
   if (size <= HSM_SMALL_MAX && align <= HSM_SLICE_SIZE &&
       hsm_class_size[hsm_heap_class_of(heap, size)] % align == 0)
     return alloc_checked(size, 0);

@@ -32,8 +32,8 @@ static void spans_init(void) {
 
 static size_t align_up(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
 
-_Static_assert(((sizeof(hsm_cregion_t) + 63) & ~(size_t)63) + ((sizeof(hsmalloc_chain_t) + 63) & ~(size_t)63) +
-                       2 * 64 + HSM_CHAIN_PAGE <=
+_Static_assert(((sizeof(hsm_cregion_t) + 63) & ~(size_t)63) +
+                       ((sizeof(hsmalloc_chain_t) + 63) & ~(size_t)63) + 2 * 64 + HSM_CHAIN_PAGE <=
                    HSMALLOC_CHAIN_MIN_SIZE,
                "the smallest buffer promised in hsmalloc.h holds the bookkeeping and one page");
 
@@ -373,9 +373,11 @@ void hsm_chain_fill_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *st) {
   }
   st->requested_total = HSM_READ(c->requested);
   st->allocated_total = HSM_READ(c->allocated);
-  for (size_t b = 0; b < HSM_FIXED_CLASSES; b++) st->allocated_total += st->bins[b].allocs * hsm_class_size[b];
+  for (size_t b = 0; b < HSM_FIXED_CLASSES; b++)
+    st->allocated_total += st->bins[b].allocs * hsm_class_size[b];
   st->allocated_now = small_live_bytes + HSM_READ(c->big_bytes_out);
-  st->fragmentation = st->requested_total ? (double)st->allocated_total / (double)st->requested_total : 1.0;
+  st->fragmentation =
+      st->requested_total ? (double)st->allocated_total / (double)st->requested_total : 1.0;
   st->slow_allocs = HSM_READ(c->slow);
   st->fast_path_hit_rate = st->allocs ? 1.0 - (double)st->slow_allocs / (double)st->allocs : 1.0;
   if (st->fast_path_hit_rate < 0) st->fast_path_hit_rate = 0;

@@ -34,13 +34,13 @@ typedef struct hsm_cregion_s {
   uint32_t magic;
   uint32_t npages;
   hsmalloc_chain_t *chain;
-  uint8_t *base, *end;   /* the pages */
-  uint8_t *lo, *hi;      /* the whole region (buffer or mapping) */
-  uint32_t bump;         /* pages handed out */
-  uint8_t from_os;       /* an OS mapping (unmapped at destroy) */
-  uint8_t dedicated;     /* an OS mapping made for one big block (unmapped at reset) */
-  uint32_t *head;        /* per page: the first page of its span */
-  uint32_t *span;        /* per first page: pages << 9 | HSM_CSPAN_ALIGNED | class */
+  uint8_t *base, *end; /* the pages */
+  uint8_t *lo, *hi;    /* the whole region (buffer or mapping) */
+  uint32_t bump;       /* pages handed out */
+  uint8_t from_os;     /* an OS mapping (unmapped at destroy) */
+  uint8_t dedicated;   /* an OS mapping made for one big block (unmapped at reset) */
+  uint32_t *head;      /* per page: the first page of its span */
+  uint32_t *span;      /* per first page: pages << 9 | HSM_CSPAN_ALIGNED | class */
   struct hsm_cregion_s *next;
 } hsm_cregion_t;
 
@@ -64,8 +64,8 @@ struct hsmalloc_chain {
   hsm_cregion_t *regions;        /* in creation order; the first holds this struct */
   hsm_cregion_t *region_now;     /* where new spans are cut */
   hsm_cfree_t *spans_free;
-  size_t limit;  /* OS source: bytes it may map (0: no limit) */
-  size_t mapped; /* OS source: bytes mapped */
+  size_t limit;         /* OS source: bytes it may map (0: no limit) */
+  size_t mapped;        /* OS source: bytes mapped */
   _Atomic int defaults; /* threads that have it as their default now */
   /* statistics (the owner's writes, or under the lock) */
   hsm_counter_t allocs[HSM_CHAIN_BINS], frees[HSM_CHAIN_BINS];

@@ -48,7 +48,7 @@ void hsm_chain_die(const char *what, const void *a, const void *b) {
 /* ---- who may call ---- */
 
 static __attribute__((noinline, noreturn)) void die_in(const char *fn, const char *why,
-                                                        const void *p, const void *c) {
+                                                       const void *p, const void *c) {
   char what[256];
   size_t at = put(what, put(what, 0, fn), why);
   what[at] = 0;
@@ -56,7 +56,8 @@ static __attribute__((noinline, noreturn)) void die_in(const char *fn, const cha
 }
 
 static __attribute__((noinline, noreturn)) void wrong_caller(hsmalloc_chain_t *c, const char *fn) {
-  if (c->magic != HSM_CHAIN_MAGIC) die_in(fn, ": not a chain (destroyed, or never created)", NULL, c);
+  if (c->magic != HSM_CHAIN_MAGIC)
+    die_in(fn, ": not a chain (destroyed, or never created)", NULL, c);
   die_in(fn, ": the chain is not shared and this thread is not its owner", NULL, c);
 }
 

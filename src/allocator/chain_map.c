@@ -30,7 +30,8 @@ static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 static hsm_clink_t *links_free; /* unused links (under map_lock) */
 
 static hsm_cunit_t *unit_entry(uintptr_t unit) {
-  hsm_cunit_t *l2 = atomic_load_explicit(&map_l1[unit >> HSM_CHAIN_MAP_L2_BITS], memory_order_acquire);
+  hsm_cunit_t *l2 =
+      atomic_load_explicit(&map_l1[unit >> HSM_CHAIN_MAP_L2_BITS], memory_order_acquire);
   return l2 ? &l2[unit & (L2_SIZE - 1)] : NULL;
 }
 

@@ -85,3 +85,26 @@ def test_chain_blocks_under_preload(build, native):
     exe = build(ALLOC + "chains.c", *linked(native), name="chains")
     res = subprocess.run([str(exe), "default"], capture_output=True, text=True, env=env, timeout=120)
     assert passed(res) >= 1000
+
+
+def test_mesh_refine_pool_and_chain_variants_agree(native):
+    """The benchmark's variants (workloads/mesh-refine --pool) compute the same mesh: new/
+    delete, the per-thread custom pool and hsmalloc chains, with one and two threads."""
+    exe = str(native / "bin" / "hs-wl-mesh-refine")
+    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libhsmalloc.so"))
+    for threads in ("1", "2"):
+        outs = set()
+        for pool in ("0", "1", "2"):
+            res = subprocess.run([exe, "--rounds", "6", "--min-area-ppb", "20000", "--threads", threads,
+                                  "--pool", pool], capture_output=True, text=True, env=env, timeout=120)
+            assert res.returncode == 0, res.stderr
+            outs.add(res.stdout)
+        assert len(outs) == 1 and "checksum: " in outs.pop()
+
+
+def test_mesh_refine_chain_variant_needs_hsmalloc(native):
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    res = subprocess.run([str(native / "bin" / "hs-wl-mesh-refine"), "--pool", "2"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert res.returncode == 2
+    assert res.stderr.strip() == "mesh-refine: --pool 2 needs hsmalloc (LD_PRELOAD=libhsmalloc.so)"
