@@ -125,6 +125,10 @@ typedef struct hsmalloc_chain hsmalloc_chain_t;
  * aligned, size 0, range past the address space), ENOSPC (no room for the bookkeeping
  * and one 4 KiB page), EBUSY (the buffer overlaps another chain's memory), ENOMEM. */
 hsmalloc_chain_t *hsmalloc_chain_create(void *buf, size_t size, unsigned flags);
+/* Blocks are 16-byte aligned, except sizes 17-128 whose remainder mod 16 is 1-8: those
+ * are 8-byte aligned and packed (24, 40, ... 120 bytes: a 20-byte object takes 24, as
+ * in an application's pool). hsmalloc_chain_aligned_alloc(c, 16, n) for 16 always;
+ * malloc in a default-chain scope keeps malloc's 16. */
 void *hsmalloc_chain_malloc(hsmalloc_chain_t *c, size_t size);
 void *hsmalloc_chain_calloc(hsmalloc_chain_t *c, size_t n, size_t size);
 /* p NULL: malloc; size 0: free, NULL. The block stays in its chain, in place when the

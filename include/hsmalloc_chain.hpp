@@ -20,8 +20,9 @@
 namespace hsmalloc {
 
 inline void *chain_allocate(hsmalloc_chain_t *c, std::size_t bytes, std::size_t align) {
-  void *p = align <= 16 ? hsmalloc_chain_malloc(c, bytes)
-                        : hsmalloc_chain_aligned_alloc(c, align, bytes);
+  // (hsmalloc_chain_malloc aligns some sizes to 8 only: ask for more when T needs it)
+  void *p = align <= 8 ? hsmalloc_chain_malloc(c, bytes)
+                       : hsmalloc_chain_aligned_alloc(c, align, bytes);
   if (p == nullptr) throw std::bad_alloc();
   return p;
 }

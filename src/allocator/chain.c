@@ -14,13 +14,16 @@ __thread char hsm_chain_mark __attribute__((tls_model("initial-exec")));
 
 /* Pages of each class's span: the fewest (up to HSM_CHAIN_SPAN_MAX) whose unused tail
  * is at most 1/8 of the span, and blocks per span. */
-static uint8_t span_pages[HSM_FIXED_CLASSES];
-static uint16_t span_blocks[HSM_FIXED_CLASSES];
+static size_t class_size[HSM_CHAIN_CLASSES];
+static uint8_t span_pages[HSM_CHAIN_CLASSES];
+static uint16_t span_blocks[HSM_CHAIN_CLASSES];
 static pthread_once_t spans_once = PTHREAD_ONCE_INIT;
 
 static void spans_init(void) {
-  for (size_t cls = 0; cls < HSM_FIXED_CLASSES; cls++) {
-    size_t b = hsm_class_size[cls], k = 1;
+  for (size_t cls = 0; cls < HSM_CHAIN_CLASSES; cls++) {
+    class_size[cls] =
+        cls < HSM_FIXED_CLASSES ? hsm_class_size[cls] : 24 + 16 * (cls - HSM_FIXED_CLASSES);
+    size_t b = class_size[cls], k = 1;
     for (; k < HSM_CHAIN_SPAN_MAX; k++) {
       size_t bytes = k * HSM_CHAIN_PAGE, n = bytes / b;
       if (n >= 1 && bytes - n * b <= bytes / 8) break;
@@ -221,7 +224,7 @@ static __attribute__((noinline)) void *alloc_small_slow(hsmalloc_chain_t *c, siz
   uint8_t *s = span_alloc(c, span_pages[cls], (unsigned)cls);
   if (s == NULL) return NULL;
   HSM_COUNT(c->spans, 1);
-  size_t bsize = hsm_class_size[cls];
+  size_t bsize = class_size[cls];
   c->cur[cls] = s + bsize;
   c->cur_end[cls] = s + (size_t)span_blocks[cls] * bsize;
   return s;
@@ -236,17 +239,23 @@ static void *alloc_big(hsmalloc_chain_t *c, size_t size) {
   if (p == NULL) return NULL;
   HSM_COUNT(c->slow, 1);
   HSM_COUNT(c->spans, 1);
-  HSM_COUNT(c->allocs[HSM_FIXED_CLASSES], 1);
+  HSM_COUNT(c->allocs[HSM_CHAIN_BIN_BIG], 1);
   HSM_COUNT(c->big_bytes_out, pages * HSM_CHAIN_PAGE);
   HSM_COUNT(c->allocated, pages * HSM_CHAIN_PAGE);
   HSM_COUNT(c->requested, size);
   return p;
 }
 
-void *hsm_chain_alloc(hsmalloc_chain_t *c, size_t size) {
+static inline size_t class_of(size_t size, int packed) {
+  if (packed && size - 17 < 112 && ((size - 1) & 15) < 8)
+    return HSM_FIXED_CLASSES + ((size - 1) >> 4) - 1;
+  return hsm_class_of(size);
+}
+
+void *hsm_chain_alloc(hsmalloc_chain_t *c, size_t size, int packed) {
   if (HSM_UNLIKELY(size > HSM_SMALL_MAX)) return alloc_big(c, size);
-  size_t cls = hsm_class_of(size);
-  size_t bsize = hsm_class_size[cls];
+  size_t cls = class_of(size, packed);
+  size_t bsize = class_size[cls];
   void *p = c->free[cls];
   if (HSM_LIKELY(p != NULL)) {
     c->free[cls] = ((hsm_block_t *)p)->next;
@@ -272,7 +281,7 @@ uint8_t *hsm_chain_block_of(const hsm_cregion_t *r, const void *p, unsigned *cls
     *bsize = (size_t)(info >> HSM_CSPAN_PAGES_SHIFT) * HSM_CHAIN_PAGE;
     return span;
   }
-  *bsize = hsm_class_size[*cls];
+  *bsize = class_size[*cls];
   if (HSM_LIKELY(!(info & HSM_CSPAN_ALIGNED))) return (uint8_t *)p; /* block starts only */
   size_t off = (size_t)((const uint8_t *)p - span);
   return span + off - off % *bsize;
@@ -290,7 +299,7 @@ void hsm_chain_free_block(hsmalloc_chain_t *c, hsm_cregion_t *r, void *p) {
   size_t bsize;
   uint8_t *b = hsm_chain_block_of(r, p, &cls, &bsize);
   if (cls == HSM_CHAIN_BIG) {
-    HSM_COUNT(c->frees[HSM_FIXED_CLASSES], 1);
+    HSM_COUNT(c->frees[HSM_CHAIN_BIN_BIG], 1);
     HSM_COUNT(c->big_bytes_out, -(uint64_t)bsize);
     span_release(c, r, (uint32_t)((b - r->base) >> HSM_CHAIN_PAGE_SHIFT));
     return;
@@ -362,19 +371,26 @@ void hsm_chain_fill_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *st) {
   memset(st, 0, sizeof *st);
   uint64_t small_live_bytes = 0;
   for (size_t b = 0; b < HSM_CHAIN_BINS; b++) {
-    hsmalloc_bin_stats_t *bin = &st->bins[b];
-    bin->size = b < HSM_FIXED_CLASSES ? hsm_class_size[b] : 0;
-    bin->allocs = HSM_READ(c->allocs[b]);
-    bin->frees = HSM_READ(c->frees[b]);
-    bin->live = bin->allocs >= bin->frees ? bin->allocs - bin->frees : 0;
-    st->allocs += bin->allocs;
-    st->frees += bin->frees;
-    if (b < HSM_FIXED_CLASSES) small_live_bytes += bin->live * bin->size;
+    /* packed classes are counted in the row of the fixed class holding their size */
+    size_t row = b == HSM_CHAIN_BIN_BIG  ? HSM_FIXED_CLASSES
+                 : b < HSM_FIXED_CLASSES ? b
+                                         : hsm_class_of(class_size[b]);
+    uint64_t allocs = HSM_READ(c->allocs[b]), frees = HSM_READ(c->frees[b]);
+    uint64_t live = allocs >= frees ? allocs - frees : 0;
+    hsmalloc_bin_stats_t *bin = &st->bins[row];
+    bin->size = row < HSM_FIXED_CLASSES ? hsm_class_size[row] : 0;
+    bin->allocs += allocs;
+    bin->frees += frees;
+    bin->live += live;
+    st->allocs += allocs;
+    st->frees += frees;
+    if (b < HSM_CHAIN_CLASSES) {
+      small_live_bytes += live * class_size[b];
+      st->allocated_total += allocs * class_size[b];
+    }
   }
   st->requested_total = HSM_READ(c->requested);
-  st->allocated_total = HSM_READ(c->allocated);
-  for (size_t b = 0; b < HSM_FIXED_CLASSES; b++)
-    st->allocated_total += st->bins[b].allocs * hsm_class_size[b];
+  st->allocated_total += HSM_READ(c->allocated);
   st->allocated_now = small_live_bytes + HSM_READ(c->big_bytes_out);
   st->fragmentation =
       st->requested_total ? (double)st->allocated_total / (double)st->requested_total : 1.0;

@@ -51,14 +51,20 @@ typedef struct hsm_cfree_s {
   uint32_t first, pages;
 } hsm_cfree_t;
 
-#define HSM_CHAIN_BINS (HSM_FIXED_CLASSES + 1) /* fixed classes, then big */
+/* Classes: the fixed ones, then "packed" classes of 24, 40, ... 120 bytes (8-byte
+ * aligned) for explicit chain allocations of sizes 17-128 whose remainder mod 16 is 1-8:
+ * a 20-byte object takes 24 bytes, as in an application's pool. Then big blocks. */
+#define HSM_CHAIN_PACKED  7
+#define HSM_CHAIN_CLASSES (HSM_FIXED_CLASSES + HSM_CHAIN_PACKED)
+#define HSM_CHAIN_BIN_BIG HSM_CHAIN_CLASSES
+#define HSM_CHAIN_BINS    (HSM_CHAIN_CLASSES + 1)
 
 struct hsmalloc_chain {
   uint32_t magic;
   uint32_t flags;
   uintptr_t owner; /* the owner thread's mark, or HSM_CHAIN_SHARED_OWNER */
-  hsm_block_t *free[HSM_FIXED_CLASSES];
-  uint8_t *cur[HSM_FIXED_CLASSES], *cur_end[HSM_FIXED_CLASSES]; /* the span being carved */
+  hsm_block_t *free[HSM_CHAIN_CLASSES];
+  uint8_t *cur[HSM_CHAIN_CLASSES], *cur_end[HSM_CHAIN_CLASSES]; /* the span being carved */
   _Atomic(hsm_block_t *) remote; /* blocks freed by other threads (unshared chains) */
   pthread_mutex_t lock;          /* shared chains */
   hsm_cregion_t *regions;        /* in creation order; the first holds this struct */
@@ -88,7 +94,8 @@ HSM_HIDDEN void hsm_chain_map_remove(hsm_cregion_t *r);
 
 /* ---- memory and blocks (chain.c) ---- */
 HSM_HIDDEN hsmalloc_chain_t *hsm_chain_new(void *buf, size_t size, unsigned flags, int *err);
-HSM_HIDDEN void *hsm_chain_alloc(hsmalloc_chain_t *c, size_t size);
+/* packed: a packed class may serve the size (explicit chain calls; not malloc) */
+HSM_HIDDEN void *hsm_chain_alloc(hsmalloc_chain_t *c, size_t size, int packed);
 HSM_HIDDEN void hsm_chain_free_block(hsmalloc_chain_t *c, hsm_cregion_t *r, void *p);
 HSM_HIDDEN size_t hsm_chain_usable(const hsm_cregion_t *r, const void *p);
 HSM_HIDDEN uint8_t *hsm_chain_block_of(const hsm_cregion_t *r, const void *p, unsigned *cls,

@@ -99,23 +99,24 @@ static void free_in(hsmalloc_chain_t *c, hsm_cregion_t *r, void *p) {
   }
 }
 
-static void *alloc_locked(hsmalloc_chain_t *c, size_t size, const char *fn) {
+static void *alloc_locked(hsmalloc_chain_t *c, size_t size, int packed, const char *fn) {
   int locked = enter(c, fn);
-  void *p = hsm_chain_alloc(c, size);
+  void *p = hsm_chain_alloc(c, size, packed);
   leave(c, locked);
   if (HSM_UNLIKELY(p == NULL)) errno = ENOMEM;
   return p;
 }
 
 static void *aligned_in(hsmalloc_chain_t *c, size_t align, size_t size, const char *fn) {
-  if (align <= HSM_MAX_ALIGN_SMALL) return alloc_locked(c, size < 16 && align > 8 ? 16 : size, fn);
+  if (align <= 8) return alloc_locked(c, size, 1, fn);
+  if (align <= HSM_MAX_ALIGN_SMALL) return alloc_locked(c, size < 16 ? 16 : size, 0, fn);
   size_t total;
   if (__builtin_add_overflow(size, align - HSM_MAX_ALIGN_SMALL, &total)) {
     errno = ENOMEM;
     return NULL;
   }
   int locked = enter(c, fn);
-  uint8_t *p = hsm_chain_alloc(c, total);
+  uint8_t *p = hsm_chain_alloc(c, total, 0);
   uint8_t *q = (uint8_t *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
   if (p != NULL && q != p) {
     unsigned prior;
@@ -129,7 +130,7 @@ static void *aligned_in(hsmalloc_chain_t *c, size_t align, size_t size, const ch
 /* realloc of block p (of region r of chain c): in place when the new size fits and
  * uses at least half; otherwise a new block of the same chain, or NULL and ENOMEM
  * (p untouched). */
-static void *realloc_in(hsmalloc_chain_t *c, hsm_cregion_t *r, void *p, size_t size,
+static void *realloc_in(hsmalloc_chain_t *c, hsm_cregion_t *r, void *p, size_t size, int packed,
                         const char *fn) {
   if (size == 0) {
     free_in(c, r, p);
@@ -137,7 +138,7 @@ static void *realloc_in(hsmalloc_chain_t *c, hsm_cregion_t *r, void *p, size_t s
   }
   size_t usable = hsm_chain_usable(r, p);
   if (size <= usable && size >= usable / 2) return p;
-  void *q = alloc_locked(c, size, fn);
+  void *q = alloc_locked(c, size, packed, fn);
   if (q == NULL) return NULL;
   memcpy(q, p, size < usable ? size : usable);
   HSM_COUNT(c->reallocs, 1);
@@ -173,7 +174,7 @@ HSM_EXPORT hsmalloc_chain_t *hsmalloc_chain_create(void *buf, size_t size, unsig
 
 HSM_EXPORT void *hsmalloc_chain_malloc(hsmalloc_chain_t *c, size_t size) {
   if (c == NULL) return hsm_malloc(size);
-  return alloc_locked(c, size, "hsmalloc_chain_malloc");
+  return alloc_locked(c, size, 1, "hsmalloc_chain_malloc");
 }
 
 HSM_EXPORT void *hsmalloc_chain_calloc(hsmalloc_chain_t *c, size_t n, size_t size) {
@@ -183,7 +184,7 @@ HSM_EXPORT void *hsmalloc_chain_calloc(hsmalloc_chain_t *c, size_t n, size_t siz
     errno = ENOMEM;
     return NULL;
   }
-  void *p = alloc_locked(c, total, "hsmalloc_chain_calloc");
+  void *p = alloc_locked(c, total, 1, "hsmalloc_chain_calloc");
   if (p != NULL) memset(p, 0, total);
   return p;
 }
@@ -199,9 +200,9 @@ HSM_EXPORT void *hsmalloc_chain_aligned_alloc(hsmalloc_chain_t *c, size_t align,
 
 HSM_EXPORT void *hsmalloc_chain_realloc(hsmalloc_chain_t *c, void *p, size_t size) {
   if (c == NULL) return hsm_realloc(p, size);
-  if (p == NULL) return alloc_locked(c, size, "hsmalloc_chain_realloc");
+  if (p == NULL) return alloc_locked(c, size, 1, "hsmalloc_chain_realloc");
   hsm_cregion_t *r = region_in(c, p, "hsmalloc_chain_realloc");
-  return realloc_in(c, r, p, size, "hsmalloc_chain_realloc");
+  return realloc_in(c, r, p, size, 1, "hsmalloc_chain_realloc");
 }
 
 HSM_EXPORT void hsmalloc_chain_free(hsmalloc_chain_t *c, void *p) {
@@ -306,11 +307,11 @@ void *hsm_chain_realloc_routed(void *p, size_t size, unsigned kind, int *done) {
   unsigned prior;
   hsm_cregion_t *r = hsm_chain_region_of(p, kind, &prior);
   *done = r != NULL;
-  return r ? realloc_in(r->chain, r, p, size, "realloc") : NULL;
+  return r ? realloc_in(r->chain, r, p, size, 0, "realloc") : NULL;
 }
 
 void *hsm_chain_alloc_default(hsmalloc_chain_t *c, size_t size, int zero) {
-  void *p = alloc_locked(c, size, "malloc");
+  void *p = alloc_locked(c, size, 0, "malloc");
   if (zero && p != NULL) memset(p, 0, size);
   return p;
 }

@@ -33,7 +33,7 @@ static void *map(size_t size) {
   return p;
 }
 
-static const size_t sizes[] = {0, 1, 8, 17, 24, 100, 500, 1000, 4096, 5000, 40000, 131072, 200000, 3 << 20};
+static const size_t sizes[] = {0, 1, 8, 17, 20, 24, 100, 104, 500, 1000, 4096, 5000, 40000, 131072, 200000, 3 << 20};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 /* Every operation on one chain, block contents checked after each. */
@@ -43,7 +43,12 @@ static void operations(hsmalloc_chain_t *c, void *buf, size_t bufsize) {
     if (buf && sizes[i] > bufsize / 4) { p[i] = NULL; continue; }
     p[i] = hsmalloc_chain_malloc(c, sizes[i]);
     CHECK(p[i] != NULL, "malloc %zu", sizes[i]);
-    CHECK(((uintptr_t)p[i] & 15) == 0 || sizes[i] <= 8, "16-aligned %p", p[i]);
+    /* 16-aligned, except the packed sizes (17-128, remainder mod 16 of 1-8): 8 */
+    int packed = sizes[i] <= 8 || (sizes[i] >= 17 && sizes[i] <= 128 && (sizes[i] - 1) % 16 < 8);
+    CHECK(((uintptr_t)p[i] & (packed ? 7 : 15)) == 0, "aligned %p (size %zu)", p[i], sizes[i]);
+    if (packed && sizes[i] > 8)
+      CHECK(malloc_usable_size(p[i]) == (sizes[i] + 7) / 8 * 8, "packed: %zu B for %zu",
+            malloc_usable_size(p[i]), sizes[i]);
     CHECK(malloc_usable_size(p[i]) >= sizes[i], "usable %zu < %zu", malloc_usable_size(p[i]), sizes[i]);
     CHECK(hsmalloc_owns(p[i]), "owned %p", p[i]);
     if (buf) CHECK(inside(p[i], buf, bufsize), "%p in the buffer", p[i]);
@@ -152,7 +157,7 @@ static void mode_buffer(void) {
 
 /* A buffer that is itself a heap block, and one inside static memory: neither starts
  * on a 2 MiB boundary; heap blocks next to them are still freed as heap blocks. */
-static char static_buf[256 * 1024] __attribute__((aligned(16)));
+static char static_buf[1024 * 1024] __attribute__((aligned(16)));
 static void mode_unaligned(void) {
   void *neighbours[64];
   for (int i = 0; i < 64; i++) neighbours[i] = malloc(300);
@@ -327,6 +332,10 @@ static void mode_default(void) {
             inside(big, dflt_buf, dflt_size) && inside(al, dflt_buf, dflt_size),
         "malloc, calloc, a big block, posix_memalign in scope");
   CHECK(((uintptr_t)al & 255) == 0, "aligned in scope");
+  void *m24 = malloc(24);
+  CHECK(inside(m24, dflt_buf, dflt_size) && ((uintptr_t)m24 & 15) == 0 && malloc_usable_size(m24) == 32,
+        "malloc in scope keeps malloc's 16-byte alignment (no packed class)");
+  free(m24);
   for (int i = 0; i < 1000; i++) CHECK(((char *)z)[i] == 0, "calloc zero");
   char *words[] = {"pear", "apple", "fig", "kiwi", "banana", "cherry"};
   qsort(words, 6, sizeof words[0], allocating_cmp);
