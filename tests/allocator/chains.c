@@ -161,14 +161,14 @@ static char static_buf[1024 * 1024] __attribute__((aligned(16)));
 static void mode_unaligned(void) {
   void *neighbours[64];
   for (int i = 0; i < 64; i++) neighbours[i] = malloc(300);
-  char *buf = malloc(600 * 1024 + 16);
+  char *buf = malloc(1200 * 1024 + 16);
   CHECK(buf != NULL, "heap buffer");
-  hsmalloc_chain_t *c = hsmalloc_chain_create(buf + 16, 600 * 1024, 0);
+  hsmalloc_chain_t *c = hsmalloc_chain_create(buf + 16, 1200 * 1024, 0);
   CHECK(c != NULL, "create on a heap block: %s", strerror(errno));
-  operations(c, buf + 16, 600 * 1024);
+  operations(c, buf + 16, 1200 * 1024);
   for (int i = 0; i < 64; i++) {
     memset(neighbours[i], i, 300);
-    CHECK(!inside(neighbours[i], buf, 600 * 1024 + 16), "neighbour outside");
+    CHECK(!inside(neighbours[i], buf, 1200 * 1024 + 16), "neighbour outside");
     CHECK(malloc_usable_size(neighbours[i]) >= 300, "neighbour's size");
     free(neighbours[i]);
   }
@@ -177,7 +177,7 @@ static void mode_unaligned(void) {
   operations(s, static_buf, sizeof static_buf);
   hsmalloc_chain_destroy(s);
   hsmalloc_chain_destroy(c);
-  CHECK(malloc_usable_size(buf) >= 600 * 1024 + 16, "the buffer is a heap block again");
+  CHECK(malloc_usable_size(buf) >= 1200 * 1024 + 16, "the buffer is a heap block again");
   free(buf);
 }
 
