@@ -39,11 +39,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--only", help="labels of the configurations to run, separated by ;")
     parser.add_argument("args", nargs="*", help="more arguments for hs-wl-mesh-refine")
     opts = parser.parse_args()
     program = str(native_dir() / "bin" / "hs-wl-mesh-refine")
     preload = {}
-    for _, _, name in CONFIGS:
+    for label, _, name in CONFIGS:
+        if opts.only and label not in opts.only.split(";") and label != BASELINE:
+            continue
         if name != "glibc" and name not in preload:
             path = allocators.find_allocator(name)
             if path is None:
@@ -51,7 +54,9 @@ def main():
             preload[name] = str(path)
     base_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     for threads in [int(t) for t in opts.threads.split(",")]:
-        table = {label: (pool, name) for label, pool, name in CONFIGS}
+        wanted = set(opts.only.split(";")) if opts.only else None
+        table = {label: (pool, name) for label, pool, name in CONFIGS
+                 if wanted is None or label in wanted or label == BASELINE}
 
         def run_one(label):
             pool, name = table[label]
