@@ -77,13 +77,22 @@ static hsm_cregion_t *os_region(hsmalloc_chain_t *c, size_t need_pages, size_t s
   hsm_cregion_t *r = region_init(lo, bytes, skip);
   r->from_os = 1;
   r->dedicated = bytes > HSM_SEGMENT_SIZE;
-  hsm_registry_set(lo, HSM_REG_CHAIN_SEG); /* blocks start in the first unit */
+  /* One segment: masking finds the header. A mapping made for one big block spans
+   * several units, and an aligned pointer into the block may lie past the first: the
+   * map knows every unit. */
+  if (!r->dedicated) {
+    hsm_registry_set(lo, HSM_REG_CHAIN_SEG);
+  } else if (hsm_chain_map_add(r) != 0) {
+    hsm_os_unmap(lo, bytes);
+    return NULL;
+  }
   if (c != NULL) c->mapped += bytes;
   return r;
 }
 
 static void os_unmap(hsm_cregion_t *r) {
-  hsm_registry_set(r->lo, HSM_REG_NONE);
+  if (r->dedicated) hsm_chain_map_remove(r);
+  else hsm_registry_set(r->lo, HSM_REG_NONE);
   hsm_os_unmap(r->lo, (size_t)(r->hi - r->lo));
 }
 

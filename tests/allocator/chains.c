@@ -113,6 +113,15 @@ static void mode_os(void) {
   hsmalloc_chain_t *c = hsmalloc_chain_create(NULL, 0, 0);
   CHECK(c != NULL, "create on OS memory: %s", strerror(errno));
   operations(c, NULL, 0);
+  /* big blocks of their own mapping, aligned past its first 2 MiB: free() finds them */
+  for (size_t align = (size_t)1 << 20; align <= ((size_t)16 << 20); align *= 4) {
+    char *a = hsmalloc_chain_aligned_alloc(c, align, 5 << 20);
+    CHECK(a != NULL && ((uintptr_t)a & (align - 1)) == 0, "aligned %zu MiB", align >> 20);
+    CHECK(hsmalloc_owns(a) && malloc_usable_size(a) >= (5 << 20), "owned, usable");
+    fill(a + (4 << 20), 4096, 2);
+    CHECK(filled(a + (4 << 20), 4096, 2), "big aligned contents");
+    free(a);
+  }
   hsmalloc_stats_t st;
   CHECK(hsmalloc_chain_stats(c, &st) == 0, "stats");
   CHECK(st.allocs == st.frees, "every block freed: %llu allocs, %llu frees",
