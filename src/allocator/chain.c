@@ -14,7 +14,8 @@ __thread char hsm_chain_mark __attribute__((tls_model("initial-exec")));
 
 /* Pages of each class's span: the fewest (up to HSM_CHAIN_SPAN_MAX) whose unused tail
  * is at most 1/8 of the span, and blocks per span. */
-static size_t class_size[HSM_CHAIN_CLASSES];
+size_t hsm_chain_class_size[HSM_CHAIN_CLASSES];
+#define class_size hsm_chain_class_size
 static uint8_t span_pages[HSM_CHAIN_CLASSES];
 static uint16_t span_blocks[HSM_CHAIN_CLASSES];
 static pthread_once_t spans_once = PTHREAD_ONCE_INIT;
@@ -255,15 +256,9 @@ static void *alloc_big(hsmalloc_chain_t *c, size_t size) {
   return p;
 }
 
-static inline size_t class_of(size_t size, int packed) {
-  if (packed && size - 17 < 112 && ((size - 1) & 15) < 8)
-    return HSM_FIXED_CLASSES + ((size - 1) >> 4) - 1;
-  return hsm_class_of(size);
-}
-
 void *hsm_chain_alloc(hsmalloc_chain_t *c, size_t size, int packed) {
   if (HSM_UNLIKELY(size > HSM_SMALL_MAX)) return alloc_big(c, size);
-  size_t cls = class_of(size, packed);
+  size_t cls = hsm_chain_class_of(size, packed);
   size_t bsize = class_size[cls];
   void *p = c->free[cls];
   if (HSM_LIKELY(p != NULL)) {

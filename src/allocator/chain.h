@@ -106,6 +106,68 @@ HSM_HIDDEN void hsm_chain_clear(hsmalloc_chain_t *c);
 HSM_HIDDEN void hsm_chain_release(hsmalloc_chain_t *c);
 HSM_HIDDEN void hsm_chain_fill_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *st);
 
+/* ---- the fast paths, inlined into the entry points (chain_api.c) ---- */
+HSM_HIDDEN extern size_t hsm_chain_class_size[HSM_CHAIN_CLASSES];
+
+static inline size_t hsm_chain_class_of(size_t size, int packed) {
+  if (packed && size - 17 < 112 && ((size - 1) & 15) < 8)
+    return HSM_FIXED_CLASSES + ((size - 1) >> 4) - 1;
+  return hsm_class_of(size);
+}
+
+/* A recycled block, or the next one of the class's span; else hsm_chain_alloc. */
+static inline __attribute__((always_inline)) void *hsm_chain_alloc_fast(hsmalloc_chain_t *c,
+                                                                        size_t size, int packed) {
+  if (HSM_LIKELY(size <= HSM_SMALL_MAX)) {
+    size_t cls = hsm_chain_class_of(size, packed);
+    hsm_block_t *b = c->free[cls];
+    uint8_t *p = (uint8_t *)b;
+    if (HSM_LIKELY(b != NULL)) {
+      c->free[cls] = b->next;
+    } else {
+      p = c->cur[cls];
+      size_t bsize = hsm_chain_class_size[cls];
+      if (HSM_UNLIKELY(p == NULL || p + bsize > c->cur_end[cls]))
+        return hsm_chain_alloc(c, size, packed);
+      c->cur[cls] = p + bsize;
+    }
+    HSM_COUNT(c->allocs[cls], 1);
+    HSM_COUNT(c->requested, size);
+    return p;
+  }
+  return hsm_chain_alloc(c, size, packed);
+}
+
+/* The region of a chain's OS segment by masking, else the out-of-line lookup. */
+static inline hsm_cregion_t *hsm_chain_region_fast(const void *p, unsigned kind, unsigned *prior) {
+  if (HSM_LIKELY(kind == HSM_REG_CHAIN_SEG)) {
+    hsm_cregion_t *r = (hsm_cregion_t *)((uintptr_t)p & ~(uintptr_t)HSM_SEGMENT_MASK);
+    if (HSM_LIKELY(r->magic == HSM_CHAIN_REGION_MAGIC && (const uint8_t *)p >= r->base &&
+                   (const uint8_t *)p < r->end)) {
+      *prior = HSM_REG_NONE;
+      return r;
+    }
+  }
+  return hsm_chain_region_of(p, kind, prior);
+}
+
+/* The owner frees p (a block start of a small class) onto its class's list; anything
+ * else takes hsm_chain_free_block. */
+static inline __attribute__((always_inline)) void hsm_chain_free_fast(hsmalloc_chain_t *c,
+                                                                      hsm_cregion_t *r, void *p) {
+  size_t page = (size_t)((uint8_t *)p - r->base) >> HSM_CHAIN_PAGE_SHIFT;
+  uint32_t info = r->span[r->head[page]];
+  unsigned cls = info & 0x1FF; /* the class, and the aligned flag */
+  if (HSM_LIKELY(cls < HSM_CHAIN_CLASSES)) {
+    hsm_block_t *b = p;
+    b->next = c->free[cls];
+    c->free[cls] = b;
+    HSM_COUNT(c->frees[cls], 1);
+    return;
+  }
+  hsm_chain_free_block(c, r, p);
+}
+
 /* ---- one line on stderr, then abort (bad use of a chain) ---- */
 HSM_HIDDEN __attribute__((noreturn)) void hsm_chain_die(const char *what, const void *a,
                                                         const void *b);

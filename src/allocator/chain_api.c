@@ -80,9 +80,9 @@ static void check_magic(hsmalloc_chain_t *c, const char *fn) {
 /* ---- blocks, whoever frees them ---- */
 
 /* An unshared chain's block freed by another thread waits on the remote stack. */
-static void free_in(hsmalloc_chain_t *c, hsm_cregion_t *r, void *p) {
-  if (c->owner == hsm_chain_self()) {
-    hsm_chain_free_block(c, r, p);
+static inline void free_in(hsmalloc_chain_t *c, hsm_cregion_t *r, void *p) {
+  if (HSM_LIKELY(c->owner == hsm_chain_self())) {
+    hsm_chain_free_fast(c, r, p);
   } else if (c->owner == HSM_CHAIN_SHARED_OWNER) {
     pthread_mutex_lock(&c->lock);
     hsm_chain_free_block(c, r, p);
@@ -101,7 +101,7 @@ static void free_in(hsmalloc_chain_t *c, hsm_cregion_t *r, void *p) {
 
 static void *alloc_locked(hsmalloc_chain_t *c, size_t size, int packed, const char *fn) {
   int locked = enter(c, fn);
-  void *p = hsm_chain_alloc(c, size, packed);
+  void *p = hsm_chain_alloc_fast(c, size, packed);
   leave(c, locked);
   if (HSM_UNLIKELY(p == NULL)) errno = ENOMEM;
   return p;
@@ -146,13 +146,13 @@ static void *realloc_in(hsmalloc_chain_t *c, hsm_cregion_t *r, void *p, size_t s
   return q;
 }
 
-static hsm_cregion_t *region_in(hsmalloc_chain_t *c, void *p, const char *fn) {
+static inline hsm_cregion_t *region_in(hsmalloc_chain_t *c, void *p, const char *fn) {
   unsigned kind = hsm_registry_kind(p), prior;
   hsm_cregion_t *r = kind == HSM_REG_CHAIN_SEG || kind == HSM_REG_CHAIN_MAP
-                         ? hsm_chain_region_of(p, kind, &prior)
+                         ? hsm_chain_region_fast(p, kind, &prior)
                          : NULL;
-  if (r == NULL) die_in(fn, ": not a block of any chain", p, c);
-  if (r->chain != c) die_in(fn, ": the block belongs to another chain", p, c);
+  if (HSM_UNLIKELY(r == NULL)) die_in(fn, ": not a block of any chain", p, c);
+  if (HSM_UNLIKELY(r->chain != c)) die_in(fn, ": the block belongs to another chain", p, c);
   return r;
 }
 
@@ -172,9 +172,31 @@ HSM_EXPORT hsmalloc_chain_t *hsmalloc_chain_create(void *buf, size_t size, unsig
   return c;
 }
 
-HSM_EXPORT void *hsmalloc_chain_malloc(hsmalloc_chain_t *c, size_t size) {
+static __attribute__((noinline)) void *chain_malloc_slow(hsmalloc_chain_t *c, size_t size) {
   if (c == NULL) return hsm_malloc(size);
   return alloc_locked(c, size, 1, "hsmalloc_chain_malloc");
+}
+
+/* The fast path is a leaf, as malloc's: the owner, a recycled block or the next one
+ * of the class's span, two counters. */
+HSM_EXPORT void *hsmalloc_chain_malloc(hsmalloc_chain_t *c, size_t size) {
+  if (HSM_LIKELY(c != NULL && c->owner == hsm_chain_self() && size <= HSM_SMALL_MAX)) {
+    size_t cls = hsm_chain_class_of(size, 1);
+    hsm_block_t *b = c->free[cls];
+    uint8_t *p = (uint8_t *)b;
+    if (HSM_LIKELY(b != NULL)) {
+      c->free[cls] = b->next;
+    } else {
+      p = c->cur[cls];
+      size_t bsize = hsm_chain_class_size[cls];
+      if (HSM_UNLIKELY(p == NULL || p + bsize > c->cur_end[cls])) return chain_malloc_slow(c, size);
+      c->cur[cls] = p + bsize;
+    }
+    HSM_COUNT(c->allocs[cls], 1);
+    HSM_COUNT(c->requested, size);
+    return p;
+  }
+  return chain_malloc_slow(c, size);
 }
 
 HSM_EXPORT void *hsmalloc_chain_calloc(hsmalloc_chain_t *c, size_t n, size_t size) {
@@ -205,13 +227,34 @@ HSM_EXPORT void *hsmalloc_chain_realloc(hsmalloc_chain_t *c, void *p, size_t siz
   return realloc_in(c, r, p, size, 1, "hsmalloc_chain_realloc");
 }
 
-HSM_EXPORT void hsmalloc_chain_free(hsmalloc_chain_t *c, void *p) {
+static __attribute__((noinline)) void chain_free_slow(hsmalloc_chain_t *c, void *p) {
   if (p == NULL) return;
   if (c == NULL) {
     hsm_free(p);
     return;
   }
   free_in(c, region_in(c, p, "hsmalloc_chain_free"), p);
+}
+
+/* The fast path is a leaf: a small block (not handed out inside) of the owner's chain
+ * in one of its OS segments goes on its class's list. */
+HSM_EXPORT void hsmalloc_chain_free(hsmalloc_chain_t *c, void *p) {
+  if (HSM_LIKELY(hsm_registry_kind(p) == HSM_REG_CHAIN_SEG)) { /* (NULL: unit 0, none) */
+    hsm_cregion_t *r = (hsm_cregion_t *)((uintptr_t)p & ~(uintptr_t)HSM_SEGMENT_MASK);
+    if (HSM_LIKELY(r->chain == c && c->owner == hsm_chain_self() && (uint8_t *)p >= r->base &&
+                   (uint8_t *)p < r->end)) {
+      size_t page = (size_t)((uint8_t *)p - r->base) >> HSM_CHAIN_PAGE_SHIFT;
+      unsigned cls = r->span[r->head[page]] & 0x1FF; /* the class, and the aligned flag */
+      if (HSM_LIKELY(cls < HSM_CHAIN_CLASSES)) {
+        hsm_block_t *b = p;
+        b->next = c->free[cls];
+        c->free[cls] = b;
+        HSM_COUNT(c->frees[cls], 1);
+        return;
+      }
+    }
+  }
+  chain_free_slow(c, p);
 }
 
 HSM_EXPORT void hsmalloc_chain_reset(hsmalloc_chain_t *c) {
@@ -286,7 +329,7 @@ HSM_EXPORT int hsmalloc_chain_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *out) 
 
 unsigned hsm_chain_free_routed(void *p, unsigned kind) {
   unsigned prior;
-  hsm_cregion_t *r = hsm_chain_region_of(p, kind, &prior);
+  hsm_cregion_t *r = hsm_chain_region_fast(p, kind, &prior);
   if (r == NULL) return prior;
   free_in(r->chain, r, p);
   return HSM_REG_CHAIN_BLOCK;
