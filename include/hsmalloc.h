@@ -1,7 +1,7 @@
 /* hsmalloc: heapscope's allocator. Used by LD_PRELOAD=libhsmalloc.so or by linking
  * with -lhsmalloc, it replaces the whole malloc family (and C++ new/delete).
- * This header adds what glibc's API cannot say: statistics and explicit collection.
- * (User arenas are planned, not built: see "Planned" in docs/hsmalloc.md.)
+ * This header adds what glibc's API cannot say: statistics, explicit collection, and
+ * chains (allocation arenas over any memory, below).
  * Options are environment variables, read at start-up (see docs/hsmalloc.md):
  *   HSMALLOC_STATS=1|json     print statistics at exit, to stderr or HSMALLOC_STATS_FILE
  *                             (appended; "%p" in the name becomes the process id)
@@ -169,6 +169,61 @@ void *hsmalloc_realloc(void *p, size_t size);
 void *hsmalloc_memalign(size_t align, size_t size);
 void hsmalloc_free(void *p);
 size_t hsmalloc_usable_size(const void *p);
+
+
+/* ---- Chains: allocation arenas over any memory source (docs/hsmalloc.md, "Chains") ----
+ * A chain allocates from a caller's buffer (mmap'd, mlock'd, shm_open'd, static: any
+ * 16-byte aligned region) or from OS memory of its own. Its blocks are freed by
+ * hsmalloc_chain_free or by plain free() (realloc() and malloc_usable_size() work too)
+ * from any thread, or all at once by hsmalloc_chain_reset. A chain never falls back to
+ * other memory: when it is full an allocation returns NULL with errno ENOMEM (a
+ * throwing `new` runs the new-handler, then throws std::bad_alloc).
+ * Without HSMALLOC_CHAIN_SHARED a chain belongs to the thread that created it: only
+ * that thread allocates, reallocates, resets or makes it its default (any other
+ * thread doing so aborts with a one-line message); any thread may free its blocks.
+ * A chain's pointer passed to any function must not have been destroyed.
+ * A NULL chain means the thread's ordinary allocation (what malloc would do). */
+typedef struct hsmalloc_chain hsmalloc_chain_t;
+#define HSMALLOC_CHAIN_SHARED 1u /* several threads use it: locked */
+/* A caller's buffer of at least this many bytes always holds the chain's bookkeeping
+ * (about 4 KiB, plus 8 bytes per 4 KiB page) and one 4 KiB page. */
+#define HSMALLOC_CHAIN_MIN_SIZE 16384u
+
+/* buf NULL: OS memory, size a soft limit (0: none; rounded up to 2 MiB segments).
+ * buf non-NULL: size bytes there. NULL and errno: EINVAL (unknown flags, buf not 16-byte
+ * aligned, size 0, range past the address space), ENOSPC (no room for the bookkeeping
+ * and one 4 KiB page), EBUSY (the buffer overlaps another chain's memory), ENOMEM. */
+hsmalloc_chain_t *hsmalloc_chain_create(void *buf, size_t size, unsigned flags);
+/* Blocks are 16-byte aligned, except sizes 17-128 whose remainder mod 16 is 1-8: those
+ * are 8-byte aligned and packed (24, 40, ... 120 bytes: a 20-byte object takes 24, as
+ * in an application's pool). hsmalloc_chain_aligned_alloc(c, 16, n) for 16 always;
+ * malloc in a default-chain scope keeps malloc's 16. */
+void *hsmalloc_chain_malloc(hsmalloc_chain_t *c, size_t size);
+void *hsmalloc_chain_calloc(hsmalloc_chain_t *c, size_t n, size_t size);
+/* p NULL: malloc; size 0: free, NULL. The block stays in its chain, in place when the
+ * new size fits; NULL and ENOMEM (p untouched) when the chain is full. */
+void *hsmalloc_chain_realloc(hsmalloc_chain_t *c, void *p, size_t size);
+/* align a power of two (else NULL, EINVAL). */
+void *hsmalloc_chain_aligned_alloc(hsmalloc_chain_t *c, size_t align, size_t size);
+/* p must be a block of c: a block of another chain, or not of a chain, aborts with a
+ * one-line message. */
+void hsmalloc_chain_free(hsmalloc_chain_t *c, void *p);
+/* Free-all: every block of the chain at once (OS memory is kept for reuse). */
+void hsmalloc_chain_reset(hsmalloc_chain_t *c);
+/* Release the chain (and its OS memory; a caller's buffer is the caller's again). Any
+ * thread may destroy it once no thread uses it; destroying a chain that is another
+ * thread's default aborts. The calling thread's default goes back to its heap. */
+void hsmalloc_chain_destroy(hsmalloc_chain_t *c);
+/* Make c the calling thread's default: malloc, calloc, realloc(NULL, n), aligned
+ * allocation, new, and library code (strdup, std::string, ...) allocate in c until
+ * the previous default is restored. Returns the previous default (NULL: the thread's
+ * heap); nest by restoring what it returned. Other threads are not affected. */
+hsmalloc_chain_t *hsmalloc_chain_set_default(hsmalloc_chain_t *c);
+/* The chain's figures in hsmalloc_stats_t (bins: fixed classes, then big blocks in the
+ * "large" row; segments: regions; pages: spans; reserved: region bytes; committed:
+ * bookkeeping and pages handed out). A reset counts every live block as freed.
+ * Returns 0; -1 (EINVAL) when out is NULL. c NULL: hsmalloc_stats_get. */
+int hsmalloc_chain_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *out);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,7 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
       return NULL;
     }
   }
+  if (HSM_UNLIKELY(heap->chain != NULL)) return hsm_chain_alloc_default(heap->chain, size, zero);
   void *p = alloc_in(heap, size, zero);
   /* after: the window's allocations are all served by the classes it began with */
   if (HSM_UNLIKELY(heap->sample_left != 0)) hsm_hot_sample(heap, size);
@@ -85,6 +86,8 @@ void *hsm_memalign(size_t align, size_t size) {
     errno = ENOMEM;
     return NULL;
   }
+  if (HSM_UNLIKELY(heap->chain != NULL))
+    return hsm_chain_memalign_default(heap->chain, align, size);
   if (size <= HSM_SMALL_MAX && align <= HSM_SLICE_SIZE &&
       hsm_class_size[hsm_heap_class_of(heap, size)] % align == 0)
     return alloc_checked(size, 0);
@@ -127,6 +130,12 @@ void *hsm_memalign(size_t align, size_t size) {
  * the new size fits and uses at least half of it. */
 void *hsm_realloc(void *p, size_t size) {
   if (p == NULL) return hsm_malloc(size);
+  unsigned kind = hsm_registry_kind(p);
+  if (HSM_UNLIKELY(hsm_is_chain_kind(kind))) { /* a chain's block stays in its chain */
+    int done;
+    void *q = hsm_chain_realloc_routed(p, size, kind, &done);
+    if (done) return q;
+  }
   if (size == 0) {
     hsm_free(p);
     return NULL;

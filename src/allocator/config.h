@@ -104,4 +104,16 @@
 
 #define HSM_MAX_ALIGN_SMALL 16 /* malloc's guaranteed alignment */
 
+/* Chains (chain*.c): arenas over a caller's buffer or the chain's own OS segments.
+ * A chain cuts its memory into 4 KiB pages; a run of pages (a span) serves one fixed
+ * size class, or is one big block (above HSM_SMALL_MAX). */
+#define HSM_CHAIN_PAGE_SHIFT 12
+#define HSM_CHAIN_PAGE       ((size_t)1 << HSM_CHAIN_PAGE_SHIFT)
+#define HSM_CHAIN_BUF_ALIGN  16 /* a caller's buffer must be aligned to this */
+#define HSM_CHAIN_SPAN_MAX   32 /* pages of a small class's span, at most */
+/* The two-level map of 2 MiB units that hold caller buffers: 4096 units (8 GiB) per
+ * second-level table, made on first use and never freed. */
+#define HSM_CHAIN_MAP_L2_BITS 12
+#define HSM_CHAIN_MAP_L1_BITS (HSM_ADDRESS_BITS - HSM_SEGMENT_SHIFT - HSM_CHAIN_MAP_L2_BITS)
+
 #endif

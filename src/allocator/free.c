@@ -38,6 +38,14 @@ static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *p
 }
 
 static __attribute__((noinline)) void free_outside_segments(void *p, unsigned kind) {
+  if (HSM_UNLIKELY(hsm_is_chain_kind(kind))) { /* a chain's unit (chain_api.c) */
+    kind = hsm_chain_free_routed(p, kind);
+    if (kind == HSM_REG_CHAIN_BLOCK) return;
+    if (kind == HSM_REG_SEGMENT) { /* a segment that also holds a chain's buffer */
+      free_other(hsm_tls_heap, hsm_page_of(hsm_segment_of(p), p), p);
+      return;
+    }
+  }
   if (kind != HSM_REG_NONE) huge_free_counted(p, kind);
   else if (p != NULL) hsm_foreign_free(p);
 }
@@ -67,6 +75,10 @@ void hsm_free(void *p) {
 size_t hsm_usable_size(const void *p) {
   if (p == NULL) return 0;
   unsigned kind = hsm_registry_kind(p);
+  if (HSM_UNLIKELY(hsm_is_chain_kind(kind))) {
+    size_t usable = hsm_chain_usable_routed(p, &kind);
+    if (kind == HSM_REG_CHAIN_BLOCK) return usable;
+  }
   if (kind == HSM_REG_SEGMENT) {
     hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
     if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)) return pg->block_size;
@@ -78,7 +90,12 @@ size_t hsm_usable_size(const void *p) {
   return (size_t)(h->block + h->usable - (const uint8_t *)p);
 }
 
-int hsm_owns(const void *p) { return p != NULL && hsm_registry_kind(p) != HSM_REG_NONE; }
+int hsm_owns(const void *p) {
+  if (p == NULL) return 0;
+  unsigned kind = hsm_registry_kind(p);
+  if (HSM_UNLIKELY(hsm_is_chain_kind(kind))) (void)hsm_chain_usable_routed(p, &kind);
+  return kind != HSM_REG_NONE;
+}
 
 #ifndef HSMALLOC_NO_OVERRIDE
 HSM_ALIAS(free, hsm_free);

@@ -111,6 +111,7 @@ static void heap_thread_exit(void *arg) {
   hsm_heap_t *heap = arg;
   if (heap == NULL || hsm_tls_heap != heap) return;
   int err = errno;
+  if (heap->chain) hsm_chain_thread_exit(heap); /* the next thread starts on its heap */
   hsm_cache_flush_all(heap);
   hsm_rbatch_flush_all(heap);
   heap_tidy(heap);

@@ -133,8 +133,18 @@ typedef struct hsm_huge_s { /* header of a huge block's own mapping */
 #define HSM_SEGMENT_MAGIC 0x48534D31u /* "HSM1" */
 #define HSM_HUGE_MAGIC    0x48534D48u /* "HSMH" */
 
-/* Registry byte per 2 MiB unit. */
-enum { HSM_REG_NONE = 0, HSM_REG_SEGMENT = 1, HSM_REG_HUGE = 2, HSM_REG_HUGE_PREV = 3 };
+/* Registry byte per 2 MiB unit. A chain's OS region is HSM_REG_CHAIN_SEG (masking finds
+ * its header); a unit holding part of a caller's buffer is HSM_REG_CHAIN_MAP (chain.h).
+ * HSM_REG_CHAIN_BLOCK is never stored: the chain routes' answer for "a chain's block". */
+enum {
+  HSM_REG_NONE = 0,
+  HSM_REG_SEGMENT = 1,
+  HSM_REG_HUGE = 2,
+  HSM_REG_HUGE_PREV = 3,
+  HSM_REG_CHAIN_SEG = 4,
+  HSM_REG_CHAIN_MAP = 5,
+  HSM_REG_CHAIN_BLOCK = 6
+};
 
 typedef struct {
   hsm_page_t *first, *last;
@@ -211,6 +221,7 @@ struct hsm_heap_s {
   uint32_t hot_count;                               /* slots installed */
   hsm_page_queue_t kept[HSM_HOT_SLOTS];             /* empty pages held by postponed free */
   size_t kept_bytes[HSM_HOT_SLOTS];
+  struct hsmalloc_chain *chain; /* the thread's default chain (hsmalloc_chain_set_default) */
   hsm_heap_stats_t stats;
 };
 
@@ -370,10 +381,11 @@ HSM_HIDDEN void hsm_rbatch_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_drain_remote(hsm_heap_t *heap);
 
 /* Make pg the class's current page (in both lookup tables; direct8 only where this
- * heap serves the size with that class, and not while a window samples). */
+ * heap serves the size with that class, and not while a window samples or a chain is
+ * the default). */
 static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) {
   heap->direct[cls] = pg;
-  if (heap->sample_left) return;
+  if (heap->sample_left || heap->chain) return;
   for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++)
     if (heap->class8[i] == cls) heap->direct8[i] = pg;
 }
@@ -424,6 +436,20 @@ static inline int hsm_is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 /* ---- pointers we do not own (foreign.c) ---- */
 HSM_HIDDEN void hsm_foreign_free(void *p);
 HSM_HIDDEN size_t hsm_foreign_usable_size(void *p);
+
+/* ---- chains reached through the glibc API (chain_api.c), off the fast paths ---- */
+/* p's unit is HSM_REG_CHAIN_*: free p if it is a chain's block (returns
+ * HSM_REG_CHAIN_BLOCK), else return the kind the rest of the unit has. */
+HSM_HIDDEN unsigned hsm_chain_free_routed(void *p, unsigned kind);
+/* The same for the usable size: *kind becomes HSM_REG_CHAIN_BLOCK or the prior kind. */
+HSM_HIDDEN size_t hsm_chain_usable_routed(const void *p, unsigned *kind);
+HSM_HIDDEN void *hsm_chain_realloc_routed(void *p, size_t size, unsigned kind, int *done);
+HSM_HIDDEN void *hsm_chain_alloc_default(struct hsmalloc_chain *c, size_t size, int zero);
+HSM_HIDDEN void *hsm_chain_memalign_default(struct hsmalloc_chain *c, size_t align, size_t size);
+HSM_HIDDEN void hsm_chain_thread_exit(hsm_heap_t *heap);
+static inline int hsm_is_chain_kind(unsigned kind) {
+  return kind == HSM_REG_CHAIN_SEG || kind == HSM_REG_CHAIN_MAP;
+}
 
 /* ---- statistics (stats.c), the SIGUSR2 dump (stats_signal.c) ---- */
 HSM_HIDDEN void hsm_stats_at_exit(void);

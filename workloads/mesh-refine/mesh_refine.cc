@@ -10,13 +10,74 @@
 // it). Triangles are never merged, so memory grows round after round. --threads T refines
 // T vertical strips in parallel, each with its own containers; the checksum combines the
 // strips in order.
+//
+// --pool chooses where triangles and vertices live (the checksum is the same):
+//   0  new/delete, one object at a time (the process allocator)
+//   1  the study's custom pool: per thread and per type, objects cut from 64 KiB chunks
+//      by a pointer bump, deleted ones recycled through a vector, all chunks released
+//      at once at the end
+//   2  hsmalloc chains, per thread and per type like the pools (hsmalloc_chain_malloc
+//      and _free), each released at once by hsmalloc_chain_destroy at the end (needs
+//      libhsmalloc, preloaded or linked)
+// With --pool 1 or 2 each thread also builds and tears down its strip itself.
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "hsmalloc.h"
 #include "wl_common.h"
+
+// Weak: the program also runs without hsmalloc (--pool 2 then says it needs it).
+#pragma weak hsmalloc_chain_create
+#pragma weak hsmalloc_chain_malloc
+#pragma weak hsmalloc_chain_free
+#pragma weak hsmalloc_chain_destroy
+
+enum PoolKind { POOL_NONE = 0, POOL_CUSTOM = 1, POOL_CHAIN = 2 };
+
+// The study's pool: objects of one type cut from chunks by a pointer bump; deleted ones
+// kept in a vector and handed out again first; everything released with the pool.
+template <class T>
+class Pool {
+public:
+    Pool() = default;
+    Pool(const Pool &) = delete;
+    ~Pool() {
+        for (char *c : chunks_) std::free(c);
+    }
+    void *get() {
+        if (!recycled_.empty()) {
+            T *p = recycled_.back();
+            recycled_.pop_back();
+            return p;
+        }
+        if (next_ == end_) grow();
+        void *p = next_;
+        next_ += sizeof(T);
+        return p;
+    }
+    void put(T *p) { recycled_.push_back(p); }
+
+private:
+    static constexpr size_t kChunk = 64 * 1024;
+    std::vector<char *> chunks_;
+    std::vector<T *> recycled_;
+    char *next_ = nullptr, *end_ = nullptr;
+    void grow() {
+        char *c = static_cast<char *>(std::malloc(kChunk));
+        if (c == nullptr) throw std::bad_alloc();
+        chunks_.push_back(c);
+        next_ = c;
+        end_ = c + kChunk / sizeof(T) * sizeof(T);
+    }
+};
 
 struct Vertex {
     double x, y;
@@ -34,18 +95,58 @@ struct RefineConfig {
     int max_level;
 };
 
+// Where a strip's triangles and vertices come from and go back to.
+template <class T>
+class Objects {
+public:
+    explicit Objects(PoolKind kind)
+        : kind_(kind), chain_(kind == POOL_CHAIN ? hsmalloc_chain_create(nullptr, 0, 0) : nullptr) {
+        if (kind == POOL_CHAIN && chain_ == nullptr) {
+            std::fprintf(stderr, "mesh-refine: hsmalloc_chain_create: %s\n", std::strerror(errno));
+            std::exit(1);
+        }
+    }
+    Objects(const Objects &) = delete;
+    ~Objects() {
+        if (chain_ != nullptr) hsmalloc_chain_destroy(chain_);  // every block at once
+    }
+    template <class... A>
+    T *make(A... args) {
+        void *p = kind_ == POOL_CUSTOM  ? pool_.get()
+                  : kind_ == POOL_CHAIN ? hsmalloc_chain_malloc(chain_, sizeof(T))
+                                        : nullptr;
+        if (kind_ == POOL_NONE) return new T{args...};
+        if (p == nullptr) throw std::bad_alloc();
+        return new (p) T{args...};
+    }
+    void drop(T *p) {
+        if (kind_ == POOL_NONE) delete p;
+        else if (kind_ == POOL_CUSTOM) pool_.put(p);
+        else hsmalloc_chain_free(chain_, p);
+    }
+    bool oneByOne() const { return kind_ == POOL_NONE; }  // else released all at once
+
+private:
+    PoolKind kind_;
+    hsmalloc_chain_t *chain_;
+    Pool<T> pool_;
+};
+
 class StripRefiner {
 public:
-    StripRefiner(double x0, double x1) {
+    StripRefiner(double x0, double x1, PoolKind kind = POOL_NONE)
+        : tris_(kind), verts_(kind) {
         Vertex *a = newVertex(x0, 0.0), *b = newVertex(x1, 0.0);
         Vertex *c = newVertex(x1, 1.0), *d = newVertex(x0, 1.0);
-        mesh_.push_back(new Triangle{{a, b, c}, 0});
-        mesh_.push_back(new Triangle{{a, c, d}, 0});
+        mesh_.push_back(tris_.make(a, b, c, 0));
+        mesh_.push_back(tris_.make(a, c, d, 0));
     }
 
     ~StripRefiner() {
-        for (Triangle *t : mesh_) delete t;
-        for (Vertex *v : vertices_) delete v;
+        if (tris_.oneByOne()) {
+            for (Triangle *t : mesh_) tris_.drop(t);
+            for (Vertex *v : vertices_) verts_.drop(v);
+        }  // else the pools or chains release everything with themselves
     }
 
     void run(const RefineConfig &cfg) {
@@ -72,13 +173,15 @@ public:
     size_t vertices() const { return vertices_.size(); }
 
 private:
+    Objects<Triangle> tris_;
+    Objects<Vertex> verts_;
     std::vector<Triangle *> mesh_;        // the current triangles, in a deterministic order
     std::vector<Vertex *> vertices_;      // every live vertex (owned)
     std::unordered_map<uint64_t, Vertex *> midpoints_;  // split edges waiting for their neighbour
     uint32_t next_id_ = 0;
 
     Vertex *newVertex(double x, double y) {
-        Vertex *v = new Vertex{x, y, next_id_++};
+        Vertex *v = verts_.make(x, y, next_id_++);
         vertices_.push_back(v);
         return v;
     }
@@ -97,10 +200,10 @@ private:
 
     __attribute__((noinline)) Vertex *midpoint(Vertex *a, Vertex *b) {
         const uint64_t lo = a->id < b->id ? a->id : b->id, hi = a->id < b->id ? b->id : a->id;
-        Vertex *candidate = new Vertex{0.5 * (a->x + b->x), 0.5 * (a->y + b->y), 0};
+        Vertex *candidate = verts_.make(0.5 * (a->x + b->x), 0.5 * (a->y + b->y), 0u);
         auto ins = midpoints_.emplace((lo << 32) | hi, candidate);
         if (!ins.second) {               // the neighbour split this edge already
-            delete candidate;
+            verts_.drop(candidate);
             Vertex *m = ins.first->second;
             midpoints_.erase(ins.first);
             return m;
@@ -120,9 +223,9 @@ private:
         }
         Vertex *a = t->v[e], *b = t->v[(e + 1) % 3], *c = t->v[(e + 2) % 3];
         Vertex *m = midpoint(a, b);
-        work.push_back(new Triangle{{a, m, c}, t->level + 1});
-        work.push_back(new Triangle{{m, b, c}, t->level + 1});
-        delete t;
+        work.push_back(tris_.make(a, m, c, t->level + 1));
+        work.push_back(tris_.make(m, b, c, t->level + 1));
+        tris_.drop(t);
     }
 
     void refineRound(const RefineConfig &cfg, double cx, double cy) {
@@ -146,14 +249,47 @@ int main(int argc, char **argv)
         {"min-area-ppb", "smallest triangle area wanted, in 1e-9 units", 20, 1, 1000000000},
         {"max-level", "deepest bisection level", 40, 1, 60},
         {"threads", "strips refined in parallel", 1, 1, 256},
+        {"pool", "triangles and vertices: 0 new/delete, 1 custom pool, 2 hsmalloc chain", 0, 0, 2},
     };
     wl_parse(argc, argv, "Adaptive refinement of a pointer-based triangle mesh; --threads T for T strips.",
-             opts, 4);
+             opts, 5);
     RefineConfig cfg;
     cfg.rounds = (int)opts[0].value;
     cfg.min_area = (double)opts[1].value * 1e-9;
     cfg.max_level = (int)opts[2].value;
     const int nthreads = (int)opts[3].value;
+    const PoolKind pool = (PoolKind)opts[4].value;
+    if (pool == POOL_CHAIN && &hsmalloc_chain_create == nullptr) {
+        std::fprintf(stderr, "mesh-refine: --pool 2 needs hsmalloc (LD_PRELOAD=libhsmalloc.so)\n");
+        return 2;
+    }
+
+    uint64_t h = WL_FNV_INIT;
+    size_t ntri = 0, nvert = 0;
+    if (pool != POOL_NONE) {
+        // each thread builds, refines and releases its strip (its pool or chain is its own)
+        struct Result { uint64_t sum; size_t tri, vert; };
+        std::vector<Result> results(nthreads);
+        auto strip = [&](int s) {
+            StripRefiner r((double)s / nthreads, (double)(s + 1) / nthreads, pool);
+            r.run(cfg);
+            results[s] = Result{r.checksum(), r.triangles(), r.vertices()};
+        };
+        std::vector<std::thread> threads;
+        for (int s = 1; s < nthreads; s++)
+            threads.emplace_back(strip, s);
+        strip(0);
+        for (auto &th : threads)
+            th.join();
+        for (const Result &r : results) {
+            h = wl_hash_u64(h, r.sum);
+            ntri += r.tri;
+            nvert += r.vert;
+        }
+        printf("mesh-refine: %d strips, %zu triangles, %zu vertices\n", nthreads, ntri, nvert);
+        wl_print_checksum(h);
+        return 0;
+    }
 
     std::vector<StripRefiner *> strips;
     for (int s = 0; s < nthreads; s++)
@@ -165,8 +301,6 @@ int main(int argc, char **argv)
     for (auto &th : threads)
         th.join();
 
-    uint64_t h = WL_FNV_INIT;
-    size_t ntri = 0, nvert = 0;
     for (StripRefiner *s : strips) {
         h = wl_hash_u64(h, s->checksum());
         ntri += s->triangles();

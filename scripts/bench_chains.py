@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Custom pool against hsmalloc's chains and plain malloc on the mesh-refine workload
+(BENCHMARKS.md, "Chains against an application's own pool").
+
+    PYTHONPATH=python HEAPSCOPE_NATIVE_DIR=$PWD/build/native \
+        python3 scripts/bench_chains.py [--runs N] [--threads 1,2] [ARGS for the workload]
+
+Every configuration is the same program and input with --pool 0 (new/delete), 1 (the
+study's per-thread pool: pointer bump, recycling vector, batch release) or 2 (hsmalloc
+chains, one per thread and type, released by hsmalloc_chain_destroy), under an
+allocator; all configurations of one thread count run interleaved (A B C ... A B C)
+after a warm-up, through heapscope bench's runner (CPU and wall time from wait4).
+Prints a Markdown table per thread count: medians, and the ratio of means to the custom
+pool on the same allocator (hsmalloc) with its 95% bootstrap interval.
+"""
+import argparse
+import os
+import sys
+
+from heapscope import allocators
+from heapscope.bench import runner, stats
+from heapscope.native import native_dir
+
+# (label, --pool, allocator)
+CONFIGS = [
+    ("custom pool, hsmalloc", 1, "hsmalloc"),
+    ("chain + free-all, hsmalloc", 2, "hsmalloc"),
+    ("new/delete, hsmalloc", 0, "hsmalloc"),
+    ("custom pool, glibc", 1, "glibc"),
+    ("new/delete, glibc", 0, "glibc"),
+    ("new/delete, jemalloc", 0, "jemalloc"),
+    ("new/delete, tcmalloc", 0, "tcmalloc"),
+    ("new/delete, mimalloc", 0, "mimalloc"),
+]
+BASELINE = "custom pool, hsmalloc"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--only", help="labels of the configurations to run, separated by ;")
+    parser.add_argument("args", nargs="*", help="more arguments for hs-wl-mesh-refine")
+    opts = parser.parse_args()
+    program = str(native_dir() / "bin" / "hs-wl-mesh-refine")
+    preload = {}
+    for label, _, name in CONFIGS:
+        if opts.only and label not in opts.only.split(";") and label != BASELINE:
+            continue
+        if name != "glibc" and name not in preload:
+            path = allocators.find_allocator(name)
+            if path is None:
+                sys.exit(f"bench_chains: {name} is not installed")
+            preload[name] = str(path)
+    base_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    for threads in [int(t) for t in opts.threads.split(",")]:
+        wanted = set(opts.only.split(";")) if opts.only else None
+        table = {label: (pool, name) for label, pool, name in CONFIGS
+                 if wanted is None or label in wanted or label == BASELINE}
+
+        def run_one(label):
+            pool, name = table[label]
+            env = dict(base_env)
+            if name in preload:
+                env["LD_PRELOAD"] = preload[name]
+            argv = [program, "--threads", str(threads), "--pool", str(pool), *opts.args]
+            return runner.measure(argv, env, timeout=600)
+
+        out = runner.run_interleaved(list(table), opts.runs, 1, run_one)
+        sums = {label: {m.checksum for m in o.runs} for label, o in out.items() if o.runs}
+        if len(set().union(*sums.values())) != 1:
+            sys.exit(f"bench_chains: checksums differ: {sums}")
+        base = out[BASELINE].runs
+        print(f"\n{threads} thread(s), {opts.runs} interleaved runs each "
+              f"(hs-wl-mesh-refine --threads {threads} {' '.join(opts.args)})\n")
+        print("| configuration | CPU s, median | wall s, median | CPU / custom pool on hsmalloc (95% CI) "
+              "| wall / custom pool on hsmalloc (95% CI) |")
+        print("|---|---|---|---|---|")
+        for label, outcome in out.items():
+            if outcome.failed:
+                print(f"| {label} | failed: {outcome.failure.failure_text().splitlines()[0]} | | | |")
+                continue
+            cpu = [m.cpu for m in outcome.runs]
+            wall = [m.wall for m in outcome.runs]
+            rc = stats.ratio(cpu, [m.cpu for m in base])
+            rw = stats.ratio(wall, [m.wall for m in base])
+            print(f"| {label} | {stats.median(cpu):.3f} | {stats.median(wall):.3f} "
+                  f"| {rc.value:.3f} ({rc.ci[0]:.3f}–{rc.ci[1]:.3f}) "
+                  f"| {rw.value:.3f} ({rw.ci[0]:.3f}–{rw.ci[1]:.3f}) |")
+
+
+if __name__ == "__main__":
+    main()

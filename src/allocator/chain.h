@@ -1,0 +1,175 @@
+/* Chains: allocation arenas over a memory source (a caller's buffer, or OS segments
+ * of the chain's own), declared in hsmalloc.h.
+ *
+ *   region     one stretch of a chain's memory: a caller's buffer (any 16-aligned
+ *              address: found through the two-level map) or a 2 MiB-aligned OS
+ *              mapping (found by masking the pointer). Header | page maps | pages.
+ *   page       4 KiB; a span is a run of pages serving one fixed size class (blocks
+ *              carved by a pointer bump, recycled on the class's free list) or
+ *              holding one big block (above HSM_SMALL_MAX)
+ *   chain      the free lists, the current span of each class, the regions; it
+ *              lives at the start of its first region
+ *
+ * A chain's blocks never go to a heap and heap blocks never to a chain: free() and
+ * malloc_usable_size() tell them apart by the registry byte of the pointer's 2 MiB
+ * unit (HSM_REG_CHAIN_SEG: mask; HSM_REG_CHAIN_MAP: look up the map, which also keeps
+ * what the unit was before, for the parts of it outside the buffer). Frees from
+ * threads other than the owner of an unshared chain go on its atomic remote stack,
+ * which the owner empties on its slow path. */
+#ifndef HSM_CHAIN_H
+#define HSM_CHAIN_H
+
+#include "hsmalloc.h"
+#include "internal.h"
+
+#define HSM_CHAIN_MAGIC        0x4853434Eu /* "HSCN" */
+#define HSM_CHAIN_REGION_MAGIC 0x48534352u /* "HSCR" */
+#define HSM_CHAIN_BIG          0xFFu       /* span class of a big block */
+#define HSM_CSPAN_ALIGNED      0x100u      /* a block of the span was handed out inside */
+#define HSM_CSPAN_PAGES_SHIFT  9
+#define HSM_CHAIN_SHARED_OWNER ((uintptr_t)1)
+#define HSM_CHAIN_FLAGS_KNOWN  HSMALLOC_CHAIN_SHARED
+
+typedef struct hsm_cregion_s {
+  uint32_t magic;
+  uint32_t npages;
+  hsmalloc_chain_t *chain;
+  uint8_t *base, *end; /* the pages */
+  uint8_t *lo, *hi;    /* the whole region (buffer or mapping) */
+  uint32_t bump;       /* pages handed out */
+  uint8_t from_os;     /* an OS mapping (unmapped at destroy) */
+  uint8_t dedicated;   /* an OS mapping made for one big block (unmapped at reset) */
+  uint32_t *head;      /* per page: the first page of its span */
+  uint32_t *span;      /* per first page: pages << 9 | HSM_CSPAN_ALIGNED | class */
+  struct hsm_cregion_s *next;
+} hsm_cregion_t;
+
+/* A free span (its first bytes): big blocks freed, and region tails. */
+typedef struct hsm_cfree_s {
+  struct hsm_cfree_s *next;
+  hsm_cregion_t *region;
+  uint32_t first, pages;
+} hsm_cfree_t;
+
+/* Classes: the fixed ones, then "packed" classes of 24, 40, ... 120 bytes (8-byte
+ * aligned) for explicit chain allocations of sizes 17-128 whose remainder mod 16 is 1-8:
+ * a 20-byte object takes 24 bytes, as in an application's pool. Then big blocks. */
+#define HSM_CHAIN_PACKED  7
+#define HSM_CHAIN_CLASSES (HSM_FIXED_CLASSES + HSM_CHAIN_PACKED)
+#define HSM_CHAIN_BIN_BIG HSM_CHAIN_CLASSES
+#define HSM_CHAIN_BINS    (HSM_CHAIN_CLASSES + 1)
+
+struct hsmalloc_chain {
+  uint32_t magic;
+  uint32_t flags;
+  uintptr_t owner; /* the owner thread's mark, or HSM_CHAIN_SHARED_OWNER */
+  hsm_block_t *free[HSM_CHAIN_CLASSES];
+  uint8_t *cur[HSM_CHAIN_CLASSES], *cur_end[HSM_CHAIN_CLASSES]; /* the span being carved */
+  _Atomic(hsm_block_t *) remote; /* blocks freed by other threads (unshared chains) */
+  pthread_mutex_t lock;          /* shared chains */
+  hsm_cregion_t *regions;        /* in creation order; the first holds this struct */
+  hsm_cregion_t *region_now;     /* where new spans are cut */
+  hsm_cfree_t *spans_free;
+  size_t limit;         /* OS source: bytes it may map (0: no limit) */
+  size_t mapped;        /* OS source: bytes mapped */
+  _Atomic int defaults; /* threads that have it as their default now */
+  /* statistics (the owner's writes, or under the lock) */
+  hsm_counter_t allocs[HSM_CHAIN_BINS], frees[HSM_CHAIN_BINS];
+  hsm_counter_t slow, requested, big_bytes_out, remote_frees, drains, reallocs;
+  hsm_counter_t allocated; /* usable bytes of big blocks handed out (small: per class) */
+  hsm_counter_t spans, spans_peak;
+};
+
+/* ---- the owner's mark: the address of a thread-local byte ---- */
+HSM_HIDDEN extern __thread char hsm_chain_mark __attribute__((tls_model("initial-exec")));
+static inline uintptr_t hsm_chain_self(void) { return (uintptr_t)&hsm_chain_mark; }
+
+/* ---- owner lookup (chain_map.c) ---- */
+/* The region holding block pointer p (in its pages), or NULL; *prior gets the registry
+ * kind the unit has for the rest of its addresses. kind is p's registry byte. */
+HSM_HIDDEN hsm_cregion_t *hsm_chain_region_of(const void *p, unsigned kind, unsigned *prior);
+/* Register a caller buffer's region: 0, or EBUSY when it overlaps another chain's. */
+HSM_HIDDEN int hsm_chain_map_add(hsm_cregion_t *r);
+HSM_HIDDEN void hsm_chain_map_remove(hsm_cregion_t *r);
+
+/* ---- memory and blocks (chain.c) ---- */
+HSM_HIDDEN hsmalloc_chain_t *hsm_chain_new(void *buf, size_t size, unsigned flags, int *err);
+/* packed: a packed class may serve the size (explicit chain calls; not malloc) */
+HSM_HIDDEN void *hsm_chain_alloc(hsmalloc_chain_t *c, size_t size, int packed);
+HSM_HIDDEN void hsm_chain_free_block(hsmalloc_chain_t *c, hsm_cregion_t *r, void *p);
+HSM_HIDDEN size_t hsm_chain_usable(const hsm_cregion_t *r, const void *p);
+HSM_HIDDEN uint8_t *hsm_chain_block_of(const hsm_cregion_t *r, const void *p, unsigned *cls,
+                                       size_t *bsize);
+HSM_HIDDEN void hsm_chain_drain(hsmalloc_chain_t *c);
+HSM_HIDDEN void hsm_chain_mark_aligned(hsm_cregion_t *r, const void *p);
+HSM_HIDDEN void hsm_chain_clear(hsmalloc_chain_t *c);
+HSM_HIDDEN void hsm_chain_release(hsmalloc_chain_t *c);
+HSM_HIDDEN void hsm_chain_fill_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *st);
+
+/* ---- the fast paths, inlined into the entry points (chain_api.c) ---- */
+HSM_HIDDEN extern size_t hsm_chain_class_size[HSM_CHAIN_CLASSES];
+
+static inline size_t hsm_chain_class_of(size_t size, int packed) {
+  if (packed && size - 17 < 112 && ((size - 1) & 15) < 8)
+    return HSM_FIXED_CLASSES + ((size - 1) >> 4) - 1;
+  return hsm_class_of(size);
+}
+
+/* A recycled block, or the next one of the class's span; else hsm_chain_alloc. */
+static inline __attribute__((always_inline)) void *hsm_chain_alloc_fast(hsmalloc_chain_t *c,
+                                                                        size_t size, int packed) {
+  if (HSM_LIKELY(size <= HSM_SMALL_MAX)) {
+    size_t cls = hsm_chain_class_of(size, packed);
+    hsm_block_t *b = c->free[cls];
+    uint8_t *p = (uint8_t *)b;
+    if (HSM_LIKELY(b != NULL)) {
+      c->free[cls] = b->next;
+    } else {
+      p = c->cur[cls];
+      size_t bsize = hsm_chain_class_size[cls];
+      if (HSM_UNLIKELY(p == NULL || p + bsize > c->cur_end[cls]))
+        return hsm_chain_alloc(c, size, packed);
+      c->cur[cls] = p + bsize;
+    }
+    HSM_COUNT(c->allocs[cls], 1);
+    HSM_COUNT(c->requested, size);
+    return p;
+  }
+  return hsm_chain_alloc(c, size, packed);
+}
+
+/* The region of a chain's OS segment by masking, else the out-of-line lookup. */
+static inline hsm_cregion_t *hsm_chain_region_fast(const void *p, unsigned kind, unsigned *prior) {
+  if (HSM_LIKELY(kind == HSM_REG_CHAIN_SEG)) {
+    hsm_cregion_t *r = (hsm_cregion_t *)((uintptr_t)p & ~(uintptr_t)HSM_SEGMENT_MASK);
+    if (HSM_LIKELY(r->magic == HSM_CHAIN_REGION_MAGIC && (const uint8_t *)p >= r->base &&
+                   (const uint8_t *)p < r->end)) {
+      *prior = HSM_REG_NONE;
+      return r;
+    }
+  }
+  return hsm_chain_region_of(p, kind, prior);
+}
+
+/* The owner frees p (a block start of a small class) onto its class's list; anything
+ * else takes hsm_chain_free_block. */
+static inline __attribute__((always_inline)) void hsm_chain_free_fast(hsmalloc_chain_t *c,
+                                                                      hsm_cregion_t *r, void *p) {
+  size_t page = (size_t)((uint8_t *)p - r->base) >> HSM_CHAIN_PAGE_SHIFT;
+  uint32_t info = r->span[r->head[page]];
+  unsigned cls = info & 0x1FF; /* the class, and the aligned flag */
+  if (HSM_LIKELY(cls < HSM_CHAIN_CLASSES)) {
+    hsm_block_t *b = p;
+    b->next = c->free[cls];
+    c->free[cls] = b;
+    HSM_COUNT(c->frees[cls], 1);
+    return;
+  }
+  hsm_chain_free_block(c, r, p);
+}
+
+/* ---- one line on stderr, then abort (bad use of a chain) ---- */
+HSM_HIDDEN __attribute__((noreturn)) void hsm_chain_die(const char *what, const void *a,
+                                                        const void *b);
+
+#endif
