@@ -159,8 +159,9 @@ def job_timelines(ranks: Sequence, points: int = 200) -> Optional[dict]:
 
     Series: app = heap_bytes - heap_mpi_bytes (0 when negative: blocks the program
     allocated and the MPI library freed, or the other way round, make the two parts
-    drift by a few KB), mpi = heap_mpi_bytes, rss, pss (samples with -1, unreadable,
-    are left out; a series with no readable sample is None)."""
+    drift by a few KB), mpi = heap_mpi_bytes, rss, pss (samples with -1, not measured,
+    are left out; a series with no measured sample is None; app and mpi of a rank
+    recorded without the MPI layer are None: no split)."""
     import numpy as np
     having = [r for r in ranks if r.timeline is not None and len(r.timeline[0])]
     if not having:
@@ -182,7 +183,11 @@ def job_timelines(ranks: Sequence, points: int = 200) -> Optional[dict]:
         t = times[r.rank]
         row = dict(rank=r.rank, host=r.host, samples=len(t), first_s=float(t[0]),
                    last_s=float(t[-1]))
-        app = np.maximum(heap - heap_mpi, 0)   # < 0 when MPI freed blocks the program allocated
+        # < 0 when MPI freed blocks the program allocated; -1 where heap was not measured,
+        # and everywhere without the MPI layer (no split: analysis.job.mpi_layer_seen)
+        app = np.where(heap >= 0, np.maximum(heap - heap_mpi, 0), -1)
+        if not getattr(r, "mpi_layer", True):
+            app = heap_mpi = np.full(len(heap), -1, dtype=np.int64)
         for key, values in (("app", app), ("mpi", heap_mpi), ("rss", rss), ("pss", pss)):
             keep = values >= 0
             if not keep.any():
