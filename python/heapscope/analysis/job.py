@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis.job_processes import choose_rank_process, describe_others
-from heapscope.analysis.timeline import job_timelines, sample_columns
+from heapscope.analysis.timeline import caliper_figures, job_timelines, sample_columns
 from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
 from heapscope.profile.timeline import NO_SNAPSHOT_WARNING
@@ -56,8 +56,8 @@ METRICS = (
     ("heap_mpi_peak", "heap peak, MPI", "bytes"),
     ("rss_peak", "RSS peak", "bytes"),
     ("pss_peak", "PSS peak", "bytes"),
-    ("mpi_rss", "MPI non-heap RSS (calipers)", "bytes"),
-    ("mpi_pss", "MPI non-heap PSS (calipers)", "bytes"),
+    ("mpi_rss", "MPI non-heap RSS peak (calipers)", "bytes"),
+    ("mpi_pss", "MPI non-heap PSS peak (calipers)", "bytes"),
     ("tracked_peak", "live requested bytes at heap peak", "bytes"),
 )
 # the figures that split application from MPI: unknown without the MPI layer
@@ -184,8 +184,8 @@ def _timeline(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[s
         m["rss_peak"] = int(rss.max()) if rss.size else None
         m["pss_peak"] = int(pss.max()) if pss.size else None
         if tl.calipers_taken:
-            m["mpi_rss"] = tl.mpi_rss_delta_bytes
-            m["mpi_pss"] = tl.mpi_pss_delta_bytes
+            cal = caliper_figures(tl)
+            m["mpi_rss"], m["mpi_pss"] = cal["rss"], cal["pss"]
         peaks: Dict[str, int] = {}
         for s in sorted(tl.samples, key=lambda s: s.mono_ns):
             if s.heap_bytes >= 0 and s.heap_bytes > peaks.get(s.region, -1):

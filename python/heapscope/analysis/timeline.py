@@ -17,7 +17,7 @@ ranks on one time axis).
 Every series is a Sample attribute; -1 means "not measured" (RSS/PSS unreadable, heap
 not sampled) and is left out of peaks, never counted as 0.
 """
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.errors import HeapscopeError
 from heapscope.profile import profile_files
@@ -73,13 +73,52 @@ def process_doc(p: Profile) -> dict:
         sample_count=len(samples),
         kinds={k: sum(1 for s in samples if s.kind == k) for k in sorted({s.kind for s in samples})},
         peaks={key: peak(samples, attr) for key, attr in SERIES},
-        calipers=dict(taken=tl.calipers_taken, skipped=tl.calipers_skipped,
-                      mpi_rss_delta_bytes=tl.mpi_rss_delta_bytes,
-                      mpi_pss_delta_bytes=tl.mpi_pss_delta_bytes),
+        calipers=caliper_figures(tl),
+        heap_peaks=(None if tl.heap_peak is None else
+                    dict(heap=tl.heap_peak, heap_mpi=tl.heap_peak_mpi, heap_app=tl.heap_peak_app)),
         regions=region_spans(samples),
         samples=[dict(mono_ns=s.mono_ns, kind=s.kind, region=s.region, label=s.label,
                       heap_bytes=s.heap_bytes, heap_mpi_bytes=s.heap_mpi_bytes,
                       rss_bytes=s.rss_bytes, pss_bytes=s.pss_bytes) for s in samples])
+
+
+def caliper_figures(tl: Timeline) -> dict:
+    """The MPI calipers' figures (docs/report-formats.md, "MPI calipers"): each measured
+    call's non-heap growth, d = (RSS after - RSS before) - (heap after - heap before)
+    (the same with PSS), from its mpi-before/mpi-after samples; `rss`/`pss`: the
+    highest the running sum of d reached over the run, counting from 0 before the
+    first call (the library's non-heap memory at its largest; never below 0: before
+    MPI_Init it held none); `rss_net`/`pss_net`: the sum at the end (the recorder's
+    totals; negative when MPI_Finalize releases memory that became resident outside
+    measured calls). A pair: an mpi-after and the latest unpaired mpi-before of the
+    same function (concurrent measured calls of several threads may pair across
+    threads); a pair with a value not measured (-1) is left out of `rss`/`pss`."""
+    out = dict(taken=tl.calipers_taken, skipped=tl.calipers_skipped,
+               mpi_rss_delta_bytes=tl.mpi_rss_delta_bytes,
+               mpi_pss_delta_bytes=tl.mpi_pss_delta_bytes, rss=None, pss=None, paired=0)
+    open_: Dict[str, list] = {}
+    sums = {"rss": [0, 0, False], "pss": [0, 0, False]}     # running sum, its peak, measured
+    for s in sorted(tl.samples, key=lambda s: s.mono_ns):
+        if s.kind == "mpi-before":
+            open_.setdefault(s.label, []).append(s)
+        elif s.kind == "mpi-after" and open_.get(s.label):
+            b = open_[s.label].pop()
+            out["paired"] += 1
+            if s.heap_bytes < 0 or b.heap_bytes < 0:
+                heap = 0        # heap in use not measured: nothing subtracted (the recorder's rule)
+            else:
+                heap = s.heap_bytes - b.heap_bytes
+            for key, attr in (("rss", "rss_bytes"), ("pss", "pss_bytes")):
+                x, y = getattr(b, attr), getattr(s, attr)
+                if x < 0 or y < 0:
+                    continue
+                acc = sums[key]
+                acc[0] += y - x - heap
+                acc[1] = max(acc[1], acc[0])
+                acc[2] = True
+    for key, (_, top, measured) in sums.items():
+        out[key] = top if measured else None
+    return out
 
 
 def peak(samples, attr: str) -> Optional[dict]:

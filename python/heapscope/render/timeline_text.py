@@ -64,7 +64,7 @@ def _peak_text(peak: Optional[dict], low: Optional[int] = None) -> str:
     if peak is None:
         return "not measured"
     lowest = f"low {size(low)}, " if low is not None else ""
-    return f"{lowest}peak {size(peak['bytes'])} at {peak['at_s']:.3f} s ({peak['region']})"
+    return f"{lowest}sampled peak {size(peak['bytes'])} at {peak['at_s']:.3f} s ({peak['region']})"
 
 
 def _low(samples: List[dict], key: str) -> Optional[int]:
@@ -97,13 +97,21 @@ def _one(p: dict, width: int) -> List[str]:
             text += " (record with --timeline-heap on)"
         out.append(f"  {title:<5}|{line or ' ' * width}| {text}")
     out.append(f"  {'':<5} 0 s{' ' * max(1, width - 8)}{end:.3f} s")
+    exact = p.get("heap_peaks")
+    if exact is not None:
+        out.append(f"  heap peak (every allocation and free, not only the samples): "
+                   f"{size(exact['heap'])}"
+                   + (f"; inside MPI calls {size(exact['heap_mpi'])}, the rest "
+                      f"{size(exact['heap_app'])}" if exact["heap_mpi"] else ""))
     if p["peaks"]["heap_mpi"] is not None and p["peaks"]["heap_mpi"]["bytes"] > 0:
         out.append(f"  heap allocated inside MPI calls: {_peak_text(p['peaks']['heap_mpi'])}")
     c = p["calipers"]
     if c["taken"] or c["skipped"]:
         out += ["", f"MPI calipers: {counted(c['taken'], 'call')} measured, {num(c['skipped'])} skipped "
-                    f"(rate limit); non-heap memory of the MPI library: RSS "
-                    f"{_signed(c['mpi_rss_delta_bytes'])}, PSS {_signed(c['mpi_pss_delta_bytes'])}"]
+                    f"(rate limit); non-heap memory of the MPI library at its largest: RSS "
+                    f"{_maybe(c['rss'])}, PSS {_maybe(c['pss'])}; net change over the measured "
+                    f"calls: RSS {_signed(c['mpi_rss_delta_bytes'])}, PSS "
+                    f"{_signed(c['mpi_pss_delta_bytes'])}"]
     out += ["", "Regions (process-wide, in order of beginning)"]
     if not p["regions"]:
         out.append("  (no region boundaries)")
@@ -118,6 +126,10 @@ def _one(p: dict, width: int) -> List[str]:
         out.append(table(["region", "begin s", "end s", "seconds", "heap at begin", "heap at end",
                           "RSS at begin", "RSS at end"], rows))
     return out
+
+
+def _maybe(v) -> str:
+    return "unknown" if v is None else size(v)
 
 
 def _signed(n: int) -> str:
