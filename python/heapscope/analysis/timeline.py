@@ -66,7 +66,7 @@ def process_doc(p: Profile) -> dict:
     tl: Timeline = p.timeline
     samples = tl.samples
     return dict(
-        path=p.path, pid=p.pid, rank=p.rank, host=p.host, exe=p.exe, label=p.label,
+        path=p.path, pid=p.pid, rank=p.rank if p.rank >= 0 else None, host=p.host, exe=p.exe, label=p.label,
         start_real_ns=p.start_real_ns, complete=p.complete, warnings=list(p.warnings),
         interval_ns=tl.interval_ns, heap_measure=tl.heap_measure,
         duration_s=(samples[-1].mono_ns / NS) if samples else 0.0,

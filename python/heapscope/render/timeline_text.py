@@ -166,7 +166,7 @@ def render_csv(doc: dict) -> str:
                 "heap_mpi_bytes", "rss_bytes", "pss_bytes"])
     for p in doc["processes"]:
         for s in p["samples"]:
-            w.writerow([p["pid"], p["rank"], f"{s['mono_ns'] / 1e9:.9f}", s["kind"], s["region"],
+            w.writerow([p["pid"], "" if p["rank"] is None else p["rank"], f"{s['mono_ns'] / 1e9:.9f}", s["kind"], s["region"],
                         s["label"], s["heap_bytes"], s["heap_mpi_bytes"], s["rss_bytes"],
                         s["pss_bytes"]])
     return buf.getvalue()
