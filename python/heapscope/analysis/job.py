@@ -132,13 +132,14 @@ def summarize(p: Profile, has_snapshot: bool = True) -> RankSummary:
 
 def mpi_layer_seen(p: Profile) -> bool:
     """Whether the MPI layer recorded this process: an "[MPI]" region (an MPI call
-    allocated), or a measured MPI call (MPI_Init always is, when the timeline is on)."""
+    allocated), a measured MPI call (MPI_Init always is, when the timeline is on), or
+    heap counted as allocated inside MPI calls."""
     if any(is_mpi_region(r.path) for r in p.regions.values()):
         return True
     tl = p.timeline
     return tl is not None and (tl.calipers_taken > 0
                                or any(is_mpi_region(s.region) or s.kind.startswith("mpi-")
-                                      for s in tl.samples))
+                                      or s.heap_mpi_bytes > 0 for s in tl.samples))
 
 
 def _count(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[str, int]]) -> None:
