@@ -41,7 +41,8 @@ def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = N
                notes=[], groups=groups_of(profiles), not_recorded=not_recorded)
     if per_process:
         doc["per_process"] = [dict(process=i, groups=groups_of([p])) for i, p in enumerate(profiles)]
-    doc["notes"] = list(sym.notes)
+    partial = recorded.all_means_recorded(profiles, sizes)
+    doc["notes"] = ([partial] if partial else []) + list(sym.notes)
     return doc
 
 
