@@ -15,7 +15,8 @@ ranks on one time axis).
                             to max_points bins of their largest values when longer
 
 Every series is a Sample attribute; -1 means "not measured" (RSS/PSS unreadable, heap
-not sampled) and is left out of peaks, never counted as 0.
+not sampled) and is left out of peaks, never counted as 0. Documents carry null for
+it (the `timeline` document's samples and region spans).
 """
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -78,8 +79,14 @@ def process_doc(p: Profile) -> dict:
                     dict(heap=tl.heap_peak, heap_mpi=tl.heap_peak_mpi, heap_app=tl.heap_peak_app)),
         regions=region_spans(samples),
         samples=[dict(mono_ns=s.mono_ns, kind=s.kind, region=s.region, label=s.label,
-                      heap_bytes=s.heap_bytes, heap_mpi_bytes=s.heap_mpi_bytes,
-                      rss_bytes=s.rss_bytes, pss_bytes=s.pss_bytes) for s in samples])
+                      heap_bytes=_known(s.heap_bytes), heap_mpi_bytes=_known(s.heap_mpi_bytes),
+                      rss_bytes=_known(s.rss_bytes), pss_bytes=_known(s.pss_bytes))
+                 for s in samples])
+
+
+def _known(v: int) -> Optional[int]:
+    """A sample's value as documents carry it: None (not measured) for the format's -1."""
+    return v if v >= 0 else None
 
 
 def caliper_figures(tl: Timeline) -> dict:
@@ -142,8 +149,8 @@ def region_spans(samples) -> List[dict]:
     for s in samples:
         if s.kind == "region-begin":
             span = dict(region=s.region, name=s.label, depth=len(open_), begin_s=s.mono_ns / NS,
-                        end_s=None, heap_begin=s.heap_bytes, heap_end=None,
-                        rss_begin=s.rss_bytes, rss_end=None)
+                        end_s=None, heap_begin=_known(s.heap_bytes), heap_end=None,
+                        rss_begin=_known(s.rss_bytes), rss_end=None)
             spans.append(span)
             open_.append(span)
         elif s.kind == "region-end":
@@ -151,7 +158,8 @@ def region_spans(samples) -> List[dict]:
             for i in range(len(open_) - 1, -1, -1):
                 if open_[i]["region"] == s.region:
                     span = open_.pop(i)
-                    span.update(end_s=s.mono_ns / NS, heap_end=s.heap_bytes, rss_end=s.rss_bytes)
+                    span.update(end_s=s.mono_ns / NS, heap_end=_known(s.heap_bytes),
+                                rss_end=_known(s.rss_bytes))
                     break
     return spans
 
@@ -269,7 +277,8 @@ def sampled_columns(proc: dict, max_points: int):
     t = np.array([s["mono_ns"] for s in samples], dtype=np.int64)
     order = np.argsort(t, kind="stable")
     t = t[order]
-    cols = {k: np.array([s[k] for s in samples], dtype=np.int64)[order] for k in series}
+    cols = {k: np.array([-1 if s[k] is None else s[k] for s in samples], dtype=np.int64)[order]
+            for k in series}
     if len(t) <= max_points:
         return (t / NS).tolist(), cols, False
     edges = np.linspace(float(t[0]), float(t[-1]), max_points + 1)

@@ -45,7 +45,7 @@ def _line(samples: List[dict], key: str, end_s: float, width: int, blocks: str) 
     without a sample keeps the last value before it (a step function); ' ' before the
     first measured sample. Scaled from the lowest to the highest value (both printed
     beside it), so a change on top of a large base still shows."""
-    points = [(s["mono_ns"] / 1e9, s[key]) for s in samples if s[key] >= 0]
+    points = [(s["mono_ns"] / 1e9, s[key]) for s in samples if s[key] is not None]
     if not points:
         return ""
     span = end_s if end_s > 0 else 1e-9
@@ -68,7 +68,7 @@ def _peak_text(peak: Optional[dict], low: Optional[int] = None) -> str:
 
 
 def _low(samples: List[dict], key: str) -> Optional[int]:
-    values = [s[key] for s in samples if s[key] >= 0]
+    values = [s[key] for s in samples if s[key] is not None]
     return min(values) if values else None
 
 
@@ -167,6 +167,6 @@ def render_csv(doc: dict) -> str:
     for p in doc["processes"]:
         for s in p["samples"]:
             w.writerow([p["pid"], "" if p["rank"] is None else p["rank"], f"{s['mono_ns'] / 1e9:.9f}", s["kind"], s["region"],
-                        s["label"], s["heap_bytes"], s["heap_mpi_bytes"], s["rss_bytes"],
-                        s["pss_bytes"]])
+                        s["label"], *("" if s[k] is None else s[k] for k in
+                                      ("heap_bytes", "heap_mpi_bytes", "rss_bytes", "pss_bytes"))])
     return buf.getvalue()
