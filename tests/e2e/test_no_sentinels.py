@@ -33,3 +33,25 @@ def test_timeline_and_report_documents(heapscope, build, tmp_path):
         assert not MINUS_ONE.search(out), (cmd, out)
     doc = json.loads(heapscope("report", profile, "--format", "json").stdout)
     assert all(proc["rank"] is None for proc in doc["processes"])
+    # diff: the total row is every region and size, not size 0 (a real size: malloc(0))
+    diff = json.loads(heapscope("diff", profile, profile, "--format", "json").stdout)
+    assert (diff["total"]["size"], diff["total"]["region"]) == (None, None)
+
+
+def test_frames_without_line_information_are_null(heapscope, build, tmp_path):
+    """A frame's unknown file and line are null in JSON (they were "" and 0; a call
+    graph's unranked vertex had rank 0)."""
+    exe = build("rec_stacks.c", "-DHEAPSCOPE_WEAK")
+    heapscope("record", "-o", tmp_path / "out", "--sizes", "1234", "--", exe)
+    doc = json.loads(heapscope("stacks", tmp_path / "out", "--size", "1234", "--format",
+                               "json").stdout)
+    frames = [f for g in doc["groups"] for t in g["stack_types"] for f in t["frames"]]
+    start = [f for f in frames if f["function"] == "_start"]
+    assert start and all((f["file"], f["line"]) == (None, None) for f in start)
+    assert all(f["line"] > 0 for f in frames if f["file"])
+    cg = json.loads(heapscope("callgraph", tmp_path / "out", "--size", "1234", "--format",
+                              "json", "-o", "-").stdout)
+    assert all(v["rank"] is None or v["rank"] >= 1 for v in cg["vertices"])
+    assert any(v["rank"] is None for v in cg["vertices"])
+    assert all(v["line"] is None for v in cg["vertices"])       # the function view
+
