@@ -86,9 +86,8 @@ _Atomic int64_t hsr_heap_max_total, hsr_heap_max_component, hsr_heap_max_app;
 void hsr_heap_raise(_Atomic int64_t *max, int64_t now)
 {
     int64_t seen = atomic_load_explicit(max, memory_order_relaxed);
-    while (now > seen &&
-           !atomic_compare_exchange_weak_explicit(max, &seen, now, memory_order_relaxed,
-                                                  memory_order_relaxed))
+    while (now > seen && !atomic_compare_exchange_weak_explicit(
+                             max, &seen, now, memory_order_relaxed, memory_order_relaxed))
         ;
 }
 

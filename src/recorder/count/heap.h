@@ -86,8 +86,8 @@ static inline void hsr_heap_count(struct hsr_thread *t, int64_t bytes, int compo
     if (HSR_UNLIKELY(total > atomic_load_explicit(&hsr_heap_max_total, memory_order_relaxed)))
         hsr_heap_raise(&hsr_heap_max_total, total);
     if (component) {
-        if (HSR_UNLIKELY(part > atomic_load_explicit(&hsr_heap_max_component,
-                                                     memory_order_relaxed)))
+        if (HSR_UNLIKELY(part >
+                         atomic_load_explicit(&hsr_heap_max_component, memory_order_relaxed)))
             hsr_heap_raise(&hsr_heap_max_component, part);
     } else if (HSR_UNLIKELY(total - part >
                             atomic_load_explicit(&hsr_heap_max_app, memory_order_relaxed))) {
