@@ -39,6 +39,10 @@ def test_peaks_and_stats_from_samples():
     # calipers: the running sum's peak over before/after pairs; rank 0's one sample
     # pairs with none (its before sample lost): unknown, not its net total 4096
     assert "mpi_rss" not in rows[0] and "mpi_rss" not in doc["stats"]
+    # these profiles carry no exact peaks (HEAP_PEAK): the heap figures are the samples'
+    titles = {m["key"]: (m["title"], m["sampled"]) for m in doc["metrics"]}
+    assert titles["heap_peak"] == ("heap peak (sampled)", True)
+    assert not rows[0]["heap_exact"] and "heap peak*" in render_job.render(doc)
     s = doc["stats"]["heap_peak"]
     assert (s["min"], s["min_rank"], s["min_host"], s["max"], s["max_rank"], s["max_host"], s["mean"]) == \
         (300, 0, "n0", 400, 1, "n1", 350)
