@@ -140,15 +140,18 @@ def _many(procs: List[dict], width: int) -> List[str]:
     blocks = _blocks()
     end = max(p["duration_s"] for p in procs)
     out = [f"Timelines of {len(procs)} processes (heap in use over 0 .. {end:.3f} s since each "
-           f"process started; peaks with their time)", ""]
+           f"process started; the samples' peaks with their time; heap peak: counted at every "
+           f"allocation and free)", ""]
     rows = []
     for p in procs:
         pk = p["peaks"]
+        exact = p.get("heap_peaks")
         rows.append([p["label"], num(p["sample_count"]),
                      "|" + (_line(p["samples"], "heap_bytes", end, width, blocks) or " " * width) + "|",
+                     size(exact["heap"]) if exact else "-",
                      _short(pk["heap"]), _short(pk["rss"]), _short(pk["pss"])])
-    out.append(table(["process", "samples", "heap over time", "heap peak", "RSS peak", "PSS peak"],
-                     rows, left=1))
+    out.append(table(["process", "samples", "heap over time", "heap peak", "sampled heap peak",
+                      "sampled RSS peak", "sampled PSS peak"], rows, left=1))
     warned = [p for p in procs if p["warnings"]]
     for p in warned:
         out += [f"  {p['label']}: warning: {w}" for w in p["warnings"]]
