@@ -8,10 +8,11 @@
  *
  * The program must still build and run without the profiler. Two ways:
  *  1. Weak symbols (C/C++): compile with -DHEAPSCOPE_WEAK (or define it before
- *     including this header). Every function is then declared weak, and the macros
- *     HEAPSCOPE_REGION_BEGIN(name) / HEAPSCOPE_REGION_END() / HEAPSCOPE_DUMP() call
- *     it only when libheapscope.so is loaded (by `heapscope record`, via LD_PRELOAD).
- *     No library is needed at link time.
+ *     including this header). Every function is then declared weak, and every call
+ *     of it (heapscope_region_begin(...), init_size_profiling(), the macros
+ *     HEAPSCOPE_REGION_BEGIN(name) / HEAPSCOPE_REGION_END() / HEAPSCOPE_DUMP()) reaches
+ *     it only when libheapscope.so is loaded (by `heapscope record`, via LD_PRELOAD);
+ *     otherwise it does nothing. No library is needed at link time.
  *  2. The stub library: link with -lheapscope_stub (no-op definitions, also the
  *     way for Fortran). Under `heapscope record` the preloaded recorder's
  *     definitions come first and are the ones called.
@@ -63,9 +64,28 @@ HEAPSCOPE_API void dump_size_profiling(void);
 HEAPSCOPE_API void reset_size_profiling(void);
 
 #ifdef HEAPSCOPE_WEAK
-#define HEAPSCOPE_REGION_BEGIN(name) do { if (heapscope_region_begin) heapscope_region_begin(name); } while (0)
-#define HEAPSCOPE_REGION_END() do { if (heapscope_region_end) heapscope_region_end(); } while (0)
-#define HEAPSCOPE_DUMP() do { if (heapscope_dump) heapscope_dump(); } while (0)
+/* Every call checks that the recorder is there: without it a weak function is NULL,
+ * and calling it would crash the program. Each name is also a macro of itself that
+ * does so (a macro does not expand inside its own body; a function's address,
+ * `&heapscope_dump`, is not a call and stays the weak symbol). Without the recorder,
+ * heapscope_dump() returns -1 and heapscope_active() 0, as the stub library does. */
+#define heapscope_region_begin(name) \
+    ((heapscope_region_begin) ? heapscope_region_begin(name) : (void)0)
+#define heapscope_region_end() ((heapscope_region_end) ? heapscope_region_end() : (void)0)
+#define heapscope_thread_region_begin(name) \
+    ((heapscope_thread_region_begin) ? heapscope_thread_region_begin(name) : (void)0)
+#define heapscope_thread_region_end() \
+    ((heapscope_thread_region_end) ? heapscope_thread_region_end() : (void)0)
+#define heapscope_dump() ((heapscope_dump) ? heapscope_dump() : -1)
+#define heapscope_reset() ((heapscope_reset) ? heapscope_reset() : (void)0)
+#define heapscope_active() ((heapscope_active) ? heapscope_active() : 0)
+#define init_size_profiling() ((init_size_profiling) ? init_size_profiling() : (void)0)
+#define end_size_profiling() ((end_size_profiling) ? end_size_profiling() : (void)0)
+#define dump_size_profiling() ((dump_size_profiling) ? dump_size_profiling() : (void)0)
+#define reset_size_profiling() ((reset_size_profiling) ? reset_size_profiling() : (void)0)
+#define HEAPSCOPE_REGION_BEGIN(name) heapscope_region_begin(name)
+#define HEAPSCOPE_REGION_END() heapscope_region_end()
+#define HEAPSCOPE_DUMP() ((void)heapscope_dump())
 #else
 #define HEAPSCOPE_REGION_BEGIN(name) heapscope_region_begin(name)
 #define HEAPSCOPE_REGION_END() heapscope_region_end()

@@ -64,11 +64,12 @@
  *    13  TRACE_EVENTS      stream    record --trace: one buffer of one thread's events (HS_TRACE_EVENTS)
  *    20  TIMELINE          stream    a batch of heap/RSS/PSS samples (HS_TIMELINE_SAMPLES)
  *    21  TIMELINE_REGIONS  stream    regions the samples refer to (HS_TIMELINE_REGIONS)
+ *    22  HEAP_PEAK         stream    exact heap peaks so far, with each TIMELINE (HS_TIMELINE_HEAP_PEAK)
  *    30  SAMPLING          file      record --sample-bytes: stacks are samples, mean bytes apart
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
  * hs_track_chunk_type, hs_timeline_chunk_type) belong to optional modes, and a reader
- * that does not know them skips them. Ids 14..19 and 22..29 are free for those
+ * that does not know them skips them. Ids 14..19 and 23..29 are free for those
  * families; 30 and above for new ones.
  *
  * What the chunks mean, beyond their fields' comments in the table:
@@ -180,6 +181,11 @@
  *   TIMELINE_REGIONS: the regions defined since the previous one, in the layout of
  *   REGIONS and with the same ids; written before the TIMELINE chunk that first
  *   refers to them.
+ *   HEAP_PEAK: written after each TIMELINE chunk when heap in use is measured: the
+ *   maxima of heap in use, of its MPI part and of the rest since process start (a
+ *   fork child: since the fork), as of that chunk (the last one has the run's). Kept
+ *   by the recorder at every allocation and free (not from the samples), so a block
+ *   held between two samples is in them.
  */
 #ifndef HEAPSCOPE_PROFILE_FORMAT_H
 #define HEAPSCOPE_PROFILE_FORMAT_H

@@ -86,6 +86,10 @@ def test_timeline_peaks_and_regions_equal_the_timeline_document(page, fem, heaps
     shown = {c[0]: int(c[2].replace(",", "")) for c in (r.split("\t") for r in rows)}
     names = {"heap": "heap in use", "rss": "RSS", "pss": "PSS", "heap_mpi": "heap, MPI"}
     assert shown == {names[k]: v["bytes"] for k, v in proc["peaks"].items() if v}
+    # the exact heap peak (every allocation and free) is said apart from the samples'
+    exact = page.page.locator("#timeline .hs-heap-peaks")
+    assert exact.count() == (1 if proc["heap_peaks"] else 0)
+    assert not proc["heap_peaks"] or proc["heap_peaks"]["heap"] >= proc["peaks"]["heap"]["bytes"]
     regions = page.page.locator("#timeline .hs-regions tbody tr").all_inner_texts()
     assert [r.split("\t")[0] for r in regions] == [s["region"] for s in proc["regions"]][:40]
     assert {"split", "local", "reduce", "post"} <= {s["region"] for s in proc["regions"]}

@@ -84,3 +84,25 @@ def test_allocations_counted_but_stacks_lost(heapscope, tmp_path):
         f"table was full)",
         "heapscope: error: no stack trace types of size 12: 5 allocations were counted, none with "
         "a stored stack (5 allocations lost their stack: the stack table was full)"]
+
+
+def test_size_all_on_a_recording_of_some_sizes(recordings, heapscope, tmp_path):
+    """`--size all` (what the README recommends) on a `--sizes 12,40-50 --regions build`
+    recording: every size it recorded, with a note saying which those were (it was an
+    error: "no stacks recorded for size all")."""
+    import json
+    root, _ = recordings
+    note = ("--size all: every size whose stacks were recorded (stacks were recorded for "
+            "sizes 12,40-50 in regions build)")
+    res = heapscope("stacks", root / "some", "--size", "all", "--format", "json")
+    doc = json.loads(res.stdout)
+    assert res.returncode == 0 and doc["not_recorded"] == [] and note in doc["notes"]
+    assert sorted((g["size"], g["region"], g["count"]) for g in doc["groups"]) == [
+        (12, "build", 300), (40, "build", 100)]
+    assert note in heapscope("stacks", root / "some", "--size", "all").stdout
+    cg = json.loads(heapscope("callgraph", root / "some", "--size", "all", "--format", "json",
+                              "-o", "-").stdout)
+    assert note in cg["notes"]
+    # a recording of every size says nothing more
+    doc = json.loads(heapscope("stacks", root / "all", "--size", "all", "--format", "json").stdout)
+    assert not any(n.startswith("--size all") for n in doc["notes"])

@@ -37,6 +37,23 @@ def test_seed_calls_map_onto_regions_dump_and_reset(heapscope, build, native, tm
     assert [(t.region, t.count) for t in p.stack_types] == [("size_profiling", 4)]
 
 
+def test_seed_calls_built_weak_run_with_and_without_the_recorder(heapscope, build, tmp_path):
+    """-DHEAPSCOPE_WEAK and no library: every call of heapscope.h, the paper's
+    init_size_profiling() & co. included, does nothing without the recorder (they
+    called a NULL weak symbol: SIGSEGV) and reaches the recorder under it."""
+    program = build("rec_seed.c", "-DHEAPSCOPE_WEAK", name="rec_seed_weak")
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    for mode in ([], ["reset"]):
+        alone = subprocess.run([program, *mode], capture_output=True, text=True, env=env,
+                               timeout=60)
+        assert (alone.returncode, alone.stdout) == (0, "active=0\n"), alone
+    res = heapscope("record", "-o", tmp_path / "weak", "--", program)
+    assert res.stdout == "active=1\n"
+    p = only_profile(tmp_path / "weak")
+    assert p.size_counts[("(none)", 16016)] == 2
+    assert p.size_counts[("size_profiling", 16016)] == 3
+
+
 def test_fortran_module_regions(heapscope, native, tmp_path):
     require("gfortran")
     program = tmp_path / "rec_fortran"

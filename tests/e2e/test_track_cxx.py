@@ -58,3 +58,25 @@ def test_churn_totals_equal_the_counts(heapscope, tmp_path):
     assert live == sum(per_size.values()) - frees
     assert t.end_bytes == sum(s.life.live_at_end_bytes for s in t.stacks)
     assert t.peak_bytes >= t.end_bytes
+
+
+def test_a_block_from_before_stack_capture_says_so(heapscope, build, tmp_path):
+    """libstdc++ allocates its exception-handling pool in its own constructor, before
+    the recorder captures stacks: tracked without a stack under --sizes all. The
+    reports said "this size was tracked without its stacks", which --sizes all
+    contradicts; a size the recording did not select still says that."""
+    import json
+    exe = build("trk_cxx.cpp")
+    heapscope("record", "-o", tmp_path / "all", "--track", "--sizes", "all", "--", exe)
+    doc = json.loads(heapscope("leaks", tmp_path / "all", "--format", "json").stdout)
+    bare = [t for t in doc["leaks"] if not t["recorded"]]
+    assert bare and all(t["no_stack"] == "start-up" for t in bare), doc["leaks"]
+    text = heapscope("leaks", tmp_path / "all").stdout
+    assert "(no stack: allocated before the recorder captured stacks, during program " \
+           "start-up)" in text and "tracked without its stacks" not in text
+    heapscope("record", "-o", tmp_path / "some", "--track", "--sizes", "8", "--", exe)
+    doc = json.loads(heapscope("leaks", tmp_path / "some", "--format", "json").stdout)
+    row = next(t for t in doc["leaks"] if t["size"] == 100)     # the program's own leak
+    assert (row["recorded"], row["no_stack"]) == (False, "not-selected")
+    assert "(no stack: this size was tracked without its stacks)" in \
+        heapscope("leaks", tmp_path / "some").stdout

@@ -7,6 +7,7 @@ import pytest
 import zstandard
 
 from heapscope.profile import format as fmt
+from heapscope.errors import HeapscopeError
 from heapscope.profile import framing, read_profile
 from heapscope.profile.model import lifetime_bin
 from heapscope.profile.timeline import read_timeline
@@ -218,11 +219,38 @@ def test_timeline_and_its_regions(tmp_path):
     assert read_profile(b.write(tmp_path / "tl2.hsp")).timeline.samples == tl.samples
 
 
+def test_heap_peak_the_last_one_counts(tmp_path):
+    """HEAP_PEAK follows each TIMELINE chunk: the last one holds the run's exact peaks;
+    without one (heap not measured, an older recorder) the peaks are None."""
+    b = ProfileBuilder()
+    b.add("TIMELINE", interval_ns=0, caliper_ns=-1, heap_measure=fmt.HEAP_MEASURE_USABLE,
+          calipers_taken=0, calipers_skipped=0, mpi_rss_delta=0, mpi_pss_delta=0,
+          samples_lost=0, labels=(), samples=[dict(
+              mono_ns=1, kind=fmt.SAMPLE_PERIODIC, region=0, label=fmt.NO_LABEL, heap_bytes=10,
+              heap_component_bytes=0, rss_bytes=-1, pss_bytes=-1)])
+    path = b.write(tmp_path / "none.hsp")
+    assert read_timeline(path).timeline.heap_peak is None
+    b.add("HEAP_PEAK", heap_measure=fmt.HEAP_MEASURE_USABLE, peak_bytes=500,
+          peak_component_bytes=100, peak_app_bytes=450)
+    b.add("HEAP_PEAK", heap_measure=fmt.HEAP_MEASURE_USABLE, peak_bytes=7_000_000,
+          peak_component_bytes=6_400_000, peak_app_bytes=600_000)
+    for read in (read_timeline, lambda f: (b.snapshot(), read_profile(b.write(f)))[1]):
+        tl = read(b.write(tmp_path / "peak.hsp")).timeline
+        assert (tl.heap_peak, tl.heap_peak_mpi, tl.heap_peak_app) == (7_000_000, 6_400_000, 600_000)
+    bad = ProfileBuilder()
+    bad.add("TIMELINE", interval_ns=0, caliper_ns=-1, heap_measure=fmt.HEAP_MEASURE_USABLE,
+            calipers_taken=0, calipers_skipped=0, mpi_rss_delta=0, mpi_pss_delta=0,
+            samples_lost=0, labels=(), samples=[])
+    bad.add("HEAP_PEAK", heap_measure=0, peak_bytes=-1, peak_component_bytes=0, peak_app_bytes=0)
+    with pytest.raises(HeapscopeError, match="malformed HEAP_PEAK chunk.*negative"):
+        read_timeline(bad.write(tmp_path / "bad.hsp"))
+
+
 def test_every_chunk_type_has_a_test_here():
     """A chunk type added to the table needs its reader test in this file."""
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
               "SIZE_COUNTS", "API_COUNTS", "STACK_TYPES", "TRACK_SUMMARY", "TRACK_TYPES",
-              "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS"}
+              "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS", "HEAP_PEAK"}
     assert set(ALL_CHUNKS) == tested
 
 

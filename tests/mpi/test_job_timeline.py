@@ -36,7 +36,13 @@ def test_peaks_and_stats_from_samples():
     assert (rows[0]["heap_peak"], rows[0]["heap_app_peak"], rows[0]["heap_mpi_peak"]) == (300, 200, 100)
     assert (rows[1]["heap_peak"], rows[1]["heap_app_peak"], rows[1]["heap_mpi_peak"]) == (400, 200, 200)
     assert (rows[0]["rss_peak"], rows[0]["pss_peak"], rows[1]["rss_peak"]) == (2000, 600, None)
-    assert (rows[0]["mpi_rss"], rows[0]["mpi_pss"], rows[1]["mpi_rss"]) == (4096, 2048, None)
+    # calipers: the running sum's peak over before/after pairs; rank 0's one sample
+    # pairs with none (its before sample lost): unknown, not its net total 4096
+    assert "mpi_rss" not in rows[0] and "mpi_rss" not in doc["stats"]
+    # these profiles carry no exact peaks (HEAP_PEAK): the heap figures are the samples'
+    titles = {m["key"]: (m["title"], m["sampled"]) for m in doc["metrics"]}
+    assert titles["heap_peak"] == ("heap peak (sampled)", True)
+    assert not rows[0]["heap_exact"] and "heap peak*" in render_job.render(doc)
     s = doc["stats"]["heap_peak"]
     assert (s["min"], s["min_rank"], s["min_host"], s["max"], s["max_rank"], s["max_host"], s["mean"]) == \
         (300, 0, "n0", 400, 1, "n1", 350)
@@ -76,3 +82,29 @@ def test_text_csv_and_plots(tmp_path):
     write_plot(doc, str(svg))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert ET.parse(svg).getroot().tag.endswith("svg")
+
+
+def test_caliper_figures_follow_their_definition():
+    """Per measured call d = RSS growth - heap growth; the figure is the running sum's
+    peak, from 0: MPI_Init maps 8 MB (1 MB of it heap), a call touches 2 MB more,
+    MPI_Finalize unmaps 20 MB that became resident outside measured calls. The net
+    sum is -11 MB (what the report printed as "MPI non-heap RSS"); the peak is 9 MB."""
+    from heapscope.analysis.timeline import caliper_figures
+    MB = 1 << 20
+    pairs = [("MPI_Init", 10 * MB, 18 * MB, 0, MB), ("MPI_Send", 18 * MB, 20 * MB, MB, MB),
+             ("MPI_Finalize", 30 * MB, 10 * MB, MB, 0)]
+    samples = []
+    for i, (fn, rss0, rss1, heap0, heap1) in enumerate(pairs):
+        samples += [Sample(10 * i, "mpi-before", "(none)", fn, heap0, 0, rss0, rss0 // 2),
+                    Sample(10 * i + 5, "mpi-after", "(none)", fn, heap1, 0, rss1, rss1 // 2)]
+    tl = Timeline(samples=samples, calipers_taken=3, mpi_rss_delta_bytes=-11 * MB)
+    c = caliper_figures(tl)
+    assert (c["rss"], c["paired"], c["mpi_rss_delta_bytes"]) == (9 * MB, 3, -11 * MB)
+    assert c["pss"] == (4 * MB - MB) + (MB - 0)          # PSS is half the RSS here
+    doc = job.build([job.summarize(Profile(path="r0.hsp", rank=0, job_id="1", exe="/a",
+                                            size_counts={("(none)", 8): 1}, timeline=tl))])
+    assert doc["per_rank"][0]["mpi_rss"] == 9 * MB
+    # a process whose RSS only fell: the figure is 0, never negative
+    tl.samples = samples[-2:]
+    assert caliper_figures(tl)["rss"] == 0
+

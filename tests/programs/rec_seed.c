@@ -1,5 +1,6 @@
 /* The calls of Gomes et al.'s profiling library ("Memory allocation anomalies in
- * high-performance computing applications"), linked against libheapscope_stub.so (no weak symbols):
+ * high-performance computing applications"), linked against libheapscope_stub.so, or built
+ * with -DHEAPSCOPE_WEAK and no library:
  * runs alone (no-ops); under the recorder its definitions win
  * (tests/e2e/test_region_api.py). 16016 x2 before init (top level), x3 inside
  * "size_profiling", dump, then x4 after a reset: the exit snapshot has only 4. */

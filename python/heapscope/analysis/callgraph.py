@@ -188,7 +188,9 @@ def shown(g: CallGraph, top: int) -> List[Vertex]:
 
 
 def vertex_json(v: Vertex) -> dict:
-    return dict(rank=v.rank, function=v.function, file=v.file, line=v.line, module=v.module,
+    # not ranked, no file or line (the function view): null, not 0 or ""
+    return dict(rank=v.rank or None, function=v.function, file=v.file or None,
+                line=v.line or None, module=v.module,
                 kind="trunk" if v.trunk else v.kind, types=v.types, count=v.count, bytes=v.bytes,
                 distance=v.distance if v.kind != ALLOC else None)
 

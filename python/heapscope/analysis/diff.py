@@ -241,8 +241,8 @@ def change_row(kind: str, c: Change, region: str, size, stack: str = "") -> dict
 
 
 def frames_json(stack: WeightedStack) -> List[dict]:
-    return [dict(function=f.function, file=f.file, line=f.line, module=f.module, inlined=f.inlined)
-            for f in stack.frames]
+    return [dict(function=f.function, file=f.file or None, line=f.line or None, module=f.module,
+                 inlined=f.inlined) for f in stack.frames]
 
 
 def document(result: dict, a: str, b: str, region: Optional[str], size: Optional[str],
@@ -251,7 +251,7 @@ def document(result: dict, a: str, b: str, region: Optional[str], size: Optional
     t = result["total"]
     doc = dict(format=DIFF_FORMAT, version=DIFF_VERSION,
                a=a, b=b, region=region, size=size, metric=metric,
-               total=change_row("total", t, "", 0),
+               total=change_row("total", t, None, None),   # every region and size
                percent=dict(count=t.percent("count"), bytes=t.percent("bytes")),
                sizes=[change_row("size", r, r.region, r.size) for r in result["sizes"]],
                migrations=[dict(region=m.region, fell=[dict(size=r.size, delta=r.delta) for r in m.fell],

@@ -10,11 +10,15 @@ Where the figures come from:
   allocated   heap blocks and bytes allocated over the run (the snapshot's counts):
               MPI = blocks allocated inside MPI calls (regions named "[MPI]"),
               application = all others. Always present.
-  heap        heap in use, peak over the timeline samples: total (heap_bytes), MPI
-              (heap_mpi_bytes), application (heap_bytes - heap_mpi_bytes, its own peak).
+  heap        peaks of heap in use: total, MPI (blocks allocated inside MPI calls),
+              application (total - MPI, its own peak). Exact when the recorder wrote
+              them (HEAP_PEAK: kept at every allocation and free); from a recorder that
+              did not, the largest timeline sample, a lower bound: the metric is then
+              marked sampled ("heap peak (sampled)"). None when heap in use was not
+              measured (recorded without --mpi, --track or HEAPSCOPE_TIMELINE_HEAP=1).
   rss, pss    peak resident and proportional set size over the samples
-              (/proc/self/smaps_rollup); mpi_rss, mpi_pss: the calipers' sum of RSS/PSS
-              growth over MPI calls (the library's non-heap memory).
+              (/proc/self/smaps_rollup), always sampled; mpi_rss, mpi_pss: the calipers'
+              MPI non-heap memory (docs/report-formats.md defines it).
   tracked     requested bytes live at the heap peak (record --track).
 A metric a profile does not carry is None for that rank and left out of the stats.
 A rank whose file has no snapshot (killed by SIGKILL: OOM killer, scheduler) is kept
@@ -28,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis.job_processes import choose_rank_process, describe_others
-from heapscope.analysis.timeline import job_timelines, sample_columns
+from heapscope.analysis.timeline import caliper_figures, job_timelines, sample_columns
 from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
 from heapscope.profile.timeline import NO_SNAPSHOT_WARNING
@@ -52,10 +56,15 @@ METRICS = (
     ("heap_mpi_peak", "heap peak, MPI", "bytes"),
     ("rss_peak", "RSS peak", "bytes"),
     ("pss_peak", "PSS peak", "bytes"),
-    ("mpi_rss", "MPI non-heap RSS (calipers)", "bytes"),
-    ("mpi_pss", "MPI non-heap PSS (calipers)", "bytes"),
+    ("mpi_rss", "MPI non-heap RSS peak (calipers)", "bytes"),
+    ("mpi_pss", "MPI non-heap PSS peak (calipers)", "bytes"),
     ("tracked_peak", "live requested bytes at heap peak", "bytes"),
 )
+# the figures that split application from MPI: unknown without the MPI layer
+SPLIT_METRICS = ("alloc_app_blocks", "alloc_mpi_blocks", "alloc_app_bytes", "alloc_mpi_bytes",
+                 "heap_app_peak", "heap_mpi_peak", "mpi_rss", "mpi_pss")
+NO_LAYER_WARNING = ("recorded without the MPI layer (heapscope record --mpi): nothing "
+                    "was attributed to MPI, so the application/MPI split is unknown")
 REGION_METRICS = ("alloc_app_bytes", "alloc_mpi_bytes", "alloc_app_blocks", "alloc_mpi_blocks",
                   "heap_peak")
 
@@ -88,8 +97,10 @@ class RankSummary:
     # region -> {metric: value} (REGION_METRICS)
     regions: Dict[str, Dict[str, int]] = field(default_factory=dict)
     # analysis.timeline.sample_columns: int64 numpy columns by time, mono_ns, heap,
-    # heap_mpi, rss, pss (rss/pss -1 when unreadable)
+    # heap_mpi, rss, pss (-1 when not measured)
     timeline: Optional[tuple] = None
+    heap_exact: bool = False      # heap peaks from HEAP_PEAK (else from the samples)
+    mpi_layer: bool = True        # the MPI layer recorded it (else the MPI split is unknown)
 
 
 def summarize(p: Profile, has_snapshot: bool = True) -> RankSummary:
@@ -101,11 +112,34 @@ def summarize(p: Profile, has_snapshot: bool = True) -> RankSummary:
         _count(p, m, regions)
     columns = _timeline(p, m, regions, has_snapshot)
     warnings = [w for w in p.warnings if has_snapshot or w != NO_SNAPSHOT_WARNING]
+    layer = mpi_layer_seen(p)
+    if not layer:
+        # nothing was attributed to MPI: its share is unknown, not 0 (and the rest is
+        # not the application's alone)
+        for k in SPLIT_METRICS:
+            m[k] = None
+        for reg in regions.values():
+            for k in REGION_METRICS[:4]:
+                reg.pop(k, None)
     return RankSummary(path=p.path, rank=p.rank, pid=p.pid, ppid=p.ppid, host=p.host, exe=p.exe,
                        job_id=p.job_id, start_real_ns=p.start_real_ns,
                        reason=p.snapshot_reason if has_snapshot else NO_SNAPSHOT,
                        complete=p.complete and has_snapshot, warnings=warnings, metrics=m,
-                       has_snapshot=has_snapshot, regions=regions, timeline=columns)
+                       has_snapshot=has_snapshot, regions=regions, timeline=columns,
+                       heap_exact=p.timeline is not None and p.timeline.heap_peak is not None,
+                       mpi_layer=layer)
+
+
+def mpi_layer_seen(p: Profile) -> bool:
+    """Whether the MPI layer recorded this process: an "[MPI]" region (an MPI call
+    allocated), a measured MPI call (MPI_Init always is, when the timeline is on), or
+    heap counted as allocated inside MPI calls."""
+    if any(is_mpi_region(r.path) for r in p.regions.values()):
+        return True
+    tl = p.timeline
+    return tl is not None and (tl.calipers_taken > 0
+                               or any(is_mpi_region(s.region) or s.kind.startswith("mpi-")
+                                      or s.heap_mpi_bytes > 0 for s in tl.samples))
 
 
 def _count(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[str, int]]) -> None:
@@ -138,19 +172,24 @@ def _timeline(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[s
     """The timeline's figures (peaks, calipers, per-region heap peaks); its columns."""
     tl = p.timeline
     columns = sample_columns(tl)
+    if tl is not None and tl.heap_peak is not None:
+        m.update(heap_peak=tl.heap_peak, heap_mpi_peak=tl.heap_peak_mpi,
+                 heap_app_peak=tl.heap_peak_app)
     if columns is not None:
-        m["heap_peak"] = int(columns[1].max())
-        m["heap_mpi_peak"] = int(columns[2].max())
-        m["heap_app_peak"] = int(max(0, (columns[1] - columns[2]).max()))
+        heap = columns[1] >= 0          # -1: heap in use not measured
+        if tl.heap_peak is None and heap.any():
+            m["heap_peak"] = int(columns[1][heap].max())
+            m["heap_mpi_peak"] = int(columns[2][heap].max())
+            m["heap_app_peak"] = int(max(0, (columns[1][heap] - columns[2][heap]).max()))
         rss, pss = columns[3][columns[3] >= 0], columns[4][columns[4] >= 0]
         m["rss_peak"] = int(rss.max()) if rss.size else None
         m["pss_peak"] = int(pss.max()) if pss.size else None
         if tl.calipers_taken:
-            m["mpi_rss"] = tl.mpi_rss_delta_bytes
-            m["mpi_pss"] = tl.mpi_pss_delta_bytes
+            cal = caliper_figures(tl)
+            m["mpi_rss"], m["mpi_pss"] = cal["rss"], cal["pss"]
         peaks: Dict[str, int] = {}
         for s in sorted(tl.samples, key=lambda s: s.mono_ns):
-            if s.heap_bytes > peaks.get(s.region, -1):
+            if s.heap_bytes >= 0 and s.heap_bytes > peaks.get(s.region, -1):
                 peaks[s.region] = s.heap_bytes
         for path, peak in peaks.items():
             # without a snapshot the region has no counts (None, not 0)
@@ -214,6 +253,11 @@ def _warnings(ranks: List[RankSummary], excluded: List[RankSummary]) -> List[str
                    f"(SIGKILL: OOM killer, scheduler; or still running): heap, RSS and PSS from "
                    f"{'their' if n != 1 else 'its'} timeline up to the last flush, no allocation "
                    f"counts; statistics are over the ranks that have each figure")
+    bare = [r.rank for r in ranks if not r.mpi_layer]
+    if bare:
+        n = len(bare)
+        out.append(f"rank{'s' if n != 1 else ''} {', '.join(map(str, bare[:12]))}"
+                   f"{', ...' if n > 12 else ''} of {len(ranks)} {NO_LAYER_WARNING}")
     if excluded:
         n = len(excluded)
         named = [f"rank {s.rank} ({s.path.rsplit('/', 1)[-1]})" for s in excluded[:4]]
@@ -253,13 +297,20 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
             row[k] = _stats(vals)
         regions.append(row)
     hosts = sorted({r.host for r in ranks})
+    # a figure from timeline samples (a lower bound) is marked so: RSS and PSS always,
+    # heap peaks when a rank's recorder did not keep them exactly
+    sampled = {"rss_peak", "pss_peak"}
+    if any(not r.heap_exact and r.metrics["heap_peak"] is not None for r in ranks):
+        sampled |= {"heap_peak", "heap_app_peak", "heap_mpi_peak"}
     return dict(
         format=JOB_FORMAT, version=JOB_VERSION,
         job_id=ranks[0].job_id, ranks=len(ranks), hosts=hosts,
         executables=sorted({r.exe for r in ranks}),
-        metrics=[dict(key=k, title=t, unit=u) for k, t, u in METRICS if k in present],
+        metrics=[dict(key=k, title=t + (" (sampled)" if k in sampled else ""), unit=u,
+                      sampled=k in sampled) for k, t, u in METRICS if k in present],
         per_rank=[dict(rank=r.rank, host=r.host, pid=r.pid, file=r.path, exe=r.exe,
                        reason=r.reason, complete=r.complete, has_snapshot=r.has_snapshot,
+                       heap_exact=r.heap_exact, mpi_layer=r.mpi_layer,
                        warnings=r.warnings,
                        **{k: r.metrics[k] for k in present}) for r in ranks],
         stats=stats,

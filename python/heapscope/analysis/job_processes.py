@@ -68,7 +68,7 @@ def describe_others(ranks: Sequence, others: Sequence, everyone: Sequence) -> Li
             role, of_rank = "rank-extra", s.rank
         elif (s.host, s.pid) in parents:
             role = "launcher"
-        out.append(dict(pid=s.pid, ppid=s.ppid, rank=s.rank, host=s.host, exe=s.exe,
+        out.append(dict(pid=s.pid, ppid=s.ppid, rank=s.rank if s.rank >= 0 else None, host=s.host, exe=s.exe,
                         file=s.path, reason=s.reason, role=role, of_rank=of_rank,
                         of_pid=of_pid))
     return out

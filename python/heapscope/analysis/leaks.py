@@ -36,7 +36,7 @@ def build_leaks(entries: List[TrackedEntry], rules: Sequence[Suppression],
     def row(rank, e, rule):
         return dict(rank=rank, size=e.size, region=e.region, blocks=e.life.live_at_end,
                     bytes=e.life.live_at_end_bytes, allocs=e.life.allocs,
-                    suppressed_by=rule.pattern if rule else None, recorded=bool(e.frames),
+                    suppressed_by=rule.pattern if rule else None, recorded=bool(e.frames), no_stack=e.no_stack,
                     frames_total=len(e.frames), frames=frames_json(e.frames, depth))
 
     shown = reported[:top] if top else reported

@@ -30,7 +30,7 @@ def _figures(life: Lifetimes) -> dict:
 
 
 def _type_json(rank: int, e: TrackedEntry, depth: int) -> dict:
-    return dict(rank=rank, region=e.region, size=e.size, recorded=bool(e.frames),
+    return dict(rank=rank, region=e.region, size=e.size, recorded=bool(e.frames), no_stack=e.no_stack,
                 frames_total=len(e.frames), frames=frames_json(e.frames, depth))
 
 

@@ -6,7 +6,8 @@ command finds no stack trace type of the sizes and region asked for, it says whi
 these it is, in one line:
 
   not recorded   the recording did not cover them: what it covered, and the command
-                 that records them
+                 that records them ("all" covers whatever sizes were recorded: a note
+                 says which, all_means_recorded)
   not allocated  it covered them, but the program made no such allocation (there)
   lost           allocations were counted, but the stack table was full
 """
@@ -36,15 +37,25 @@ def covers(p: Profile, part: str, region: Optional[str]) -> bool:
                                       for r in regions):
         return False
     have = SizeSet(recorded)
-    if have.everything:
+    if have.everything or part == "all":    # "all": every size it recorded stacks for
         return True
-    if part == "all":
-        return False
     if "-" in part:
         lo, hi = (int(x) for x in part.split("-"))
         return any(lo <= s <= hi for s in have.exact) or any(
             a <= hi and lo <= b for a, b in have.ranges)
     return int(part) in have
+
+
+def all_means_recorded(profiles: Sequence[Profile], sizes: SizeSet) -> Optional[str]:
+    """A note when --size all meets a recording of some sizes only: "all" then stands for
+    every size whose stacks were recorded (None when the selection is not "all" or every
+    profile recorded every size)."""
+    if not sizes.everything:
+        return None
+    specs = {(p.settings.get("stack_sizes") or "").strip() for p in profiles} - {""}
+    if not specs or specs == {"all"}:
+        return None
+    return f"--size all: every size whose stacks were recorded ({recorded_text(profiles)})"
 
 
 def recorded_text(profiles: Sequence[Profile]) -> str:

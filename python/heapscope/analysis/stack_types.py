@@ -43,7 +43,8 @@ def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = N
                sampling=sampling.describe(profiles))
     if per_process:
         doc["per_process"] = [dict(process=i, groups=groups_of([p])) for i, p in enumerate(profiles)]
-    doc["notes"] = list(sym.notes)
+    partial = recorded.all_means_recorded(profiles, sizes)
+    doc["notes"] = ([partial] if partial else []) + list(sym.notes)
     return doc
 
 

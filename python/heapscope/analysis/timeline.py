@@ -15,9 +15,10 @@ ranks on one time axis).
                             to max_points bins of their largest values when longer
 
 Every series is a Sample attribute; -1 means "not measured" (RSS/PSS unreadable, heap
-not sampled) and is left out of peaks, never counted as 0.
+not sampled) and is left out of peaks, never counted as 0. Documents carry null for
+it (the `timeline` document's samples and region spans).
 """
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.errors import HeapscopeError
 from heapscope.profile import profile_files
@@ -66,20 +67,65 @@ def process_doc(p: Profile) -> dict:
     tl: Timeline = p.timeline
     samples = tl.samples
     return dict(
-        path=p.path, pid=p.pid, rank=p.rank, host=p.host, exe=p.exe, label=p.label,
+        path=p.path, pid=p.pid, rank=p.rank if p.rank >= 0 else None, host=p.host, exe=p.exe, label=p.label,
         start_real_ns=p.start_real_ns, complete=p.complete, warnings=list(p.warnings),
         interval_ns=tl.interval_ns, heap_measure=tl.heap_measure,
         duration_s=(samples[-1].mono_ns / NS) if samples else 0.0,
         sample_count=len(samples),
         kinds={k: sum(1 for s in samples if s.kind == k) for k in sorted({s.kind for s in samples})},
         peaks={key: peak(samples, attr) for key, attr in SERIES},
-        calipers=dict(taken=tl.calipers_taken, skipped=tl.calipers_skipped,
-                      mpi_rss_delta_bytes=tl.mpi_rss_delta_bytes,
-                      mpi_pss_delta_bytes=tl.mpi_pss_delta_bytes),
+        calipers=caliper_figures(tl),
+        heap_peaks=(None if tl.heap_peak is None else
+                    dict(heap=tl.heap_peak, heap_mpi=tl.heap_peak_mpi, heap_app=tl.heap_peak_app)),
         regions=region_spans(samples),
         samples=[dict(mono_ns=s.mono_ns, kind=s.kind, region=s.region, label=s.label,
-                      heap_bytes=s.heap_bytes, heap_mpi_bytes=s.heap_mpi_bytes,
-                      rss_bytes=s.rss_bytes, pss_bytes=s.pss_bytes) for s in samples])
+                      heap_bytes=_known(s.heap_bytes), heap_mpi_bytes=_known(s.heap_mpi_bytes),
+                      rss_bytes=_known(s.rss_bytes), pss_bytes=_known(s.pss_bytes))
+                 for s in samples])
+
+
+def _known(v: int) -> Optional[int]:
+    """A sample's value as documents carry it: None (not measured) for the format's -1."""
+    return v if v >= 0 else None
+
+
+def caliper_figures(tl: Timeline) -> dict:
+    """The MPI calipers' figures (docs/report-formats.md, "MPI calipers"): each measured
+    call's non-heap growth, d = (RSS after - RSS before) - (heap after - heap before)
+    (the same with PSS), from its mpi-before/mpi-after samples; `rss`/`pss`: the
+    highest the running sum of d reached over the run, counting from 0 before the
+    first call (the library's non-heap memory at its largest; never below 0: before
+    MPI_Init it held none); `rss_net`/`pss_net`: the sum at the end (the recorder's
+    totals; negative when MPI_Finalize releases memory that became resident outside
+    measured calls). A pair: an mpi-after and the latest unpaired mpi-before of the
+    same function (concurrent measured calls of several threads may pair across
+    threads); a pair with a value not measured (-1) is left out of `rss`/`pss`."""
+    out = dict(taken=tl.calipers_taken, skipped=tl.calipers_skipped,
+               mpi_rss_delta_bytes=tl.mpi_rss_delta_bytes,
+               mpi_pss_delta_bytes=tl.mpi_pss_delta_bytes, rss=None, pss=None, paired=0)
+    open_: Dict[str, list] = {}
+    sums = {"rss": [0, 0, False], "pss": [0, 0, False]}     # running sum, its peak, measured
+    for s in sorted(tl.samples, key=lambda s: s.mono_ns):
+        if s.kind == "mpi-before":
+            open_.setdefault(s.label, []).append(s)
+        elif s.kind == "mpi-after" and open_.get(s.label):
+            b = open_[s.label].pop()
+            out["paired"] += 1
+            if s.heap_bytes < 0 or b.heap_bytes < 0:
+                heap = 0        # heap in use not measured: nothing subtracted (the recorder's rule)
+            else:
+                heap = s.heap_bytes - b.heap_bytes
+            for key, attr in (("rss", "rss_bytes"), ("pss", "pss_bytes")):
+                x, y = getattr(b, attr), getattr(s, attr)
+                if x < 0 or y < 0:
+                    continue
+                acc = sums[key]
+                acc[0] += y - x - heap
+                acc[1] = max(acc[1], acc[0])
+                acc[2] = True
+    for key, (_, top, measured) in sums.items():
+        out[key] = top if measured else None
+    return out
 
 
 def peak(samples, attr: str) -> Optional[dict]:
@@ -103,8 +149,8 @@ def region_spans(samples) -> List[dict]:
     for s in samples:
         if s.kind == "region-begin":
             span = dict(region=s.region, name=s.label, depth=len(open_), begin_s=s.mono_ns / NS,
-                        end_s=None, heap_begin=s.heap_bytes, heap_end=None,
-                        rss_begin=s.rss_bytes, rss_end=None)
+                        end_s=None, heap_begin=_known(s.heap_bytes), heap_end=None,
+                        rss_begin=_known(s.rss_bytes), rss_end=None)
             spans.append(span)
             open_.append(span)
         elif s.kind == "region-end":
@@ -112,7 +158,8 @@ def region_spans(samples) -> List[dict]:
             for i in range(len(open_) - 1, -1, -1):
                 if open_[i]["region"] == s.region:
                     span = open_.pop(i)
-                    span.update(end_s=s.mono_ns / NS, heap_end=s.heap_bytes, rss_end=s.rss_bytes)
+                    span.update(end_s=s.mono_ns / NS, heap_end=_known(s.heap_bytes),
+                                rss_end=_known(s.rss_bytes))
                     break
     return spans
 
@@ -159,8 +206,9 @@ def job_timelines(ranks: Sequence, points: int = 200) -> Optional[dict]:
 
     Series: app = heap_bytes - heap_mpi_bytes (0 when negative: blocks the program
     allocated and the MPI library freed, or the other way round, make the two parts
-    drift by a few KB), mpi = heap_mpi_bytes, rss, pss (samples with -1, unreadable,
-    are left out; a series with no readable sample is None)."""
+    drift by a few KB), mpi = heap_mpi_bytes, rss, pss (samples with -1, not measured,
+    are left out; a series with no measured sample is None; app and mpi of a rank
+    recorded without the MPI layer are None: no split)."""
     import numpy as np
     having = [r for r in ranks if r.timeline is not None and len(r.timeline[0])]
     if not having:
@@ -182,7 +230,11 @@ def job_timelines(ranks: Sequence, points: int = 200) -> Optional[dict]:
         t = times[r.rank]
         row = dict(rank=r.rank, host=r.host, samples=len(t), first_s=float(t[0]),
                    last_s=float(t[-1]))
-        app = np.maximum(heap - heap_mpi, 0)   # < 0 when MPI freed blocks the program allocated
+        # < 0 when MPI freed blocks the program allocated; -1 where heap was not measured,
+        # and everywhere without the MPI layer (no split: analysis.job.mpi_layer_seen)
+        app = np.where(heap >= 0, np.maximum(heap - heap_mpi, 0), -1)
+        if not getattr(r, "mpi_layer", True):
+            app = heap_mpi = np.full(len(heap), -1, dtype=np.int64)
         for key, values in (("app", app), ("mpi", heap_mpi), ("rss", rss), ("pss", pss)):
             keep = values >= 0
             if not keep.any():
@@ -225,7 +277,8 @@ def sampled_columns(proc: dict, max_points: int):
     t = np.array([s["mono_ns"] for s in samples], dtype=np.int64)
     order = np.argsort(t, kind="stable")
     t = t[order]
-    cols = {k: np.array([s[k] for s in samples], dtype=np.int64)[order] for k in series}
+    cols = {k: np.array([-1 if s[k] is None else s[k] for s in samples], dtype=np.int64)[order]
+            for k in series}
     if len(t) <= max_points:
         return (t / NS).tolist(), cols, False
     edges = np.linspace(float(t[0]), float(t[-1]), max_points + 1)

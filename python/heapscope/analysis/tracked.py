@@ -9,11 +9,12 @@ What the lifetimes, temporaries, peak and leaks reports consume. A stack trace t
 identified as in the other reports (analysis.stacks.identity: function, file and line
 of every frame), so the same path in several processes is one entry whose figures
 are added up. Sizes tracked without stacks have frames () and stand for the whole
-size in their region.
+size in their region, with the reason they have no stack (NO_STACK).
 """
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from heapscope.analysis import recorded
 from heapscope.analysis.processes import describe
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.stacks import identity
@@ -30,10 +31,30 @@ class TrackedEntry:
     size: int
     frames: Tuple[Frame, ...]   # innermost first; () when the stack was not recorded
     life: Lifetimes
+    no_stack: Optional[str] = None   # why frames is (): a NO_STACK key; None with frames
 
     @property
     def key(self) -> tuple:
         return (self.region, self.size, tuple(identity(f) for f in self.frames))
+
+
+# Why a tracked row has no stack (its blocks are counted per size, without frames).
+NO_STACK = {
+    "not-selected": "this size was tracked without its stacks",
+    "start-up": "allocated before the recorder captured stacks, during program start-up",
+    "start-up-or-lost": "allocated during program start-up, before the recorder captured "
+                        "stacks, or its stack was not stored (the stack table was full)",
+}
+
+
+def no_stack_reason(p: Profile, size: int, region: str) -> str:
+    """The NO_STACK key of a row of `p` without frames: the recording did not ask for
+    the stacks of this size (and region), or it did and the row holds blocks allocated
+    before stack capture started (a C++ runtime's emergency pool, other libraries'
+    constructors) or whose stack found the table full."""
+    if not recorded.covers(p, str(size), region):
+        return "not-selected"
+    return "start-up-or-lost" if p.lost_stacks else "start-up"
 
 
 def add_lifetimes(a: Lifetimes, b: Lifetimes) -> Lifetimes:
@@ -80,10 +101,11 @@ def tracked_entries(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
         resolved = sym.resolve(p, {a for s in chosen for a in s.frames})
         for s in chosen:
             frames = tuple(f for a in s.frames for f in resolved[a])
-            entry = TrackedEntry(s.region, s.size, frames, s.life)
+            entry = TrackedEntry(s.region, s.size, frames, s.life,
+                                 None if frames else no_stack_reason(p, s.size, s.region))
             old = merged.get(entry.key)
             merged[entry.key] = entry if old is None else TrackedEntry(
-                old.region, old.size, old.frames, add_lifetimes(old.life, s.life))
+                old.region, old.size, old.frames, add_lifetimes(old.life, s.life), old.no_stack)
     if not merged and required:
         have = sorted({s.size for p in profiles for s in p.tracking.stacks})
         where = f" in region {region!r}" if region else ""

@@ -18,6 +18,7 @@ from typing import Optional, Tuple
 
 from heapscope.analysis.callgraph import build_callgraph, document, shown
 from heapscope.analysis.loading import lost_stack_warning, require_stacks, weighted_stacks
+from heapscope.analysis.recorded import all_means_recorded
 from heapscope.analysis.selection import SizeSet
 from heapscope.atomic import write_atomic
 from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
@@ -106,6 +107,9 @@ def run(args):
     lost = lost_stack_warning(profiles)
     if lost:
         doc["notes"].append(lost)
+    partial = all_means_recorded(profiles, sizes)
+    if partial:
+        doc["notes"].append(partial)
 
     prefix, args.output = args.output, result_path
     emit(args, doc, {"text": lambda d: callgraph_text.render(g, d, args.top)})

@@ -152,3 +152,8 @@ class Timeline:
     mpi_pss_delta_bytes: int = 0
     calipers_taken: int = 0
     calipers_skipped: int = 0        # MPI calls not measured because of the rate limit
+    # HEAP_PEAK: exact peaks of heap in use (every allocation and free, not the samples);
+    # None when the recorder did not write them (heap not measured, or an older recorder)
+    heap_peak: Optional[int] = None
+    heap_peak_mpi: Optional[int] = None
+    heap_peak_app: Optional[int] = None

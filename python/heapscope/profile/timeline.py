@@ -1,4 +1,5 @@
-"""The timeline chunks of a profile (TIMELINE, TIMELINE_REGIONS: the format table) -> Timeline.
+"""The timeline chunks of a profile (TIMELINE, TIMELINE_REGIONS, HEAP_PEAK: the format
+table) -> Timeline.
 
 TIMELINE chunks are written outside snapshots as the run goes, so they are read from
 the whole file: read_profile() fills Profile.timeline from them (timeline_of), and
@@ -15,6 +16,8 @@ from heapscope.profile.layout import Malformed
 from heapscope.profile.model import Profile, Sample, Timeline
 
 TIMELINE_SAMPLES, TIMELINE_REGIONS = fmt.TIMELINE_SAMPLES, fmt.TIMELINE_REGIONS
+HEAP_PEAK = fmt.TIMELINE_HEAP_PEAK
+STREAM_TYPES = (TIMELINE_SAMPLES, TIMELINE_REGIONS, HEAP_PEAK)
 SAMPLE_KINDS = fmt.SAMPLE_KINDS
 NO_SNAPSHOT_WARNING = ("no complete snapshot (the process was killed before its first dump): "
                        "timeline up to its last flush")
@@ -43,6 +46,7 @@ def build(chunk_list: Iterable[Tuple[int, int, bytes]], path: str, warnings: Lis
     no TIMELINE chunks. Malformed payloads raise a one-line HeapscopeError."""
     region_rows: Dict[int, Tuple[int, str]] = {}
     batches = []
+    peaks = None      # the last HEAP_PEAK: the exact peaks as of the last flush
     for ctype, offset, payload in chunk_list:
         try:
             if ctype == TIMELINE_REGIONS:
@@ -50,6 +54,10 @@ def build(chunk_list: Iterable[Tuple[int, int, bytes]], path: str, warnings: Lis
                     region_rows[rid] = (parent, name)
             elif ctype == TIMELINE_SAMPLES:
                 batches.append(decode_samples(payload))
+            elif ctype == HEAP_PEAK:
+                peaks = fmt.CODECS[HEAP_PEAK].decode(payload)
+                if min(peaks.peak_bytes, peaks.peak_component_bytes, peaks.peak_app_bytes) < 0:
+                    raise Malformed("a negative heap peak")
         except Malformed as exc:
             raise HeapscopeError(f"{path}: malformed {fmt.chunk_name(ctype)} chunk at byte "
                                  f"{offset}: {exc}") from None
@@ -90,12 +98,15 @@ def build(chunk_list: Iterable[Tuple[int, int, bytes]], path: str, warnings: Lis
                     mpi_rss_delta_bytes=last["mpi_rss_delta"],
                     mpi_pss_delta_bytes=last["mpi_pss_delta"],
                     calipers_taken=last["calipers_taken"],
-                    calipers_skipped=last["calipers_skipped"])
+                    calipers_skipped=last["calipers_skipped"],
+                    heap_peak=None if peaks is None else peaks.peak_bytes,
+                    heap_peak_mpi=None if peaks is None else peaks.peak_component_bytes,
+                    heap_peak_app=None if peaks is None else peaks.peak_app_bytes)
 
 
 def timeline_of(file_chunks: Dict[int, List[bytes]], path: str, warnings: List[str]):
     """For read_profile: the Timeline from Profile.file_chunks (chunks outside snapshots)."""
-    chunk_list = [(t, -1, payload) for t in (TIMELINE_REGIONS, TIMELINE_SAMPLES)
+    chunk_list = [(t, -1, payload) for t in STREAM_TYPES
                   for payload in file_chunks.get(t, [])]
     return build(chunk_list, path, warnings)
 
@@ -123,6 +134,6 @@ def read_timeline(path) -> Profile:
         profile.complete = False
         profile.warnings.append(NO_SNAPSHOT_WARNING)
     profile.timeline = build(((c.type, c.offset, c.payload) for c in frame.chunks
-                              if c.type in (TIMELINE_SAMPLES, TIMELINE_REGIONS)), path,
+                              if c.type in STREAM_TYPES), path,
                              profile.warnings)
     return profile

@@ -29,7 +29,7 @@ def _process_name(doc: dict, index) -> str:
     if index is None:
         return "all"
     d = doc["processes"][index]
-    return f"rank{d['rank']}" if d["rank"] >= 0 else str(d["pid"])
+    return f"rank{d['rank']}" if d["rank"] is not None else str(d["pid"])
 
 
 def report_csv(doc: dict) -> str:

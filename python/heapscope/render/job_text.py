@@ -26,7 +26,9 @@ PER_RANK_COLUMNS = ("alloc_app_bytes", "alloc_mpi_bytes", "alloc_app_blocks", "a
                     "heap_peak", "heap_app_peak", "heap_mpi_peak", "rss_peak", "pss_peak",
                     "mpi_rss", "mpi_pss", "tracked_peak")
 REGION_TITLES = (("alloc_app_bytes", "app bytes"), ("alloc_mpi_bytes", "MPI bytes"),
-                 ("heap_peak", "heap peak"))
+                 ("heap_peak", "sampled heap peak"))
+SAMPLED_NOTE = ("* sampled: the largest timeline sample, a lower bound (a peak between two "
+                "samples is missed)")
 
 
 def _value(v) -> str:
@@ -70,11 +72,17 @@ def render(doc: dict, max_ranks: int = 64) -> str:
         out.append("  (no timeline samples in these profiles: heap, RSS and PSS peaks need them)")
 
     keys = [k for k in PER_RANK_COLUMNS if k in doc["stats"]]
+    if "alloc_app_bytes" not in doc["stats"]:     # no application/MPI split: the totals
+        keys = [k for k in ("alloc_bytes", "alloc_blocks") if k in doc["stats"]] + keys
     out += ["", "Per rank"]
     shown = doc["per_rank"] if max_ranks <= 0 else doc["per_rank"][:max_ranks]
     rows = [[f"r{r['rank']}", r["host"], str(r["pid"]), r["reason"]] + [_value(r[k]) for k in keys]
             for r in shown]
-    out.append(table(["rank", "host", "pid", "snapshot"] + [SHORT[k] for k in keys], rows, left=4))
+    sampled = {m["key"] for m in doc["metrics"] if m.get("sampled")}
+    out.append(table(["rank", "host", "pid", "snapshot"]
+                     + [SHORT[k] + ("*" if k in sampled else "") for k in keys], rows, left=4))
+    if sampled & set(keys):
+        out.append(f"  {SAMPLED_NOTE}")
     if len(shown) < len(doc["per_rank"]):
         out.append(f"  ... {counted(len(doc['per_rank']) - len(shown), 'more rank', 'more ranks')} (--ranks 0 shows all; "
                    f"JSON and CSV have all)")
@@ -151,7 +159,7 @@ def _timeline_text(doc: dict, max_ranks: int) -> List[str]:
         series = tl["total"][key]
         if series is not None:
             rows.append([f"sum {title}", sparkline(series, SPARK_WIDTH), num(max(series))])
-    out.append(table(["series", "", "peak"], rows, left=2))
+    out.append(table(["series", "", "largest"], rows, left=2))
     ranks = tl["per_rank"] if max_ranks <= 0 else tl["per_rank"][:max_ranks]
     top = {k: max([max(r[k]) for r in tl["per_rank"] if r[k]] or [0]) for k in ("app", "mpi")}
     rows = []
@@ -160,8 +168,9 @@ def _timeline_text(doc: dict, max_ranks: int) -> List[str]:
             if r[key] is not None:
                 rows.append([f"r{r['rank']}" if key == "app" else "", title,
                              sparkline(r[key], SPARK_WIDTH, top=top[key] or None), num(max(r[key]))])
-    out += ["", "Per rank (application and MPI heap, one scale per panel)"]
-    out.append(table(["rank", "heap", "", "peak"], rows, left=3))
+    if rows:
+        out += ["", "Per rank (application and MPI heap, one scale per panel)"]
+        out.append(table(["rank", "heap", "", "largest"], rows, left=3))
     return out
 
 

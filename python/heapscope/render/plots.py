@@ -66,7 +66,7 @@ def write_timeline_plot(doc: dict, path) -> None:
 
 
 def _xy(samples, attr):
-    pts = [(s["mono_ns"] / 1e9, s[attr] / MIB) for s in samples if s[attr] >= 0]
+    pts = [(s["mono_ns"] / 1e9, s[attr] / MIB) for s in samples if s[attr] is not None]
     return [t for t, _ in pts], [v for _, v in pts]
 
 

@@ -8,7 +8,7 @@ MAX_WARNINGS = 10   # in a text header; a 1000-rank job must not print 1000 line
 
 
 def label(d: dict) -> str:
-    who = f"rank {d['rank']} pid {d['pid']}" if d["rank"] >= 0 else f"pid {d['pid']}"
+    who = f"rank {d['rank']} pid {d['pid']}" if d["rank"] is not None else f"pid {d['pid']}"
     return f"{who} on {d['host']}" if d["host"] else who
 
 

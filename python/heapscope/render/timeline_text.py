@@ -45,7 +45,7 @@ def _line(samples: List[dict], key: str, end_s: float, width: int, blocks: str) 
     without a sample keeps the last value before it (a step function); ' ' before the
     first measured sample. Scaled from the lowest to the highest value (both printed
     beside it), so a change on top of a large base still shows."""
-    points = [(s["mono_ns"] / 1e9, s[key]) for s in samples if s[key] >= 0]
+    points = [(s["mono_ns"] / 1e9, s[key]) for s in samples if s[key] is not None]
     if not points:
         return ""
     span = end_s if end_s > 0 else 1e-9
@@ -64,11 +64,11 @@ def _peak_text(peak: Optional[dict], low: Optional[int] = None) -> str:
     if peak is None:
         return "not measured"
     lowest = f"low {size(low)}, " if low is not None else ""
-    return f"{lowest}peak {size(peak['bytes'])} at {peak['at_s']:.3f} s ({peak['region']})"
+    return f"{lowest}sampled peak {size(peak['bytes'])} at {peak['at_s']:.3f} s ({peak['region']})"
 
 
 def _low(samples: List[dict], key: str) -> Optional[int]:
-    values = [s[key] for s in samples if s[key] >= 0]
+    values = [s[key] for s in samples if s[key] is not None]
     return min(values) if values else None
 
 
@@ -97,13 +97,21 @@ def _one(p: dict, width: int) -> List[str]:
             text += " (record with --timeline-heap on)"
         out.append(f"  {title:<5}|{line or ' ' * width}| {text}")
     out.append(f"  {'':<5} 0 s{' ' * max(1, width - 8)}{end:.3f} s")
+    exact = p.get("heap_peaks")
+    if exact is not None:
+        out.append(f"  heap peak (every allocation and free, not only the samples): "
+                   f"{size(exact['heap'])}"
+                   + (f"; inside MPI calls {size(exact['heap_mpi'])}, the rest "
+                      f"{size(exact['heap_app'])}" if exact["heap_mpi"] else ""))
     if p["peaks"]["heap_mpi"] is not None and p["peaks"]["heap_mpi"]["bytes"] > 0:
         out.append(f"  heap allocated inside MPI calls: {_peak_text(p['peaks']['heap_mpi'])}")
     c = p["calipers"]
     if c["taken"] or c["skipped"]:
         out += ["", f"MPI calipers: {counted(c['taken'], 'call')} measured, {num(c['skipped'])} skipped "
-                    f"(rate limit); non-heap memory of the MPI library: RSS "
-                    f"{_signed(c['mpi_rss_delta_bytes'])}, PSS {_signed(c['mpi_pss_delta_bytes'])}"]
+                    f"(rate limit); non-heap memory of the MPI library at its largest: RSS "
+                    f"{_maybe(c['rss'])}, PSS {_maybe(c['pss'])}; net change over the measured "
+                    f"calls: RSS {_signed(c['mpi_rss_delta_bytes'])}, PSS "
+                    f"{_signed(c['mpi_pss_delta_bytes'])}"]
     out += ["", "Regions (process-wide, in order of beginning)"]
     if not p["regions"]:
         out.append("  (no region boundaries)")
@@ -120,6 +128,10 @@ def _one(p: dict, width: int) -> List[str]:
     return out
 
 
+def _maybe(v) -> str:
+    return "unknown" if v is None else size(v)
+
+
 def _signed(n: int) -> str:
     return ("-" if n < 0 else "+") + size(abs(n))
 
@@ -128,15 +140,18 @@ def _many(procs: List[dict], width: int) -> List[str]:
     blocks = _blocks()
     end = max(p["duration_s"] for p in procs)
     out = [f"Timelines of {len(procs)} processes (heap in use over 0 .. {end:.3f} s since each "
-           f"process started; peaks with their time)", ""]
+           f"process started; the samples' peaks with their time; heap peak: counted at every "
+           f"allocation and free)", ""]
     rows = []
     for p in procs:
         pk = p["peaks"]
+        exact = p.get("heap_peaks")
         rows.append([p["label"], num(p["sample_count"]),
                      "|" + (_line(p["samples"], "heap_bytes", end, width, blocks) or " " * width) + "|",
+                     size(exact["heap"]) if exact else "-",
                      _short(pk["heap"]), _short(pk["rss"]), _short(pk["pss"])])
-    out.append(table(["process", "samples", "heap over time", "heap peak", "RSS peak", "PSS peak"],
-                     rows, left=1))
+    out.append(table(["process", "samples", "heap over time", "heap peak", "sampled heap peak",
+                      "sampled RSS peak", "sampled PSS peak"], rows, left=1))
     warned = [p for p in procs if p["warnings"]]
     for p in warned:
         out += [f"  {p['label']}: warning: {w}" for w in p["warnings"]]
@@ -154,7 +169,7 @@ def render_csv(doc: dict) -> str:
                 "heap_mpi_bytes", "rss_bytes", "pss_bytes"])
     for p in doc["processes"]:
         for s in p["samples"]:
-            w.writerow([p["pid"], p["rank"], f"{s['mono_ns'] / 1e9:.9f}", s["kind"], s["region"],
-                        s["label"], s["heap_bytes"], s["heap_mpi_bytes"], s["rss_bytes"],
-                        s["pss_bytes"]])
+            w.writerow([p["pid"], "" if p["rank"] is None else p["rank"], f"{s['mono_ns'] / 1e9:.9f}", s["kind"], s["region"],
+                        s["label"], *("" if s[k] is None else s[k] for k in
+                                      ("heap_bytes", "heap_mpi_bytes", "rss_bytes", "pss_bytes"))])
     return buf.getvalue()

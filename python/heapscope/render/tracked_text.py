@@ -3,6 +3,7 @@ header of their documents (processes, tracking source, notes) and a stack trace 
 frames, in text lines or in one CSV cell."""
 from typing import List
 
+from heapscope.analysis.tracked import NO_STACK
 from heapscope.render.processes import header_lines
 from heapscope.render.text import counted
 from heapscope.symbolize import Frame
@@ -22,7 +23,7 @@ def header_text(title: str, doc: dict) -> List[str]:
 
 def frame_lines(t: dict, full_names: bool, indent: str = "    ") -> List[str]:
     if not t["recorded"]:
-        return [f"{indent}(no stack: this size was tracked without its stacks)"]
+        return [f"{indent}(no stack: {NO_STACK.get(t.get('no_stack'), NO_STACK['not-selected'])})"]
     out = [f"{indent}[{i}] {Frame(**f).text(short=not full_names)}" for i, f in enumerate(t["frames"])]
     hidden = t["frames_total"] - len(t["frames"])
     if hidden > 0:
@@ -32,4 +33,7 @@ def frame_lines(t: dict, full_names: bool, indent: str = "    ") -> List[str]:
 
 def frames_cell(t: dict) -> str:
     """A type's frames in one CSV cell: functions, innermost first."""
-    return " <- ".join(f["function"] for f in t["frames"]) if t["recorded"] else "(not recorded)"
+    if t["recorded"]:
+        return " <- ".join(f["function"] for f in t["frames"])
+    return "(allocated at start-up)" if t.get("no_stack", "").startswith("start-up") \
+        else "(not recorded)"

@@ -29,5 +29,6 @@ class Frame:
         return f"{function} ({module}+{self.offset:#x}){mark}"
 
     def to_json(self) -> dict:
-        return dict(function=self.function, file=self.file, line=self.line, module=self.module,
-                    offset=self.offset, inlined=self.inlined)
+        """As documents carry it: an unknown file or line is null (not "" or 0)."""
+        return dict(function=self.function, file=self.file or None, line=self.line or None,
+                    module=self.module, offset=self.offset, inlined=self.inlined)

@@ -20,6 +20,21 @@ from heapscope.symbolize.elf import build_id_debug_file, read_elf, separate_debu
 from heapscope.symbolize.frames import Frame
 
 UNKNOWN = ("??", "", 0, False)
+# The C runtime's start-up code (crt1.o, crti.o, crtbegin.o): assembly or code built
+# without debug information on every toolchain, so a line eu-addr2line gives one of
+# them is a neighbouring compilation unit's line-table row (an -O2 program's _start
+# came out as "main.cc:66"). Their frames keep no file:line, unless the line is in an
+# assembly source (a C runtime built with -g).
+CRT_FUNCTIONS = frozenset({"_start", "_init", "_fini", "deregister_tm_clones",
+                           "register_tm_clones", "__do_global_dtors_aux", "frame_dummy"})
+ASSEMBLY_SUFFIXES = (".S", ".s", ".asm")
+
+
+def _entry(function: str, file: str, line: int, inlined: bool) -> tuple:
+    """eu-addr2line's answer for one frame, with a stray line of start-up code dropped."""
+    if function in CRT_FUNCTIONS and file and not file.endswith(ASSEMBLY_SUFFIXES):
+        return function, "", 0, inlined
+    return function, file, line, inlined
 
 
 class Symbolizer:
@@ -48,7 +63,8 @@ class Symbolizer:
             entries = self._lookup(module, set(offsets.values()))
             for address, offset in offsets.items():
                 out[address] = [Frame(f, file, line, module.path, offset, inlined)
-                                for f, file, line, inlined in (entries.get(offset) or [UNKNOWN])]
+                                for f, file, line, inlined in
+                                (_entry(*e) for e in (entries.get(offset) or [UNKNOWN]))]
         return out
 
     def _lookup(self, module: Module, offsets) -> Dict[int, list]:

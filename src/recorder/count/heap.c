@@ -16,6 +16,14 @@
  *     added at allocation and subtracted at free; a block freed inside a
  *     component call is subtracted from the component's part.
  * Blocks from the dlsym bootstrap buffer never reach here (free ignores them).
+ *
+ * The peaks (heap.h, hsr_heap_peaks): every change is also added to a process-wide
+ * figure (plain adds by the main thread, atomic ones by the others) and a figure
+ * above the maximum raises it, so the peak is that of every allocation and free,
+ * not of the timeline's samples: a buffer held for a microsecond between two
+ * samples is in it. Exact for one allocating thread; with several, each thread's
+ * add and its read of the others' part are not one step, so the peak may miss or
+ * add the block another thread changes at that instant.
  * Blocks allocated before the recorder started are not in the figure; their
  * frees make it dip by as much (a few hundred bytes of the dynamic linker's).
  */
@@ -65,8 +73,38 @@ static _Atomic int64_t unowned, unowned_component;
 void hsr_heap_unowned(int64_t bytes, int component)
 {
     atomic_fetch_add(&unowned, bytes);
-    if (component)
+    atomic_fetch_add(&hsr_heap_live_total.rest, bytes);
+    if (component) {
         atomic_fetch_add(&unowned_component, bytes);
+        atomic_fetch_add(&hsr_heap_live_component.rest, bytes);
+    }
+}
+
+struct hsr_heap_live hsr_heap_live_total, hsr_heap_live_component;
+_Atomic int64_t hsr_heap_max_total, hsr_heap_max_component, hsr_heap_max_app;
+
+void hsr_heap_raise(_Atomic int64_t *max, int64_t now)
+{
+    int64_t seen = atomic_load_explicit(max, memory_order_relaxed);
+    while (now > seen && !atomic_compare_exchange_weak_explicit(
+                             max, &seen, now, memory_order_relaxed, memory_order_relaxed))
+        ;
+}
+
+void hsr_heap_peaks(struct hsr_heap_peaks *p)
+{
+    p->total = atomic_load(&hsr_heap_max_total);
+    p->component = atomic_load(&hsr_heap_max_component);
+    p->app = atomic_load(&hsr_heap_max_app);
+}
+
+void hsr_heap_peaks_restart(void)
+{
+    int64_t total = hsr_heap_live_value(&hsr_heap_live_total);
+    int64_t part = hsr_heap_live_value(&hsr_heap_live_component);
+    atomic_store(&hsr_heap_max_total, total > 0 ? total : 0);
+    atomic_store(&hsr_heap_max_component, part > 0 ? part : 0);
+    atomic_store(&hsr_heap_max_app, total - part > 0 ? total - part : 0);
 }
 
 void hsr_heap_in_use(int64_t *total, int64_t *component)

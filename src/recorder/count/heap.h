@@ -32,6 +32,41 @@ static inline int64_t hsr_heap_usable_now(void *p)
 HSR_HIDDEN void hsr_heap_add(int64_t bytes, int component);
 HSR_HIDDEN void hsr_heap_unowned(int64_t bytes, int component); /* atomic: signal handlers */
 
+/* The process's heap in use and its exact high-water marks (heap.c): each change
+ * of a thread's figure is also added to one process-wide figure, split so that the
+ * thread of table 0 (the main thread nearly always) adds plainly and the others
+ * atomically (as tracking's struct hsr_split), and a new maximum is kept. Three
+ * maxima: the total, the component (MPI) part, the rest (the application). */
+struct hsr_heap_live {
+    _Atomic int64_t first, rest;
+};
+extern HSR_HIDDEN struct hsr_heap_live hsr_heap_live_total, hsr_heap_live_component;
+extern HSR_HIDDEN _Atomic int64_t hsr_heap_max_total, hsr_heap_max_component, hsr_heap_max_app;
+struct hsr_heap_peaks {
+    int64_t total, component, app; /* bytes; 0 before the first block */
+};
+HSR_HIDDEN void hsr_heap_peaks(struct hsr_heap_peaks *p);
+HSR_HIDDEN void hsr_heap_peaks_restart(void); /* fork child: peaks from the figure now */
+HSR_HIDDEN void hsr_heap_raise(_Atomic int64_t *max, int64_t now); /* a new maximum */
+
+static inline int64_t hsr_heap_live_add(struct hsr_heap_live *c, const struct hsr_thread *t,
+                                        int64_t n)
+{
+    if (HSR_LIKELY(t->index == 0)) {
+        int64_t v = atomic_load_explicit(&c->first, memory_order_relaxed) + n;
+        atomic_store_explicit(&c->first, v, memory_order_relaxed);
+        return v + atomic_load_explicit(&c->rest, memory_order_relaxed);
+    }
+    return atomic_fetch_add_explicit(&c->rest, n, memory_order_relaxed) + n +
+           atomic_load_explicit(&c->first, memory_order_relaxed);
+}
+
+static inline int64_t hsr_heap_live_value(struct hsr_heap_live *c)
+{
+    return atomic_load_explicit(&c->first, memory_order_relaxed) +
+           atomic_load_explicit(&c->rest, memory_order_relaxed);
+}
+
 /* hsr_heap_add with the calling thread's record at hand. */
 static inline void hsr_heap_count(struct hsr_thread *t, int64_t bytes, int component)
 {
@@ -43,6 +78,21 @@ static inline void hsr_heap_count(struct hsr_thread *t, int64_t bytes, int compo
                               atomic_load_explicit(&t->heap_component_bytes, memory_order_relaxed) +
                                   bytes,
                               memory_order_relaxed);
+    int64_t total = hsr_heap_live_add(&hsr_heap_live_total, t, bytes);
+    int64_t part = component ? hsr_heap_live_add(&hsr_heap_live_component, t, bytes)
+                             : hsr_heap_live_value(&hsr_heap_live_component);
+    if (bytes <= 0)
+        return;
+    if (HSR_UNLIKELY(total > atomic_load_explicit(&hsr_heap_max_total, memory_order_relaxed)))
+        hsr_heap_raise(&hsr_heap_max_total, total);
+    if (component) {
+        if (HSR_UNLIKELY(part >
+                         atomic_load_explicit(&hsr_heap_max_component, memory_order_relaxed)))
+            hsr_heap_raise(&hsr_heap_max_component, part);
+    } else if (HSR_UNLIKELY(total - part >
+                            atomic_load_explicit(&hsr_heap_max_app, memory_order_relaxed))) {
+        hsr_heap_raise(&hsr_heap_max_app, total - part);
+    }
 }
 
 #endif

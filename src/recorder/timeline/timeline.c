@@ -277,6 +277,17 @@ static void flush(int wait)
         hsr_buf_u32(&out, 0);
         hsr_buf_bytes(&out, rows.p, rows.len);
         hsr_chunk_end(&out, c);
+        if (hsr_heap_watch) { /* the exact peaks so far (heap.c) */
+            struct hsr_heap_peaks pk;
+            hsr_heap_peaks(&pk);
+            c = hsr_chunk_begin(&out, HS_TIMELINE_HEAP_PEAK);
+            hsr_buf_u32(&out, (uint32_t)hsr_heap_measure_requested());
+            hsr_buf_u32(&out, 0);
+            hsr_buf_u64(&out, (uint64_t)pk.total);
+            hsr_buf_u64(&out, (uint64_t)pk.component);
+            hsr_buf_u64(&out, (uint64_t)pk.app);
+            hsr_chunk_end(&out, c);
+        }
         if (rows.failed || hsr_profile_write(&out) != 0)
             atomic_fetch_add(&lost, count);
         else
@@ -436,6 +447,7 @@ void hsr_timeline_start(void)
 void hsr_timeline_after_fork_child(void)
 {
     atomic_store(&hsr_sampler_running, 0);
+    hsr_heap_peaks_restart();
     if (!hsr_timeline_on || !ring)
         return;
     ring_reset();

@@ -21,7 +21,8 @@ def _nulls(values) -> List[Optional[int]]:
 def process_columns(proc: dict) -> dict:
     seconds, cols, reduced = sampled_columns(proc, MAX_POINTS)
     keep = ("path", "pid", "rank", "host", "exe", "label", "complete", "warnings", "interval_ns",
-            "heap_measure", "duration_s", "sample_count", "peaks", "calipers", "regions")
+            "heap_measure", "duration_s", "sample_count", "peaks", "heap_peaks", "calipers",
+            "regions")
     return dict({k: proc[k] for k in keep}, reduced_to=MAX_POINTS if reduced else None,
                 seconds=seconds, **{k: _nulls(v) for k, v in cols.items()})
 

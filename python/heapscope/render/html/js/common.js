@@ -102,7 +102,7 @@ HS.heat = (n, max) => {
   return `background: hsl(28, 95%, ${light}%)` + (light < 62 ? "; color: white" : "");
 };
 
-HS.process = (d) => (d.rank >= 0 ? `rank ${d.rank} pid ${d.pid}` : `pid ${d.pid}`) +
+HS.process = (d) => (d.rank != null ? `rank ${d.rank} pid ${d.pid}` : `pid ${d.pid}`) +
   (d.host ? ` on ${d.host}` : "");
 
 HS.go = (id) => { const e = document.getElementById(id); if (e) e.scrollIntoView(); };

@@ -71,13 +71,18 @@ HS.sections.timeline = function (body, d) {
     box.append(HS.lineChart(`${p.label || p.exe}`, p.seconds, series, p.regions));
     const peaks = [["heap", "heap in use"], ["heap_mpi", "heap, MPI"], ["rss", "RSS"], ["pss", "PSS"]]
       .filter(([k]) => p.peaks[k]);
-    box.append(el("h4", {}, "Peaks"), HS.table([
+    box.append(el("h4", {}, "Peaks of the samples"), HS.table([
       { title: "series", key: (x) => x[1], cell: (x) => x[1] },
-      { title: "peak", num: true, key: (x) => p.peaks[x[0]].bytes, cell: (x) => HS.bytes(p.peaks[x[0]].bytes) },
+      { title: "sampled peak", num: true, key: (x) => p.peaks[x[0]].bytes, cell: (x) => HS.bytes(p.peaks[x[0]].bytes) },
       { title: "bytes", num: true, key: (x) => p.peaks[x[0]].bytes, cell: (x) => HS.num(p.peaks[x[0]].bytes) },
       { title: "at", num: true, key: (x) => p.peaks[x[0]].at_s, cell: (x) => HS.seconds(p.peaks[x[0]].at_s) },
       { title: "in region", key: (x) => p.peaks[x[0]].region, cell: (x) => p.peaks[x[0]].region }],
     peaks, { cls: "hs-peaks" }));
+    if (p.heap_peaks) {
+      box.append(el("p", { class: "hs-heap-peaks" }, `Heap peak, counted at every allocation and free ` +
+        `(not only the samples): ${HS.bytes(p.heap_peaks.heap)}` + (p.heap_peaks.heap_mpi ?
+        `; inside MPI calls ${HS.bytes(p.heap_peaks.heap_mpi)}, the rest ${HS.bytes(p.heap_peaks.heap_app)}` : "") + "."));
+    }
     if (p.regions.length) {
       box.append(el("h4", {}, "Regions"), HS.table([
         { title: "region", key: (r) => r.region, cell: (r) => r.region },

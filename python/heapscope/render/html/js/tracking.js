@@ -12,7 +12,8 @@ const COL = {
   blocks: { title: "blocks", num: true, key: (r) => r.blocks, cell: (r) => HS.num(r.blocks) },
   bytes: { title: "bytes", num: true, key: (r) => r.bytes, cell: (r) => HS.num(r.bytes) },
   path: { title: "call path", key: (r) => r.rank,
-          cell: (r) => r.recorded ? HS.pathCell(HS.path(r.frames)) : "(stack not recorded)" },
+          cell: (r) => r.recorded ? HS.pathCell(HS.path(r.frames)) :
+            (r.no_stack || "").startsWith("start-up") ? "(no stack: allocated at start-up)" : "(stack not recorded)" },
 };
 
 // uPlot bars of a log2 histogram: bins_json rows {bin, lo, hi, count}.
