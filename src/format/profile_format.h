@@ -68,8 +68,8 @@
  *    30  SAMPLING          file      record --sample-bytes: stacks are samples, mean bytes apart
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
- * hs_track_chunk_type, hs_timeline_chunk_type) belong to optional modes, and a reader
- * that does not know them skips them. Ids 14..19 and 23..29 are free for those
+ * hs_track_chunk_type, hs_timeline_chunk_type, hs_sampling_chunk_type) belong to
+ * optional modes, and a reader that does not know them skips them. Ids 14..19 and 23..29 are free for those
  * families; 30 and above for new ones.
  *
  * What the chunks mean, beyond their fields' comments in the table:

@@ -81,7 +81,21 @@ def test_process_and_settings(tmp_path):
     assert (p.pid, p.ppid, p.rank, p.host, p.exe, p.cmdline, p.job_id, p.recorder_version) == \
         (31337, 4, 12, "cn-7", "/opt/x/bin/solve", ["solve", "-n", "a b"], "job.88", "7.1")
     assert p.settings == dict(stack_sizes="12,100-200", stack_regions="split,post", max_depth=48,
-                              unwinder="frame-pointers")
+                              unwinder="frame-pointers", sample_bytes=0)
+
+
+def test_sampling_turns_samples_into_estimates(tmp_path):
+    """SAMPLING: STACK_TYPES counts are samples; the reader splits each (region, size)'s
+    exact count among its types by their samples, and keeps the samples."""
+    b = ProfileBuilder()
+    b.add("SAMPLING", mean_bytes=4096)
+    b.snapshot(sizes=[(0, 100, 1000), (0, 7, 50)],
+               stacks=[(0, 100, 3, 300, (0x401000,)), (0, 100, 1, 100, (0x402000,))])
+    p = read_profile(b.write(tmp_path / "s.hsp"))
+    assert p.settings["sample_bytes"] == 4096
+    assert sorted((t.count, t.bytes, t.samples) for t in p.stack_types) == [
+        (250, 25_000, 1), (750, 75_000, 3)]
+    assert p.size_counts[("(none)", 100)] == 1000       # the counts stay exact
 
 
 def test_snapshot_begin_and_end(tmp_path):
@@ -250,19 +264,16 @@ def test_every_chunk_type_has_a_test_here():
     """A chunk type added to the table needs its reader test in this file."""
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
               "SIZE_COUNTS", "API_COUNTS", "STACK_TYPES", "TRACK_SUMMARY", "TRACK_TYPES",
-              "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS", "HEAP_PEAK"}
+              "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS", "HEAP_PEAK",
+              "SAMPLING"}
     assert set(ALL_CHUNKS) == tested
 
 
 # ---- the C writer ----
 
-def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
-    """tl_regions with every mode on: each chunk is a type the table knows, decodes
-    with no byte left over, and encodes back to the very same bytes."""
-    exe = build("tl_regions.c", "-DHEAPSCOPE_WEAK")
-    heapscope("record", "-o", tmp_path, "--track", "--trace", "--sizes", "all",
-              "--timeline-interval", "20ms", "--timeline-heap", "on", "--", exe, 30)
-    (path,) = tmp_path.glob("*.hsp")
+def decoded_whole(path):
+    """The names of the chunk types in the file, each chunk checked: a type the table
+    knows, decoded with no byte left over, encoded back to the very same bytes."""
     frame = framing.parse(path.read_bytes(), str(path))
     assert frame.truncated_at is None
     seen = set()
@@ -272,7 +283,21 @@ def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
         record = codec.decode(c.payload, whole=True)
         assert codec.encode(record) == bytes(c.payload), fmt.chunk_name(c.type)
         seen.add(fmt.chunk_name(c.type))
-    assert seen == set(ALL_CHUNKS)
+    return seen
+
+
+def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
+    """tl_regions with every mode on (and once with sampled stacks, which go with
+    neither exact stacks nor tracking): every chunk type, each decoding whole."""
+    exe = build("tl_regions.c", "-DHEAPSCOPE_WEAK")
+    heapscope("record", "-o", tmp_path, "--track", "--trace", "--sizes", "all",
+              "--timeline-interval", "20ms", "--timeline-heap", "on", "--", exe, 30)
+    (path,) = tmp_path.glob("*.hsp")
+    seen = decoded_whole(path)
+    heapscope("record", "-o", tmp_path / "sampled", "--sample-bytes", "64", "--", exe, 30)
+    (sampled,) = (tmp_path / "sampled").glob("*.hsp")
+    assert "SAMPLING" in decoded_whole(sampled)
+    assert seen | {"SAMPLING"} == set(ALL_CHUNKS)
     p = read_profile(path)
     assert p.tracking.source == "track" and p.timeline.samples
     assert ("hold", 1 << 20) in p.size_counts

@@ -36,7 +36,7 @@ def test_all_fields(tmp_path):
     assert (p.pid, p.ppid, p.rank, p.host, p.exe, p.job_id) == (1234, 77, 3, "n042", "/opt/fem/bin/fem", "job-9")
     assert p.cmdline == ["fem", "-i", "mesh 1.msh"]
     assert p.settings == dict(stack_sizes="12,24", stack_regions="local", max_depth=32,
-                              unwinder="frame-pointers")
+                              unwinder="frame-pointers", sample_bytes=0)
     assert p.complete and p.snapshot_seq == 1 and p.snapshot_reason == "sigterm"
     assert {rid: r.path for rid, r in p.regions.items()} == {
         0: "(none)", 1: "split", 2: "split/local", 3: "post"}
