@@ -43,6 +43,9 @@ def register(sub):
                           size_help="allocation size (or sizes: 12,24,100-200) whose stack types are merged",
                           region_help="only stack types recorded in this region")
     p.add_argument("--lines", action="store_true", help="vertices are source lines, not functions")
+    p.add_argument("--rank-by", choices=("allocations", "bytes"), default="allocations",
+                   help="rank fix targets by the allocations (default) or the bytes a fix "
+                        "there would remove (docs/ranking.md)")
     add_top_option(p, "ranked vertices (listed and highlighted in the drawing)")
     add_output_options(p, ("text", "json"))
     p.add_argument("--dot", metavar="FILE.dot", help="write the graph in graphviz dot to FILE.dot")
@@ -87,7 +90,7 @@ def run(args):
     notes(sym.notes)
     require_stacks(stacks, profiles, sizes, args.region)
     main_exe = profiles[0].exe if len({p.exe for p in profiles}) == 1 else ""
-    g = build_callgraph(stacks, lines=args.lines, main_executable=main_exe)
+    g = build_callgraph(stacks, lines=args.lines, main_executable=main_exe, by=args.rank_by)
     doc = document(g, args.top, args.size, args.region)
 
     if dot_path or svg_path:
