@@ -75,16 +75,24 @@ def merge_stacks(stacks: Iterable[WeightedStack]) -> List[WeightedStack]:
     """Add up stacks with the same region, size and symbolized frames (several processes,
     or types that differed only below the symbol level). Most allocations first."""
     merged: Dict[tuple, List] = {}
+    identities: Dict[int, tuple] = {}   # by id(frame): stacks share their Frame objects
     for s in stacks:
-        acc = merged.get(s.key)
+        ids = []
+        for f in s.frames:
+            i = identities.get(id(f))
+            if i is None:
+                i = identities[id(f)] = (f, identity(f))   # f kept: its id stays its own
+            ids.append(i[1])
+        key = (s.region, s.size, tuple(ids))
+        acc = merged.get(key)
         if acc is None:
-            merged[s.key] = [s, s.count, s.bytes]
+            merged[key] = [s, s.count, s.bytes]
         else:
             acc[1] += s.count
             acc[2] += s.bytes
+    order = sorted(merged.items(), key=lambda kv: (-kv[1][1], kv[0]))   # (region, size, frames)
     out = [WeightedStack(first.frames, count, nbytes, first.region, first.size)
-           for first, count, nbytes in merged.values()]
-    out.sort(key=lambda s: (-s.count, s.region, s.size, s.key))
+           for _, (first, count, nbytes) in order]
     return out
 
 

@@ -31,6 +31,7 @@ def render(doc: dict, full_names: bool = False) -> str:
 
 def _groups(groups: list, filters: dict, full_names: bool) -> list:
     out = []
+    texts = {}   # a frame's line, by its fields: stack types share most of their frames
     top, depth = filters["top"], filters["depth"]
     for g in groups:
         out += ["", f"Stack trace types for size {num(g['size'])} in region {g['region']}: "
@@ -40,7 +41,11 @@ def _groups(groups: list, filters: dict, full_names: bool) -> list:
             out += ["", f"Stack trace type {t['rank']}/{g['types']}: {counted(t['count'], 'occurrence')}, "
                         f"{counted(t['bytes'], 'byte')}"]
             for i, f in enumerate(t["frames"]):
-                out.append(f"  [{i}] {Frame(**f).text(short=not full_names)}")
+                key = (f["function"], f["file"], f["line"], f["module"], f["offset"], f["inlined"])
+                text = texts.get(key)
+                if text is None:
+                    text = texts[key] = Frame(**f).text(short=not full_names)
+                out.append(f"  [{i}] {text}")
             hidden = t["frames_total"] - len(t["frames"])
             if hidden > 0:
                 out.append(f"  ... {hidden} more frame{'s' if hidden != 1 else ''} (--depth {depth} set)")
