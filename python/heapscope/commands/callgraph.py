@@ -22,11 +22,11 @@ from heapscope.analysis.selection import SizeSet
 from heapscope.atomic import write_atomic
 from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
                                         add_top_option, deprecated, emit)
-from heapscope.commands.reading import notes, read_profiles
+from heapscope.commands import progress
+from heapscope.commands.reading import notes, read_profiles, symbolizer
 from heapscope.errors import HeapscopeError
 from heapscope.render import callgraph_text
 from heapscope.render.callgraph_dot import to_dot, write_svg
-from heapscope.symbolize import Symbolizer
 
 RESULT_SUFFIXES = (".txt", ".json")   # an -o with one of these is the result file
 DRAWN_SUFFIXES = (".dot", ".svg")
@@ -85,12 +85,13 @@ def run(args):
     result_path, dot_path, svg_path, old_prefix = drawn_files(args)
     sizes = SizeSet(args.size)
     profiles = read_profiles(args.profiles)
-    sym = Symbolizer()
+    sym = symbolizer()
     stacks = weighted_stacks(profiles, sizes, args.region, symbolizer=sym)
     notes(sym.notes)
     require_stacks(stacks, profiles, sizes, args.region)
     main_exe = profiles[0].exe if len({p.exe for p in profiles}) == 1 else ""
-    g = build_callgraph(stacks, lines=args.lines, main_executable=main_exe, by=args.rank_by)
+    with progress.phase(f"ranking {len(stacks):,} stack trace types"):
+        g = build_callgraph(stacks, lines=args.lines, main_executable=main_exe, by=args.rank_by)
     doc = document(g, args.top, args.size, args.region)
 
     if dot_path or svg_path:

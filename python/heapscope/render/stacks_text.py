@@ -1,15 +1,17 @@
 """Text of the `heapscope stacks` document (analysis.stack_types.build): the process header,
 then per size and region its stack trace types, most frequent first, one frame a line."""
+from heapscope.render.notes import collapse
 from heapscope.render.processes import header_lines, label
 from heapscope.render.text import counted, num
 from heapscope.symbolize import Frame
 
 
-def render(doc: dict, full_names: bool = False) -> str:
+def render(doc: dict, full_names: bool = False, verbose: bool = False) -> str:
+    """verbose: every note on its own line (repeated ones are otherwise one line)."""
     n = len(doc["processes"])
     out = [f"heapscope stacks: {n} process{'es' if n != 1 else ''}"]
     out += ["  " + line for line in header_lines(doc["processes"], doc["merged"])]
-    for note in doc["notes"]:
+    for note in collapse(doc["notes"], verbose):
         out.append(f"  note      {note}")
     for miss in doc["not_recorded"]:
         out.append("")
