@@ -81,3 +81,16 @@ def test_openmp_runtime_allocating_per_task_is_named(build, heapscope, tmp_path)
     text = heapscope("callgraph", out, "--size", "all").stdout
     assert "OpenMP runtime (libgomp.so.1) allocates per call of GOMP_task" in text
     assert "phase_a._omp_fn.0" in text
+
+
+def test_dot_past_its_time_bound_still_gives_the_result(build, heapscope, tmp_path):
+    out = record(heapscope, tmp_path, build("rank_bypassed_driver.c"), sizes="48")
+    svg = tmp_path / "g.svg"
+    res = heapscope("callgraph", out, "--size", "48", "--svg", svg, "--dot-timeout", "0.001",
+                    check=False)
+    assert res.returncode == 1
+    assert "Fix targets" in res.stdout and "element_matrix" in res.stdout
+    assert "warning: dot took over 0.001 s drawing" in res.stderr and "not written" in res.stderr
+    assert not svg.exists()
+    res = heapscope("callgraph", out, "--size", "48", "--dot-timeout", "0", check=False)
+    assert res.returncode == 2 and "bad --dot-timeout '0'" in res.stderr

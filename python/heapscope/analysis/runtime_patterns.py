@@ -50,14 +50,14 @@ def find(stacks: Sequence[WeightedStack], main_executable: str = "", app_modules
                 entry = (family, os.path.basename(frame.module), frame_name(frame))
             if kind == kinds.ENTRY:
                 break
-        if entry is None:
+        if entry is None or site is None:   # no user code called it: not a per-call pattern
             continue
         gr = groups.setdefault(entry, dict(family=entry[0], library=entry[1], entry=entry[2],
                                            count=0, bytes=0, types=0, sites={}))
         gr["count"] += s.count
         gr["bytes"] += s.bytes
         gr["types"] += 1
-        where = (frame_name(site), site.file, site.line) if site else ("(no user frame)", "", 0)
+        where = (frame_name(site), site.file, site.line)
         gr["sites"][where] = gr["sites"].get(where, 0) + s.count
     out = []
     for gr in sorted(groups.values(), key=lambda g: (-g["count"], g["library"], g["entry"])):

@@ -127,6 +127,7 @@ HS.sections.stacks = function (body, d) {
     if (cg.svg) {
       const holder = el("div", { class: "hs-svg" });
       holder.innerHTML = cg.svg;
+      if (cg.note) graphBox.append(HS.note(cg.note));   // drawn in part: what is left out
       graphBox.append(holder);
     } else {
       graphBox.append(HS.absent(`The call graph is not drawn: ${cg.note}`));
