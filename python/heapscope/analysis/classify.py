@@ -98,19 +98,26 @@ def runtime_family(module: str) -> str:
 
 
 def application_modules(stacks: Iterable, main_executable: str = "") -> Set[str]:
-    """Shared libraries the main program calls directly (a frame of the main executable,
-    or main itself, is the caller): the application's own code, wherever it is
-    installed, unless it is a known runtime library (MPI_Init called from main does not
-    make libmpi the application's)."""
+    """Shared libraries the program's start calls directly: walking a stack from its
+    outermost frame past the entry points, the main executable's own frames and the C
+    library, the first frame's library is the application's own code, wherever it is
+    installed (Debian's lmp calls liblammps.so.0 from main; gmsh's main tail-calls
+    libgmsh, so libc's __libc_start_call_main is the caller), unless it is a known
+    runtime library (MPI_Init called from main does not make libmpi the application's).
+    Stacks of threads (start_thread, no entry point) say nothing."""
     found: Set[str] = set()
     for stack in stacks:
-        frames = stack.frames           # innermost first
-        for callee, caller in zip(frames, frames[1:]):
-            in_main = (caller.module == main_executable if main_executable
-                       else caller.function in ("main", "MAIN__"))
-            if (in_main and callee.module and callee.module != caller.module
-                    and ".so" in callee.module.rsplit("/", 1)[-1]
-                    and not runtime_family(callee.module)
-                    and not callee.module.rsplit("/", 1)[-1].startswith(HEAPSCOPE_LIBRARIES)):
-                found.add(callee.module)
+        started = False
+        for frame in reversed(stack.frames):          # outermost first
+            base = frame.module.rsplit("/", 1)[-1]
+            in_main = bool(main_executable) and frame.module == main_executable
+            if frame.function in ENTRY_FUNCTIONS or in_main:
+                started = True
+                continue
+            if runtime_family(frame.module) == "C library":
+                continue
+            if (started and ".so" in base and not runtime_family(frame.module)
+                    and not base.startswith(HEAPSCOPE_LIBRARIES)):
+                found.add(frame.module)
+            break
     return found

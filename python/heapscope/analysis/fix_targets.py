@@ -12,7 +12,10 @@ call that bypasses the driver) leaves the walk on its way: it cannot turn a driv
 99% of the allocations into a fix target.
 
 The last user function of the trunk (where the paths branch) is ranked only when the
-branches never meet again in user code: then it is the one place they all share.
+paths below it never meet again in user code (each branch a single path): then it is
+the one place they all share. When two paths meet again below, the branches hold fix
+targets of their own and the trunk's end is a driver (GenerateMesh of gmsh, LAMMPS'
+constructor).
 
 Among equals, the vertex nearest the allocation first: a caller whose allocations pass
 (through a chain of dominant calls) for at least FOCUS_SHARE into one ranked callee that
@@ -101,20 +104,19 @@ def _function_keys(g, root_paths, root_functions) -> Dict[tuple, tuple]:
 
 
 def _branches_meet_again(g, root_paths, root_functions, walk) -> bool:
-    """Whether a user vertex below the trunk is reached from two branches (two different
-    callees of the trunk's end) by the stacks that follow the whole trunk."""
+    """Whether two paths (stacks) that follow the whole trunk meet again in a user vertex
+    below it: then the branches have fix targets of their own (a phase driver's kernels,
+    a mesh generator's Delaunay step with its 25 paths) and the trunk's end is a driver."""
     depth = len(walk)
-    seen_from: Dict[tuple, Set[tuple]] = {}
+    paths_through: Dict[tuple, int] = {}
     for path, functions in zip(root_paths, root_functions):
         if list(functions[:depth]) != walk or len(functions) <= depth:
             continue
-        branch = functions[depth]
-        for key in path[depth:]:
+        for key in set(path[depth:]):
             v = g.vertices[key]
             if v.kind == kinds.USER and not v.trunk:
-                branches = seen_from.setdefault(key, set())
-                branches.add(branch)
-                if len(branches) > 1:
+                paths_through[key] = paths_through.get(key, 0) + 1
+                if paths_through[key] > 1:
                     return True
     return False
 

@@ -31,6 +31,13 @@ def _is_allocation_function(name: str) -> bool:
             or name.startswith("__gnu_cxx::new_allocator") or "::allocate(" in name)
 
 
+def _unnamed_application_frame(frame, main_executable: str, app_modules) -> bool:
+    """An unresolved frame of the program itself (a stripped main calling MPI_Init): never
+    a fix target, but the call site of a runtime all the same."""
+    return (frame.function in ("", kinds.UNRESOLVED) and bool(frame.module)
+            and (frame.module == main_executable or frame.module in app_modules))
+
+
 def find(stacks: Sequence[WeightedStack], main_executable: str = "", app_modules=(),
          min_share: float = MIN_SHARE) -> List[dict]:
     """The runtime-per-call patterns of `stacks`, most allocations first (plain data)."""
@@ -41,7 +48,7 @@ def find(stacks: Sequence[WeightedStack], main_executable: str = "", app_modules
         site = None
         for frame in s.frames:                         # innermost first
             kind = kinds.classify_frame(frame, main_executable, app_modules)
-            if kind == kinds.USER:
+            if kind == kinds.USER or _unnamed_application_frame(frame, main_executable, app_modules):
                 site = frame
                 break
             family = kinds.runtime_family(frame.module)
