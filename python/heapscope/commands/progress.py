@@ -5,6 +5,7 @@
         ...
     with progress.bar("symbolizing", total=12, unit="module") as step:
         step(1)                                                  # one done
+    profiles = progress.run("reading run/", load_profiles, paths)  # a call as a phase
 
 A bar appears on standard error only when it is a terminal, --quiet was not given and
 the work has gone on for DELAY seconds (HEAPSCOPE_PROGRESS_DELAY overrides it): a pipe,
@@ -83,6 +84,12 @@ def bar(description: str, total: Optional[int] = None, unit: str = "it") -> Iter
         yield t.update
     finally:
         t.close()
+
+
+def run(description: str, fn: Callable, *args, **kwargs):
+    """fn(*args, **kwargs) shown as a phase (a one-line change where a call is long)."""
+    with phase(description):
+        return fn(*args, **kwargs)
 
 
 @contextmanager
