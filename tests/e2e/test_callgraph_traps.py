@@ -7,10 +7,8 @@ with its known fix target (docs/ranking.md):
 - an OpenMP program whose allocations are the runtime's, one per task it creates.
 """
 import json
-import shutil
 import subprocess
 
-import pytest
 
 from conftest import PROGRAMS, require
 
