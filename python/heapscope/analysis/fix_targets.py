@@ -12,10 +12,11 @@ call that bypasses the driver) leaves the walk on its way: it cannot turn a driv
 99% of the allocations into a fix target.
 
 The last user function of the trunk (where the paths branch) is ranked only when the
-paths below it never meet again in user code (each branch a single path): then it is
-the one place they all share. When two paths meet again below, the branches hold fix
-targets of their own and the trunk's end is a driver (GenerateMesh of gmsh, LAMMPS'
-constructor).
+paths below it share nothing in user code deeper than the functions it calls directly:
+then it is the one place a fix reaches them all (assembleLocal calling the element
+matrix and load vector helpers). When two paths meet again deeper, the branches are
+subsystems with targets of their own and the trunk's end is a driver (GenerateMesh of
+gmsh, LAMMPS' constructor).
 
 Among equals, the vertex nearest the allocation first: a caller whose allocations pass
 (through a chain of dominant calls) for at least FOCUS_SHARE into one ranked callee that
@@ -104,20 +105,24 @@ def _function_keys(g, root_paths, root_functions) -> Dict[tuple, tuple]:
 
 
 def _branches_meet_again(g, root_paths, root_functions, walk) -> bool:
-    """Whether two paths (stacks) that follow the whole trunk meet again in a user vertex
-    below it: then the branches have fix targets of their own (a phase driver's kernels,
-    a mesh generator's Delaunay step with its 25 paths) and the trunk's end is a driver."""
+    """Whether two paths (stacks) that follow the whole trunk share a user vertex below
+    the first user function each reaches after it: then the branches are subsystems
+    with fix targets of their own (a driver's kernels meeting in a shared helper; a mesh
+    generator's Delaunay step with its 25 paths under GenerateMesh) and the trunk's end
+    is a driver. When they share at most those first functions (helpers called directly:
+    the element matrix and load vector under assembleLocal), the trunk's end is the one
+    place a fix reaches them all."""
     depth = len(walk)
     paths_through: Dict[tuple, int] = {}
     for path, functions in zip(root_paths, root_functions):
         if list(functions[:depth]) != walk or len(functions) <= depth:
             continue
-        for key in set(path[depth:]):
-            v = g.vertices[key]
-            if v.kind == kinds.USER and not v.trunk:
-                paths_through[key] = paths_through.get(key, 0) + 1
-                if paths_through[key] > 1:
-                    return True
+        user = [key for key in dict.fromkeys(path[depth:])
+                if g.vertices[key].kind == kinds.USER and not g.vertices[key].trunk]
+        for key in user[1:]:
+            paths_through[key] = paths_through.get(key, 0) + 1
+            if paths_through[key] > 1:
+                return True
     return False
 
 
