@@ -272,3 +272,23 @@ def test_rank_by_bytes_follows_what_a_fix_would_free():
     many_small = WeightedStack((OPNEW, f("make_key()", "/s/k.c", 4), *TRUNK[3:]), 5000, 80_000, "", 0)
     assert build_callgraph([few_big, many_small]).ranking[0].function == "make_key()"
     assert build_callgraph([few_big, many_small], by="bytes").ranking[0].function == "load_table()"
+
+
+def test_runtime_allocating_per_call_is_named_with_its_call_sites_and_reaches_the_page():
+    from heapscope.render.html import stacks as section
+    malloc = f("malloc", module=LIBC)
+    inner = f("??", module=LIBGOMP)
+    task = f("GOMP_task", module=LIBGOMP)
+    a = WeightedStack((malloc, inner, task, f("phase_a._omp_fn.0", "/s/omp.c", 18), *TRUNK[3:]),
+                      400, 400 * 223, "", 223)
+    b = WeightedStack((malloc, inner, task, f("phase_b._omp_fn.0", "/s/omp.c", 32), *TRUNK[3:]),
+                      200, 200 * 223, "", 223)
+    stray = WeightedStack((malloc, f("read_input()", "/s/io.c", 9), *TRUNK[3:]), 5, 5 * 223, "", 223)
+    g = build_callgraph([a, b, stray], main_executable=EXE)
+    assert [(p["family"], p["entry"], p["count"], p["types"]) for p in g.patterns] == [
+        ("OpenMP runtime", "GOMP_task", 600, 2)]
+    assert [(s["function"], s["line"], s["count"]) for s in g.patterns[0]["call_sites"]] == [
+        ("phase_a._omp_fn.0", 18, 400), ("phase_b._omp_fn.0", 32, 200)]
+    docs = {"stacks": {"groups": [], "notes": [], "not_recorded": []},
+            "callgraphs": [dict(size=223, region="(none)", graph=g)]}
+    assert section.data(docs)["callgraphs"][0]["patterns"] == g.patterns

@@ -97,6 +97,7 @@ def data(docs: dict) -> dict:
                         f"than a page shows); `{command} --max-drawn 0` draws it whole")
         graphs.append(dict(size=c["size"], region=c["region"], title=heading, svg=svg, note=note,
                            types=doc["types"], count=doc["count"], bytes=doc["bytes"],
-                           vertices=drawn, edges=len(doc["edges"]), ranking=doc["ranking"]))
+                           vertices=drawn, edges=len(doc["edges"]), ranking=doc["ranking"],
+                           patterns=doc["runtime_patterns"]))
     return dict(frames=frames, groups=groups, callgraphs=graphs, notes=stacks["notes"],
                 not_recorded=stacks["not_recorded"])
