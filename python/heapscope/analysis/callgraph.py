@@ -167,8 +167,9 @@ def vertex_json(v: Vertex) -> dict:
 
 def document(g: CallGraph, top: int, size: str, region: Optional[str],
              notes: Sequence[str] = ()) -> dict:
-    """The call graph and its ranking as plain data. `dot` and `svg` name the drawn files
-    (None until a drawing is written: the command fills them in)."""
+    """The call graph and its ranking as plain data. `dot` and `svg` name the drawn files,
+    `drawn` says how many vertices the drawing shows (None until a drawing is made: the
+    command fills them in)."""
     return dict(format=CALLGRAPH_FORMAT, version=CALLGRAPH_VERSION,
                 size=size, region=region, lines=g.lines, ranked_by=g.by, types=g.types,
                 count=g.count, bytes=g.bytes, ranking=[vertex_json(v) for v in shown(g, top)],
@@ -177,4 +178,4 @@ def document(g: CallGraph, top: int, size: str, region: Optional[str],
                 edges=[dict(caller=g.vertices[e.caller].function,
                             callee=g.vertices[e.callee].function,
                             types=e.types, count=e.count, bytes=e.bytes) for e in g.edges.values()],
-                dot=None, svg=None, notes=list(notes))
+                dot=None, svg=None, drawn=None, notes=list(notes))
