@@ -11,7 +11,8 @@ import os
 import sys
 
 from heapscope import __version__
-from heapscope.commands.options import one_line_errors, write_html
+from heapscope.commands import progress
+from heapscope.commands.options import add_verbosity_options, one_line_errors, write_html
 from heapscope.errors import HeapscopeError
 
 # Sub-command modules, in the order `heapscope --help` lists them.
@@ -47,6 +48,7 @@ def build_parser(names=COMMANDS) -> argparse.ArgumentParser:
         module.register(sub)
     for command_parser in sub.choices.values():
         one_line_errors(command_parser)
+        add_verbosity_options(command_parser)
     return parser
 
 
@@ -60,6 +62,7 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    progress.configure(getattr(args, "quiet", False), getattr(args, "verbose", False))
     try:
         rc = args.func(args)
         write_html(args)

@@ -115,8 +115,11 @@ def test_callgraph_old_prefix_spelling_still_works_with_a_note(prof, heapscope, 
     assert note.startswith("heapscope: note: callgraph -o PREFIX") and "deprecated" in note
     assert f"--dot {prefix}.dot --svg {prefix}.svg" in note
     new = json.loads(heapscope("callgraph", prof, "--size", "12", "--format", "json").stdout)
-    assert {k: v for k, v in old.items() if k not in ("dot", "svg")} == \
-           {k: v for k, v in new.items() if k not in ("dot", "svg")}
+    drawing = ("dot", "svg", "drawn")   # what was drawn, not the figures
+    assert old["drawn"] == {"vertices": 6, "hidden_vertices": 0, "hidden_edges": 0}
+    assert new["drawn"] is None
+    assert {k: v for k, v in old.items() if k not in drawing} == \
+           {k: v for k, v in new.items() if k not in drawing}
 
 
 @pytest.mark.parametrize("args,message", [

@@ -120,10 +120,12 @@ def test_phase_driver_on_every_path_is_trunk():
     g = build_callgraph(stacks)
     driver = vertex(g, "run_local_phase()")
     assert driver.trunk and driver.rank == 0 and driver.types == 4
-    assert g.ranking[0].function == "Mesh::getElem(int) const"
-    assert g.ranking[0].types == 3 and g.ranking[0].count == 600
-    # one path each: more allocations first
-    assert [v.function for v in g.ranking[1:]] == ["neighbours()", "assemble()", "boundary()", "refine()"]
+    # by what a fix removes: neighbours' 5,000 allocations (one path) before getElem's 600
+    # (three paths); the callers of getElem, whose allocations all pass through it, right
+    # after it (nearest the allocation among equals), most allocations first
+    assert [(v.function, v.types, v.count) for v in g.ranking] == [
+        ("neighbours()", 1, 5000), ("Mesh::getElem(int) const", 3, 600), ("assemble()", 1, 300),
+        ("boundary()", 1, 200), ("refine()", 1, 100)]
 
 
 def test_paths_that_split_only_below_keep_the_last_shared_function():
@@ -198,12 +200,12 @@ def test_lines_mode_keeps_the_phase_driver_on_the_trunk():
                             5000, 60000, "local", 12)]
     by_function = build_callgraph(stacks)
     assert vertex(by_function, driver).trunk
-    assert by_function.ranking[0].function == "Mesh::getElem(int) const"
+    assert by_function.ranking[0].function == "neighbours()"
     g = build_callgraph(stacks, lines=True)
     lines = sorted((v.line, v.types, v.trunk, v.rank) for v in g.vertices.values() if v.function == driver)
     assert lines == [(98, 1, True, 0), (99, 3, True, 0)]
     assert [(v.function, v.line, v.types, v.count) for v in g.ranking] == [
-        ("Mesh::getElem(int) const", 5007, 2, 500), ("neighbours()", 50, 1, 5000),
+        ("neighbours()", 50, 1, 5000), ("Mesh::getElem(int) const", 5007, 2, 500),
         ("assemble()", 10, 1, 300), ("boundary()", 10, 1, 200), ("refine()", 30, 1, 100)]
 
 
@@ -211,3 +213,82 @@ def test_lines_mode_single_path_ranks_the_line_nearest_the_allocation():
     g = build_callgraph([_through_getelem("assemble()", 7)], lines=True)
     assert [(v.function, v.line) for v in g.ranking] == [("Mesh::getElem(int) const", 5007)]
     assert all(v.trunk for v in g.vertices.values() if v.function in ("assemble()", "run_local_phase()"))
+
+
+LIBLAMMPS = "/usr/lib/x86_64-linux-gnu/liblammps.so.0"
+LIBGOMP = "/usr/lib/x86_64-linux-gnu/libgomp.so.1"
+
+
+def test_unresolved_frames_are_runtime_wherever_they_are():
+    assert kinds.classify("??", "", "/home/dev/plugins/libfilter.so", EXE) == kinds.RUNTIME
+    assert kinds.classify("??", "", EXE, EXE) == kinds.RUNTIME
+    assert kinds.classify("??", "", "", EXE) == kinds.RUNTIME
+    # a known runtime installed outside the system directories is still a runtime
+    assert kinds.classify("GOMP_parallel", "", "/opt/gcc-14/lib64/libgomp.so.1", EXE) == kinds.RUNTIME
+    assert kinds.runtime_family("/opt/openmpi/lib/libmpi.so.40") == "MPI"
+    assert kinds.runtime_family("/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_btl_tcp.so") == "MPI"
+    assert kinds.runtime_family(LIBGOMP) == "OpenMP runtime"
+    assert kinds.runtime_family(LIBLAMMPS) == ""
+
+
+def test_a_distribution_installed_application_library_is_user_code():
+    """Debian's lmp is a small main calling liblammps.so.0 in /usr/lib: the library the
+    main program calls directly is the application's, so its named frames are ranked;
+    MPI_Init called from main does not make libmpi the application's."""
+    lmp = "/usr/bin/lmp"
+    force = f("LAMMPS_NS::Neighbor::build(int)", module=LIBLAMMPS)
+    ctor = f("LAMMPS_NS::LAMMPS::LAMMPS(int, char**, ompi_communicator_t*)", module=LIBLAMMPS)
+    main = f("??", module=lmp)   # Debian strips the program: main is unnamed
+    stacks = [WeightedStack((f("malloc", module=LIBC), force, ctor, main, f("__libc_start_main", module=LIBC)),
+                            90, 900, "", 10),
+              WeightedStack((f("malloc", module=LIBC), f("ompi_mpi_init", module="/usr/lib/x86_64-linux-gnu/libmpi.so.40"),
+                             f("PMPI_Init", module="/usr/lib/x86_64-linux-gnu/libmpi.so.40"), main,
+                             f("__libc_start_main", module=LIBC)), 10, 100, "", 10)]
+    assert kinds.application_modules(stacks, lmp) == {LIBLAMMPS}
+    g = build_callgraph(stacks, main_executable=lmp)
+    assert vertex(g, "LAMMPS_NS::Neighbor::build(int)").kind == kinds.USER
+    assert vertex(g, "PMPI_Init").kind == kinds.RUNTIME
+    assert g.ranking[0].function == "LAMMPS_NS::Neighbor::build(int)"
+
+
+def test_trunk_survives_a_stray_path_that_bypasses_it():
+    """The driver is on 99% of the allocations; one input-reading path bypasses it: it
+    is trunk all the same (before, not being on every path, it ranked first)."""
+    driver = f("run_simulation()", "/s/sim.c", 50)
+    stacks = [_through_getelem("assemble()", 600), _through_getelem("boundary()", 390),
+              WeightedStack((f("malloc", module=LIBC), f("read_input()", "/s/io.c", 9), *TRUNK[3:]),
+                            10, 120, "local", 12)]
+    stacks = [WeightedStack(s.frames[:-4] + (driver,) + s.frames[-4:], s.count, s.bytes, s.region, s.size)
+              if s.count != 10 else s for s in stacks]
+    g = build_callgraph(stacks)
+    assert vertex(g, "run_simulation()").trunk and vertex(g, "run_simulation()").rank == 0
+    assert vertex(g, "run_local_phase()").trunk
+    assert g.ranking[0].function == "Mesh::getElem(int) const"
+    assert vertex(g, "read_input()").rank > 0
+
+
+def test_rank_by_bytes_follows_what_a_fix_would_free():
+    few_big = WeightedStack((OPNEW, f("load_table()", "/s/t.c", 3), *TRUNK[3:]), 10, 10_000_000, "", 0)
+    many_small = WeightedStack((OPNEW, f("make_key()", "/s/k.c", 4), *TRUNK[3:]), 5000, 80_000, "", 0)
+    assert build_callgraph([few_big, many_small]).ranking[0].function == "make_key()"
+    assert build_callgraph([few_big, many_small], by="bytes").ranking[0].function == "load_table()"
+
+
+def test_runtime_allocating_per_call_is_named_with_its_call_sites_and_reaches_the_page():
+    from heapscope.render.html import stacks as section
+    malloc = f("malloc", module=LIBC)
+    inner = f("??", module=LIBGOMP)
+    task = f("GOMP_task", module=LIBGOMP)
+    a = WeightedStack((malloc, inner, task, f("phase_a._omp_fn.0", "/s/omp.c", 18), *TRUNK[3:]),
+                      400, 400 * 223, "", 223)
+    b = WeightedStack((malloc, inner, task, f("phase_b._omp_fn.0", "/s/omp.c", 32), *TRUNK[3:]),
+                      200, 200 * 223, "", 223)
+    stray = WeightedStack((malloc, f("read_input()", "/s/io.c", 9), *TRUNK[3:]), 5, 5 * 223, "", 223)
+    g = build_callgraph([a, b, stray], main_executable=EXE)
+    assert [(p["family"], p["entry"], p["count"], p["types"]) for p in g.patterns] == [
+        ("OpenMP runtime", "GOMP_task", 600, 2)]
+    assert [(s["function"], s["line"], s["count"]) for s in g.patterns[0]["call_sites"]] == [
+        ("phase_a._omp_fn.0", 18, 400), ("phase_b._omp_fn.0", 32, 200)]
+    docs = {"stacks": {"groups": [], "notes": [], "not_recorded": []},
+            "callgraphs": [dict(size=223, region="(none)", graph=g)]}
+    assert section.data(docs)["callgraphs"][0]["patterns"] == g.patterns

@@ -85,10 +85,10 @@ def test_bad_input_is_one_line(args, message, capsys):
     assert len(err) <= 3 and (message is None or message in err[-1])
 
 
-def test_a_call_graph_too_big_to_read_is_ranked_not_drawn():
-    """A graph of more functions than a page shows gets its ranking and a note naming the
-    command that draws it, not megabytes of SVG (LAMMPS' graphs of 450-760 functions made
-    a 16.8 MB page)."""
+def test_a_call_graph_too_big_to_read_is_drawn_in_its_ranked_part():
+    """A graph of more functions than a page shows gets its ranking, a drawing of its
+    ranked part and a note naming the command that draws it whole, not megabytes of SVG
+    (LAMMPS' graphs of 450-760 functions made a 16.8 MB page)."""
     from heapscope.analysis.callgraph import build_callgraph
     from heapscope.analysis.stacks import WeightedStack
     from heapscope.render.html import stacks as section
@@ -108,8 +108,13 @@ def test_a_call_graph_too_big_to_read_is_ranked_not_drawn():
     docs = {"stacks": stacks_doc, "callgraphs": [dict(size=12, region="(none)", graph=big),
                                                  dict(size=12, region="(none)", graph=small)]}
     drawn_big, drawn_small = section.data(docs)["callgraphs"]
-    assert drawn_big["svg"] is None and drawn_big["vertices"] > section.MAX_DRAWN
-    assert "more than a page shows" in drawn_big["note"]
-    assert "heapscope callgraph INPUT --size 12 --region '(none)' --svg FILE" in drawn_big["note"]
+    assert drawn_big["svg"].startswith("<svg") and drawn_big["vertices"] > section.MAX_DRAWN
+    # the first-ranked function and its path are drawn; most of the others are not
+    first = drawn_big["ranking"][0]["function"]
+    assert f">{first}<" in drawn_big["svg"] and ">main<" in drawn_big["svg"]
+    assert drawn_big["svg"].count("class=\"node\"") <= 61
+    assert "more than a page shows" in drawn_big["note"] and "drawn in part" in drawn_big["note"]
+    assert ("heapscope callgraph INPUT --size 12 --region '(none)' --svg FILE --max-drawn 0"
+            in drawn_big["note"])
     assert drawn_big["ranking"], "the ranking is kept"
     assert drawn_small["svg"].startswith("<svg") and drawn_small["note"] is None

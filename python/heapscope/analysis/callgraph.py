@@ -6,17 +6,12 @@ many stack trace types, how many allocations and how many bytes pass through it 
 path that passes a vertex twice, through recursion, counts once).
 
 Ranking (step three of the method of Gomes et al., "Memory allocation anomalies in
-high-performance computing applications", made automatic): the vertices shared by the most
-paths are where a fix pays most. Only user code is ranked (analysis.classify): entry
-points and runtime frames are drawn, never ranked. Neither is the *trunk*: the user
-functions every path goes through before the paths first branch (a phase driver called
-from main is on every path, like main itself). The trunk is found on functions in both
-views: with lines, every line vertex of a trunk function on the trunk is trunk too (a
-driver's loop calling two kernels from two lines is still the driver). The last trunk
-function is ranked only when the paths never meet again below the branch, because then it
-is the one place they all share (with lines: its lines there). Order: more types, then
-more allocations, then nearer the allocation (fewer frames between the vertex and the
-allocation call), then name.
+high-performance computing applications", made automatic): analysis/fix_targets.py, the
+rule and its reasoning in docs/ranking.md. In short: user code only, by allocations
+through the vertex (bytes on request), the number of paths as support, the trunk (on
+>= 95% of the allocations above the first real branch) never, nearest the allocation
+among equals. Runtime libraries that allocate per call of user code are named apart
+(analysis/runtime_patterns.py).
 
 `document` is the graph as plain data (the `heapscope callgraph --format json` layout,
 docs/analysis-formats.md); render/callgraph_text.py and render/callgraph_dot.py draw it.
@@ -25,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis import classify as kinds
+from heapscope.analysis import fix_targets, runtime_patterns
 from heapscope.analysis.stacks import WeightedStack, frame_name
 from heapscope.symbolize.frames import Frame
 
@@ -70,6 +66,8 @@ class CallGraph:
     count: int = 0
     bytes: int = 0
     lines: bool = False
+    by: str = "allocations"       # what the ranking measures: allocations or bytes
+    patterns: List[dict] = field(default_factory=list)   # analysis.runtime_patterns
 
     @property
     def ranking(self) -> List[Vertex]:
@@ -91,10 +89,13 @@ def _sink(size: int) -> Vertex:
 
 
 def build_callgraph(stacks: Sequence[WeightedStack], lines: bool = False,
-                    main_executable: str = "") -> CallGraph:
+                    main_executable: str = "", by: str = "allocations") -> CallGraph:
     """The merged call graph of `stacks` (merge identical types first: analysis.stacks),
-    with its vertices ranked."""
-    g = CallGraph(lines=lines)
+    with its vertices ranked by `by` (allocations or bytes)."""
+    if by not in fix_targets.MEASURES:
+        raise ValueError(f"rank by {by!r}: one of {', '.join(fix_targets.MEASURES)}")
+    g = CallGraph(lines=lines, by=by)
+    apps = kinds.application_modules(stacks, main_executable)
     root_paths: List[List[tuple]] = []       # vertex keys, outermost first
     root_functions: List[List[tuple]] = []   # the same frames as function keys
     for stack in stacks:
@@ -107,7 +108,7 @@ def build_callgraph(stacks: Sequence[WeightedStack], lines: bool = False,
             key = vertex_key(frame, lines)
             v = g.vertices.get(key)
             if v is None:
-                kind = kinds.classify_frame(frame, main_executable)
+                kind = kinds.classify_frame(frame, main_executable, apps)
                 v = g.vertices[key] = Vertex(key, frame_name(frame), frame.file,
                                              frame.line if lines else 0, frame.module, kind)
             v.distance = min(v.distance, depth)
@@ -115,7 +116,9 @@ def build_callgraph(stacks: Sequence[WeightedStack], lines: bool = False,
         _add_path(g, path, stack)
         root_paths.append(list(reversed(path[1:])))
         root_functions.append([vertex_key(f, False) for f in reversed(stack.frames)])
-    _rank(g, root_paths, root_functions)
+    fix_targets.rank(g, root_paths, root_functions,
+                     [fix_targets.measure(s, by) for s in stacks], by)
+    g.patterns = runtime_patterns.find(stacks, main_executable, apps)
     return g
 
 
@@ -136,37 +139,6 @@ def _add_path(g: CallGraph, path: List[tuple], stack: WeightedStack) -> None:
         e.types += 1
         e.count += stack.count
         e.bytes += stack.bytes
-
-
-def _common_prefix(root_paths: List[List[tuple]]) -> List[tuple]:
-    if not root_paths:
-        return []
-    prefix = []
-    for keys in zip(*root_paths):
-        if any(k != keys[0] for k in keys):
-            break
-        prefix.append(keys[0])
-    return prefix
-
-
-def _rank(g: CallGraph, root_paths: List[List[tuple]], root_functions: List[List[tuple]]) -> None:
-    """root_paths: each stack's vertex keys, outermost first; root_functions: the same
-    frames as function keys (equal to root_paths unless g.lines)."""
-    shared = len(_common_prefix(root_functions))   # depths before the paths first branch
-    user_depths = [d for d in range(shared) if g.vertices[root_paths[0][d]].kind == kinds.USER]
-    for d in user_depths:
-        for path in root_paths:
-            g.vertices[path[d]].trunk = True
-    candidates = [v for v in g.vertices.values() if v.kind == kinds.USER and not v.trunk]
-    if user_depths and not any(v.types >= 2 for v in candidates):
-        # The paths never meet again below the branch: where they last met is the target.
-        last = {path[user_depths[-1]] for path in root_paths}
-        for key in sorted(last):
-            g.vertices[key].trunk = False
-            candidates.append(g.vertices[key])
-    candidates.sort(key=lambda v: (-v.types, -v.count, v.distance, v.function, v.file, v.line))
-    for i, v in enumerate(candidates, 1):
-        v.rank = i
 
 
 def callers(g: CallGraph, key: tuple) -> List[Edge]:
@@ -197,13 +169,15 @@ def vertex_json(v: Vertex) -> dict:
 
 def document(g: CallGraph, top: int, size: str, region: Optional[str],
              notes: Sequence[str] = ()) -> dict:
-    """The call graph and its ranking as plain data. `dot` and `svg` name the drawn files
-    (None until a drawing is written: the command fills them in)."""
+    """The call graph and its ranking as plain data. `dot` and `svg` name the drawn files,
+    `drawn` says how many vertices the drawing shows (None until a drawing is made: the
+    command fills them in)."""
     return dict(format=CALLGRAPH_FORMAT, version=CALLGRAPH_VERSION,
-                size=size, region=region, lines=g.lines, types=g.types,
+                size=size, region=region, lines=g.lines, ranked_by=g.by, types=g.types,
                 count=g.count, bytes=g.bytes, ranking=[vertex_json(v) for v in shown(g, top)],
+                runtime_patterns=g.patterns,
                 vertices=[vertex_json(v) for v in g.vertices.values()],
                 edges=[dict(caller=g.vertices[e.caller].function,
                             callee=g.vertices[e.callee].function,
                             types=e.types, count=e.count, bytes=e.bytes) for e in g.edges.values()],
-                dot=None, svg=None, notes=list(notes))
+                dot=None, svg=None, drawn=None, notes=list(notes))

@@ -7,15 +7,23 @@ internals) on most, so ranking them would tell the developer nothing.
 
 Rules, in order:
   1. entry point: the function is one of ENTRY_FUNCTIONS (main, _start, ...);
-  2. runtime: the module is a shared library in a system directory, or one of
-     heapscope's own libraries;
-  3. runtime: the source file is a system header (/usr/include/..., a compiler's
+  2. runtime: the frame is unresolved (function ?? : a library or plugin without
+     symbols, or an address in no module): nothing there a developer could edit by name;
+  3. runtime: the module is one of heapscope's own libraries, or a library of a known
+     runtime family (RUNTIME_LIBRARIES: libc, libstdc++, OpenMP, MPI, ... wherever it
+     is installed), or a shared library in a system directory that is not one of the
+     application's own (`app_modules`: a distribution installs an application's code
+     as a library there, e.g. Debian's /usr/lib/.../liblammps.so.0; callgraph finds
+     them as the libraries the main program calls directly, application_modules);
+  4. runtime: the source file is a system header (/usr/include/..., a compiler's
      include directory);
-  4. runtime: no source file and the name is a standard-library or Eigen symbol
+  5. runtime: no source file and the name is a standard-library or Eigen symbol
      (std::, __gnu_cxx::, operator new ...): a template instantiated in the program
      that lost its debug info;
-  5. user code otherwise (the main program and libraries outside system directories).
+  6. user code otherwise (the main program and libraries outside system directories).
 """
+from typing import Collection, Iterable, Set
+
 ENTRY = "entry"
 RUNTIME = "runtime"
 USER = "user"
@@ -31,20 +39,38 @@ SYSTEM_LIBRARY_DIRS = ("/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/"
 HEAPSCOPE_LIBRARIES = ("libheapscope", "libhsmalloc")
 SYSTEM_HEADER_DIRS = ("/usr/include/", "/usr/local/include/c++/", "/usr/lib/gcc/",
                       "/usr/lib/llvm")
+UNRESOLVED = "??"
+# Libraries that are a runtime wherever they are installed (an MPI built in /opt is still
+# MPI), by family: the family names the runtime in "allocates per call" patterns.
+RUNTIME_LIBRARIES = (
+    ("OpenMP runtime", ("libgomp.", "libiomp", "libomp.", "libomptarget")),
+    ("MPI", ("libmpi", "libopen-pal", "libopen-rte", "libmpich", "mca_", "libpmix", "libpmi",
+             "libucp", "libucs", "libuct", "libucm", "libfabric", "libpsm", "libhwloc",
+             "libevent", "libprrte", "libibverbs", "librdmacm")),
+    ("C++ standard library", ("libstdc++.", "libc++.", "libc++abi.")),
+    ("Fortran runtime", ("libgfortran.", "libquadmath.", "libifcore", "libflang")),
+    ("C library", ("libc.", "libc-", "libm.", "libm-", "libpthread", "libdl.", "librt.",
+                   "ld-linux", "ld64.", "libgcc_s.")),
+    ("Python", ("libpython",)),
+)
 RUNTIME_SYMBOL_PREFIXES = ("std::", "__gnu_cxx::", "__cxxabiv1::", "__cxa_", "operator new",
                            "operator delete", "Eigen::", "void std::", "void* std::",
                            "__libc_", "__GI_", "_dl_", "_IO_")
 
 
-def classify(function: str, file: str, module: str, main_executable: str = "") -> str:
+def classify(function: str, file: str, module: str, main_executable: str = "",
+             app_modules: Collection[str] = ()) -> str:
     """ENTRY, RUNTIME or USER for one symbolized frame."""
     if function in ENTRY_FUNCTIONS:
         return ENTRY
+    if not function or function == UNRESOLVED:
+        return RUNTIME
     base = module.rsplit("/", 1)[-1]
-    if base.startswith(HEAPSCOPE_LIBRARIES):
+    if base.startswith(HEAPSCOPE_LIBRARIES) or runtime_family(module):
         return RUNTIME
     is_main = bool(main_executable) and module == main_executable
-    if module and not is_main and ".so" in base and module.startswith(SYSTEM_LIBRARY_DIRS):
+    if (module and not is_main and ".so" in base and module.startswith(SYSTEM_LIBRARY_DIRS)
+            and module not in app_modules):
         return RUNTIME
     if file:
         if file.startswith(SYSTEM_HEADER_DIRS) or "/include/c++/" in file:
@@ -55,5 +81,43 @@ def classify(function: str, file: str, module: str, main_executable: str = "") -
     return USER
 
 
-def classify_frame(frame, main_executable: str = "") -> str:
-    return classify(frame.function, frame.file, frame.module, main_executable)
+def classify_frame(frame, main_executable: str = "", app_modules: Collection[str] = ()) -> str:
+    return classify(frame.function, frame.file, frame.module, main_executable, app_modules)
+
+
+def runtime_family(module: str) -> str:
+    """The runtime family of a library ("OpenMP runtime", "MPI", ...), or "" when the
+    module is not a known runtime library."""
+    base = module.rsplit("/", 1)[-1]
+    if ".so" not in base:
+        return ""
+    for family, prefixes in RUNTIME_LIBRARIES:
+        if base.startswith(prefixes):
+            return family
+    return ""
+
+
+def application_modules(stacks: Iterable, main_executable: str = "") -> Set[str]:
+    """Shared libraries the program's start calls directly: walking a stack from its
+    outermost frame past the entry points, the main executable's own frames and the C
+    library, the first frame's library is the application's own code, wherever it is
+    installed (Debian's lmp calls liblammps.so.0 from main; gmsh's main tail-calls
+    libgmsh, so libc's __libc_start_call_main is the caller), unless it is a known
+    runtime library (MPI_Init called from main does not make libmpi the application's).
+    Stacks of threads (start_thread, no entry point) say nothing."""
+    found: Set[str] = set()
+    for stack in stacks:
+        started = False
+        for frame in reversed(stack.frames):          # outermost first
+            base = frame.module.rsplit("/", 1)[-1]
+            in_main = bool(main_executable) and frame.module == main_executable
+            if frame.function in ENTRY_FUNCTIONS or in_main:
+                started = True
+                continue
+            if runtime_family(frame.module) == "C library":
+                continue
+            if (started and ".so" in base and not runtime_family(frame.module)
+                    and not base.startswith(HEAPSCOPE_LIBRARIES)):
+                found.add(frame.module)
+            break
+    return found

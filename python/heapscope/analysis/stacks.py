@@ -76,17 +76,25 @@ def merge_stacks(stacks: Iterable[WeightedStack]) -> List[WeightedStack]:
     """Add up stacks with the same region, size and symbolized frames (several processes,
     or types that differed only below the symbol level). Most allocations first."""
     merged: Dict[tuple, List] = {}
+    identities: Dict[int, tuple] = {}   # by id(frame): stacks share their Frame objects
     for s in stacks:
-        acc = merged.get(s.key)
+        ids = []
+        for f in s.frames:
+            i = identities.get(id(f))
+            if i is None:
+                i = identities[id(f)] = (f, identity(f))   # f kept: its id stays its own
+            ids.append(i[1])
+        key = (s.region, s.size, tuple(ids))
+        acc = merged.get(key)
         if acc is None:
-            merged[s.key] = [s, s.count, s.bytes, s.samples]
+            merged[key] = [s, s.count, s.bytes, s.samples]
         else:
             acc[1] += s.count
             acc[2] += s.bytes
             acc[3] += s.samples
+    order = sorted(merged.items(), key=lambda kv: (-kv[1][1], kv[0]))   # (region, size, frames)
     out = [WeightedStack(first.frames, count, nbytes, first.region, first.size, samples)
-           for first, count, nbytes, samples in merged.values()]
-    out.sort(key=lambda s: (-s.count, s.region, s.size, s.key))
+           for _, (first, count, nbytes, samples) in order]
     return out
 
 

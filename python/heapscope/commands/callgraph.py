@@ -2,17 +2,23 @@
 rank the fix targets (step three of the method, characterize).
 
     heapscope callgraph run/ --size 12 --region local [--lines] [--top 20]
-                        [--format text|json] [-o FILE.txt|FILE.json] [--svg FILE.svg] [--dot FILE.dot]
+                        [--rank-by allocations|bytes] [--format text|json]
+                        [-o FILE.txt|FILE.json] [--svg FILE.svg] [--dot FILE.dot]
+                        [--max-drawn 60] [--dot-timeout 60]
 
 Prints the ranking (text or JSON; -o FILE writes it to FILE instead) and draws the
 graph only where asked: --dot FILE (graphviz text), --svg FILE (drawn by `dot`), or
 --plot FILE whose suffix (.dot or .svg) says which. The ranking rules are in
-heapscope.analysis.callgraph.
+docs/ranking.md. A drawing of a big graph keeps the ranked vertices and their paths
+(--max-drawn, analysis/callgraph_view.py); `dot` gets --dot-timeout seconds: past them
+it is stopped, the result is printed all the same, with a warning, and the exit status
+is 1.
 
 The old `-o PREFIX` (which wrote PREFIX.dot and PREFIX.svg and printed the result) still
 works for one release, with a note: an -o value whose suffix is not .txt or .json is
 read as that PREFIX. An -o ending in .dot or .svg is an error (say --dot or --svg).
 """
+import argparse
 from pathlib import Path
 from typing import Optional, Tuple
 
@@ -21,15 +27,28 @@ from heapscope.analysis.loading import lost_stack_warning, require_stacks, weigh
 from heapscope.analysis.recorded import all_means_recorded
 from heapscope.analysis.selection import SizeSet
 from heapscope.atomic import write_atomic
+from heapscope.analysis.callgraph_view import DRAWN_LIMIT, view
 from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
-                                        add_top_option, deprecated, emit)
-from heapscope.commands.reading import notes, read_profiles
+                                        add_top_option, deprecated, emit, non_negative)
+from heapscope.commands import progress
+from heapscope.commands.reading import notes, read_profiles, symbolizer, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.render import callgraph_text
-from heapscope.render.callgraph_dot import to_dot, write_svg
-from heapscope.symbolize import Symbolizer
+from heapscope.render.callgraph_dot import DotTimeout, to_dot, write_svg
 
 RESULT_SUFFIXES = (".txt", ".json")   # an -o with one of these is the result file
+DOT_TIMEOUT = 60.0                    # seconds graphviz gets by default
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"bad --dot-timeout {text!r}: expected a number of "
+                                         f"seconds above 0")
+    return value
 DRAWN_SUFFIXES = (".dot", ".svg")
 
 
@@ -44,10 +63,19 @@ def register(sub):
                           size_help="allocation size (or sizes: 12,24,100-200) whose stack types are merged",
                           region_help="only stack types recorded in this region")
     p.add_argument("--lines", action="store_true", help="vertices are source lines, not functions")
+    p.add_argument("--rank-by", choices=("allocations", "bytes"), default="allocations",
+                   help="rank fix targets by the allocations (default) or the bytes a fix "
+                        "there would remove (docs/ranking.md)")
     add_top_option(p, "ranked vertices (listed and highlighted in the drawing)")
     add_output_options(p, ("text", "json"))
     p.add_argument("--dot", metavar="FILE.dot", help="write the graph in graphviz dot to FILE.dot")
     p.add_argument("--svg", metavar="FILE.svg", help="draw the graph into FILE.svg (needs graphviz `dot`)")
+    p.add_argument("--max-drawn", type=non_negative("--max-drawn"), default=DRAWN_LIMIT, metavar="N",
+                   help=f"vertices drawn at most: the ranked ones and their heaviest paths, the "
+                        f"rest summed up in one box (default {DRAWN_LIMIT}, 0 = all; JSON has all)")
+    p.add_argument("--dot-timeout", type=positive_seconds, default=DOT_TIMEOUT, metavar="SECONDS",
+                   help=f"stop graphviz after SECONDS (default {DOT_TIMEOUT:g}); the result is "
+                        f"printed all the same")
     p.add_argument("--plot", metavar="FILE.dot|FILE.svg",
                    help="draw the graph into FILE: .dot for graphviz text, .svg for the drawing")
     add_html_option(p, lambda a: (a.profiles, None))
@@ -83,27 +111,44 @@ def run(args):
     result_path, dot_path, svg_path, old_prefix = drawn_files(args)
     sizes = SizeSet(args.size)
     profiles = read_profiles(args.profiles)
-    sym = Symbolizer()
+    sym = symbolizer()
     stacks = weighted_stacks(profiles, sizes, args.region, symbolizer=sym)
     notes(sym.notes)
     require_stacks(stacks, profiles, sizes, args.region)
     main_exe = profiles[0].exe if len({p.exe for p in profiles}) == 1 else ""
-    g = build_callgraph(stacks, lines=args.lines, main_executable=main_exe)
+    with progress.phase(f"ranking {len(stacks):,} stack trace types"):
+        g = build_callgraph(stacks, lines=args.lines, main_executable=main_exe, by=args.rank_by)
     doc = document(g, args.top, args.size, args.region)
 
+    rc = 0
     if dot_path or svg_path:
-        dot_text = to_dot(g, callgraph_text.title(doc), highlight=len(shown(g, args.top)))
+        drawn = view(g, args.top, args.max_drawn)
+        doc["drawn"] = dict(vertices=len(drawn.keep), hidden_vertices=drawn.hidden,
+                            hidden_edges=drawn.hidden_edges)
+        if drawn.hidden:
+            doc["notes"].append(f"drawn: {len(drawn.keep)} of {len(g.vertices)} vertices (the "
+                                f"ranked ones and their heaviest paths; --max-drawn 0 draws all)")
+        dot_text = to_dot(g, callgraph_text.title(doc), highlight=len(shown(g, args.top)),
+                          view=drawn)
         if dot_path:
             write_atomic(str(dot_path), dot_text)
             doc["dot"] = str(dot_path)
         if svg_path:
-            note = write_svg(dot_text, svg_path)
-            if note and dot_path:   # the old wording: the .dot file is there
-                note = "graphviz `dot` not found: wrote the .dot file only (apt-get install graphviz)"
-            if note:
-                doc["notes"].append(note)
+            try:
+                with progress.phase(f"drawing {len(drawn.keep)} vertices with graphviz dot"):
+                    note = write_svg(dot_text, svg_path, timeout=args.dot_timeout)
+            except DotTimeout as exc:   # the result is still worth printing
+                rc = 1
+                warnings([f"{exc}; {svg_path} not written"])
+                doc["notes"].append(f"{exc}; {svg_path} not written")
             else:
-                doc["svg"] = str(svg_path)
+                if note and dot_path:   # the old wording: the .dot file is there
+                    note = ("graphviz `dot` not found: wrote the .dot file only "
+                            "(apt-get install graphviz)")
+                if note:
+                    doc["notes"].append(note)
+                else:
+                    doc["svg"] = str(svg_path)
     lost = lost_stack_warning(profiles)
     if lost:
         doc["notes"].append(lost)
@@ -117,4 +162,4 @@ def run(args):
         deprecated("callgraph -o PREFIX (an -o without a .txt or .json suffix)",
                    f"--dot {prefix}.dot --svg {prefix}.svg; -o FILE.txt or FILE.json "
                    f"writes the result")
-    return 0
+    return rc

@@ -20,11 +20,10 @@ from heapscope.analysis import diff
 from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
                                         add_top_option, emit, to_json)
-from heapscope.commands.reading import notes, read_profiles, warnings
+from heapscope.commands.reading import notes, read_profiles, symbolizer, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.render import diff_text
 from heapscope.render.csv_tables import diff_csv
-from heapscope.symbolize import Symbolizer
 
 
 def register(sub):
@@ -52,7 +51,7 @@ def run(args):
         raise HeapscopeError(f"--fail-if-more takes a finite percentage >= 0, not {limit:g}")
     sizes = SizeSet(args.size)
     side_a, side_b = read_profiles([args.a]), read_profiles([args.b])
-    sym = Symbolizer()
+    sym = symbolizer()
     try:
         result = diff.compare(side_a, side_b, sizes, args.region, stacks=args.stacks, symbolizer=sym)
     finally:

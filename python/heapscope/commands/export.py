@@ -22,12 +22,11 @@ from heapscope.analysis.loading import lost_stack_warning, require_stacks, weigh
 from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import (add_output_options, add_selection_options, emit,
                                         write_result)
-from heapscope.commands.reading import notes, read_profiles, warnings
+from heapscope.commands.reading import notes, read_profiles, symbolizer, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.export.collapsed import ROOTS, write_collapsed
 from heapscope.export.pprof import comments, write_pprof
 from heapscope.render.text import counted
-from heapscope.symbolize import Symbolizer
 
 FORMATS = ("collapsed", "pprof", "massif", "json")
 
@@ -81,7 +80,7 @@ def _massif(args) -> int:
     if len(profiles) != 1:
         raise HeapscopeError(f"--format massif exports one process; {len(profiles)} profiles given "
                              f"(name one file)")
-    sym = Symbolizer()
+    sym = symbolizer()
     text = to_massif(profiles[0], sym)
     notes(sym.notes)
     write_result(text, args.output)
@@ -97,7 +96,7 @@ def run(args):
     _check(args, roots)
     sizes = SizeSet(args.size)
     profiles = read_profiles(args.profiles)
-    sym = Symbolizer()
+    sym = symbolizer()
     stacks = weighted_stacks(profiles, sizes, args.region, symbolizer=sym)
     notes(sym.notes)
     require_stacks(stacks, profiles, sizes, args.region)

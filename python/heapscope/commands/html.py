@@ -57,9 +57,10 @@ def write_page(before, after, out, callgraphs: int = CALLGRAPHS, say=sys.stderr)
     """The page of recording `before` (paths), compared with `after` when given, to `out`;
     "wrote FILE" to `say`. Also the `--html FILE` of report, stacks, callgraph, diff and
     timeline (their result keeps stdout)."""
+    from heapscope.commands import progress
     from heapscope.render.html import render_profile_page
-    docs = collect(before, after, callgraphs=callgraphs)
+    docs = progress.run("collecting the reports", collect, before, after, callgraphs=callgraphs)
     program = os.path.basename(docs["report"]["processes"][0]["exe"]) or "program"
     title = f"heapscope: {program}" + (" (compared)" if after else "")
-    write_atomic(str(out), render_profile_page(docs, title))
+    write_atomic(str(out), progress.run("drawing the page", render_profile_page, docs, title))
     print(f"wrote {out}", file=say)

@@ -4,6 +4,7 @@
     add_selection_options(p)         --size/--sizes SPEC and --region/--regions R
     add_top_option(p)                --top N, one default for every command (0 = all)
     one_line_errors(p)               a bad option is one line "heapscope: error: ...", no usage
+    add_verbosity_options(p)         --quiet (no progress bars) and --verbose (every note), every command
     emit(args, doc, renderers)       the document through the chosen renderer, to -o or stdout
     add_html_option(p, inputs)       --html FILE: the page `heapscope html` writes, too
     duration_ns(text)                the one duration grammar: 800ns, 500us, 2ms, 1.5s, 1m, 0
@@ -48,6 +49,15 @@ def add_selection_options(p, size_required: bool = False, size_help: Optional[st
 def add_top_option(p, what: str = "rows") -> None:
     p.add_argument("--top", type=non_negative("--top"), default=TOP_DEFAULT, metavar="N",
                    help=f"{what} shown (default {TOP_DEFAULT}, 0 = all)")
+
+
+def add_verbosity_options(p) -> None:
+    """--quiet and --verbose, on every sub-command (commands/progress.py)."""
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars (they appear only on a terminal, after a second)")
+    p.add_argument("--verbose", action="store_true",
+                   help="every note on its own line (repeated notes are otherwise one line "
+                        "with a count)")
 
 
 def add_html_option(p, inputs: Callable) -> None:

@@ -2,6 +2,8 @@
 
     profiles = read_profiles(args.profiles)     # the reader's warnings printed, one line each
     notes(sym.notes)                            # "heapscope: note: ..." per symbolizer note
+                                                # (repeats collapsed unless --verbose)
+    sym = symbolizer()                          # a Symbolizer that shows its progress
     warnings([...])                             # "heapscope: warning: ..." per line
 
 Analysis hands these lines back as data (analysis/loading.py); only a command prints.
@@ -10,19 +12,35 @@ import sys
 from typing import Iterable, List, Sequence
 
 from heapscope.analysis.loading import read, reader_warnings
+from heapscope.commands import progress
 from heapscope.profile.model import Profile
+from heapscope.render.notes import collapse
+from heapscope.symbolize import Symbolizer
 
 
 def read_profiles(paths: Sequence[str]) -> List[Profile]:
-    profiles = read(paths)
+    with progress.phase(f"reading {', '.join(paths) if len(paths) < 3 else f'{len(paths)} inputs'}"):
+        profiles = read(paths)
     for line in reader_warnings(profiles):
         print(f"heapscope: {line}", file=sys.stderr)
     return profiles
 
 
 def notes(lines: Iterable[str]) -> None:
-    for line in lines:
+    for line in collapse(lines, progress.VERBOSE):
         print(f"heapscope: note: {line}", file=sys.stderr)
+
+
+def symbolizer() -> Symbolizer:
+    """A Symbolizer whose work on each profile shows as a bar (modules looked up)."""
+    sym = Symbolizer()
+    sym.progress = _symbolizing
+    return sym
+
+
+def _symbolizing(total: int):
+    """The symbolizer's progress hook: a bar over `total` modules."""
+    return progress.bar("symbolizing", total=total, unit="module")
 
 
 def warnings(lines: Iterable[str]) -> None:

@@ -290,9 +290,10 @@ def run(args):
 def _symbolize(files):
     """Symbolize the recorded stacks while the binaries are the ones that ran (symbolize.warm).
     Never changes the exit status: the profiles are complete either way."""
+    from heapscope.commands import progress
     from heapscope.symbolize.warm import warm
     try:
-        result = warm(files)
+        result = progress.run("symbolizing the recorded stacks", warm, files)
     except KeyboardInterrupt:
         print("heapscope: symbolizing the stacks interrupted; the profiles are complete "
               "(--no-symbolize skips this step)", file=sys.stderr)

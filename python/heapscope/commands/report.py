@@ -16,6 +16,7 @@ from heapscope.commands.options import (TOP_DEFAULT, add_html_option, add_output
                                         add_selection_options, add_top_option, emit, non_negative,
                                         to_json)
 from heapscope.errors import HeapscopeError, NoSnapshotError
+from heapscope.commands import progress
 from heapscope.profile import load_profiles
 from heapscope.render import library_text, report_text
 from heapscope.render.csv_tables import library_csv, report_csv
@@ -73,7 +74,7 @@ def run(args):
             view = "rank"
         else:
             try:
-                profiles = load_profiles(args.profiles)
+                profiles = progress.run("reading the profiles", load_profiles, args.profiles)
             except NoSnapshotError as exc:
                 # a rank killed by SIGKILL, in a file not named as a rank's: the job
                 # report reads its timeline
@@ -86,7 +87,7 @@ def run(args):
     if view == "rank":
         return _job(args, profiles)
     if profiles is None:
-        profiles = load_profiles(args.profiles)
+        profiles = progress.run("reading the profiles", load_profiles, args.profiles)
     if view == "library":
         return _library(args, profiles)
     top = TOP_DEFAULT if args.top is None else args.top

@@ -6,7 +6,8 @@ from heapscope.analysis import stack_types
 from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
                                         add_top_option, emit, non_negative)
-from heapscope.profile import load_profiles
+from heapscope.commands import progress
+from heapscope.commands.reading import read_profiles, symbolizer
 from heapscope.render import stacks_text
 from heapscope.render.csv_tables import stacks_csv
 
@@ -34,10 +35,12 @@ def register(sub):
 
 def run(args):
     sizes = SizeSet(args.size)
-    profiles = load_profiles(args.profiles)
+    profiles = read_profiles(args.profiles)
     doc = stack_types.build(profiles, sizes, region=args.region, top=args.top,
-                            depth=args.depth, per_process=args.per_process)
-    emit(args, doc, {"text": lambda d: stacks_text.render(d, full_names=args.full_names),
-                     "csv": stacks_csv})
+                            depth=args.depth, per_process=args.per_process, symbolizer=symbolizer())
+    with progress.phase("writing the stack trace types"):
+        emit(args, doc, {"text": lambda d: stacks_text.render(d, full_names=args.full_names,
+                                                              verbose=progress.VERBOSE),
+                         "csv": stacks_csv})
     # Sizes asked for but not recorded: the output says how to record them; the exit says so too.
     return 1 if doc["not_recorded"] else 0

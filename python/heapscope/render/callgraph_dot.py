@@ -4,17 +4,20 @@
 The first `highlight` ranked vertices (fix targets) are filled orange and bold with
 their rank, the first one darkest; other ranked vertices show their rank. User code is
 white (trunk dashed), runtime code grey, entry points blue, the allocation sinks red.
-Edge width grows with the allocations through the edge.
+Edge width grows with the allocations through the edge. With a `view`
+(analysis.callgraph_view) only its vertices are drawn, and one box says what is left
+out.
 """
 import math
 import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Optional, Set, Tuple
 
 from heapscope.analysis import classify as kinds
 from heapscope.analysis.callgraph import ALLOC, CallGraph, Vertex
+from heapscope.analysis.callgraph_view import View
 from heapscope.atomic import write_atomic
 from heapscope.errors import HeapscopeError
 
@@ -27,6 +30,10 @@ STYLE = {
 TRUNK = 'fillcolor="white", style="rounded,filled,dashed"'
 RANKED = 'fillcolor="#ffc97a", penwidth=2, fontname="Helvetica-Bold"'
 FIRST = 'fillcolor="#ff8c1a", penwidth=4, fontname="Helvetica-Bold"'
+
+
+class DotTimeout(HeapscopeError):
+    """`dot` did not finish in its time bound (it was stopped)."""
 
 
 def quote(text: str) -> str:
@@ -50,7 +57,8 @@ def _vertex_label(g: CallGraph, v: Vertex) -> str:
     return "\n".join(parts)
 
 
-def to_dot(g: CallGraph, title: str = "", highlight: int = 5) -> str:
+def to_dot(g: CallGraph, title: str = "", highlight: int = 5, view: Optional[View] = None) -> str:
+    keep: Optional[Set[tuple]] = view.keep if view is not None and not view.complete else None
     ids = {key: f"v{i}" for i, key in enumerate(g.vertices)}
     out = ["digraph heapscope_callgraph {",
            "  rankdir=TB;",
@@ -58,6 +66,8 @@ def to_dot(g: CallGraph, title: str = "", highlight: int = 5) -> str:
            '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
            '  edge [color="#666666", fontname="Helvetica", fontsize=9];']
     for key, v in g.vertices.items():
+        if keep is not None and key not in keep:
+            continue
         style = TRUNK if v.trunk else STYLE.get(v.kind, STYLE[kinds.USER])
         if v.rank == 1:
             style = FIRST
@@ -67,9 +77,17 @@ def to_dot(g: CallGraph, title: str = "", highlight: int = 5) -> str:
         out.append(f"  {ids[key]} [label={quote(_vertex_label(g, v))}, tooltip={quote(tooltip)}, {style}];")
     top = max((e.count for e in g.edges.values()), default=1) or 1
     for (caller, callee), e in g.edges.items():
+        if keep is not None and (caller not in keep or callee not in keep):
+            continue
         width = 1 + 4 * math.log1p(e.count) / math.log1p(top)
         out.append(f"  {ids[caller]} -> {ids[callee]} [label={quote(f'{e.count:,}')}, "
                    f"penwidth={width:.2f}];")
+    if keep is not None:
+        summary = (f"not drawn: {view.hidden:,} more vertices and {view.hidden_edges:,} edges\n"
+                   f"(the ranked vertices and their heaviest paths are drawn;\n"
+                   f"--format json lists everything, --max-drawn 0 draws everything)")
+        out.append(f"  more [label={quote(summary)}, shape=note, style=filled, "
+                   f"fillcolor=\"#f7f7f7\", fontcolor=\"#555555\"];")
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -77,8 +95,8 @@ def to_dot(g: CallGraph, title: str = "", highlight: int = 5) -> str:
 def draw_svg(dot_text: str, what: str, timeout: float = 300) -> Tuple[Optional[str], Optional[str]]:
     """`dot_text` drawn by `dot -Tsvg` (the text on its standard input) in at most
     `timeout` seconds: (svg text, None), or (None, a one-line note) when graphviz is
-    missing; a failing or overlong `dot` is an error (one line). `what` names the drawing
-    in those lines."""
+    missing; a failing or overlong `dot` is an error (DotTimeout for the latter, one line).
+    `what` names the drawing in those lines."""
     dot = shutil.which("dot")
     if dot is None:
         return None, f"graphviz `dot` not found: {what} not drawn (apt-get install graphviz)"
@@ -86,8 +104,9 @@ def draw_svg(dot_text: str, what: str, timeout: float = 300) -> Tuple[Optional[s
         res = subprocess.run([dot, "-Tsvg"], input=dot_text, capture_output=True, text=True,
                              timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise HeapscopeError(f"dot took over {timeout:.0f} s drawing {what}: "
-                             f"draw fewer stack types (--region, one --size)") from None
+        raise DotTimeout(f"dot took over {timeout:g} s drawing {what}, stopped: draw fewer "
+                         f"vertices (--max-drawn), fewer stack types (--region, one --size), or "
+                         f"allow more time (--dot-timeout)") from None
     if res.returncode != 0:
         first = (res.stderr.strip().splitlines() or ["no message"])[0]
         raise HeapscopeError(f"dot failed drawing {what}: {first}")

@@ -4,6 +4,7 @@ them, what was drawn but not ranked, the files drawn and the notes.
 Takes the CallGraph (analysis.callgraph) for the callers of each vertex, and its
 document (analysis.callgraph.document) for the selection, the drawn files and notes.
 """
+import os
 from typing import List
 
 from heapscope.analysis import classify as kinds
@@ -11,6 +12,7 @@ from heapscope.analysis.callgraph import ALLOC, CallGraph, callers, shown
 from heapscope.render.text import counted
 
 CALLERS_SHOWN = 4   # "called from" entries per ranked vertex
+SITES_SHOWN = 5     # user call sites per runtime pattern
 
 
 def title(doc: dict) -> str:
@@ -29,7 +31,9 @@ def render(g: CallGraph, doc: dict, top: int) -> str:
     if not ranked:
         out += ["", "No user-code vertex to rank: every frame is an entry point or runtime code."]
     else:
-        out += ["", "Fix targets (user code shared by the most paths; nearest the allocation first):",
+        measure = "bytes" if g.by == "bytes" else "allocations"
+        out += ["", f"Fix targets (user code, by the {measure} a fix there removes; types = paths "
+                    f"through it; nearest the allocation among equals):",
                 f"{'rank':>4} {'types':>6} {'allocations':>12} {'share':>6} {'bytes':>12} {'dist':>4}  vertex"]
         for v in ranked:
             share = 100.0 * v.count / g.count if g.count else 0.0
@@ -40,12 +44,33 @@ def render(g: CallGraph, doc: dict, top: int) -> str:
                             for e in callers(g, v.key)[:CALLERS_SHOWN])
             if via:
                 out.append(f"{'':>47}called from: {via}")
+    out += patterns(doc.get("runtime_patterns") or [])
     parts = _unranked(g)
     if parts:
         out += ["", f"Drawn, not ranked: {', '.join(parts)}."]
     out += [f"wrote {doc[kind]}" for kind in ("dot", "svg") if doc[kind]]
     out += [f"note: {n}" for n in doc["notes"]]
     return "\n".join(out) + "\n"
+
+
+def patterns(found: List[dict]) -> List[str]:
+    """"OpenMP runtime (libgomp.so.1) allocates per call of GOMP_task: 600 allocations
+    (100.0%), from phase_a._omp_fn.0 @ rank.c:18 (400), ..."."""
+    if not found:
+        return []
+    out = ["", "Runtime libraries allocating per call of user code (the cause is the call):"]
+    for p in found:
+        out.append(f"  {p['family']} ({p['library']}) allocates per call of {p['entry']}: "
+                   f"{counted(p['count'], 'allocation')} ({100.0 * p['share']:.1f}%), "
+                   f"{counted(p['types'], 'path')}")
+        sites = []
+        for s in p["call_sites"][:SITES_SHOWN]:
+            where = f" @ {os.path.basename(s['file'])}:{s['line']}" if s["file"] else ""
+            sites.append(f"{s['function']}{where} ({s['count']:,})")
+        more = len(p["call_sites"]) - SITES_SHOWN
+        tail = f", and {counted(more, 'more call site')}" if more > 0 else ""
+        out.append(f"    called from: {', '.join(sites)}{tail}")
+    return out
 
 
 def _unranked(g: CallGraph) -> List[str]:
@@ -58,5 +83,6 @@ def _unranked(g: CallGraph) -> List[str]:
               "trunk": ("trunk vertex", "trunk vertices"), kinds.USER: ("user vertex", "user vertices")}
     parts = [counted(len(vs), *labels.get(k, (k, ""))) for k, vs in sorted(unranked.items())]
     if "trunk" in unranked:
-        parts[sorted(unranked).index("trunk")] += " (on every path before the first branch)"
+        parts[sorted(unranked).index("trunk")] += (" (on >= 95% of the allocations, before "
+                                                   "the first branch)")
     return parts

@@ -1,11 +1,13 @@
 """Text of the `heapscope stacks` document (analysis.stack_types.build): the process header,
 then per size and region its stack trace types, most frequent first, one frame a line."""
+from heapscope.render.notes import collapse
 from heapscope.render.processes import header_lines, label
 from heapscope.render.text import counted, num
 from heapscope.symbolize import Frame
 
 
-def render(doc: dict, full_names: bool = False) -> str:
+def render(doc: dict, full_names: bool = False, verbose: bool = False) -> str:
+    """verbose: every note on its own line (repeated ones are otherwise one line)."""
     n = len(doc["processes"])
     out = [f"heapscope stacks: {n} process{'es' if n != 1 else ''}"]
     out += ["  " + line for line in header_lines(doc["processes"], doc["merged"])]
@@ -13,7 +15,7 @@ def render(doc: dict, full_names: bool = False) -> str:
         out.append(f"  sampled   one stack a mean {num(doc['sampling']['mean_bytes'])} bytes apart: "
                    f"type counts are estimates (~) with "
                    f"{doc['sampling']['confidence']:.0%} intervals; size totals are exact")
-    for note in doc["notes"]:
+    for note in collapse(doc["notes"], verbose):
         out.append(f"  note      {note}")
     for miss in doc["not_recorded"]:
         out.append("")
@@ -44,6 +46,7 @@ def _figures(t: dict) -> str:
 
 def _groups(groups: list, filters: dict, full_names: bool) -> list:
     out = []
+    texts = {}   # a frame's line, by its fields: stack types share most of their frames
     top, depth = filters["top"], filters["depth"]
     for g in groups:
         types = counted(g['types'], 'type')
@@ -54,7 +57,11 @@ def _groups(groups: list, filters: dict, full_names: bool) -> list:
         for t in g["stack_types"]:
             out += ["", f"Stack trace type {t['rank']}/{g['types']}: {_figures(t)}"]
             for i, f in enumerate(t["frames"]):
-                out.append(f"  [{i}] {Frame(**f).text(short=not full_names)}")
+                key = (f["function"], f["file"], f["line"], f["module"], f["offset"], f["inlined"])
+                text = texts.get(key)
+                if text is None:
+                    text = texts[key] = Frame(**f).text(short=not full_names)
+                out.append(f"  [{i}] {text}")
             hidden = t["frames_total"] - len(t["frames"])
             if hidden > 0:
                 out.append(f"  ... {hidden} more frame{'s' if hidden != 1 else ''} (--depth {depth} set)")

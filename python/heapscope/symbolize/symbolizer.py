@@ -11,6 +11,7 @@ module why frames may lack names or lines.
 """
 import bisect
 import os
+from contextlib import nullcontext
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from heapscope.profile.model import Module, Profile
@@ -37,6 +38,10 @@ def _entry(function: str, file: str, line: int, inlined: bool) -> tuple:
     return function, file, line, inlined
 
 
+def _no_step(n: int = 1) -> None:
+    pass
+
+
 class Symbolizer:
     def __init__(self, cache: Optional[SymbolCache] = None):
         self.cache = cache if cache is not None else SymbolCache()
@@ -46,6 +51,9 @@ class Symbolizer:
         self._memo: Dict[str, Dict[int, list]] = {}
         self.unsaved = 0                    # answers the cache could not store
         self.tool_missing = False           # eu-addr2line was needed and not found
+        # progress(total) -> a context manager yielding step(n): a command's bar over the
+        # modules of one resolve (commands/reading.symbolizer); None: no progress shown
+        self.progress = None
 
     def resolve(self, profile: Profile, addresses: Iterable[int]) -> Dict[int, List[Frame]]:
         """Frames of each return address (innermost first; several when inlined)."""
@@ -58,13 +66,15 @@ class Symbolizer:
                 out[address] = [Frame("??", "", 0, "", address)]
             else:
                 by_module.setdefault(module, []).append(address)
-        for module, addrs in by_module.items():
-            offsets = {a: a - 1 - module.bias for a in addrs}
-            entries = self._lookup(module, set(offsets.values()))
-            for address, offset in offsets.items():
-                out[address] = [Frame(f, file, line, module.path, offset, inlined)
-                                for f, file, line, inlined in
-                                (_entry(*e) for e in (entries.get(offset) or [UNKNOWN]))]
+        with (self.progress(len(by_module)) if self.progress else nullcontext(_no_step)) as step:
+            for module, addrs in by_module.items():
+                offsets = {a: a - 1 - module.bias for a in addrs}
+                entries = self._lookup(module, set(offsets.values()))
+                for address, offset in offsets.items():
+                    out[address] = [Frame(f, file, line, module.path, offset, inlined)
+                                    for f, file, line, inlined in 
+                                    (_entry(*e) for e in (entries.get(offset) or [UNKNOWN]))]
+                step(1)
         return out
 
     def _lookup(self, module: Module, offsets) -> Dict[int, list]:

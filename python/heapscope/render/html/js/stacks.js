@@ -112,7 +112,12 @@ HS.sections.stacks = function (body, d) {
       return;
     }
     graphBox.append(el("p", {}, `${HS.num(cg.vertices)} functions, ${HS.num(cg.edges)} call edges. ` +
-      `Fix targets (user code shared by the most paths) are orange, the first darkest.`));
+      `Fix targets (user code, by the allocations a fix there removes) are orange, the first darkest.`));
+    for (const p of cg.patterns || []) {   // a runtime allocating per call of user code
+      const sites = p.call_sites.slice(0, 5).map((s) => `${s.function} (${HS.num(s.count)})`).join(", ");
+      graphBox.append(HS.note(`${p.family} (${p.library}) allocates per call of ${p.entry}: ` +
+        `${HS.num(p.count)} allocations (${HS.percent(p.share)}), called from ${sites}.`));
+    }
     if (cg.ranking.length) {
       graphBox.append(HS.table([
         { title: "rank", num: true, key: (v) => v.rank, cell: (v) => v.rank },
@@ -128,6 +133,7 @@ HS.sections.stacks = function (body, d) {
     if (cg.svg) {
       const holder = el("div", { class: "hs-svg" });
       holder.innerHTML = cg.svg;
+      if (cg.note) graphBox.append(HS.note(cg.note));   // drawn in part: what is left out
       graphBox.append(holder);
     } else {
       graphBox.append(HS.absent(`The call graph is not drawn: ${cg.note}`));

@@ -1,0 +1,94 @@
+"""The call-graph ranking on programs built to mislead it (tests/programs/rank_*.c), each
+with its known fix target (docs/ranking.md):
+
+- many rare paths through an init function against one hot mesh routine carrying 94.3%;
+- a driver on 99% of the allocations, bypassed by one input-reading path;
+- a plugin built without symbols and stripped, whose frames are all `??`;
+- an OpenMP program whose allocations are the runtime's, one per task it creates.
+"""
+import json
+import subprocess
+
+
+from conftest import PROGRAMS, require
+
+
+def callgraph(heapscope, out, size, *extra):
+    return json.loads(heapscope("callgraph", out, "--size", size, "--format", "json",
+                                "--top", "0", *extra).stdout)
+
+
+def record(heapscope, tmp_path, program, *args, sizes="all"):
+    out = tmp_path / "prof"
+    heapscope("record", "-o", out, "--sizes", sizes, "--", program, *args)
+    return out
+
+
+def test_hot_mesh_routine_outranks_the_init_function_with_many_paths(build, heapscope, tmp_path):
+    out = record(heapscope, tmp_path, build("rank_init_vs_mesh.c"), sizes="32")
+    doc = callgraph(heapscope, out, "32")
+    assert (doc["types"], doc["count"]) == (121, 16960)
+    first = doc["ranking"][0]
+    assert (first["function"], first["types"], first["count"]) == ("mesh_refine", 1, 16000)
+    # its only caller, all of whose allocations pass through it, right after it
+    assert doc["ranking"][1]["function"] == "timestep"
+    init = next(r for r in doc["ranking"] if r["function"] == "initialize_comm")
+    assert (init["types"], init["count"], init["rank"]) == (120, 960, 5)
+    # by bytes: the same order here (one size)
+    assert callgraph(heapscope, out, "32", "--rank-by", "bytes")["ranking"][0]["function"] == "mesh_refine"
+
+
+def test_driver_bypassed_by_one_path_is_trunk(build, heapscope, tmp_path):
+    out = record(heapscope, tmp_path, build("rank_bypassed_driver.c"), sizes="48")
+    doc = callgraph(heapscope, out, "48")
+    assert doc["count"] == 9600
+    ranked = [(r["function"], r["count"]) for r in doc["ranking"]]
+    assert ranked[0] == ("element_matrix", 8000)
+    assert "run_simulation" not in {f for f, _ in ranked}
+    driver = next(v for v in doc["vertices"] if v["function"] == "run_simulation")
+    assert (driver["kind"], driver["count"]) == ("trunk", 9500)
+    assert ("read_input", 100) in ranked
+
+
+def test_frames_of_a_stripped_plugin_are_runtime(native, build, heapscope, tmp_path):
+    require("strip")
+    plugin = tmp_path / "librank_plugin.so"
+    subprocess.run(["gcc", "-O0", "-fno-omit-frame-pointer", "-fPIC", "-shared", "-o", plugin,
+                    PROGRAMS / "rank_plugin.c"], check=True)
+    subprocess.run(["strip", "--strip-all", plugin], check=True)
+    out = record(heapscope, tmp_path, build("rank_plugin_main.c", "-ldl"), plugin, sizes="64")
+    doc = callgraph(heapscope, out, "64")
+    assert doc["count"] == 4800
+    unresolved = [v for v in doc["vertices"] if v["function"].startswith("??")]
+    assert unresolved and all(v["kind"] == "runtime" and v["rank"] == 0 for v in unresolved)
+    ranked = [(r["function"], r["count"]) for r in doc["ranking"]]
+    assert ranked[0] == ("run_filters", 4000)
+    assert ("load_mesh", 800) in ranked
+    assert not any(f.startswith("??") for f, _ in ranked)
+
+
+def test_openmp_runtime_allocating_per_task_is_named(build, heapscope, tmp_path):
+    out = record(heapscope, tmp_path, build("rank_omp_tasks.c", "-fopenmp"))
+    doc = callgraph(heapscope, out, "all")
+    patterns = [p for p in doc["runtime_patterns"] if p["family"] == "OpenMP runtime"]
+    assert len(patterns) == 1
+    p = patterns[0]
+    assert (p["library"].startswith("libgomp"), p["entry"], p["count"]) == (True, "GOMP_task", 600)
+    sites = {(s["function"], s["line"]): s["count"] for s in p["call_sites"]}
+    assert sites == {("phase_a._omp_fn.0", 18): 400, ("phase_b._omp_fn.0", 32): 200}
+    text = heapscope("callgraph", out, "--size", "all").stdout
+    assert "OpenMP runtime (libgomp.so.1) allocates per call of GOMP_task" in text
+    assert "phase_a._omp_fn.0" in text
+
+
+def test_dot_past_its_time_bound_still_gives_the_result(build, heapscope, tmp_path):
+    out = record(heapscope, tmp_path, build("rank_bypassed_driver.c"), sizes="48")
+    svg = tmp_path / "g.svg"
+    res = heapscope("callgraph", out, "--size", "48", "--svg", svg, "--dot-timeout", "0.001",
+                    check=False)
+    assert res.returncode == 1
+    assert "Fix targets" in res.stdout and "element_matrix" in res.stdout
+    assert "warning: dot took over 0.001 s drawing" in res.stderr and "not written" in res.stderr
+    assert not svg.exists()
+    res = heapscope("callgraph", out, "--size", "48", "--dot-timeout", "0", check=False)
+    assert res.returncode == 2 and "bad --dot-timeout '0'" in res.stderr
