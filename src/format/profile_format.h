@@ -65,7 +65,7 @@
  *    20  TIMELINE          stream    a batch of heap/RSS/PSS samples (HS_TIMELINE_SAMPLES)
  *    21  TIMELINE_REGIONS  stream    regions the samples refer to (HS_TIMELINE_REGIONS)
  *    22  HEAP_PEAK         stream    exact heap peaks so far, with each TIMELINE (HS_TIMELINE_HEAP_PEAK)
- *    30  SAMPLING          file      record --sample-bytes: stacks are samples, mean bytes apart
+ *    31  SAMPLING          file      record --sample-bytes: stacks are samples, mean bytes apart
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
  * hs_track_chunk_type, hs_timeline_chunk_type, hs_sampling_chunk_type) belong to
