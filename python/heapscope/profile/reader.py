@@ -12,7 +12,7 @@ from typing import Dict, Iterable, List, Tuple
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import decode
 from heapscope.profile import format as fmt
-from heapscope.profile import framing, trace, tracking
+from heapscope.profile import ending, framing, trace, tracking
 from heapscope.profile.model import Profile, Region, StackType
 from heapscope.profile.timeline import timeline_of
 
@@ -47,6 +47,7 @@ def read_profile(path) -> Profile:
     chosen_seq = _decode(decode.snapshot_begin, frame.chunks[begin], path)[0]
     _incomplete_warnings(profile, frame, open_snapshot, len(data), chosen_seq, path)
     _decode_snapshot(profile, frame.chunks[begin:end + 1], path)
+    profile.ending = _decode(lambda _payload: ending.from_snapshot(profile), frame.chunks[end], path)
     profile.tracking = tracking.from_snapshot(profile)
     if profile.tracking is None and fmt.TRACE_START in profile.file_chunks:
         profile.tracking = trace.replay(profile)   # record --trace without --track
