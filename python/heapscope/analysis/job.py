@@ -21,6 +21,13 @@ A rank whose file has no snapshot (killed by SIGKILL: OOM killer, scheduler) is 
 with what its timeline gives (summarize(..., has_snapshot=False): reason "none", every
 count None); a rank file with neither a snapshot nor timeline samples is left out
 ("excluded"), with a warning.
+How each rank ended (RankSummary.ended, rank_fate): "exit"; "crash" (its crash
+handler's snapshot: which signal); "mpi-abort" (MPI_Abort's snapshot: its code);
+"killed" (its last snapshot was written on SIGTERM/SIGINT: a launcher tearing the job
+down after another rank failed, or a scheduler); "no-snapshot" (killed by SIGKILL: its
+last timeline data; endings.no_data: killed before its first timeline flush); "exec" or "api" (its last snapshot before an exec or a dump).
+Rank numbers missing between 0 and the highest one recorded are listed as "missing"
+(no file at all).
 A region is named by its application path: "[MPI]" components are taken off, so
 "solve/[MPI]" counts as MPI memory of region "solve".
 """
@@ -30,6 +37,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from heapscope.analysis.job_processes import choose_rank_process, describe_others
 from heapscope.analysis.timeline import job_timelines, sample_columns
 from heapscope.errors import HeapscopeError
+from heapscope.profile.ending import describe as describe_ending
 from heapscope.profile.model import Profile
 from heapscope.profile.timeline import NO_SNAPSHOT_WARNING
 
@@ -90,6 +98,8 @@ class RankSummary:
     # analysis.timeline.sample_columns: int64 numpy columns by time, mono_ns, heap,
     # heap_mpi, rss, pss (rss/pss -1 when unreadable)
     timeline: Optional[tuple] = None
+    # a crash or MPI_Abort (profile.ending): kind, signal, signal_name, error_code
+    ending: Optional[Dict[str, object]] = None
 
 
 def summarize(p: Profile, has_snapshot: bool = True) -> RankSummary:
@@ -105,7 +115,40 @@ def summarize(p: Profile, has_snapshot: bool = True) -> RankSummary:
                        job_id=p.job_id, start_real_ns=p.start_real_ns,
                        reason=p.snapshot_reason if has_snapshot else NO_SNAPSHOT,
                        complete=p.complete and has_snapshot, warnings=warnings, metrics=m,
-                       has_snapshot=has_snapshot, regions=regions, timeline=columns)
+                       has_snapshot=has_snapshot, regions=regions, timeline=columns,
+                       ending=_ending(p) if has_snapshot else None)
+
+
+def _ending(p: Profile) -> Optional[Dict[str, object]]:
+    e = p.ending
+    if e is None:
+        return None
+    return dict(kind=e.kind, signal=e.signal, signal_name=e.signal_name,
+                error_code=e.error_code, text=describe_ending(e))
+
+
+KILLED_REASONS = ("sigterm", "sigint")
+
+
+def rank_fate(r: RankSummary) -> Dict[str, object]:
+    """How the rank ended: {"ended": exit|crash|mpi-abort|killed|no-snapshot|exec|api,
+    "signal": name or None, "error_code": MPI_Abort's code or None, "text": one phrase}."""
+    if not r.has_snapshot:
+        return dict(ended="no-snapshot", signal=None, error_code=None,
+                    text="killed, no final snapshot (last timeline data)")
+    e = r.ending
+    if r.reason == "crash":
+        name = e["signal_name"] if e else None
+        return dict(ended="crash", signal=name, error_code=None,
+                    text=f"crashed: {name or 'a fatal signal'}")
+    if r.reason == "mpi-abort":
+        code = e["error_code"] if e else None
+        return dict(ended="mpi-abort", signal=None, error_code=code,
+                    text=f"MPI_Abort({code if code is not None else '?'})")
+    if r.reason in KILLED_REASONS:
+        name = "SIG" + r.reason[3:].upper()
+        return dict(ended="killed", signal=name, error_code=None, text=f"killed: {name}")
+    return dict(ended=r.reason, signal=None, error_code=None, text=r.reason)
 
 
 def _count(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[str, int]]) -> None:
@@ -260,7 +303,7 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
         metrics=[dict(key=k, title=t, unit=u) for k, t, u in METRICS if k in present],
         per_rank=[dict(rank=r.rank, host=r.host, pid=r.pid, file=r.path, exe=r.exe,
                        reason=r.reason, complete=r.complete, has_snapshot=r.has_snapshot,
-                       warnings=r.warnings,
+                       warnings=r.warnings, **rank_fate(r),
                        **{k: r.metrics[k] for k in present}) for r in ranks],
         stats=stats,
         regions=regions,
@@ -271,4 +314,29 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
                        why=s.warnings[0] if s.warnings else "neither a snapshot nor timeline samples")
                   for s in excluded],
         warnings=_warnings(ranks, excluded),
+        endings=_endings(ranks, excluded, chosen),
         notes=notes)
+
+
+def _endings(ranks: List[RankSummary], excluded: List[RankSummary],
+             chosen: List[RankSummary]) -> dict:
+    """Which ranks crashed (and of what), called MPI_Abort (with which code), were
+    killed (by the launcher or a scheduler: a SIGTERM/SIGINT snapshot, or none at all:
+    no_snapshot with timeline data, no_data without), and which rank numbers have no
+    file."""
+    out: Dict[str, list] = dict(crashed=[], aborted=[], killed=[], no_snapshot=[],
+                                no_data=sorted(r.rank for r in excluded), missing=[])
+    for r in ranks:
+        fate = rank_fate(r)
+        if fate["ended"] == "crash":
+            out["crashed"].append(dict(rank=r.rank, signal=fate["signal"]))
+        elif fate["ended"] == "mpi-abort":
+            out["aborted"].append(dict(rank=r.rank, error_code=fate["error_code"]))
+        elif fate["ended"] == "killed":
+            out["killed"].append(dict(rank=r.rank, signal=fate["signal"]))
+        elif fate["ended"] == "no-snapshot":
+            out["no_snapshot"].append(r.rank)
+    seen = {r.rank for r in chosen}
+    if seen:
+        out["missing"] = [n for n in range(max(seen) + 1) if n not in seen]
+    return out

@@ -8,7 +8,8 @@
  *   the signal over (the recorder steps aside; its exit() still dumps); one setting
  *   SIG_DFL keeps ours; one asking is told SIG_DFL, as it would be without us.
  *
- * Crash signals, SIGSEGV / SIGBUS / SIGFPE / SIGILL / SIGABRT: the handler writes a
+ * Crash signals, SIGSEGV / SIGBUS / SIGFPE / SIGILL / SIGABRT (installed unless
+ * ignored at start; a handler already there is chained): the handler writes a
  * final snapshot (reason "crash", an ENDING chunk with the signal: core/ending.c),
  * then chains to the handler the program installed, if any, else restores the
  * default action and re-raises, so the process dies of the same signal with the
@@ -161,8 +162,14 @@ static void reserve_crash_stack(void)
 static void install(int sig, int kind)
 {
     struct sigaction old, act;
-    if (real_sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
-        old.sa_handler != SIG_DFL)
+    if (real_sigaction(sig, NULL, &old) != 0)
+        return;
+    int dfl = !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL;
+    int ign = !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN;
+    /* A dump signal only where nobody else wants it. A crash signal also where a
+     * library's constructor that ran before ours (UCX's, under MPICH) installed a
+     * handler: ours goes first and chains to it. */
+    if (kind == 1 ? !dfl : ign)
         return;
     memset(&act, 0, sizeof act);
     sigemptyset(&act.sa_mask);
@@ -174,7 +181,7 @@ static void install(int sig, int kind)
         act.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
         for (size_t i = 0; i < sizeof dump_signals / sizeof *dump_signals; i++)
             sigaddset(&act.sa_mask, dump_signals[i]); /* no dump on top of the crash's */
-        default_action(&chained[sig]);
+        chained[sig] = old;
     }
     atomic_store(&owned[sig], kind);
     if (real_sigaction(sig, &act, NULL) != 0)
