@@ -37,12 +37,19 @@ def is_launcher(exe: str) -> bool:
 
 def leave_out_launchers(profiles, include: bool = False):
     """(the profiles to merge, a one-line note or None): the launcher and daemon
-    processes left out, unless `include` or unless they are all there is."""
-    out = [p for p in profiles if not is_launcher(p.exe)]
-    if include or not out or len(out) == len(profiles):
+    processes left out, with the fork that exec'd each (same host and pid, snapshot
+    "exec"), unless `include` or unless they are all there is."""
+    daemons = {(p.host, p.pid) for p in profiles if is_launcher(p.exe)}
+    left = [p for p in profiles if is_launcher(p.exe) or
+            (p.snapshot_reason == "exec" and (p.host, p.pid) in daemons)]
+    if include or not left or len(left) == len(profiles):
         return list(profiles), None
-    left = [p for p in profiles if is_launcher(p.exe)]
-    names = ", ".join(f"{p.exe.rsplit('/', 1)[-1]} pid {p.pid}" for p in left[:4])
-    n = len(left)
+    out = [p for p in profiles if not any(p is q for q in left)]
+    named = [p for p in left if is_launcher(p.exe)]
+    names = ", ".join(f"{p.exe.rsplit('/', 1)[-1]} pid {p.pid}" for p in named[:4])
+    n, forks = len(named), len(left) - len(named)
     return out, (f"left out {n} launcher/daemon process{'es' if n != 1 else ''} ({names}"
-                 f"{', ...' if n > 4 else ''}): --launchers includes {'them' if n != 1 else 'it'}")
+                 f"{', ...' if n > 4 else ''})"
+                 + (f" and the fork{'s' if forks != 1 else ''} that exec'd "
+                    f"{'them' if n != 1 else 'it'}" if forks else "")
+                 + f": --launchers includes {'them' if n + forks != 1 else 'it'}")

@@ -20,6 +20,7 @@ from heapscope.analysis.callgraph import build_callgraph, document, shown
 from heapscope.analysis.loading import lost_stack_warning, require_stacks, weighted_stacks
 from heapscope.analysis.selection import SizeSet
 from heapscope.atomic import write_atomic
+from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
                                         add_top_option, deprecated, emit)
 from heapscope.commands.reading import notes, read_profiles
@@ -45,6 +46,7 @@ def register(sub):
     p.add_argument("--lines", action="store_true", help="vertices are source lines, not functions")
     add_top_option(p, "ranked vertices (listed and highlighted in the drawing)")
     add_output_options(p, ("text", "json"))
+    add_launchers_option(p)
     p.add_argument("--dot", metavar="FILE.dot", help="write the graph in graphviz dot to FILE.dot")
     p.add_argument("--svg", metavar="FILE.svg", help="draw the graph into FILE.svg (needs graphviz `dot`)")
     p.add_argument("--plot", metavar="FILE.dot|FILE.svg",
@@ -81,7 +83,7 @@ def drawn_files(args) -> Tuple[Optional[str], Optional[Path], Optional[Path], bo
 def run(args):
     result_path, dot_path, svg_path, old_prefix = drawn_files(args)
     sizes = SizeSet(args.size)
-    profiles = read_profiles(args.profiles)
+    profiles = read_profiles(args.profiles, args)
     sym = Symbolizer()
     stacks = weighted_stacks(profiles, sizes, args.region, symbolizer=sym)
     notes(sym.notes)
