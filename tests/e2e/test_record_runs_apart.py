@@ -23,6 +23,10 @@ def test_output_directory_with_profiles_is_refused(heapscope, build, tmp_path):
     assert list(tmp_path.glob("*.hsp")) == [first]          # nothing was run
     res = heapscope("record", "--append", "-o", tmp_path, "--", program, "_exit", check=False)
     assert res.returncode == 3 and len(list(tmp_path.glob("*.hsp"))) == 2
+    # one record per rank of a job (srun/mpirun heapscope record -o DIR): the ranks share DIR
+    res = heapscope("record", "-o", tmp_path, "--", program, "_exit", check=False,
+                    env={"PMI_RANK": "1"})
+    assert res.returncode == 3 and len(list(tmp_path.glob("*.hsp"))) == 3
     # a directory with other files, or none yet, is fine
     other = tmp_path / "other"
     other.mkdir()

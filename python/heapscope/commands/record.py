@@ -71,7 +71,8 @@ def register(sub):
     p.add_argument("-o", "--output", metavar="DIR",
                    help="directory for the profiles (created if missing; default: a new "
                         "./heapscope-<program> or ./heapscope-<program>.N); one that already "
-                        "holds profiles is refused unless --append")
+                        "holds profiles is refused unless --append (or record runs as one "
+                        "rank of a job, under srun or mpirun: the ranks share DIR)")
     p.add_argument("--append", action="store_true",
                    help="record into an -o DIR that already holds profiles (later reports of "
                         "DIR merge both runs)")
@@ -207,7 +208,7 @@ def _output_dir(args, program):
     if args.output:
         out = Path(args.output)
         held = sorted(out.glob("heapscope.*.hsp")) if out.is_dir() else []
-        if held and not args.append:
+        if held and not args.append and not _inside_a_job():
             raise HeapscopeError(f"output directory {out} already holds {len(held)} profile"
                                  f"{'s' if len(held) != 1 else ''} of another run: use --append "
                                  f"to add this run to them, or a new directory")
@@ -225,6 +226,16 @@ def _output_dir(args, program):
     if not os.access(out, os.W_OK | os.X_OK):
         raise HeapscopeError(f"output directory {out} is not writable")
     return out.resolve()
+
+
+# set by launchers in each rank: `srun heapscope record -o DIR` or `mpirun heapscope
+# record -o DIR` runs one record per rank, all writing into DIR
+RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID")
+
+
+def _inside_a_job() -> bool:
+    """Whether this record is one rank's of a parallel job (the ranks share -o DIR)."""
+    return any(os.environ.get(name) for name in RANK_VARIABLES)
 
 
 def _environment(args):
