@@ -104,7 +104,8 @@ def choose(requested, command):
     """The layer library to preload into the command (a Path) or None.
 
     requested: None (no --mpi: a layer only when the program itself links an MPI whose
-    layer was built; the programs it execs get theirs from the recorder), 'auto' (--mpi: detected, Open MPI when nothing tells), 'openmpi'
+    layer was built; the programs it execs get theirs from the recorder), 'auto' (--mpi:
+    detected, Open MPI when nothing tells), 'openmpi'
     or 'mpich' (--mpi=NAME). A layer asked for but not built is an error."""
     if requested is None:
         mpi = linked_mpi(command[0])

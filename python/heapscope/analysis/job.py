@@ -25,7 +25,8 @@ How each rank ended (RankSummary.ended, rank_fate): "exit"; "crash" (its crash
 handler's snapshot: which signal); "mpi-abort" (MPI_Abort's snapshot: its code);
 "killed" (its last snapshot was written on SIGTERM/SIGINT: a launcher tearing the job
 down after another rank failed, or a scheduler); "no-snapshot" (killed by SIGKILL: its
-last timeline data; endings.no_data: killed before its first timeline flush); "exec" or "api" (its last snapshot before an exec or a dump).
+last timeline data; endings.no_data: killed before its first timeline flush); "exec"
+or "api" (its last snapshot before an exec or a dump).
 Rank numbers missing between 0 and the highest one recorded are listed as "missing"
 (no file at all).
 A region is named by its application path: "[MPI]" components are taken off, so
