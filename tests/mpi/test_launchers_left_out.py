@@ -5,6 +5,7 @@ so a singleton MPI program's report is the program's, not the orted it spawned."
 import json
 import os
 
+from heapscope.analysis.page_documents import collect
 from heapscope.profile import read_profile
 
 from conftest import MPI_FAMILIES
@@ -60,3 +61,6 @@ def test_a_singleton_report_is_the_program_not_its_orted(heapscope, tmp_path):
     assert len(every["processes"]) == len(profiles) == 3   # the program, orted, its pre-exec fork
     stacks = heapscope("stacks", out, "--size", "all", "--format", "json", check=False)
     assert "left out 1 launcher/daemon process" in stacks.stderr
+    page = collect([str(out)])                         # the HTML page's documents
+    assert [d["pid"] for d in page["report"]["processes"]] == [own.pid]
+    assert page["left_out"].startswith("left out 1 launcher/daemon process (orted pid")
