@@ -33,6 +33,11 @@ def test_endings_of_a_job_with_a_crash_an_abort_and_a_missing_rank(tmp_path):
         (3, "mpi-abort", "MPI_Abort(3)"), (4, "exit", "exit")]
     # the crashed and aborted ranks' counts are used as any other's
     assert [r["alloc_blocks"] for r in doc["per_rank"]] == [1, 2, 4, 5]
+    # the recorded launcher asked for 6 ranks: 5 has no file either
+    b = ProfileBuilder(pid=99, exe="/usr/bin/orterun", cmdline=("mpirun", "-np", "6", "sim"))
+    b.snapshot()
+    launcher = job.summarize(read_profile(b.write(tmp_path / "heapscope.vm.99.hsp")))
+    assert job.build(ranks + [launcher])["endings"]["missing"] == [2, 5]
     text = render(doc)
     for line in ("crashed   rank 1 (SIGBUS)", "aborted   rank 3 called MPI_Abort(3)",
                  "killed    rank 0 by SIGTERM", "missing   rank 2: no profile file"):

@@ -27,8 +27,8 @@ handler's snapshot: which signal); "mpi-abort" (MPI_Abort's snapshot: its code);
 down after another rank failed, or a scheduler); "no-snapshot" (killed by SIGKILL: its
 last timeline data; endings.no_data: killed before its first timeline flush); "exec"
 or "api" (its last snapshot before an exec or a dump).
-Rank numbers missing between 0 and the highest one recorded are listed as "missing"
-(no file at all).
+Rank numbers with no file at all are listed as "missing": those below the highest
+one recorded, and those the recorded launcher was asked for (`mpirun -np 4`).
 A region is named by its application path: "[MPI]" components are taken off, so
 "solve/[MPI]" counts as MPI memory of region "solve".
 """
@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis.job_processes import choose_rank_process, describe_others
+from heapscope.analysis.processes import is_launcher
 from heapscope.analysis.timeline import job_timelines, sample_columns
 from heapscope.errors import HeapscopeError
 from heapscope.profile.ending import describe as describe_ending
@@ -101,6 +102,7 @@ class RankSummary:
     timeline: Optional[tuple] = None
     # a crash or MPI_Abort (profile.ending): kind, signal, signal_name, error_code
     ending: Optional[Dict[str, object]] = None
+    cmdline: List[str] = field(default_factory=list)
 
 
 def summarize(p: Profile, has_snapshot: bool = True) -> RankSummary:
@@ -117,7 +119,7 @@ def summarize(p: Profile, has_snapshot: bool = True) -> RankSummary:
                        reason=p.snapshot_reason if has_snapshot else NO_SNAPSHOT,
                        complete=p.complete and has_snapshot, warnings=warnings, metrics=m,
                        has_snapshot=has_snapshot, regions=regions, timeline=columns,
-                       ending=_ending(p) if has_snapshot else None)
+                       ending=_ending(p) if has_snapshot else None, cmdline=list(p.cmdline))
 
 
 def _ending(p: Profile) -> Optional[Dict[str, object]]:
@@ -315,16 +317,37 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
                        why=s.warnings[0] if s.warnings else "neither a snapshot nor timeline samples")
                   for s in excluded],
         warnings=_warnings(ranks, excluded),
-        endings=_endings(ranks, excluded, chosen),
+        endings=_endings(ranks, excluded, chosen, _launched(others)),
         notes=notes)
 
 
+LAUNCHER_COUNT_OPTIONS = ("-np", "-n", "--np", "--n", "--ntasks")  # (not -c: srun's is CPUs)
+
+
+def _launched(others: Sequence[RankSummary]) -> int:
+    """How many ranks the recorded launcher was asked for (`mpirun -np 4`, `mpiexec -n 2
+    a : -n 2 b`, `srun --ntasks=8`), 0 when no launcher's command line says."""
+    most = 0
+    for s in others:
+        if not is_launcher(s.exe) or not s.cmdline:
+            continue
+        total, words = 0, s.cmdline[1:]
+        for i, word in enumerate(words):
+            name, _, value = word.partition("=")
+            if name in LAUNCHER_COUNT_OPTIONS:
+                value = value or (words[i + 1] if i + 1 < len(words) else "")
+                total += int(value) if value.isdigit() else 0
+        most = max(most, total)
+    return most
+
+
 def _endings(ranks: List[RankSummary], excluded: List[RankSummary],
-             chosen: List[RankSummary]) -> dict:
+             chosen: List[RankSummary], launched: int = 0) -> dict:
     """Which ranks crashed (and of what), called MPI_Abort (with which code), were
     killed (by the launcher or a scheduler: a SIGTERM/SIGINT snapshot, or none at all:
     no_snapshot with timeline data, no_data without), and which rank numbers have no
-    file."""
+    file (below the highest one recorded, or below the count the launcher's command
+    line asked for)."""
     out: Dict[str, list] = dict(crashed=[], aborted=[], killed=[], no_snapshot=[],
                                 no_data=sorted(r.rank for r in excluded), missing=[])
     for r in ranks:
@@ -339,5 +362,5 @@ def _endings(ranks: List[RankSummary], excluded: List[RankSummary],
             out["no_snapshot"].append(r.rank)
     seen = {r.rank for r in chosen}
     if seen:
-        out["missing"] = [n for n in range(max(seen) + 1) if n not in seen]
+        out["missing"] = [n for n in range(max(max(seen) + 1, launched)) if n not in seen]
     return out
