@@ -63,3 +63,17 @@ def test_an_ignored_signal_sent_by_kill_is_no_crash(heapscope, build, tmp_path):
     [path] = tmp_path.glob("heapscope.*.hsp")
     p = read_profile(path)
     assert p.snapshot_reason == "exit" and p.ending is None
+
+
+def test_a_program_that_recovers_from_its_faults_is_no_crash(heapscope, build, tmp_path):
+    """A write barrier's 100 faults, each repaired by the program's handler: the program
+    runs on and exits; one crash snapshot at the first fault, none after, and the last
+    snapshot is the exit's, with no ENDING."""
+    program = build("crash.c")
+    res = heapscope("record", "-o", tmp_path, "--", program, "recovers")
+    assert res.stdout == "faults 100\n"
+    [path] = tmp_path.glob("heapscope.*.hsp")
+    p = read_profile(path)
+    assert p.snapshot_reason == "exit" and p.ending is None
+    assert p.snapshot_seq == 1          # the first fault's snapshot (0), then the exit's
+    assert _counts(p) == KNOWN

@@ -7,11 +7,15 @@
  *   handled   installs its own SIGSEGV handler, which prints "own handler" and
  *             _exit(42)s, then faults: the crash snapshot is written, then its handler runs
  *   ignored   ignores SIGSEGV, sends itself one with kill() (nothing happens), prints
- *             "survived" and exits 0 */
+ *             "survived" and exits 0
+ *   recovers  as a garbage collector's write barrier: 100 writes to a protected page,
+ *             each fault repaired by its own SA_SIGINFO handler (mprotect), which
+ *             returns; prints "faults 100" and exits 0 */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static volatile int zero, hundred = 100;
@@ -22,6 +26,18 @@ static void own_handler(int sig)
     static const char msg[] = "own handler\n";
     (void)!write(2, msg, sizeof msg - 1);
     _exit(42);
+}
+
+static char *page;
+static volatile int faults;
+
+static void repair(int sig, siginfo_t *info, void *uc)
+{
+    (void)sig, (void)uc;
+    if ((char *)info->si_addr != page)
+        _exit(99);
+    faults++;
+    mprotect(page, 4096, PROT_READ | PROT_WRITE);
 }
 
 static int recurse(volatile char *prev)
@@ -54,6 +70,18 @@ int main(int argc, char **argv)
         signal(SIGSEGV, SIG_IGN);
         kill(getpid(), SIGSEGV);
         puts("survived");
+    } else if (strcmp(mode, "recovers") == 0) {
+        page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = repair;
+        sa.sa_flags = SA_SIGINFO;
+        sigaction(SIGSEGV, &sa, NULL);
+        for (int i = 0; i < 100; i++) {
+            mprotect(page, 4096, PROT_READ);
+            *(volatile char *)page = (char)i;
+        }
+        printf("faults %d\n", faults);
     }
     for (int i = 0; i < 8; i++)
         free(keep[i]);

@@ -16,7 +16,8 @@
  * same status (and core dump). Ours stays installed: the program's handler is
  * kept here (`chained`) and reported back to it by sigaction; a program handler
  * that returns (it repaired the fault, as a garbage collector does) clears the
- * ending again. The handler runs on an alternate stack reserved at start (for the
+ * ending again, and later signals of that kind go straight to it (no snapshot each
+ * time; if it then gives up, by SIG_DFL and a re-raise, the crash is written then). The handler runs on an alternate stack reserved at start (for the
  * thread that loaded the recorder; a stack overflow on another thread dies
  * without a snapshot), and writes from mmap'd buffers with write(2), never malloc.
  * A crash inside the crash handler, or a second thread's crash while one is
@@ -44,7 +45,8 @@ static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 static _Atomic int owned[NSIG_];        /* 1: a dump signal of ours, 2: a crash signal of ours */
 static struct sigaction chained[NSIG_]; /* crash signals: what the program installed */
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
-static _Atomic int crash_writer; /* thread id writing the crash snapshot */
+static _Atomic int crash_writer;     /* thread id writing the crash snapshot */
+static _Atomic int recovered[NSIG_]; /* the program's handler of it returned once */
 
 int hsr_signal_owned(int sig) { return sig > 0 && sig < NSIG_ && atomic_load(&owned[sig]); }
 
@@ -117,7 +119,10 @@ static void on_crash(int sig, siginfo_t *info, void *uc)
         (prog.sa_flags & SA_SIGINFO) || (prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN);
     if (!program_handles && prog.sa_handler == SIG_IGN && sent_by_kill(info))
         return; /* an ignored signal sent by kill(): nothing happens */
-    if (take_crash()) {
+    /* A program that recovers from the signal (a garbage collector's write barrier,
+     * a runtime's null check) may take thousands: one snapshot, not one each. */
+    int again = program_handles && atomic_load(&recovered[sig]);
+    if (!again && take_crash()) {
         uint64_t addr = (!sent_by_kill(info) && sig != SIGABRT) ? (uint64_t)info->si_addr : 0;
         hsr_ending_set(HS_REASON_CRASH, sig, info ? info->si_code : 0, 0, addr);
         hsr_profile_seal();
@@ -135,6 +140,7 @@ static void on_crash(int sig, siginfo_t *info, void *uc)
             prog.sa_handler(sig);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         hsr_ending_clear(); /* it returned: the program goes on */
+        atomic_store(&recovered[sig], 1);
         errno = saved_errno;
         return;
     }
