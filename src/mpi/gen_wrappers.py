@@ -12,8 +12,7 @@ import re
 import subprocess
 import sys
 
-HAND_WRITTEN = {"MPI_Pcontrol", "MPI_Finalize"}
-C_HAND_WRITTEN = HAND_WRITTEN | {"MPI_Abort"}   # its Fortran entry points stay generated
+HAND_WRITTEN = {"MPI_Pcontrol", "MPI_Finalize", "MPI_Abort"}
 PROTO = re.compile(r"^(?:extern\s+)?int\s+(P?MPI_\w+)\s*\((.*)\)$", re.S)
 TYPE_WORDS = {"int", "char", "void", "const", "long", "short", "unsigned", "signed",
               "double", "float", "struct", "volatile", "restrict", "__restrict"}
@@ -89,7 +88,7 @@ def main():
         params = protos[name]
         parts = [] if params in ("", "void") else split_params(params)
         names = [param_name(p) for p in parts]
-        if ("P" + name) not in protos or name in C_HAND_WRITTEN or "..." in params or None in names:
+        if ("P" + name) not in protos or name in HAND_WRITTEN or "..." in params or None in names:
             skipped.append(name)
             continue
         args = ", ".join(names)
