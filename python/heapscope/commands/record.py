@@ -228,6 +228,8 @@ def _output_dir(args, program):
     return out.resolve()
 
 
+OMPI_SIGKILL_TIMEOUT_S = 10
+
 # set by launchers in each rank: `srun heapscope record -o DIR` or `mpirun heapscope
 # record -o DIR` runs one record per rank, all writing into DIR
 RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID")
@@ -269,6 +271,9 @@ def _environment(args):
         env["HEAPSCOPE_TRACK_MAX_BLOCKS"] = str(args.track_max_blocks)
     if args.timeline_interval is not None:
         env["HEAPSCOPE_TIMELINE_MS"] = str(args.timeline_interval)
+    # Open MPI tears a failed job down with SIGTERM, then SIGKILL 1 s later: too soon for
+    # a loaded node's ranks to write their snapshot. Give them 10 s (unless set).
+    env.setdefault("OMPI_MCA_odls_base_sigkill_timeout", str(OMPI_SIGKILL_TIMEOUT_S))
     env.pop("HEAPSCOPE_MPI", None)
     if args.mpi_mode:
         env["HEAPSCOPE_MPI"] = args.mpi_mode

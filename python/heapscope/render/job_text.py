@@ -69,7 +69,7 @@ def render(doc: dict, max_ranks: int = 64) -> str:
     keys = [k for k in PER_RANK_COLUMNS if k in doc["stats"]]
     out += ["", "Per rank"]
     shown = doc["per_rank"] if max_ranks <= 0 else doc["per_rank"][:max_ranks]
-    rows = [[f"r{r['rank']}", r["host"], str(r["pid"]), r.get("text", r["reason"])]
+    rows = [[f"r{r['rank']}", r["host"], str(r["pid"]), _ended(r)]
             + [_value(r[k]) for k in keys] for r in shown]
     out.append(table(["rank", "host", "pid", "ended"] + [SHORT[k] for k in keys], rows, left=4))
     if len(shown) < len(doc["per_rank"]):
@@ -89,6 +89,19 @@ def render(doc: dict, max_ranks: int = 64) -> str:
     out.append(table(header, rows))
     out += _timeline_text(doc, max_ranks)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _ended(r: dict) -> str:
+    """The per-rank table's cell, one word: exit, crash:SIGSEGV, MPI_Abort(17),
+    killed:SIGTERM, none (no snapshot), exec, api."""
+    ended = r.get("ended", r["reason"])
+    if ended == "crash":
+        return f"crash:{r['signal'] or '?'}"
+    if ended == "mpi-abort":
+        return r["text"]
+    if ended == "killed":
+        return f"killed:{r['signal']}"
+    return "none" if ended == "no-snapshot" else ended
 
 
 def endings_text(endings) -> List[Tuple[str, str]]:
@@ -112,11 +125,13 @@ def endings_text(endings) -> List[Tuple[str, str]]:
         signals = sorted({k["signal"] for k in endings["killed"]})
         lines.append(("killed", f"{'ranks' if len(killed) != 1 else 'rank'} {shorten(killed, 12)} by "
                                 f"{'/'.join(signals)} (the launcher ending the job, or a scheduler): "
-                                f"their last snapshot, written on the signal"))
+                                f"{'their' if len(killed) != 1 else 'its'} last snapshot, written on "
+                                f"the signal"))
     bare = [str(n) for n in endings["no_snapshot"]]
     if bare:
         lines.append(("killed", f"{'ranks' if len(bare) != 1 else 'rank'} {shorten(bare, 12)} without "
-                                f"a final snapshot (SIGKILL): their last timeline data"))
+                                f"a final snapshot (SIGKILL): {'their' if len(bare) != 1 else 'its'} "
+                                f"last timeline data"))
     nothing = [str(n) for n in endings.get("no_data", [])]
     if nothing:
         lines.append(("killed", f"{'ranks' if len(nothing) != 1 else 'rank'} {shorten(nothing, 12)} "
