@@ -1,4 +1,5 @@
 """Starting a user's program, shared by the commands that do it (record, run)."""
+import ctypes
 import errno
 import os
 import shutil
@@ -39,19 +40,43 @@ def check_program(program: str) -> None:
         raise HeapscopeError(f"program not found in PATH: {program}", exit_code=127)
 
 
+PR_SET_PDEATHSIG = 1
+PARENT_DEATH_SIGNAL = signal.SIGTERM   # the program's recorder writes its snapshot on it
+
+
+def _libc():
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def _child_setup(old_mask, libc, parent):
+    """In the child, before exec: the signal mask heapscope had, and SIGTERM when
+    heapscope dies (PR_SET_PDEATHSIG, kept across exec), so a killed `heapscope record`
+    does not leave the program running unseen; if heapscope died already, now."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+    if libc is not None:
+        libc.prctl(PR_SET_PDEATHSIG, int(PARENT_DEATH_SIGNAL), 0, 0, 0)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), PARENT_DEATH_SIGNAL)
+
+
 def run_forwarding(command, env, forwarded=(signal.SIGINT, signal.SIGTERM)) -> int:
     """Run the program; returns its exit code (128+N if killed by signal N).
 
     The `forwarded` signals sent to heapscope by another process (kill, a batch
     scheduler) are passed on to the program. Those typed at the terminal already reach
-    it (same process group), so they are not sent twice (si_code SI_KERNEL).
+    it (same process group), so they are not sent twice (si_code SI_KERNEL). The
+    program gets SIGTERM if heapscope itself dies (_child_setup).
     """
     waited = set(forwarded) | {signal.SIGCHLD}
     old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
+    libc, parent = _libc(), os.getpid()
     try:
         child = subprocess.Popen(
             command, env=env,
-            preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, old_mask))
+            preexec_fn=lambda: _child_setup(old_mask, libc, parent))
     except OSError as exc:
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
         # as the shell: 127 when nothing is there, 126 when something is but cannot be run

@@ -7,8 +7,12 @@ MPICH), so each has its own layer, built from its own mpi.h and linked to its li
     mpich    libheapscope_mpich.so  programs linking libmpich.so, or libmpi.so.12 (the
                                     MPICH ABI: upstream MPICH, Intel MPI, MVAPICH)
 
-The layer must match the MPI the ranks run with; the preload is inherited by every
-process of the job, so one layer serves the whole command line.
+The layer must match the MPI the ranks run with. Without --mpi, `record` lets the
+recorder choose per exec'd program (HEAPSCOPE_MPI=auto, src/recorder/core/exec_env.c):
+each program that links an MPI gets its layer, launchers and daemons (mpirun, orted,
+hydra_pmi_proxy, srun) and other programs get none; the command itself, started by
+record, gets the layer of the MPI it links (a singleton MPI program). With --mpi, one
+layer is preloaded into every process of the command line, as chosen here.
 """
 import os
 import re
@@ -25,6 +29,8 @@ CHOICES = ("auto", *LAYERS)
 _MPICH_LIB = re.compile(r"^\s*(libmpich\.so|libmpi\.so\.12\b)", re.M)
 _OPENMPI_LIB = re.compile(r"^\s*libmpi\.so\b", re.M)
 _MPICH_LAUNCHER = re.compile(r"mpich|hydra")
+# the launchers `record` recognizes as starting MPI jobs (their real names too)
+LAUNCHERS = re.compile(r"^(mpirun|mpiexec|orterun|prterun|prun|srun|mpiexec\.hydra)(\.\w+)?$")
 
 
 def layer_path(mpi):
@@ -67,6 +73,14 @@ def launcher_mpi(program):
     return "mpich" if _MPICH_LAUNCHER.search(names) else None
 
 
+def is_launcher(program):
+    """mpirun, mpiexec, srun, orterun, prterun, mpiexec.hydra (and Debian's
+    mpirun.openmpi, mpirun.mpich ...), by its name or the name it links to."""
+    path = _executable(program)
+    names = {os.path.basename(program)} | ({os.path.basename(os.path.realpath(path))} if path else set())
+    return any(LAUNCHERS.match(n) for n in names)
+
+
 def detect(command):
     """The MPI of a command line: the program's own MPI; else, for a launcher
     (`mpirun -np 4 ./app`), the MPI of the first word after it that is a program
@@ -80,11 +94,18 @@ def detect(command):
     return mpi or launcher_mpi(command[0])
 
 
+def per_exec_mode(requested):
+    """HEAPSCOPE_MPI for the recorder: "auto" without --mpi (each exec'd program gets the
+    layer of the MPI it links), None with --mpi (one layer preloaded into everything)."""
+    return "auto" if requested is None else None
+
+
 def choose(requested, command):
-    """The layer library to preload (a Path) or None.
+    """The layer library to preload into the command (a Path) or None.
 
     requested: None (no --mpi: a layer only when the program itself links an MPI whose
-    layer was built), 'auto' (--mpi: detected, Open MPI when nothing tells), 'openmpi'
+    layer was built; the programs it execs get theirs from the recorder), 'auto' (--mpi:
+    detected, Open MPI when nothing tells), 'openmpi'
     or 'mpich' (--mpi=NAME). A layer asked for but not built is an error."""
     if requested is None:
         mpi = linked_mpi(command[0])

@@ -65,6 +65,7 @@
  *    20  TIMELINE          stream    a batch of heap/RSS/PSS samples (HS_TIMELINE_SAMPLES)
  *    21  TIMELINE_REGIONS  stream    regions the samples refer to (HS_TIMELINE_REGIONS)
  *    22  HEAP_PEAK         stream    exact heap peaks so far, with each TIMELINE (HS_TIMELINE_HEAP_PEAK)
+ *    30  ENDING            snapshot  a crash's signal or MPI_Abort's code (HS_ENDING)
  *    31  SAMPLING          file      record --sample-bytes: stacks are samples, mean bytes apart
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
@@ -186,6 +187,15 @@
  *   fork child: since the fork), as of that chunk (the last one has the run's). Kept
  *   by the recorder at every allocation and free (not from the samples), so a block
  *   held between two samples is in them.
+ *
+ *   Ending: a snapshot whose reason is CRASH (written by the recorder's handler of
+ *   SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT, before the signal's default action or
+ *   the program's own handler) or MPI_ABORT (written by the MPI layer's MPI_Abort)
+ *   holds one ENDING chunk before SNAPSHOT_END: kind (the same reason), the signal,
+ *   its si_code (> 0: a fault; <= 0: sent by kill, raise or abort), MPI_Abort's error
+ *   code, the fault address (si_addr; 0 for SIGABRT and for signals sent). Later
+ *   snapshots of a process that is ending so (the _exit MPI_Abort ends with, the
+ *   SIGTERM of the launcher) keep that reason and chunk.
  */
 #ifndef HEAPSCOPE_PROFILE_FORMAT_H
 #define HEAPSCOPE_PROFILE_FORMAT_H
@@ -194,7 +204,8 @@
  * HS_NO_LABEL; enum hs_chunk_type (HS_CHUNK_*), hs_track_chunk_type (HS_TRACK_*,
  * HS_TRACE_*), hs_timeline_chunk_type (HS_TIMELINE_*), hs_snapshot_reason
  * (HS_REASON_*), hs_api (HS_API_*), hs_unwinder, hs_sample_kind (HS_SAMPLE_*),
- * hs_heap_measure, hs_trace_codec (HS_CODEC_*), hs_trace_event (HS_EVENT_*). */
+ * hs_heap_measure, hs_trace_codec (HS_CODEC_*), hs_trace_event (HS_EVENT_*),
+ * hs_ending_chunk_type (HS_ENDING). */
 #include "profile_format_table.h"
 
 #endif

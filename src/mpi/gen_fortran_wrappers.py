@@ -13,7 +13,7 @@ points of the MPI library that call PMPI_* directly, past the C wrappers:
       bindings with choice buffers (mpi_xxx_f08ts_, mpi_xxx_f08ts_large_) call the C
       MPI_Xxx, which the C wrappers bracket already (wrapping them too would write
       MPI_FINALIZE's snapshot twice).
-MPI_Pcontrol and MPI_Finalize are written by hand (mpi_fortran.c).
+MPI_Pcontrol, MPI_Finalize and MPI_Abort are written by hand (mpi_fortran.c).
 
 The wrappers forward a fixed number of pointer-sized arguments (see mpi_fortran.h
 for why that is sound on x86-64 and AArch64). That number is computed here: the

@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 
-HAND_WRITTEN = {"MPI_Pcontrol", "MPI_Finalize"}
+HAND_WRITTEN = {"MPI_Pcontrol", "MPI_Finalize", "MPI_Abort"}
 PROTO = re.compile(r"^(?:extern\s+)?int\s+(P?MPI_\w+)\s*\((.*)\)$", re.S)
 TYPE_WORDS = {"int", "char", "void", "const", "long", "short", "unsigned", "signed",
               "double", "float", "struct", "volatile", "restrict", "__restrict"}

@@ -4,9 +4,12 @@
  *   hsr_fortran_next   finds the MPI library's definition of a Fortran symbol;
  *   MPI_PCONTROL      (all name forms, mpi_f08's too) goes through the C MPI_Pcontrol of mpi_layer.c,
  *                     so that Fortran programs get the pcontrol-<level> regions too;
- *   MPI_FINALIZE      writes a snapshot first, as the C MPI_Finalize does.
+ *   MPI_FINALIZE      writes a snapshot first, as the C MPI_Finalize does;
+ *   MPI_ABORT         writes the final "mpi-abort" snapshot with its code first, as the
+ *                     C MPI_Abort does.
  * Built with HSR_MPI_FORTRAN_F08_ONLY (the MPICH layer), only the mpi_f08 forms: MPICH's
- * mpif.h bindings call the C MPI_Pcontrol and MPI_Finalize (gen_fortran_wrappers.py).
+ * mpif.h bindings call the C MPI_Pcontrol, MPI_Finalize and MPI_Abort
+ * (gen_fortran_wrappers.py).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,6 +20,7 @@
 #include "mpi_layer.h"
 
 int heapscope_dump(void) __attribute__((weak));
+int heapscope__mpi_abort(int errorcode) __attribute__((weak));
 
 void *hsr_fortran_next(const char *symbol)
 {
@@ -64,3 +68,30 @@ HSR_FINALIZE(mpi_finalize__)
 HSR_FINALIZE(MPI_FINALIZE)
 #endif
 HSR_FINALIZE(mpi_finalize_f08_) /* use mpi_f08: ierror is optional (NULL), passed on as is */
+
+/* (comm, errorcode, ierror): references in every binding (mpi_f08's comm is a
+ * TYPE(MPI_Comm), passed by reference too; its ierror is optional: NULL) */
+typedef void (*hsr_abort_fn)(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
+
+#define HSR_ABORT(symbol)                                            \
+    void symbol(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) \
+    {                                                                \
+        static hsr_abort_fn next;                                    \
+        if (heapscope__mpi_abort && errorcode)                       \
+            heapscope__mpi_abort((int)*errorcode);                   \
+        hsr_mpi_enter("MPI_Abort");                                  \
+        hsr_abort_fn fn = __atomic_load_n(&next, __ATOMIC_RELAXED);  \
+        if (!fn) {                                                   \
+            fn = (hsr_abort_fn)hsr_fortran_next(#symbol);            \
+            __atomic_store_n(&next, fn, __ATOMIC_RELAXED);           \
+        }                                                            \
+        fn(comm, errorcode, ierr);                                   \
+        hsr_mpi_leave("MPI_Abort");                                  \
+    }
+#ifndef HSR_MPI_FORTRAN_F08_ONLY
+HSR_ABORT(mpi_abort)
+HSR_ABORT(mpi_abort_)
+HSR_ABORT(mpi_abort__)
+HSR_ABORT(MPI_ABORT)
+#endif
+HSR_ABORT(mpi_abort_f08_)

@@ -6,7 +6,8 @@
  * that runs once per thread, attaching it to the recorder (layer_abi.h).
  * MPI_Pcontrol(level, ...): level != 0 begins the process-wide region "pcontrol-<level>",
  * level 0 ends the innermost one. MPI_Finalize writes a snapshot before PMPI_Finalize
- * (the recorder writes another one at exit).
+ * (the recorder writes another one at exit). MPI_Abort writes the process's final
+ * snapshot, reason "mpi-abort" with its error code, before PMPI_Abort ends the job.
  * Without libheapscope.so preloaded the recorder entry points are absent (weak): the
  * wrappers only pass the calls on.
  */
@@ -18,6 +19,7 @@
 void heapscope_region_begin(const char *name) __attribute__((weak));
 void heapscope_region_end(void) __attribute__((weak));
 int heapscope_dump(void) __attribute__((weak));
+int heapscope__mpi_abort(int errorcode) __attribute__((weak));
 
 static const char MPI_REGION[] = "[MPI]";
 HSR_MPI_TLS struct hsr_mpi_thread hsr_mpi_self;
@@ -59,5 +61,15 @@ int MPI_Finalize(void)
     hsr_mpi_enter("MPI_Finalize");
     int rc = PMPI_Finalize();
     hsr_mpi_leave("MPI_Finalize");
+    return rc;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    if (heapscope__mpi_abort)
+        heapscope__mpi_abort(errorcode);
+    hsr_mpi_enter("MPI_Abort");
+    int rc = PMPI_Abort(comm, errorcode);
+    hsr_mpi_leave("MPI_Abort");
     return rc;
 }

@@ -58,4 +58,8 @@
 #define HSR_ARENA_CHUNK (1u << 20)
 #define HSR_EXEC_ENV_SAVED 16 /* LD_PRELOAD and HEAPSCOPE_* variables kept */
 
+/* ---- crashes (core/signals.c) ---- */
+#define HSR_CRASH_STACK_BYTES (256u * 1024u) /* alternate signal stack, reserved at start */
+#define HSR_CRASH_WAIT_MS 5000 /* another thread's crash snapshot is awaited this long */
+
 #endif

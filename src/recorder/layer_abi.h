@@ -37,5 +37,8 @@ int heapscope__layer_attach(const char *component, struct heapscope_layer_thread
  * rate limit. Returns 1 when the call is measured: call heapscope__caliper_end after. */
 int heapscope__caliper_begin(const char *fn, int always);
 void heapscope__caliper_end(const char *fn);
+/* MPI_Abort(comm, errorcode) is about to end the job: the final snapshot, reason
+ * "mpi-abort", with the code. 0 when written. */
+int heapscope__mpi_abort(int errorcode);
 
 #endif

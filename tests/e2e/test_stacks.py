@@ -90,8 +90,9 @@ def test_unrecorded_size(recorded, heapscope, exe):
 
 def test_two_processes_merge(exe, heapscope, tmp_path):
     # Two runs, two files, two load addresses: the types merge by symbolized frames.
-    for _ in range(2):
-        heapscope("record", "-o", tmp_path, "--sizes", "40", "--regions", "local", "--", exe)
+    for _ in range(2):   # --append: a directory that holds a run is refused without it
+        heapscope("record", "-o", tmp_path, "--append", "--sizes", "40", "--regions", "local",
+                  "--", exe)
     assert len(list(tmp_path.glob("*.hsp"))) == 2
     doc = json.loads(heapscope("stacks", tmp_path, "--size", "40", "--top", "0", "--format", "json").stdout)
     [local] = doc["groups"]   # --regions local: nothing recorded outside it

@@ -260,12 +260,34 @@ def test_heap_peak_the_last_one_counts(tmp_path):
         read_timeline(bad.write(tmp_path / "bad.hsp"))
 
 
+def test_ending_of_a_crash_and_of_mpi_abort(tmp_path):
+    crash = payload("ENDING", kind=fmt.REASON_CRASH, signal=11, si_code=1, error_code=0,
+                    fault_address=0xDEAD0)
+    b = ProfileBuilder()
+    b.snapshot(reason="crash", extra=[(fmt.ENDING, crash)])
+    p = read_profile(b.write(tmp_path / "crash.hsp"))
+    assert p.snapshot_reason == "crash"
+    assert (p.ending.kind, p.ending.signal, p.ending.signal_name, p.ending.si_code,
+            p.ending.fault_address) == ("crash", 11, "SIGSEGV", 1, 0xDEAD0)
+    abort = payload("ENDING", kind=fmt.REASON_MPI_ABORT, signal=0, si_code=0, error_code=-17,
+                    fault_address=0)
+    b = ProfileBuilder()
+    b.snapshot(reason="crash", extra=[(fmt.ENDING, crash)])   # an earlier snapshot's is not used
+    b.snapshot(reason="mpi-abort", extra=[(fmt.ENDING, abort)])
+    p = read_profile(b.write(tmp_path / "abort.hsp"))
+    assert (p.snapshot_reason, p.ending.kind, p.ending.error_code, p.ending.signal) == (
+        "mpi-abort", "mpi-abort", -17, 0)
+    b = ProfileBuilder()
+    b.snapshot(reason="crash", extra=[(fmt.ENDING, crash)]).snapshot(reason="exit")
+    assert read_profile(b.write(tmp_path / "later.hsp")).ending is None
+
+
 def test_every_chunk_type_has_a_test_here():
     """A chunk type added to the table needs its reader test in this file."""
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
               "SIZE_COUNTS", "API_COUNTS", "STACK_TYPES", "TRACK_SUMMARY", "TRACK_TYPES",
               "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS", "HEAP_PEAK",
-              "SAMPLING"}
+              "SAMPLING", "ENDING"}
     assert set(ALL_CHUNKS) == tested
 
 
@@ -297,7 +319,8 @@ def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
     heapscope("record", "-o", tmp_path / "sampled", "--sample-bytes", "64", "--", exe, 30)
     (sampled,) = (tmp_path / "sampled").glob("*.hsp")
     assert "SAMPLING" in decoded_whole(sampled)
-    assert seen | {"SAMPLING"} == set(ALL_CHUNKS)
+    # ENDING: only a crash or MPI_Abort writes it (decoded whole in test_crash_snapshot.py)
+    assert seen | {"SAMPLING"} == set(ALL_CHUNKS) - {"ENDING"}
     p = read_profile(path)
     assert p.tracking.source == "track" and p.timeline.samples
     assert ("hold", 1 << 20) in p.size_counts

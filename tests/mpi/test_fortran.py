@@ -29,3 +29,19 @@ def test_fortran_mpi_calls_are_attributed(heapscope, tmp_path, binding, mpi):
         # 5 MB with Open MPI, 2.6 MB with MPICH)
         assert mpi_blocks > 1000 and mpi_bytes > 1_000_000, (rank, mpi_blocks, mpi_bytes)
         assert p.snapshot_reason == "exit" and p.snapshot_seq == 1   # 0 was MPI_FINALIZE's
+
+
+@pytest.mark.parametrize("binding", ["mpi", "mpi_f08"])
+def test_fortran_mpi_abort_records_its_code(heapscope, tmp_path, binding, mpi):
+    """MPI_ABORT from Fortran (Open MPI's bindings call PMPI_Abort directly, past the C
+    MPI_Abort): the aborting rank's last snapshot says mpi-abort with its code, and
+    holds its 2 arrays of 4,000,000 bytes. Recorded without --mpi."""
+    flags = ["-DHS_F08"] if binding == "mpi_f08" else []
+    program = mpi.compile("mpi_job_fortran.F90", tmp_path / "mpi_job_fortran", *flags,
+                          fortran=True)
+    out = tmp_path / "out"
+    res = heapscope("record", "-o", out, "--", *mpi.mpirun(4), program, "abort", check=False)
+    assert res.returncode == 23, res.stderr
+    [p] = [p for p in map(read_profile, out.glob("*.r1.*.hsp")) if p.exe == str(program)]
+    assert (p.snapshot_reason, p.ending.error_code) == ("mpi-abort", 23)
+    assert p.size_counts[("(none)", 4000000)] == 2

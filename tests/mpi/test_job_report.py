@@ -91,8 +91,9 @@ def test_job_report_agrees_with_the_rank_files(killed_job, heapscope):
     text = heapscope("report", out).stdout
     rows = [l.split() for l in text.split("\nTimeline:")[0].splitlines() if l.startswith("  r")]
     assert [r[0] for r in rows if r[0].startswith("r") and r[0][1:].isdigit()] == ["r0", "r1", "r2", "r3"]
-    ended = next(l for l in text.splitlines() if l.startswith("  ended"))
-    assert "2" in ended.split("ranks ", 1)[1].split(" (")[0].split(", ")   # the killed rank
+    killed = next(l for l in text.splitlines() if l.startswith("  killed"))
+    assert "2" in killed.split("rank", 1)[1].split(" by")[0].strip("s ").split(", ")
+    assert "killed:SIGTERM" in next(r for r in rows if r[0] == "r2")
     table = list(csv.DictReader(io.StringIO(heapscope("report", out, "--format", "csv").stdout)))
     got = {int(r["rank"]): int(r["value"]) for r in table
            if r["section"] == "rank" and r["metric"] == "alloc_app_bytes"}

@@ -3,6 +3,8 @@
 ! every rank allocates 2 arrays of 4,000,000 bytes outside MPI calls, 3 of 7777 bytes
 ! between MPI_PCONTROL(1) and MPI_PCONTROL(0) (region "pcontrol-1"), and the send and
 ! receive arrays of an MPI_ALLTOALL of 1000 integers per rank (4000 * size bytes each).
+! With the argument "abort", rank 1 calls MPI_ABORT(MPI_COMM_WORLD, 23) once it holds its
+! 2 arrays (tests/mpi/test_fortran.py).
 program mpi_job_fortran
 #ifdef HS_F08
   use mpi_f08
@@ -12,6 +14,7 @@ program mpi_job_fortran
   implicit none
   integer, parameter :: per_rank = 1000
   integer :: ierr, rank, nprocs, i, r, bad
+  character(len=16) :: mode
   real(8), allocatable :: big1(:), big2(:)
   integer(1), allocatable :: small(:)
   integer, allocatable :: sendbuf(:), recvbuf(:)
@@ -22,6 +25,9 @@ program mpi_job_fortran
   allocate(big1(500000), big2(500000))
   big1 = rank
   big2 = 2 * rank
+  mode = ""
+  if (command_argument_count() > 0) call get_command_argument(1, mode)
+  if (mode == "abort" .and. rank == 1) call MPI_ABORT(MPI_COMM_WORLD, 23, ierr)
   call MPI_PCONTROL(1)
   do i = 1, 3
     allocate(small(7777))

@@ -7,6 +7,9 @@
  * until its profile file has grown twice (two timeline flushes, the second one begun
  * after the barrier, so it holds samples that see every block) and SIGKILLs itself:
  * its file has no snapshot, only the timeline; exit 3 if the file never grows.
+ * With "segv" rank 1 then dereferences a null pointer, with "abort" rank 2 calls
+ * MPI_Abort(MPI_COMM_WORLD, 17) (tests/mpi/test_job_crashed_rank.py): the other ranks
+ * wait in a second barrier the failed rank never reaches, until the launcher kills them.
  * Without an argument, every rank frees its blocks and finalizes. */
 #include <dirent.h>
 #include <mpi.h>
@@ -85,6 +88,13 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "sigkill") == 0 && rank == 2) {
         wait_for_two_flushes();
         raise(SIGKILL);
+    }
+    if (argc > 1 && (strcmp(argv[1], "segv") == 0 || strcmp(argv[1], "abort") == 0)) {
+        if (rank == 1 && strcmp(argv[1], "segv") == 0)
+            *(volatile int *)0 = 1;
+        if (rank == 2 && strcmp(argv[1], "abort") == 0)
+            MPI_Abort(MPI_COMM_WORLD, 17);
+        MPI_Barrier(MPI_COMM_WORLD); /* never completes: the launcher kills this rank */
     }
     for (int i = 0; i < 2; i++)
         free(small[i]);

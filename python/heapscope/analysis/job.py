@@ -25,6 +25,14 @@ A rank whose file has no snapshot (killed by SIGKILL: OOM killer, scheduler) is 
 with what its timeline gives (summarize(..., has_snapshot=False): reason "none", every
 count None); a rank file with neither a snapshot nor timeline samples is left out
 ("excluded"), with a warning.
+How each rank ended (RankSummary.ended, rank_fate): "exit"; "crash" (its crash
+handler's snapshot: which signal); "mpi-abort" (MPI_Abort's snapshot: its code);
+"killed" (its last snapshot was written on SIGTERM/SIGINT: a launcher tearing the job
+down after another rank failed, or a scheduler); "no-snapshot" (killed by SIGKILL: its
+last timeline data; endings.no_data: killed before its first timeline flush); "exec"
+or "api" (its last snapshot before an exec or a dump).
+Rank numbers with no file at all are listed as "missing": those below the highest
+one recorded, and those the recorded launcher was asked for (`mpirun -np 4`).
 A region is named by its application path: "[MPI]" components are taken off, so
 "solve/[MPI]" counts as MPI memory of region "solve".
 """
@@ -32,8 +40,10 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis.job_processes import choose_rank_process, describe_others
+from heapscope.analysis.processes import is_launcher
 from heapscope.analysis.timeline import caliper_figures, job_timelines, sample_columns
 from heapscope.errors import HeapscopeError
+from heapscope.profile.ending import describe as describe_ending
 from heapscope.profile.model import Profile
 from heapscope.profile.timeline import NO_SNAPSHOT_WARNING
 
@@ -101,6 +111,9 @@ class RankSummary:
     timeline: Optional[tuple] = None
     heap_exact: bool = False      # heap peaks from HEAP_PEAK (else from the samples)
     mpi_layer: bool = True        # the MPI layer recorded it (else the MPI split is unknown)
+    # a crash or MPI_Abort (profile.ending): kind, signal, signal_name, error_code
+    ending: Optional[Dict[str, object]] = None
+    cmdline: List[str] = field(default_factory=list)
 
 
 def summarize(p: Profile, has_snapshot: bool = True) -> RankSummary:
@@ -127,7 +140,8 @@ def summarize(p: Profile, has_snapshot: bool = True) -> RankSummary:
                        complete=p.complete and has_snapshot, warnings=warnings, metrics=m,
                        has_snapshot=has_snapshot, regions=regions, timeline=columns,
                        heap_exact=p.timeline is not None and p.timeline.heap_peak is not None,
-                       mpi_layer=layer)
+                       mpi_layer=layer,
+                       ending=_ending(p) if has_snapshot else None, cmdline=list(p.cmdline))
 
 
 def mpi_layer_seen(p: Profile) -> bool:
@@ -140,6 +154,38 @@ def mpi_layer_seen(p: Profile) -> bool:
     return tl is not None and (tl.calipers_taken > 0
                                or any(is_mpi_region(s.region) or s.kind.startswith("mpi-")
                                       or s.heap_mpi_bytes > 0 for s in tl.samples))
+
+
+def _ending(p: Profile) -> Optional[Dict[str, object]]:
+    e = p.ending
+    if e is None:
+        return None
+    return dict(kind=e.kind, signal=e.signal, signal_name=e.signal_name,
+                error_code=e.error_code, text=describe_ending(e))
+
+
+KILLED_REASONS = ("sigterm", "sigint")
+
+
+def rank_fate(r: RankSummary) -> Dict[str, object]:
+    """How the rank ended: {"ended": exit|crash|mpi-abort|killed|no-snapshot|exec|api,
+    "signal": name or None, "error_code": MPI_Abort's code or None, "text": one phrase}."""
+    if not r.has_snapshot:
+        return dict(ended="no-snapshot", signal=None, error_code=None,
+                    text="killed, no final snapshot (last timeline data)")
+    e = r.ending
+    if r.reason == "crash":
+        name = e["signal_name"] if e else None
+        return dict(ended="crash", signal=name, error_code=None,
+                    text=f"crashed: {name or 'a fatal signal'}")
+    if r.reason == "mpi-abort":
+        code = e["error_code"] if e else None
+        return dict(ended="mpi-abort", signal=None, error_code=code,
+                    text=f"MPI_Abort({code if code is not None else '?'})")
+    if r.reason in KILLED_REASONS:
+        name = "SIG" + r.reason[3:].upper()
+        return dict(ended="killed", signal=name, error_code=None, text=f"killed: {name}")
+    return dict(ended=r.reason, signal=None, error_code=None, text=r.reason)
 
 
 def _count(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[str, int]]) -> None:
@@ -311,7 +357,7 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
         per_rank=[dict(rank=r.rank, host=r.host, pid=r.pid, file=r.path, exe=r.exe,
                        reason=r.reason, complete=r.complete, has_snapshot=r.has_snapshot,
                        heap_exact=r.heap_exact, mpi_layer=r.mpi_layer,
-                       warnings=r.warnings,
+                       warnings=r.warnings, **rank_fate(r),
                        **{k: r.metrics[k] for k in present}) for r in ranks],
         stats=stats,
         regions=regions,
@@ -322,4 +368,50 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
                        why=s.warnings[0] if s.warnings else "neither a snapshot nor timeline samples")
                   for s in excluded],
         warnings=_warnings(ranks, excluded),
+        endings=_endings(ranks, excluded, chosen, _launched(others)),
         notes=notes)
+
+
+LAUNCHER_COUNT_OPTIONS = ("-np", "-n", "--np", "--n", "--ntasks")  # (not -c: srun's is CPUs)
+
+
+def _launched(others: Sequence[RankSummary]) -> int:
+    """How many ranks the recorded launcher was asked for (`mpirun -np 4`, `mpiexec -n 2
+    a : -n 2 b`, `srun --ntasks=8`), 0 when no launcher's command line says."""
+    most = 0
+    for s in others:
+        if not is_launcher(s.exe) or not s.cmdline:
+            continue
+        total, words = 0, s.cmdline[1:]
+        for i, word in enumerate(words):
+            name, _, value = word.partition("=")
+            if name in LAUNCHER_COUNT_OPTIONS:
+                value = value or (words[i + 1] if i + 1 < len(words) else "")
+                total += int(value) if value.isdigit() else 0
+        most = max(most, total)
+    return most
+
+
+def _endings(ranks: List[RankSummary], excluded: List[RankSummary],
+             chosen: List[RankSummary], launched: int = 0) -> dict:
+    """Which ranks crashed (and of what), called MPI_Abort (with which code), were
+    killed (by the launcher or a scheduler: a SIGTERM/SIGINT snapshot, or none at all:
+    no_snapshot with timeline data, no_data without), and which rank numbers have no
+    file (below the highest one recorded, or below the count the launcher's command
+    line asked for)."""
+    out: Dict[str, list] = dict(crashed=[], aborted=[], killed=[], no_snapshot=[],
+                                no_data=sorted(r.rank for r in excluded), missing=[])
+    for r in ranks:
+        fate = rank_fate(r)
+        if fate["ended"] == "crash":
+            out["crashed"].append(dict(rank=r.rank, signal=fate["signal"]))
+        elif fate["ended"] == "mpi-abort":
+            out["aborted"].append(dict(rank=r.rank, error_code=fate["error_code"]))
+        elif fate["ended"] == "killed":
+            out["killed"].append(dict(rank=r.rank, signal=fate["signal"]))
+        elif fate["ended"] == "no-snapshot":
+            out["no_snapshot"].append(r.rank)
+    seen = {r.rank for r in chosen}
+    if seen:
+        out["missing"] = [n for n in range(max(max(seen) + 1, launched)) if n not in seen]
+    return out

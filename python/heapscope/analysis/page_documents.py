@@ -16,6 +16,7 @@ from heapscope.analysis import job, stacks as stack_paths
 from heapscope.analysis.callgraph import build_callgraph
 from heapscope.analysis.job_loading import is_job, load_summaries
 from heapscope.analysis.loading import weighted_stacks
+from heapscope.analysis.processes import leave_out_launchers
 from heapscope.analysis.selection import SizeSet
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import load_profiles, profile_files
@@ -44,6 +45,7 @@ def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,
             raise
         # a killed rank: the job document has its timeline; the size tables cover the others
         profiles = load_profiles([f for f in profile_files(paths) if f != exc.path])
+    profiles, launchers_note = leave_out_launchers(profiles)   # mpirun, orted ...
     docs: Dict[str, object] = dict(
         inputs=[str(p) for p in paths], compare=[str(p) for p in compare] if compare else None,
         report=identify.build(profiles, hot=10))
@@ -55,6 +57,7 @@ def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,
     docs["diff"] = _diff(profiles, compare, sym) if compare else absent(
         "one recording given: give two (before, after) to compare them")
     docs["notes"] = list(sym.notes)
+    docs["left_out"] = launchers_note
     return docs
 
 

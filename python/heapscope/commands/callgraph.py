@@ -28,6 +28,7 @@ from heapscope.analysis.recorded import all_means_recorded
 from heapscope.analysis.selection import SizeSet
 from heapscope.atomic import write_atomic
 from heapscope.analysis.callgraph_view import DRAWN_LIMIT, view
+from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
                                         add_top_option, deprecated, emit, non_negative)
 from heapscope.commands import progress
@@ -68,6 +69,7 @@ def register(sub):
                         "there would remove (docs/ranking.md)")
     add_top_option(p, "ranked vertices (listed and highlighted in the drawing)")
     add_output_options(p, ("text", "json"))
+    add_launchers_option(p)
     p.add_argument("--dot", metavar="FILE.dot", help="write the graph in graphviz dot to FILE.dot")
     p.add_argument("--svg", metavar="FILE.svg", help="draw the graph into FILE.svg (needs graphviz `dot`)")
     p.add_argument("--max-drawn", type=non_negative("--max-drawn"), default=DRAWN_LIMIT, metavar="N",
@@ -110,7 +112,7 @@ def drawn_files(args) -> Tuple[Optional[str], Optional[Path], Optional[Path], bo
 def run(args):
     result_path, dot_path, svg_path, old_prefix = drawn_files(args)
     sizes = SizeSet(args.size)
-    profiles = read_profiles(args.profiles)
+    profiles = read_profiles(args.profiles, args)
     sym = symbolizer()
     stacks = weighted_stacks(profiles, sizes, args.region, symbolizer=sym)
     notes(sym.notes)

@@ -18,6 +18,7 @@ import sys
 
 from heapscope.analysis import diff
 from heapscope.analysis.selection import SizeSet
+from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
                                         add_top_option, emit, to_json)
 from heapscope.commands.reading import notes, read_profiles, symbolizer, warnings
@@ -40,6 +41,7 @@ def register(sub):
                    help="what --fail-if-more compares: allocation count (default) or bytes")
     add_top_option(p, "text: rows per table")
     add_output_options(p)
+    add_launchers_option(p)
     add_html_option(p, lambda a: ([a.a], [a.b]))
     p.set_defaults(func=run)
 
@@ -50,7 +52,7 @@ def run(args):
         # nan compares false and inf is never exceeded: either would silently turn the check off
         raise HeapscopeError(f"--fail-if-more takes a finite percentage >= 0, not {limit:g}")
     sizes = SizeSet(args.size)
-    side_a, side_b = read_profiles([args.a]), read_profiles([args.b])
+    side_a, side_b = read_profiles([args.a], args), read_profiles([args.b], args)
     sym = symbolizer()
     try:
         result = diff.compare(side_a, side_b, sizes, args.region, stacks=args.stacks, symbolizer=sym)

@@ -20,6 +20,7 @@ import sys
 from heapscope.analysis import stacks as weighted
 from heapscope.analysis.loading import lost_stack_warning, require_stacks, weighted_stacks
 from heapscope.analysis.selection import SizeSet
+from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (add_output_options, add_selection_options, emit,
                                         write_result)
 from heapscope.commands.reading import notes, read_profiles, symbolizer, warnings
@@ -37,6 +38,7 @@ def register(sub):
                        description=__doc__.split("\n\n")[0])
     p.add_argument("profiles", nargs="+", metavar="FILE|DIR", help="profile files or directories (merged)")
     add_output_options(p, FORMATS, required_format=True)
+    add_launchers_option(p)
     add_selection_options(p, size_help="collapsed, pprof, json: sizes to export (12,24,100-200; "
                                        "default all recorded)",
                           region_help="collapsed, pprof, json: only stack types recorded in this region")
@@ -76,7 +78,7 @@ def _massif(args) -> int:
             or args.value != "count":
         raise HeapscopeError("--size, --region, --value, --lines and --split do not apply to "
                              "--format massif (it exports the whole heap of one process)")
-    profiles = read_profiles(args.profiles)
+    profiles = read_profiles(args.profiles, args)
     if len(profiles) != 1:
         raise HeapscopeError(f"--format massif exports one process; {len(profiles)} profiles given "
                              f"(name one file)")
@@ -95,7 +97,7 @@ def run(args):
         return _massif(args)
     _check(args, roots)
     sizes = SizeSet(args.size)
-    profiles = read_profiles(args.profiles)
+    profiles = read_profiles(args.profiles, args)
     sym = symbolizer()
     stacks = weighted_stacks(profiles, sizes, args.region, symbolizer=sym)
     notes(sym.notes)

@@ -8,6 +8,7 @@
     emit(args, doc, renderers)       the document through the chosen renderer, to -o or stdout
     add_html_option(p, inputs)       --html FILE: the page `heapscope html` writes, too
     duration_ns(text)                the one duration grammar: 800ns, 500us, 2ms, 1.5s, 1m, 0
+    add_launchers_option(p)          --launchers: MPI launchers/daemons kept in what is merged
 
 A spelling that is going away stays accepted for one release with a note on stderr
 (`deprecated`): scripts written against the old one keep working and learn the new one.
@@ -148,3 +149,11 @@ def duration_ns(text: str, option: str = "duration", default_unit: Optional[str]
     if ns < 1:
         raise HeapscopeError(f"bad {option} {text!r}: shorter than 1 ns")
     return ns
+
+
+def add_launchers_option(p) -> None:
+    """--launchers: keep MPI launcher and daemon processes in what is merged."""
+    p.add_argument("--launchers", action="store_true",
+                   help="include MPI launcher and daemon processes (mpirun, orted, prted, "
+                        "hydra_pmi_proxy, srun ...) in what is merged: they are left out by "
+                        "default, with a note")

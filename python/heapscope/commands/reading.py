@@ -13,17 +13,27 @@ from typing import Iterable, List, Sequence
 
 from heapscope.analysis.loading import read, reader_warnings
 from heapscope.commands import progress
+from heapscope.analysis.processes import leave_out_launchers
 from heapscope.profile.model import Profile
 from heapscope.render.notes import collapse
 from heapscope.symbolize import Symbolizer
 
 
-def read_profiles(paths: Sequence[str]) -> List[Profile]:
+def read_profiles(paths: Sequence[str], args=None) -> List[Profile]:
     with progress.phase(f"reading {', '.join(paths) if len(paths) < 3 else f'{len(paths)} inputs'}"):
-        profiles = read(paths)
+        profiles = without_launchers(read(paths), args)
     for line in reader_warnings(profiles):
         print(f"heapscope: {line}", file=sys.stderr)
     return profiles
+
+
+def without_launchers(profiles: List[Profile], args=None) -> List[Profile]:
+    """MPI launchers and daemons (mpirun, orted, hydra_pmi_proxy ...) left out of what
+    is merged, in one note line, unless --launchers (args.launchers) asks for them."""
+    kept, note = leave_out_launchers(profiles, include=bool(getattr(args, "launchers", False)))
+    if note:
+        notes([note])
+    return kept
 
 
 def notes(lines: Iterable[str]) -> None:

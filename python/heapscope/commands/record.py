@@ -2,7 +2,7 @@
 
 Preloads libheapscope.so (then the chosen allocator, then any LD_PRELOAD the user
 had), passes the options as HEAPSCOPE_* environment variables, runs the program,
-forwards SIGINT/SIGTERM sent to heapscope itself, returns the program's exit code
+forwards the signals sent to heapscope itself (FORWARDED), returns the program's exit code
 (128+N when a signal N killed it) and names the profile files written.
 """
 import argparse
@@ -44,16 +44,24 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
   HEAPSCOPE_TIMELINE_MS    heap/RSS/PSS sampling interval in ms (default 100; 0 = no
                            timeline); HEAPSCOPE_TIMELINE_FLUSH_MS: written every (1000)
   HEAPSCOPE_TIMELINE_HEAP  1: samples include the heap in use (0 by default; record
-                           --mpi sets 1)
+                           sets 1 for MPI programs and launchers)
+  HEAPSCOPE_MPI            auto: each exec'd program that links an MPI gets the MPI
+                           layer of that MPI in its LD_PRELOAD, others none (record
+                           sets it); openmpi|mpich: that layer for any MPI program
   HEAPSCOPE_CALIPER_MS     MPI calipers: at most one measured call per N ms (default 10;
                            0 = every call, off = none)
 A snapshot is written at exit, on heapscope_dump(), on SIGTERM/SIGINT (then the
-signal's default action) and SIGUSR1 (the program continues), and before exec.
+signal's default action) and SIGUSR1 (the program continues), before exec, on a
+crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: then the signal's default action)
+and in MPI_Abort. SIGINT, SIGTERM, SIGUSR1, SIGUSR2 and SIGHUP sent to `heapscope
+record` are passed on to the program; if `record` is killed, the program gets
+SIGTERM (PR_SET_PDEATHSIG).
 `heapscope record --print-library` prints the path to put in LD_PRELOAD."""
 
 SAMPLE_BYTES_DEFAULT = 512 * 1024   # as tcmalloc's and jemalloc's production default
 REGION_LIST = re.compile(r"^[^,/]+(/[^,/]+)*(,[^,/]+(/[^,/]+)*)*$")
-FORWARDED = (signal.SIGINT, signal.SIGTERM)
+# signals sent to `heapscope record` (kill, a batch scheduler) go to the program
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP)
 
 
 def register(sub):
@@ -66,7 +74,12 @@ def register(sub):
         usage="heapscope record [options] -- CMD [ARGS...]")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="directory for the profiles (created if missing; default: a new "
-                        "./heapscope-<program> or ./heapscope-<program>.N)")
+                        "./heapscope-<program> or ./heapscope-<program>.N); one that already "
+                        "holds profiles is refused unless --append (or record runs as one "
+                        "rank of a job, under srun or mpirun: the ranks share DIR)")
+    p.add_argument("--append", action="store_true",
+                   help="record into an -o DIR that already holds profiles (later reports of "
+                        "DIR merge both runs)")
     add_selection_options(p, size_help='record the stacks of these sizes: "12,24,100-200" or "all" '
                                        '(--size is the same option)',
                           region_help='stacks only in these regions: "local,reduce" (names or paths; '
@@ -102,19 +115,21 @@ def register(sub):
     p.add_argument("--allocator", choices=ALLOCATORS, default="glibc",
                    help="run the program on this allocator (default: glibc)")
     p.add_argument("--mpi", nargs="?", const="auto", metavar="openmpi|mpich",
-                   help="attribute heap blocks allocated inside MPI calls to the region "
-                        "\"[MPI]\" by preloading the MPI layer: libheapscope_mpi.so for Open "
-                        "MPI, libheapscope_mpich.so for MPICH, chosen from what CMD (or the "
-                        "program that a launcher CMD starts) links, else from the launcher "
-                        "(mpirun.mpich: MPICH), else Open MPI's; --mpi=NAME chooses. "
-                        "Automatic when CMD itself links an MPI")
+                   help="not needed: heap blocks allocated inside MPI calls count for the "
+                        "region \"[MPI]\" of every program that links an MPI (CMD, or the ranks "
+                        "a launcher CMD such as mpirun, mpiexec or srun starts), each given the "
+                        "MPI layer of the MPI it links. --mpi instead preloads one layer into "
+                        "every process: libheapscope_mpi.so for Open MPI, libheapscope_mpich.so "
+                        "for MPICH, chosen from what CMD (or the program after a launcher) "
+                        "links, else from the launcher (mpirun.mpich: MPICH), else Open MPI's; "
+                        "--mpi=NAME chooses")
     p.add_argument("--timeline-interval", metavar="DURATION",
                    help="sample RSS and PSS (and the heap with --timeline-heap on) every "
                         "DURATION (\"100ms\", \"2s\"; a bare number is in ms; a whole number of "
                         "ms; default 100ms; 0 = no timeline): `heapscope timeline` shows them")
     p.add_argument("--timeline-heap", choices=["on", "off"],
                    help="also sample the heap in use (costs every allocation a few ns: "
-                        "default on with --mpi, off otherwise)")
+                        "default on for MPI programs and launchers, off otherwise)")
     p.add_argument("--no-symbolize", action="store_true",
                    help="do not symbolize the recorded stacks into the symbol cache when the "
                         "program ends (by default they are, so their frames keep their names "
@@ -209,6 +224,11 @@ def _check_options(args):
 def _output_dir(args, program):
     if args.output:
         out = Path(args.output)
+        held = sorted(out.glob("heapscope.*.hsp")) if out.is_dir() else []
+        if held and not args.append and not _inside_a_job():
+            raise HeapscopeError(f"output directory {out} already holds {len(held)} profile"
+                                 f"{'s' if len(held) != 1 else ''} of another run: use --append "
+                                 f"to add this run to them, or a new directory")
     else:
         base = "heapscope-" + (re.sub(r"[^\w.+-]", "_", Path(program).name) or "program")
         out = Path(base)
@@ -223,6 +243,18 @@ def _output_dir(args, program):
     if not os.access(out, os.W_OK | os.X_OK):
         raise HeapscopeError(f"output directory {out} is not writable")
     return out.resolve()
+
+
+OMPI_SIGKILL_TIMEOUT_S = 10
+
+# set by launchers in each rank: `srun heapscope record -o DIR` or `mpirun heapscope
+# record -o DIR` runs one record per rank, all writing into DIR
+RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID")
+
+
+def _inside_a_job() -> bool:
+    """Whether this record is one rank's of a parallel job (the ranks share -o DIR)."""
+    return any(os.environ.get(name) for name in RANK_VARIABLES)
 
 
 def _environment(args):
@@ -257,7 +289,13 @@ def _environment(args):
         env["HEAPSCOPE_TRACK_MAX_BLOCKS"] = str(args.track_max_blocks)
     if args.timeline_interval is not None:
         env["HEAPSCOPE_TIMELINE_MS"] = str(args.timeline_interval)
-    if args.timeline_heap or args.mpi_layer:
+    # Open MPI tears a failed job down with SIGTERM, then SIGKILL 1 s later: too soon for
+    # a loaded node's ranks to write their snapshot. Give them 10 s (unless set).
+    env.setdefault("OMPI_MCA_odls_base_sigkill_timeout", str(OMPI_SIGKILL_TIMEOUT_S))
+    env.pop("HEAPSCOPE_MPI", None)
+    if args.mpi_mode:
+        env["HEAPSCOPE_MPI"] = args.mpi_mode
+    if args.timeline_heap or args.mpi_layer or args.mpi_job:
         env["HEAPSCOPE_TIMELINE_HEAP"] = "0" if args.timeline_heap == "off" else "1"
     return env
 
@@ -269,6 +307,9 @@ def run(args):
     command = _check_options(args)
     # without --mpi: automatic only where the layer was built (its MPI found at build time)
     args.mpi_layer = mpi_layer.choose(args.mpi, command)
+    args.mpi_mode = mpi_layer.per_exec_mode(args.mpi)
+    # an MPI job: the timeline samples the heap (its MPI part) as with --mpi
+    args.mpi_job = args.mpi_layer is not None or mpi_layer.is_launcher(command[0])
     env = _environment(args)  # (a missing allocator fails before DIR is created)
     out = _output_dir(args, command[0])
     env["HEAPSCOPE_OUTPUT_DIR"] = str(out)

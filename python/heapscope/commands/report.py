@@ -12,11 +12,13 @@ from heapscope.analysis import by_library, identify
 from heapscope.analysis.hot_sizes import hot_sizes_document
 from heapscope.analysis.job_loading import is_job
 from heapscope.analysis.selection import SizeSet
+from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (TOP_DEFAULT, add_html_option, add_output_options,
                                         add_selection_options, add_top_option, emit, non_negative,
                                         to_json)
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.commands import progress
+from heapscope.commands.reading import without_launchers
 from heapscope.profile import load_profiles
 from heapscope.render import library_text, report_text
 from heapscope.render.csv_tables import library_csv, report_csv
@@ -60,6 +62,7 @@ def register(sub):
     p.add_argument("--points", type=int, default=200, metavar="N",
                    help="--by rank: time bins of the timelines (default 200)")
     add_output_options(p)
+    add_launchers_option(p)
     add_html_option(p, lambda a: (a.profiles, None))
     p.set_defaults(func=run)
 
@@ -88,6 +91,7 @@ def run(args):
         return _job(args, profiles)
     if profiles is None:
         profiles = progress.run("reading the profiles", load_profiles, args.profiles)
+    profiles = without_launchers(profiles, args)
     if view == "library":
         return _library(args, profiles)
     top = TOP_DEFAULT if args.top is None else args.top

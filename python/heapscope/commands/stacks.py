@@ -4,6 +4,7 @@ Document: analysis/stack_types.py; text: render/stacks_text.py; CSV: render/csv_
 """
 from heapscope.analysis import stack_types
 from heapscope.analysis.selection import SizeSet
+from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
                                         add_top_option, emit, non_negative)
 from heapscope.commands import progress
@@ -29,13 +30,14 @@ def register(sub):
                    help="print C++ names whole (text output elides template arguments and "
                         "parameter lists, e.g. std::vector<...>::resize(...); JSON is always whole)")
     add_output_options(p)
+    add_launchers_option(p)
     add_html_option(p, lambda a: (a.profiles, None))
     p.set_defaults(func=run)
 
 
 def run(args):
     sizes = SizeSet(args.size)
-    profiles = read_profiles(args.profiles)
+    profiles = read_profiles(args.profiles, args)
     doc = stack_types.build(profiles, sizes, region=args.region, top=args.top,
                             depth=args.depth, per_process=args.per_process, symbolizer=symbolizer())
     with progress.phase("writing the stack trace types"):

@@ -8,6 +8,7 @@ how their result is written.
     emit_tracked(args, doc, text, csv)
 """
 from heapscope.analysis.tracked import document_header, load_tracked
+from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (add_output_options, add_selection_options,
                                         add_top_option, emit, non_negative)
 from heapscope.commands.reading import read_profiles
@@ -23,11 +24,12 @@ def add_tracked_options(p) -> None:
     p.add_argument("--full-names", action="store_true",
                    help="print C++ names whole in text (JSON is always whole)")
     add_output_options(p)
+    add_launchers_option(p)
 
 
 def load(args, per_process: bool = False):
     """(tracked profiles, selected entries merged over them, symbolizer)."""
-    return load_tracked(read_profiles(args.profiles), args.size, args.region, per_process)
+    return load_tracked(read_profiles(args.profiles, args), args.size, args.region, per_process)
 
 
 def header(args, profiles, sym) -> dict:

@@ -35,6 +35,17 @@ class StackType:
                              # count and bytes, which are then estimates; 0 when exact
 
 
+@dataclass(frozen=True)
+class Ending:
+    """A crash or an MPI_Abort (the ENDING chunk): how the process ended, if not by exit."""
+    kind: str                # "crash" or "mpi-abort"
+    signal: int              # the fatal signal's number (crash), else 0
+    signal_name: str         # "SIGSEGV" (crash), else ""
+    si_code: int             # the signal's si_code: > 0 a fault, <= 0 sent by kill/raise/abort
+    error_code: int          # MPI_Abort's errorcode (mpi-abort), else 0
+    fault_address: int       # si_addr of a fault, else 0
+
+
 @dataclass
 class Profile:
     path: str
@@ -66,6 +77,7 @@ class Profile:
     file_chunks: Dict[int, List[bytes]] = field(default_factory=dict)
     tracking: Optional["Tracking"] = None   # record --track / --trace
     timeline: Optional["Timeline"] = None   # samples written as the run went
+    ending: Optional[Ending] = None         # a crash or MPI_Abort (profile/ending.py)
 
     @property
     def region_paths(self) -> List[str]:

@@ -12,7 +12,7 @@ from typing import Dict, Iterable, List, Tuple
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import decode
 from heapscope.profile import format as fmt
-from heapscope.profile import framing, sampling, trace, tracking
+from heapscope.profile import ending, framing, sampling, trace, tracking
 from heapscope.profile.model import Profile, Region, StackType
 from heapscope.profile.timeline import timeline_of
 
@@ -53,6 +53,7 @@ def read_profile(path) -> Profile:
     if profile.settings["sample_bytes"]:
         profile.stack_types = sampling.estimated(profile.stack_types, profile.settings["sample_bytes"],
                                                  profile.size_counts)
+    profile.ending = _decode(lambda _payload: ending.from_snapshot(profile), frame.chunks[end], path)
     profile.tracking = tracking.from_snapshot(profile)
     if profile.tracking is None and fmt.TRACE_START in profile.file_chunks:
         profile.tracking = trace.replay(profile)   # record --trace without --track

@@ -53,11 +53,8 @@ def render(doc: dict, max_ranks: int = 64) -> str:
         out.append(f"  warning   {w}")
     if len(warnings) > MAX_WARNINGS:
         out.append(f"  warning   ... and {len(warnings) - MAX_WARNINGS} more (all are in --format json)")
-    killed = [str(r["rank"]) for r in doc["per_rank"]
-              if r["has_snapshot"] and r["reason"] not in ("exit", "api")]
-    if killed:
-        out.append(f"  ended     by a signal or exec before exit: ranks {shorten(killed, 12)} "
-                   f"(their last snapshot is used)")
+    for label, line in endings_text(doc.get("endings")):
+        out.append(f"  {label:<9} {line}")
 
     out += ["", "Across ranks (min and max: which rank on which host)"]
     rows = []
@@ -76,10 +73,10 @@ def render(doc: dict, max_ranks: int = 64) -> str:
         keys = [k for k in ("alloc_bytes", "alloc_blocks") if k in doc["stats"]] + keys
     out += ["", "Per rank"]
     shown = doc["per_rank"] if max_ranks <= 0 else doc["per_rank"][:max_ranks]
-    rows = [[f"r{r['rank']}", r["host"], str(r["pid"]), r["reason"]] + [_value(r[k]) for k in keys]
-            for r in shown]
+    rows = [[f"r{r['rank']}", r["host"], str(r["pid"]), _ended(r)]
+            + [_value(r[k]) for k in keys] for r in shown]
     sampled = {m["key"] for m in doc["metrics"] if m.get("sampled")}
-    out.append(table(["rank", "host", "pid", "snapshot"]
+    out.append(table(["rank", "host", "pid", "ended"]
                      + [SHORT[k] + ("*" if k in sampled else "") for k in keys], rows, left=4))
     if sampled & set(keys):
         out.append(f"  {SAMPLED_NOTE}")
@@ -100,6 +97,59 @@ def render(doc: dict, max_ranks: int = 64) -> str:
     out.append(table(header, rows))
     out += _timeline_text(doc, max_ranks)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _ended(r: dict) -> str:
+    """The per-rank table's cell, one word: exit, crash:SIGSEGV, MPI_Abort(17),
+    killed:SIGTERM, none (no snapshot), exec, api."""
+    ended = r.get("ended", r["reason"])
+    if ended == "crash":
+        return f"crash:{r['signal'] or '?'}"
+    if ended == "mpi-abort":
+        return r["text"]
+    if ended == "killed":
+        return f"killed:{r['signal']}"
+    return "none" if ended == "no-snapshot" else ended
+
+
+def endings_text(endings) -> List[Tuple[str, str]]:
+    """(label, line) pairs: the ranks that crashed (of which signal), called MPI_Abort
+    (with which code), were killed (the launcher tearing the job down, a scheduler), and
+    the rank numbers with no file."""
+    if not endings:
+        return []
+    lines = []
+    if endings["crashed"]:
+        lines.append(("crashed", ", ".join(f"rank {c['rank']} ({c['signal'] or 'a fatal signal'})"
+                                           for c in endings["crashed"][:12])
+                      + (", ..." if len(endings["crashed"]) > 12 else "")
+                      + ": counts from the crash handler's snapshot"))
+    if endings["aborted"]:
+        lines.append(("aborted", ", ".join(f"rank {a['rank']} called MPI_Abort({a['error_code']})"
+                                           for a in endings["aborted"][:12])
+                      + (", ..." if len(endings["aborted"]) > 12 else "")))
+    killed = [str(k["rank"]) for k in endings["killed"]]
+    if killed:
+        signals = sorted({k["signal"] for k in endings["killed"]})
+        lines.append(("killed", f"{'ranks' if len(killed) != 1 else 'rank'} {shorten(killed, 12)} by "
+                                f"{'/'.join(signals)} (the launcher ending the job, or a scheduler): "
+                                f"{'their' if len(killed) != 1 else 'its'} last snapshot, written on "
+                                f"the signal"))
+    bare = [str(n) for n in endings["no_snapshot"]]
+    if bare:
+        lines.append(("killed", f"{'ranks' if len(bare) != 1 else 'rank'} {shorten(bare, 12)} without "
+                                f"a final snapshot (SIGKILL): {'their' if len(bare) != 1 else 'its'} "
+                                f"last timeline data"))
+    nothing = [str(n) for n in endings.get("no_data", [])]
+    if nothing:
+        lines.append(("killed", f"{'ranks' if len(nothing) != 1 else 'rank'} {shorten(nothing, 12)} "
+                                f"without any data (no snapshot; killed before the first timeline "
+                                f"flush, e.g. by the launcher's SIGKILL)"))
+    missing = [str(n) for n in endings["missing"]]
+    if missing:
+        lines.append(("missing", f"{'ranks' if len(missing) != 1 else 'rank'} {shorten(missing, 12)}: "
+                                 f"no profile file"))
+    return lines
 
 
 def others_text(others: Sequence[dict]) -> List[Tuple[str, str]]:

@@ -20,7 +20,9 @@ def header_lines(processes: Sequence[dict], merged: bool) -> List[str]:
         lines.append(f"process   {label(d)} (parent {d['ppid']}), {counted(d['threads'], 'thread')}"
                      + (f", job {d['job_id']}" if d["job_id"] else ""))
         lines.append(f"command   {shlex.join(d['cmdline']) if d['cmdline'] else d['exe']}")
-        lines.append(f"snapshot  {d['snapshot']} ({d['reason']})")
+        ending = d.get("ending")
+        lines.append(f"snapshot  {d['snapshot']} ({d['reason']}"
+                     + (f"; {ending['text']}" if ending else "") + ")")
     else:
         how = "merged" if merged else "shown one by one"
         lines.append(f"processes {len(processes)} ({how}): "
@@ -34,6 +36,9 @@ def header_lines(processes: Sequence[dict], merged: bool) -> List[str]:
                      + (f" | ... ({len(commands) - 3} more)" if len(commands) > 3 else ""))
         reasons = sorted({d["reason"] for d in processes})
         lines.append(f"snapshots {', '.join(reasons)}")
+        for d in processes:
+            if d.get("ending"):
+                lines.append(f"ended     {label(d)}: {d['ending']['text']}")
     warnings = [("" if len(processes) == 1 else f"{label(d)}: ") + w
                 for d in processes for w in d["warnings"]]
     for w in warnings[:MAX_WARNINGS]:

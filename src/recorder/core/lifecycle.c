@@ -4,10 +4,10 @@
  *   load (constructor)   read HEAPSCOPE_* settings, open the profile file
  *   exit (destructor)    snapshot, reason "exit" (also on _exit, hooks/process.c)
  *   SIGTERM / SIGINT     snapshot, then the default action (the exit status stays
- *                        "killed by signal"); SIGUSR1: snapshot and continue.
- *                        Installed only where the disposition is SIG_DFL; a
- *                        program that installs its own handler takes the signal
- *                        over (hooks/process.c) and its exit() still dumps.
+ *                        "killed by signal"); SIGUSR1: snapshot and continue;
+ *                        SIGSEGV/SIGBUS/SIGFPE/SIGILL/SIGABRT: a "crash" snapshot,
+ *                        then the program's handler or the default (core/signals.c)
+ *   MPI_Abort            a "mpi-abort" snapshot with its code (core/ending.c)
  *   fork (child)         the child's counts start at zero, in its own file
  *   exec*                snapshot, reason "exec", before the new image replaces us
  *   timeline             timeline/timeline.c samples and flushes on its own thread; before
@@ -19,6 +19,7 @@
  * runs normally.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -66,66 +67,6 @@ void hsr_warn(const char *msg)
     (void)!write(2, line, (size_t)n);
 }
 
-/* ---- signals ---- */
-
-static const int dump_signals[] = {SIGTERM, SIGINT, SIGUSR1};
-static _Atomic int owned[65];
-static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
-
-int hsr_signal_owned(int sig) { return sig > 0 && sig < 65 && atomic_load(&owned[sig]); }
-
-void hsr_signal_release(int sig)
-{
-    if (sig > 0 && sig < 65)
-        atomic_store(&owned[sig], 0);
-}
-
-static void on_signal(int sig)
-{
-    int saved_errno = errno;
-    unsigned reason = sig == SIGTERM  ? HS_REASON_SIGTERM
-                      : sig == SIGINT ? HS_REASON_SIGINT
-                                      : HS_REASON_SIGUSR1;
-    if (sig != SIGUSR1)
-        hsr_profile_seal();
-    hsr_snapshot(reason, 1);
-    if (sig != SIGUSR1) {
-        /* Let the signal do what it would have done without us. */
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        hsr_signal_release(sig);
-        real_sigaction(sig, &dfl, NULL);
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, sig);
-        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-        raise(sig);
-    }
-    errno = saved_errno;
-}
-
-static void install_signals(void)
-{
-    real_sigaction = hsr_next("sigaction");
-    if (!real_sigaction)
-        return;
-    for (size_t i = 0; i < sizeof dump_signals / sizeof *dump_signals; i++) {
-        int sig = dump_signals[i];
-        struct sigaction old, act;
-        if (real_sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
-            old.sa_handler != SIG_DFL)
-            continue;
-        memset(&act, 0, sizeof act);
-        act.sa_handler = on_signal;
-        act.sa_flags = SA_RESTART;
-        sigemptyset(&act.sa_mask);
-        atomic_store(&owned[sig], 1);
-        if (real_sigaction(sig, &act, NULL) != 0)
-            atomic_store(&owned[sig], 0);
-    }
-}
-
 /* ---- fork ---- */
 
 static void fork_prepare(void)
@@ -148,6 +89,8 @@ static void fork_child(void)
     hsr_guard = 1;
     hsr_pool_unlock();
     hsr_regions_unlock();
+    hsr_ending_clear(); /* the parent's crash or abort is not the child's */
+    hsr_signals_after_fork_child();
     hsr_snapshot_after_fork_child(); /* also frees the dump lock */
     hsr_profile_after_fork_child();  /* and the writer lock */
     hsr_counters_after_fork_child();
@@ -180,11 +123,29 @@ void hsr_before_exit_now(void)
     if (hsr_real.free && atomic_load(&hsr_recording) && hsr_profile_is_open() &&
         hsr_profile_pid() == (int)getpid()) {
         hsr_profile_seal();
-        hsr_snapshot(HS_REASON_EXIT, 0);
+        hsr_snapshot(hsr_final_reason(HS_REASON_EXIT), 0);
     }
 }
 
 /* ---- start and end ---- */
+
+/* A peer allocator placed before libheapscope.so in LD_PRELOAD (or a malloc of the
+ * program's own) wins the symbol lookup: our hooks would never be called and the
+ * profile would be empty without a word. Say so once. */
+static void check_malloc_is_ours(void)
+{
+    Dl_info self, found;
+    void *f = dlsym(RTLD_DEFAULT, "malloc");
+    if (!f || !dladdr((void *)check_malloc_is_ours, &self) || !dladdr(f, &found) ||
+        !self.dli_fname || !found.dli_fname || strcmp(self.dli_fname, found.dli_fname) == 0)
+        return;
+    char msg[4400];
+    snprintf(msg, sizeof msg,
+             "malloc is %s's, which comes before libheapscope.so: its allocations are not "
+             "recorded (put libheapscope.so first in LD_PRELOAD; heapscope record does)",
+             *found.dli_fname ? found.dli_fname : "the program");
+    hsr_warn(msg);
+}
 
 static const char *setting(const char *name, const char *fallback)
 {
@@ -256,8 +217,9 @@ __attribute__((constructor)) void hsr_init(void)
     if (hsr_profile_open() != 0) {
         atomic_store(&hsr_recording, 0);
     } else {
+        check_malloc_is_ours();
         pthread_atfork(fork_prepare, fork_parent, fork_child);
-        install_signals();
+        hsr_signals_install();
         hsr_timeline_start();
     }
     hsr_hot_arm();
@@ -269,7 +231,7 @@ __attribute__((destructor)) static void hsr_fini(void)
     if (!atomic_load(&hsr_recording))
         return;
     hsr_profile_seal();
-    hsr_snapshot(HS_REASON_EXIT, 0);
+    hsr_snapshot(hsr_final_reason(HS_REASON_EXIT), 0);
     uint64_t unbalanced = hsr_regions_unbalanced();
     if (unbalanced) {
         char msg[120];

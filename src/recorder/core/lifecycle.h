@@ -21,15 +21,38 @@ extern HSR_HIDDEN uint64_t hsr_start_real_ns, hsr_start_mono_ns;
 HSR_HIDDEN void hsr_init(void);            /* idempotent */
 HSR_HIDDEN void hsr_warn(const char *msg); /* "heapscope: <msg>\n" on stderr */
 HSR_HIDDEN void hsr_before_exec(void);
-HSR_HIDDEN void hsr_before_exit_now(void);   /* _exit: dump if this process owns the file */
-HSR_HIDDEN int hsr_signal_owned(int sig);    /* our handler is installed */
-HSR_HIDDEN void hsr_signal_release(int sig); /* the program takes the signal over */
+HSR_HIDDEN void hsr_before_exit_now(void); /* _exit: dump if this process owns the file */
+
+/* signals.c: the dump and crash signal handlers */
+struct sigaction;
+HSR_HIDDEN void hsr_signals_install(void);
+HSR_HIDDEN void hsr_signals_after_fork_child(void);
+HSR_HIDDEN int hsr_signal_owned(int sig); /* our handler is installed */
+/* The program's sigaction on a signal we own (hooks/process.c): 0 or -1, as sigaction. */
+HSR_HIDDEN int hsr_signal_program_action(int sig, const struct sigaction *act,
+                                         struct sigaction *old);
+
+/* ending.c: a crash or MPI_Abort, recorded in the final snapshots */
+struct hsr_buf;
+HSR_HIDDEN void hsr_ending_set(unsigned kind, int sig, int si_code, int error_code,
+                               uint64_t address);
+HSR_HIDDEN void hsr_ending_clear(void);
+HSR_HIDDEN unsigned hsr_final_reason(unsigned reason); /* the ending's, if one is set */
+HSR_HIDDEN void hsr_ending_write(struct hsr_buf *b, unsigned reason); /* snapshot.c */
 HSR_HIDDEN uint64_t hsr_now_ns(int clock);
 
-/* exec_env.c: the program's environment for an exec, plus our variables */
+/* exec_env.c: the program's environment for an exec, plus our variables and the
+ * MPI layer of the exec'd program (program: its path, NULL if unknown) */
 HSR_HIDDEN void hsr_exec_env_init(void);
 HSR_HIDDEN size_t hsr_exec_env_slots(char *const envp[]);
 HSR_HIDDEN size_t hsr_exec_env_bytes(char *const envp[]);
-HSR_HIDDEN char *const *hsr_exec_env(char *const envp[], char **room, char *buf, size_t buflen);
+HSR_HIDDEN char *const *hsr_exec_env(char *const envp[], const char *program, char **room,
+                                     char *buf, size_t buflen);
+
+/* exec_mpi.c: the MPI a program links (its DT_NEEDED, one level deep) */
+enum { HSR_MPI_NONE = 0, HSR_MPI_OPENMPI = 1, HSR_MPI_MPICH = 2 };
+HSR_HIDDEN int hsr_mpi_family(const char *path);
+/* execvp's PATH search for `file` (into out), file itself if it has a '/', or NULL */
+HSR_HIDDEN const char *hsr_exec_resolve(const char *file, char *out, size_t cap);
 
 #endif

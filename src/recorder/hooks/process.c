@@ -2,23 +2,23 @@
  * process.c — interposed process-level calls: exec* (dump before the image
  * is replaced) and signal/sigaction (the program's own handlers win).
  *
- * While the recorder owns SIGTERM/SIGINT/SIGUSR1 (they were SIG_DFL at start):
- *   - a program installing its own handler gets it, and the recorder steps aside
- *     (its exit() path still dumps);
- *   - a program setting SIG_DFL keeps ours, which dumps and then does the default;
- *   - a program asking for the current disposition is told SIG_DFL, as it would
- *     be without the recorder.
+ * On a signal the recorder owns (the dump signals SIGTERM/SIGINT/SIGUSR1, the
+ * crash signals SIGSEGV/SIGBUS/SIGFPE/SIGILL/SIGABRT), what the program installs
+ * and is told is decided by core/signals.c: a dump signal is handed over, a crash
+ * signal's handler is chained behind the recorder's crash snapshot.
  * _exit/_Exit dump too (dash's `exit` and many forked children end that way),
  * unless the caller is not the process the file belongs to (a vfork child).
  * Not interposed: sigset/sysv_signal/bsd_signal (rare; they bypass this).
- * Exec with an explicit environment gets our LD_PRELOAD/HEAPSCOPE_* added when
- * it lacks them (core/exec_env.c), so the child is recorded too.
+ * Exec gets our LD_PRELOAD/HEAPSCOPE_* added when the environment lacks them, and
+ * the MPI layer of the program it starts (core/exec_env.c), so the child is recorded
+ * too, with its MPI calls attributed.
  * posix_spawn needs nothing: the parent keeps running and the child starts fresh
  * (with its explicit environment as given: posix_spawn is not interposed).
  */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -44,83 +44,73 @@ static void *next_fn(void *_Atomic *slot, const char *name)
         (type) next_fn(&slot_, name); \
     })
 
-static void default_disposition(struct sigaction *old)
-{
-    memset(old, 0, sizeof *old);
-    old->sa_handler = SIG_DFL;
-    sigemptyset(&old->sa_mask);
-}
-
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     sigaction_fn real = NEXT(sigaction_fn, "sigaction");
     if (!hsr_signal_owned(sig))
         return real(sig, act, old);
-    if (act && (act->sa_flags & SA_SIGINFO || act->sa_handler != SIG_DFL)) {
-        hsr_signal_release(sig);
-        int rc = real(sig, act, old);
-        if (rc == 0 && old)
-            default_disposition(old);
-        return rc;
-    }
-    if (old)
-        default_disposition(old);
-    return 0;
+    return hsr_signal_program_action(sig, act, old);
 }
 
+/* glibc's signal(): BSD semantics (SA_RESTART, the signal blocked in its handler). */
 sighandler_t signal(int sig, sighandler_t handler)
 {
     signal_fn real = NEXT(signal_fn, "signal");
     if (!hsr_signal_owned(sig))
         return real(sig, handler);
-    if (handler == SIG_DFL)
-        return SIG_DFL;
-    hsr_signal_release(sig);
-    sighandler_t prev = real(sig, handler);
-    return prev == SIG_ERR ? SIG_ERR : SIG_DFL;
+    struct sigaction act, old;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = handler;
+    act.sa_flags = SA_RESTART;
+    sigemptyset(&act.sa_mask);
+    if (hsr_signal_program_action(sig, &act, &old) != 0)
+        return SIG_ERR;
+    return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void *)old.sa_sigaction : old.sa_handler;
 }
 
 /* ---- exec family ---- */
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execv_fn)(const char *, char *const[]);
 
-/* The program's envp, plus what the child needs to be recorded (core/exec_env.c). */
-#define CHILD_ENV(envp, out)               \
+/* The program's envp (environ for the forms without one), plus what the child
+ * needs to be recorded, and its MPI layer (core/exec_env.c). */
+#define CHILD_ENV(envp, program, out)      \
     char *room_[hsr_exec_env_slots(envp)]; \
     char buf_[hsr_exec_env_bytes(envp)];   \
-    char *const *out = hsr_exec_env(envp, room_, buf_, sizeof buf_)
+    char *const *out = hsr_exec_env(envp, program, room_, buf_, sizeof buf_)
+
+extern char **environ;
 
 int execve(const char *path, char *const argv[], char *const envp[])
 {
     hsr_before_exec();
-    CHILD_ENV(envp, env);
+    CHILD_ENV(envp, path, env);
     return NEXT(execve_fn, "execve")(path, argv, env);
 }
 
 int execv(const char *path, char *const argv[])
 {
     hsr_before_exec();
-    return NEXT(execv_fn, "execv")(path, argv);
-}
-
-int execvp(const char *file, char *const argv[])
-{
-    hsr_before_exec();
-    return NEXT(execv_fn, "execvp")(file, argv);
+    CHILD_ENV(environ, path, env);
+    return NEXT(execve_fn, "execve")(path, argv, env);
 }
 
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     hsr_before_exec();
-    CHILD_ENV(envp, env);
+    char found[4096];
+    CHILD_ENV(envp, hsr_exec_resolve(file, found, sizeof found), env);
     return NEXT(execve_fn, "execvpe")(file, argv, env);
 }
+
+int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
 
 int fexecve(int fd, char *const argv[], char *const envp[])
 {
     hsr_before_exec();
-    CHILD_ENV(envp, env);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    CHILD_ENV(envp, path, env);
     return NEXT(int (*)(int, char *const[], char *const[]), "fexecve")(fd, argv, env);
 }
 

@@ -281,6 +281,7 @@ int hsr_snapshot(unsigned reason, int from_signal)
     write_counts(&b, HS_CHUNK_API_COUNTS, &now.apis, &baseline.apis);
     write_stacks(&b, &now.stacks, &baseline.stacks);
     hsr_tracking_write(&b);
+    hsr_ending_write(&b, reason); /* a crash's or MPI_Abort's ENDING chunk (core/ending.c) */
 
     int incomplete = now.sizes.failed || now.apis.failed || now.stacks.failed;
     c = hsr_chunk_begin(&b, HS_CHUNK_SNAPSHOT_END);

@@ -24,6 +24,7 @@ def warnings(docs: dict) -> List[str]:
                    f"was full): lifetimes, the peak's holders and leaks miss them")
     job = docs.get("job") or {}
     out += job.get("warnings", [])
+    out += [docs["left_out"]] if docs.get("left_out") else []   # MPI launchers and daemons
     out += [f"symbols: {n}" for n in docs.get("notes", [])]
     return out
 
