@@ -6,6 +6,7 @@ import zlib
 import pytest
 import zstandard
 
+from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
 from heapscope.profile import framing, read_profile
 from heapscope.profile.model import lifetime_bin
@@ -222,8 +223,28 @@ def test_every_chunk_type_has_a_test_here():
     """A chunk type added to the table needs its reader test in this file."""
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
               "SIZE_COUNTS", "API_COUNTS", "STACK_TYPES", "TRACK_SUMMARY", "TRACK_TYPES",
-              "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS"}
+              "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS", "FAILED_ALLOCS"}
     assert set(ALL_CHUNKS) == tested
+
+
+def test_failed_allocs(tmp_path):
+    """Failed calls per region, API and size (None: past the recorder's table), added up
+    over chunks; an API id the reader does not know is an error, not a row left out."""
+    rows = [dict(region=1, api=API["malloc"], size=2 ** 64 - 1, calls=2, size_known=1),
+            dict(region=0, api=API["posix_memalign"], size=64, calls=1, size_known=1),
+            dict(region=1, api=API["calloc"], size=0, calls=5, size_known=0)]
+    b = ProfileBuilder()
+    b.snapshot(regions=[(1, 0, "solve")], sizes=[(1, 8, 3)],
+               extra=[("FAILED_ALLOCS", payload("FAILED_ALLOCS", rows=rows)),
+                      ("FAILED_ALLOCS", payload("FAILED_ALLOCS", rows=rows[:1]))])
+    p = read_profile(b.write(tmp_path / "f.hsp"))
+    assert p.failed_allocs == {("solve", "malloc", 2 ** 64 - 1): 4, ("(none)", "posix_memalign", 64): 1,
+                               ("solve", "calloc", None): 5}
+    assert p.size_counts == {("solve", 8): 3} and not p.extra_chunks
+    bad = ProfileBuilder()
+    bad.snapshot(extra=[("FAILED_ALLOCS", payload("FAILED_ALLOCS", rows=[dict(rows[0], api=99)]))])
+    with pytest.raises(HeapscopeError, match=r"malformed FAILED_ALLOCS chunk at byte \d+: unknown API id 99"):
+        read_profile(bad.write(tmp_path / "bad.hsp"))
 
 
 # ---- the C writer ----
@@ -244,7 +265,8 @@ def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
         record = codec.decode(c.payload, whole=True)
         assert codec.encode(record) == bytes(c.payload), fmt.chunk_name(c.type)
         seen.add(fmt.chunk_name(c.type))
-    assert seen == set(ALL_CHUNKS)
+    # FAILED_ALLOCS only when a call fails: tests/format/test_failed_allocs.py
+    assert seen == set(ALL_CHUNKS) - {"FAILED_ALLOCS"}
     p = read_profile(path)
     assert p.tracking.source == "track" and p.timeline.samples
     assert ("hold", 1 << 20) in p.size_counts

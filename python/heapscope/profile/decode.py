@@ -11,7 +11,7 @@ from heapscope.profile.layout import Malformed
 from heapscope.profile.model import Module
 
 __all__ = ["Malformed", "process", "settings", "snapshot_begin", "snapshot_end", "modules",
-           "regions", "size_rows", "api_rows", "stack_rows", "region_paths"]
+           "regions", "size_rows", "api_rows", "failed_rows", "stack_rows", "region_paths"]
 
 _CODEC = fmt.CODECS
 
@@ -61,6 +61,11 @@ def size_rows(payload):
 def api_rows(payload):
     """[(region_id, api, calls)]"""
     return _CODEC[fmt.CHUNK_API_COUNTS].decode(payload).rows
+
+
+def failed_rows(payload):
+    """[(region_id, api, size, calls, size_known, reserved)]"""
+    return _CODEC[fmt.FAILED_ALLOCS].decode(payload).rows
 
 
 def stack_rows(payload) -> List[Tuple[int, int, int, int, Tuple[int, ...]]]:

@@ -40,6 +40,10 @@ def read_profile(path) -> Profile:
         profile.warnings.append("no SETTINGS chunk: recording settings unknown")
 
     if not snapshots:
+        if frame.corrupt:
+            raise HeapscopeError(f"{path}: {frame.corrupt}; no complete snapshot before it")
+        if frame.header.write_failed:
+            raise HeapscopeError(f"{path}: no complete snapshot: {frame.header.write_failure()}")
         where = (f"file cut short at byte {frame.truncated_at}" if frame.truncated_at is not None
                  else "the process ended before its first dump")
         raise NoSnapshotError(f"{path}: no complete snapshot in this profile ({where})", path)
@@ -118,6 +122,14 @@ def _find_snapshots(frame, profile: Profile, path: str):
 
 def _incomplete_warnings(profile: Profile, frame, open_snapshot, file_size: int, chosen: int,
                          path: str) -> None:
+    if frame.header.write_failed:
+        profile.complete = False
+        profile.warnings.append(frame.header.write_failure())
+    if frame.corrupt:
+        profile.complete = False
+        profile.warnings.append(f"{frame.corrupt}: the chunks before it are read, "
+                                f"using snapshot {chosen}")
+        return
     cut = frame.truncated_at
     if cut is None and open_snapshot is None:
         return
@@ -153,6 +165,7 @@ def _decode_snapshot(profile: Profile, snapshot: List, path: str) -> None:
     sizes: Dict[Tuple[str, int], int] = {}
     apis: Dict[Tuple[str, str], int] = {}
     stacks: Dict[tuple, List[int]] = {}
+    failed: Dict[tuple, int] = {}
     for chunk in snapshot:
         t = chunk.type
         if t == fmt.CHUNK_MODULES:
@@ -172,8 +185,12 @@ def _decode_snapshot(profile: Profile, snapshot: List, path: str) -> None:
                     sizes[key] = sizes.get(key, 0) + count
         elif t == fmt.CHUNK_API_COUNTS:
             for rid, api, calls in _decode(decode.api_rows, chunk, path):
-                key = (_path(paths, rid, profile), fmt.api_name(api))
+                key = (_path(paths, rid, profile), _api(api, chunk, path))
                 apis[key] = apis.get(key, 0) + calls
+        elif t == fmt.FAILED_ALLOCS:
+            for rid, api, size, calls, size_known, _reserved in _decode(decode.failed_rows, chunk, path):
+                key = (_path(paths, rid, profile), _api(api, chunk, path), size if size_known else None)
+                failed[key] = failed.get(key, 0) + calls
         elif t == fmt.CHUNK_STACK_TYPES:
             for rid, size, count, nbytes, frames in _decode(decode.stack_rows, chunk, path):
                 key = (_path(paths, rid, profile), size, frames)
@@ -184,6 +201,7 @@ def _decode_snapshot(profile: Profile, snapshot: List, path: str) -> None:
             profile.extra_chunks.setdefault(t, []).append(bytes(chunk.payload))
     profile.size_counts = sizes
     profile.api_counts = apis
+    profile.failed_allocs = failed
     profile.stack_types = [StackType(region, size, count, nbytes, frames)
                            for (region, size, frames), (count, nbytes) in stacks.items()]
     profile.stack_types.sort(key=lambda s: (-s.count, s.region, s.size, s.frames))
@@ -201,3 +219,12 @@ def _path(paths: Dict[int, str], rid: int, profile: Profile) -> str:
         profile.regions[rid] = Region(rid, fmt.NO_PARENT, path, path)
         profile.warnings.append(f"counts refer to region {rid}, which the REGIONS chunk does not define")
     return path
+
+
+def _api(api: int, chunk, path: str) -> str:
+    """An API id's name; one this reader does not know is a malformed chunk, not a row
+    quietly left out."""
+    if not 0 <= api < len(fmt.API_NAMES) or not fmt.API_NAMES[api]:
+        raise HeapscopeError(f"{path}: malformed {fmt.chunk_name(chunk.type)} chunk at byte "
+                             f"{chunk.offset}: unknown API id {api}")
+    return fmt.API_NAMES[api]

@@ -213,9 +213,10 @@ static void realloc_done(struct hsr_dying *d, void *p, uint64_t n)
  * cached anew), the fast path over a peer (the guard held over its call) and the
  * general path. */
 
-static __attribute__((noinline)) void *count_failed(void)
+/* A fast-path malloc of n bytes (counted before the call) that returned NULL. */
+static __attribute__((noinline)) void *count_failed(size_t n)
 {
-    hsr_count_call(HS_API_FAILED);
+    hsr_fast_undo_alloc(HS_API_MALLOC, n);
     return NULL;
 }
 
@@ -225,7 +226,7 @@ static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
         hsr_guard = fast == HSR_FAST_GUARDED;
         void *p = hsr_real.malloc(n);
         hsr_guard = 0;
-        return HSR_LIKELY(p) ? p : count_failed();
+        return HSR_LIKELY(p) ? p : count_failed(n);
     }
     if (HSR_UNLIKELY(!hsr_real.free)) {
         if (resolving)
@@ -246,7 +247,7 @@ void *malloc(size_t n)
     int fast = HSR_HOT(c);
     if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_MALLOC, n))) {
         void *p = hsr_real.malloc(n);
-        return HSR_LIKELY(p) ? p : count_failed();
+        return HSR_LIKELY(p) ? p : count_failed(n);
     }
     return malloc_general(n, fast);
 }
