@@ -55,7 +55,7 @@
 /* Room reserved ahead of the file's end (profile_writer.c): a stream chunk leaves
  * at least this much (twice the largest snapshot so far, if more) for the next
  * snapshot; reservations grow a step ahead of what is needed. */
-#define HSR_PROFILE_ROOM_MIN (64u << 10)
+#define HSR_PROFILE_ROOM_MIN (32u << 10)
 #define HSR_PROFILE_ROOM_STEP (1u << 20)
 
 /* ---- the recorder's own memory, the exec environment (core/) ---- */

@@ -3,7 +3,8 @@
 Preloads libheapscope.so (then the chosen allocator, then any LD_PRELOAD the user
 had), passes the options as HEAPSCOPE_* environment variables, runs the program,
 forwards SIGINT/SIGTERM sent to heapscope itself, returns the program's exit code
-(128+N when a signal N killed it) and names the profile files written.
+(128+N when a signal N killed it; EXIT_INCOMPLETE when it succeeded but a profile is
+incomplete) and names the profile files written.
 """
 import argparse
 import os
@@ -19,6 +20,7 @@ from heapscope.commands.options import add_selection_options, duration_ns
 from heapscope.errors import HeapscopeError
 from heapscope.launch import check_program, program_words, run_forwarding
 from heapscope.native import library
+from heapscope.profile.framing import write_failure
 
 ENVIRONMENT = """\
 environment (what record sets; set them yourself to record without this command,
@@ -46,7 +48,11 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
                            0 = every call, off = none)
 A snapshot is written at exit, on heapscope_dump(), on SIGTERM/SIGINT (then the
 signal's default action) and SIGUSR1 (the program continues), and before exec.
-`heapscope record --print-library` prints the path to put in LD_PRELOAD."""
+`heapscope record --print-library` prints the path to put in LD_PRELOAD.
+Exit status: the program's (128+N when signal N killed it); 74 when the program
+succeeded but a profile is incomplete (a write failed: a full disk, a quota; the
+recorder said which file, at which byte and why, and record's last line names it)."""
+EXIT_INCOMPLETE = 74     # sysexits' EX_IOERR: the program succeeded, a profile is incomplete
 
 REGION_LIST = re.compile(r"^[^,/]+(/[^,/]+)*(,[^,/]+(/[^,/]+)*)*$")
 FORWARDED = (signal.SIGINT, signal.SIGTERM)
@@ -266,6 +272,13 @@ def run(args):
               f"cannot be recorded)", file=sys.stderr)
     if written and args.size and not args.no_symbolize:
         _symbolize(written)
+    incomplete = [(p.name, why) for p in written for why in [write_failure(p)] if why]
+    if incomplete:
+        print(f"heapscope: {len(incomplete)} incomplete profile{'s' if len(incomplete) > 1 else ''} "
+              f"(the recorder could not write {'them' if len(incomplete) > 1 else 'it'} whole): "
+              + "; ".join(f"{name}: {why}" for name, why in incomplete), file=sys.stderr)
+        if rc == 0:
+            return EXIT_INCOMPLETE
     return rc
 
 

@@ -48,8 +48,8 @@ class Header:
     def write_failure(self) -> str:
         """What the recorder said of its failed write, as a reader warning."""
         why = os.strerror(self.write_errno) if self.write_errno else "unknown error"
-        return (f"incomplete: the recorder could not write this file from byte "
-                f"{self.lost_at:,} on ({why}): what the run did after that is not in it")
+        return (f"incomplete: a write of the recorder failed at byte {self.lost_at:,} "
+                f"({why}): some of the run's data is not in this file")
 
 
 @dataclass
@@ -147,6 +147,30 @@ def check_header(data: bytes, path: str, file_size: Optional[int] = None) -> Hea
     if version == 1:
         return Header(1, h.header_size, h.start_real_ns)
     return Header(2, h.header_size, h.start_real_ns, h.flags, h.write_errno, h.lost_at)
+
+
+def write_failure(path) -> Optional[str]:
+    """Why the recorder left this file incomplete, from its header alone: empty or
+    shorter than its header (it could not write even that), or its header's
+    HEADER_WRITE_FAILED flag (a write failed: the byte and the errno's text). None for a
+    file the recorder wrote whole; what a reader of the whole file finds (a cut, a
+    corrupt chunk) is not looked for here."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(fmt.HEADER_SIZE)
+            size = os.fstat(fh.fileno()).st_size
+    except OSError as exc:
+        return f"cannot read it: {exc.strerror}"
+    if not data:
+        return "empty: the recorder could not write even its header"
+    try:
+        header = check_header(data, str(path), size)
+    except HeapscopeError as exc:
+        return str(exc).split(": ", 1)[-1]
+    if header.write_failed:
+        why = os.strerror(header.write_errno) if header.write_errno else "unknown error"
+        return f"a write failed at byte {header.lost_at:,} ({why})"
+    return None
 
 
 class _Walk:

@@ -354,9 +354,10 @@ static int write_all(const struct hsr_buf *b, int snapshot)
         hsr_profile_lost(errno ? errno : EBADF, "a chunk (the file was closed or replaced)");
         return -1;
     }
+    const char *what = eof == 0 ? "its header" : snapshot ? "a snapshot" : "a chunk";
     int err = make_room(b->len + (snapshot ? 0 : keep_room));
     if (err) {
-        hsr_profile_lost(err, snapshot ? "a snapshot" : "a chunk (room kept for the snapshot)");
+        hsr_profile_lost(err, snapshot ? what : "a chunk (room kept for the snapshot)");
         if (eof == 0)
             dead = 1;
         return -1;
@@ -372,7 +373,7 @@ static int write_all(const struct hsr_buf *b, int snapshot)
                 done = 0;
             else
                 eof += done; /* cannot cut: the reader sees a chunk cut short */
-            hsr_profile_lost(err, snapshot ? "a snapshot" : "a chunk");
+            hsr_profile_lost(err, what);
             if (eof == 0)
                 dead = 1;
             return -1;

@@ -1,0 +1,43 @@
+/* Allocation calls that fail, and known ones that succeed (tests/format/test_failed_allocs.py):
+ *   malloc(SIZE_MAX) x2                     NULL, ENOMEM
+ *   calloc(SIZE_MAX / 2, 4)                  NULL: the product overflows
+ *   posix_memalign(&p, 24, 64)               EINVAL: 24 is not a power of two
+ *   realloc(p, SIZE_MAX - 4096)              NULL, p left as it was
+ *   memalign(64, SIZE_MAX - 64)              NULL
+ *   operator new(SIZE_MAX / 2, nothrow)      NULL (C++ build only)
+ * and malloc(40) x3, calloc(10, 8) x1, posix_memalign(64, 256) x1 that succeed. Prints
+ * "failed N" (the calls that failed here, for the test to compare) and exits 0. */
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#ifdef __cplusplus
+#include <new>
+#endif
+
+static void *volatile sink;
+
+int main(void)
+{
+    int failed = 0;
+    void *p;
+    for (int i = 0; i < 2; i++)
+        failed += (sink = malloc(SIZE_MAX)) == NULL;
+    failed += (sink = calloc(SIZE_MAX / 2, 4)) == NULL;
+    failed += posix_memalign(&p, 24, 64) != 0;
+    void *keep = malloc(40);
+    failed += (sink = realloc(keep, SIZE_MAX - 4096)) == NULL;
+    failed += (sink = memalign(64, SIZE_MAX - 64)) == NULL;
+#ifdef __cplusplus
+    failed += (sink = ::operator new(SIZE_MAX / 2, std::nothrow)) == NULL;
+#endif
+    for (int i = 0; i < 2; i++)
+        free(malloc(40));
+    free(keep);
+    free(calloc(10, 8));
+    if (posix_memalign(&p, 64, 256) == 0)
+        free(p);
+    printf("failed %d\n", failed);
+    return 0;
+}
