@@ -6,9 +6,13 @@
  *   memalign(64, SIZE_MAX - 64)              NULL
  *   operator new(SIZE_MAX / 2, nothrow)      NULL (C++ build only)
  * and malloc(40) x3, calloc(10, 8) x1, posix_memalign(64, 256) x1 that succeed. Prints
- * "failed N" (the calls that failed here, for the test to compare) and exits 0. */
-#define _GNU_SOURCE
+ * "failed N" (the calls that failed here, for the test to compare) and exits 0.
+ * With argv[1] "oom": instead, malloc(512) under an address-space limit until 3 calls
+ * fail (small sizes take the recorder's fast path, counted before the call), then the
+ * limit lifted; prints "ok N failed 3". */
 #include <malloc.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +21,40 @@
 #endif
 
 static void *volatile sink;
+static void *kept[1 << 20];
 
-int main(void)
+static int oom(void)
 {
+    struct rlimit old, low;
+    getrlimit(RLIMIT_AS, &old);
+    kept[0] = malloc(512);
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f || fscanf(f, "%ld", &pages) != 1)
+        return 1;
+    fclose(f);
+    low = old;
+    low.rlim_cur = (rlim_t)pages * 4096 + (16u << 20);
+    setrlimit(RLIMIT_AS, &low);
+    long ok = 1, failed = 0;
+    while (failed < 3 && ok < (1 << 20)) {
+        void *p = malloc(512);
+        if (p)
+            kept[ok++] = p;
+        else
+            failed++;
+    }
+    setrlimit(RLIMIT_AS, &old);
+    for (long i = 0; i < ok; i++)
+        free(kept[i]);
+    printf("ok %ld failed %ld\n", ok, failed);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "oom") == 0)
+        return oom();
     int failed = 0;
     void *p;
     for (int i = 0; i < 2; i++)
