@@ -21,8 +21,10 @@
  *   | magic "HEAPSCPE" | u32 version | u32 header_size | u64 start_real_ns |
  *   |     8 bytes      |    (= 2)    |      (= 48)     | CLOCK_REALTIME    |
  *   +------------------+-------------+-----------------+-------------------+
- *   | u32 flags        | u32 write_errno | u64 lost_at | u64 reserved (0)  |
- *   +------------------+-----------------+-------------+-------------------+
+ *   | u32 flags        | u32 write_errno | u64 lost_at | u32 header_crc | u32 reserved (0) |
+ *   +------------------+-----------------+-------------+----------------+------------------+
+ *     header_crc = crc32 of the 40 bytes before it (a header that does not match is
+ *     corrupt: the file is rejected).
  *
  *   chunk   := u32 type | u32 crc | u64 payload_len | u32 head_crc | u32 reserved (0)
  *              | payload
@@ -61,11 +63,15 @@
  *   - header.flags bit HEADER_WRITE_FAILED: the recorder could not write some of its
  *     data (a full disk, a quota, an I/O error, out of memory building a chunk). It
  *     says so on stderr when it happens, cuts a chunk written in part back to the
- *     last whole one, and rewrites flags, write_errno (the errno, 0 unknown) and
- *     lost_at (the file's size when the first failed write began) in place; the file
+ *     last whole one, and rewrites flags, write_errno (the errno, 0 unknown),
+ *     lost_at (the file's size when the first failed write began) and header_crc in
+ *     place; the file
  *     goes on with the chunks it could write. Readers flag the file as incomplete. A
  *     file shorter than its header is incomplete too (an empty one: not even the
  *     header could be written).
+ *   - A snapshot lacking MODULES, REGIONS, SIZE_COUNTS or API_COUNTS (every recorder
+ *     writes one of each) is malformed; a file without SETTINGS is read with its
+ *     settings unknown, flagged as incomplete.
  *   - The data of a file is grouped in snapshots. Each dump (exit,
  *     heapscope_dump(), a signal, exec) appends one complete snapshot:
  *       SNAPSHOT_BEGIN, MODULES, REGIONS, SIZE_COUNTS, API_COUNTS, [FAILED_ALLOCS...],

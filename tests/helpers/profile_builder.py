@@ -65,9 +65,11 @@ def header(version=VERSION, header_size=None, start_real_ns=START_REAL_NS, flags
     if version == 1:
         return fmt.HEADER_V1.encode(dict(magic=MAGIC, version=1, start_real_ns=start_real_ns,
                                          header_size=header_size or fmt.HEADER_SIZE_V1))
-    return fmt.HEADER.encode(dict(magic=MAGIC, version=version, start_real_ns=start_real_ns,
-                                  header_size=header_size or fmt.HEADER_SIZE, flags=flags,
-                                  write_errno=write_errno, lost_at=lost_at))
+    fields = dict(magic=MAGIC, version=version, start_real_ns=start_real_ns,
+                  header_size=header_size or fmt.HEADER_SIZE, flags=flags,
+                  write_errno=write_errno, lost_at=lost_at, header_crc=0)
+    data = fmt.HEADER.encode(fields)
+    return fmt.HEADER.encode(dict(fields, header_crc=zlib.crc32(data[:40])))
 
 
 def chunks_of(data: bytes):

@@ -26,6 +26,7 @@ from heapscope.profile import format as fmt
 _HEAD = {2: fmt.CHUNK_HEADER.fixed, 1: fmt.CHUNK_HEADER_V1.fixed}   # by version
 _TYPE_LEN = struct.Struct("<IQ")     # what version 2's crc covers before the payload
 _V2_HEAD_CRC_SPAN = 16               # head_crc covers type, crc, payload_len
+_V2_HEADER_CRC_SPAN = 40             # the file header's crc covers the bytes before it
 
 
 @dataclass
@@ -92,10 +93,9 @@ class ChunkHead(NamedTuple):
 class Corrupt(Exception):
     """A corrupt chunk; str() is the reader's line: "corrupt chunk at byte N (type T): ..."."""
 
-    def __init__(self, offset: int, ctype: Optional[int], why: str):
+    def __init__(self, offset: int, ctype: int, why: str):
         self.offset = offset
-        kind = f" (type {ctype}, {fmt.chunk_name(ctype)})" if ctype is not None else ""
-        super().__init__(f"corrupt chunk at byte {offset}{kind}: {why}")
+        super().__init__(f"corrupt chunk at byte {offset} (type {ctype}, {fmt.chunk_name(ctype)}): {why}")
 
 
 def read_file(path: str) -> bytes:
@@ -144,6 +144,8 @@ def check_header(data: bytes, path: str, file_size: Optional[int] = None) -> Hea
         raise HeapscopeError(f"{path}: file too short for a heapscope header "
                              f"({file_size} of {header_size} bytes): incomplete")
     h = layout.decode(memoryview(data)[:size])
+    if version == 2 and zlib.crc32(bytes(data[:_V2_HEADER_CRC_SPAN])) != h.header_crc:
+        raise HeapscopeError(f"{path}: corrupt header (crc mismatch)")
     if version == 1:
         return Header(1, h.header_size, h.start_real_ns)
     return Header(2, h.header_size, h.start_real_ns, h.flags, h.write_errno, h.lost_at)
@@ -194,8 +196,8 @@ class _Walk:
             fields = head.unpack(raw)
             ctype, crc, length = fields[:3]
             if v2 and (zlib.crc32(raw[:_V2_HEAD_CRC_SPAN]) != fields[3] or fields[4] != 0):
-                raise Corrupt(offset, None, "its header's crc does not match (type and length "
-                                            "unknown)")
+                raise Corrupt(offset, ctype, "chunk header crc mismatch (type and length not to "
+                                             "be trusted)")
             if length > end - offset - head.size:
                 self.truncated_at = offset
                 return

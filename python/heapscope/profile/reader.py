@@ -37,6 +37,7 @@ def read_profile(path) -> Profile:
         profile.settings = _decode(decode.settings, first[fmt.CHUNK_SETTINGS], path)
     else:
         profile.settings = dict(stack_sizes="", stack_regions="", max_depth=0, unwinder="")
+        profile.complete = False
         profile.warnings.append("no SETTINGS chunk: recording settings unknown")
 
     if not snapshots:
@@ -144,8 +145,17 @@ def _incomplete_warnings(profile: Profile, frame, open_snapshot, file_size: int,
                                 f"using snapshot {chosen}")
 
 
+# Every snapshot has one of each (profile_format.h): one missing is a damaged file.
+_REQUIRED = (fmt.CHUNK_MODULES, fmt.CHUNK_REGIONS, fmt.CHUNK_SIZE_COUNTS, fmt.CHUNK_API_COUNTS)
+
+
 def _decode_snapshot(profile: Profile, snapshot: List, path: str) -> None:
     seq, reason, mono_ns = _decode(decode.snapshot_begin, snapshot[0], path)
+    present = {c.type for c in snapshot}
+    missing = [fmt.chunk_name(t) for t in _REQUIRED if t not in present]
+    if missing:
+        raise HeapscopeError(f"{path}: malformed snapshot {seq} at byte {snapshot[0].offset}: "
+                             f"no {' or '.join(missing)} chunk")
     profile.snapshot_seq = seq
     profile.snapshot_reason = fmt.reason_name(reason)
     profile.snapshot_mono_ns = mono_ns

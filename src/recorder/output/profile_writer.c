@@ -82,6 +82,7 @@ static uint64_t keep_room; /* what a stream write must leave for the next snapsh
 static int room_off;       /* fallocate is not supported here: plain writes */
 static int dead;           /* the header could not be written: no more writes */
 static _Atomic int failed; /* a write failed: said, and marked in the header */
+static uint8_t header[HS_HEADER_SIZE]; /* as written: mark_header rewrites its end */
 
 /* ---- growable byte buffer (mmap/mremap) ---- */
 
@@ -278,21 +279,28 @@ void hsr_profile_after_fork_child(void)
 
 /* ---- failures: said once, marked in the header (see the top of this file) ---- */
 
-/* The header's flags, write_errno and lost_at, rewritten in place through a
- * descriptor of its own (fd appends: pwrite on it would append too). */
+/* The header's crc over its first 40 bytes, at byte 40. */
+static void seal_header(void)
+{
+    uint32_t crc = (uint32_t)crc32_z(0, header, 40);
+    memcpy(header + 40, &crc, 4);
+}
+
+/* The header's flags, write_errno, lost_at and header_crc, rewritten in place through
+ * a descriptor of its own (fd appends: pwrite on it would append too). */
 static void mark_header(int err, uint64_t at)
 {
     if (at < HS_HEADER_SIZE)
         return; /* no whole header: the file's size says it all */
-    uint8_t fields[16];
     uint32_t flags = HS_HEADER_WRITE_FAILED, e = (uint32_t)err;
-    memcpy(fields, &flags, 4);
-    memcpy(fields + 4, &e, 4);
-    memcpy(fields + 8, &at, 8);
+    memcpy(header + 24, &flags, 4); /* offsetof(header, flags) */
+    memcpy(header + 28, &e, 4);
+    memcpy(header + 32, &at, 8);
+    seal_header();
     int f = open(path, O_WRONLY | O_CLOEXEC);
     if (f < 0)
         return;
-    (void)!pwrite(f, fields, sizeof fields, 24); /* offsetof(header, flags) */
+    (void)!pwrite(f, header + 24, HS_HEADER_SIZE - 24, 24);
     close(f);
 }
 
@@ -493,10 +501,16 @@ static void write_start(int rank)
     hsr_buf_u32(&b, HS_FORMAT_VERSION);
     hsr_buf_u32(&b, HS_HEADER_SIZE);
     hsr_buf_u64(&b, hsr_start_real_ns);
-    hsr_buf_u32(&b, 0); /* flags: HS_HEADER_WRITE_FAILED is set in place (mark_failed) */
+    hsr_buf_u32(&b, 0); /* flags: HS_HEADER_WRITE_FAILED is set in place (mark_header) */
     hsr_buf_u32(&b, 0); /* write_errno */
     hsr_buf_u64(&b, 0); /* lost_at */
-    hsr_buf_u64(&b, 0); /* reserved */
+    hsr_buf_u32(&b, 0); /* header_crc */
+    hsr_buf_u32(&b, 0); /* reserved */
+    if (!b.failed) {
+        memcpy(header, b.p, HS_HEADER_SIZE);
+        seal_header();
+        memcpy(b.p, header, HS_HEADER_SIZE);
+    }
 
     size_t c = hsr_chunk_begin(&b, HS_CHUNK_PROCESS);
     hsr_buf_u32(&b, (uint32_t)getpid());
