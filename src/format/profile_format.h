@@ -146,7 +146,11 @@
  *   are return addresses: symbolize at address - 1. Recorder frames are removed.
  *   Several STACK_TYPES chunks may appear in one snapshot; the reader adds them.
  *
- *   SNAPSHOT_END: lost_stacks counts the allocations in the selected sizes and regions
+ *   SNAPSHOT_END: types_crc (version 2) is the crc32 of the types, as u32, of the
+ *   chunks between SNAPSHOT_BEGIN and this one, in file order: a chunk retyped,
+ *   dropped or added inside a snapshot, crcs redone, makes the snapshot corrupt (the
+ *   reader uses the one before it and flags the file). Version 1 wrote 0 there.
+ *   lost_stacks counts the allocations in the selected sizes and regions
  *   whose stack could not be stored (table full).
  *
  *   Tracking, record --track (HEAPSCOPE_TRACK=1): TRACK_SUMMARY and TRACK_TYPES come

@@ -135,6 +135,7 @@ class ProfileBuilder:
         modules: (path, bias, build_id_bytes, [(lo, hi)]); extra: (type, payload) chunks."""
         self.add("SNAPSHOT_BEGIN", seq=self.seq, reason=REASONS[reason],
                  mono_ns=1000 * (self.seq + 1) if mono_ns is None else mono_ns)
+        begin = len(chunks_of(b"".join(self.parts)))     # the chunks after SNAPSHOT_BEGIN
         self.add("MODULES", modules=[
             dict(bias=bias, build_id=build_id, path=path, ranges=[dict(lo=lo, hi=hi) for lo, hi in ranges])
             for path, bias, build_id, ranges in modules])
@@ -146,7 +147,9 @@ class ProfileBuilder:
         for ctype, data in extra:
             self.raw(self.chunk(ctype, data))
         if end:
-            self.add("SNAPSHOT_END", seq=self.seq, lost_stacks=lost, total_threads=threads)
+            types = [t for t, _o, _p in chunks_of(b"".join(self.parts))[begin:]] if self.version >= 2 else []
+            self.add("SNAPSHOT_END", seq=self.seq, lost_stacks=lost, total_threads=threads,
+                     types_crc=zlib.crc32(b"".join(struct.pack("<I", t) for t in types)) if types else 0)
         self.seq += 1
         return self
 

@@ -43,6 +43,10 @@ def snapshot_end(payload) -> Tuple[int, int, int]:
     return r.seq, r.lost_stacks, r.total_threads
 
 
+def snapshot_types_crc(payload) -> int:
+    return _CODEC[fmt.CHUNK_SNAPSHOT_END].decode(payload).types_crc
+
+
 def modules(payload) -> List[Module]:
     return [Module(m.path, m.bias, m.build_id.hex(), tuple(m.ranges))   # ranges: (lo, hi) rows
             for m in _CODEC[fmt.CHUNK_MODULES].decode(payload).modules]

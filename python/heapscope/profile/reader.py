@@ -6,6 +6,8 @@ chunks, or else the replayed event trace) and timeline. The reader is the top of
 profile/: the modules it calls never import it.
 """
 import os
+import struct
+import zlib
 from pathlib import Path
 from typing import Dict, Iterable, List, Tuple
 
@@ -41,6 +43,9 @@ def read_profile(path) -> Profile:
         profile.warnings.append("no SETTINGS chunk: recording settings unknown")
 
     if not snapshots:
+        corrupt = [w for w in profile.warnings if " is corrupt: " in w]
+        if corrupt:
+            raise HeapscopeError(f"{path}: no complete snapshot: {corrupt[-1]}")
         if frame.corrupt:
             raise HeapscopeError(f"{path}: {frame.corrupt}; no complete snapshot before it")
         if frame.header.write_failed:
@@ -110,6 +115,14 @@ def _find_snapshots(frame, profile: Profile, path: str):
                 profile.warnings.append(f"snapshot end at byte {chunk.offset} without a beginning; ignored")
                 continue
             end_seq = _decode(decode.snapshot_end, chunk, path)[0]
+            if frame.header.version >= 2 and _types_crc(frame.chunks[open_at + 1:i]) != \
+                    _decode(decode.snapshot_types_crc, chunk, path):
+                profile.complete = False
+                profile.warnings.append(f"snapshot {open_seq} at byte {frame.chunks[open_at].offset} "
+                                        f"is corrupt: its chunk types are not the ones its end "
+                                        f"lists (a chunk retyped, lost or added); ignored")
+                open_at = None
+                continue
             if end_seq != open_seq:
                 profile.warnings.append(f"snapshot {open_seq} ends with seq {end_seq}; using it anyway")
             complete.append((open_at, i))
@@ -119,6 +132,11 @@ def _find_snapshots(frame, profile: Profile, path: str):
         elif chunk.type not in fmt.CORE_CHUNKS and open_at is None:
             profile.file_chunks.setdefault(chunk.type, []).append(bytes(chunk.payload))
     return complete, open_at
+
+
+def _types_crc(chunks) -> int:
+    """SNAPSHOT_END.types_crc of these chunks (profile_format.h)."""
+    return zlib.crc32(b"".join(struct.pack("<I", c.type) for c in chunks))
 
 
 def _incomplete_warnings(profile: Profile, frame, open_snapshot, file_size: int, chosen: int,

@@ -199,6 +199,20 @@ void hsr_chunk_end(struct hsr_buf *b, size_t start)
     memcpy(head + 16, &head_crc, 4);
 }
 
+/* crc32 of the types (u32) of the whole chunks in b from offset `from` on: a
+ * snapshot's SNAPSHOT_END.types_crc. */
+uint32_t hsr_chunk_types_crc(const struct hsr_buf *b, size_t from)
+{
+    uLong crc = crc32_z(0, NULL, 0);
+    for (size_t at = from; !b->failed && at + HS_CHUNK_HEADER_SIZE <= b->len;) {
+        uint64_t len;
+        memcpy(&len, b->p + at + 8, 8);
+        crc = crc32_z(crc, b->p + at, 4);
+        at += HS_CHUNK_HEADER_SIZE + len;
+    }
+    return (uint32_t)crc;
+}
+
 /* ---- the file ---- */
 
 int hsr_profile_is_open(void) { return fd >= 0; }

@@ -19,6 +19,7 @@ HSR_HIDDEN void hsr_buf_bytes(struct hsr_buf *b, const void *p, size_t n);
 HSR_HIDDEN void hsr_buf_str(struct hsr_buf *b, const char *s, size_t n);
 HSR_HIDDEN size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type);
 HSR_HIDDEN void hsr_chunk_end(struct hsr_buf *b, size_t start);
+HSR_HIDDEN uint32_t hsr_chunk_types_crc(const struct hsr_buf *b, size_t from);
 HSR_HIDDEN void hsr_buf_release(struct hsr_buf *b);
 /* A row count written before its rows: a u32 placeholder (hsr_count_slot returns where)
  * filled in once the rows are written (hsr_count_fill). */
