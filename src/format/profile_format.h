@@ -70,8 +70,9 @@
  *     file shorter than its header is incomplete too (an empty one: not even the
  *     header could be written).
  *   - A snapshot lacking MODULES, REGIONS, SIZE_COUNTS or API_COUNTS (every recorder
- *     writes one of each) is malformed; a file without SETTINGS is read with its
- *     settings unknown, flagged as incomplete.
+ *     writes one of each) is malformed, and so is a version 2 file without PROCESS
+ *     and SETTINGS (a version 1 file without SETTINGS is read with its settings
+ *     unknown, flagged as incomplete).
  *   - The data of a file is grouped in snapshots. Each dump (exit,
  *     heapscope_dump(), a signal, exec) appends one complete snapshot:
  *       SNAPSHOT_BEGIN, MODULES, REGIONS, SIZE_COUNTS, API_COUNTS, [FAILED_ALLOCS...],
@@ -146,10 +147,12 @@
  *   are return addresses: symbolize at address - 1. Recorder frames are removed.
  *   Several STACK_TYPES chunks may appear in one snapshot; the reader adds them.
  *
- *   SNAPSHOT_END: types_crc (version 2) is the crc32 of the types, as u32, of the
- *   chunks between SNAPSHOT_BEGIN and this one, in file order: a chunk retyped,
- *   dropped or added inside a snapshot, crcs redone, makes the snapshot corrupt (the
- *   reader uses the one before it and flags the file). Version 1 wrote 0 there.
+ *   SNAPSHOT_END: types_crc (version 2) is the crc32 of the types, as u32, of every
+ *   chunk of the file before this one, in file order (stream chunks of other threads
+ *   included: the writer fills it in as it appends the snapshot). A chunk retyped,
+ *   dropped or added before it, crcs redone (what only a crafted file or a writer bug
+ *   does), makes the snapshot corrupt: the reader reads up to the previous snapshot's
+ *   end and flags the file. Version 1 wrote 0 there.
  *   lost_stacks counts the allocations in the selected sizes and regions
  *   whose stack could not be stored (table full).
  *

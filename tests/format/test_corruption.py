@@ -12,7 +12,7 @@ import pytest
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
 from heapscope.profile import read_profile
-from helpers.profile_builder import API, ProfileBuilder, chunk, chunks_of, header, payload
+from helpers.profile_builder import API, ProfileBuilder, chunk, chunks_of, header, payload, types_crc
 
 HEAD = fmt.CHUNK_HEADER_SIZE
 
@@ -126,7 +126,7 @@ def test_snapshot_without_its_counts_is_malformed(tmp_path):
     retyped = header() + b"".join(chunk(200 if t == fmt.CHUNK_SIZE_COUNTS else t, p)
                                   for t, _o, p in chunks_of(b.data()))
     message = error_of(b.write(tmp_path / "t.hsp", retyped))
-    assert "no complete snapshot: snapshot 1 at byte" in message and "is corrupt: its chunk types" in message
+    assert "no complete snapshot: snapshot 0 at byte" in message and "is corrupt: the chunk types before its end" in message
 
 
 def test_corrupt_file_header(tmp_path):
@@ -176,8 +176,7 @@ def test_fixed_layout_chunk_may_grow(tmp_path):
             dict(id=0, parent_id=fmt.NO_PARENT, name="")]}), ("SIZE_COUNTS", {"rows": [
             dict(region=0, size=8, count=2)]}), ("API_COUNTS", {"rows": []})):
         b.add(name, **fields)
-    types = zlib.crc32(struct.pack("<4I", fmt.CHUNK_MODULES, fmt.CHUNK_REGIONS, fmt.CHUNK_SIZE_COUNTS,
-                                   fmt.CHUNK_API_COUNTS))
+    types = types_crc(t for t, _o, _p in chunks_of(b.data()))
     b.raw(chunk("SNAPSHOT_END", payload("SNAPSHOT_END", seq=0, types_crc=types, lost_stacks=0,
                                         total_threads=1) + b"later"))
     p = read_profile(b.write(tmp_path / "g.hsp"))
@@ -200,4 +199,4 @@ def test_snapshot_chunk_list_is_checked(tmp_path, change):
         out.insert(stacks, chunk(fmt.CHUNK_STACK_TYPES, parts[stacks][2]))
     p = read_profile(b.write(tmp_path / "s.hsp", header() + b"".join(out)))
     assert (p.snapshot_seq, p.complete, p.stack_types) == (0, False, [])
-    assert p.warnings[0].startswith("snapshot 1 at byte ") and "is corrupt: its chunk types" in p.warnings[0]
+    assert p.warnings[0].startswith("snapshot 1 at byte ") and "is corrupt: the chunk types before its end" in p.warnings[0]

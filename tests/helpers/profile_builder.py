@@ -72,6 +72,11 @@ def header(version=VERSION, header_size=None, start_real_ns=START_REAL_NS, flags
     return fmt.HEADER.encode(dict(fields, header_crc=zlib.crc32(data[:40])))
 
 
+def types_crc(types) -> int:
+    """SNAPSHOT_END.types_crc: crc32 of the types (u32) of every chunk before it."""
+    return zlib.crc32(b"".join(struct.pack("<I", t) for t in types))
+
+
 def chunks_of(data: bytes):
     """(type, offset, payload) of every chunk of a whole, well-framed file (either version)."""
     version, pos = struct.unpack_from("<II", data, 8)
@@ -85,7 +90,8 @@ def chunks_of(data: bytes):
 
 
 def reframe(data: bytes, change=lambda ctype, payload: payload) -> bytes:
-    """A file's bytes with each payload replaced by change(type, payload), crcs redone."""
+    """A file's bytes with each payload replaced by change(type, payload), crcs redone
+    (the types stay: SNAPSHOT_END.types_crc still holds)."""
     version, header_size = struct.unpack_from("<II", data, 8)
     return data[:header_size] + b"".join(chunk(t, change(t, p), version=version)
                                          for t, _offset, p in chunks_of(data))
@@ -135,7 +141,6 @@ class ProfileBuilder:
         modules: (path, bias, build_id_bytes, [(lo, hi)]); extra: (type, payload) chunks."""
         self.add("SNAPSHOT_BEGIN", seq=self.seq, reason=REASONS[reason],
                  mono_ns=1000 * (self.seq + 1) if mono_ns is None else mono_ns)
-        begin = len(chunks_of(b"".join(self.parts)))     # the chunks after SNAPSHOT_BEGIN
         self.add("MODULES", modules=[
             dict(bias=bias, build_id=build_id, path=path, ranges=[dict(lo=lo, hi=hi) for lo, hi in ranges])
             for path, bias, build_id, ranges in modules])
@@ -147,9 +152,9 @@ class ProfileBuilder:
         for ctype, data in extra:
             self.raw(self.chunk(ctype, data))
         if end:
-            types = [t for t, _o, _p in chunks_of(b"".join(self.parts))[begin:]] if self.version >= 2 else []
+            types = [t for t, _o, _p in chunks_of(b"".join(self.parts))] if self.version >= 2 else []
             self.add("SNAPSHOT_END", seq=self.seq, lost_stacks=lost, total_threads=threads,
-                     types_crc=zlib.crc32(b"".join(struct.pack("<I", t) for t in types)) if types else 0)
+                     types_crc=types_crc(types) if types else 0)
         self.seq += 1
         return self
 

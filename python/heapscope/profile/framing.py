@@ -144,7 +144,7 @@ def check_header(data: bytes, path: str, file_size: Optional[int] = None) -> Hea
         raise HeapscopeError(f"{path}: file too short for a heapscope header "
                              f"({file_size} of {header_size} bytes): incomplete")
     h = layout.decode(memoryview(data)[:size])
-    if version == 2 and zlib.crc32(bytes(data[:_V2_HEADER_CRC_SPAN])) != h.header_crc:
+    if version == 2 and (zlib.crc32(bytes(data[:_V2_HEADER_CRC_SPAN])) != h.header_crc or h.reserved):
         raise HeapscopeError(f"{path}: corrupt header (crc mismatch)")
     if version == 1:
         return Header(1, h.header_size, h.start_real_ns)

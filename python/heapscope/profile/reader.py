@@ -32,18 +32,22 @@ def read_profile(path) -> Profile:
     for chunk in frame.chunks:
         first.setdefault(chunk.type, chunk)
     if fmt.CHUNK_PROCESS not in first:
+        if frame.corrupt:
+            raise HeapscopeError(f"{path}: {frame.corrupt}; no complete snapshot before it")
         raise HeapscopeError(f"{path}: not a complete profile: no PROCESS chunk")
     for key, value in _decode(decode.process, first[fmt.CHUNK_PROCESS], path).items():
         setattr(profile, key, value)
     if fmt.CHUNK_SETTINGS in first:
         profile.settings = _decode(decode.settings, first[fmt.CHUNK_SETTINGS], path)
+    elif frame.header.version >= 2:   # every version 2 recorder writes it
+        raise HeapscopeError(f"{path}: not a complete profile: no SETTINGS chunk")
     else:
         profile.settings = dict(stack_sizes="", stack_regions="", max_depth=0, unwinder="")
         profile.complete = False
         profile.warnings.append("no SETTINGS chunk: recording settings unknown")
 
     if not snapshots:
-        corrupt = [w for w in profile.warnings if " is corrupt: " in w]
+        corrupt = [w for w in profile.warnings if w.endswith(": the file is read up to the snapshot before it")]
         if corrupt:
             raise HeapscopeError(f"{path}: no complete snapshot: {corrupt[-1]}")
         if frame.corrupt:
@@ -98,31 +102,49 @@ def load_profiles(paths: Iterable) -> List[Profile]:
     return [read_profile(f) for f in profile_files(paths)]
 
 
+_PLACE = {c.id: c.place for c in fmt.TABLE.chunks}
+
+
 def _find_snapshots(frame, profile: Profile, path: str):
-    """[(begin_index, end_index)] of complete snapshots, and the index of an unfinished one."""
+    """[(begin_index, end_index)] of complete snapshots, and the index of an unfinished one.
+    Version 2: a chunk out of place (a snapshot's outside one, a stream or file chunk
+    inside one, a snapshot begun twice or ended unbegun) or a SNAPSHOT_END whose
+    types_crc does not match ends the readable part at the last good snapshot."""
     complete: List[Tuple[int, int]] = []
     open_at = None
     open_seq = None
+    strict = frame.header.version >= 2
+    types = 0       # crc32 of the types of the chunks before this one (SNAPSHOT_END.types_crc)
     for i, chunk in enumerate(frame.chunks):
+        before, types = types, zlib.crc32(struct.pack("<I", chunk.type), types)
+        place = _PLACE.get(chunk.type)
+        inside = open_at is not None
+        if strict and place is not None and chunk.type not in (fmt.CHUNK_SNAPSHOT_BEGIN, fmt.CHUNK_SNAPSHOT_END) \
+                and (place == "snapshot") != inside or (place == "file" and complete):
+            return _cut(frame, profile, path, complete, open_at, i,
+                        f"{fmt.chunk_name(chunk.type)} chunk at byte {chunk.offset} is out of place")
         if chunk.type == fmt.CHUNK_SNAPSHOT_BEGIN:
-            if open_at is not None:
+            if inside:
+                if strict:
+                    return _cut(frame, profile, path, complete, open_at, i,
+                                f"snapshot {open_seq} at byte {frame.chunks[open_at].offset} has no end")
                 profile.warnings.append(f"snapshot {open_seq} at byte {frame.chunks[open_at].offset} "
                                         f"has no end; ignored")
             open_at = i
             open_seq = _decode(decode.snapshot_begin, chunk, path)[0]
         elif chunk.type == fmt.CHUNK_SNAPSHOT_END:
-            if open_at is None:
+            if not inside:
+                if strict:
+                    return _cut(frame, profile, path, complete, open_at, i,
+                                f"snapshot end at byte {chunk.offset} without a beginning")
                 profile.warnings.append(f"snapshot end at byte {chunk.offset} without a beginning; ignored")
                 continue
             end_seq = _decode(decode.snapshot_end, chunk, path)[0]
-            if frame.header.version >= 2 and _types_crc(frame.chunks[open_at + 1:i]) != \
-                    _decode(decode.snapshot_types_crc, chunk, path):
-                profile.complete = False
-                profile.warnings.append(f"snapshot {open_seq} at byte {frame.chunks[open_at].offset} "
-                                        f"is corrupt: its chunk types are not the ones its end "
-                                        f"lists (a chunk retyped, lost or added); ignored")
-                open_at = None
-                continue
+            if strict and before != _decode(decode.snapshot_types_crc, chunk, path):
+                return _cut(frame, profile, path, complete, open_at, i,
+                            f"snapshot {open_seq} at byte {frame.chunks[open_at].offset} is corrupt: "
+                            f"the chunk types before its end are not the ones it lists (a chunk "
+                            f"retyped, lost or added)")
             if end_seq != open_seq:
                 profile.warnings.append(f"snapshot {open_seq} ends with seq {end_seq}; using it anyway")
             complete.append((open_at, i))
@@ -134,9 +156,14 @@ def _find_snapshots(frame, profile: Profile, path: str):
     return complete, open_at
 
 
-def _types_crc(chunks) -> int:
-    """SNAPSHOT_END.types_crc of these chunks (profile_format.h)."""
-    return zlib.crc32(b"".join(struct.pack("<I", c.type) for c in chunks))
+def _cut(frame, profile: Profile, path: str, complete, open_at, at: int, why: str):
+    """The readable part ended at the last complete snapshot (or, with none, before the
+    snapshot or chunk at fault): every chunk left was vouched for by a snapshot's end."""
+    profile.complete = False
+    profile.warnings.append(f"{why}: the file is read up to the snapshot before it")
+    del frame.chunks[complete[-1][1] + 1 if complete else min(at, open_at if open_at is not None else at):]
+    profile.file_chunks.clear()
+    return _find_snapshots(frame, profile, path)
 
 
 def _incomplete_warnings(profile: Profile, frame, open_snapshot, file_size: int, chosen: int,

@@ -83,6 +83,7 @@ static int room_off;       /* fallocate is not supported here: plain writes */
 static int dead;           /* the header could not be written: no more writes */
 static _Atomic int failed; /* a write failed: said, and marked in the header */
 static uint8_t header[HS_HEADER_SIZE]; /* as written: mark_header rewrites its end */
+static uLong file_types;               /* crc32 of the types of the chunks written so far */
 
 /* ---- growable byte buffer (mmap/mremap) ---- */
 
@@ -199,18 +200,18 @@ void hsr_chunk_end(struct hsr_buf *b, size_t start)
     memcpy(head + 16, &head_crc, 4);
 }
 
-/* crc32 of the types (u32) of the whole chunks in b from offset `from` on: a
- * snapshot's SNAPSHOT_END.types_crc. */
-uint32_t hsr_chunk_types_crc(const struct hsr_buf *b, size_t from)
+/* The running crc32 of the types (u32) of the chunks of b from offset `from` to
+ * `to`; returns the offset of the chunk at `to` or after. */
+static size_t types_crc(uLong *crc, const struct hsr_buf *b, size_t from, size_t to)
 {
-    uLong crc = crc32_z(0, NULL, 0);
-    for (size_t at = from; !b->failed && at + HS_CHUNK_HEADER_SIZE <= b->len;) {
+    size_t at = from;
+    while (at + HS_CHUNK_HEADER_SIZE <= to) {
         uint64_t len;
         memcpy(&len, b->p + at + 8, 8);
-        crc = crc32_z(crc, b->p + at, 4);
+        *crc = crc32_z(*crc, b->p + at, 4);
         at += HS_CHUNK_HEADER_SIZE + len;
     }
-    return (uint32_t)crc;
+    return at;
 }
 
 /* ---- the file ---- */
@@ -368,7 +369,27 @@ static void give_back_room(void)
         room_end = eof;
 }
 
-static int write_all(const struct hsr_buf *b, int snapshot)
+/* SNAPSHOT_END.types_crc (the buffer's last chunk): the types of every chunk of the
+ * file, and of the buffer before it. Under the writer lock: no chunk comes between. */
+static void seal_snapshot(struct hsr_buf *b)
+{
+    uLong crc = file_types;
+    size_t end = 0, at = 0;
+    while (at + HS_CHUNK_HEADER_SIZE <= b->len) { /* the last chunk's offset */
+        end = at;
+        at = types_crc(&(uLong){0}, b, at, at + HS_CHUNK_HEADER_SIZE);
+    }
+    uint32_t type;
+    memcpy(&type, b->p + end, 4);
+    if (type != HS_CHUNK_SNAPSHOT_END || b->len - end != HS_CHUNK_HEADER_SIZE + 24)
+        return;
+    types_crc(&crc, b, 0, end);
+    uint32_t c = (uint32_t)crc;
+    memcpy(b->p + end + HS_CHUNK_HEADER_SIZE + 4, &c, 4);
+    hsr_chunk_end(b, end);
+}
+
+static int write_all(struct hsr_buf *b, int snapshot)
 {
     if (dead)
         return -1;
@@ -377,6 +398,8 @@ static int write_all(const struct hsr_buf *b, int snapshot)
         return -1;
     }
     const char *what = eof == 0 ? "its header" : snapshot ? "a snapshot" : "a chunk";
+    if (snapshot && eof > 0)
+        seal_snapshot(b);
     int err = make_room(b->len + (snapshot ? 0 : keep_room));
     if (err) {
         hsr_profile_lost(err, snapshot ? what : "a chunk (room kept for the snapshot)");
@@ -402,6 +425,7 @@ static int write_all(const struct hsr_buf *b, int snapshot)
         }
         done += (size_t)n;
     }
+    types_crc(&file_types, b, eof == 0 ? HS_HEADER_SIZE : 0, b->len);
     eof += b->len;
     if (snapshot && 2 * b->len > keep_room)
         keep_room = 2 * b->len;
@@ -598,6 +622,7 @@ int hsr_profile_open(void)
     fd_pid = (int)getpid();
     fd = move_high(fd);
     eof = room_end = 0;
+    file_types = crc32_z(0, NULL, 0);
     keep_room = HSR_PROFILE_ROOM_MIN;
     room_off = dead = 0;
     atomic_store(&failed, 0);

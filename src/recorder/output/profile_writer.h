@@ -19,7 +19,6 @@ HSR_HIDDEN void hsr_buf_bytes(struct hsr_buf *b, const void *p, size_t n);
 HSR_HIDDEN void hsr_buf_str(struct hsr_buf *b, const char *s, size_t n);
 HSR_HIDDEN size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type);
 HSR_HIDDEN void hsr_chunk_end(struct hsr_buf *b, size_t start);
-HSR_HIDDEN uint32_t hsr_chunk_types_crc(const struct hsr_buf *b, size_t from);
 HSR_HIDDEN void hsr_buf_release(struct hsr_buf *b);
 /* A row count written before its rows: a u32 placeholder (hsr_count_slot returns where)
  * filled in once the rows are written (hsr_count_fill). */
@@ -37,7 +36,8 @@ HSR_HIDDEN void hsr_rows_done(struct hsr_buf *b, struct hsr_rows *r);
 HSR_HIDDEN int hsr_profile_open(void); /* open a new file, write header/PROCESS/SETTINGS */
 /* Append a buffer of whole chunks: 0, or -1 (a failure is said once and marked in the
  * file, see profile_writer.c). A stream write leaves room for the next snapshot; a
- * snapshot's write may take the last of it. */
+ * snapshot's write may take the last of it, and fills in its SNAPSHOT_END's
+ * types_crc (the buffer's last chunk). */
 HSR_HIDDEN int hsr_profile_write(struct hsr_buf *b);
 HSR_HIDDEN int hsr_profile_write_snapshot(struct hsr_buf *b);
 /* Data that will not reach the file (err: an errno; what: "a snapshot"): said once,

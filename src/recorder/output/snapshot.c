@@ -303,7 +303,6 @@ int hsr_snapshot(unsigned reason, int from_signal)
     hsr_buf_u32(&b, reason);
     hsr_buf_u64(&b, hsr_now_ns(CLOCK_MONOTONIC) - hsr_start_mono_ns);
     hsr_chunk_end(&b, c);
-    size_t after_begin = b.len;
 
     c = hsr_chunk_begin(&b, HS_CHUNK_MODULES);
     hsr_modules_write(&b);
@@ -317,10 +316,9 @@ int hsr_snapshot(unsigned reason, int from_signal)
     hsr_tracking_write(&b);
 
     int incomplete = now.sizes.failed || now.apis.failed || now.stacks.failed || now.failed.failed;
-    uint32_t types_crc = hsr_chunk_types_crc(&b, after_begin);
     c = hsr_chunk_begin(&b, HS_CHUNK_SNAPSHOT_END);
     hsr_buf_u32(&b, seq);
-    hsr_buf_u32(&b, types_crc);
+    hsr_buf_u32(&b, 0); /* types_crc: the writer's, as it appends (hsr_profile_write_snapshot) */
     hsr_buf_u64(&b, now.lost - baseline.lost);
     hsr_buf_u64(&b, hsr_threads_seen());
     hsr_chunk_end(&b, c);
