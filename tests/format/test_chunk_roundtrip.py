@@ -270,6 +270,25 @@ def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
     p = read_profile(path)
     assert p.tracking.source == "track" and p.timeline.samples
     assert ("hold", 1 << 20) in p.size_counts
+    assert p.complete and p.warnings == []
+
+
+def test_recorder_snapshots_among_stream_chunks(heapscope, build, tmp_path):
+    """Snapshots written while the timeline sampler and the trace writer append their
+    chunks: each SNAPSHOT_END's types_crc (filled in as the writer appends it) vouches
+    for every chunk before it, so the reader takes the last one, unflagged."""
+    exe = build("fmt_sizes.c", "-DHEAPSCOPE_WEAK")
+    heapscope("record", "-o", tmp_path, "--trace", "--timeline-interval", "1ms", "--", exe,
+              "2000", "dumps")
+    (path,) = tmp_path.glob("*.hsp")
+    frame = framing.parse(path.read_bytes(), str(path))
+    kinds = [c.type for c in frame.chunks]
+    assert kinds.count(fmt.CHUNK_SNAPSHOT_END) == 21
+    between = kinds[kinds.index(fmt.CHUNK_SNAPSHOT_END):]
+    assert fmt.TIMELINE_SAMPLES in between and fmt.TRACE_EVENTS in between
+    p = read_profile(path)
+    assert (p.snapshot_seq, p.snapshot_reason, p.complete, p.warnings) == (20, "exit", True, [])
+    assert sum(n for (_r, s), n in p.size_counts.items() if 1000 <= s < 3000) == 2000
 
 
 def test_trace_of_a_file_with_a_longer_header(tmp_path):

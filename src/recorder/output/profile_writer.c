@@ -76,12 +76,12 @@ static ino_t fd_ino; /* (daemons, MPI launchers' children) may have closed or re
 static char path[4096];
 
 /* Written under the writer lock (below), reset when a file opens. */
-static uint64_t eof;       /* bytes of whole chunks in the file */
-static uint64_t room_end;  /* blocks reserved up to here */
-static uint64_t keep_room; /* what a stream write must leave for the next snapshot */
-static int room_off;       /* fallocate is not supported here: plain writes */
-static int dead;           /* the header could not be written: no more writes */
-static _Atomic int failed; /* a write failed: said, and marked in the header */
+static uint64_t eof;                   /* bytes of whole chunks in the file */
+static uint64_t room_end;              /* blocks reserved up to here */
+static uint64_t keep_room;             /* what a stream write must leave for the next snapshot */
+static int room_off;                   /* fallocate is not supported here: plain writes */
+static int dead;                       /* the header could not be written: no more writes */
+static _Atomic int failed;             /* a write failed: said, and marked in the header */
 static uint8_t header[HS_HEADER_SIZE]; /* as written: mark_header rewrites its end */
 static uLong file_types;               /* crc32 of the types of the chunks written so far */
 
@@ -191,8 +191,8 @@ void hsr_chunk_end(struct hsr_buf *b, size_t start)
     memcpy(head + 8, &len, 8);
     /* zlib's: about 10x the speed of a byte-wise table, which cost 0.5 s of
      * trace mode's writer thread on the churn benchmark (170 MB of events) */
-    uLong crc = crc32_z(0, head, 4);   /* type */
-    crc = crc32_z(crc, head + 8, 8);   /* payload_len */
+    uLong crc = crc32_z(0, head, 4); /* type */
+    crc = crc32_z(crc, head + 8, 8); /* payload_len */
     crc = crc32_z(crc, head + HS_CHUNK_HEADER_SIZE, len);
     uint32_t c = (uint32_t)crc;
     memcpy(head + 4, &c, 4);
