@@ -55,12 +55,17 @@ def test_failed_calls_counted_apart(heapscope, build, tmp_path, cxx):
     assert "18,446,744,073,709,551,615" not in text.split("Failed allocation calls")[0]
 
 
-def test_fast_path_failure_is_taken_back(heapscope, build, tmp_path):
-    """malloc(512) counted before the real call (counts-only fast path) and failing:
-    its size count is taken back, the failure counted apart."""
-    exe = build("fmt_failed.c", "-Wno-alloc-size-larger-than")
+@pytest.mark.parametrize("cxx", [False, True], ids=["c", "cxx"])
+def test_fast_path_failure_is_taken_back(heapscope, build, tmp_path, cxx):
+    """malloc(512) and (C++) new char[512], counted before the real call (the counts-only
+    fast paths) and failing: the size count is taken back, the failure counted apart."""
+    exe = build("fmt_failed.c", "-Wno-alloc-size-larger-than", cxx=cxx, name=f"fmt_failed_{cxx}")
     res, p = record(heapscope, tmp_path, exe, "oom")
-    ok, failed = (int(w) for w in res.stdout.split()[1::2])
-    assert failed == 3
+    ok, failed, new_failed = (int(w) for w in res.stdout.split()[1::2])
+    assert (failed, new_failed) == (3, 2 if cxx else 0)
     assert p.size_counts[("(none)", 512)] == ok
-    assert p.failed_allocs == {("(none)", "malloc", 512): 3}
+    expected = {("(none)", "malloc", 512): 3}
+    if cxx:
+        expected[("(none)", "operator_new", 512)] = 2
+    assert p.failed_allocs == expected
+    assert p.api_counts[("(none)", "failed")] == 3 + new_failed

@@ -9,7 +9,8 @@
  * "failed N" (the calls that failed here, for the test to compare) and exits 0.
  * With argv[1] "oom": instead, malloc(512) under an address-space limit until 3 calls
  * fail (small sizes take the recorder's fast path, counted before the call), then the
- * limit lifted; prints "ok N failed 3". */
+ * limit lifted (C++: then new char[512] twice, each throwing bad_alloc); prints
+ * "ok N failed 3 new_failed M". */
 #include <malloc.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -44,10 +45,21 @@ static int oom(void)
         else
             failed++;
     }
+    long new_failed = 0;
+#ifdef __cplusplus
+    for (int i = 0; i < 2; i++) { /* the recorder's operator new fast path, failing */
+        try {
+            char *c = new char[512];
+            delete[] c;
+        } catch (const std::bad_alloc &) {
+            new_failed++;
+        }
+    }
+#endif
     setrlimit(RLIMIT_AS, &old);
     for (long i = 0; i < ok; i++)
         free(kept[i]);
-    printf("ok %ld failed %ld\n", ok, failed);
+    printf("ok %ld failed %ld new_failed %ld\n", ok, failed, new_failed);
     return 0;
 }
 

@@ -334,8 +334,6 @@ void hsr_profile_lost(int err, const char *what)
     hsr_warn(msg);
 }
 
-int hsr_profile_failed(void) { return atomic_load(&failed); }
-
 /* Room for n more bytes: 0, or the errno of a refused reservation. */
 static int make_room(uint64_t n)
 {
@@ -632,5 +630,7 @@ int hsr_profile_open(void)
         fd_ino = st.st_ino;
     }
     write_start(rank);
+    if (!dead)
+        (void)make_room(keep_room); /* held from the start; a refusal is said at a write */
     return 0;
 }

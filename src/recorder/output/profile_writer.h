@@ -41,9 +41,8 @@ HSR_HIDDEN int hsr_profile_open(void); /* open a new file, write header/PROCESS/
 HSR_HIDDEN int hsr_profile_write(struct hsr_buf *b);
 HSR_HIDDEN int hsr_profile_write_snapshot(struct hsr_buf *b);
 /* Data that will not reach the file (err: an errno; what: "a snapshot"): said once,
- * marked in the header. 1 once anything was lost. */
+ * marked in the header. */
 HSR_HIDDEN void hsr_profile_lost(int err, const char *what);
-HSR_HIDDEN int hsr_profile_failed(void);
 HSR_HIDDEN void hsr_profile_close(void);
 HSR_HIDDEN int hsr_profile_is_open(void);
 HSR_HIDDEN const char *hsr_profile_path(void);
