@@ -152,7 +152,7 @@ static void *call_new(int which, size_t n, size_t align)
 
 struct new_scope {
     int ok;
-    int fast;  /* already counted by the fast path (its cached counts) */
+    int fast; /* already counted by the fast path (its cached counts) */
     size_t n;
 };
 
