@@ -213,10 +213,11 @@ static void realloc_done(struct hsr_dying *d, void *p, uint64_t n)
  * cached anew), the fast path over a peer (the guard held over its call) and the
  * general path. */
 
-/* A fast-path malloc of n bytes (counted before the call) that returned NULL. */
-static __attribute__((noinline)) void *count_failed(size_t n)
+/* A fast-path malloc (counted before the call) that returned NULL; its size is in
+ * hsr_tls.new_size (core/tls.h). */
+static __attribute__((noinline)) void *count_failed(void)
 {
-    hsr_fast_undo_alloc(HS_API_MALLOC, n);
+    hsr_fast_undo_alloc(HS_API_MALLOC, hsr_tls.new_size);
     return NULL;
 }
 
@@ -224,9 +225,10 @@ static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
 {
     if (fast != HSR_FAST_NONE && hsr_fast_retry_alloc(HS_API_MALLOC, n)) {
         hsr_guard = fast == HSR_FAST_GUARDED;
+        hsr_tls.new_size = n;
         void *p = hsr_real.malloc(n);
         hsr_guard = 0;
-        return HSR_LIKELY(p) ? p : count_failed(n);
+        return HSR_LIKELY(p) ? p : count_failed();
     }
     if (HSR_UNLIKELY(!hsr_real.free)) {
         if (resolving)
@@ -246,8 +248,9 @@ void *malloc(size_t n)
 {
     int fast = HSR_HOT(c);
     if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_MALLOC, n))) {
+        hsr_tls.new_size = n;
         void *p = hsr_real.malloc(n);
-        return HSR_LIKELY(p) ? p : count_failed(n);
+        return HSR_LIKELY(p) ? p : count_failed();
     }
     return malloc_general(n, fast);
 }
