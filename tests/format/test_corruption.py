@@ -200,3 +200,23 @@ def test_snapshot_chunk_list_is_checked(tmp_path, change):
     p = read_profile(b.write(tmp_path / "s.hsp", header() + b"".join(out)))
     assert (p.snapshot_seq, p.complete, p.stack_types) == (0, False, [])
     assert p.warnings[0].startswith("snapshot 1 at byte ") and "is corrupt: the chunk types before its end" in p.warnings[0]
+
+
+def test_version_1_keeps_its_lenient_structure_rules(tmp_path):
+    """Version 1 files were written without types_crc or place checks: a chunk after a
+    snapshot that version 2 would call out of place is read as before."""
+    b = ProfileBuilder(version=1)
+    b.snapshot(sizes=[(0, 8, 1)])
+    b.add("PROCESS", pid=9, ppid=1, rank=-1, start_real_ns=0, host="h", exe="/x", cmdline="x",
+          job_id="", recorder_version="v1")
+    b.snapshot(sizes=[(0, 8, 2)])
+    p = read_profile(b.write(tmp_path / "v1.hsp"))
+    assert p.snapshot_seq == 1 and p.size_counts == {("(none)", 8): 2} and p.complete
+    v2 = ProfileBuilder()
+    v2.snapshot(sizes=[(0, 8, 1)])
+    v2.add("PROCESS", pid=9, ppid=1, rank=-1, start_real_ns=0, host="h", exe="/x", cmdline="x",
+           job_id="", recorder_version="v2")
+    v2.snapshot(sizes=[(0, 8, 2)])
+    p = read_profile(v2.write(tmp_path / "v2.hsp"))
+    assert p.snapshot_seq == 0 and not p.complete
+    assert p.warnings[0].startswith("PROCESS chunk at byte") and "is out of place" in p.warnings[0]

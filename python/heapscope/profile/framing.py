@@ -67,6 +67,7 @@ class Framing:
     truncated_at: Optional[int]   # offset of the first chunk cut short, None if the file is whole
     corrupt_at: Optional[int] = None   # offset of the first corrupt chunk
     corrupt: str = ""                  # "corrupt chunk at byte N (type T): why"
+    cut: str = ""                      # the reader's: why it cut the chunks short (reader.py)
 
     @property
     def start_real_ns(self) -> int:

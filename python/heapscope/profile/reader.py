@@ -47,9 +47,8 @@ def read_profile(path) -> Profile:
         profile.warnings.append("no SETTINGS chunk: recording settings unknown")
 
     if not snapshots:
-        corrupt = [w for w in profile.warnings if w.endswith(": the file is read up to the snapshot before it")]
-        if corrupt:
-            raise HeapscopeError(f"{path}: no complete snapshot: {corrupt[-1]}")
+        if frame.cut:
+            raise HeapscopeError(f"{path}: no complete snapshot: {frame.cut}")
         if frame.corrupt:
             raise HeapscopeError(f"{path}: {frame.corrupt}; no complete snapshot before it")
         if frame.header.write_failed:
@@ -119,8 +118,9 @@ def _find_snapshots(frame, profile: Profile, path: str):
         before, types = types, zlib.crc32(struct.pack("<I", chunk.type), types)
         place = _PLACE.get(chunk.type)
         inside = open_at is not None
-        if strict and place is not None and chunk.type not in (fmt.CHUNK_SNAPSHOT_BEGIN, fmt.CHUNK_SNAPSHOT_END) \
-                and (place == "snapshot") != inside or (place == "file" and complete):
+        misplaced = chunk.type not in (fmt.CHUNK_SNAPSHOT_BEGIN, fmt.CHUNK_SNAPSHOT_END) and (
+            (place == "snapshot") != inside or (place == "file" and bool(complete)))
+        if strict and place is not None and misplaced:
             return _cut(frame, profile, path, complete, open_at, i,
                         f"{fmt.chunk_name(chunk.type)} chunk at byte {chunk.offset} is out of place")
         if chunk.type == fmt.CHUNK_SNAPSHOT_BEGIN:
@@ -160,6 +160,7 @@ def _cut(frame, profile: Profile, path: str, complete, open_at, at: int, why: st
     """The readable part ended at the last complete snapshot (or, with none, before the
     snapshot or chunk at fault): every chunk left was vouched for by a snapshot's end."""
     profile.complete = False
+    frame.cut = why
     profile.warnings.append(f"{why}: the file is read up to the snapshot before it")
     del frame.chunks[complete[-1][1] + 1 if complete else min(at, open_at if open_at is not None else at):]
     profile.file_chunks.clear()
