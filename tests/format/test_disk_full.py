@@ -115,3 +115,8 @@ def test_room_is_given_back(heapscope, build, tiny_fs):
     assert path.stat().st_blocks * 512 < path.stat().st_size + 8192
     p = read_profile(path)
     assert p.complete and p.size_counts[("(none)", 1000)] == 1 and len(p.size_counts) >= 100
+
+
+def test_exit_status_is_documented(heapscope):
+    text = " ".join(heapscope("record", "--help").stdout.split())
+    assert f"{INCOMPLETE} when the program succeeded but a profile is incomplete" in text
