@@ -13,7 +13,7 @@ from heapscope.profile import format as fmt
 
 MAX = 2 ** 64 - 1
 FAILED = {("malloc", MAX): 2, ("calloc", MAX): 1, ("posix_memalign", 64): 1,
-          ("realloc", MAX - 4096): 1, ("memalign", MAX - 64): 1}
+          ("realloc", MAX - 4096): 1, ("memalign", MAX - 64): 1, ("aligned_alloc", MAX - 127): 1}
 FAILED_CXX = {**FAILED, ("operator_new", MAX // 2): 1}
 
 

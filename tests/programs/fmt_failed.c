@@ -4,6 +4,7 @@
  *   posix_memalign(&p, 24, 64)               EINVAL: 24 is not a power of two
  *   realloc(p, SIZE_MAX - 4096)              NULL, p left as it was
  *   memalign(64, SIZE_MAX - 64)              NULL
+ *   aligned_alloc(64, SIZE_MAX - 127)        NULL
  *   operator new(SIZE_MAX / 2, nothrow)      NULL (C++ build only)
  * and malloc(40) x3, calloc(10, 8) x1, posix_memalign(64, 256) x1 that succeed. Prints
  * "failed N" (the calls that failed here, for the test to compare) and exits 0.
@@ -76,6 +77,7 @@ int main(int argc, char **argv)
     void *keep = malloc(40);
     failed += (sink = realloc(keep, SIZE_MAX - 4096)) == NULL;
     failed += (sink = memalign(64, SIZE_MAX - 64)) == NULL;
+    failed += (sink = aligned_alloc(64, SIZE_MAX - 127)) == NULL;
 #ifdef __cplusplus
     failed += (sink = ::operator new(SIZE_MAX / 2, std::nothrow)) == NULL;
 #endif
