@@ -379,8 +379,8 @@ static void seal_snapshot(struct hsr_buf *b)
     }
     uint32_t type;
     memcpy(&type, b->p + end, 4);
-    if (type != HS_CHUNK_SNAPSHOT_END || b->len - end != HS_CHUNK_HEADER_SIZE + 24)
-        return;
+    if (type != HS_CHUNK_SNAPSHOT_END || b->len - end < HS_CHUNK_HEADER_SIZE + 8)
+        return; /* (a later version may append fields to SNAPSHOT_END) */
     types_crc(&crc, b, 0, end);
     uint32_t c = (uint32_t)crc;
     memcpy(b->p + end + HS_CHUNK_HEADER_SIZE + 4, &c, 4);
