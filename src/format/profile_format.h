@@ -1,5 +1,5 @@
 /*
- * heapscope profile file format, version 1.
+ * heapscope profile file format, version 2 (version 1 files are still read).
  *
  * The format is described once, in two files side by side:
  *   - this header: the grammar in prose (file header, chunk framing, reading rules)
@@ -16,14 +16,27 @@
  *
  *   file    := header chunk*
  *
- *   header  (32 bytes)
- *   +--------------------+------------+----------------+-------------------+----------+
- *   | magic "HEAPSCPE"   | u32 version| u32 header_size| u64 start_real_ns | u64 zero |
- *   |      8 bytes       |    (= 1)   |     (= 32)     | CLOCK_REALTIME    | reserved |
- *   +--------------------+------------+----------------+-------------------+----------+
+ *   header  (48 bytes)
+ *   +------------------+-------------+-----------------+-------------------+
+ *   | magic "HEAPSCPE" | u32 version | u32 header_size | u64 start_real_ns |
+ *   |     8 bytes      |    (= 2)    |      (= 48)     | CLOCK_REALTIME    |
+ *   +------------------+-------------+-----------------+-------------------+
+ *   | u32 flags        | u32 write_errno | u64 lost_at | u32 header_crc | u32 reserved (0) |
+ *   +------------------+-----------------+-------------+----------------+------------------+
+ *     header_crc = crc32 of the 40 bytes before it (a header that does not match is
+ *     corrupt: the file is rejected).
  *
- *   chunk   := u32 type | u32 crc32(payload) | u64 payload_len | payload
- *              (crc32 is the zlib/IEEE 802.3 polynomial, as Python's zlib.crc32)
+ *   chunk   := u32 type | u32 crc | u64 payload_len | u32 head_crc | u32 reserved (0)
+ *              | payload
+ *     crc      = crc32 of type (u32), payload_len (u64) and the payload, in that order;
+ *     head_crc = crc32 of the chunk's first 16 bytes (type, crc, payload_len).
+ *     (crc32 is the zlib/IEEE 802.3 polynomial, as Python's zlib.crc32; chained:
+ *     zlib.crc32(payload, zlib.crc32(pack("<IQ", type, payload_len)))).
+ *
+ *   Version 1 (still read): a 32-byte header whose last 8 bytes are reserved (no
+ *   flags), and chunk := u32 type | u32 crc32(payload) | u64 payload_len | payload:
+ *   its crc covers neither the type nor the length, so a changed type byte went
+ *   unseen, and a damaged length could only look like a file cut short.
  *
  *   str     := u32 byte_length | bytes        (UTF-8 or raw bytes, no NUL)
  *
@@ -33,12 +46,37 @@
  *   - A reader starts at header_size, not at 32: a later version may lengthen the header.
  *   - A chunk whose header or payload runs past end-of-file marks the end of the
  *     readable file (the process died while writing); everything before it stands.
- *   - A crc32 mismatch, a bad magic or an unknown major version is corruption:
- *     the reader rejects the file with one clear line.
+ *     (Version 2: the header's head_crc is checked first, so a damaged length is
+ *     corruption, not a cut.)
+ *   - A chunk whose head_crc or crc does not match (or whose reserved word is not 0)
+ *     is corrupt: the reader says "corrupt chunk at byte N (type T)" and reads the
+ *     chunks before it, as for a cut (the file flagged as incomplete); with no
+ *     complete snapshot before it, the file is rejected with that line. A bad magic
+ *     or a version this reader does not know rejects the file with one line.
+ *   - A payload whose layout ends with counted rows or values (SIZE_COUNTS,
+ *     MODULES, TIMELINE ...) must end with its last row: a count that disagrees with
+ *     the payload is a malformed chunk (an error), never rows silently dropped. A
+ *     layout that ends with fixed fields may be followed by more bytes (a later
+ *     version may append fields), which a reader skips. An enum value a reader does
+ *     not know where it must know it (an API id of API_COUNTS or FAILED_ALLOCS) is a
+ *     malformed chunk too.
+ *   - header.flags bit HEADER_WRITE_FAILED: the recorder could not write some of its
+ *     data (a full disk, a quota, an I/O error, out of memory building a chunk). It
+ *     says so on stderr when it happens, cuts a chunk written in part back to the
+ *     last whole one, and rewrites flags, write_errno (the errno, 0 unknown),
+ *     lost_at (the file's size when the first failed write began) and header_crc in
+ *     place; the file
+ *     goes on with the chunks it could write. Readers flag the file as incomplete. A
+ *     file shorter than its header is incomplete too (an empty one: not even the
+ *     header could be written).
+ *   - A snapshot lacking MODULES, REGIONS, SIZE_COUNTS or API_COUNTS (every recorder
+ *     writes one of each) is malformed, and so is a version 2 file without PROCESS
+ *     and SETTINGS (a version 1 file without SETTINGS is read with its settings
+ *     unknown, flagged as incomplete).
  *   - The data of a file is grouped in snapshots. Each dump (exit,
  *     heapscope_dump(), a signal, exec) appends one complete snapshot:
- *       SNAPSHOT_BEGIN, MODULES, REGIONS, SIZE_COUNTS, API_COUNTS, STACK_TYPES...,
- *       [TRACK_SUMMARY, TRACK_TYPES...], SNAPSHOT_END
+ *       SNAPSHOT_BEGIN, MODULES, REGIONS, SIZE_COUNTS, API_COUNTS, [FAILED_ALLOCS...],
+ *       STACK_TYPES..., [TRACK_SUMMARY, TRACK_TYPES...], SNAPSHOT_END
  *     Counts in a snapshot are cumulative since process start (or since the last
  *     heapscope_reset()), so the reader uses the LAST snapshot that has its END.
  *     A snapshot cut short is reported as such and the previous complete one used.
@@ -67,10 +105,12 @@
  *    22  HEAP_PEAK         stream    exact heap peaks so far, with each TIMELINE (HS_TIMELINE_HEAP_PEAK)
  *    30  ENDING            snapshot  a crash's signal or MPI_Abort's code (HS_ENDING)
  *    31  SAMPLING          file      record --sample-bytes: stacks are samples, mean bytes apart
+ *    32  FAILED_ALLOCS     snapshot  allocation calls that failed, per API and size (HS_FAILED_ALLOCS)
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
- * hs_track_chunk_type, hs_timeline_chunk_type, hs_sampling_chunk_type) belong to
- * optional modes, and a reader that does not know them skips them. Ids 14..19 and 23..29 are free for those
+ * hs_track_chunk_type, hs_timeline_chunk_type, hs_ending_chunk_type,
+ * hs_sampling_chunk_type, hs_failed_chunk_type) belong to optional modes or rare
+ * events, and a reader that does not know them skips them. Ids 15..19 and 23..29 are free for those
  * families; 30 and above for new ones.
  *
  * What the chunks mean, beyond their fields' comments in the table:
@@ -91,11 +131,19 @@
  *   operator new(n) / new[](n) (all variants) -> n. C++ operators are interposed
  *   too (peer allocators such as tcmalloc define their own); the malloc that
  *   libstdc++'s operator new makes inside is not counted a second time.
- *   Every call that asks for a block is counted, successful or not; bytes are
- *   size * count. realloc(p, 0) with p != NULL is a free, not an allocation.
+ *   Every call that returns a block is counted; bytes are size * count. A call that
+ *   fails (returns NULL, throws bad_alloc, or posix_memalign's EINVAL/ENOMEM) is in
+ *   no size row: FAILED_ALLOCS counts it. realloc(p, 0) with p != NULL is a free,
+ *   not an allocation. (Version 1 counted failed calls here too: a malloc(-1) made
+ *   a row of size 2^64-1.)
  *
  *   API_COUNTS: free(NULL) and delete of NULL are not counted; failed calls (NULL
  *   returned) are counted in HS_API_FAILED as well as under their own function.
+ *
+ *   FAILED_ALLOCS: written only when some call failed; the failed calls since
+ *   process start (or heapscope_reset()) per (region, API, requested size); the
+ *   recorder keeps 4096 distinct sizes, beyond them a row per (region, API) with
+ *   size_known 0. Several chunks may appear: rows add up.
  *
  *   STACK_TYPES: a type is a distinct (region, exact size, frame sequence). Frame 0 is
  *   the return address into the code that called the allocation function (e.g.
@@ -111,7 +159,13 @@
  *   A reader that does not know this chunk must not read such a file's stack counts
  *   as allocations.
  *
- *   SNAPSHOT_END: lost_stacks counts the allocations in the selected sizes and regions
+ *   SNAPSHOT_END: types_crc (version 2) is the crc32 of the types, as u32, of every
+ *   chunk of the file before this one, in file order (stream chunks of other threads
+ *   included: the writer fills it in as it appends the snapshot). A chunk retyped,
+ *   dropped or added before it, crcs redone (what only a crafted file or a writer bug
+ *   does), makes the snapshot corrupt: the reader reads up to the previous snapshot's
+ *   end and flags the file. Version 1 wrote 0 there.
+ *   lost_stacks counts the allocations in the selected sizes and regions
  *   whose stack could not be stored (table full).
  *
  *   Tracking, record --track (HEAPSCOPE_TRACK=1): TRACK_SUMMARY and TRACK_TYPES come
@@ -201,8 +255,9 @@
 #define HEAPSCOPE_PROFILE_FORMAT_H
 
 /* HS_MAGIC, HS_FORMAT_VERSION, HS_HEADER_SIZE, HS_CHUNK_HEADER_SIZE, HS_NO_PARENT,
- * HS_NO_LABEL; enum hs_chunk_type (HS_CHUNK_*), hs_track_chunk_type (HS_TRACK_*,
- * HS_TRACE_*), hs_timeline_chunk_type (HS_TIMELINE_*), hs_snapshot_reason
+ * HS_NO_LABEL, HS_HEADER_WRITE_FAILED; enum hs_chunk_type (HS_CHUNK_*),
+ * hs_track_chunk_type (HS_TRACK_*, HS_TRACE_*), hs_timeline_chunk_type (HS_TIMELINE_*),
+ * hs_failed_chunk_type (HS_FAILED_ALLOCS), hs_snapshot_reason
  * (HS_REASON_*), hs_api (HS_API_*), hs_unwinder, hs_sample_kind (HS_SAMPLE_*),
  * hs_heap_measure, hs_trace_codec (HS_CODEC_*), hs_trace_event (HS_EVENT_*),
  * hs_ending_chunk_type (HS_ENDING). */

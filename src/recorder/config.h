@@ -14,6 +14,7 @@
 #define HSR_SELECT_SMALL_LIMIT 65536u  /* selected sizes below: a bitmap */
 #define HSR_SELECT_MAX_RANGES 256      /* HEAPSCOPE_STACK_SIZES ranges above it */
 #define HSR_SELECT_MAX_REGION_NAMES 64 /* HEAPSCOPE_STACK_REGIONS entries */
+#define HSR_FAILED_SLOTS 4096u         /* distinct (region, API, size) of failed calls */
 
 /* ---- stacks (stacks/) ---- */
 #define HSR_MAX_DEPTH 256u               /* upper bound for HEAPSCOPE_STACK_DEPTH */
@@ -52,6 +53,11 @@
 #define HSR_SEAL_NS 3000000000ull /* background writes refused this long after a seal */
 #define HSR_WRITE_LOCK_WAIT_MS 5000
 #define HSR_STACK_TYPES_PER_CHUNK 8192u
+/* Room reserved ahead of the file's end (profile_writer.c): a stream chunk leaves
+ * at least this much (twice the largest snapshot so far, if more) for the next
+ * snapshot; reservations grow a step ahead of what is needed. */
+#define HSR_PROFILE_ROOM_MIN (32u << 10)
+#define HSR_PROFILE_ROOM_STEP (1u << 20)
 
 /* ---- the recorder's own memory, the exec environment (core/) ---- */
 #define HSR_POOL_BLOCK (64u * 1024u)

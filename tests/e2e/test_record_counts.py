@@ -73,7 +73,9 @@ def test_c_counts_per_size_region_and_api(heapscope, counts_program, tmp_path, a
 
     # one call of each function, and exactly the requested sizes
     assert sizes_in(p, "apis") == {3001: 1, 3003: 1, 3103: 1, 3203: 1, 4081: 1, 4004: 1,
-                                   4032: 1, 4005: 1, 4006: 1, 4007: 1, (2**64 - 1) // 2: 1}
+                                   4032: 1, 4005: 1, 4006: 1, 4007: 1}
+    # the failed malloc(SIZE_MAX / 2) is counted apart, in no size row
+    assert p.failed_allocs == {("apis", "malloc", (2**64 - 1) // 2): 1}
     assert apis_in(p, "apis") == {
         "malloc": 2, "calloc": 1, "realloc": 3, "reallocarray": 1, "posix_memalign": 1,
         "aligned_alloc": 1, "memalign": 1, "valloc": 1, "pvalloc": 1,
@@ -114,8 +116,10 @@ def test_cxx_operator_new_delete_counted_once(heapscope, build, tmp_path, alloca
     [p] = record(heapscope, tmp_path, program, *args, options=["--allocator", allocator])
     sizes = sizes_in(p, "cxx")
     sizes.pop(4096, None)  # stdout's buffer, on its first printf
-    assert sizes == {1111: 5, 2222: 1, 1152: 2, 2304: 1, 1112: 1, 1201: 1,
-                     2**62: 2 if throwing else 1}
+    assert sizes == {1111: 5, 2222: 1, 1152: 2, 2304: 1, 1112: 1, 1201: 1}
+    # new of 2^62 bytes, nothrow (NULL) and throwing (bad_alloc): counted apart
+    assert {k: n for k, n in p.failed_allocs.items() if k[0] == "cxx"} == {
+        ("cxx", "operator_new", 2**62): 1 + throwing}
     apis = apis_in(p, "cxx")
     assert apis["operator_new"] == 12 + throwing
     assert apis["operator_delete"] == 11

@@ -39,7 +39,7 @@ def test_bad_files_one_line(tmp_path, heapscope):
         "short.hsp": "file too short for a heapscope header",
         "magic.hsp": "not a heapscope profile (bad magic)",
         "version.hsp": "unsupported profile format version 7",
-        "crc.hsp": "crc mismatch in SNAPSHOT_END chunk at byte",
+        "crc.hsp": "(type 9, SNAPSHOT_END): crc mismatch",
         "missing.hsp": "no such file",
         "empty": "holds no profile",
     }

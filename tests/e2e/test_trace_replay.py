@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from heapscope.native import program
-from heapscope.profile import format as fmt
 from heapscope.profile import read_profile
 from heapscope.profile import trace
 from helpers.preloaded import sigterm_when_ready
+from helpers.profile_builder import reframe
 
 
 def profiles(out):
@@ -34,20 +34,16 @@ def figures(profile):
 def recode(src, dst, codec, pack):
     """Copy profile src to dst with each raw TRACE_EVENTS chunk's events packed by
     pack and labelled codec: files of a codec the recorder no longer writes."""
-    data = src.read_bytes()
-    out = bytearray(data[:fmt.HEADER_SIZE])
-    pos, head = fmt.HEADER_SIZE, struct.Struct("<IIQQIIQ")
-    while pos + fmt.CHUNK_HEADER_SIZE <= len(data):
-        ctype, _crc, length = struct.unpack_from("<IIQ", data, pos)
-        payload = data[pos + fmt.CHUNK_HEADER_SIZE:pos + fmt.CHUNK_HEADER_SIZE + length]
-        if ctype == trace.TRACE_EVENTS:
-            fields = list(head.unpack_from(payload))
-            assert fields[4] == 0
-            fields[4] = codec
-            payload = head.pack(*fields) + pack(payload[head.size:])
-        out += struct.pack("<IIQ", ctype, zlib.crc32(payload), len(payload)) + payload
-        pos += fmt.CHUNK_HEADER_SIZE + length
-    dst.write_bytes(bytes(out))
+    head = struct.Struct("<IIQQIIQ")
+
+    def change(ctype, payload):
+        if ctype != trace.TRACE_EVENTS:
+            return payload
+        fields = list(head.unpack_from(payload))
+        assert fields[4] == 0
+        fields[4] = codec
+        return head.pack(*fields) + pack(payload[head.size:])
+    dst.write_bytes(reframe(src.read_bytes(), change))
 
 
 def deflate(data):
@@ -175,10 +171,7 @@ def test_corrupt_event_chunk_is_one_clear_error(heapscope, build, tmp_path, code
     else:
         data[chunk.offset + chunk.length - 1] ^= 0xFF     # last byte of its payload
     # keep the file's own framing valid: the reader checks crcs first
-    head = chunk.offset - 16
-    crc = zlib.crc32(bytes(data[chunk.offset:chunk.offset + chunk.length]))
-    data[head + 4:head + 8] = crc.to_bytes(4, "little")
-    path.write_bytes(bytes(data))
+    path.write_bytes(reframe(bytes(data)))
     res = heapscope("lifetimes", path, check=False)
     assert res.returncode != 0
     assert len(res.stderr.strip().splitlines()) == 1 and "TRACE_EVENTS" in res.stderr

@@ -6,6 +6,7 @@ import zlib
 import pytest
 import zstandard
 
+from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
 from heapscope.errors import HeapscopeError
 from heapscope.profile import framing, read_profile
@@ -287,8 +288,28 @@ def test_every_chunk_type_has_a_test_here():
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
               "SIZE_COUNTS", "API_COUNTS", "STACK_TYPES", "TRACK_SUMMARY", "TRACK_TYPES",
               "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS", "HEAP_PEAK",
-              "SAMPLING", "ENDING"}
+              "SAMPLING", "ENDING", "FAILED_ALLOCS"}
     assert set(ALL_CHUNKS) == tested
+
+
+def test_failed_allocs(tmp_path):
+    """Failed calls per region, API and size (None: past the recorder's table), added up
+    over chunks; an API id the reader does not know is an error, not a row left out."""
+    rows = [dict(region=1, api=API["malloc"], size=2 ** 64 - 1, calls=2, size_known=1),
+            dict(region=0, api=API["posix_memalign"], size=64, calls=1, size_known=1),
+            dict(region=1, api=API["calloc"], size=0, calls=5, size_known=0)]
+    b = ProfileBuilder()
+    b.snapshot(regions=[(1, 0, "solve")], sizes=[(1, 8, 3)],
+               extra=[("FAILED_ALLOCS", payload("FAILED_ALLOCS", rows=rows)),
+                      ("FAILED_ALLOCS", payload("FAILED_ALLOCS", rows=rows[:1]))])
+    p = read_profile(b.write(tmp_path / "f.hsp"))
+    assert p.failed_allocs == {("solve", "malloc", 2 ** 64 - 1): 4, ("(none)", "posix_memalign", 64): 1,
+                               ("solve", "calloc", None): 5}
+    assert p.size_counts == {("solve", 8): 3} and not p.extra_chunks
+    bad = ProfileBuilder()
+    bad.snapshot(extra=[("FAILED_ALLOCS", payload("FAILED_ALLOCS", rows=[dict(rows[0], api=99)]))])
+    with pytest.raises(HeapscopeError, match=r"malformed FAILED_ALLOCS chunk at byte \d+: unknown API id 99"):
+        read_profile(bad.write(tmp_path / "bad.hsp"))
 
 
 # ---- the C writer ----
@@ -319,11 +340,31 @@ def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
     heapscope("record", "-o", tmp_path / "sampled", "--sample-bytes", "64", "--", exe, 30)
     (sampled,) = (tmp_path / "sampled").glob("*.hsp")
     assert "SAMPLING" in decoded_whole(sampled)
-    # ENDING: only a crash or MPI_Abort writes it (decoded whole in test_crash_snapshot.py)
-    assert seen | {"SAMPLING"} == set(ALL_CHUNKS) - {"ENDING"}
+    # ENDING: only a crash or MPI_Abort writes it (decoded whole in test_crash_snapshot.py);
+    # FAILED_ALLOCS only when a call fails: tests/format/test_failed_allocs.py
+    assert seen | {"SAMPLING"} == set(ALL_CHUNKS) - {"ENDING", "FAILED_ALLOCS"}
     p = read_profile(path)
     assert p.tracking.source == "track" and p.timeline.samples
     assert ("hold", 1 << 20) in p.size_counts
+    assert p.complete and p.warnings == []
+
+
+def test_recorder_snapshots_among_stream_chunks(heapscope, build, tmp_path):
+    """Snapshots written while the timeline sampler and the trace writer append their
+    chunks: each SNAPSHOT_END's types_crc (filled in as the writer appends it) vouches
+    for every chunk before it, so the reader takes the last one, unflagged."""
+    exe = build("fmt_sizes.c", "-DHEAPSCOPE_WEAK")
+    heapscope("record", "-o", tmp_path, "--trace", "--timeline-interval", "1ms", "--", exe,
+              "2000", "dumps")
+    (path,) = tmp_path.glob("*.hsp")
+    frame = framing.parse(path.read_bytes(), str(path))
+    kinds = [c.type for c in frame.chunks]
+    assert kinds.count(fmt.CHUNK_SNAPSHOT_END) == 21
+    between = kinds[kinds.index(fmt.CHUNK_SNAPSHOT_END):]
+    assert fmt.TIMELINE_SAMPLES in between and fmt.TRACE_EVENTS in between
+    p = read_profile(path)
+    assert (p.snapshot_seq, p.snapshot_reason, p.complete, p.warnings) == (20, "exit", True, [])
+    assert sum(n for (_r, s), n in p.size_counts.items() if 1000 <= s < 3000) == 2000
 
 
 def test_trace_of_a_file_with_a_longer_header(tmp_path):

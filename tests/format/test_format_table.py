@@ -80,7 +80,7 @@ def test_the_names_the_recorder_uses_are_all_there(c_values):
     kept |= {f"HS_API_{n.upper()}" for n in fmt.API_NAMES}
     assert kept <= set(c_values)
     assert (c_values["HS_MAGIC"], c_values["HS_HEADER_SIZE"], c_values["HS_NO_PARENT"]) == \
-        ("HEAPSCPE", 32, 0xFFFFFFFF)
+        ("HEAPSCPE", 48, 0xFFFFFFFF)
 
 
 def test_the_build_uses_the_same_generated_header(generated):

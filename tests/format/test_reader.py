@@ -5,7 +5,9 @@ import pytest
 
 from heapscope.errors import HeapscopeError
 from heapscope.profile import load_profiles, read_profile
-from helpers.profile_builder import API, STACK_TYPES, ProfileBuilder, chunk, header, stack_types_payload
+from heapscope.profile import format as fmt
+from helpers.profile_builder import (API, STACK_TYPES, ProfileBuilder, chunk, chunks_of, header,
+                                     stack_types_payload)
 
 REGIONS = [(1, 0, "split"), (2, 1, "local"), (3, 0, "post")]
 
@@ -84,12 +86,13 @@ def test_truncated_anywhere_in_last_snapshot_uses_previous(tmp_path):
         assert p.size_counts == {("(none)", 8): 10}, cut
         assert p.snapshot_seq == 0 and not p.complete
         assert len(p.warnings) == 1 and f"at byte" in p.warnings[0] and "using snapshot 0" in p.warnings[0]
-    # Cut inside SNAPSHOT_BEGIN (16 + 16 bytes): snapshot 1 never began.
+    # Cut inside SNAPSHOT_BEGIN (24 + 16 bytes): snapshot 1 never began.
+    begin = fmt.CHUNK_HEADER_SIZE + 16
     p = read_profile(b.write(tmp_path / "t.hsp", data[:good_end + 20]))
     assert p.warnings == [f"file cut short at byte {good_end} (a chunk being written); using snapshot 0"]
     # Cut inside the MODULES chunk that follows it.
-    p = read_profile(b.write(tmp_path / "t.hsp", data[:good_end + 32 + 5]))
-    assert p.warnings == [f"last snapshot (seq 1) cut short at byte {good_end + 32}; using snapshot 0"]
+    p = read_profile(b.write(tmp_path / "t.hsp", data[:good_end + begin + 5]))
+    assert p.warnings == [f"last snapshot (seq 1) cut short at byte {good_end + begin}; using snapshot 0"]
 
 
 def test_snapshot_without_end_at_eof(tmp_path):
@@ -121,37 +124,34 @@ def test_no_complete_snapshot(tmp_path):
 
 def test_truncated_header(tmp_path):
     data = ProfileBuilder().data()
-    for cut in (3, 8, 20, 31):
+    for cut in (3, 8, 20, 31, 47):
         assert "too short" in error_of(ProfileBuilder().write(tmp_path / "h.hsp", data[:cut]))
 
 
 def test_empty_and_bad_magic(tmp_path):
-    (tmp_path / "e.hsp").write_bytes(b"")
-    assert "bad magic" in error_of(tmp_path / "e.hsp")
+    (tmp_path / "e.hsp").write_bytes(b"")    # the recorder could not write even the header
+    assert "empty file: incomplete" in error_of(tmp_path / "e.hsp")
     (tmp_path / "m.hsp").write_bytes(b"#!/bin/sh\necho not a profile\n" * 3)
     assert "not a heapscope profile (bad magic)" in error_of(tmp_path / "m.hsp")
 
 
 def test_wrong_version(tmp_path):
-    b = ProfileBuilder(version=2)
+    b = ProfileBuilder(version=3)
     b.snapshot(sizes=[(0, 8, 1)])
-    assert "unsupported profile format version 2" in error_of(b.write(tmp_path / "v.hsp"))
+    assert "unsupported profile format version 3 (this heapscope reads versions 1 to 2)" in \
+        error_of(b.write(tmp_path / "v.hsp"))
 
 
 def test_crc_mismatch_names_chunk_and_offset(tmp_path):
     b = ProfileBuilder()
     b.snapshot(sizes=[(0, 8, 10), (0, 9, 11)])
     data = bytearray(b.data())
-    # Find the SIZE_COUNTS chunk and flip one byte of its payload.
-    offset = 32
-    while True:
-        ctype, _crc, length = struct.unpack_from("<IIQ", data, offset)
-        if ctype == 6:
-            break
-        offset += 16 + length
-    data[offset + 16 + 8] ^= 0x40
+    # Flip one byte of the SIZE_COUNTS chunk's payload: no snapshot before it.
+    offset = next(o for ctype, o, _ in chunks_of(bytes(data)) if ctype == 6)
+    data[offset + fmt.CHUNK_HEADER_SIZE + 8] ^= 0x40
     message = error_of(b.write(tmp_path / "c.hsp", bytes(data)))
-    assert f"crc mismatch in SIZE_COUNTS chunk at byte {offset}" in message
+    assert message.endswith(f"corrupt chunk at byte {offset} (type 6, SIZE_COUNTS): crc mismatch; "
+                            f"no complete snapshot before it")
 
 
 def test_malformed_payload_with_good_crc(tmp_path):
@@ -178,7 +178,7 @@ def test_header_size_larger_than_32_is_skipped(tmp_path):
     b = ProfileBuilder()
     b.snapshot(sizes=[(0, 8, 3)])
     data = b.data()
-    longer = header(header_size=40) + b"\0" * 8 + data[32:]
+    longer = header(header_size=fmt.HEADER_SIZE + 8) + b"\0" * 8 + data[fmt.HEADER_SIZE:]
     assert read_profile(b.write(tmp_path / "l.hsp", longer)).size_counts == {("(none)", 8): 3}
 
 
@@ -215,24 +215,19 @@ def test_mutated_payloads_never_crash(tmp_path):
     """Payload bytes changed and the crc recomputed (a writer bug, not disk corruption):
     the reader either reads the file or rejects it with one line, never anything else."""
     import random
-    import zlib
     b = full_builder()
     data = b.data()
-    chunks = []
-    offset = 32
-    while offset < len(data):
-        ctype, _crc, length = struct.unpack_from("<IIQ", data, offset)
-        chunks.append((offset, length))
-        offset += 16 + length
+    head = fmt.CHUNK_HEADER_SIZE
+    chunks = [(offset, ctype, len(payload)) for ctype, offset, payload in chunks_of(data)]
     rng = random.Random(1234)
     outcomes = {"read": 0, "rejected": 0}
     for trial in range(150):
         buf = bytearray(data)
-        start, length = rng.choice([c for c in chunks if c[1] > 0])
+        start, ctype, length = rng.choice([c for c in chunks if c[2] > 0])
         for _ in range(rng.randint(1, 4)):
-            pos = start + 16 + rng.randrange(length)
+            pos = start + head + rng.randrange(length)
             buf[pos] = rng.choice([0, 0xFF, rng.randrange(256)])
-        struct.pack_into("<I", buf, start + 4, zlib.crc32(bytes(buf[start + 16:start + 16 + length])))
+        buf[start:start + head + length] = chunk(ctype, bytes(buf[start + head:start + head + length]))
         path = tmp_path / "f.hsp"
         path.write_bytes(bytes(buf))
         try:

@@ -10,6 +10,7 @@ types, tracking, event trace and timeline chunks.
     b.snapshot(regions=[(1, 0, "local")], sizes=[(1, 12, 100)], apis=[(1, API["malloc"], 100)])
     path = b.write(tmp_path / "x.hsp")
 """
+import struct
 import zlib
 from pathlib import Path
 
@@ -39,17 +40,61 @@ def string(s) -> bytes:
     return len(b).to_bytes(4, "little") + b
 
 
-def chunk(ctype, data: bytes, crc=None) -> bytes:
-    """A framed chunk; ctype is a type number or a chunk name."""
+def chunk_crc(ctype: int, data: bytes) -> int:
+    """Version 2's chunk crc: of type and payload_len (u32, u64) then the payload."""
+    return zlib.crc32(data, zlib.crc32(struct.pack("<IQ", ctype, len(data))))
+
+
+def chunk(ctype, data: bytes, crc=None, version=VERSION, length=None) -> bytes:
+    """A framed chunk; ctype is a type number or a chunk name. crc: a wrong one on
+    purpose; length: a payload_len that is not the payload's (the head's crc matches
+    it: a crafted chunk)."""
     if isinstance(ctype, str):
         ctype = fmt.TABLE.chunk(ctype).id
-    return fmt.CHUNK_HEADER.encode(dict(type=ctype, crc=zlib.crc32(data) if crc is None else crc,
-                                        payload_len=len(data))) + data
+    length = len(data) if length is None else length
+    if version == 1:
+        return fmt.CHUNK_HEADER_V1.encode(dict(type=ctype, crc=zlib.crc32(data) if crc is None else crc,
+                                               payload_len=length)) + data
+    crc = chunk_crc(ctype, data) if crc is None else crc
+    head = struct.pack("<IIQ", ctype, crc, length)
+    return head + struct.pack("<II", zlib.crc32(head), 0) + data
 
 
-def header(version=VERSION, header_size=fmt.HEADER_SIZE, start_real_ns=START_REAL_NS) -> bytes:
-    return fmt.HEADER.encode(dict(magic=MAGIC, version=version, header_size=header_size,
-                                  start_real_ns=start_real_ns))
+def header(version=VERSION, header_size=None, start_real_ns=START_REAL_NS, flags=0,
+           write_errno=0, lost_at=0) -> bytes:
+    if version == 1:
+        return fmt.HEADER_V1.encode(dict(magic=MAGIC, version=1, start_real_ns=start_real_ns,
+                                         header_size=header_size or fmt.HEADER_SIZE_V1))
+    fields = dict(magic=MAGIC, version=version, start_real_ns=start_real_ns,
+                  header_size=header_size or fmt.HEADER_SIZE, flags=flags,
+                  write_errno=write_errno, lost_at=lost_at, header_crc=0)
+    data = fmt.HEADER.encode(fields)
+    return fmt.HEADER.encode(dict(fields, header_crc=zlib.crc32(data[:40])))
+
+
+def types_crc(types) -> int:
+    """SNAPSHOT_END.types_crc: crc32 of the types (u32) of every chunk before it."""
+    return zlib.crc32(b"".join(struct.pack("<I", t) for t in types))
+
+
+def chunks_of(data: bytes):
+    """(type, offset, payload) of every chunk of a whole, well-framed file (either version)."""
+    version, pos = struct.unpack_from("<II", data, 8)
+    head = fmt.CHUNK_HEADER_V1.fixed if version == 1 else fmt.CHUNK_HEADER.fixed
+    out = []
+    while pos + head.size <= len(data):
+        ctype, _crc, length = head.unpack_from(data, pos)[:3]
+        out.append((ctype, pos, data[pos + head.size:pos + head.size + length]))
+        pos += head.size + length
+    return out
+
+
+def reframe(data: bytes, change=lambda ctype, payload: payload) -> bytes:
+    """A file's bytes with each payload replaced by change(type, payload), crcs redone
+    (the types stay: SNAPSHOT_END.types_crc still holds)."""
+    version, header_size = struct.unpack_from("<II", data, 8)
+    return data[:header_size] + b"".join(chunk(t, change(t, p), version=version)
+                                         for t, _offset, p in chunks_of(data))
 
 
 def stack_types_payload(stacks) -> bytes:
@@ -67,14 +112,19 @@ class ProfileBuilder:
     def __init__(self, pid=4242, ppid=1, rank=-1, host="node01", exe="/usr/bin/prog",
                  cmdline=("prog", "--n", "3"), job_id="", stack_sizes="", stack_regions="",
                  max_depth=64, unwinder=0, version=VERSION, recorder_version="test-builder"):
+        self.version = version
         self.parts = [header(version=version)]
-        self.parts.append(chunk(PROCESS, payload(
+        self.parts.append(self.chunk(PROCESS, payload(
             "PROCESS", pid=pid, ppid=ppid, rank=rank, start_real_ns=START_REAL_NS, host=host,
             exe=exe, cmdline="\0".join(cmdline), job_id=job_id, recorder_version=recorder_version)))
-        self.parts.append(chunk(SETTINGS, payload(
+        self.parts.append(self.chunk(SETTINGS, payload(
             "SETTINGS", stack_sizes=stack_sizes, stack_regions=stack_regions,
             max_depth=max_depth, unwinder=unwinder)))
         self.seq = 0
+
+    def chunk(self, ctype, data: bytes, **kw) -> bytes:
+        """A chunk framed in this file's version."""
+        return chunk(ctype, data, version=self.version, **kw)
 
     def raw(self, data: bytes) -> "ProfileBuilder":
         self.parts.append(data)
@@ -82,7 +132,7 @@ class ProfileBuilder:
 
     def add(self, name: str, **fields) -> "ProfileBuilder":
         """One chunk of type `name` from its fields (see payload())."""
-        return self.raw(chunk(name, payload(name, **fields)))
+        return self.raw(self.chunk(name, payload(name, **fields)))
 
     def snapshot(self, regions=(), sizes=(), apis=(), stacks=(), modules=(), reason="exit",
                  lost=0, threads=1, extra=(), end=True, mono_ns=None) -> "ProfileBuilder":
@@ -98,11 +148,13 @@ class ProfileBuilder:
         self.add("SIZE_COUNTS", rows=[dict(region=r, size=size, count=count) for r, size, count in sizes])
         self.add("API_COUNTS", rows=[dict(region=r, api=api, calls=calls) for r, api, calls in apis])
         if stacks:
-            self.raw(chunk(STACK_TYPES, stack_types_payload(stacks)))
+            self.raw(self.chunk(STACK_TYPES, stack_types_payload(stacks)))
         for ctype, data in extra:
-            self.raw(chunk(ctype, data))
+            self.raw(self.chunk(ctype, data))
         if end:
-            self.add("SNAPSHOT_END", seq=self.seq, lost_stacks=lost, total_threads=threads)
+            types = [t for t, _o, _p in chunks_of(b"".join(self.parts))] if self.version >= 2 else []
+            self.add("SNAPSHOT_END", seq=self.seq, lost_stacks=lost, total_threads=threads,
+                     types_crc=types_crc(types) if types else 0)
         self.seq += 1
         return self
 

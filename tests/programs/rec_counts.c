@@ -81,7 +81,7 @@ int main(int argc, char **argv)
     void *d = valloc(4006);
     void *e = pvalloc(4007);
     volatile size_t huge = SIZE_MAX / 2;
-    void *f = malloc(huge);              /* fails: counted, and counted as failed */
+    void *f = malloc(huge);              /* fails: counted as failed, in no size row */
     free(NULL);                          /* not counted */
     free(p); free(q); free(r); free(s); free(a); free(b); free(c); free(d); free(e); free(f);
     HEAPSCOPE_REGION_END();

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
         std::printf("%zu %zu\n", v.size(), s.size());
     }
     volatile size_t huge = (size_t)1 << 62;
-    delete[] new (std::nothrow) char[huge];             // fails: NULL, counted as failed
+    delete[] new (std::nothrow) char[huge];             // fails: NULL, counted as failed (apart)
     if (throwing) {  // mimalloc's operator new aborts instead of throwing: not there
         try {
             char *p = new char[huge];                   // fails: bad_alloc

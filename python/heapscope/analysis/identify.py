@@ -55,7 +55,8 @@ def section(profiles: Sequence[Profile], region, sizes, min_count, top, hot) -> 
         for (r, name), n in p.api_counts.items():
             if r in api:
                 api[r][name] = api[r].get(name, 0) + n
-    used = [r for r in regions if any(api[r].values())
+    failed = _failed(profiles, api)
+    used = [r for r in regions if any(api[r].values()) or r in failed
             or any(k[0] == r and n for k, n in counts.items())]
     api = {r: {name: api[r][name] for name in _api_order(api[r]) if api[r][name]} for r in used}
 
@@ -95,8 +96,28 @@ def section(profiles: Sequence[Profile], region, sizes, min_count, top, hot) -> 
     else:
         rows.sort(key=lambda x: x["size"])
     return dict(regions=used, distinct_sizes=len(by_size), sizes=rows, totals=totals,
-                groups=groups, hot_sizes=hot_sizes, api=api)
+                groups=groups, hot_sizes=hot_sizes, api=api, failed=failed,
+                failed_calls=sum(f["calls"] for per in failed.values() for f in per.values()))
 
+
+def _failed(profiles: Sequence[Profile], kept) -> Dict[str, Dict[str, dict]]:
+    """Failed allocation calls of the kept regions: region -> API name -> {calls, sizes:
+    [{size (None: not kept by the recorder), calls}], largest count first}. They
+    allocated nothing, so they are in no size row and no byte total."""
+    acc: Dict[str, Dict[str, Dict[Optional[int], int]]] = {}
+    for p in profiles:
+        for (r, name, size), n in p.failed_allocs.items():
+            if r in kept:
+                sizes = acc.setdefault(r, {}).setdefault(name, {})
+                sizes[size] = sizes.get(size, 0) + n
+    out: Dict[str, Dict[str, dict]] = {}
+    for r, per in acc.items():
+        out[r] = {}
+        for name in _api_order(per):
+            sizes = sorted(per[name].items(), key=lambda sn: (-sn[1], sn[0] is None, sn[0] or 0))
+            out[r][name] = dict(calls=sum(per[name].values()),
+                                sizes=[dict(size=s, calls=n) for s, n in sizes])
+    return out
 
 def _region_order(profiles: Sequence[Profile], region: Optional[str]) -> List[str]:
     """Region paths in order of first appearance (region ids within a profile)."""

@@ -3,7 +3,8 @@
 Preloads libheapscope.so (then the chosen allocator, then any LD_PRELOAD the user
 had), passes the options as HEAPSCOPE_* environment variables, runs the program,
 forwards the signals sent to heapscope itself (FORWARDED), returns the program's exit code
-(128+N when a signal N killed it) and names the profile files written.
+(128+N when a signal N killed it; EXIT_INCOMPLETE when it succeeded but a profile is
+incomplete) and names the profile files written.
 """
 import argparse
 import os
@@ -19,6 +20,7 @@ from heapscope.commands.options import add_selection_options, duration_ns
 from heapscope.errors import HeapscopeError
 from heapscope.launch import check_program, program_words, run_forwarding
 from heapscope.native import library
+from heapscope.profile.framing import write_failure
 
 ENVIRONMENT = """\
 environment (what record sets; set them yourself to record without this command,
@@ -56,7 +58,11 @@ crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: then the signal's default actio
 and in MPI_Abort. SIGINT, SIGTERM, SIGUSR1, SIGUSR2 and SIGHUP sent to `heapscope
 record` are passed on to the program; if `record` is killed, the program gets
 SIGTERM (PR_SET_PDEATHSIG).
-`heapscope record --print-library` prints the path to put in LD_PRELOAD."""
+`heapscope record --print-library` prints the path to put in LD_PRELOAD.
+Exit status: the program's (128+N when signal N killed it); 74 when the program
+succeeded but a profile is incomplete (a write failed: a full disk, a quota; the
+recorder said which file, at which byte and why, and record's last line names it)."""
+EXIT_INCOMPLETE = 74     # sysexits' EX_IOERR: the program succeeded, a profile is incomplete
 
 SAMPLE_BYTES_DEFAULT = 512 * 1024   # as tcmalloc's and jemalloc's production default
 REGION_LIST = re.compile(r"^[^,/]+(/[^,/]+)*(,[^,/]+(/[^,/]+)*)*$")
@@ -325,6 +331,13 @@ def run(args):
               f"cannot be recorded)", file=sys.stderr)
     if written and args.size and not args.no_symbolize:
         _symbolize(written)
+    incomplete = [(p.name, why) for p in written for why in [write_failure(p)] if why]
+    if incomplete:
+        print(f"heapscope: {len(incomplete)} incomplete profile{'s' if len(incomplete) > 1 else ''} "
+              f"(the recorder could not write {'them' if len(incomplete) > 1 else 'it'} whole): "
+              + "; ".join(f"{name}: {why}" for name, why in incomplete), file=sys.stderr)
+        if rc == 0:
+            return EXIT_INCOMPLETE
     return rc
 
 

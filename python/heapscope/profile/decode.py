@@ -11,7 +11,7 @@ from heapscope.profile.layout import Malformed
 from heapscope.profile.model import Module
 
 __all__ = ["Malformed", "process", "settings", "sampling", "snapshot_begin", "snapshot_end", "modules",
-           "regions", "size_rows", "api_rows", "stack_rows", "region_paths"]
+           "regions", "size_rows", "api_rows", "failed_rows", "stack_rows", "region_paths"]
 
 _CODEC = fmt.CODECS
 
@@ -48,6 +48,10 @@ def snapshot_end(payload) -> Tuple[int, int, int]:
     return r.seq, r.lost_stacks, r.total_threads
 
 
+def snapshot_types_crc(payload) -> int:
+    return _CODEC[fmt.CHUNK_SNAPSHOT_END].decode(payload).types_crc
+
+
 def modules(payload) -> List[Module]:
     return [Module(m.path, m.bias, m.build_id.hex(), tuple(m.ranges))   # ranges: (lo, hi) rows
             for m in _CODEC[fmt.CHUNK_MODULES].decode(payload).modules]
@@ -66,6 +70,11 @@ def size_rows(payload):
 def api_rows(payload):
     """[(region_id, api, calls)]"""
     return _CODEC[fmt.CHUNK_API_COUNTS].decode(payload).rows
+
+
+def failed_rows(payload):
+    """[(region_id, api, size, calls, size_known, reserved)]"""
+    return _CODEC[fmt.FAILED_ALLOCS].decode(payload).rows
 
 
 def stack_rows(payload) -> List[Tuple[int, int, int, int, Tuple[int, ...]]]:

@@ -24,6 +24,8 @@ CHUNK_NAMES: Dict[int, str] = {c.id: c.name for c in TABLE.chunks}
 CODECS: Dict[int, Codec] = {c.id: Codec(c.layout) for c in TABLE.chunks}
 HEADER = Codec(TABLE.layouts["header"])
 CHUNK_HEADER = Codec(TABLE.layouts["chunk_header"])
+HEADER_V1 = Codec(TABLE.layouts["header_v1"])               # version 1 files, still read
+CHUNK_HEADER_V1 = Codec(TABLE.layouts["chunk_header_v1"])
 # The chunk types every reader must know (enum hs_chunk_type): inside a snapshot, the
 # reader keeps any other type raw in Profile.extra_chunks, outside in file_chunks.
 CORE_CHUNKS: FrozenSet[int] = frozenset(c.id for c in TABLE.chunks if c.c_enum == TABLE.c_enums[0])

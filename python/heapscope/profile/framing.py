@@ -1,12 +1,21 @@
 """Framing of a profile file, for every reader: the header, then chunks, each with its
-crc; a chunk cut short by the end of the file ends the readable part (the process died
-while writing it). Rules: src/format/profile_format.h; layouts: the format table.
+crcs. Rules: src/format/profile_format.h; layouts: the format table (header and
+chunk_header for version 2, header_v1 and chunk_header_v1 for version 1).
+
+What ends the readable part of a file, chunks before it standing:
+  - a chunk cut short by the end of the file (the process died while writing it):
+    Framing.truncated_at;
+  - a corrupt chunk (version 2: its header's crc, or its crc over type, length and
+    payload, does not match; version 1: the payload's crc): Framing.corrupt_at and
+    Framing.corrupt, "corrupt chunk at byte N (type T)". Version 1's crc does not cover
+    the chunk header, so there a damaged length may only look like a cut.
 
 Two ways over the same rules: parse() splits a whole file held in memory (the snapshot
 and timeline readers), scan() walks a file's chunk headers without reading payloads
 (the event trace, streamed chunk by chunk). Knows nothing of what chunks mean.
 """
 import os
+import struct
 import zlib
 from dataclasses import dataclass
 from typing import BinaryIO, Callable, Iterator, List, NamedTuple, Optional
@@ -14,8 +23,34 @@ from typing import BinaryIO, Callable, Iterator, List, NamedTuple, Optional
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
 
-_HEAD = fmt.CHUNK_HEADER.fixed       # type, crc, payload_len (the table's chunk_header)
-_HEAD_FIELDS = fmt.CHUNK_HEADER.record
+_HEAD = {2: fmt.CHUNK_HEADER.fixed, 1: fmt.CHUNK_HEADER_V1.fixed}   # by version
+_TYPE_LEN = struct.Struct("<IQ")     # what version 2's crc covers before the payload
+_V2_HEAD_CRC_SPAN = 16               # head_crc covers type, crc, payload_len
+_V2_HEADER_CRC_SPAN = 40             # the file header's crc covers the bytes before it
+
+
+@dataclass
+class Header:
+    version: int
+    header_size: int
+    start_real_ns: int
+    flags: int = 0
+    write_errno: int = 0     # the recorder's first failed write (version 2)
+    lost_at: int = 0
+
+    @property
+    def chunk_head_size(self) -> int:
+        return _HEAD[self.version].size
+
+    @property
+    def write_failed(self) -> bool:
+        return bool(self.flags & fmt.HEADER_WRITE_FAILED)
+
+    def write_failure(self) -> str:
+        """What the recorder said of its failed write, as a reader warning."""
+        why = os.strerror(self.write_errno) if self.write_errno else "unknown error"
+        return (f"incomplete: a write of the recorder failed at byte {self.lost_at:,} "
+                f"({why}): some of the run's data is not in this file")
 
 
 @dataclass
@@ -27,9 +62,21 @@ class Chunk:
 
 @dataclass
 class Framing:
-    start_real_ns: int
+    header: Header
     chunks: List[Chunk]
     truncated_at: Optional[int]   # offset of the first chunk cut short, None if the file is whole
+    corrupt_at: Optional[int] = None   # offset of the first corrupt chunk
+    corrupt: str = ""                  # "corrupt chunk at byte N (type T): why"
+    cut: str = ""                      # the reader's: why it cut the chunks short (reader.py)
+
+    @property
+    def start_real_ns(self) -> int:
+        return self.header.start_real_ns
+
+    @property
+    def end(self) -> Optional[int]:
+        """Where the readable part ends early (cut or corrupt), None if it does not."""
+        return self.corrupt_at if self.corrupt_at is not None else self.truncated_at
 
 
 class ChunkHead(NamedTuple):
@@ -37,10 +84,19 @@ class ChunkHead(NamedTuple):
     crc: int
     offset: int            # of the chunk header in the file
     length: int            # of the payload
+    head_size: int         # of the chunk header (version 1: 16, version 2: 24)
 
     @property
     def payload_offset(self) -> int:
-        return self.offset + _HEAD.size
+        return self.offset + self.head_size
+
+
+class Corrupt(Exception):
+    """A corrupt chunk; str() is the reader's line: "corrupt chunk at byte N (type T): ..."."""
+
+    def __init__(self, offset: int, ctype: int, why: str):
+        self.offset = offset
+        super().__init__(f"corrupt chunk at byte {offset} (type {ctype}, {fmt.chunk_name(ctype)}): {why}")
 
 
 def read_file(path: str) -> bytes:
@@ -56,89 +112,152 @@ def read_file(path: str) -> bytes:
         raise HeapscopeError(f"{path}: cannot read: {exc.strerror}") from None
 
 
-def check_header(data: bytes, path: str, file_size: Optional[int] = None):
-    """The header record of a file of file_size bytes (default: len(data)) that starts
-    with `data`. Raises HeapscopeError for a bad magic, version or size."""
+def check_header(data: bytes, path: str, file_size: Optional[int] = None) -> Header:
+    """The header of a file of file_size bytes (default: len(data)) that starts with
+    `data` (at least HEADER_SIZE bytes of it when the file has them). Raises
+    HeapscopeError for a bad magic, version or size."""
     file_size = len(data) if file_size is None else file_size
-    magic, size = fmt.MAGIC, fmt.HEADER_SIZE
-    if len(data) < len(magic) or data[:len(magic)] != magic:
-        if data and len(data) < len(magic) and magic.startswith(bytes(data)):
+    magic = fmt.MAGIC
+    if not data:
+        raise HeapscopeError(f"{path}: empty file: incomplete (the recorder could not write "
+                             f"even its header; a full disk?)")
+    if data[:len(magic)] != magic:
+        if len(data) < len(magic) and magic.startswith(bytes(data)):
             raise HeapscopeError(f"{path}: file too short for a heapscope header "
-                                 f"({len(data)} of {size} bytes)")
+                                 f"({len(data)} of {fmt.HEADER_SIZE} bytes): incomplete")
         raise HeapscopeError(f"{path}: not a heapscope profile (bad magic)")
-    if len(data) < size:
-        raise HeapscopeError(f"{path}: file too short for a heapscope header ({len(data)} of {size} bytes)")
-    header = fmt.HEADER.decode(memoryview(data)[:size])
-    if header.version != fmt.FORMAT_VERSION:
-        raise HeapscopeError(f"{path}: unsupported profile format version {header.version} "
-                             f"(this heapscope reads version {fmt.FORMAT_VERSION})")
-    if header.header_size < size:
-        raise HeapscopeError(f"{path}: corrupt header (header size {header.header_size} < {size})")
-    if file_size < header.header_size:
+    if len(data) < 16:
         raise HeapscopeError(f"{path}: file too short for a heapscope header "
-                             f"({file_size} of {header.header_size} bytes)")
-    return header
+                             f"({len(data)} of {fmt.HEADER_SIZE} bytes): incomplete")
+    version, header_size = struct.unpack_from("<II", data, len(magic))
+    if version not in _HEAD:
+        raise HeapscopeError(f"{path}: unsupported profile format version {version} "
+                             f"(this heapscope reads versions {fmt.OLDEST_VERSION} to "
+                             f"{fmt.FORMAT_VERSION})")
+    layout = fmt.HEADER if version == 2 else fmt.HEADER_V1
+    size = layout.fixed.size
+    if len(data) < size:
+        raise HeapscopeError(f"{path}: file too short for a heapscope header "
+                             f"({len(data)} of {size} bytes): incomplete")
+    if header_size < size:
+        raise HeapscopeError(f"{path}: corrupt header (header size {header_size} < {size})")
+    if file_size < header_size:
+        raise HeapscopeError(f"{path}: file too short for a heapscope header "
+                             f"({file_size} of {header_size} bytes): incomplete")
+    h = layout.decode(memoryview(data)[:size])
+    if version == 2 and (zlib.crc32(bytes(data[:_V2_HEADER_CRC_SPAN])) != h.header_crc or h.reserved):
+        raise HeapscopeError(f"{path}: corrupt header (crc mismatch)")
+    if version == 1:
+        return Header(1, h.header_size, h.start_real_ns)
+    return Header(2, h.header_size, h.start_real_ns, h.flags, h.write_errno, h.lost_at)
+
+
+def write_failure(path) -> Optional[str]:
+    """Why the recorder left this file incomplete, from its header alone: empty or
+    shorter than its header (it could not write even that), or its header's
+    HEADER_WRITE_FAILED flag (a write failed: the byte and the errno's text). None for a
+    file the recorder wrote whole; what a reader of the whole file finds (a cut, a
+    corrupt chunk) is not looked for here."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(fmt.HEADER_SIZE)
+            size = os.fstat(fh.fileno()).st_size
+    except OSError as exc:
+        return f"cannot read it: {exc.strerror}"
+    if not data:
+        return "empty: the recorder could not write even its header"
+    try:
+        header = check_header(data, str(path), size)
+    except HeapscopeError as exc:
+        return str(exc).split(": ", 1)[-1]
+    if header.write_failed:
+        why = os.strerror(header.write_errno) if header.write_errno else "unknown error"
+        return f"a write failed at byte {header.lost_at:,} ({why})"
+    return None
 
 
 class _Walk:
     """The whole chunks from `offset` to `end`; then truncated_at says where the first
-    chunk cut short begins (None when the file ends on a chunk boundary)."""
+    chunk cut short begins (None when the file ends on a chunk boundary). A corrupt
+    chunk header (version 2) raises Corrupt."""
 
-    def __init__(self, read_head: Callable[[int], bytes], offset: int, end: int):
-        self.read_head, self.offset, self.end = read_head, offset, end
+    def __init__(self, read_head: Callable[[int, int], bytes], header: Header, end: int):
+        self.read_head, self.header, self.end = read_head, header, end
         self.truncated_at: Optional[int] = None
 
     def __iter__(self) -> Iterator[ChunkHead]:
-        offset, end = self.offset, self.end
+        offset, end = self.header.header_size, self.end
+        head = _HEAD[self.header.version]
+        v2 = self.header.version == 2
         while offset < end:
-            if offset + _HEAD.size > end:
+            if offset + head.size > end:
                 self.truncated_at = offset
                 return
-            head = _HEAD_FIELDS._make(_HEAD.unpack(self.read_head(offset)))
-            if head.payload_len > end - offset - _HEAD.size:
+            raw = self.read_head(offset, head.size)
+            fields = head.unpack(raw)
+            ctype, crc, length = fields[:3]
+            if v2 and (zlib.crc32(raw[:_V2_HEAD_CRC_SPAN]) != fields[3] or fields[4] != 0):
+                raise Corrupt(offset, ctype, "chunk header crc mismatch (type and length not to "
+                                             "be trusted)")
+            if length > end - offset - head.size:
                 self.truncated_at = offset
                 return
-            yield ChunkHead(head.type, head.crc, offset, head.payload_len)
-            offset += _HEAD.size + head.payload_len
+            yield ChunkHead(ctype, crc, offset, length, head.size)
+            offset += head.size + length
 
 
-def check_crc(payload, head: ChunkHead, path: str) -> None:
-    if zlib.crc32(payload) != head.crc:
-        raise HeapscopeError(f"{path}: corrupt profile: crc mismatch in "
-                             f"{fmt.chunk_name(head.type)} chunk at byte {head.offset}")
+def crc_ok(payload, head: ChunkHead) -> bool:
+    if head.head_size == _HEAD[1].size:
+        return zlib.crc32(payload) == head.crc
+    return zlib.crc32(payload, zlib.crc32(_TYPE_LEN.pack(head.type, head.length))) == head.crc
+
+
+def _bad_crc(head: ChunkHead) -> Corrupt:
+    return Corrupt(head.offset, head.type, "crc mismatch")
 
 
 def parse(data: bytes, path: str) -> Framing:
-    """Split a whole file's bytes into chunks, every crc checked. Raises HeapscopeError
-    on corruption."""
+    """Split a whole file's bytes into chunks, every crc checked. A corrupt chunk ends
+    the chunks read (Framing.corrupt says which); a bad header raises HeapscopeError."""
     header = check_header(data, path)
     view = memoryview(data)
-    walk = _Walk(lambda offset: view[offset:offset + _HEAD.size], header.header_size, len(data))
-    chunks: List[Chunk] = []
-    for head in walk:
-        payload = view[head.payload_offset:head.payload_offset + head.length]
-        check_crc(payload, head, path)
-        chunks.append(Chunk(head.type, head.offset, payload))
-    return Framing(header.start_real_ns, chunks, walk.truncated_at)
+    walk = _Walk(lambda offset, n: bytes(view[offset:offset + n]), header, len(data))
+    frame = Framing(header, [], None)
+    try:
+        for head in walk:
+            payload = view[head.payload_offset:head.payload_offset + head.length]
+            if not crc_ok(payload, head):
+                raise _bad_crc(head)
+            frame.chunks.append(Chunk(head.type, head.offset, payload))
+    except Corrupt as exc:
+        frame.corrupt_at, frame.corrupt = exc.offset, str(exc)
+    frame.truncated_at = walk.truncated_at
+    return frame
 
 
 def scan(fh: BinaryIO, path: str) -> List[ChunkHead]:
-    """The whole chunks of an open file, headers only (payloads are not read, so crcs
-    are checked by read_payload)."""
+    """The whole chunks of an open file, headers only (payloads are not read, so their
+    crcs are checked by read_payload), up to the first corrupt chunk header."""
     end = os.fstat(fh.fileno()).st_size
     fh.seek(0)
     header = check_header(fh.read(fmt.HEADER_SIZE), path, end)
 
-    def read_head(offset: int) -> bytes:
+    def read_head(offset: int, n: int) -> bytes:
         fh.seek(offset)
-        return fh.read(_HEAD.size)
+        return fh.read(n)
 
-    return list(_Walk(read_head, header.header_size, end))
+    heads: List[ChunkHead] = []
+    try:
+        heads.extend(_Walk(read_head, header, end))
+    except Corrupt:
+        pass   # parse() reports it; the chunks before it stand
+    return heads
 
 
 def read_payload(fh: BinaryIO, head: ChunkHead, path: str) -> bytes:
-    """A chunk's payload, crc checked."""
+    """A chunk's payload, crc checked (a mismatch is one HeapscopeError)."""
     fh.seek(head.payload_offset)
     payload = fh.read(head.length)
-    check_crc(payload, head, path)
+    if not crc_ok(payload, head):
+        raise HeapscopeError(f"{path}: {_bad_crc(head)}")
     return payload

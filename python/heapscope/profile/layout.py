@@ -5,8 +5,10 @@ table order, reserved fields included) and back. Consecutive fixed-size fields a
 struct.Struct. The rows of a repeat of fixed-size fields are plain tuples (fields in
 table order) read with struct.iter_unpack: big tables (SIZE_COUNTS, TIMELINE samples)
 cost one C loop, where a namedtuple per row would double the time of reading a file. A payload shorter than its
-layout raises Malformed; bytes after the last field are ignored (a later version may
-append fields) unless decode(..., whole=True).
+layout raises Malformed. Bytes after the last field are ignored (a later version may
+append fields) when the layout ends with fixed fields; a layout that ends with counted
+rows (SIZE_COUNTS, MODULES, TIMELINE ...) must end with its last row, or its count
+disagrees with its payload (Malformed): rows are never silently dropped.
 """
 import struct
 from collections import namedtuple
@@ -39,6 +41,10 @@ class Codec:
         self.prefix = first[1] if first and first[0] == _RUN else struct.Struct("<")
         self.fixed = self.prefix if len(self._steps) == 1 and first[0] == _RUN else None
         self._prefix_names = [f.name for f in self.fields[:len(self.prefix.unpack(bytes(self.prefix.size)))]]
+        last = self.fields[-1] if self.fields else None
+        # ends with rows or values counted by a field: the payload must end there
+        self.ends_counted = bool(last and last.count is not None and last.count != "rest"
+                                 and not isinstance(last.count, int))
 
     def _compile(self) -> list:
         steps: list = []
@@ -82,8 +88,10 @@ class Codec:
     def decode(self, payload, whole: bool = False):
         buf = payload if isinstance(payload, memoryview) else memoryview(payload)
         values, pos = self._decode(buf, 0)
-        if whole and pos != len(buf):
-            raise Malformed(f"{len(buf) - pos} bytes left after the last field")
+        if pos != len(buf) and (whole or self.ends_counted):
+            raise Malformed(f"{len(buf) - pos} bytes left after the last field"
+                            + (f" (its count of {self.fields[-1].name} disagrees with the payload)"
+                               if self.ends_counted else ""))
         return self.record._make(values)
 
     def _decode(self, buf: memoryview, pos: int) -> Tuple[list, int]:

@@ -68,6 +68,10 @@ class Profile:
     regions: Dict[int, Region] = field(default_factory=dict)
     size_counts: Dict[Tuple[str, int], int] = field(default_factory=dict)
     api_counts: Dict[Tuple[str, str], int] = field(default_factory=dict)
+    # Calls that returned no block, (region path, API name, requested size or None when
+    # the recorder did not keep it) -> calls; in no size count (format version 2; in
+    # version 1 files failed calls were in size_counts too, and this is empty).
+    failed_allocs: Dict[Tuple[str, str, Optional[int]], int] = field(default_factory=dict)
     stack_types: List[StackType] = field(default_factory=list)
     lost_stacks: int = 0
     total_threads: int = 0

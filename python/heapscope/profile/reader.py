@@ -6,6 +6,8 @@ chunks, or else the replayed event trace) and timeline. The reader is the top of
 profile/: the modules it calls never import it.
 """
 import os
+import struct
+import zlib
 from pathlib import Path
 from typing import Dict, Iterable, List, Tuple
 
@@ -30,19 +32,30 @@ def read_profile(path) -> Profile:
     for chunk in frame.chunks:
         first.setdefault(chunk.type, chunk)
     if fmt.CHUNK_PROCESS not in first:
+        if frame.corrupt:
+            raise HeapscopeError(f"{path}: {frame.corrupt}; no complete snapshot before it")
         raise HeapscopeError(f"{path}: not a complete profile: no PROCESS chunk")
     for key, value in _decode(decode.process, first[fmt.CHUNK_PROCESS], path).items():
         setattr(profile, key, value)
     if fmt.CHUNK_SETTINGS in first:
         profile.settings = _decode(decode.settings, first[fmt.CHUNK_SETTINGS], path)
+    elif frame.header.version >= 2:   # every version 2 recorder writes it
+        raise HeapscopeError(f"{path}: not a complete profile: no SETTINGS chunk")
     else:
         profile.settings = dict(stack_sizes="", stack_regions="", max_depth=0, unwinder="")
+        profile.complete = False
         profile.warnings.append("no SETTINGS chunk: recording settings unknown")
     profile.settings["sample_bytes"] = (
         _decode(decode.sampling, first[fmt.CHUNK_SAMPLING], path)
         if fmt.CHUNK_SAMPLING in first else 0)
 
     if not snapshots:
+        if frame.cut:
+            raise HeapscopeError(f"{path}: no complete snapshot: {frame.cut}")
+        if frame.corrupt:
+            raise HeapscopeError(f"{path}: {frame.corrupt}; no complete snapshot before it")
+        if frame.header.write_failed:
+            raise HeapscopeError(f"{path}: no complete snapshot: {frame.header.write_failure()}")
         where = (f"file cut short at byte {frame.truncated_at}" if frame.truncated_at is not None
                  else "the process ended before its first dump")
         raise NoSnapshotError(f"{path}: no complete snapshot in this profile ({where})", path)
@@ -95,23 +108,50 @@ def load_profiles(paths: Iterable) -> List[Profile]:
     return [read_profile(f) for f in profile_files(paths)]
 
 
+_PLACE = {c.id: c.place for c in fmt.TABLE.chunks}
+
+
 def _find_snapshots(frame, profile: Profile, path: str):
-    """[(begin_index, end_index)] of complete snapshots, and the index of an unfinished one."""
+    """[(begin_index, end_index)] of complete snapshots, and the index of an unfinished one.
+    Version 2: a chunk out of place (a snapshot's outside one, a stream or file chunk
+    inside one, a snapshot begun twice or ended unbegun) or a SNAPSHOT_END whose
+    types_crc does not match ends the readable part at the last good snapshot."""
     complete: List[Tuple[int, int]] = []
     open_at = None
     open_seq = None
+    strict = frame.header.version >= 2
+    types = 0       # crc32 of the types of the chunks before this one (SNAPSHOT_END.types_crc)
     for i, chunk in enumerate(frame.chunks):
+        before, types = types, zlib.crc32(struct.pack("<I", chunk.type), types)
+        place = _PLACE.get(chunk.type)
+        inside = open_at is not None
+        misplaced = chunk.type not in (fmt.CHUNK_SNAPSHOT_BEGIN, fmt.CHUNK_SNAPSHOT_END) and (
+            (place == "snapshot") != inside or (place == "file" and bool(complete)))
+        if strict and place is not None and misplaced:
+            return _cut(frame, profile, path, complete, open_at, i,
+                        f"{fmt.chunk_name(chunk.type)} chunk at byte {chunk.offset} is out of place")
         if chunk.type == fmt.CHUNK_SNAPSHOT_BEGIN:
-            if open_at is not None:
+            if inside:
+                if strict:
+                    return _cut(frame, profile, path, complete, open_at, i,
+                                f"snapshot {open_seq} at byte {frame.chunks[open_at].offset} has no end")
                 profile.warnings.append(f"snapshot {open_seq} at byte {frame.chunks[open_at].offset} "
                                         f"has no end; ignored")
             open_at = i
             open_seq = _decode(decode.snapshot_begin, chunk, path)[0]
         elif chunk.type == fmt.CHUNK_SNAPSHOT_END:
-            if open_at is None:
+            if not inside:
+                if strict:
+                    return _cut(frame, profile, path, complete, open_at, i,
+                                f"snapshot end at byte {chunk.offset} without a beginning")
                 profile.warnings.append(f"snapshot end at byte {chunk.offset} without a beginning; ignored")
                 continue
             end_seq = _decode(decode.snapshot_end, chunk, path)[0]
+            if strict and before != _decode(decode.snapshot_types_crc, chunk, path):
+                return _cut(frame, profile, path, complete, open_at, i,
+                            f"snapshot {open_seq} at byte {frame.chunks[open_at].offset} is corrupt: "
+                            f"the chunk types before its end are not the ones it lists (a chunk "
+                            f"retyped, lost or added)")
             if end_seq != open_seq:
                 profile.warnings.append(f"snapshot {open_seq} ends with seq {end_seq}; using it anyway")
             complete.append((open_at, i))
@@ -123,8 +163,27 @@ def _find_snapshots(frame, profile: Profile, path: str):
     return complete, open_at
 
 
+def _cut(frame, profile: Profile, path: str, complete, open_at, at: int, why: str):
+    """The readable part ended at the last complete snapshot (or, with none, before the
+    snapshot or chunk at fault): every chunk left was vouched for by a snapshot's end."""
+    profile.complete = False
+    frame.cut = why
+    profile.warnings.append(f"{why}: the file is read up to the snapshot before it")
+    del frame.chunks[complete[-1][1] + 1 if complete else min(at, open_at if open_at is not None else at):]
+    profile.file_chunks.clear()
+    return _find_snapshots(frame, profile, path)
+
+
 def _incomplete_warnings(profile: Profile, frame, open_snapshot, file_size: int, chosen: int,
                          path: str) -> None:
+    if frame.header.write_failed:
+        profile.complete = False
+        profile.warnings.append(frame.header.write_failure())
+    if frame.corrupt:
+        profile.complete = False
+        profile.warnings.append(f"{frame.corrupt}: the chunks before it are read, "
+                                f"using snapshot {chosen}")
+        return
     cut = frame.truncated_at
     if cut is None and open_snapshot is None:
         return
@@ -139,8 +198,17 @@ def _incomplete_warnings(profile: Profile, frame, open_snapshot, file_size: int,
                                 f"using snapshot {chosen}")
 
 
+# Every snapshot has one of each (profile_format.h): one missing is a damaged file.
+_REQUIRED = (fmt.CHUNK_MODULES, fmt.CHUNK_REGIONS, fmt.CHUNK_SIZE_COUNTS, fmt.CHUNK_API_COUNTS)
+
+
 def _decode_snapshot(profile: Profile, snapshot: List, path: str) -> None:
     seq, reason, mono_ns = _decode(decode.snapshot_begin, snapshot[0], path)
+    present = {c.type for c in snapshot}
+    missing = [fmt.chunk_name(t) for t in _REQUIRED if t not in present]
+    if missing:
+        raise HeapscopeError(f"{path}: malformed snapshot {seq} at byte {snapshot[0].offset}: "
+                             f"no {' or '.join(missing)} chunk")
     profile.snapshot_seq = seq
     profile.snapshot_reason = fmt.reason_name(reason)
     profile.snapshot_mono_ns = mono_ns
@@ -160,6 +228,7 @@ def _decode_snapshot(profile: Profile, snapshot: List, path: str) -> None:
     sizes: Dict[Tuple[str, int], int] = {}
     apis: Dict[Tuple[str, str], int] = {}
     stacks: Dict[tuple, List[int]] = {}
+    failed: Dict[tuple, int] = {}
     for chunk in snapshot:
         t = chunk.type
         if t == fmt.CHUNK_MODULES:
@@ -179,8 +248,12 @@ def _decode_snapshot(profile: Profile, snapshot: List, path: str) -> None:
                     sizes[key] = sizes.get(key, 0) + count
         elif t == fmt.CHUNK_API_COUNTS:
             for rid, api, calls in _decode(decode.api_rows, chunk, path):
-                key = (_path(paths, rid, profile), fmt.api_name(api))
+                key = (_path(paths, rid, profile), _api(api, chunk, path))
                 apis[key] = apis.get(key, 0) + calls
+        elif t == fmt.FAILED_ALLOCS:
+            for rid, api, size, calls, size_known, _reserved in _decode(decode.failed_rows, chunk, path):
+                key = (_path(paths, rid, profile), _api(api, chunk, path), size if size_known else None)
+                failed[key] = failed.get(key, 0) + calls
         elif t == fmt.CHUNK_STACK_TYPES:
             for rid, size, count, nbytes, frames in _decode(decode.stack_rows, chunk, path):
                 key = (_path(paths, rid, profile), size, frames)
@@ -191,6 +264,7 @@ def _decode_snapshot(profile: Profile, snapshot: List, path: str) -> None:
             profile.extra_chunks.setdefault(t, []).append(bytes(chunk.payload))
     profile.size_counts = sizes
     profile.api_counts = apis
+    profile.failed_allocs = failed
     profile.stack_types = [StackType(region, size, count, nbytes, frames)
                            for (region, size, frames), (count, nbytes) in stacks.items()]
     profile.stack_types.sort(key=lambda s: (-s.count, s.region, s.size, s.frames))
@@ -208,3 +282,12 @@ def _path(paths: Dict[int, str], rid: int, profile: Profile) -> str:
         profile.regions[rid] = Region(rid, fmt.NO_PARENT, path, path)
         profile.warnings.append(f"counts refer to region {rid}, which the REGIONS chunk does not define")
     return path
+
+
+def _api(api: int, chunk, path: str) -> str:
+    """An API id's name; one this reader does not know is a malformed chunk, not a row
+    quietly left out."""
+    if not 0 <= api < len(fmt.API_NAMES) or not fmt.API_NAMES[api]:
+        raise HeapscopeError(f"{path}: malformed {fmt.chunk_name(chunk.type)} chunk at byte "
+                             f"{chunk.offset}: unknown API id {api}")
+    return fmt.API_NAMES[api]

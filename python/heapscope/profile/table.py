@@ -250,7 +250,10 @@ def _check_table(table: Table) -> None:
         if name in c_names:
             raise TableError(f"C name {name} defined twice")
         c_names[name] = name
-    for layout, const in (("header", "HEADER_SIZE"), ("chunk_header", "CHUNK_HEADER_SIZE")):
+    for layout, const in (("header", "HEADER_SIZE"), ("chunk_header", "CHUNK_HEADER_SIZE"),
+                          ("header_v1", "HEADER_SIZE_V1"), ("chunk_header_v1", "CHUNK_HEADER_SIZE_V1")):
+        if layout.endswith("_v1") and layout not in table.layouts:
+            continue   # the older version's layouts are optional (a table of one version)
         size = fixed_size(table.layouts[layout])
         if size != table.consts[const]:
             raise TableError(f"layout {layout} is {size} bytes, {const} says {table.consts[const]}")

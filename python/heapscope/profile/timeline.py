@@ -126,7 +126,13 @@ def read_timeline(path) -> Profile:
             setattr(profile, key, value)
     except Malformed as exc:
         raise HeapscopeError(f"{path}: malformed PROCESS chunk at byte {process.offset}: {exc}") from None
-    if frame.truncated_at is not None:
+    if frame.header.write_failed:
+        profile.complete = False
+        profile.warnings.append(frame.header.write_failure())
+    if frame.corrupt:
+        profile.complete = False
+        profile.warnings.append(f"{frame.corrupt}: timeline read up to there")
+    elif frame.truncated_at is not None:
         profile.complete = False
         profile.warnings.append(f"file cut short at byte {frame.truncated_at} (a chunk being "
                                 f"written): timeline read up to there")

@@ -51,6 +51,10 @@ def report_csv(doc: dict) -> str:
                 w.writerow(["hot", proc, r, h["size"], h["count"], h["bytes"], f"{h['share']:.6f}"])
             for name, calls in sec["api"][r].items():
                 w.writerow(["api", proc, r, name, calls, "", ""])
+            for name, f in sec.get("failed", {}).get(r, {}).items():
+                for s in f["sizes"]:
+                    w.writerow(["failed", proc, r, f"{name} {'' if s['size'] is None else s['size']}".strip(),
+                                s["calls"], "", ""])
     return buf.getvalue()
 
 

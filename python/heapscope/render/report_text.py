@@ -97,6 +97,28 @@ def _section(sec: dict, filters: dict) -> List[str]:
         out.append(table(["function"] + regions, rows))
     else:
         out.append("  none recorded")
+    out += _failed_lines(sec)
+    return out
+
+
+MAX_FAILED_SIZES = 4    # requested sizes named per function; JSON has them all
+
+
+def _failed_lines(sec: dict) -> List[str]:
+    """The calls that returned no block, apart: they are in no size row or byte total."""
+    if not sec.get("failed_calls"):
+        return []
+    out = ["", f"Failed allocation calls: {num(sec['failed_calls'])} (no block returned; in no size "
+               f"row or byte total)"]
+    rows = []
+    for r, per in sec["failed"].items():
+        for name, f in per.items():
+            sizes = [f"{num(s['size']) if s['size'] is not None else 'size not kept'} x{num(s['calls'])}"
+                     for s in f["sizes"][:MAX_FAILED_SIZES]]
+            more = len(f["sizes"]) - MAX_FAILED_SIZES
+            rows.append([r, name, num(f["calls"]),
+                         ", ".join(sizes) + (f", ... {more} more sizes" if more > 0 else "")])
+    out.append(table(["region", "function", "calls", "requested sizes"], rows, left=2))
     return out
 
 

@@ -35,8 +35,9 @@ struct hsr_tls {
     uint32_t counts_region;
     struct hsr_region_counts *counts;
     struct hsr_thread *self; /* count/thread.h */
-    /* hooks/cxx.c: the size the fast operator new asked glibc's malloc for, kept for
-     * the rare NULL (so that nothing stays live across the call) */
+    /* hooks/cxx.c, hooks/malloc.c: the size the fast operator new or malloc asked
+     * glibc's malloc for, kept for the rare NULL (so that nothing stays live across
+     * the call: no frame on the fast path) */
     size_t new_size;
     /* stacks/sampling.h: bytes left before this thread's next sampled stack; 0: not
      * drawn yet (the first allocation goes the general way and draws it) */

@@ -156,5 +156,6 @@ void hsr_counters_after_fork_child(void)
         if (t->stacks)
             hsr_stack_table_clear(t->stacks);
     }
+    hsr_failed_after_fork_child();
     hsr_threads_after_fork_child();
 }

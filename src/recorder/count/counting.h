@@ -11,6 +11,7 @@
 #define HSR_COUNTING_H
 
 #include "common.h"
+#include "count/failed.h"
 #include "count/regions.h"
 #include "count/selection.h"
 #include "count/thread.h"
@@ -49,7 +50,8 @@ struct hsr_site {
     struct hsr_stack_entry *type;
 };
 
-/* An allocation of `size` bytes (requested) by API function `api`. */
+/* An allocation of `size` bytes (requested) by API function `api`; failed: the call
+ * returned no block (counted as a call of api and of HS_API_FAILED, and apart). */
 static inline __attribute__((always_inline)) struct hsr_site hsr_count_alloc(unsigned api,
                                                                              uint64_t size,
                                                                              int failed)
@@ -61,8 +63,11 @@ static inline __attribute__((always_inline)) struct hsr_site hsr_count_alloc(uns
     if (HSR_UNLIKELY(!rc))
         return site;
     hsr_bump(&rc->api[api], 1);
-    if (HSR_UNLIKELY(failed))
+    if (HSR_UNLIKELY(failed)) { /* allocated nothing: in no size row (count/failed.h) */
         hsr_bump(&rc->api[HS_API_FAILED], 1);
+        hsr_failed_note(api, size, r);
+        return site;
+    }
     if (HSR_LIKELY(size < HSR_SMALL_SIZES))
         hsr_bump(&rc->small[size], 1);
     else
@@ -147,6 +152,15 @@ static inline int hsr_fast_retry_alloc(unsigned api, uint64_t size)
                (hsr_fast_refill() && hsr_fast_sampled_alloc(api, size));
     return hsr_fast_count_alloc(api, size) ||
            (hsr_fast_refill() && hsr_fast_count_alloc(api, size));
+}
+
+/* The fast path's allocation that failed after it was counted: its size count taken
+ * back (the same cached counts: nothing in between changed them), the failure noted. */
+static inline void hsr_fast_undo_alloc(unsigned api, uint64_t size)
+{
+    hsr_bump(&hsr_tls.counts->small[size], (uint64_t)-1);
+    hsr_bump(&hsr_tls.counts->api[HS_API_FAILED], 1);
+    hsr_failed_note(api, size, hsr_tls.counts_region);
 }
 
 static inline int hsr_fast_retry_call(unsigned api)

@@ -152,12 +152,19 @@ static void *call_new(int which, size_t n, size_t align)
 
 struct new_scope {
     int ok;
+    int fast; /* already counted by the fast path (its cached counts) */
+    size_t n;
 };
 
+/* Counted when the call is over: a new that returned NULL or threw bad_alloc is a
+ * failed call (in no size row, count/failed.h), met here on the way out; one the fast
+ * path counted as an allocation is taken back. */
 static void new_scope_leave(struct new_scope *s)
 {
-    if (!s->ok)
-        hsr_count_call(HS_API_FAILED); /* returned NULL or threw bad_alloc */
+    if (!s->ok && s->fast)
+        hsr_fast_undo_alloc(HS_API_OPERATOR_NEW, s->n);
+    else if (!s->ok)
+        (void)hsr_count_alloc(HS_API_OPERATOR_NEW, s->n, 1);
     hsr_guard = 0;
 }
 
@@ -168,12 +175,14 @@ static void *counted_new(int which, size_t n, size_t align)
     if (hsr_guard || !atomic_load_explicit(&hsr_recording, memory_order_relaxed))
         return call_new(which, n, align);
     hsr_guard = 1;
-    struct new_scope scope __attribute__((cleanup(new_scope_leave))) = {0};
-    struct hsr_site site = hsr_count_alloc(HS_API_OPERATOR_NEW, n, 0);
+    struct new_scope scope __attribute__((cleanup(new_scope_leave))) = {0, 0, n};
     void *p = call_new(which, n, align);
-    scope.ok = p != NULL;
-    if (HSR_UNLIKELY(hsr_heap_watch) && p)
-        hsr_block_born(p, n, site);
+    if (p) {
+        scope.ok = 1;
+        struct hsr_site site = hsr_count_alloc(HS_API_OPERATOR_NEW, n, 0);
+        if (HSR_UNLIKELY(hsr_heap_watch))
+            hsr_block_born(p, n, site);
+    }
     return p;
 }
 
@@ -217,7 +226,7 @@ static __attribute__((noinline)) void *new_after_null(int which)
 {
     size_t n = hsr_tls.new_size;
     hsr_guard = 1;
-    struct new_scope scope __attribute__((cleanup(new_scope_leave))) = {0};
+    struct new_scope scope __attribute__((cleanup(new_scope_leave))) = {0, 1, n};
     void *p = call_new(which, n, 0);
     scope.ok = p != NULL;
     return p;

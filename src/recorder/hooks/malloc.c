@@ -213,9 +213,11 @@ static void realloc_done(struct hsr_dying *d, void *p, uint64_t n)
  * cached anew), the fast path over a peer (the guard held over its call) and the
  * general path. */
 
+/* A fast-path malloc (counted before the call) that returned NULL; its size is in
+ * hsr_tls.new_size (core/tls.h). */
 static __attribute__((noinline)) void *count_failed(void)
 {
-    hsr_count_call(HS_API_FAILED);
+    hsr_fast_undo_alloc(HS_API_MALLOC, hsr_tls.new_size);
     return NULL;
 }
 
@@ -223,6 +225,7 @@ static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
 {
     if (fast != HSR_FAST_NONE && fast != HSR_FAST_FREES && hsr_fast_retry_alloc(HS_API_MALLOC, n)) {
         hsr_guard = fast == HSR_FAST_GUARDED;
+        hsr_tls.new_size = n;
         void *p = hsr_real.malloc(n);
         hsr_guard = 0;
         return HSR_LIKELY(p) ? p : count_failed();
@@ -245,6 +248,7 @@ void *malloc(size_t n)
 {
     int fast = HSR_HOT(c);
     if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(hsr_fast_count_alloc(HS_API_MALLOC, n))) {
+        hsr_tls.new_size = n;
         void *p = hsr_real.malloc(n);
         return HSR_LIKELY(p) ? p : count_failed();
     }

@@ -32,6 +32,24 @@
  * threads between pages of a write). hsr_profile_seal() waits for the write in
  * progress and refuses writes of background threads (hsr_profile_background())
  * for a few seconds (an exec that fails lets them go on).
+ *
+ * Nothing lost silently (a full disk, a quota, an I/O error):
+ *   - room is reserved ahead of the file's end (fallocate, FALLOC_FL_KEEP_SIZE: the
+ *     size stays the data's, the blocks are ours), so a full disk shows as a refused
+ *     reservation before any byte of a chunk is written. Stream chunks (timeline,
+ *     trace) must leave room for the next snapshot besides their own (twice the
+ *     largest snapshot so far, at least HSR_PROFILE_ROOM_MIN): the counts are what a
+ *     full disk must not take. The room left is given back (ftruncate to the data's
+ *     size) after the snapshot of a process that is ending (sealed). File systems
+ *     without fallocate just get plain writes;
+ *   - a write that fails part-way is cut back (ftruncate) to the last whole chunk, so
+ *     the file stays readable;
+ *   - the first failure is said once on stderr (file, byte, errno text) and marked in
+ *     the file's header (flags, write_errno, lost_at: rewritten in place, which needs
+ *     no new block), so `heapscope record` and every report say the file is
+ *     incomplete. The program goes on; later chunks are still tried (the disk may
+ *     have room again). A file whose header could not be written is left empty and
+ *     written no more.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,6 +75,16 @@ static int fd_pid;   /* getpid() when the file was opened */
 static dev_t fd_dev; /* which file fd is: programs that close every descriptor */
 static ino_t fd_ino; /* (daemons, MPI launchers' children) may have closed or reused it */
 static char path[4096];
+
+/* Written under the writer lock (below), reset when a file opens. */
+static uint64_t eof;                   /* bytes of whole chunks in the file */
+static uint64_t room_end;              /* blocks reserved up to here */
+static uint64_t keep_room;             /* what a stream write must leave for the next snapshot */
+static int room_off;                   /* fallocate is not supported here: plain writes */
+static int dead;                       /* the header could not be written: no more writes */
+static _Atomic int failed;             /* a write failed: said, and marked in the header */
+static uint8_t header[HS_HEADER_SIZE]; /* as written: mark_header rewrites its end */
+static uLong file_types;               /* crc32 of the types of the chunks written so far */
 
 /* ---- growable byte buffer (mmap/mremap) ---- */
 
@@ -148,19 +176,43 @@ size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type)
     hsr_buf_u32(b, type);
     hsr_buf_u32(b, 0); /* crc, filled by hsr_chunk_end */
     hsr_buf_u64(b, 0); /* payload length */
+    hsr_buf_u32(b, 0); /* head_crc */
+    hsr_buf_u32(b, 0); /* reserved */
     return start;
 }
 
+/* The chunk header's fields filled in: crc over type, payload_len and payload, then
+ * head_crc over the first 16 bytes (profile_format.h, chunk framing). */
 void hsr_chunk_end(struct hsr_buf *b, size_t start)
 {
     if (b->failed)
         return;
+    uint8_t *head = b->p + start;
     uint64_t len = b->len - start - HS_CHUNK_HEADER_SIZE;
+    memcpy(head + 8, &len, 8);
     /* zlib's: about 10x the speed of a byte-wise table, which cost 0.5 s of
      * trace mode's writer thread on the churn benchmark (170 MB of events) */
-    uint32_t crc = (uint32_t)crc32_z(0, b->p + start + HS_CHUNK_HEADER_SIZE, len);
-    memcpy(b->p + start + 4, &crc, 4);
-    memcpy(b->p + start + 8, &len, 8);
+    uLong crc = crc32_z(0, head, 4); /* type */
+    crc = crc32_z(crc, head + 8, 8); /* payload_len */
+    crc = crc32_z(crc, head + HS_CHUNK_HEADER_SIZE, len);
+    uint32_t c = (uint32_t)crc;
+    memcpy(head + 4, &c, 4);
+    uint32_t head_crc = (uint32_t)crc32_z(0, head, 16);
+    memcpy(head + 16, &head_crc, 4);
+}
+
+/* The running crc32 of the types (u32) of the chunks of b from offset `from` to
+ * `to`; returns the offset of the chunk at `to` or after. */
+static size_t types_crc(uLong *crc, const struct hsr_buf *b, size_t from, size_t to)
+{
+    size_t at = from;
+    while (at + HS_CHUNK_HEADER_SIZE <= to) {
+        uint64_t len;
+        memcpy(&len, b->p + at + 8, 8);
+        *crc = crc32_z(*crc, b->p + at, 4);
+        at += HS_CHUNK_HEADER_SIZE + len;
+    }
+    return at;
 }
 
 /* ---- the file ---- */
@@ -194,6 +246,7 @@ static int check_fd(void)
         return -1;
     }
     fd = move_high(f);
+    room_end = eof; /* a new description: reserve again */
     return 0;
 }
 
@@ -240,26 +293,152 @@ void hsr_profile_after_fork_child(void)
     atomic_store(&sealed_until, 0);
 }
 
-static int write_all(const struct hsr_buf *b)
+/* ---- failures: said once, marked in the header (see the top of this file) ---- */
+
+/* The header's crc over its first 40 bytes, at byte 40. */
+static void seal_header(void)
 {
-    if (fd < 0 || check_fd() != 0)
+    uint32_t crc = (uint32_t)crc32_z(0, header, 40);
+    memcpy(header + 40, &crc, 4);
+}
+
+/* The header's flags, write_errno, lost_at and header_crc, rewritten in place through
+ * a descriptor of its own (fd appends: pwrite on it would append too). */
+static void mark_header(int err, uint64_t at)
+{
+    if (at < HS_HEADER_SIZE)
+        return; /* no whole header: the file's size says it all */
+    uint32_t flags = HS_HEADER_WRITE_FAILED, e = (uint32_t)err;
+    memcpy(header + 24, &flags, 4); /* offsetof(header, flags) */
+    memcpy(header + 28, &e, 4);
+    memcpy(header + 32, &at, 8);
+    seal_header();
+    int f = open(path, O_WRONLY | O_CLOEXEC);
+    if (f < 0)
+        return;
+    (void)!pwrite(f, header + 24, HS_HEADER_SIZE - 24, 24);
+    close(f);
+}
+
+void hsr_profile_lost(int err, const char *what)
+{
+    int was = 0;
+    if (!atomic_compare_exchange_strong(&failed, &was, 1))
+        return;
+    uint64_t at = eof;
+    mark_header(err, at);
+    char msg[4400];
+    snprintf(msg, sizeof msg,
+             "cannot write %s to the profile %s at byte %llu: %s (the program goes on; "
+             "this profile is incomplete)",
+             what, path, (unsigned long long)at, strerror(err));
+    hsr_warn(msg);
+}
+
+/* Room for n more bytes: 0, or the errno of a refused reservation. */
+static int make_room(uint64_t n)
+{
+    uint64_t want = eof + n;
+    if (room_off || want <= room_end)
+        return 0;
+    int err = 0;
+    for (int exact = 0; exact < 2; exact++) { /* a step ahead first, then just enough */
+        uint64_t to = exact ? want : want + HSR_PROFILE_ROOM_STEP;
+        if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)eof, (off_t)(to - eof)) == 0) {
+            room_end = to;
+            return 0;
+        }
+        err = errno;
+        if (err == EINTR) {
+            exact--;
+            continue;
+        }
+        if (err != ENOSPC && err != EDQUOT && err != EFBIG) {
+            room_off = 1; /* EOPNOTSUPP and the like: no reservation on this file system */
+            return 0;
+        }
+    }
+    return err;
+}
+
+/* The room kept ahead given back: the file's blocks are its data's again. */
+static void give_back_room(void)
+{
+    if (room_end > eof && ftruncate(fd, (off_t)eof) == 0)
+        room_end = eof;
+}
+
+/* SNAPSHOT_END.types_crc (the buffer's last chunk): the types of every chunk of the
+ * file, and of the buffer before it. Under the writer lock: no chunk comes between. */
+static void seal_snapshot(struct hsr_buf *b)
+{
+    uLong crc = file_types;
+    size_t end = 0, at = 0;
+    while (at + HS_CHUNK_HEADER_SIZE <= b->len) { /* the last chunk's offset */
+        end = at;
+        at = types_crc(&(uLong){0}, b, at, at + HS_CHUNK_HEADER_SIZE);
+    }
+    uint32_t type;
+    memcpy(&type, b->p + end, 4);
+    if (type != HS_CHUNK_SNAPSHOT_END || b->len - end < HS_CHUNK_HEADER_SIZE + 8)
+        return; /* (a later version may append fields to SNAPSHOT_END) */
+    types_crc(&crc, b, 0, end);
+    uint32_t c = (uint32_t)crc;
+    memcpy(b->p + end + HS_CHUNK_HEADER_SIZE + 4, &c, 4);
+    hsr_chunk_end(b, end);
+}
+
+static int write_all(struct hsr_buf *b, int snapshot)
+{
+    if (dead)
         return -1;
+    if (fd < 0 || check_fd() != 0) {
+        hsr_profile_lost(errno ? errno : EBADF, "a chunk (the file was closed or replaced)");
+        return -1;
+    }
+    const char *what = eof == 0 ? "its header" : snapshot ? "a snapshot" : "a chunk";
+    if (snapshot && eof > 0)
+        seal_snapshot(b);
+    int err = make_room(b->len + (snapshot ? 0 : keep_room));
+    if (err) {
+        hsr_profile_lost(err, snapshot ? what : "a chunk (room kept for the snapshot)");
+        if (eof == 0)
+            dead = 1;
+        return -1;
+    }
     size_t done = 0;
     while (done < b->len) {
         ssize_t n = write(fd, b->p + done, b->len - done);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
+        if (n <= 0) {
+            err = n < 0 ? errno : EIO;
+            if (ftruncate(fd, (off_t)eof) == 0 || done == 0) /* whole chunks only */
+                done = 0;
+            else
+                eof += done; /* cannot cut: the reader sees a chunk cut short */
+            hsr_profile_lost(err, what);
+            if (eof == 0)
+                dead = 1;
             return -1;
+        }
         done += (size_t)n;
     }
+    types_crc(&file_types, b, eof == 0 ? HS_HEADER_SIZE : 0, b->len);
+    eof += b->len;
+    if (snapshot && 2 * b->len > keep_room)
+        keep_room = 2 * b->len;
     return 0;
 }
 
-int hsr_profile_write(struct hsr_buf *b)
+static int write_locked(struct hsr_buf *b, int snapshot)
 {
-    if (fd < 0 || b->failed)
+    if (fd < 0)
         return -1;
+    if (b->failed) {
+        hsr_profile_lost(ENOMEM, snapshot ? "a snapshot" : "a chunk");
+        return -1;
+    }
     if (background && hsr_profile_sealed())
         return -1;
     sigset_t dump_signals, old;
@@ -272,18 +451,25 @@ int hsr_profile_write(struct hsr_buf *b)
     if (lock_writer() == 0) {
         /* sealed while this thread waited for the lock? */
         if (!(background && hsr_profile_sealed()))
-            rc = write_all(b);
+            rc = write_all(b, snapshot);
+        if (snapshot && hsr_profile_sealed())
+            give_back_room(); /* the process is ending: this was its last snapshot */
         unlock_writer();
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
 }
 
+int hsr_profile_write(struct hsr_buf *b) { return write_locked(b, 0); }
+int hsr_profile_write_snapshot(struct hsr_buf *b) { return write_locked(b, 1); }
+
 void hsr_profile_close(void)
 {
     struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino)
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino) {
+        give_back_room();
         close(fd); /* (not a descriptor the program reused) */
+    }
     fd = -1;
 }
 
@@ -352,7 +538,16 @@ static void write_start(int rank)
     hsr_buf_u32(&b, HS_FORMAT_VERSION);
     hsr_buf_u32(&b, HS_HEADER_SIZE);
     hsr_buf_u64(&b, hsr_start_real_ns);
-    hsr_buf_u64(&b, 0);
+    hsr_buf_u32(&b, 0); /* flags: HS_HEADER_WRITE_FAILED is set in place (mark_header) */
+    hsr_buf_u32(&b, 0); /* write_errno */
+    hsr_buf_u64(&b, 0); /* lost_at */
+    hsr_buf_u32(&b, 0); /* header_crc */
+    hsr_buf_u32(&b, 0); /* reserved */
+    if (!b.failed) {
+        memcpy(header, b.p, HS_HEADER_SIZE);
+        seal_header();
+        memcpy(b.p, header, HS_HEADER_SIZE);
+    }
 
     size_t c = hsr_chunk_begin(&b, HS_CHUNK_PROCESS);
     hsr_buf_u32(&b, (uint32_t)getpid());
@@ -381,8 +576,7 @@ static void write_start(int rank)
         hsr_chunk_end(&b, c);
     }
 
-    if (hsr_profile_write(&b) != 0)
-        hsr_warn("cannot write the profile file header");
+    (void)hsr_profile_write_snapshot(&b); /* a failure is said and leaves the file empty */
     hsr_buf_release(&cmd);
     hsr_buf_release(&b);
 }
@@ -433,11 +627,18 @@ int hsr_profile_open(void)
     }
     fd_pid = (int)getpid();
     fd = move_high(fd);
+    eof = room_end = 0;
+    file_types = crc32_z(0, NULL, 0);
+    keep_room = HSR_PROFILE_ROOM_MIN;
+    room_off = dead = 0;
+    atomic_store(&failed, 0);
     struct stat st;
     if (fstat(fd, &st) == 0) {
         fd_dev = st.st_dev;
         fd_ino = st.st_ino;
     }
     write_start(rank);
+    if (!dead)
+        (void)make_room(keep_room); /* held from the start; a refusal is said at a write */
     return 0;
 }

@@ -34,7 +34,15 @@ struct hsr_rows {
 HSR_HIDDEN void hsr_rows_next(struct hsr_buf *b, struct hsr_rows *r);
 HSR_HIDDEN void hsr_rows_done(struct hsr_buf *b, struct hsr_rows *r);
 HSR_HIDDEN int hsr_profile_open(void); /* open a new file, write header/PROCESS/SETTINGS */
-HSR_HIDDEN int hsr_profile_write(struct hsr_buf *b); /* append, -1 on failure */
+/* Append a buffer of whole chunks: 0, or -1 (a failure is said once and marked in the
+ * file, see profile_writer.c). A stream write leaves room for the next snapshot; a
+ * snapshot's write may take the last of it, and fills in its SNAPSHOT_END's
+ * types_crc (the buffer's last chunk). */
+HSR_HIDDEN int hsr_profile_write(struct hsr_buf *b);
+HSR_HIDDEN int hsr_profile_write_snapshot(struct hsr_buf *b);
+/* Data that will not reach the file (err: an errno; what: "a snapshot"): said once,
+ * marked in the header. */
+HSR_HIDDEN void hsr_profile_lost(int err, const char *what);
 HSR_HIDDEN void hsr_profile_close(void);
 HSR_HIDDEN int hsr_profile_is_open(void);
 HSR_HIDDEN const char *hsr_profile_path(void);

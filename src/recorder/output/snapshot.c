@@ -12,6 +12,7 @@
  * that meets another thread's dump waits at most a few seconds.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -21,6 +22,7 @@
 #include "core/lifecycle.h"
 #include "core/pool.h"
 #include "count/counting.h"
+#include "count/failed.h"
 #include "count/regions.h"
 #include "count/thread.h"
 #include "output/profile_writer.h"
@@ -121,8 +123,10 @@ static uint64_t rows_get(const struct rows *t, uint32_t region, uint64_t key, ui
 
 struct merged {
     struct rows sizes, apis, stacks;
+    struct rows failed; /* key size; region: region | api << 16 | size unknown << 31 */
     uint64_t lost;
 };
+_Static_assert(HSR_MAX_REGIONS <= 1u << 16 && HS_API_COUNT <= 1u << 15, "failed rows' key");
 
 static void add_size(void *ctx, uint32_t region, uint64_t size, uint64_t count)
 {
@@ -140,10 +144,18 @@ static void add_stack(void *ctx, uint32_t region, uint64_t size, uint32_t depth,
     rows_add(&((struct merged *)ctx)->stacks, region, size, depth, frames, count);
 }
 
+static void add_failed(void *ctx, uint32_t region, unsigned api, uint64_t size, int size_known,
+                       uint64_t calls)
+{
+    uint32_t key = region | (uint32_t)api << 16 | (size_known ? 0 : 1u << 31);
+    rows_add(&((struct merged *)ctx)->failed, key, size, 0, NULL, calls);
+}
+
 static void merge_all(struct merged *m, struct hsr_arena *arena)
 {
     memset(m, 0, sizeof *m);
-    m->sizes.arena = m->apis.arena = m->stacks.arena = arena;
+    m->sizes.arena = m->apis.arena = m->stacks.arena = m->failed.arena = arena;
+    hsr_failed_visit(m, add_failed);
     for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t)) {
         hsr_thread_visit(t, m, add_size, add_api);
         struct hsr_stack_table *st = hsr_thread_stacks(t);
@@ -226,6 +238,26 @@ static void write_counts(struct hsr_buf *b, uint32_t type, const struct rows *no
     hsr_chunk_end(b, c);
 }
 
+/* FAILED_ALLOCS, when any call failed (minus the baseline). */
+static void write_failed(struct hsr_buf *b, const struct rows *now, const struct rows *base)
+{
+    struct hsr_rows rows = {.type = HS_FAILED_ALLOCS, .per_chunk = HSR_STACK_TYPES_PER_CHUNK};
+    for (uint64_t i = 0; now->e && i <= now->mask; i++) {
+        const struct row *r = &now->e[i];
+        uint64_t v = r->hash ? r->count - rows_get(base, r->region, r->key, 0, NULL) : 0;
+        if (!v)
+            continue;
+        hsr_rows_next(b, &rows);
+        hsr_buf_u32(b, r->region & 0xFFFF);
+        hsr_buf_u32(b, (r->region >> 16) & 0x7FFF);
+        hsr_buf_u64(b, r->key);
+        hsr_buf_u64(b, v);
+        hsr_buf_u32(b, !(r->region >> 31));
+        hsr_buf_u32(b, 0);
+    }
+    hsr_rows_done(b, &rows);
+}
+
 static void write_stacks(struct hsr_buf *b, const struct rows *now, const struct rows *base)
 {
     struct hsr_rows rows = {.type = HS_CHUNK_STACK_TYPES, .per_chunk = HSR_STACK_TYPES_PER_CHUNK};
@@ -279,20 +311,23 @@ int hsr_snapshot(unsigned reason, int from_signal)
     write_regions(&b);
     write_counts(&b, HS_CHUNK_SIZE_COUNTS, &now.sizes, &baseline.sizes);
     write_counts(&b, HS_CHUNK_API_COUNTS, &now.apis, &baseline.apis);
+    write_failed(&b, &now.failed, &baseline.failed);
     write_stacks(&b, &now.stacks, &baseline.stacks);
     hsr_tracking_write(&b);
     hsr_ending_write(&b, reason); /* a crash's or MPI_Abort's ENDING chunk (core/ending.c) */
 
-    int incomplete = now.sizes.failed || now.apis.failed || now.stacks.failed;
+    int incomplete = now.sizes.failed || now.apis.failed || now.stacks.failed || now.failed.failed;
     c = hsr_chunk_begin(&b, HS_CHUNK_SNAPSHOT_END);
     hsr_buf_u32(&b, seq);
-    hsr_buf_u32(&b, 0);
+    hsr_buf_u32(&b, 0); /* types_crc: the writer's, as it appends (hsr_profile_write_snapshot) */
     hsr_buf_u64(&b, now.lost - baseline.lost);
     hsr_buf_u64(&b, hsr_threads_seen());
     hsr_chunk_end(&b, c);
 
     /* Out of memory while merging: better no snapshot than a wrong one. */
-    int rc = incomplete ? -1 : hsr_profile_write(&b);
+    if (incomplete)
+        hsr_profile_lost(ENOMEM, "a snapshot (out of memory merging the counts)");
+    int rc = incomplete ? -1 : hsr_profile_write_snapshot(&b);
     if (rc == 0)
         seq++;
     hsr_buf_release(&b);
