@@ -94,10 +94,9 @@ def register(sub):
                    help="frames per stack (1..256, default 64)")
     p.add_argument("--sample-bytes", nargs="?", const=str(SAMPLE_BYTES_DEFAULT), metavar="N",
                    help="stacks of every size by sampling, cheap enough for production: one "
-                        "allocation a mean N bytes apart (default %d = 512 KiB) takes its "
-                        "stack; reports estimate each stack type's allocations with a 95%% "
-                        "interval; counts stay exact (not with --sizes, --track, --trace)"
-                        % SAMPLE_BYTES_DEFAULT)
+                        f"allocation a mean N bytes apart (default {SAMPLE_BYTES_DEFAULT} = 512 KiB) "
+                        "takes its stack; reports estimate each stack type's allocations with a "
+                        "95%% interval; counts stay exact (not with --sizes, --track, --trace)")
     p.add_argument("--unwind", choices=["dwarf", "fp"], default="dwarf",
                    help="stack unwinding: DWARF via libunwind (default) or frame pointers")
     p.add_argument("--track", action="store_true",
