@@ -6,6 +6,7 @@ Two ways over the same rules: parse() splits a whole file held in memory (the sn
 and timeline readers), scan() walks a file's chunk headers without reading payloads
 (the event trace, streamed chunk by chunk). Knows nothing of what chunks mean.
 """
+import mmap
 import os
 import zlib
 from dataclasses import dataclass
@@ -43,11 +44,17 @@ class ChunkHead(NamedTuple):
         return self.offset + _HEAD.size
 
 
-def read_file(path: str) -> bytes:
-    """A whole profile file; a missing or unreadable one is one HeapscopeError."""
+def read_file(path: str):
+    """A whole profile file, mapped (pages of chunks never looked at, such as an event
+    trace's, are never read); a missing or unreadable one is one HeapscopeError."""
     try:
         with open(path, "rb") as fh:
-            return fh.read()
+            if os.fstat(fh.fileno()).st_size == 0:
+                return b""
+            try:
+                return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):    # a file that cannot be mapped (a pipe)
+                return fh.read()
     except FileNotFoundError:
         raise HeapscopeError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -108,8 +115,9 @@ def check_crc(payload, head: ChunkHead, path: str) -> None:
                              f"{fmt.chunk_name(head.type)} chunk at byte {head.offset}")
 
 
-def parse(data: bytes, path: str) -> Framing:
-    """Split a whole file's bytes into chunks, every crc checked. Raises HeapscopeError
+def parse(data: bytes, path: str, unchecked=frozenset()) -> Framing:
+    """Split a whole file's bytes into chunks, every crc checked but those of the chunk
+    types `unchecked` (their reader checks them, read_payload). Raises HeapscopeError
     on corruption."""
     header = check_header(data, path)
     view = memoryview(data)
@@ -117,7 +125,8 @@ def parse(data: bytes, path: str) -> Framing:
     chunks: List[Chunk] = []
     for head in walk:
         payload = view[head.payload_offset:head.payload_offset + head.length]
-        check_crc(payload, head, path)
+        if head.type not in unchecked:
+            check_crc(payload, head, path)
         chunks.append(Chunk(head.type, head.offset, payload))
     return Framing(header.start_real_ns, chunks, walk.truncated_at)
 

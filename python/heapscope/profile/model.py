@@ -1,6 +1,6 @@
 """What a profile file holds once read: plain data classes, no file access."""
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,19 @@ class Profile:
     # from the chosen snapshot; and those found outside any snapshot.
     extra_chunks: Dict[int, List[bytes]] = field(default_factory=dict)
     file_chunks: Dict[int, List[bytes]] = field(default_factory=dict)
-    tracking: Optional["Tracking"] = None   # record --track / --trace
+    # record --track / --trace; a trace's replay waits for the first read (_DeferredTracking)
+    tracking: Optional["Tracking"] = field(default=None, repr=False, compare=False)
     timeline: Optional["Timeline"] = None   # samples written as the run went
+
+    def defer_tracking(self, loader: Callable[[], Optional["Tracking"]]) -> None:
+        """Profile.tracking comes from loader(), called on its first read: reports that do
+        not need tracking never replay an event trace."""
+        self.__dict__[_DeferredTracking.loader] = loader
+
+    @property
+    def tracking_deferred(self) -> bool:
+        """Tracking that will be replayed when read (not read yet)."""
+        return _DeferredTracking.loader in self.__dict__
 
     @property
     def region_paths(self) -> List[str]:
@@ -76,6 +87,27 @@ class Profile:
         if self.rank >= 0:
             return f"rank {self.rank} (pid {self.pid})"
         return f"pid {self.pid}"
+
+
+class _DeferredTracking:
+    """Profile.tracking: a value, or what Profile.defer_tracking's loader returns when
+    first read (then kept)."""
+    loader, slot = "_tracking_loader", "_tracking"
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return None
+        loader = obj.__dict__.pop(self.loader, None)
+        if loader is not None:
+            obj.__dict__[self.slot] = loader()
+        return obj.__dict__.get(self.slot)
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__.pop(self.loader, None)
+        obj.__dict__[self.slot] = value
+
+
+Profile.tracking = _DeferredTracking()
 
 
 # ---- tracking mode (record --track, or replayed from a --trace event stream) ----

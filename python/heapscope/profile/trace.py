@@ -6,7 +6,8 @@ The file is read as a stream: a first pass reads only chunk headers (and the few
 bytes that say which thread and which event numbers a chunk holds); the replay
 then decompresses one chunk per thread at a time and merges the threads' streams
 by event number. Memory: the live blocks and one chunk per thread, never the
-whole event list.
+whole event list. The replay runs in C (replay_native.py, src/replay/replay.c);
+the Python one here is the reference, and the fallback without the library.
 
 What the replay computes is what tracking mode computes in the recorder (see
 src/recorder/track/): allocations, frees, temporaries, lifetime histograms, blocks live at
@@ -14,13 +15,14 @@ the heap peak and at the end, extra bytes; per stack trace type where the event
 names one, per (region, size) otherwise.
 """
 import heapq
+import os
 import struct
 import zlib
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
-from heapscope.profile import framing
+from heapscope.profile import framing, replay_native
 from heapscope.profile.layout import Malformed
 from heapscope.profile.model import LIFETIME_BINS, Tracking, lifetime_bin
 from heapscope.profile.tracking import build, region_namer
@@ -177,13 +179,40 @@ class _Group:
 
 
 def replay(profile) -> Optional[Tracking]:
-    """Profile.tracking from the trace of profile.path (source "trace"); None without one."""
+    """Profile.tracking from the trace of profile.path (source "trace"); None without one.
+    In C (replay_native) when the library is there, else in Python (_replay_python, the
+    reference; HEAPSCOPE_REPLAY=python chooses it)."""
     path = profile.path
     start, chunks = scan(path)
     if start is None and not chunks:
         return None
     max_between, max_ns, start_mono = ((start.temporary_max_between, start.temporary_max_ns,
                                         start.start_mono_ns) if start else (0, 0, 0))
+    if replay_native.available() and os.environ.get("HEAPSCOPE_REPLAY") != "python":
+        groups, (peak, peak_ns, cur, _), stacks = replay_native.replay_chunks(
+            path, chunks, lambda fh, c: _payload(fh, path, c), max_between, max_ns)
+    else:
+        groups, (peak, peak_ns, cur), stacks = _replay_python(path, chunks, max_between, max_ns)
+
+    rows = []
+    for region, size, sid, counts in groups:
+        frames = ()
+        if sid:
+            if sid not in stacks:
+                raise HeapscopeError(f"{path}: trace refers to stack type {sid}, never defined")
+            region, size, frames = stacks[sid]
+        rows.append((region, size, tuple(frames), counts))
+    summary = dict(temporary_max_between=max_between, temporary_max_ns=max_ns,
+                   peak_bytes=peak, peak_mono_ns=max(peak_ns - start_mono, 0) if peak else 0,
+                   end_bytes=cur, untracked=0, table_bytes=0)
+    result = build(summary, rows, region_namer(profile))
+    result.source = "trace"
+    return result
+
+
+def _replay_python(path: str, chunks: List[_Chunk], max_between: int, max_ns: int):
+    """The replay event by event: ([(region, size, stack_id, counts)], (peak bytes, its
+    time, bytes live at the end), {stack_id: (region, size, frames)})."""
     stacks: Dict[int, tuple] = {}
     groups: Dict[tuple, _Group] = {}
     live: Dict[int, tuple] = {}          # addr -> (group, size, born_ns, thread, thread_seq)
@@ -230,21 +259,7 @@ def replay(profile) -> Optional[Tracking]:
     if pending:
         for grp in groups.values():
             grp.at_peak = grp.live
-
-    rows = []
-    for (region, size, sid), g in groups.items():
-        frames = ()
-        if sid:
-            if sid not in stacks:
-                raise HeapscopeError(f"{path}: trace refers to stack type {sid}, never defined")
-            region, size, frames = stacks[sid]
-        rows.append((region, size, tuple(frames),
-                     [g.allocs, g.frees, g.temps, g.at_peak, g.live, g.extra,
-                      tuple(g.time), tuple(g.between)]))
-
-    summary = dict(temporary_max_between=max_between, temporary_max_ns=max_ns,
-                   peak_bytes=peak, peak_mono_ns=max(peak_ns - start_mono, 0) if peak else 0,
-                   end_bytes=cur, untracked=0, table_bytes=0)
-    result = build(summary, rows, region_namer(profile))
-    result.source = "trace"
-    return result
+    rows = [(region, size, sid, [g.allocs, g.frees, g.temps, g.at_peak, g.live, g.extra,
+                                 tuple(g.time), tuple(g.between)])
+            for (region, size, sid), g in groups.items()]
+    return rows, (peak, peak_ns, cur), stacks
