@@ -62,12 +62,13 @@
  *    11  TRACK_TYPES       snapshot  record --track: lifetimes per stack type or size (HS_TRACK_TYPES)
  *    12  TRACE_START       stream    record --trace: once per file (HS_TRACE_START)
  *    13  TRACE_EVENTS      stream    record --trace: one buffer of one thread's events (HS_TRACE_EVENTS)
+ *    14  TRACK_UNTRACKED   snapshot  record --track: blocks left out of tracking, and their bytes (HS_TRACK_UNTRACKED)
  *    20  TIMELINE          stream    a batch of heap/RSS/PSS samples (HS_TIMELINE_SAMPLES)
  *    21  TIMELINE_REGIONS  stream    regions the samples refer to (HS_TIMELINE_REGIONS)
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
  * hs_track_chunk_type, hs_timeline_chunk_type) belong to optional modes, and a reader
- * that does not know them skips them. Ids 14..19 and 22..29 are free for those
+ * that does not know them skips them. Ids 15..19 and 22..29 are free for those
  * families; 30 and above for new ones.
  *
  * What the chunks mean, beyond their fields' comments in the table:

@@ -33,8 +33,8 @@ enum { HSRP_OK, HSRP_E_NUMBER, HSRP_E_STACK, HSRP_E_TAG, HSRP_E_MEMORY };
 
 /* Where a thread's stream stands in its current chunk (ctypes mirrors it). */
 struct hsrp_cursor {
-    uint64_t pos;      /* next byte of the chunk */
-    uint64_t seq;      /* the deltas' bases (from 0 at a chunk's start) */
+    uint64_t pos; /* next byte of the chunk */
+    uint64_t seq; /* the deltas' bases (from 0 at a chunk's start) */
     uint64_t ns;
     uint64_t addr;
     uint64_t next_seq; /* number of the event at pos; UINT64_MAX at the chunk's end */
@@ -432,7 +432,7 @@ void hsrp_groups(const struct hsrp *r, uint64_t *out)
 {
     for (uint64_t i = 0; i < r->ngroups; i++, out += GROUP_WORDS) {
         const struct group *g = &r->groups[i];
-        uint64_t head[9] = {g->region, g->size, g->sid,     g->allocs, g->frees,
+        uint64_t head[9] = {g->region, g->size,    g->sid,  g->allocs, g->frees,
                             g->temps,  g->at_peak, g->live, g->extra};
         memcpy(out, head, sizeof head);
         memcpy(out + 9, g->time, sizeof g->time);

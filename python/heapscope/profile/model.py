@@ -156,8 +156,14 @@ class Tracking:
     stacks: List[TrackedStack] = field(default_factory=list)
     extra: Dict[int, Tuple[int, int]] = field(default_factory=dict)  # size -> (blocks, usable - requested bytes)
     untracked: int = 0                 # blocks not tracked (table full); counted, never silently dropped
+    untracked_bytes: Optional[int] = 0  # their requested bytes; None: not recorded (older recorder)
     table_bytes: int = 0               # memory the recorder used for tracking
     source: str = "track"              # "track" (recorder tables) or "trace" (replayed events)
+
+    @property
+    def peak_is_lower_bound(self) -> bool:
+        """Untracked blocks may have been live at the peak: the true peak is higher or equal."""
+        return self.untracked > 0
 
 
 # ---- timeline (heap in use and RSS/PSS over time; MPI calipers) ----
