@@ -1,5 +1,6 @@
 """Event trace mode (record --trace): the events streamed into the file, replayed
 into the same figures tracking mode computes in the recorder."""
+import os
 import struct
 import zlib
 from pathlib import Path
@@ -247,3 +248,37 @@ def test_reports_without_tracking_never_replay(heapscope, tmp_path, monkeypatch,
     # and a tracking report does replay
     assert cli.main(["lifetimes", str(path)]) != 0
     assert "replayed" in capsys.readouterr().err
+
+
+def test_replay_is_kept_beside_the_profile_for_its_file_only(heapscope, build, tmp_path, monkeypatch):
+    """The second tracking read of a trace profile takes the replay kept beside it; a
+    changed file (another identity) is replayed again; HEAPSCOPE_REPLAY_CACHE=0 keeps none."""
+    from heapscope.profile import replay_native
+    exe = build("trk_lifetimes.c", "-pthread")
+    heapscope("record", "-o", tmp_path, "--trace", "--sizes", "200", "--no-symbolize", "--", exe)
+    [path] = tmp_path.glob("heapscope.*.hsp")
+    first = full_figures(read_profile(path))
+    [kept] = tmp_path.glob(".heapscope.*.replay")
+    assert kept.name == "." + path.name[:-len(".hsp")] + ".replay"
+    assert [p.name for p in tmp_path.glob("*.hsp")] == [path.name]   # report DIR never sees it
+
+    def forbidden(*args):
+        raise AssertionError("replayed again")
+
+    real = replay_native.replay_chunks
+    monkeypatch.setattr(replay_native, "replay_chunks", forbidden)
+    assert full_figures(read_profile(path)) == first
+    # the same bytes under a new mtime: another identity, replayed (and kept anew)
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    with pytest.raises(AssertionError, match="replayed again"):
+        read_profile(path).tracking
+    monkeypatch.setattr(replay_native, "replay_chunks", real)
+    assert full_figures(read_profile(path)) == first
+    monkeypatch.setattr(replay_native, "replay_chunks", forbidden)
+    assert full_figures(read_profile(path)) == first
+    kept.unlink()
+    monkeypatch.setattr(replay_native, "replay_chunks", real)
+    monkeypatch.setenv("HEAPSCOPE_REPLAY_CACHE", "0")
+    assert full_figures(read_profile(path)) == first
+    assert not list(tmp_path.glob(".heapscope.*.replay"))

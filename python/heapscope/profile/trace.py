@@ -7,7 +7,8 @@ bytes that say which thread and which event numbers a chunk holds); the replay
 then decompresses one chunk per thread at a time and merges the threads' streams
 by event number. Memory: the live blocks and one chunk per thread, never the
 whole event list. The replay runs in C (replay_native.py, src/replay/replay.c);
-the Python one here is the reference, and the fallback without the library.
+the Python one here is the reference, and the fallback without the library. Its
+result is kept beside the profile (replay_cache.py) for the next report.
 
 What the replay computes is what tracking mode computes in the recorder (see
 src/recorder/track/): allocations, frees, temporaries, lifetime histograms, blocks live at
@@ -22,7 +23,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
-from heapscope.profile import framing, replay_native
+from heapscope.profile import framing, replay_cache, replay_native
 from heapscope.profile.layout import Malformed
 from heapscope.profile.model import LIFETIME_BINS, Tracking, lifetime_bin
 from heapscope.profile.tracking import build, region_namer
@@ -183,16 +184,26 @@ def replay(profile) -> Optional[Tracking]:
     In C (replay_native) when the library is there, else in Python (_replay_python, the
     reference; HEAPSCOPE_REPLAY=python chooses it)."""
     path = profile.path
-    start, chunks = scan(path)
-    if start is None and not chunks:
-        return None
-    max_between, max_ns, start_mono = ((start.temporary_max_between, start.temporary_max_ns,
-                                        start.start_mono_ns) if start else (0, 0, 0))
-    if replay_native.available() and os.environ.get("HEAPSCOPE_REPLAY") != "python":
-        groups, (peak, peak_ns, cur, _), stacks = replay_native.replay_chunks(
-            path, chunks, lambda fh, c: _payload(fh, path, c), max_between, max_ns)
+    reference = os.environ.get("HEAPSCOPE_REPLAY") == "python"
+    start = _start(profile)
+    bounds = ((start.temporary_max_between, start.temporary_max_ns) if start else (0, 0))
+    cached = None if reference else replay_cache.load(path, bounds)
+    if cached is not None:
+        groups, (peak, peak_ns, cur, _), stacks = cached
     else:
-        groups, (peak, peak_ns, cur), stacks = _replay_python(path, chunks, max_between, max_ns)
+        start, chunks = scan(path)
+        if start is None and not chunks:
+            return None
+        bounds = ((start.temporary_max_between, start.temporary_max_ns) if start else (0, 0))
+        if replay_native.available() and not reference:
+            groups, figures, stacks = replay_native.replay_chunks(
+                path, chunks, lambda fh, c: _payload(fh, path, c), *bounds)
+            replay_cache.store(path, bounds, groups, figures, stacks)
+        else:
+            groups, figures, stacks = _replay_python(path, chunks, *bounds)
+        peak, peak_ns, cur, _ = figures
+    max_between, max_ns = bounds
+    start_mono = start.start_mono_ns if start else 0
 
     rows = []
     for region, size, sid, counts in groups:
@@ -210,9 +221,21 @@ def replay(profile) -> Optional[Tracking]:
     return result
 
 
+def _start(profile):
+    """The TRACE_START record the reader kept (profile.file_chunks), or None."""
+    payloads = profile.file_chunks.get(TRACE_START)
+    if not payloads:
+        return None
+    try:
+        return fmt.CODECS[TRACE_START].decode(payloads[0])
+    except Malformed as exc:
+        raise HeapscopeError(f"{profile.path}: malformed TRACE_START chunk: {exc}") from None
+
+
 def _replay_python(path: str, chunks: List[_Chunk], max_between: int, max_ns: int):
     """The replay event by event: ([(region, size, stack_id, counts)], (peak bytes, its
-    time, bytes live at the end), {stack_id: (region, size, frames)})."""
+    time, bytes live at the end, allocations and frees replayed), {stack_id: (region,
+    size, frames)})."""
     stacks: Dict[int, tuple] = {}
     groups: Dict[tuple, _Group] = {}
     live: Dict[int, tuple] = {}          # addr -> (group, size, born_ns, thread, thread_seq)
@@ -262,4 +285,5 @@ def _replay_python(path: str, chunks: List[_Chunk], max_between: int, max_ns: in
     rows = [(region, size, sid, [g.allocs, g.frees, g.temps, g.at_peak, g.live, g.extra,
                                  tuple(g.time), tuple(g.between)])
             for (region, size, sid), g in groups.items()]
-    return rows, (peak, peak_ns, cur), stacks
+    events_seen = sum(g.allocs + g.frees for g in groups.values())
+    return rows, (peak, peak_ns, cur, events_seen), stacks
