@@ -13,8 +13,6 @@ there (a source checkout without a build): trace.py then replays in Python.
 import ctypes
 from typing import Callable, Dict, List, Optional, Tuple
 
-import numpy as np
-
 from heapscope.errors import HeapscopeError
 
 GROUP_WORDS = 137          # replay.c: 9 figures, then 2 x 64 histogram bins
@@ -82,6 +80,7 @@ def replay_chunks(path: str, chunks: list, payload: Callable, max_between: int,
                   max_ns: int) -> Tuple[List[tuple], Tuple[int, int, int, int], Dict[int, tuple]]:
     """Replay every event of `chunks` (trace.scan's) in event-number order; payload(fh,
     chunk) gives a chunk's decompressed events (crc and size checked)."""
+    import numpy as np      # here: reading a profile without replaying needs no numpy
     lib = _load()
     by_thread: Dict[int, list] = {}
     for c in chunks:
@@ -128,7 +127,7 @@ def _merge(lib, state, streams: List[_Stream], fh, path: str, payload: Callable)
             s.index += 1
 
 
-def _rows(groups: np.ndarray) -> List[tuple]:
+def _rows(groups) -> List[tuple]:
     rows = []
     for g in groups.tolist():
         rows.append((g[0], g[1], g[2], [g[3], g[4], g[5], g[6], g[7], g[8],
