@@ -50,9 +50,11 @@ struct group {
 };
 #define GROUP_WORDS 137 /* what hsrp_groups writes per group: 9 + 2 x 64 */
 
+/* 32 bytes: the free's lookup misses the cache, a slot per line pair at most (the
+ * block's size is its group's) */
 struct block {
     uint64_t addr; /* 0: empty slot */
-    uint64_t size, born_ns, thread_seq;
+    uint64_t born_ns, thread_seq;
     uint32_t group, thread;
 };
 
@@ -262,9 +264,9 @@ static int on_alloc(struct hsrp *r, uint32_t thread, uint64_t ns, uint64_t addr,
         struct group *og = &r->groups[old->group];
         touch(r, og);
         og->live--;
-        r->cur -= old->size;
+        r->cur -= og->size;
     } else {
-        if ((r->lused + 1) * 2 > r->lmask + 1) {
+        if ((r->lused + 1) * 4 > (r->lmask + 1) * 3) { /* 3/4 full: linear probing copes */
             if (grow_live(r))
                 return HSRP_E_MEMORY;
             find_live(r, addr, &slot);
@@ -273,7 +275,6 @@ static int on_alloc(struct hsrp *r, uint32_t thread, uint64_t ns, uint64_t addr,
     }
     struct block *b = &r->live[slot];
     b->addr = addr;
-    b->size = size;
     b->born_ns = ns;
     b->thread_seq = n;
     b->group = (uint32_t)(g - r->groups);
@@ -308,7 +309,7 @@ static void on_free(struct hsrp *r, uint64_t ns, uint64_t addr)
     g->between[bin_of(between)]++;
     if (between <= r->max_between && (!r->max_ns || lifetime <= r->max_ns))
         g->temps++;
-    r->cur -= b->size;
+    r->cur -= g->size;
     remove_slot(r, slot);
 }
 
