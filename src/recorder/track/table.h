@@ -67,12 +67,12 @@ static inline void hsr_spin_unlock(_Atomic int *l)
 
 /* Nearby addresses get nearby slots, so that a program allocating or freeing in
  * address order walks the table in order (with 10^7 blocks a random slot is a cache
- * and TLB miss each): within a 4 MiB window of addresses the slot follows the address,
+ * and TLB miss each): within a 1 MiB window of addresses the slot follows the address,
  * each window shifted by a hash of its number, which also picks the shard (the top 6
  * bits). */
 static inline uint64_t hsr_addr_hash(uint64_t a)
 {
-    uint64_t w = (a >> 22) * 0x9E3779B97F4A7C15ull;
+    uint64_t w = (a >> 20) * 0x9E3779B97F4A7C15ull;
     w ^= w >> 29;
     return (w & 0xFC00000000000000ull) | (((a >> 4) + w) & 0x03FFFFFFFFFFFFFFull);
 }
