@@ -4,8 +4,9 @@
  * Insert and remove are inline, for the allocation hooks; growth and the fork
  * handlers are in table.c.
  *
- * 64 shards chosen by address hash, each an open-addressing table (linear
- * probing, deletion by backward shift, no tombstones) under its own spinlock,
+ * 64 shards chosen by a hash of the address's 1 MiB window, each an
+ * open-addressing table (linear probing, deletion by backward shift, no
+ * tombstones; within a window the slot follows the address) under its own spinlock,
  * doubling when half full. 32 bytes a slot, so 64..128 bytes per live block.
  * At most hsr_track.max_blocks blocks are in it; the hooks count the rest
  * `untracked`. Everything is mmap'd, outside the program's heap.
