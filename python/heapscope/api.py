@@ -16,13 +16,15 @@ HeapscopeError, one line, as in the CLI. Layout of each table: docs/python-api.m
 import importlib
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
-from heapscope.analysis import histogram
-from heapscope.analysis.job_loading import is_job
+from heapscope.analysis import histogram, job
+from heapscope.analysis.job_loading import is_job, load_summaries
 from heapscope.analysis.leaks import build_leaks
 from heapscope.analysis.loading import read, reader_warnings, weighted_stacks
 from heapscope.analysis.peak import build_peaks
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.tracked import load_tracked, tracking_settings
+from heapscope.errors import HeapscopeError, NoSnapshotError
+from heapscope.profile import profile_files, read_profile
 from heapscope.profile.model import Profile
 from heapscope.symbolize import Symbolizer
 
@@ -53,7 +55,6 @@ def table(rows: List[Dict[str, Any]], columns: Sequence[str], as_frame: Optional
     pd = pandas_module()
     if pd is None:
         if as_frame:
-            from heapscope.errors import HeapscopeError
             raise HeapscopeError("as_frame=True needs pandas: pip install heapscope[pandas]")
         return rows
     return pd.DataFrame(rows, columns=list(columns))
@@ -61,18 +62,29 @@ def table(rows: List[Dict[str, Any]], columns: Sequence[str], as_frame: Optional
 
 def open(path: Union[str, "PathLike", Iterable]) -> "Recording":   # noqa: A001 (heapscope.open)
     """The recording at `path`: a profile file, a directory of them (one run, or an MPI
-    job's rank files), or a list of such paths."""
+    job's rank files), or a list of such paths. In a job, a rank's file without a
+    complete snapshot (a rank killed) is left out of the tables and named in
+    `warnings`; job() and ranks() still use its timeline, as the job report does."""
     paths = [path] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else list(path)
     paths = [str(p) for p in paths]
-    return Recording(paths, read(paths))
+    if not is_job(paths):
+        return Recording(paths, read(paths))
+    profiles, left_out = [], []
+    for f in profile_files(paths):
+        try:
+            profiles.append(read_profile(f))
+        except NoSnapshotError as exc:
+            left_out.append(f"{exc} (left out of the tables; job() and ranks() use its timeline)")
+    return Recording(paths, profiles, left_out)
 
 
 class Recording:
     """The profiles of one recording and the tables drawn from them."""
 
-    def __init__(self, paths: List[str], profiles: List[Profile]):
+    def __init__(self, paths: List[str], profiles: List[Profile], left_out: Sequence[str] = ()):
         self.paths = paths
         self.profiles = profiles
+        self._left_out = list(left_out)
         self._symbolizer = Symbolizer()
 
     def __repr__(self) -> str:
@@ -85,8 +97,9 @@ class Recording:
 
     @property
     def warnings(self) -> List[str]:
-        """What the reader noticed (cut-short files, unknown chunks), one line each."""
-        return reader_warnings(self.profiles)
+        """What the reader noticed (cut-short files, unknown chunks, ranks left out), one
+        line each."""
+        return self._left_out + reader_warnings(self.profiles)
 
     @property
     def notes(self) -> List[str]:
@@ -191,6 +204,20 @@ class Recording:
                           heap_mpi_bytes=s.heap_mpi_bytes, rss_bytes=s.rss_bytes,
                           pss_bytes=s.pss_bytes) for s in p.timeline.samples]
         return table(rows, TIMELINE_COLUMNS, as_frame)
+
+    def job(self, points: int = 200) -> dict:
+        """The job report's document (`heapscope report DIR --by rank`): per-rank peaks,
+        min/max/mean over ranks, regions, timelines on `points` time bins."""
+        return job.build(load_summaries(self.paths), timeline_points=points)
+
+    def ranks(self, as_frame: Optional[bool] = None) -> Table:
+        """One row per rank of a job: the job report's per-rank figures (keys: job()'s
+        `metrics`; None where not measured)."""
+        doc = self.job(points=1)
+        keys = [m["key"] for m in doc["metrics"]]
+        rows = [{k: r.get(k) for k in ("rank", "host", "pid", "reason", "complete", *keys)}
+                for r in doc["per_rank"]]
+        return table(rows, ("rank", "host", "pid", "reason", "complete", *keys), as_frame)
 
     def _check_region(self, region: Optional[str]) -> None:
         check_region(sorted({r for p in self.profiles for r in p.region_paths}), region)
