@@ -43,6 +43,10 @@ def test_a_small_table_counts_every_block_left_out(heapscope, build, tmp_path):
         assert ("note      4,000 allocations of 192,000 bytes were not tracked (tracking table "
                 "full") in out, report
         assert "the heap peak is a lower bound" in out, report
+    heapscope("html", path, "-o", tmp_path / "page.html")
+    assert ("4,000 blocks of 192,000 bytes could not be tracked (the table was full): lifetimes, "
+            "the peak's holders and leaks miss them, and the heap peak is a lower bound"
+            in (tmp_path / "page.html").read_text())
 
 
 def test_a_full_table_holds_every_block_replacing_none(heapscope, build, tmp_path):
