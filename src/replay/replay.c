@@ -80,6 +80,10 @@ static uint64_t mix(uint64_t a)
     return a ^ (a >> 29);
 }
 
+/* A live block's home slot: nearby addresses in nearby slots (the program's heap order,
+ * kinder to the cache than a random slot per block), each 1 MiB window shifted by a hash. */
+static uint64_t addr_slot(uint64_t addr) { return (addr >> 4) + mix(addr >> 20); }
+
 static unsigned bin_of(uint64_t v)
 {
     if (!v)
@@ -190,7 +194,7 @@ static int grow_live(struct hsrp *r)
         return -1;
     for (uint64_t i = 0; i <= r->lmask; i++)
         if (r->live[i].addr) {
-            uint64_t j = mix(r->live[i].addr >> 4) & mask;
+            uint64_t j = addr_slot(r->live[i].addr) & mask;
             while (n[j].addr)
                 j = (j + 1) & mask;
             n[j] = r->live[i];
@@ -203,7 +207,7 @@ static int grow_live(struct hsrp *r)
 
 static struct block *find_live(struct hsrp *r, uint64_t addr, uint64_t *slot)
 {
-    uint64_t i = mix(addr >> 4) & r->lmask;
+    uint64_t i = addr_slot(addr) & r->lmask;
     while (r->live[i].addr) {
         if (r->live[i].addr == addr) {
             *slot = i;
@@ -220,7 +224,7 @@ static void remove_slot(struct hsrp *r, uint64_t i)
 {
     uint64_t m = r->lmask;
     for (uint64_t j = (i + 1) & m; r->live[j].addr; j = (j + 1) & m) {
-        uint64_t home = mix(r->live[j].addr >> 4) & m;
+        uint64_t home = addr_slot(r->live[j].addr) & m;
         int between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
         if (!between) {
             r->live[i] = r->live[j];
