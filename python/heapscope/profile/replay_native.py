@@ -1,6 +1,7 @@
 """The event trace's replay in C (src/replay/replay.c, libheapscope_replay.so through
-ctypes): this module feeds it the chunks, one decompressed chunk per thread at a time,
-merging the threads' streams by event number, and reads back the groups' figures.
+ctypes): this module feeds it the chunks, one decompressed chunk per thread at a time
+(the next one read ahead by a helper thread), merging the threads' streams by event
+number, and reads back the groups' figures.
 
     rows, figures = replay_chunks(path, chunks, payload, max_between, max_ns)
 

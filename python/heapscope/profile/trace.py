@@ -5,7 +5,7 @@ src/format/profile_format.h. Framing (crc, truncation): framing.py.
 The file is read as a stream: a first pass reads only chunk headers (and the few
 bytes that say which thread and which event numbers a chunk holds); the replay
 then decompresses one chunk per thread at a time and merges the threads' streams
-by event number. Memory: the live blocks and one chunk per thread, never the
+by event number. Memory: the live blocks and a chunk or two per thread, never the
 whole event list. The replay runs in C (replay_native.py, src/replay/replay.c);
 the Python one here is the reference, and the fallback without the library. Its
 result is kept beside the profile (replay_cache.py) for the next report.
