@@ -100,6 +100,7 @@
  *    11  TRACK_TYPES       snapshot  record --track: lifetimes per stack type or size (HS_TRACK_TYPES)
  *    12  TRACE_START       stream    record --trace: once per file (HS_TRACE_START)
  *    13  TRACE_EVENTS      stream    record --trace: one buffer of one thread's events (HS_TRACE_EVENTS)
+ *    14  TRACK_UNTRACKED   snapshot  record --track: blocks left out of tracking, and their bytes (HS_TRACK_UNTRACKED)
  *    20  TIMELINE          stream    a batch of heap/RSS/PSS samples (HS_TIMELINE_SAMPLES)
  *    21  TIMELINE_REGIONS  stream    regions the samples refer to (HS_TIMELINE_REGIONS)
  *    22  HEAP_PEAK         stream    exact heap peaks so far, with each TIMELINE (HS_TIMELINE_HEAP_PEAK)

@@ -25,7 +25,7 @@
 #define HSR_MODULES_LISTED 4096          /* loaded modules one snapshot lists, at most */
 
 /* ---- tracking (track/) ---- */
-#define HSR_TRACK_MAX_BLOCKS_DEFAULT (8u << 20) /* HEAPSCOPE_TRACK_MAX_BLOCKS unset */
+#define HSR_TRACK_MAX_BLOCKS_DEFAULT (8u << 20) /* its least, HEAPSCOPE_TRACK_MAX_BLOCKS unset */
 #define HSR_FREED_RING 8u                       /* a thread's frees counted this many frees late */
 #define HSR_BORN_LOG 1024u                      /* a thread's last birth clocks; a power of two */
 #define HSR_FREER_HINTS 4096u                   /* address hash -> ring that last took it */
@@ -67,5 +67,12 @@
 /* ---- crashes (core/signals.c) ---- */
 #define HSR_CRASH_STACK_BYTES (256u * 1024u) /* alternate signal stack, reserved at start */
 #define HSR_CRASH_WAIT_MS 5000 /* another thread's crash snapshot is awaited this long */
+
+/* ---- tracking's side table bound (track/settings.c) ---- */
+/* Unset HEAPSCOPE_TRACK_MAX_BLOCKS: the table may take this share of the memory the
+ * process may have (RAM, or RLIMIT_AS when lower), at its worst 128 bytes a block
+ * (a half-full shard just doubled): 1/4 of 23 GB holds 45 M live blocks. */
+#define HSR_TRACK_TABLE_MEMORY_SHARE 4u
+#define HSR_TRACK_SLOT_BYTES_WORST 128u
 
 #endif

@@ -1,5 +1,6 @@
 """Event trace mode (record --trace): the events streamed into the file, replayed
 into the same figures tracking mode computes in the recorder."""
+import os
 import struct
 import zlib
 from pathlib import Path
@@ -189,3 +190,88 @@ def test_sigterm_writes_every_event_before_the_snapshot(build, native, tmp_path)
     assert (rows[77].allocs, rows[77].live_at_end) == (1, 1)
     _, chunks = trace.scan(p.path)
     assert sum(c.events for c in chunks) == 2001
+
+
+def full_figures(profile):
+    """Every figure of the replay, time histograms too: (region, size, frames) -> life."""
+    t = profile.tracking
+    return ({(s.region, s.size, s.frames): s.life for s in t.stacks},
+            (t.peak_bytes, t.peak_mono_ns, t.end_bytes, t.extra))
+
+
+@pytest.mark.parametrize("what", ["threads", "churn"])
+def test_compiled_replay_equals_the_python_reference(heapscope, build, tmp_path, monkeypatch, what):
+    """The replay in C (libheapscope_replay.so) gives every figure the Python replay
+    gives, on two threads' interleaved streams and on ~170,000 allocations."""
+    from heapscope.profile import replay_native
+    assert replay_native.available()
+    if what == "threads":
+        args = ["--sizes", "200", "--", build("trk_lifetimes.c", "-pthread")]
+    else:
+        args = ["--sizes", "all", "--temporary-between", "2", "--", program("hs-wl-cxx-churn"),
+                "--ops", "20000", "--working-set", "300"]
+    heapscope("record", "-o", tmp_path, "--trace", "--no-symbolize", *args)
+    [path] = tmp_path.glob("heapscope.*.hsp")
+    compiled = full_figures(read_profile(path))
+    monkeypatch.setenv("HEAPSCOPE_REPLAY", "python")
+    reference = full_figures(read_profile(path))
+    assert compiled == reference
+    assert sum(life.allocs for life in compiled[0].values()) > (150_000 if what == "churn" else 600)
+
+
+def test_reports_without_tracking_never_replay(heapscope, tmp_path, monkeypatch, capsys):
+    """report, stacks, callgraph, diff, export and record's symbol step read the
+    snapshot of a trace profile: the replay is never started."""
+    from heapscope import cli
+    from heapscope.symbolize.warm import warm
+    args = ["--", program("hs-wl-cxx-churn"), "--ops", "5000", "--working-set", "100"]
+    heapscope("record", "-o", tmp_path, "--trace", "--sizes", "all", "--no-symbolize", *args)
+    [path] = tmp_path.glob("heapscope.*.hsp")
+
+    def forbidden(profile):
+        raise AssertionError(f"replayed {profile.path}")
+
+    monkeypatch.setattr(trace, "replay", forbidden)
+    for argv in (["report", path], ["stacks", path, "--size", "all"],
+                 ["callgraph", path, "--size", "all", "--format", "json"], ["diff", path, path],
+                 ["export", path, "--format", "collapsed", "-o", tmp_path / "out.txt"]):
+        assert cli.main([str(a) for a in argv]) == 0, (argv, capsys.readouterr().err)
+    assert warm([str(path)]).addresses > 10
+    assert read_profile(path).tracking_deferred
+    # and a tracking report does replay
+    assert cli.main(["lifetimes", str(path)]) != 0
+    assert "replayed" in capsys.readouterr().err
+
+
+def test_replay_is_kept_beside_the_profile_for_its_file_only(heapscope, build, tmp_path, monkeypatch):
+    """The second tracking read of a trace profile takes the replay kept beside it; a
+    changed file (another identity) is replayed again; HEAPSCOPE_REPLAY_CACHE=0 keeps none."""
+    from heapscope.profile import replay_native
+    exe = build("trk_lifetimes.c", "-pthread")
+    heapscope("record", "-o", tmp_path, "--trace", "--sizes", "200", "--no-symbolize", "--", exe)
+    [path] = tmp_path.glob("heapscope.*.hsp")
+    first = full_figures(read_profile(path))
+    [kept] = tmp_path.glob(".heapscope.*.replay")
+    assert kept.name == "." + path.name[:-len(".hsp")] + ".replay"
+    assert [p.name for p in tmp_path.glob("*.hsp")] == [path.name]   # report DIR never sees it
+
+    def forbidden(*args):
+        raise AssertionError("replayed again")
+
+    real = replay_native.replay_chunks
+    monkeypatch.setattr(replay_native, "replay_chunks", forbidden)
+    assert full_figures(read_profile(path)) == first
+    # the same bytes under a new mtime: another identity, replayed (and kept anew)
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    with pytest.raises(AssertionError, match="replayed again"):
+        read_profile(path).tracking
+    monkeypatch.setattr(replay_native, "replay_chunks", real)
+    assert full_figures(read_profile(path)) == first
+    monkeypatch.setattr(replay_native, "replay_chunks", forbidden)
+    assert full_figures(read_profile(path)) == first
+    kept.unlink()
+    monkeypatch.setattr(replay_native, "replay_chunks", real)
+    monkeypatch.setenv("HEAPSCOPE_REPLAY_CACHE", "0")
+    assert full_figures(read_profile(path)) == first
+    assert not list(tmp_path.glob(".heapscope.*.replay"))

@@ -133,7 +133,7 @@ def test_table_bound_counts_untracked(heapscope, build, tmp_path):
     """30 blocks live together, the table holds 10: 20 untracked, none lost silently."""
     [p] = record(heapscope, build, tmp_path, "--track-max-blocks", "10", mode="many")
     t = p.tracking
-    assert t.untracked == 20
+    assert (t.untracked, t.untracked_bytes, t.peak_is_lower_bound) == (20, 20 * 24, True)
     r = rows(p)[24].life
     assert (r.allocs, r.frees, r.temporaries) == (10, 10, 0)
     assert p.size_counts[("(none)", 24)] == 30

@@ -162,6 +162,19 @@ def test_track_summary_and_types(tmp_path):
     assert {b: n for b, n in enumerate(life.between_hist) if n} == between_hist
     assert (second.region, second.size, second.frames, second.life.live_at_end_bytes) == ("(none)", 8, (), 8)
     assert t.extra == {8: (1, 8), 64: (10, 80)}
+    # a recorder before TRACK_UNTRACKED: the untracked blocks' bytes are unknown
+    assert t.untracked_bytes is None and t.peak_is_lower_bound
+
+
+def test_track_untracked(tmp_path):
+    summary = payload("TRACK_SUMMARY", temporary_max_between=0, temporary_max_ns=0,
+                      peak_bytes=4096, peak_mono_ns=1, end_bytes=0, untracked=7,
+                      table_bytes=65536, max_blocks=1024)
+    left_out = payload("TRACK_UNTRACKED", blocks=7, bytes=7 * 48 + 2**40)
+    b = ProfileBuilder()
+    b.snapshot(extra=[(fmt.TRACK_SUMMARY, summary), (fmt.TRACK_UNTRACKED, left_out)])
+    t = read_profile(b.write(tmp_path / "u.hsp")).tracking
+    assert (t.untracked, t.untracked_bytes, t.peak_is_lower_bound) == (7, 7 * 48 + 2**40, True)
 
 
 @pytest.mark.parametrize("codec", ["none", "deflate", "zstd"])
@@ -287,8 +300,8 @@ def test_every_chunk_type_has_a_test_here():
     """A chunk type added to the table needs its reader test in this file."""
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
               "SIZE_COUNTS", "API_COUNTS", "STACK_TYPES", "TRACK_SUMMARY", "TRACK_TYPES",
-              "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS", "HEAP_PEAK",
-              "SAMPLING", "ENDING", "FAILED_ALLOCS"}
+              "TRACK_UNTRACKED", "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS",
+              "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS"}
     assert set(ALL_CHUNKS) == tested
 
 

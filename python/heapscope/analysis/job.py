@@ -209,7 +209,7 @@ def _count(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[str,
     m.update(alloc_blocks=blocks[False] + blocks[True], alloc_app_blocks=blocks[False],
              alloc_mpi_blocks=blocks[True], alloc_bytes=nbytes[False] + nbytes[True],
              alloc_app_bytes=nbytes[False], alloc_mpi_bytes=nbytes[True])
-    if p.tracking is not None:
+    if not p.tracking_deferred and p.tracking is not None:   # an event trace is not replayed here
         m["tracked_peak"] = p.tracking.peak_bytes
 
 

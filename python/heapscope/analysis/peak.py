@@ -4,8 +4,9 @@ The recorder notes the global heap peak of a process (requested bytes of all tra
 live blocks, at its highest) and, per stack trace type, the blocks and bytes live at
 that moment. A peak belongs to one process, so several profiles give one peak each,
 never a sum. Holders are ranked by bytes live at the peak; `share` is their part of
-the peak. Blocks that were not tracked (table full) cannot be attributed: their bytes
-are `unattributed`. --size/--region narrow the holders listed, not the peak.
+the peak. Blocks that were not tracked (table full) are in neither: the peak is then
+a lower bound (`peak_lower_bound`), `unattributed_bytes` is unknown (None; at most
+`untracked_bytes`). --size/--region narrow the holders listed, not the peak.
 """
 from typing import Dict, List, Optional, Sequence
 
@@ -26,6 +27,9 @@ def build_peak(process: int, profile, entries: List[TrackedEntry], all_entries: 
     t = profile.tracking
     peak = t.peak_bytes
     attributed = sum(e.life.live_at_peak_bytes for e in all_entries)
+    # Untracked blocks are in neither the peak nor its holders: how much of them was
+    # live at the peak is unknown (at most their bytes), and the peak a lower bound.
+    unattributed = None if t.untracked else max(0, peak - attributed)
     sizes: Dict[int, list] = {}
     for e in entries:
         if e.life.live_at_peak:
@@ -40,8 +44,10 @@ def build_peak(process: int, profile, entries: List[TrackedEntry], all_entries: 
     held = sum(e.life.live_at_peak_bytes for e in entries)
     return dict(
         process=process, peak_bytes=peak, peak_mono_ns=t.peak_mono_ns, end_bytes=t.end_bytes,
+        peak_lower_bound=t.peak_is_lower_bound, untracked_blocks=t.untracked,
+        untracked_bytes=t.untracked_bytes,
         selected_bytes=held, selected_share=_share(held, peak),
-        unattributed_bytes=max(0, peak - attributed),
+        unattributed_bytes=unattributed,
         sizes=[dict(rank=i, size=s, blocks=v[0], bytes=v[1], share=_share(v[1], peak), types=v[2])
                for i, (s, v) in enumerate(size_rows, 1)],
         stack_types=[dict(rank=i, size=e.size, region=e.region, blocks=e.life.live_at_peak,

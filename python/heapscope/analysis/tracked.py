@@ -123,7 +123,16 @@ def tracking_settings(profiles: Sequence[Profile]) -> dict:
     return dict(source=t.source, temporary_max_between=t.temporary_max_between,
                 temporary_max_ns=t.temporary_max_ns,
                 untracked=sum(p.tracking.untracked for p in profiles),
+                untracked_bytes=untracked_bytes(profiles),
+                peak_lower_bound=any(p.tracking.peak_is_lower_bound for p in profiles),
                 table_bytes=sum(p.tracking.table_bytes for p in profiles))
+
+
+def untracked_bytes(profiles: Sequence[Profile]) -> Optional[int]:
+    """Requested bytes of the blocks left out of tracking; None when a profile's
+    recorder did not say (it left blocks out, before TRACK_UNTRACKED)."""
+    values = [p.tracking.untracked_bytes for p in profiles]
+    return None if any(v is None for v in values) else sum(values)
 
 
 def tracking_notes(profiles: Sequence[Profile], sym: Symbolizer) -> List[str]:
@@ -134,8 +143,13 @@ def tracking_notes(profiles: Sequence[Profile], sym: Symbolizer) -> List[str]:
                      "the first profile's are shown")
     untracked = sum(p.tracking.untracked for p in profiles)
     if untracked:
-        notes.append(f"{untracked:,} block{'s were' if untracked != 1 else ' was'} not tracked "
-                     f"(tracking table full) and {'are' if untracked != 1 else 'is'} missing from these figures")
+        nbytes = untracked_bytes(profiles)
+        of = f" of {nbytes:,} bytes" if nbytes is not None else " (their bytes not recorded)"
+        notes.append(f"{untracked:,} allocation{'s' if untracked != 1 else ''}{of} "
+                     f"{'were' if untracked != 1 else 'was'} not tracked "
+                     f"(tracking table full: record with a larger --track-max-blocks) and "
+                     f"{'are' if untracked != 1 else 'is'} missing from these figures; the heap "
+                     f"peak is a lower bound")
     return notes
 
 

@@ -115,8 +115,10 @@ def register(sub):
                    help="with --track/--trace: a temporary also lives at most this long "
                         "(800ns, 500us, 2ms, 1s, 1m: a unit is needed; default: no time bound)")
     p.add_argument("--track-max-blocks", metavar="N",
-                   help="with --track: live blocks the tracking table holds (default "
-                        "8388608, 64..128 bytes each); beyond, blocks are counted untracked")
+                   help="with --track: live blocks the tracking table holds (default: as "
+                        "many as a quarter of the RAM, or of RLIMIT_AS if lower, holds at 128 "
+                        "bytes each, at least 8388608; the table grows as blocks come); beyond, "
+                        "blocks are counted untracked with their bytes and the reports say so")
     p.add_argument("--allocator", choices=ALLOCATORS, default="glibc",
                    help="run the program on this allocator (default: glibc)")
     p.add_argument("--mpi", nargs="?", const="auto", metavar="openmpi|mpich",

@@ -14,6 +14,7 @@ Two ways over the same rules: parse() splits a whole file held in memory (the sn
 and timeline readers), scan() walks a file's chunk headers without reading payloads
 (the event trace, streamed chunk by chunk). Knows nothing of what chunks mean.
 """
+import mmap
 import os
 import struct
 import zlib
@@ -99,11 +100,17 @@ class Corrupt(Exception):
         super().__init__(f"corrupt chunk at byte {offset} (type {ctype}, {fmt.chunk_name(ctype)}): {why}")
 
 
-def read_file(path: str) -> bytes:
-    """A whole profile file; a missing or unreadable one is one HeapscopeError."""
+def read_file(path: str):
+    """A whole profile file, mapped (pages of chunks never looked at, such as an event
+    trace's, are never read); a missing or unreadable one is one HeapscopeError."""
     try:
         with open(path, "rb") as fh:
-            return fh.read()
+            if os.fstat(fh.fileno()).st_size == 0:
+                return b""
+            try:
+                return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):    # a file that cannot be mapped (a pipe)
+                return fh.read()
     except FileNotFoundError:
         raise HeapscopeError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -216,9 +223,11 @@ def _bad_crc(head: ChunkHead) -> Corrupt:
     return Corrupt(head.offset, head.type, "crc mismatch")
 
 
-def parse(data: bytes, path: str) -> Framing:
-    """Split a whole file's bytes into chunks, every crc checked. A corrupt chunk ends
-    the chunks read (Framing.corrupt says which); a bad header raises HeapscopeError."""
+def parse(data: bytes, path: str, unchecked=frozenset()) -> Framing:
+    """Split a whole file's bytes into chunks, every crc checked but the payload crcs of
+    the chunk types `unchecked` (their reader checks them when it reads them: the event
+    trace's replay). A corrupt chunk ends the chunks read (Framing.corrupt says which);
+    a bad header raises HeapscopeError."""
     header = check_header(data, path)
     view = memoryview(data)
     walk = _Walk(lambda offset, n: bytes(view[offset:offset + n]), header, len(data))
@@ -226,7 +235,7 @@ def parse(data: bytes, path: str) -> Framing:
     try:
         for head in walk:
             payload = view[head.payload_offset:head.payload_offset + head.length]
-            if not crc_ok(payload, head):
+            if head.type not in unchecked and not crc_ok(payload, head):
                 raise _bad_crc(head)
             frame.chunks.append(Chunk(head.type, head.offset, payload))
     except Corrupt as exc:

@@ -1,6 +1,6 @@
 """What a profile file holds once read: plain data classes, no file access."""
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -79,9 +79,20 @@ class Profile:
     # from the chosen snapshot; and those found outside any snapshot.
     extra_chunks: Dict[int, List[bytes]] = field(default_factory=dict)
     file_chunks: Dict[int, List[bytes]] = field(default_factory=dict)
-    tracking: Optional["Tracking"] = None   # record --track / --trace
+    # record --track / --trace; a trace's replay waits for the first read (_DeferredTracking)
+    tracking: Optional["Tracking"] = field(default=None, repr=False, compare=False)
     timeline: Optional["Timeline"] = None   # samples written as the run went
     ending: Optional[Ending] = None         # a crash or MPI_Abort (profile/ending.py)
+
+    def defer_tracking(self, loader: Callable[[], Optional["Tracking"]]) -> None:
+        """Profile.tracking comes from loader(), called on its first read: reports that do
+        not need tracking never replay an event trace."""
+        self.__dict__[_DeferredTracking.loader] = loader
+
+    @property
+    def tracking_deferred(self) -> bool:
+        """Tracking that will be replayed when read (not read yet)."""
+        return _DeferredTracking.loader in self.__dict__
 
     @property
     def region_paths(self) -> List[str]:
@@ -94,6 +105,27 @@ class Profile:
         if self.rank >= 0:
             return f"rank {self.rank} (pid {self.pid})"
         return f"pid {self.pid}"
+
+
+class _DeferredTracking:
+    """Profile.tracking: a value, or what Profile.defer_tracking's loader returns when
+    first read (then kept)."""
+    loader, slot = "_tracking_loader", "_tracking"
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return None
+        loader = obj.__dict__.pop(self.loader, None)
+        if loader is not None:
+            obj.__dict__[self.slot] = loader()
+        return obj.__dict__.get(self.slot)
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__.pop(self.loader, None)
+        obj.__dict__[self.slot] = value
+
+
+Profile.tracking = _DeferredTracking()
 
 
 # ---- tracking mode (record --track, or replayed from a --trace event stream) ----
@@ -142,8 +174,14 @@ class Tracking:
     stacks: List[TrackedStack] = field(default_factory=list)
     extra: Dict[int, Tuple[int, int]] = field(default_factory=dict)  # size -> (blocks, usable - requested bytes)
     untracked: int = 0                 # blocks not tracked (table full); counted, never silently dropped
+    untracked_bytes: Optional[int] = 0  # their requested bytes; None: not recorded (older recorder)
     table_bytes: int = 0               # memory the recorder used for tracking
     source: str = "track"              # "track" (recorder tables) or "trace" (replayed events)
+
+    @property
+    def peak_is_lower_bound(self) -> bool:
+        """Untracked blocks may have been live at the peak: the true peak is higher or equal."""
+        return self.untracked > 0
 
 
 # ---- timeline (heap in use and RSS/PSS over time; MPI calipers) ----

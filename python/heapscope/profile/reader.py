@@ -2,7 +2,8 @@
 
 Steps: framing.parse (crc, truncation) -> find the snapshots -> decode the PROCESS
 and SETTINGS chunks and the chunks of the last complete snapshot -> tracking (its TRACK_*
-chunks, or else the replayed event trace) and timeline. The reader is the top of
+chunks, or else the event trace, replayed when Profile.tracking is first read) and
+timeline. The reader is the top of
 profile/: the modules it calls never import it.
 """
 import os
@@ -24,7 +25,9 @@ PROFILE_SUFFIX = ".hsp"
 def read_profile(path) -> Profile:
     path = str(path)
     data = framing.read_file(path)
-    frame = framing.parse(data, path)
+    # the event trace's chunks are checked when replayed (trace.py), not here: a report
+    # that does not replay never reads them
+    frame = framing.parse(data, path, unchecked={fmt.TRACE_EVENTS})
     profile = Profile(path=path, start_real_ns=frame.start_real_ns)
     snapshots, open_snapshot = _find_snapshots(frame, profile, path)
 
@@ -69,7 +72,8 @@ def read_profile(path) -> Profile:
     profile.ending = _decode(lambda _payload: ending.from_snapshot(profile), frame.chunks[end], path)
     profile.tracking = tracking.from_snapshot(profile)
     if profile.tracking is None and fmt.TRACE_START in profile.file_chunks:
-        profile.tracking = trace.replay(profile)   # record --trace without --track
+        # record --trace without --track: replayed when a report first reads it
+        profile.defer_tracking(lambda: trace.replay(profile))
     profile.timeline = timeline_of(profile.file_chunks, path, profile.warnings)
     return profile
 

@@ -5,8 +5,10 @@ src/format/profile_format.h. Framing (crc, truncation): framing.py.
 The file is read as a stream: a first pass reads only chunk headers (and the few
 bytes that say which thread and which event numbers a chunk holds); the replay
 then decompresses one chunk per thread at a time and merges the threads' streams
-by event number. Memory: the live blocks and one chunk per thread, never the
-whole event list.
+by event number. Memory: the live blocks and a chunk or two per thread, never the
+whole event list. The replay runs in C (replay_native.py, src/replay/replay.c);
+the Python one here is the reference, and the fallback without the library. Its
+result is kept beside the profile (replay_cache.py) for the next report.
 
 What the replay computes is what tracking mode computes in the recorder (see
 src/recorder/track/): allocations, frees, temporaries, lifetime histograms, blocks live at
@@ -14,13 +16,14 @@ the heap peak and at the end, extra bytes; per stack trace type where the event
 names one, per (region, size) otherwise.
 """
 import heapq
+import os
 import struct
 import zlib
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
-from heapscope.profile import framing
+from heapscope.profile import framing, replay_cache, replay_native
 from heapscope.profile.layout import Malformed
 from heapscope.profile.model import LIFETIME_BINS, Tracking, lifetime_bin
 from heapscope.profile.tracking import build, region_namer
@@ -177,13 +180,62 @@ class _Group:
 
 
 def replay(profile) -> Optional[Tracking]:
-    """Profile.tracking from the trace of profile.path (source "trace"); None without one."""
+    """Profile.tracking from the trace of profile.path (source "trace"); None without one.
+    In C (replay_native) when the library is there, else in Python (_replay_python, the
+    reference; HEAPSCOPE_REPLAY=python chooses it)."""
     path = profile.path
-    start, chunks = scan(path)
-    if start is None and not chunks:
+    reference = os.environ.get("HEAPSCOPE_REPLAY") == "python"
+    start = _start(profile)
+    bounds = ((start.temporary_max_between, start.temporary_max_ns) if start else (0, 0))
+    cached = None if reference else replay_cache.load(path, bounds)
+    if cached is not None:
+        groups, (peak, peak_ns, cur, _), stacks = cached
+    else:
+        start, chunks = scan(path)
+        if start is None and not chunks:
+            return None
+        bounds = ((start.temporary_max_between, start.temporary_max_ns) if start else (0, 0))
+        if replay_native.available() and not reference:
+            groups, figures, stacks = replay_native.replay_chunks(
+                path, chunks, lambda fh, c: _payload(fh, path, c), *bounds)
+            replay_cache.store(path, bounds, groups, figures, stacks)
+        else:
+            groups, figures, stacks = _replay_python(path, chunks, *bounds)
+        peak, peak_ns, cur, _ = figures
+    max_between, max_ns = bounds
+    start_mono = start.start_mono_ns if start else 0
+
+    rows = []
+    for region, size, sid, counts in groups:
+        frames = ()
+        if sid:
+            if sid not in stacks:
+                raise HeapscopeError(f"{path}: trace refers to stack type {sid}, never defined")
+            region, size, frames = stacks[sid]
+        rows.append((region, size, tuple(frames), counts))
+    summary = dict(temporary_max_between=max_between, temporary_max_ns=max_ns,
+                   peak_bytes=peak, peak_mono_ns=max(peak_ns - start_mono, 0) if peak else 0,
+                   end_bytes=cur, untracked=0, table_bytes=0)
+    result = build(summary, rows, region_namer(profile))
+    result.source = "trace"
+    return result
+
+
+def _start(profile):
+    """The TRACE_START record the reader kept (profile.file_chunks), or None."""
+    payloads = profile.file_chunks.get(TRACE_START)
+    if not payloads:
         return None
-    max_between, max_ns, start_mono = ((start.temporary_max_between, start.temporary_max_ns,
-                                        start.start_mono_ns) if start else (0, 0, 0))
+    try:
+        return fmt.CODECS[TRACE_START].decode(payloads[0])
+    except Malformed as exc:
+        raise HeapscopeError(f"{profile.path}: malformed TRACE_START chunk: {exc}") from None
+
+
+def _replay_python(path: str, chunks: List[_Chunk], max_between: int, max_ns: int):
+    """The replay event by event: ([(region, size, stack_id, counts)], (peak bytes, its
+    time, bytes live at the end, allocations and frees replayed), {stack_id: (region,
+    size, frames)})."""
     stacks: Dict[int, tuple] = {}
     groups: Dict[tuple, _Group] = {}
     live: Dict[int, tuple] = {}          # addr -> (group, size, born_ns, thread, thread_seq)
@@ -230,21 +282,8 @@ def replay(profile) -> Optional[Tracking]:
     if pending:
         for grp in groups.values():
             grp.at_peak = grp.live
-
-    rows = []
-    for (region, size, sid), g in groups.items():
-        frames = ()
-        if sid:
-            if sid not in stacks:
-                raise HeapscopeError(f"{path}: trace refers to stack type {sid}, never defined")
-            region, size, frames = stacks[sid]
-        rows.append((region, size, tuple(frames),
-                     [g.allocs, g.frees, g.temps, g.at_peak, g.live, g.extra,
-                      tuple(g.time), tuple(g.between)]))
-
-    summary = dict(temporary_max_between=max_between, temporary_max_ns=max_ns,
-                   peak_bytes=peak, peak_mono_ns=max(peak_ns - start_mono, 0) if peak else 0,
-                   end_bytes=cur, untracked=0, table_bytes=0)
-    result = build(summary, rows, region_namer(profile))
-    result.source = "trace"
-    return result
+    rows = [(region, size, sid, [g.allocs, g.frees, g.temps, g.at_peak, g.live, g.extra,
+                                 tuple(g.time), tuple(g.between)])
+            for (region, size, sid), g in groups.items()]
+    events_seen = sum(g.allocs + g.frees for g in groups.values())
+    return rows, (peak, peak_ns, cur, events_seen), stacks

@@ -1,7 +1,7 @@
 """Decode the tracking chunks of a snapshot (record --track) into Profile.tracking,
 and build a Tracking from rows (also for the event trace's replay, trace.py).
 
-Layouts: the format table, TRACK_SUMMARY and TRACK_TYPES. Rows with the same (region,
+Layouts: the format table, TRACK_SUMMARY, TRACK_UNTRACKED and TRACK_TYPES. Rows with the same (region,
 size, frames) — one stack trace type seen by several threads — are added up; a row
 with no frames aggregates one (region, size).
 """
@@ -101,6 +101,13 @@ def from_snapshot(profile) -> Optional[Tracking]:
                                  f"{profile.snapshot_seq}: {exc}") from None
 
     fields = decode(summary, summaries[-1], "TRACK_SUMMARY")
+    left_out = profile.extra_chunks.get(fmt.TRACK_UNTRACKED)
+    if left_out:
+        blocks, nbytes = decode(lambda p: tuple(fmt.CODECS[fmt.TRACK_UNTRACKED].decode(p)),
+                                left_out[-1], "TRACK_UNTRACKED")
+        fields.update(untracked=blocks, untracked_bytes=nbytes)
+    else:   # a recorder before TRACK_UNTRACKED: the bytes are unknown unless none was left out
+        fields["untracked_bytes"] = 0 if not fields["untracked"] else None
     rows: List[tuple] = []
     for payload in profile.extra_chunks.get(fmt.TRACK_TYPES, []):
         rows.extend(decode(type_rows, payload, "TRACK_TYPES"))

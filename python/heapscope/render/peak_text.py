@@ -12,10 +12,16 @@ def render(doc: dict, full_names: bool = False) -> str:
     out = header_text("peak", doc)
     for pk in doc["peaks"]:
         proc = doc["processes"][pk["process"]]
-        out += ["", f"Heap peak of {label(proc)}: {num(pk['peak_bytes'])} bytes requested, "
+        at_least = "at least " if pk.get("peak_lower_bound") else ""
+        out += ["", f"Heap peak of {label(proc)}: {at_least}{num(pk['peak_bytes'])} bytes requested, "
                     f"at {format_ns(pk['peak_mono_ns'])} after start "
                     f"({num(pk['end_bytes'])} bytes live at the snapshot)"]
-        if pk["unattributed_bytes"]:
+        if pk.get("peak_lower_bound"):
+            nbytes = pk.get("untracked_bytes")
+            out.append(f"  a lower bound: {counted(pk['untracked_blocks'], 'allocation')}"
+                       f"{f' of {num(nbytes)} bytes' if nbytes is not None else ''} were not "
+                       f"tracked (table full); how much of them was live at the peak is unknown")
+        elif pk["unattributed_bytes"]:
             out.append(f"  {num(pk['unattributed_bytes'])} bytes of the peak were in untracked blocks")
         if doc["filters"]["size"] != "all" or doc["filters"]["region"]:
             out.append(f"  the selection holds {num(pk['selected_bytes'])} bytes of it "

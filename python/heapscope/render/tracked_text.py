@@ -15,7 +15,9 @@ def header_text(title: str, doc: dict) -> List[str]:
     out += ["  " + line for line in header_lines(doc["processes"], n > 1)]
     t = doc["tracking"]
     out.append(f"  tracking  {'replayed from the event trace' if t['source'] == 'trace' else 'recorder tables'}"
-               + (f", {counted(t['untracked'], 'block')} untracked" if t["untracked"] else ""))
+               + (f", {counted(t['untracked'], 'block')} untracked"
+                  + (f" ({t['untracked_bytes']:,} bytes)" if t.get("untracked_bytes") is not None else "")
+                  if t["untracked"] else ""))
     for note in doc["notes"]:
         out.append(f"  note      {note}")
     return out

@@ -12,6 +12,7 @@ module why frames may lack names or lines.
 import bisect
 import os
 from contextlib import nullcontext
+from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from heapscope.profile.model import Module, Profile
@@ -66,38 +67,58 @@ class Symbolizer:
                 out[address] = [Frame("??", "", 0, "", address)]
             else:
                 by_module.setdefault(module, []).append(address)
-        with (self.progress(len(by_module)) if self.progress else nullcontext(_no_step)) as step:
-            for module, addrs in by_module.items():
-                offsets = {a: a - 1 - module.bias for a in addrs}
-                entries = self._lookup(module, set(offsets.values()))
-                for address, offset in offsets.items():
-                    out[address] = [Frame(f, file, line, module.path, offset, inlined)
-                                    for f, file, line, inlined in 
-                                    (_entry(*e) for e in (entries.get(offset) or [UNKNOWN]))]
+        wanted = {m: {a: a - 1 - m.bias for a in addrs} for m, addrs in by_module.items()}
+        plans = {m: self._plan(m, set(offsets.values())) for m, offsets in wanted.items()}
+        # eu-addr2line once per module, the modules at the same time (a subprocess each:
+        # record's symbol step after a run waits for the slowest, not for their sum)
+        runs = [(m, plan) for m, plan in plans.items() if plan[0] == "run"]
+        with (self.progress(len(runs)) if self.progress and runs else nullcontext(_no_step)) as step:
+            def lookup(mp):
+                found = addr2line.lookup(mp[1][1], mp[1][4])
                 step(1)
+                return found
+            if len(runs) > 1:
+                with ThreadPoolExecutor(max_workers=min(len(runs), os.cpu_count() or 1, 8)) as pool:
+                    found = dict(zip([m for m, _ in runs], pool.map(lookup, runs)))
+            else:
+                found = {m: lookup((m, plan)) for m, plan in runs}
+        for module, offsets in wanted.items():
+            plan = plans[module]
+            entries = plan[1] if plan[0] == "done" else self._finish(plan, found[module])
+            for address, offset in offsets.items():
+                out[address] = [Frame(f, file, line, module.path, offset, inlined)
+                                for f, file, line, inlined in
+                                (_entry(*e) for e in (entries.get(offset) or [UNKNOWN]))]
         return out
 
-    def _lookup(self, module: Module, offsets) -> Dict[int, list]:
+    def _plan(self, module: Module, offsets) -> tuple:
+        """("done", entries) when nothing needs eu-addr2line; else ("run", binary, key,
+        memo, missing offsets)."""
         if module.build_id:
             cached = self._cached(build_id_key(module.build_id, True))
             if all(o in cached for o in offsets):
-                return cached     # this build, symbolized with debug info before
+                return ("done", cached)   # this build, symbolized with debug info before
         binary, key = self._locate(module)
         if binary is None:
-            return self._cached_build(module)
+            return ("done", self._cached_build(module))
         memo = self._cached(key) if key else {}
         missing = [o for o in offsets if o not in memo]
-        if missing:
-            if not addr2line.available():
-                self.tool_missing = True
-                self._note("tool", "eu-addr2line not found: install elfutils to see function "
-                                   "names and source lines")
-                return memo
-            found = addr2line.lookup(binary, missing)
-            fresh = {o: [list(e) for e in found.get(o) or [UNKNOWN]] for o in missing}
-            memo.update(fresh)
-            if key and not self.cache.store(key, fresh):
-                self.unsaved += len(fresh)
+        if not missing:
+            return ("done", memo)
+        if not addr2line.available():
+            self.tool_missing = True
+            self._note("tool", "eu-addr2line not found: install elfutils to see function "
+                               "names and source lines")
+            return ("done", memo)
+        return ("run", binary, key, memo, missing)
+
+    def _finish(self, plan: tuple, found) -> Dict[int, list]:
+        """The memo of a planned run, with eu-addr2line's answers added (and cached)."""
+        _, _binary, key, memo, missing = plan
+        fresh = {o: [list(e) for e in found.get(o) or [UNKNOWN]] for o in missing}
+        memo.update(fresh)
+        if key and not self.cache.store(key, fresh):
+            self.unsaved += len(fresh)
         return memo
 
     def _cached(self, key: str) -> Dict[int, list]:

@@ -28,9 +28,12 @@ class Warmed:
 
 
 def stack_addresses(profile: Profile) -> Set[int]:
-    """Every return address of the profile's stack trace types (counting and tracking)."""
+    """Every return address of the profile's stack trace types (counting and tracking):
+    symbolizing stack types, never events."""
     found = {a for t in profile.stack_types for a in t.frames}
-    if profile.tracking is not None:
+    # An event trace's stacks are the stack types above (one table of them): no replay,
+    # which would cost seconds per million events.
+    if not profile.tracking_deferred and profile.tracking is not None:
         found.update(a for s in profile.tracking.stacks for a in s.frames)
     return found
 

@@ -3,7 +3,8 @@
  * run goes (the MPI calipers use it too: calipers.c).
  *
  * Who samples:
- *   the sampler thread     every HEAPSCOPE_TIMELINE_MS: heap + smaps_rollup (RSS, PSS)
+ *   the sampler thread     every HEAPSCOPE_TIMELINE_MS: heap + smaps_rollup (RSS, PSS);
+ *                          longer when the reads would take over 1% of a CPU (big RSS)
  *   region boundaries      heapscope_region_begin/end (process-wide regions): heap +
  *                          RSS from statm (~4 us; smaps_rollup would cost ~25 us)
  *   MPI calipers           before/after a measured MPI call: heap + smaps_rollup
@@ -385,14 +386,21 @@ static void *sampler(void *arg)
         }
         if (now >= next) {
             struct hsr_sample s = {0};
+            uint64_t cpu = hsr_now_ns(CLOCK_THREAD_CPUTIME_ID);
             hsr_timeline_measure(&s, 1);
+            /* smaps_rollup costs CPU in proportion to the RSS (about 10 ms at 1.5 GB):
+             * the period stretches so that the reads take at most 1/HSR_CALIPER_COST_SHARE
+             * of a CPU, as the calipers' do (this thread's CPU: preemption is no cost) */
+            uint64_t period = (hsr_now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu) * HSR_CALIPER_COST_SHARE;
+            if (period < interval_ns)
+                period = interval_ns;
             s.kind = HS_SAMPLE_PERIODIC;
             s.region = atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
             if (ring_push(&s) != 0)
                 atomic_fetch_add(&lost, 1);
-            next += interval_ns;
+            next += period;
             if (next <= now) /* late (a stopped process, a busy machine): no catching up */
-                next = now + interval_ns;
+                next = now + period;
         }
         if ((now >= next_flush || ring_fill() >= HSR_TIMELINE_RING / 2) && !hsr_profile_sealed()) {
             flush(0);

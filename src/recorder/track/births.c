@@ -21,11 +21,6 @@
 #include "track/track.h"
 #include "track/tracking.h"
 
-static void add(_Atomic uint64_t *c, uint64_t n)
-{
-    atomic_fetch_add_explicit(c, n, memory_order_relaxed);
-}
-
 /* Any death waiting in the thread's ring? (Every entry: a birth may have cleared
  * the newest.) */
 static int freed_pending(const struct hsr_track_thread *ts)
@@ -42,7 +37,7 @@ static inline __attribute__((always_inline)) int track_born(struct hsr_thread *t
 {
     struct hsr_track_thread *ts = hsr_track_thread_of(t);
     if (HSR_UNLIKELY(!ts)) {
-        add(&hsr_track_untracked, 1);
+        hsr_track_left_out(size);
         return -1;
     }
     uint64_t seq = atomic_load_explicit(&ts->alloc_seq, memory_order_relaxed) + 1;
@@ -60,7 +55,7 @@ static inline __attribute__((always_inline)) int track_born(struct hsr_thread *t
     int put =
         r && t->index < HSR_MAX_TABLES ? hsr_slot_insert(t, hsr_addr_hash(s.addr), &s, &dead) : -1;
     if (put < 0) {
-        add(&hsr_track_untracked, 1);
+        hsr_track_left_out(size);
         return -1;
     }
     if (put) { /* the address's previous block, freed, its death not counted yet */

@@ -14,11 +14,6 @@
 #include "track/track.h"
 #include "track/tracking.h"
 
-static void add(_Atomic uint64_t *c, uint64_t n)
-{
-    atomic_fetch_add_explicit(c, n, memory_order_relaxed);
-}
-
 int hsr_track_dying(void *p, struct hsr_dying *d)
 {
     /* the slot is likely cold (a block allocated long ago): fetch it while the
@@ -47,7 +42,7 @@ void hsr_track_revive(struct hsr_dying *d)
         hsr_track_replaced_died(hsr_self, &dead, hsr_clock_raw());
     if (put < 0) { /* cannot happen: its slot was just freed; but never lose it */
         struct hsr_track_rec *r = d->record;
-        add(&hsr_track_untracked, 1);
+        hsr_track_left_out(d->size);
         atomic_fetch_sub_explicit(&r->shared.allocs, 1,
                                   memory_order_relaxed); /* the sum wraps back */
         hsr_split_add(&hsr_track_live_bytes, hsr_self, -(int64_t)d->size);

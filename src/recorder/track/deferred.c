@@ -48,7 +48,8 @@ static _Atomic uint32_t freer_hint[HSR_FREER_HINTS];
 
 static inline _Atomic uint32_t *hint_of(uint64_t h)
 {
-    return &freer_hint[(h >> 20) % HSR_FREER_HINTS];
+    /* mixed again: the table's hash keeps nearby addresses together, hints spread them */
+    return &freer_hint[((h * 0x9E3779B97F4A7C15ull) >> 40) % HSR_FREER_HINTS];
 }
 
 /* A ring entry, copied out. */

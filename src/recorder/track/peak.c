@@ -1,6 +1,7 @@
 /*
  * peak.c — tracking's global figures: the requested bytes of tracked blocks live,
- * their peak and when it was reached, the blocks the side table did not take; and
+ * their peak and when it was reached, the blocks the side table did not take (and
+ * their bytes: with any, the peak is a lower bound); and
  * who held the peak.
  *
  * The peak ("who holds it"), the lazy way: a new maximum of the requested bytes
@@ -17,6 +18,7 @@ _Atomic int64_t hsr_track_max_bytes;
 _Atomic uint64_t hsr_track_max_ns;
 _Atomic int hsr_track_peak_pending;
 _Atomic uint64_t hsr_track_untracked;
+_Atomic uint64_t hsr_track_untracked_bytes;
 
 static void capture_peak(void)
 {
@@ -37,12 +39,14 @@ void hsr_track_figures(struct hsr_track_figures *f)
     f->peak_mono_ns = atomic_load(&hsr_track_max_ns);
     f->end_bytes = hsr_split_value(&hsr_track_live_bytes);
     f->untracked = atomic_load(&hsr_track_untracked);
+    f->untracked_bytes = atomic_load(&hsr_track_untracked_bytes);
     f->table_bytes = atomic_load(&hsr_track_table_bytes);
 }
 
 void hsr_track_peak_reset(void)
 {
     atomic_store(&hsr_track_untracked, 0);
+    atomic_store(&hsr_track_untracked_bytes, 0);
     hsr_split_reset(&hsr_track_live_bytes);
     atomic_store(&hsr_track_max_bytes, 0);
     atomic_store(&hsr_track_max_ns, 0);

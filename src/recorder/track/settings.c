@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "core/fast_clock.h"
 #include "core/guard.h"
@@ -40,6 +42,20 @@ static uint64_t env_number(const char *name, uint64_t fallback, uint64_t lo, uin
     return n;
 }
 
+/* The table's bound unless set: as many blocks as a share of the memory the process
+ * may have holds (config.h), never fewer than the old fixed default. sysconf and
+ * getrlimit allocate nothing. */
+static uint64_t default_max_blocks(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < mem)
+        mem = rl.rlim_cur;
+    uint64_t n = mem / HSR_TRACK_TABLE_MEMORY_SHARE / HSR_TRACK_SLOT_BYTES_WORST;
+    return n > HSR_TRACK_MAX_BLOCKS_DEFAULT ? n : HSR_TRACK_MAX_BLOCKS_DEFAULT;
+}
+
 /* From the first allocation on (hooks/malloc.c calls this when it first resolves the
  * allocator, before any constructor), and at the latest from our constructor. */
 __attribute__((constructor(101))) void hsr_tracking_init(void)
@@ -59,7 +75,7 @@ __attribute__((constructor(101))) void hsr_tracking_init(void)
     hsr_track.temp_between = env_number("HEAPSCOPE_TEMP_BETWEEN", 0, 0, (1ull << 40) - 1);
     hsr_track.temp_ns = env_number("HEAPSCOPE_TEMP_NS", 0, 0, UINT64_MAX);
     hsr_track.max_blocks =
-        env_number("HEAPSCOPE_TRACK_MAX_BLOCKS", HSR_TRACK_MAX_BLOCKS_DEFAULT, 1, (1ull << 40) - 1);
+        env_number("HEAPSCOPE_TRACK_MAX_BLOCKS", default_max_blocks(), 1, (1ull << 40) - 1);
     if (!track) {
         hsr_guard = saved_guard;
         return;

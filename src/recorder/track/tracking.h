@@ -61,6 +61,7 @@ struct hsr_track_figures {
     uint64_t peak_mono_ns;
     int64_t end_bytes;
     uint64_t untracked;
+    uint64_t untracked_bytes;
     int64_t table_bytes;
 };
 
@@ -120,6 +121,13 @@ extern HSR_HIDDEN _Atomic int64_t hsr_track_max_bytes;  /* the peak of hsr_track
 extern HSR_HIDDEN _Atomic uint64_t hsr_track_max_ns;    /* and when (since the start) */
 extern HSR_HIDDEN _Atomic int hsr_track_peak_pending;   /* a new maximum not copied yet */
 extern HSR_HIDDEN _Atomic uint64_t hsr_track_untracked; /* blocks the table did not take */
+extern HSR_HIDDEN _Atomic uint64_t hsr_track_untracked_bytes; /* their requested bytes */
+/* A block tracking could not take: counted, with its bytes (births.c, deaths.c). */
+static inline void hsr_track_left_out(uint64_t size)
+{
+    atomic_fetch_add_explicit(&hsr_track_untracked, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hsr_track_untracked_bytes, size, memory_order_relaxed);
+}
 HSR_HIDDEN void hsr_track_peak_now(void); /* a pending peak copied (first death, snapshot) */
 HSR_HIDDEN void hsr_track_figures(struct hsr_track_figures *f);
 HSR_HIDDEN void hsr_track_peak_reset(void); /* fork child */

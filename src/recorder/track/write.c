@@ -72,6 +72,10 @@ void hsr_tracking_write(struct hsr_buf *b)
     hsr_buf_u64(b, f.table_bytes > 0 ? (uint64_t)f.table_bytes : 0);
     hsr_buf_u64(b, hsr_track.max_blocks);
     hsr_chunk_end(b, c);
+    c = hsr_chunk_begin(b, HS_TRACK_UNTRACKED);
+    hsr_buf_u64(b, f.untracked);
+    hsr_buf_u64(b, f.untracked_bytes);
+    hsr_chunk_end(b, c);
 
     struct hsr_rows rows = {.type = HS_TRACK_TYPES, .per_chunk = HSR_TRACK_ROWS_PER_CHUNK};
     for (struct hsr_track_rec *r = hsr_track_records(); r; r = r->next) {

@@ -20,8 +20,11 @@ def warnings(docs: dict) -> List[str]:
                        f"figures are those of its last complete snapshot")
     tracking = docs.get("tracking") or {}
     if tracking.get("untracked"):
-        out.append(f"{counted(tracking['untracked'], 'block')} could not be tracked (the table "
-                   f"was full): lifetimes, the peak's holders and leaks miss them")
+        nbytes = tracking.get("untracked_bytes")
+        of = f" of {nbytes:,} bytes" if nbytes is not None else ""
+        out.append(f"{counted(tracking['untracked'], 'block')}{of} could not be tracked (the table "
+                   f"was full): lifetimes, the peak's holders and leaks miss them, and the heap "
+                   f"peak is a lower bound")
     job = docs.get("job") or {}
     out += job.get("warnings", [])
     out += [docs["left_out"]] if docs.get("left_out") else []   # MPI launchers and daemons

@@ -84,7 +84,7 @@ HS.sections.tracking = function (body, d) {
 
   body.append(el("h3", {}, "Who held the heap at its peak"));
   for (const p of d.peak.peaks) {
-    body.append(el("p", {}, `Process ${p.process + 1}: peak ${HS.bytes(p.peak_bytes)} ` +
+    body.append(el("p", {}, `Process ${p.process + 1}: peak ${p.peak_lower_bound ? "at least " : ""}${HS.bytes(p.peak_bytes)} ` +
       `(${HS.num(p.peak_bytes)} bytes requested) at ${HS.seconds(p.peak_mono_ns / 1e9)}; ` +
       `${HS.bytes(p.end_bytes)} at the end` +
       (p.unattributed_bytes ? `; ${HS.num(p.unattributed_bytes)} bytes held by blocks without a type` : "") + "."),
