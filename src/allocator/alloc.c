@@ -14,7 +14,11 @@ static inline __attribute__((always_inline)) void *alloc_in(hsm_heap_t *heap, si
     if (HSM_LIKELY(pg->free != NULL)) return hsm_page_pop(heap, pg, cls, size, zero);
     return hsm_page_alloc_slow(heap, size, cls, zero);
   }
-  if (size <= HSM_LARGE_MAX) return hsm_large_alloc(heap, size, zero);
+  if (size <= HSM_LARGE_MAX) {
+    hsm_block_t *b = hsm_large_alloc(heap, size, zero);
+    if (b != NULL) b->mark = 0; /* the slices may hold a free mark from an earlier page */
+    return b;
+  }
   int zeroed;
   void *p = hsm_huge_alloc(size, 0, &zeroed);
   if (p != NULL) {
@@ -56,7 +60,8 @@ void *hsm_malloc(size_t size) {
     hsm_page_t *pg = heap->direct8[idx];
     hsm_block_t *b = pg->free;
     if (HSM_LIKELY(b != NULL)) {
-      pg->free = b->next;
+      pg->free = b->next; /* no decoding: direct8 holds no secure page */
+      b->mark = 0;        /* live: a free of it is not a double free */
       pg->used++;
       HSM_COUNT(heap->stats.allocs8[idx], 1);
       HSM_COUNT(heap->stats.requested8[idx], size);
@@ -131,8 +136,9 @@ void *hsm_realloc(void *p, size_t size) {
     hsm_free(p);
     return NULL;
   }
-  size_t usable = hsm_usable_size(p);
   int ours = hsm_owns(p);
+  if (ours) hsm_realloc_check(p); /* a freed or stray pointer aborts, as free would */
+  size_t usable = hsm_usable_size(p);
   if (ours && size <= usable && size >= usable / 2) return p;
   if (ours && size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && hsm_large_resize(p, size)) return p;
   void *q = hsm_malloc(size);

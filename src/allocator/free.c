@@ -4,8 +4,15 @@
  * (an alias must live beside its target). */
 #include "internal.h"
 
-static void huge_free_counted(void *p, unsigned kind) {
+/* A pointer inside a huge block's first 2 MiB unit is not its start. */
+static hsm_huge_t *checked_huge(void *p, unsigned kind, const char *fn) {
   hsm_huge_t *h = hsm_huge_of(p, kind);
+  if (HSM_UNLIKELY(h->magic != HSM_HUGE_MAGIC || h->block != (uint8_t *)p)) hsm_bad_free(fn, p);
+  return h;
+}
+
+static void huge_free_counted(void *p, unsigned kind) {
+  hsm_huge_t *h = checked_huge(p, kind, "free");
   hsm_heap_t *heap = hsm_heap_for_free();
   if (heap != NULL) {
     HSM_COUNT(heap->stats.frees[HSM_BIN_HUGE], 1);
@@ -22,9 +29,14 @@ static void huge_free_counted(void *p, unsigned kind) {
 static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
   if (HSM_LIKELY(pg->heap != heap && heap != &hsm_heap_empty &&
                  __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
+    if (HSM_UNLIKELY(!__atomic_load_n(&pg->in_use, __ATOMIC_RELAXED) ||
+                     !hsm_block_ok(pg, p, hsm_reserved_end(pg))))
+      hsm_bad_free("free", p);
     size_t cls = pg->class_id;
     hsm_page_t *cache = &heap->cache[cls];
     hsm_block_t *b = p;
+    if (HSM_UNLIKELY(b->mark == (uintptr_t)pg)) hsm_double_free("free", p);
+    b->mark = (uintptr_t)pg; /* no flag: not a secure page, its key is 0 */
     b->next = cache->free;
     cache->free = b;
     if (HSM_UNLIKELY(heap->direct[cls] != cache)) hsm_direct_set(heap, cls, cache);
@@ -35,6 +47,11 @@ static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *p
     return;
   }
   hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
+}
+
+static __attribute__((noinline, cold)) void free_rejected(hsm_page_t *pg, void *p) {
+  if (!hsm_block_ok(pg, p, pg->end)) hsm_bad_free("free", p);
+  hsm_double_free("free", p);
 }
 
 static __attribute__((noinline)) void free_outside_segments(void *p, unsigned kind) {
@@ -48,8 +65,14 @@ void hsm_free(void *p) {
     hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
     hsm_heap_t *heap = hsm_tls_heap;
     if (HSM_LIKELY(__atomic_load_n(&pg->fast_owner, __ATOMIC_RELAXED) == heap)) {
-      /* our own block, no flag */
+      /* our own block, no flag (so the page's key is 0): a block start among those
+       * carved, and not free already (its mark is the page) */
       hsm_block_t *b = p;
+      if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->end) || b->mark == (uintptr_t)pg)) {
+        free_rejected(pg, p); /* a tail call: the fast path keeps no stack frame */
+        return;
+      }
+      b->mark = (uintptr_t)pg;
       b->next = pg->free; /* LIFO: reused next, still in cache */
       pg->free = b;
       pg->free_is_zero = 0;
@@ -76,6 +99,14 @@ size_t hsm_usable_size(const void *p) {
   if (kind == HSM_REG_NONE) return hsm_foreign_usable_size((void *)p);
   hsm_huge_t *h = hsm_huge_of(p, kind);
   return (size_t)(h->block + h->usable - (const uint8_t *)p);
+}
+
+/* realloc's pointer passes free's checks before its contents are used. */
+void hsm_realloc_check(void *p) {
+  unsigned kind = hsm_registry_kind(p);
+  if (kind == HSM_REG_SEGMENT)
+    (void)hsm_checked_block(hsm_page_of(hsm_segment_of(p), p), p, "realloc");
+  else if (kind != HSM_REG_NONE) (void)checked_huge(p, kind, "realloc");
 }
 
 int hsm_owns(const void *p) { return p != NULL && hsm_registry_kind(p) != HSM_REG_NONE; }
