@@ -47,8 +47,41 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
   return p;
 }
 
+/* Secure mode's malloc (direct8 holds no page then, so every malloc comes here): the
+ * class's current page, its first block checked (hsm_secure_pop_check) and popped. */
+static __attribute__((noinline)) void *malloc_checked(size_t size) { return alloc_checked(size, 0); }
+
+static __attribute__((noinline, cold)) void *malloc_secure_bad(hsm_page_t *pg, hsm_block_t *b) {
+  hsm_secure_pop_check(pg, b); /* says what was overwritten, and aborts */
+  return NULL;
+}
+
+static __attribute__((noinline)) void *malloc_secure(size_t size) {
+  hsm_heap_t *heap = hsm_tls_heap;
+  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX && heap->sample_left == 0)) {
+    size_t cls = heap->class8[(size + 7) >> 3];
+    hsm_page_t *pg = heap->direct[cls];
+    hsm_block_t *b = pg->free;
+    if (HSM_LIKELY(b != NULL)) {
+      hsm_block_t *next = hsm_link(pg, b->next);
+      if (HSM_UNLIKELY(b->mark != hsm_mark(pg) ||
+                       (next != NULL && !hsm_block_ok(pg, next, pg->end))))
+        return malloc_secure_bad(pg, b); /* a tail call: no stack frame on the way */
+      pg->free = next;
+      b->mark = 0;
+      pg->used++;
+      HSM_COUNT(heap->stats.allocs[cls], 1);
+      HSM_COUNT(heap->stats.requested[cls], size);
+      return b;
+    }
+  }
+  return malloc_checked(size);
+}
+
+/* Tail calls only, so that neither path pays for the other's stack frame. */
 static __attribute__((noinline)) void *malloc_generic(size_t size) {
-  return alloc_checked(size, 0);
+  if (HSM_UNLIKELY(hsm_secure)) return malloc_secure(size);
+  return malloc_checked(size);
 }
 
 /* The fast path is a leaf: one compare, a table load, a list pop, two counters. A

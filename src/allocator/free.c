@@ -23,6 +23,20 @@ static void huge_free_counted(void *p, unsigned kind) {
   hsm_huge_free(h);
 }
 
+/* Secure mode, a block of this thread's heap: free's fast path with the list link and
+ * the free mark encoded with the page's key. */
+static void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
+  hsm_block_t *b = p;
+  if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->end))) hsm_bad_free("free", p);
+  if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free("free", p);
+  b->mark = hsm_mark(pg);
+  b->next = hsm_link(pg, pg->free);
+  pg->free = b;
+  pg->free_is_zero = 0;
+  HSM_COUNT(heap->stats.frees[pg->class_id], 1);
+  if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(heap, pg);
+}
+
 /* Another heap's block (or a flagged page of ours): a small block of another heap goes
  * onto this thread's cache for its class; anything else takes the generic path. Out of
  * line so that free's own fast path needs no saved register. */
@@ -44,6 +58,10 @@ static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *p
     HSM_COUNT(heap->stats.remote_frees, 1);
     if (HSM_UNLIKELY(++heap->cache_count[cls] >= hsm_cache_limit[cls]))
       hsm_cache_overflow(heap, cls);
+    return;
+  }
+  if (pg->heap == heap && pg->flags.any == HSM_FLAGS_SECURE_ONLY) {
+    free_secure_own(heap, pg, p);
     return;
   }
   hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);

@@ -101,6 +101,7 @@ typedef struct hsm_page_s {
     uint32_t any;
   } flags;
   uint8_t in_use;
+#define HSM_FLAGS_SECURE_ONLY (1u << 16) /* flags.any with only f.secure set (little-endian) */
   /* free's checks (hsm_block_ok): UINT64_MAX / block_size + 1, and start times that */
   uint64_t div_magic, start_magic;
   /* secure mode: random, xor'd into the links of `free` and `local_free` and into the
