@@ -2,6 +2,9 @@
  * block kept in this thread's cache), huge blocks, pointers we do not own; and the
  * size and ownership of a pointer. free's glibc names are aliases defined here
  * (an alias must live beside its target). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+
 #include "internal.h"
 
 /* A pointer inside a huge block's first 2 MiB unit is not its start. */
@@ -60,7 +63,8 @@ static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *p
       hsm_cache_overflow(heap, cls);
     return;
   }
-  if (pg->heap == heap && pg->flags.any == HSM_FLAGS_SECURE_ONLY) {
+  if (pg->heap == heap &&
+      __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == HSM_FLAGS_SECURE_ONLY) {
     free_secure_own(heap, pg, p);
     return;
   }
@@ -72,9 +76,33 @@ static __attribute__((noinline, cold)) void free_rejected(hsm_page_t *pg, void *
   hsm_double_free("free", p);
 }
 
+static int on_this_threads_stack(const void *p) {
+  pthread_attr_t attr;
+  void *base;
+  size_t size;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+  int got = pthread_attr_getstack(&attr, &base, &size) == 0;
+  pthread_attr_destroy(&attr);
+  return got && (const uint8_t *)p >= (uint8_t *)base &&
+         (const uint8_t *)p < (uint8_t *)base + size;
+}
+
+/* Not in any of our segments or huge blocks: glibc's block (a library bound to glibc's
+ * malloc), unless it lies in a loaded object (a global) or on this thread's stack,
+ * which no allocator handed out. Rare, so the look-ups cost nothing that matters. */
+static void free_foreign(void *p) {
+  Dl_info info;
+  if (dladdr(p, &info) != 0)
+    hsm_fatal("free", p,
+              "an address inside a loaded program or library (a global), not a heap block");
+  if (on_this_threads_stack(p))
+    hsm_fatal("free", p, "an address on this thread's stack, not a heap block");
+  hsm_foreign_free(p);
+}
+
 static __attribute__((noinline)) void free_outside_segments(void *p, unsigned kind) {
   if (kind != HSM_REG_NONE) huge_free_counted(p, kind);
-  else if (p != NULL) hsm_foreign_free(p);
+  else if (p != NULL) free_foreign(p);
 }
 
 void hsm_free(void *p) {
