@@ -27,7 +27,9 @@ gcc -shared -fPIC -O2 -fvisibility=hidden -ftls-model=initial-exec -fno-builtin-
     -I "$OLD/src/include" -I "$OLD/src/src/allocator" -o "$OLD/native/lib/libhsmalloc.so" \
     "$OLD"/src/src/allocator/*.c -ldl
 ln -s "$NATIVE/bin" "$OLD/native/bin"
-NEW=$NATIVE/lib/libhsmalloc.so
+# a copy, so that a rebuild during the runs does not change what is measured
+NEW=$PWD/bench-results/hsmalloc-checked.so
+cp "$NATIVE/lib/libhsmalloc.so" "$NEW"
 echo "unchecked: $BASE; checked: $(git rev-parse --short HEAD) ($(git status --porcelain src/allocator | wc -l) files changed)"
 for w in $WORKLOADS; do
     echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
