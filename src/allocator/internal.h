@@ -104,9 +104,6 @@ typedef struct hsm_page_s {
 #define HSM_FLAGS_SECURE_ONLY (1u << 16) /* flags.any with only f.secure set (little-endian) */
   /* free's checks (hsm_block_ok): UINT64_MAX / block_size + 1, and start times that */
   uint64_t div_magic, start_magic;
-  /* secure mode: random, xor'd into the links of `free` and `local_free` and into the
-   * free mark; 0 otherwise */
-  uintptr_t key;
   /* -- the owner's working fields -- */
   _Alignas(64) hsm_block_t *free; /* blocks to allocate from (fast path) */
   hsm_block_t *local_free;        /* blocks back from other threads (or freed while full) */
@@ -115,10 +112,14 @@ typedef struct hsm_page_s {
   uint32_t used;
   uint32_t capacity;    /* blocks carved so far */
   uintptr_t end;        /* the end of the blocks carved so far (start + capacity blocks) */
+  /* secure mode: random, xor'd into the links of `free` and `local_free` and into the
+   * free mark; 0 otherwise (here, so that the first line stays one line) */
+  uintptr_t key;
   uint8_t free_is_zero; /* every block on `free` is fresh zeroed OS memory */
   uint8_t kept;         /* empty, held by postponed free (on the heap's kept list) */
   struct hsm_page_s *next, *prev;
 } hsm_page_t;
+_Static_assert(sizeof(hsm_page_t) == 128, "a page's metadata is two cache lines");
 
 typedef struct hsm_segment_s {
   uint32_t magic;
