@@ -49,7 +49,9 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
 
 /* Secure mode's malloc (direct8 holds no page then, so every malloc comes here): the
  * class's current page, its first block checked (hsm_secure_pop_check) and popped. */
-static __attribute__((noinline)) void *malloc_checked(size_t size) { return alloc_checked(size, 0); }
+static __attribute__((noinline)) void *malloc_checked(size_t size) {
+  return alloc_checked(size, 0);
+}
 
 static __attribute__((noinline, cold)) void *malloc_secure_bad(hsm_page_t *pg, hsm_block_t *b) {
   hsm_secure_pop_check(pg, b); /* says what was overwritten, and aborts */

@@ -110,8 +110,8 @@ typedef struct hsm_page_s {
   /* blocks out (including those in remote transit), and HSM_USED_FULL while the page
    * is parked on the full list: free's fast path tests both with one signed compare */
   uint32_t used;
-  uint32_t capacity;    /* blocks carved so far */
-  uintptr_t end;        /* the end of the blocks carved so far (start + capacity blocks) */
+  uint32_t capacity; /* blocks carved so far */
+  uintptr_t end;     /* the end of the blocks carved so far (start + capacity blocks) */
   /* secure mode: random, xor'd into the links of `free` and `local_free` and into the
    * free mark; 0 otherwise (here, so that the first line stays one line) */
   uintptr_t key;
