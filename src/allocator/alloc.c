@@ -14,7 +14,11 @@ static inline __attribute__((always_inline)) void *alloc_in(hsm_heap_t *heap, si
     if (HSM_LIKELY(pg->free != NULL)) return hsm_page_pop(heap, pg, cls, size, zero);
     return hsm_page_alloc_slow(heap, size, cls, zero);
   }
-  if (size <= HSM_LARGE_MAX) return hsm_large_alloc(heap, size, zero);
+  if (size <= HSM_LARGE_MAX) {
+    hsm_block_t *b = hsm_large_alloc(heap, size, zero);
+    if (b != NULL) b->mark = 0; /* the slices may hold a free mark from an earlier page */
+    return b;
+  }
   int zeroed;
   void *p = hsm_huge_alloc(size, 0, &zeroed);
   if (p != NULL) {
@@ -44,8 +48,43 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
   return p;
 }
 
-static __attribute__((noinline)) void *malloc_generic(size_t size) {
+/* Secure mode's malloc (direct8 holds no page then, so every malloc comes here): the
+ * class's current page, its first block checked (hsm_secure_pop_check) and popped. */
+static __attribute__((noinline)) void *malloc_checked(size_t size) {
   return alloc_checked(size, 0);
+}
+
+static __attribute__((noinline, cold)) void *malloc_secure_bad(hsm_page_t *pg, hsm_block_t *b) {
+  hsm_secure_pop_check(pg, b); /* says what was overwritten, and aborts */
+  return NULL;
+}
+
+static __attribute__((noinline)) void *malloc_secure(size_t size) {
+  hsm_heap_t *heap = hsm_tls_heap;
+  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX && heap->sample_left == 0)) {
+    size_t cls = heap->class8[(size + 7) >> 3];
+    hsm_page_t *pg = heap->direct[cls];
+    hsm_block_t *b = pg->free;
+    if (HSM_LIKELY(b != NULL)) {
+      hsm_block_t *next = hsm_link(pg, b->next);
+      if (HSM_UNLIKELY(b->mark != hsm_mark(pg) ||
+                       (next != NULL && !hsm_block_ok(pg, next, pg->end))))
+        return malloc_secure_bad(pg, b); /* a tail call: no stack frame on the way */
+      pg->free = next;
+      b->mark = 0;
+      pg->used++;
+      HSM_COUNT(heap->stats.allocs[cls], 1);
+      HSM_COUNT(heap->stats.requested[cls], size);
+      return b;
+    }
+  }
+  return malloc_checked(size);
+}
+
+/* Tail calls only, so that neither path pays for the other's stack frame. */
+static __attribute__((noinline)) void *malloc_generic(size_t size) {
+  if (HSM_UNLIKELY(hsm_secure)) return malloc_secure(size);
+  return malloc_checked(size);
 }
 
 /* The fast path is a leaf: one compare, a table load, a list pop, two counters. A
@@ -57,7 +96,8 @@ void *hsm_malloc(size_t size) {
     hsm_page_t *pg = heap->direct8[idx];
     hsm_block_t *b = pg->free;
     if (HSM_LIKELY(b != NULL)) {
-      pg->free = b->next;
+      pg->free = b->next; /* no decoding: direct8 holds no secure page */
+      b->mark = 0;        /* live: a free of it is not a double free */
       pg->used++;
       HSM_COUNT(heap->stats.allocs8[idx], 1);
       HSM_COUNT(heap->stats.requested8[idx], size);
@@ -142,8 +182,9 @@ void *hsm_realloc(void *p, size_t size) {
   }
   hsm_heap_t *counted = hsm_tls_heap_or_null(); /* the spy's reallocation count */
   if (counted != NULL) HSM_COUNT(counted->stats.reallocs, 1);
-  size_t usable = hsm_usable_size(p);
   int ours = hsm_owns(p);
+  if (ours) hsm_realloc_check(p); /* a freed or stray pointer aborts, as free would */
+  size_t usable = hsm_usable_size(p);
   if (ours && size <= usable && size >= usable / 2) return p;
   if (ours && size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && hsm_large_resize(p, size)) return p;
   void *q = hsm_malloc(size);

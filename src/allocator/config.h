@@ -16,9 +16,9 @@
 #define HSM_SLICES          32          /* per segment; slice 0 = header */
 #define HSM_SLICES_FREE_ALL 0xFFFFFFFEu /* every slice but the header free */
 
-/* Size classes: 8, then 16..128 step 16, then 8 classes per doubling up to
- * HSM_SMALL_MAX (internal waste <= 12.5% above 128 B; every block is 16-aligned
- * except the 8-byte class). */
+/* Size classes: 16 for requests of 0-8 bytes (a free block holds a link and a free
+ * mark), then 16..128 step 16, then 8 classes per doubling up to HSM_SMALL_MAX
+ * (internal waste <= 12.5% above 128 B; every block is 16-aligned). */
 #define HSM_SMALL_MAX       ((size_t)128 * 1024)
 #define HSM_FIXED_CLASSES   89
 #define HSM_CLASS_TABLE_MAX 4096 /* sizes looked up per heap in 8-byte steps (malloc's fast path) */

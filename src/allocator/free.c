@@ -2,10 +2,20 @@
  * block kept in this thread's cache), huge blocks, pointers we do not own; and the
  * size and ownership of a pointer. free's glibc names are aliases defined here
  * (an alias must live beside its target). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+
 #include "internal.h"
 
-static void huge_free_counted(void *p, unsigned kind) {
+/* A pointer inside a huge block's first 2 MiB unit is not its start. */
+static hsm_huge_t *checked_huge(void *p, unsigned kind, const char *fn) {
   hsm_huge_t *h = hsm_huge_of(p, kind);
+  if (HSM_UNLIKELY(h->magic != HSM_HUGE_MAGIC || h->block != (uint8_t *)p)) hsm_bad_free(fn, p);
+  return h;
+}
+
+static void huge_free_counted(void *p, unsigned kind) {
+  hsm_huge_t *h = checked_huge(p, kind, "free");
   hsm_heap_t *heap = hsm_heap_for_free();
   if (heap != NULL) {
     HSM_COUNT(heap->stats.frees[HSM_BIN_HUGE], 1);
@@ -16,15 +26,34 @@ static void huge_free_counted(void *p, unsigned kind) {
   hsm_huge_free(h);
 }
 
+/* Secure mode, a block of this thread's heap: free's fast path with the list link and
+ * the free mark encoded with the page's key. */
+static void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
+  hsm_block_t *b = p;
+  if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->end))) hsm_bad_free("free", p);
+  if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free("free", p);
+  b->mark = hsm_mark(pg);
+  b->next = hsm_link(pg, pg->free);
+  pg->free = b;
+  pg->free_is_zero = 0;
+  HSM_COUNT(heap->stats.frees[pg->class_id], 1);
+  if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(heap, pg);
+}
+
 /* Another heap's block (or a flagged page of ours): a small block of another heap goes
  * onto this thread's cache for its class; anything else takes the generic path. Out of
  * line so that free's own fast path needs no saved register. */
 static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
   if (HSM_LIKELY(pg->heap != heap && heap != &hsm_heap_empty &&
                  __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
+    if (HSM_UNLIKELY(!__atomic_load_n(&pg->in_use, __ATOMIC_RELAXED) ||
+                     !hsm_block_ok(pg, p, hsm_reserved_end(pg))))
+      hsm_bad_free("free", p);
     size_t cls = pg->class_id;
     hsm_page_t *cache = &heap->cache[cls];
     hsm_block_t *b = p;
+    if (HSM_UNLIKELY(b->mark == (uintptr_t)pg)) hsm_double_free("free", p);
+    b->mark = (uintptr_t)pg; /* no flag: not a secure page, its key is 0 */
     b->next = cache->free;
     cache->free = b;
     if (HSM_UNLIKELY(heap->direct[cls] != cache)) hsm_direct_set(heap, cls, cache);
@@ -34,7 +63,41 @@ static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *p
       hsm_cache_overflow(heap, cls);
     return;
   }
+  if (pg->heap == heap &&
+      __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == HSM_FLAGS_SECURE_ONLY) {
+    free_secure_own(heap, pg, p);
+    return;
+  }
   hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
+}
+
+static __attribute__((noinline, cold)) void free_rejected(hsm_page_t *pg, void *p) {
+  if (!hsm_block_ok(pg, p, pg->end)) hsm_bad_free("free", p);
+  hsm_double_free("free", p);
+}
+
+static int on_this_threads_stack(const void *p) {
+  pthread_attr_t attr;
+  void *base;
+  size_t size;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+  int got = pthread_attr_getstack(&attr, &base, &size) == 0;
+  pthread_attr_destroy(&attr);
+  return got && (const uint8_t *)p >= (uint8_t *)base &&
+         (const uint8_t *)p < (uint8_t *)base + size;
+}
+
+/* Not in any of our segments or huge blocks: glibc's block (a library bound to glibc's
+ * malloc), unless it lies in a loaded object (a global) or on this thread's stack,
+ * which no allocator handed out. Rare, so the look-ups cost nothing that matters. */
+static void free_foreign(void *p) {
+  Dl_info info;
+  if (dladdr(p, &info) != 0)
+    hsm_fatal("free", p,
+              "an address inside a loaded program or library (a global), not a heap block");
+  if (on_this_threads_stack(p))
+    hsm_fatal("free", p, "an address on this thread's stack, not a heap block");
+  hsm_foreign_free(p);
 }
 
 static __attribute__((noinline)) void free_outside_segments(void *p, unsigned kind) {
@@ -47,7 +110,7 @@ static __attribute__((noinline)) void free_outside_segments(void *p, unsigned ki
     }
   }
   if (kind != HSM_REG_NONE) huge_free_counted(p, kind);
-  else if (p != NULL) hsm_foreign_free(p);
+  else if (p != NULL) free_foreign(p);
 }
 
 void hsm_free(void *p) {
@@ -56,8 +119,14 @@ void hsm_free(void *p) {
     hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
     hsm_heap_t *heap = hsm_tls_heap;
     if (HSM_LIKELY(__atomic_load_n(&pg->fast_owner, __ATOMIC_RELAXED) == heap)) {
-      /* our own block, no flag */
+      /* our own block, no flag (so the page's key is 0): a block start among those
+       * carved, and not free already (its mark is the page) */
       hsm_block_t *b = p;
+      if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->end) || b->mark == (uintptr_t)pg)) {
+        free_rejected(pg, p); /* a tail call: the fast path keeps no stack frame */
+        return;
+      }
+      b->mark = (uintptr_t)pg;
       b->next = pg->free; /* LIFO: reused next, still in cache */
       pg->free = b;
       pg->free_is_zero = 0;
@@ -88,6 +157,17 @@ size_t hsm_usable_size(const void *p) {
   if (kind == HSM_REG_NONE) return hsm_foreign_usable_size((void *)p);
   hsm_huge_t *h = hsm_huge_of(p, kind);
   return (size_t)(h->block + h->usable - (const uint8_t *)p);
+}
+
+/* realloc's pointer passes free's checks before its contents are used (a chain's
+ * unit: the checks of what the rest of the unit is). */
+void hsm_realloc_check(void *p) {
+  unsigned kind = hsm_registry_kind(p);
+  if (HSM_UNLIKELY(hsm_is_chain_kind(kind))) (void)hsm_chain_usable_routed(p, &kind);
+  if (kind == HSM_REG_SEGMENT)
+    (void)hsm_checked_block(hsm_page_of(hsm_segment_of(p), p), p, "realloc");
+  else if (kind != HSM_REG_NONE && kind != HSM_REG_CHAIN_BLOCK)
+    (void)checked_huge(p, kind, "realloc");
 }
 
 int hsm_owns(const void *p) {

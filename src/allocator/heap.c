@@ -11,8 +11,10 @@
 
 #include "internal.h"
 
-/* Only malloc's fast path reads it: every page it finds has no free block. */
-hsm_heap_t hsm_heap_empty = {.direct8 = {[0 ... HSM_TABLE8 - 1] = &hsm_page_empty}};
+/* Only malloc's fast paths read it (secure mode's through `direct`): every page they
+ * find has no free block. */
+hsm_heap_t hsm_heap_empty = {.direct8 = {[0 ... HSM_TABLE8 - 1] = &hsm_page_empty},
+                             .direct = {[0 ... HSM_CLASSES - 1] = &hsm_page_empty}};
 __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec"))) = &hsm_heap_empty;
 static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
 
@@ -40,6 +42,7 @@ static void hsm_init(void) {
   pthread_mutex_lock(&init_lock);
   if (!atomic_load(&init_done)) {
     hsm_options_read();
+    hsm_check_init();
     hsm_sizeclass_init();
     pthread_key_create(&heap_key, heap_thread_exit);
     atomic_store(&init_done, 1);

@@ -59,7 +59,7 @@ static void set_class8(hsm_heap_t *heap, unsigned i, size_t cls) {
   HSM_SET(heap->stats.allocs8[i], 0);
   HSM_SET(heap->stats.requested8[i], 0);
   heap->class8[i] = (uint8_t)cls;
-  if (heap->sample_left == 0) heap->direct8[i] = heap->direct[cls];
+  if (heap->sample_left == 0) heap->direct8[i] = hsm_secure ? &hsm_page_empty : heap->direct[cls];
 }
 
 static void install(hsm_heap_t *heap, int s) {
@@ -79,7 +79,7 @@ static void release_kept_slot(hsm_heap_t *heap, int s) {
     pg->kept = 0;
     heap->kept_bytes[s] -= (size_t)pg->slice_count * HSM_SLICE_SIZE;
     HSM_COUNT(heap->stats.kept_pages[s], (uint64_t)-1);
-    hsm_segment_page_free(heap, pg);
+    hsm_page_release(heap, pg);
   }
 }
 
@@ -131,11 +131,12 @@ static void decide(hsm_heap_t *heap) {
 
 static void window_close(hsm_heap_t *heap) {
   decide(heap);
-  for (size_t i = 0; i < HSM_TABLE8; i++) heap->direct8[i] = heap->direct[heap->class8[i]];
+  for (size_t i = 0; i < HSM_TABLE8; i++)
+    heap->direct8[i] = hsm_secure ? &hsm_page_empty : heap->direct[heap->class8[i]];
 }
 
 /* Called by the generic allocation path while a window is open. Sizes of 8 bytes and
- * less count in the total only (their class is 8 bytes, smaller than any hot class). */
+ * less count in the total only (their class, 16 bytes, is as small as any hot class). */
 void hsm_hot_sample(hsm_heap_t *heap, size_t size) {
   heap->sample_total++;
   if (size > 8 && size <= HSM_HOT_MAX_SIZE) {

@@ -64,8 +64,13 @@ static inline __attribute__((always_inline)) int hsm_dec_le0(uint32_t *x) {
 #endif
 }
 
+/* A free block: the link of its list, and the free mark (check.c): the address of its
+ * page (xor the page's key in secure mode), written by every free and cleared by
+ * every allocation, so a second free of the block finds it. Every block is at least
+ * 16 bytes. */
 typedef struct hsm_block_s {
   struct hsm_block_s *next;
+  uintptr_t mark;
 } hsm_block_t;
 typedef struct hsm_heap_s hsm_heap_t;
 
@@ -90,22 +95,31 @@ typedef struct hsm_page_s {
     struct {
       uint8_t has_aligned;
       uint8_t is_large;
-      uint8_t unused[2];
+      uint8_t secure; /* HSMALLOC_SECURE=1: every free takes the checked path */
+      uint8_t unused;
     } f;
     uint32_t any;
   } flags;
   uint8_t in_use;
+#define HSM_FLAGS_SECURE_ONLY (1u << 16) /* flags.any with only f.secure set (little-endian) */
+  /* free's checks (hsm_block_ok): UINT64_MAX / block_size + 1, and start times that */
+  uint64_t div_magic, start_magic;
   /* -- the owner's working fields -- */
   _Alignas(64) hsm_block_t *free; /* blocks to allocate from (fast path) */
   hsm_block_t *local_free;        /* blocks back from other threads (or freed while full) */
   /* blocks out (including those in remote transit), and HSM_USED_FULL while the page
    * is parked on the full list: free's fast path tests both with one signed compare */
   uint32_t used;
-  uint32_t capacity;    /* blocks carved so far */
+  uint32_t capacity; /* blocks carved so far */
+  uintptr_t end;     /* the end of the blocks carved so far (start + capacity blocks) */
+  /* secure mode: random, xor'd into the links of `free` and `local_free` and into the
+   * free mark; 0 otherwise (here, so that the first line stays one line) */
+  uintptr_t key;
   uint8_t free_is_zero; /* every block on `free` is fresh zeroed OS memory */
   uint8_t kept;         /* empty, held by postponed free (on the heap's kept list) */
   struct hsm_page_s *next, *prev;
 } hsm_page_t;
+_Static_assert(sizeof(hsm_page_t) == 128, "a page's metadata is two cache lines");
 
 typedef struct hsm_segment_s {
   uint32_t magic;
@@ -222,6 +236,7 @@ struct hsm_heap_s {
   hsm_page_queue_t kept[HSM_HOT_SLOTS];             /* empty pages held by postponed free */
   size_t kept_bytes[HSM_HOT_SLOTS];
   struct hsmalloc_chain *chain; /* the thread's default chain (hsmalloc_chain_set_default) */
+  uint64_t rng; /* secure mode: page keys and the order of fresh blocks (check.c) */
   hsm_heap_stats_t stats;
 };
 
@@ -322,6 +337,48 @@ static inline hsm_block_t *hsm_block_start(const hsm_page_t *pg, const void *p) 
   return (hsm_block_t *)(pg->start + off - off % pg->block_size);
 }
 
+/* ---- hardening (check.c) ----
+ * Default mode: free checks that a pointer is a block start below the page's carved
+ * blocks (interior, unaligned and never-returned pointers) and that the block's free
+ * mark is not set (double free); each failure is one line on stderr and abort().
+ * HSMALLOC_SECURE=1 adds encoded free lists, checked on every allocation, guard pages
+ * at the end of every segment, and fresh blocks handed out in random order; every
+ * malloc and free then takes the checked (generic) path. */
+HSM_HIDDEN extern int hsm_secure;
+HSM_HIDDEN extern uintptr_t hsm_remote_key; /* links of remote batches and queues */
+HSM_HIDDEN void hsm_check_init(void);
+HSM_HIDDEN __attribute__((noreturn, cold)) void hsm_fatal(const char *fn, const void *p,
+                                                          const char *what);
+HSM_HIDDEN __attribute__((noreturn, cold)) void hsm_bad_free(const char *fn, const void *p);
+HSM_HIDDEN __attribute__((noreturn, cold)) void hsm_double_free(const char *fn, const void *p);
+HSM_HIDDEN uint64_t hsm_random(hsm_heap_t *heap);
+HSM_HIDDEN void hsm_secure_page_init(hsm_heap_t *heap, hsm_page_t *pg);
+HSM_HIDDEN hsm_block_t *hsm_secure_link_run(hsm_page_t *pg, uint8_t *first, size_t n);
+HSM_HIDDEN void hsm_secure_pop_check(const hsm_page_t *pg, const hsm_block_t *b);
+HSM_HIDDEN uint32_t hsm_segment_free_all(void);
+HSM_HIDDEN void hsm_segment_guard(void *seg);
+
+/* Whether p (at or above pg's start) is the start of a block of small page pg below
+ * `end`. With M = UINT64_MAX / d + 1 and n < 2^32, the low half of n * M is below M
+ * exactly when d divides n (Lemire, Kaser and Kurz, "Faster remainder by direct
+ * computation"); n * M = p * M - start * M modulo 2^64, so with start * M kept in the
+ * page that is one multiplication, one subtraction and one compare. */
+static inline __attribute__((always_inline)) int hsm_block_ok(const hsm_page_t *pg, const void *p,
+                                                              uintptr_t end) {
+  return (uintptr_t)p < end &&
+         (uint64_t)((uintptr_t)p * pg->div_magic - pg->start_magic) < pg->div_magic;
+}
+/* The end of pg's blocks as another thread may read it: the end of those that fit
+ * (the carved count lives on the owner's busy cache line). */
+static inline uintptr_t hsm_reserved_end(const hsm_page_t *pg) {
+  return (uintptr_t)pg->start + (uintptr_t)pg->reserved * pg->block_size;
+}
+/* The free mark of pg's blocks, and the encoding of pg's list links. */
+static inline uintptr_t hsm_mark(const hsm_page_t *pg) { return (uintptr_t)pg ^ pg->key; }
+static inline hsm_block_t *hsm_link(const hsm_page_t *pg, const hsm_block_t *next) {
+  return (hsm_block_t *)((uintptr_t)next ^ pg->key);
+}
+
 /* ---- segments (segment.c) ---- */
 HSM_HIDDEN hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices);
 HSM_HIDDEN void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg);
@@ -336,6 +393,8 @@ HSM_HIDDEN void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, 
 HSM_HIDDEN void hsm_page_free_generic(hsm_heap_t *heap, hsm_page_t *pg, void *p);
 HSM_HIDDEN void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b);
+HSM_HIDDEN void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg);
+HSM_HIDDEN hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn);
 HSM_HIDDEN void hsm_heap_collect_empty(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_page_set_direct(hsm_heap_t *heap, size_t cls);
@@ -386,6 +445,7 @@ HSM_HIDDEN void hsm_heap_drain_remote(hsm_heap_t *heap);
 static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) {
   heap->direct[cls] = pg;
   if (heap->sample_left || heap->chain) return;
+  if (HSM_UNLIKELY(hsm_secure)) pg = &hsm_page_empty; /* malloc always takes the checked path */
   for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++)
     if (heap->class8[i] == cls) heap->direct8[i] = pg;
 }
@@ -397,7 +457,10 @@ static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) 
 static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap, hsm_page_t *pg,
                                                                 size_t cls, size_t size, int zero) {
   hsm_block_t *b = pg->free;
-  pg->free = b->next;
+  hsm_block_t *next = hsm_link(pg, b->next);
+  if (HSM_UNLIKELY(hsm_secure)) hsm_secure_pop_check(pg, b);
+  pg->free = next;
+  b->mark = 0;
   pg->used++;
   HSM_COUNT(heap->stats.allocs[cls], 1);
   HSM_COUNT(heap->stats.requested[cls], size);
@@ -429,6 +492,7 @@ HSM_HIDDEN void *hsm_realloc(void *p, size_t size);
 HSM_HIDDEN void hsm_free(void *p);
 HSM_HIDDEN void *hsm_memalign(size_t align, size_t size);
 HSM_HIDDEN size_t hsm_usable_size(const void *p);
+HSM_HIDDEN void hsm_realloc_check(void *p);
 HSM_HIDDEN int hsm_owns(const void *p);
 
 static inline int hsm_is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }

@@ -36,19 +36,27 @@ void hsm_page_set_direct(hsm_heap_t *heap, size_t cls) {
 }
 
 /* Link a fresh run of blocks onto the (empty) free list, a few KiB at a time so
- * that untouched memory stays untouched. */
+ * that untouched memory stays untouched (in random order in secure mode). */
 static void page_extend(hsm_page_t *pg) {
   size_t bsize = pg->block_size;
   size_t n = HSM_EXTEND_BYTES / bsize;
   if (n < 1) n = 1;
   if (n > pg->reserved - pg->capacity) n = pg->reserved - pg->capacity;
   uint8_t *first = pg->start + (size_t)pg->capacity * bsize;
-  uint8_t *p = first;
-  for (size_t i = 1; i < n; i++, p += bsize) ((hsm_block_t *)p)->next = (hsm_block_t *)(p + bsize);
-  ((hsm_block_t *)p)->next = NULL;
-  pg->free = (hsm_block_t *)first;
+  if (HSM_UNLIKELY(pg->flags.f.secure)) {
+    pg->free = hsm_secure_link_run(pg, first, n);
+  } else {
+    uint8_t *p = first;
+    for (size_t i = 1; i < n; i++, p += bsize)
+      ((hsm_block_t *)p)->next = (hsm_block_t *)(p + bsize);
+    ((hsm_block_t *)p)->next = NULL;
+    pg->free = (hsm_block_t *)first;
+  }
   pg->free_is_zero = pg->span_zero;
   pg->capacity += (uint32_t)n;
+  /* read by other threads' frees of the page's flagged blocks (the generic path) */
+  __atomic_store_n(&pg->end, (uintptr_t)pg->start + (uintptr_t)pg->capacity * bsize,
+                   __ATOMIC_RELAXED);
 }
 
 static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
@@ -56,8 +64,20 @@ static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
   if (pg == NULL) return NULL;
   pg->class_id = (uint16_t)cls;
   pg->block_size = hsm_class_size[cls];
+  pg->div_magic = UINT64_MAX / pg->block_size + 1;
+  pg->start_magic = (uint64_t)(uintptr_t)pg->start * pg->div_magic;
+  pg->end = (uintptr_t)pg->start;
   pg->reserved = (uint32_t)(((size_t)pg->slice_count * HSM_SLICE_SIZE) / pg->block_size);
+  if (HSM_UNLIKELY(hsm_secure)) hsm_secure_page_init(heap, pg);
   return pg;
+}
+
+/* Back to its segment. Free's fast path and the checks must no longer take the page's
+ * old blocks for live ones: fast_owner NULL sends a late free to the generic path,
+ * which finds the page not in use. */
+void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg) {
+  __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_RELAXED);
+  hsm_segment_page_free(heap, pg);
 }
 
 static void page_free(hsm_heap_t *heap, hsm_page_t *pg) {
@@ -66,7 +86,7 @@ static void page_free(hsm_heap_t *heap, hsm_page_t *pg) {
     hsm_queue_remove(q, pg);
     if (heap->direct[pg->class_id] == pg) hsm_page_set_direct(heap, pg->class_id);
   }
-  hsm_segment_page_free(heap, pg);
+  hsm_page_release(heap, pg);
 }
 
 /* A page whose blocks are all free goes back to its segment, unless it is the
@@ -97,7 +117,8 @@ void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg) {
 }
 
 void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
-  b->next = pg->local_free;
+  b->next = hsm_link(pg, pg->local_free);
+  b->mark = hsm_mark(pg);
   pg->local_free = b;
   if ((int32_t)--pg->used <= 0) hsm_page_after_free(heap, pg);
 }
@@ -146,10 +167,31 @@ pop:
   return hsm_page_pop(heap, pg, cls, size, zero);
 }
 
+/* The block p starts (or, on a page with aligned blocks, lies in), after the checks:
+ * the page is in use, p is a block start (or inside a block handed out, for aligned
+ * blocks), and the block is not free already. Other threads read the page's first
+ * line and its carved count here, which the owner changes only while the page holds
+ * no block of theirs. */
+hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn) {
+  if (HSM_UNLIKELY(!__atomic_load_n(&pg->in_use, __ATOMIC_RELAXED))) hsm_bad_free(fn, p);
+  int aligned = __atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED);
+  hsm_block_t *b;
+  if (__atomic_load_n(&pg->flags.f.is_large, __ATOMIC_RELAXED)) {
+    b = (hsm_block_t *)pg->start;
+    if (HSM_UNLIKELY(aligned ? (uint8_t *)p >= pg->start + pg->block_size : p != (void *)b))
+      hsm_bad_free(fn, p);
+  } else {
+    b = aligned ? hsm_block_start(pg, p) : (hsm_block_t *)p;
+    if (HSM_UNLIKELY(!hsm_block_ok(pg, b, __atomic_load_n(&pg->end, __ATOMIC_RELAXED))))
+      hsm_bad_free(fn, p);
+  }
+  if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free(fn, p);
+  return b;
+}
+
 void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
-  hsm_block_t *b = __atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)
-                       ? hsm_block_start(pg, p)
-                       : (hsm_block_t *)p;
+  hsm_block_t *b = hsm_checked_block(pg, p, "free");
+  b->mark = hsm_mark(pg); /* on its way to a free list: a second free finds it */
   size_t bin = pg->class_id;
   if (self == NULL) self = hsm_heap_for_free();
   if (self == NULL) {
@@ -161,7 +203,7 @@ void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
   }
   if (pg->heap == self) {
     hsm_page_free_block(self, pg, b);
-  } else if (self != NULL && bin != HSM_BIN_LARGE) { /* keep it in this thread's cache */
+  } else if (self != NULL && bin != HSM_BIN_LARGE && !hsm_secure) { /* this thread's cache */
     hsm_page_t *cache = &self->cache[bin];
     b->next = cache->free;
     cache->free = b;
@@ -179,7 +221,7 @@ void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls) {
     hsm_page_t *next = pg->next;
     if (pg->used == 0) {
       hsm_queue_remove(&heap->queue[cls], pg);
-      hsm_segment_page_free(heap, pg);
+      hsm_page_release(heap, pg);
     }
     pg = next;
   }

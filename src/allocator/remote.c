@@ -1,13 +1,19 @@
 /* Frees of other heaps' blocks: the freeing thread's per-class cache of them, sent
  * home when full; per-destination batches pushed with one compare-and-swap onto the
- * owner heap's remote queue; and the owner draining its queue. */
+ * owner heap's remote queue; and the owner draining its queue. The links of batches
+ * and queues are xor'd with hsm_remote_key (0 unless HSMALLOC_SECURE=1; the cache is
+ * not used then, its lists go onto the queues as they are linked). */
 #include "internal.h"
+
+static inline hsm_block_t *rlink(hsm_block_t *next) {
+  return (hsm_block_t *)((uintptr_t)next ^ hsm_remote_key);
+}
 
 static void rbatch_flush(hsm_heap_t *self, hsm_rbatch_t *s) {
   hsm_heap_t *dest = s->dest;
   hsm_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
   do {
-    s->tail->next = old;
+    s->tail->next = rlink(old);
   } while (!atomic_compare_exchange_weak_explicit(&dest->remote, &old, s->head,
                                                   memory_order_release, memory_order_relaxed));
   HSM_COUNT(self->stats.remote_pushes, 1);
@@ -29,7 +35,7 @@ void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
   if (self == NULL) {
     hsm_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
     do {
-      b->next = old;
+      b->next = rlink(old);
     } while (!atomic_compare_exchange_weak_explicit(&dest->remote, &old, b, memory_order_release,
                                                     memory_order_relaxed));
     return;
@@ -39,7 +45,7 @@ void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
     if (s->count) rbatch_flush(self, s);
     s->dest = dest;
   }
-  b->next = s->head;
+  b->next = rlink(s->head);
   s->head = b;
   if (s->tail == NULL) s->tail = b;
   s->count++;
@@ -82,14 +88,26 @@ void hsm_cache_flush_all(hsm_heap_t *heap) {
     if (heap->cache[cls].free != NULL) cache_flush(heap, cls);
 }
 
+/* Secure mode: a block from the queue must be a freed block of one of this heap's
+ * pages; anything else means a link was overwritten in transit. */
+static void drained_check(hsm_heap_t *heap, hsm_block_t *b) {
+  hsm_page_t *pg =
+      hsm_registry_kind(b) == HSM_REG_SEGMENT ? hsm_page_of(hsm_segment_of(b), b) : NULL;
+  if (pg == NULL || !pg->in_use || pg->heap != heap || b->mark != hsm_mark(pg) ||
+      (!pg->flags.f.is_large && !pg->flags.f.has_aligned && !hsm_block_ok(pg, b, pg->end)))
+    hsm_fatal("free", b,
+              "a block in the queue of other threads' frees was overwritten (a write after "
+              "free)");
+}
+
 void hsm_heap_drain_remote(hsm_heap_t *heap) {
   hsm_block_t *b = atomic_exchange_explicit(&heap->remote, NULL, memory_order_acquire);
   if (b == NULL) return;
   uint64_t n = 0, bytes = 0;
   while (b != NULL) {
-    hsm_block_t *next = b->next;
-    hsm_segment_t *seg = hsm_segment_of(b);
-    hsm_page_t *pg = hsm_page_of(seg, b);
+    if (HSM_UNLIKELY(hsm_secure)) drained_check(heap, b);
+    hsm_page_t *pg = hsm_page_of(hsm_segment_of(b), b);
+    hsm_block_t *next = rlink(b->next);
     bytes += pg->block_size; /* before the free: a large page may go back */
     hsm_page_free_block(heap, pg, b);
     b = next;

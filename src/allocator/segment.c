@@ -110,13 +110,17 @@ static hsm_segment_t *segment_acquire(hsm_heap_t *heap) {
   } else {
     seg = hsm_os_map_aligned(HSM_SEGMENT_SIZE, HSM_SEGMENT_SIZE);
     if (seg == NULL) return NULL;
+    hsm_segment_guard(seg); /* secure mode only (check.c) */
     hsm_registry_set(seg, HSM_REG_SEGMENT);
     hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
     e.node = -1;
   }
   seg->magic = HSM_SEGMENT_MAGIC;
-  seg->free_mask = HSM_SLICES_FREE_ALL;
+  seg->free_mask = hsm_segment_free_all();
   seg->touched_mask = e.touched;
+  /* a stray pointer into a slice no page ever used finds the header's slice entry: a
+   * page struct never used, not in use (free rejects it) */
+  for (size_t i = 0; i < HSM_SLICES; i++) seg->slice_page[i] = &seg->pages[0];
   seg->heap = heap;
   seg->numa_node = e.node;
   seg->numa_bound = e.bound;
@@ -275,7 +279,7 @@ void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg) {
   pg->in_use = 0;
   if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hsm_now_ms();
   seg->free_mask |= run;
-  if (seg->free_mask == HSM_SLICES_FREE_ALL) {
+  if (seg->free_mask == hsm_segment_free_all()) {
     if (seg->in_list) segment_unlink(heap, seg);
     segment_release(heap, seg);
     return;

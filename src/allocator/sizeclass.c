@@ -1,6 +1,7 @@
 /* Size classes: request size -> class, class -> block size and page span.
  *
- * Fixed classes: 8; 16..128 in steps of 16; then 8 classes per doubling up to 128 KiB
+ * Fixed classes: 16 (for requests of 0-8 bytes: a free block holds a link and a free
+ * mark, check.c); 16..128 in steps of 16; then 8 classes per doubling up to 128 KiB
  * (step = 1/8 of the lower power of two, so at most 12.5% internal waste above
  * 128 B). Sizes up to 4 KiB are looked up in 8-byte steps (this table for the fixed
  * classes, each heap's class8 for its own, where hot classes are slotted in); larger
@@ -23,7 +24,7 @@ size_t hsm_class_of_computed(size_t size) {
 }
 
 static size_t class_size_of(size_t cls) {
-  if (cls == 0) return 8;
+  if (cls == 0) return 16;
   if (cls <= 8) return cls * 16;
   size_t j = cls - 9, b = 7 + j / 8, idx = j % 8;
   return ((size_t)1 << b) + (idx + 1) * ((size_t)1 << (b - 3));

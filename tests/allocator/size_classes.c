@@ -1,5 +1,5 @@
 /* hsmalloc's size classes, checked exactly against the rule docs/hsmalloc.md states:
- * small classes are 8, 16 to 128 by 16, then 8 classes per doubling up to 128 KiB;
+ * small classes are 16 (requests of 0-8 bytes), 16 to 128 by 16, then 8 classes per doubling up to 128 KiB;
  * large blocks (up to 960 KiB) are runs of whole 64 KiB slices; anything bigger is a
  * huge block with its own mapping. The expected table is derived here from that
  * rule, never read from the allocator.
@@ -47,7 +47,7 @@ static int (*stats_get)(hsmalloc_stats_t *);
 
 /* The documented rule, step by step. */
 static void derive_classes(void) {
-  classes[nclasses++] = 8;
+  classes[nclasses++] = 16; /* 0-8 bytes: a free block holds a link and a free mark */
   for (size_t s = 16; s <= 128; s += 16) classes[nclasses++] = s;
   for (size_t low = 128; low < SMALL_MAX; low *= 2)
     for (size_t k = 1; k <= 8; k++) classes[nclasses++] = low + k * (low / 8);
@@ -55,7 +55,7 @@ static void derive_classes(void) {
 
 /* Index of the smallest class holding n (n <= SMALL_MAX). */
 static int class_index(size_t n) {
-  int i = 0;
+  int i = n <= 8 ? 0 : 1;
   while (classes[i] < n) i++;
   return i;
 }
@@ -116,7 +116,7 @@ static void mode_table(void) {
     CHECK(after.bins[i].size == classes[i], "class %d reported as %llu bytes, rule says %zu", i,
           (unsigned long long)after.bins[i].size, classes[i]);
     check_request(classes[i]);
-    check_request(i ? classes[i - 1] + 1 : 1);
+    check_request(i == 0 ? 1 : i == 1 ? 9 : classes[i - 1] + 1);
   }
   CHECK(after.bins[nclasses].size == 0 && after.bins[nclasses + 1].size == 0,
         "large and huge bins report a size");
@@ -145,14 +145,14 @@ static void mode_usable(void) {
 static void *stride_thread(void *arg) {
   (void)arg;
   for (int i = 0; i < nclasses; i++) {
-    size_t size = classes[i];
+    size_t size = classes[i], request = i == 0 ? 8 : size; /* class 0 serves 0-8 bytes */
     size_t n = size <= 8 * KIB ? SLICE / size : size <= SLICE ? 2 : 1;
-    char *first = malloc(size), *prev = first;
+    char *first = malloc(request), *prev = first;
     CHECK(first != NULL && owns(first), "malloc(%zu)", size);
     CHECK((uintptr_t)first % SLICE == 0, "class %zu: first block %p is not a fresh page's start",
           size, (void *)first);
     for (size_t k = 1; k < n; k++) {
-      char *p = malloc(size);
+      char *p = malloc(request);
       CHECK(p == prev + size, "class %zu: block %zu at %p, previous at %p (stride %td)", size, k,
             (void *)p, (void *)prev, p - prev);
       prev = p;

@@ -49,9 +49,11 @@ def test_stress_preloaded(build, native, tmp_path):
     assert 1.0 <= stats["fragmentation"] < 1.2
 
 
-def test_stress_thread_sanitizer(tmp_path):
-    """The allocator's atomics and ownership rules under gcc's ThreadSanitizer. The
-    sanitizer owns the malloc symbols, so the stress calls hsmalloc_* directly."""
+@pytest.mark.parametrize("secure", ["0", "1"], ids=["default", "secure"])
+def test_stress_thread_sanitizer(tmp_path, secure):
+    """The allocator's atomics and ownership rules under gcc's ThreadSanitizer, also
+    with HSMALLOC_SECURE=1 (other paths: no per-class cache, encoded remote queues).
+    The sanitizer owns the malloc symbols, so the stress calls hsmalloc_* directly."""
     if shutil.which("gcc") is None:
         pytest.fail("gcc is required")
     exe = tmp_path / "stress_tsan"
@@ -61,7 +63,7 @@ def test_stress_thread_sanitizer(tmp_path):
            *c_sources(src), str(ROOT / "tests" / "allocator" / "stress.c"), "-ldl"]
     comp = subprocess.run(cmd, capture_output=True, text=True)
     assert comp.returncode == 0, comp.stderr
-    env = dict(os.environ, TSAN_OPTIONS="halt_on_error=1 exitcode=66")
+    env = dict(os.environ, TSAN_OPTIONS="halt_on_error=1 exitcode=66", HSMALLOC_SECURE=secure)
     env.pop("LD_PRELOAD", None)
     res = subprocess.run([str(exe), "32", "2", "1200"], capture_output=True, text=True, env=env,
                          timeout=300)

@@ -1,0 +1,133 @@
+/* Hardening: the one-line fatal messages of free's checks, and HSMALLOC_SECURE=1
+ * (random page keys for the encoded free lists, fresh blocks in random order, a guard
+ * page at the end of every segment). The checks themselves sit in the paths they
+ * guard (free.c, page.c, remote.c); what they cost is in BENCHMARKS.md. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int hsm_secure;
+uintptr_t hsm_remote_key;
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t seed_value(void) {
+  uint64_t s = 0;
+  if (getrandom(&s, sizeof s, GRND_NONBLOCK) != (ssize_t)sizeof s) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    s = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)(uintptr_t)&s;
+  }
+  return s;
+}
+
+/* Read once, before the first heap exists (inside the process's first malloc): the
+ * lists' encoding cannot change afterwards. */
+void hsm_check_init(void) {
+  const char *v = getenv("HSMALLOC_SECURE");
+  hsm_secure = v != NULL && *v != '\0' && *v != '0';
+  if (hsm_secure) {
+    uint64_t s = seed_value();
+    hsm_remote_key = (uintptr_t)splitmix(&s) | 1u;
+  }
+}
+
+uint64_t hsm_random(hsm_heap_t *heap) {
+  if (heap->rng == 0) heap->rng = seed_value() | 1u;
+  return splitmix(&heap->rng);
+}
+
+/* "hsmalloc: FN(0x...): WHAT; aborting" on stderr, then abort(): formatted by hand,
+ * with no allocation, since the heap may be damaged. */
+void hsm_fatal(const char *fn, const void *p, const char *what) {
+  char line[320];
+  size_t n = 0;
+  const char *parts[] = {"hsmalloc: ", fn, "(0x"};
+  for (int k = 0; k < 3; k++)
+    for (const char *c = parts[k]; *c; c++) line[n++] = *c;
+  uintptr_t v = (uintptr_t)p;
+  int shift = 60;
+  while (shift > 0 && ((v >> shift) & 15u) == 0) shift -= 4;
+  for (; shift >= 0; shift -= 4) line[n++] = "0123456789abcdef"[(v >> shift) & 15u];
+  line[n++] = ')';
+  line[n++] = ':';
+  line[n++] = ' ';
+  while (*what && n < sizeof line - 16) line[n++] = *what++;
+  for (const char *c = "; aborting\n"; *c; c++) line[n++] = *c;
+  ssize_t w = write(2, line, n);
+  (void)w;
+  abort();
+}
+
+void hsm_bad_free(const char *fn, const void *p) {
+  hsm_fatal(fn, p,
+            "not a block hsmalloc handed out (an interior, unaligned or stray pointer, or a "
+            "block freed already)");
+}
+
+void hsm_double_free(const char *fn, const void *p) {
+  hsm_fatal(fn, p, "double free (the block is free already)");
+}
+
+/* ---- secure mode ---- */
+
+void hsm_secure_page_init(hsm_heap_t *heap, hsm_page_t *pg) {
+  pg->key = (uintptr_t)hsm_random(heap) | 1u;
+  pg->flags.f.secure = 1;
+  pg->fast_owner = NULL;
+}
+
+/* Link n fresh blocks from `first` in a random order (Fisher-Yates over their indexes,
+ * at most HSM_EXTEND_BYTES / 16 of them), each marked free; returns the head. */
+hsm_block_t *hsm_secure_link_run(hsm_page_t *pg, uint8_t *first, size_t n) {
+  uint16_t order[HSM_EXTEND_BYTES / 16];
+  for (size_t i = 0; i < n; i++) order[i] = (uint16_t)i;
+  for (size_t i = n; i > 1; i--) {
+    size_t j = (size_t)(hsm_random(pg->heap) % i);
+    uint16_t t = order[i - 1];
+    order[i - 1] = order[j];
+    order[j] = t;
+  }
+  hsm_block_t *next = NULL;
+  for (size_t i = 0; i < n; i++) {
+    hsm_block_t *b = (hsm_block_t *)(first + (size_t)order[i] * pg->block_size);
+    b->next = hsm_link(pg, next);
+    b->mark = hsm_mark(pg);
+    next = b;
+  }
+  return next;
+}
+
+/* Secure mode, before a block leaves pg's free list: it still carries the free mark,
+ * and its link decodes to NULL or to a block of the page; anything else was written
+ * after the block was freed. */
+void hsm_secure_pop_check(const hsm_page_t *pg, const hsm_block_t *b) {
+  if (!pg->flags.f.secure) return; /* this thread's cache of other heaps' blocks */
+  hsm_block_t *next = hsm_link(pg, b->next);
+  if (b->mark != hsm_mark(pg) || (next != NULL && !hsm_block_ok(pg, next, pg->end)))
+    hsm_fatal("malloc", b,
+              "this free block was written after it was freed (its list link or free mark "
+              "changed)");
+}
+
+/* Secure mode keeps the last slice of every segment out of use, its last 4 KiB page
+ * without access: a run off the end of a segment faults before it reaches whatever is
+ * mapped next (another segment's header). */
+uint32_t hsm_segment_free_all(void) {
+  return hsm_secure ? HSM_SLICES_FREE_ALL & ~(1u << (HSM_SLICES - 1)) : HSM_SLICES_FREE_ALL;
+}
+
+void hsm_segment_guard(void *seg) {
+  if (hsm_secure) mprotect((uint8_t *)seg + HSM_SEGMENT_SIZE - 4096, 4096, PROT_NONE);
+}

@@ -1,0 +1,262 @@
+/* security_probes.c — misuse of the heap, one probe per run, in the style of the
+ * security tests of mimalloc-bench: `security_probes NAME`. A probe the allocator
+ * detects ends in abort() with hsmalloc's one-line message; a probe that comes back
+ * prints "undetected NAME" and exits 0 (test_security.py says which outcome each probe
+ * must have, in the default mode and with HSMALLOC_SECURE=1). Built with -O0 so that
+ * the compiler keeps every misuse as written. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+#define SEGMENT ((uintptr_t)2 << 20)
+
+static char global_buffer[256];
+
+/* Keep the compiler from seeing through the pointers handed to free. */
+static void *volatile sink;
+static void *launder(void *p) {
+  sink = p;
+  return sink;
+}
+
+static void *free_in_thread(void *p) {
+  free(p);
+  return NULL;
+}
+
+static void double_free_immediate(void) {
+  char *p = malloc(64);
+  free(p);
+  free(launder(p));
+}
+
+/* Other blocks of the page freed in between: p is no longer the head of the list. */
+static void double_free_delayed(void) {
+  char *p = malloc(64), *q = malloc(64), *r = malloc(64);
+  free(p);
+  free(q);
+  free(r);
+  free(launder(p));
+}
+
+/* Many frees of other sizes and of the same size, then p again. */
+static void double_free_after_many(void) {
+  void *keep[200];
+  char *p = malloc(48);
+  for (int i = 0; i < 200; i++) keep[i] = malloc(i % 2 ? 48 : 200);
+  free(p);
+  for (int i = 0; i < 200; i++) free(keep[i]);
+  free(launder(p));
+}
+
+/* Freed by another thread (which exits), then by its owner. */
+static void double_free_other_thread(void) {
+  char *p = malloc(96);
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, free_in_thread, p) == 0, "pthread_create");
+  pthread_join(t, NULL);
+  free(launder(p));
+}
+
+/* Freed twice by a thread that does not own it (it sits in that thread's cache). */
+static void *free_twice(void *p) {
+  free(p);
+  free(launder(p));
+  return NULL;
+}
+static void double_free_remote(void) {
+  char *p = malloc(96);
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, free_twice, p) == 0, "pthread_create");
+  pthread_join(t, NULL);
+}
+
+static void double_free_small_size(void) { /* a request of 8 bytes or less */
+  char *p = malloc(5);
+  free(p);
+  free(launder(p));
+}
+
+static void double_free_large(void) {
+  char *p = malloc(200 * 1024);
+  free(p);
+  free(launder(p));
+}
+
+/* A large block freed by another thread is in transit to its owner: freed again. */
+static void double_free_large_remote(void) {
+  char *p = malloc(300 * 1024);
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, free_twice, p) == 0, "pthread_create");
+  pthread_join(t, NULL);
+}
+
+static void double_free_huge(void) {
+  char *p = malloc(8 << 20);
+  free(p);
+  free(launder(p));
+}
+
+static void double_free_aligned(void) {
+  void *p = NULL;
+  CHECK(posix_memalign(&p, 256, 100) == 0, "posix_memalign");
+  free(p);
+  free(launder(p));
+}
+
+static void double_free_by_realloc(void) {
+  char *p = malloc(32);
+  free(p);
+  p = realloc(launder(p), 24); /* fits: an allocator that does not check returns p */
+  sink = p;
+}
+
+static void interior_pointer(void) {
+  char *p = malloc(64);
+  free((char *)launder(p) + 16);
+}
+
+static void unaligned_pointer(void) {
+  char *p = malloc(64);
+  free((char *)launder(p) + 1);
+}
+
+static void interior_pointer_large(void) {
+  char *p = malloc(200 * 1024);
+  free((char *)launder(p) + 4096);
+}
+
+static void interior_pointer_huge(void) {
+  char *p = malloc(8 << 20);
+  free((char *)launder(p) + 4096);
+}
+
+static void stack_pointer(void) {
+  char local[64];
+  free(launder(local));
+}
+
+static void *free_local(void *arg) {
+  char local[64];
+  (void)arg;
+  free(launder(local));
+  return NULL;
+}
+static void stack_pointer_thread(void) {
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, free_local, NULL) == 0, "pthread_create");
+  pthread_join(t, NULL);
+}
+
+static void global_pointer(void) { free(launder(global_buffer + 16)); }
+
+/* A block-aligned address in a page, past the blocks carved so far. */
+static void never_returned_block(void) {
+  char *p = malloc(64);
+  free((char *)launder(p) + 64 * 1000);
+}
+
+/* An address in the allocator's own metadata (the header of p's 2 MiB segment). */
+static void metadata_pointer(void) {
+  char *p = malloc(64);
+  free(launder((void *)(((uintptr_t)p & ~(SEGMENT - 1)) + 256)));
+}
+
+/* A write after free over the list link of a freed block, then allocations of its
+ * size until the block comes back (few enough blocks that they share one page, and
+ * that no hot class for the size is installed meanwhile). */
+enum { OVERWRITE_BLOCKS = 300 };
+static void free_list_overwrite(void) {
+  static void *blocks[OVERWRITE_BLOCKS];
+  for (int i = 0; i < OVERWRITE_BLOCKS; i++) blocks[i] = malloc(48);
+  char *p = blocks[OVERWRITE_BLOCKS / 2];
+  free(p);
+  memset(launder(p), 0x41, 8);
+  for (int i = 0; i < OVERWRITE_BLOCKS; i++) {
+    char *q = malloc(48);
+    memset(q, 0, 48); /* an allocator that follows the forged link faults here */
+  }
+}
+
+/* A write after free over the second word (where a free block keeps its mark). */
+static void free_mark_overwrite(void) {
+  static void *blocks[OVERWRITE_BLOCKS];
+  for (int i = 0; i < OVERWRITE_BLOCKS; i++) blocks[i] = malloc(48);
+  char *p = blocks[OVERWRITE_BLOCKS / 2];
+  free(p);
+  memset((char *)launder(p) + 8, 0, 8);
+  for (int i = 0; i < OVERWRITE_BLOCKS; i++) blocks[i] = malloc(48);
+}
+
+/* A write at the last byte of a block's 2 MiB segment: past every block, where a
+ * linear overflow runs into whatever is mapped next. */
+static void segment_end_write(void) {
+  char *p = malloc(64);
+  volatile char *end = (char *)(((uintptr_t)p & ~(SEGMENT - 1)) + SEGMENT - 1);
+  *end = 1;
+}
+
+/* 64 blocks of a fresh size: handed out in address order, or not. */
+static void allocation_order(void) {
+  char *prev = malloc(1008);
+  int ascending = 1;
+  for (int i = 1; i < 64; i++) {
+    char *p = malloc(1008);
+    ascending &= p > prev;
+    prev = p;
+  }
+  printf("ascending %d\n", ascending);
+}
+
+static const struct {
+  const char *name;
+  void (*run)(void);
+} probes[] = {
+    {"double-free-immediate", double_free_immediate},
+    {"double-free-delayed", double_free_delayed},
+    {"double-free-after-many", double_free_after_many},
+    {"double-free-other-thread", double_free_other_thread},
+    {"double-free-remote", double_free_remote},
+    {"double-free-small-size", double_free_small_size},
+    {"double-free-large", double_free_large},
+    {"double-free-large-remote", double_free_large_remote},
+    {"double-free-huge", double_free_huge},
+    {"double-free-aligned", double_free_aligned},
+    {"double-free-by-realloc", double_free_by_realloc},
+    {"interior-pointer", interior_pointer},
+    {"unaligned-pointer", unaligned_pointer},
+    {"interior-pointer-large", interior_pointer_large},
+    {"interior-pointer-huge", interior_pointer_huge},
+    {"stack-pointer", stack_pointer},
+    {"stack-pointer-thread", stack_pointer_thread},
+    {"global-pointer", global_pointer},
+    {"never-returned-block", never_returned_block},
+    {"metadata-pointer", metadata_pointer},
+    {"free-list-overwrite", free_list_overwrite},
+    {"free-mark-overwrite", free_mark_overwrite},
+    {"segment-end-write", segment_end_write},
+    {"allocation-order", allocation_order},
+};
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: security_probes NAME|list\n");
+    return 2;
+  }
+  for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+    if (strcmp(argv[1], "list") == 0) {
+      puts(probes[i].name);
+    } else if (strcmp(argv[1], probes[i].name) == 0) {
+      probes[i].run();
+      printf("undetected %s\n", probes[i].name);
+      return 0;
+    }
+  }
+  if (strcmp(argv[1], "list") == 0) return 0;
+  fprintf(stderr, "security_probes: no probe '%s'\n", argv[1]);
+  return 2;
+}

@@ -1,0 +1,124 @@
+"""hsmalloc's checks against heap misuse (tests/allocator/security_probes.c, one probe
+per run), in the default mode and with HSMALLOC_SECURE=1: each probe ends the way
+docs/hsmalloc.md ("Hardening") says. A detected misuse is abort() after exactly one
+line on stderr that names the call, the pointer and what is wrong."""
+import os
+import re
+import signal
+import subprocess
+
+import pytest
+
+ALLOC = "../allocator/"
+DOUBLE = "double free (the block is free already)"
+NOT_OURS = "not a block hsmalloc handed out"
+WRITTEN = "this free block was written after it was freed"
+
+# probe: (outcome in the default mode, outcome with HSMALLOC_SECURE=1); an outcome is
+# ("abort", text of hsmalloc's line), ("glibc", glibc's message: the pointer is not
+# hsmalloc's, so glibc's free judges it), ("segv", None), ("exit", stdout)
+SAME = object()
+PROBES = {
+    "double-free-immediate": (("abort", DOUBLE), SAME),
+    "double-free-delayed": (("abort", DOUBLE), SAME),
+    "double-free-after-many": (("abort", DOUBLE), SAME),
+    "double-free-other-thread": (("abort", DOUBLE), SAME),
+    "double-free-remote": (("abort", DOUBLE), SAME),
+    "double-free-small-size": (("abort", DOUBLE), SAME),
+    # the page went back to its segment with its only block: not in use any more
+    "double-free-large": (("abort", NOT_OURS), SAME),
+    "double-free-large-remote": (("abort", DOUBLE), SAME),
+    # the mapping is gone (or cached, unregistered): glibc's free rejects the pointer
+    "double-free-huge": (("glibc", "free(): invalid pointer"), SAME),
+    "double-free-aligned": (("abort", DOUBLE), SAME),
+    "double-free-by-realloc": (("abort", DOUBLE), SAME),
+    "interior-pointer": (("abort", NOT_OURS), SAME),
+    "unaligned-pointer": (("abort", NOT_OURS), SAME),
+    "interior-pointer-large": (("abort", NOT_OURS), SAME),
+    "interior-pointer-huge": (("abort", NOT_OURS), SAME),
+    "stack-pointer": (("abort", "an address on this thread's stack"), SAME),
+    "stack-pointer-thread": (("abort", "an address on this thread's stack"), SAME),
+    "global-pointer": (("abort", "an address inside a loaded program or library"), SAME),
+    "never-returned-block": (("abort", NOT_OURS), SAME),
+    "metadata-pointer": (("abort", NOT_OURS), SAME),
+    # default mode: the forged link is followed and the next allocation of the size
+    # faults; secure mode: the link is checked before the block is handed out
+    "free-list-overwrite": (("segv", None), ("abort", WRITTEN)),
+    "free-mark-overwrite": (("exit", "undetected free-mark-overwrite"), ("abort", WRITTEN)),
+    # secure mode: the last page of every segment has no access
+    "segment-end-write": (("exit", "undetected segment-end-write"), ("segv", None)),
+    # secure mode: fresh blocks are handed out in random order
+    "allocation-order": (("exit", "ascending 1\nundetected allocation-order"),
+                         ("exit", "ascending 0\nundetected allocation-order")),
+}
+
+
+@pytest.fixture(scope="module")
+def probes(build):
+    return build(ALLOC + "security_probes.c", "-pthread", name="security_probes")
+
+
+def run_probe(exe, native, name, secure):
+    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libhsmalloc.so"),
+               HSMALLOC_SECURE="1" if secure else "0")
+    return subprocess.run([str(exe), name], capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_every_probe_has_an_expected_outcome(probes):
+    listed = subprocess.run([str(probes), "list"], capture_output=True, text=True,
+                            check=True).stdout.split()
+    assert sorted(listed) == sorted(PROBES)
+
+
+@pytest.mark.parametrize("secure", [False, True], ids=["default", "secure"])
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_probe(probes, native, name, secure):
+    default, secure_outcome = PROBES[name]
+    kind, text = default if not secure or secure_outcome is SAME else secure_outcome
+    res = run_probe(probes, native, name, secure)
+    if kind == "abort":
+        assert res.returncode == -signal.SIGABRT, (res.returncode, res.stdout, res.stderr)
+        lines = res.stderr.splitlines()
+        assert len(lines) == 1, res.stderr
+        call = "realloc" if name.endswith("by-realloc") else "malloc" if text == WRITTEN else "free"
+        assert re.fullmatch(rf"hsmalloc: {call}\(0x[0-9a-f]+\): .*; aborting", lines[0]), lines[0]
+        assert text in lines[0]
+        assert "undetected" not in res.stdout
+    elif kind == "glibc":
+        assert res.returncode == -signal.SIGABRT, (res.returncode, res.stderr)
+        assert res.stderr.strip() == text
+    elif kind == "segv":
+        assert res.returncode == -signal.SIGSEGV, (res.returncode, res.stdout, res.stderr)
+        assert "undetected" not in res.stdout
+    else:
+        assert res.returncode == 0, res.stderr
+        assert res.stdout.strip() == text
+
+
+def test_the_reported_pointer_is_the_one_freed(probes, native):
+    """The line names the pointer given to free: the interior one, not its block."""
+    res = run_probe(probes, native, "unaligned-pointer", secure=False)
+    pointer = int(re.search(r"free\((0x[0-9a-f]+)\)", res.stderr).group(1), 16)
+    assert pointer % 16 == 1
+
+
+def test_api_suite_in_secure_mode(build, native):
+    """The whole API contract holds with HSMALLOC_SECURE=1 (glibc is its reference)."""
+    exe = build(ALLOC + "api_suite.c", "-ldl", name="api_suite")
+    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libhsmalloc.so"), HSMALLOC_SECURE="1")
+    res = subprocess.run([str(exe), "owned"], capture_output=True, text=True, env=env, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split()[0] == "ok" and int(res.stdout.split()[1]) >= 2900
+
+
+def test_stress_in_secure_mode(build, native):
+    """32 threads per wave handing objects over, remote frees, threads exiting with live
+    objects, every object's contents checked: the encoded lists and remote queues hold."""
+    exe = build(ALLOC + "stress.c", "-O2", "-pthread", name="stress")
+    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libhsmalloc.so"), HSMALLOC_SECURE="1")
+    res = subprocess.run([str(exe), "32", "3", "4000"], capture_output=True, text=True, env=env,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    fields = dict(f.split("=") for f in res.stdout.split()[1:])
+    assert res.stdout.split()[0] == "ok" and int(fields["threads"]) == 32
+    assert int(fields["handed"]) > 10000 and int(fields["orphans"]) > 100
