@@ -3,7 +3,9 @@ moment between two timeline samples is in them), MPI caliper figures that are ne
 below zero and follow their definition (docs/report-formats.md), and no sentinel (-1)
 or made-up 0 where something was not measured. Real 4-rank jobs under Open MPI."""
 import json
+import os
 import re
+import subprocess
 
 import pytest
 
@@ -81,11 +83,18 @@ def test_caliper_figures_never_below_zero(heapscope, native, tmp_path):
     assert len(nets) == 4
 
 
-def test_unmeasured_is_unknown_not_minus_one(heapscope, tmp_path, burst_program):
-    """Without --mpi: heap in use is not measured and nothing is attributed to MPI.
-    The report said "heap peak -1" and "allocated bytes, MPI 0"."""
+def test_unmeasured_is_unknown_not_minus_one(heapscope, native, tmp_path, burst_program):
+    """The recorder preloaded by hand without the MPI layer (LD_PRELOAD under mpirun, as
+    a job script may do; `record` itself gives MPI programs their layer): heap in use
+    is not measured and nothing is attributed to MPI. The report said "heap peak -1"
+    and "allocated bytes, MPI 0"."""
     out = tmp_path / "plain"
-    doc = _record(heapscope, out, burst_program)
+    out.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEAPSCOPE_")}
+    env.update(LD_PRELOAD=str(native / "lib" / "libheapscope.so"), HEAPSCOPE_OUTPUT_DIR=str(out))
+    subprocess.run([*MPI_FAMILIES["openmpi"].mpirun(4), str(burst_program)], env=env,
+                   check=True, capture_output=True, timeout=300)
+    doc = json.loads(heapscope("report", out, "--format", "json").stdout)
     keys = {m["key"] for m in doc["metrics"]}
     assert not keys & {"heap_peak", "heap_app_peak", "heap_mpi_peak", "alloc_mpi_bytes",
                        "alloc_app_bytes", "mpi_rss"}

@@ -72,23 +72,21 @@ class Symbolizer:
         # eu-addr2line once per module, the modules at the same time (a subprocess each:
         # record's symbol step after a run waits for the slowest, not for their sum)
         runs = [(m, plan) for m, plan in plans.items() if plan[0] == "run"]
-        with (self.progress(len(runs)) if self.progress and runs else nullcontext(_no_step)) as step:
-            def lookup(mp):
-                found = addr2line.lookup(mp[1][1], mp[1][4])
-                step(1)
-                return found
+        with (self.progress(len(wanted)) if self.progress else nullcontext(_no_step)) as step:
             if len(runs) > 1:
                 with ThreadPoolExecutor(max_workers=min(len(runs), os.cpu_count() or 1, 8)) as pool:
-                    found = dict(zip([m for m, _ in runs], pool.map(lookup, runs)))
+                    found = dict(zip([m for m, _ in runs],
+                                     pool.map(lambda mp: addr2line.lookup(mp[1][1], mp[1][4]), runs)))
             else:
-                found = {m: lookup((m, plan)) for m, plan in runs}
-        for module, offsets in wanted.items():
-            plan = plans[module]
-            entries = plan[1] if plan[0] == "done" else self._finish(plan, found[module])
-            for address, offset in offsets.items():
-                out[address] = [Frame(f, file, line, module.path, offset, inlined)
-                                for f, file, line, inlined in
-                                (_entry(*e) for e in (entries.get(offset) or [UNKNOWN]))]
+                found = {m: addr2line.lookup(plan[1], plan[4]) for m, plan in runs}
+            for module, offsets in wanted.items():
+                plan = plans[module]
+                entries = plan[1] if plan[0] == "done" else self._finish(plan, found[module])
+                for address, offset in offsets.items():
+                    out[address] = [Frame(f, file, line, module.path, offset, inlined)
+                                    for f, file, line, inlined in
+                                    (_entry(*e) for e in (entries.get(offset) or [UNKNOWN]))]
+                step(1)
         return out
 
     def _plan(self, module: Module, offsets) -> tuple:
