@@ -236,7 +236,7 @@ struct hsm_heap_s {
   hsm_page_queue_t kept[HSM_HOT_SLOTS];             /* empty pages held by postponed free */
   size_t kept_bytes[HSM_HOT_SLOTS];
   struct hsmalloc_chain *chain; /* the thread's default chain (hsmalloc_chain_set_default) */
-  uint64_t rng; /* secure mode: page keys and the order of fresh blocks (check.c) */
+  uint64_t rng;                 /* secure mode: page keys and the order of fresh blocks (check.c) */
   hsm_heap_stats_t stats;
 };
 

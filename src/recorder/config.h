@@ -21,8 +21,8 @@
 #define HSR_STACK_TYPES (1u << 17)       /* stack types per thread */
 #define HSR_STACK_FRAME_SLOTS (1u << 22) /* 32 MiB of addresses per thread, reserved */
 #define HSR_STACK_SKIP_MAX 16            /* recorder frames above the caller, at most */
-#define HSR_UNWIND_CACHE_DEPTH 64u       /* deepest stack the unwind cache keeps (the default depth) */
-#define HSR_MODULES_LISTED 4096          /* loaded modules one snapshot lists, at most */
+#define HSR_UNWIND_CACHE_DEPTH 64u /* deepest stack the unwind cache keeps (the default depth) */
+#define HSR_MODULES_LISTED 4096    /* loaded modules one snapshot lists, at most */
 
 /* ---- tracking (track/) ---- */
 #define HSR_TRACK_MAX_BLOCKS_DEFAULT (8u << 20) /* its least, HEAPSCOPE_TRACK_MAX_BLOCKS unset */

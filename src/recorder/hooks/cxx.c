@@ -234,7 +234,8 @@ static __attribute__((noinline)) void *new_after_null(int which)
 
 static __attribute__((noinline)) void *new_general(size_t n, int which, int fast)
 {
-    if (fast != HSR_FAST_NONE && fast != HSR_FAST_FREES && hsr_fast_retry_alloc(HS_API_OPERATOR_NEW, n)) {
+    if (fast != HSR_FAST_NONE && fast != HSR_FAST_FREES &&
+        hsr_fast_retry_alloc(HS_API_OPERATOR_NEW, n)) {
         hsr_guard = fast == HSR_FAST_GUARDED;
         void *p = hsr_real.malloc(n ? n : 1);
         hsr_guard = 0;

@@ -45,9 +45,9 @@ void hsr_hot_update(void)
     int count = armed && hsr_real.free && atomic_load(&hsr_recording) && !hsr_heap_watch;
     int glibc = count && next_is_glibc();
     /* exact stacks: a free needs none (no block is watched), so it may still go inline */
-    int c = !count          ? HSR_FAST_NONE
-            : hsr_stacks_on ? (glibc ? HSR_FAST_FREES : HSR_FAST_NONE)
-            : !glibc        ? HSR_FAST_GUARDED
+    int c = !count            ? HSR_FAST_NONE
+            : hsr_stacks_on   ? (glibc ? HSR_FAST_FREES : HSR_FAST_NONE)
+            : !glibc          ? HSR_FAST_GUARDED
             : hsr_sample_mean ? HSR_FAST_SAMPLED
                               : HSR_FAST_BARE;
     __atomic_store_n(&hsr_hot.c, c, __ATOMIC_RELAXED);

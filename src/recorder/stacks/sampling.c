@@ -23,7 +23,7 @@
 uint64_t hsr_sample_mean;
 static uint64_t process_seed;
 static _Atomic uint64_t threads_seeded; /* threads other than the main one */
-static HSR_TLS uint64_t rng; /* 0: not seeded yet in this thread */
+static HSR_TLS uint64_t rng;            /* 0: not seeded yet in this thread */
 
 int hsr_sampling_init(const char *mean, const char *seed, char *err, size_t errlen)
 {
@@ -33,7 +33,8 @@ int hsr_sampling_init(const char *mean, const char *seed, char *err, size_t errl
     char *end;
     unsigned long long n = strtoull(mean, &end, 10);
     if (*end || n < 1 || n > (1ull << 40) || *mean == '-') {
-        snprintf(err, errlen, "HEAPSCOPE_SAMPLE_BYTES must be a byte count 1..2^40, got '%s'", mean);
+        snprintf(err, errlen, "HEAPSCOPE_SAMPLE_BYTES must be a byte count 1..2^40, got '%s'",
+                 mean);
         return -1;
     }
     if (seed && *seed) {

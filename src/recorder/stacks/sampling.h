@@ -35,8 +35,8 @@ HSR_HIDDEN struct hsr_stack_entry *hsr_sample_crossed(struct hsr_thread *t, uint
                                                       uint64_t size);
 
 /* The general path's share of the countdown: every allocation it counts. */
-static inline __attribute__((always_inline)) struct hsr_stack_entry *
-hsr_sample_count(struct hsr_thread *t, uint32_t region, uint64_t size)
+static inline __attribute__((always_inline)) struct hsr_stack_entry *hsr_sample_count(
+    struct hsr_thread *t, uint32_t region, uint64_t size)
 {
     int64_t left = hsr_tls.sample_left - (int64_t)size;
     if (HSR_LIKELY(left > 0)) {

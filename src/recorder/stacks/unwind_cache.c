@@ -162,8 +162,7 @@ static __attribute__((noinline)) int frame0(const struct hsr_unwind_cache *c, ui
 }
 
 /* The rule of the frame just stepped out of: cfa its CFA, rbp its rbp, cur at its caller. */
-static struct rule rule_of(unw_cursor_t *cur, uint64_t slot, uint64_t cfa, uint64_t rbp,
-                           int signal)
+static struct rule rule_of(unw_cursor_t *cur, uint64_t slot, uint64_t cfa, uint64_t rbp, int signal)
 {
     struct rule r = {.kind = RULE_LIBUNWIND, .rbp_off = RBP_UNSAVED};
     unw_save_loc_t loc;
@@ -289,7 +288,7 @@ int hsr_unwind_cached(struct hsr_unwind_cache *c, uint64_t *out, int max, uint32
     int n = walk(c, a0, r0, rbp0, out, slot, max);
     if (n == -2)
         return -1; /* through a frame without a fixed rule: libunwind's unw_backtrace */
-    if (n == -1) /* a return address seen for the first time: learn the whole stack */
+    if (n == -1)   /* a return address seen for the first time: learn the whole stack */
         n = unwind(c, out, slot, max, &cacheable);
     if (cacheable && slot[0] == a0 && out[0] == r0) {
         s->a0 = a0;
