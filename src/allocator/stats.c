@@ -107,6 +107,7 @@ static void spy_figures(hsmalloc_stats_t *st, uint64_t huge_live) {
   st->pressure_purges = atomic_load_explicit(&hsm_pressure.pressure_purges, memory_order_relaxed);
   st->numa_nodes = (uint32_t)hsm_numa_nodes();
   st->numa_placing = (uint32_t)hsm_numa_enabled();
+  st->numa_node = -1; /* the process is not bound to one node (chains are) */
   st->numa_binds = atomic_load_explicit(&hsm_numa_stats.binds, memory_order_relaxed);
   st->numa_bind_failures =
       atomic_load_explicit(&hsm_numa_stats.bind_failures, memory_order_relaxed);
