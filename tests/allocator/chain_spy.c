@@ -100,6 +100,7 @@ static int spy(void) {
   raise(SIGUSR2);
   for (int i = F + R + T; i < N; i++) /* the blocks kept their contents */
     CHECK((unsigned char)blocks[i][0] == (i & 0xFF), "block %d", i);
+  hsmalloc_chain_reset(shared); /* the exit dump shows chain 2 emptied, its memory kept */
   return 0;
 }
 
