@@ -167,3 +167,16 @@ def test_chain_bound_to_a_node(build, native, tmp_path, heapscope):
     text = heapscope("alloc-stats", str(path)).stdout
     assert "chain 2: bound to NUMA node 0, 1 placement (0 failed)" in text
     assert "chain 1: bound" not in text
+
+
+def test_dumps_while_the_owner_maps_and_unmaps(build, native, tmp_path):
+    """A dump reads a chain's counters, never its regions: dumps run without pause while
+    the owner maps and unmaps a region for each of 3,000 blocks of 3 MiB."""
+    stdout, path = run(build, native, tmp_path, "busy")
+    got = pairs(stdout.split()[1:])
+    assert got["allocs"] == got["frees"] == 3000 and got["dumps"] >= 1
+    (dump,) = [json.loads(line) for line in path.read_text().splitlines()]
+    (chain,) = dump["chains"]
+    assert chain["allocs"] == chain["frees"] == 3000
+    assert chain["allocated_now"] == 0 and chain["segments"] == 1   # the big regions are gone
+    assert chain["virtual_bytes"] == 2 << 20
