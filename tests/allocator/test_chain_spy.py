@@ -34,7 +34,7 @@ def spans(count, block):
     return -(-count // per) * span_pages(block)
 
 
-def run(build, native, tmp_path, *args):
+def run(build, native, tmp_path, *args, stats="json"):
     lib = str(native / "lib")
     exe = build("../allocator/chain_spy.c", "-O1", "-pthread", "-L" + lib, "-Wl,-rpath," + lib,
                 "-lhsmalloc", name="chain_spy")
@@ -42,7 +42,7 @@ def run(build, native, tmp_path, *args):
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     env.pop("HSMALLOC_NUMA", None)
-    env.update({"HSMALLOC_STATS": "json", "HSMALLOC_STATS_FILE": str(out)})
+    env.update({"HSMALLOC_STATS": stats, "HSMALLOC_STATS_FILE": str(out)})
     res = subprocess.run([str(exe), *args], capture_output=True, text=True, env=env, timeout=60)
     assert res.returncode == 0, res.stderr
     return res.stdout, out
@@ -135,6 +135,19 @@ def test_alloc_stats_shows_chains(build, native, tmp_path, heapscope):
     mesh = proc["chains"][0]
     assert mesh["chain"] == "mesh" and mesh["chain_id"] == 1
     assert mesh["rfq_bytes"] == T * 96 and mesh["allocated_now"] == expected_mesh()["allocated_now"]
+
+
+def test_text_report_lists_chains(build, native, tmp_path):
+    """HSMALLOC_STATS=1: a line per live chain in the report at exit."""
+    _, path = run(build, native, tmp_path, stats="1")
+    lines = [line.strip() for line in path.read_text().splitlines()
+             if line.strip().startswith("chain ")]
+    want = expected_mesh()
+    assert lines[0].startswith(f"chain mesh (#1): allocations {want['allocs']}, "
+                               f"frees {want['frees']}, reallocations {R}, "
+                               f"live {want['allocated_now'] / 1024:.1f} KiB")
+    assert lines[1].startswith(f"chain 2: allocations {C}, frees {C}, reallocations 0, live 0 B")
+    assert len(lines) == 2
 
 
 def machine_nodes():
