@@ -111,6 +111,7 @@ typedef struct {
   uint32_t numa_nodes, numa_placing; /* nodes of the machine; placement on (HSMALLOC_NUMA) */
   uint64_t numa_binds, numa_bind_failures; /* mbind calls */
   uint64_t numa_reused_same_node, numa_reused_other_node; /* cached segments taken */
+  int32_t numa_node;            /* a chain: the node it is bound to; -1: none (the process: -1) */
 } hsmalloc_stats_t;
 
 /* One thread heap (a heap outlives its thread: an exited thread's heap is abandoned and
@@ -143,7 +144,8 @@ int hsmalloc_heap_stats_self(hsmalloc_heap_stats_t *out);
 typedef struct {
   int nodes;          /* nodes of the machine */
   int placing;        /* hsmalloc asks for placement (HSMALLOC_NUMA) */
-  int segment_node;   /* node recorded in p's segment header, -1: none or not a segment */
+  int segment_node;   /* node recorded in p's segment header, or the node p's chain is
+                         bound to (hsmalloc_chain_bind_node); -1: none */
   int policy;         /* the kernel's policy for p's page (get_mempolicy): 0 default, 1 preferred */
   int policy_node;    /* its node, -1: none */
   int resident_node;  /* node the page is on now (move_pages), -1: not resident */
@@ -220,10 +222,26 @@ void hsmalloc_chain_destroy(hsmalloc_chain_t *c);
  * heap); nest by restoring what it returned. Other threads are not affected. */
 hsmalloc_chain_t *hsmalloc_chain_set_default(hsmalloc_chain_t *c);
 /* The chain's figures in hsmalloc_stats_t (bins: fixed classes, then big blocks in the
- * "large" row; segments: regions; pages: spans; reserved: region bytes; committed:
- * bookkeeping and pages handed out). A reset counts every live block as freed.
+ * "large" row; segments: regions; pages: spans; reserved, virtual_bytes: region bytes;
+ * committed, real_bytes: bookkeeping and pages handed out at least once; overhead_bytes
+ * = metadata_bytes + free_in_pages + free_not_returned; what each field means for a
+ * chain, and which are 0 and why: docs/hsmalloc.md, "Chains in the statistics"). A
+ * reset counts every live block as freed. The same figures are in the JSON dumps.
  * Returns 0; -1 (EINVAL) when out is NULL. c NULL: hsmalloc_stats_get. */
 int hsmalloc_chain_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *out);
+/* A name for the chain in the statistics dumps (HSMALLOC_STATS=json, SIGUSR2) and
+ * `heapscope alloc-stats` (copied, at most 31 bytes; NULL: back to its number, the
+ * default: chains are numbered 1, 2, ... in creation order). Returns 0; -1 (EINVAL)
+ * for a NULL chain. Every live chain is in the dumps, named or not. */
+int hsmalloc_chain_set_name(hsmalloc_chain_t *c, const char *name);
+/* Place the chain's memory on NUMA node `node` (-1: back to the kernel's default):
+ * its OS segments, those it maps from now on, and the whole pages of a caller's
+ * buffer (mbind, preferred: the kernel falls back to another node when this one is
+ * full); pages already touched are moved. hsmalloc_numa_info reports the node for the
+ * chain's blocks. Call it right after hsmalloc_chain_create. Returns 0; -1 and errno
+ * EINVAL (no such node, NULL chain) or the kernel's mbind error (the chain stays as it
+ * was recorded before). Who may call: as for allocation. */
+int hsmalloc_chain_bind_node(hsmalloc_chain_t *c, int node);
 
 #ifdef __cplusplus
 }

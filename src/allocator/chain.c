@@ -68,6 +68,42 @@ static hsmalloc_chain_t *chain_in(hsm_cregion_t *r) {
   return (hsmalloc_chain_t *)((uint8_t *)r + align_up(sizeof(hsm_cregion_t), 64));
 }
 
+/* ---- the memory figures, kept as regions come and go and bumps move ---- */
+
+static void committed_peak_update(hsmalloc_chain_t *c) {
+  uint64_t now = HSM_READ(c->meta_bytes) + HSM_READ(c->touched_pages) * HSM_CHAIN_PAGE;
+  if (now > HSM_READ(c->committed_peak)) HSM_SET(c->committed_peak, now);
+}
+
+/* A span of `pages` pages at `first` is handed out: in spans now, and touched up to its
+ * end (pages below it in the region may be free spans never touched: an upper bound). */
+static void span_counted(hsmalloc_chain_t *c, hsm_cregion_t *r, uint32_t first, uint32_t pages) {
+  HSM_COUNT(c->span_pages, pages);
+  if (first + pages > r->top) {
+    HSM_COUNT(c->touched_pages, first + pages - r->top);
+    r->top = first + pages;
+    committed_peak_update(c);
+  }
+}
+
+static void region_counted(hsmalloc_chain_t *c, hsm_cregion_t *r, int64_t sign) {
+  HSM_COUNT(c->regions_n, (uint64_t)sign);
+  HSM_COUNT(c->reserved_bytes, (uint64_t)(sign * (r->hi - r->lo)));
+  HSM_COUNT(c->meta_bytes, (uint64_t)(sign * (r->base - r->lo)));
+  if (sign < 0) { HSM_COUNT(c->touched_pages, -(uint64_t)r->top); }
+  committed_peak_update(c);
+}
+
+int hsm_chain_region_bind(hsmalloc_chain_t *c, hsm_cregion_t *r) {
+  uintptr_t lo = ((uintptr_t)r->lo + 4095) & ~(uintptr_t)4095,
+            hi = (uintptr_t)r->hi & ~(uintptr_t)4095;
+  if (hi <= lo) return 0; /* no whole page of the buffer: nothing of its own to place */
+  int rc = hsm_numa_bind_range((void *)lo, hi - lo, c->numa_node, 1);
+  if (rc == 0) HSM_COUNT(c->numa_binds, 1);
+  else HSM_COUNT(c->numa_bind_failures, 1);
+  return rc;
+}
+
 static hsm_cregion_t *os_region(hsmalloc_chain_t *c, size_t need_pages, size_t skip) {
   size_t meta = align_up(sizeof(hsm_cregion_t), 64) + align_up(skip, 64) + 128 +
                 2 * sizeof(uint32_t) * need_pages;
@@ -87,7 +123,10 @@ static hsm_cregion_t *os_region(hsmalloc_chain_t *c, size_t need_pages, size_t s
     hsm_os_unmap(lo, bytes);
     return NULL;
   }
-  if (c != NULL) c->mapped += bytes;
+  if (c != NULL) {
+    c->mapped += bytes;
+    if (c->numa_node >= 0) (void)hsm_chain_region_bind(c, r); /* before its pages are touched */
+  }
   return r;
 }
 
@@ -99,6 +138,7 @@ static void os_unmap(hsm_cregion_t *r) {
 
 static void region_append(hsmalloc_chain_t *c, hsm_cregion_t *r) {
   r->chain = c;
+  region_counted(c, r, 1);
   hsm_cregion_t **at = &c->regions;
   while (*at) at = &(*at)->next;
   *at = r;
@@ -128,6 +168,7 @@ hsmalloc_chain_t *hsm_chain_new(void *buf, size_t size, unsigned flags, int *err
   hsmalloc_chain_t *c = chain_in(r);
   memset(c, 0, sizeof *c);
   c->flags = flags;
+  c->numa_node = -1;
   c->owner = (flags & HSMALLOC_CHAIN_SHARED) ? HSM_CHAIN_SHARED_OWNER : hsm_chain_self();
   pthread_mutex_init(&c->lock, NULL);
   region_append(c, r);
@@ -140,12 +181,15 @@ hsmalloc_chain_t *hsm_chain_new(void *buf, size_t size, unsigned flags, int *err
     return NULL;
   }
   c->magic = HSM_CHAIN_MAGIC;
+  hsm_chain_live_add(c);
   return c;
 }
 
 /* ---- spans ---- */
 
-static void span_set(hsm_cregion_t *r, uint32_t first, uint32_t pages, unsigned cls) {
+static void span_set(hsmalloc_chain_t *c, hsm_cregion_t *r, uint32_t first, uint32_t pages,
+                     unsigned cls) {
+  span_counted(c, r, first, pages);
   for (uint32_t i = 0; i < pages; i++) r->head[first + i] = first;
   r->span[first] = pages << HSM_CSPAN_PAGES_SHIFT | cls;
 }
@@ -170,7 +214,7 @@ static uint8_t *span_alloc(hsmalloc_chain_t *c, uint32_t pages, unsigned cls) {
     uint32_t first = f->first, rest = f->pages - pages;
     *at = f->next;
     if (rest) spans_free_push(c, r, first + pages, rest);
-    span_set(r, first, pages, cls);
+    span_set(c, r, first, pages, cls);
     return r->base + (size_t)first * HSM_CHAIN_PAGE;
   }
   for (hsm_cregion_t *r = c->region_now; r != NULL; r = r->next) {
@@ -179,7 +223,7 @@ static uint8_t *span_alloc(hsmalloc_chain_t *c, uint32_t pages, unsigned cls) {
       c->region_now = r;
       uint32_t first = r->bump;
       r->bump += pages;
-      span_set(r, first, pages, cls);
+      span_set(c, r, first, pages, cls);
       return r->base + (size_t)first * HSM_CHAIN_PAGE;
     }
     if (r->bump < r->npages) spans_free_push(c, r, r->bump, r->npages - r->bump);
@@ -191,7 +235,7 @@ static uint8_t *span_alloc(hsmalloc_chain_t *c, uint32_t pages, unsigned cls) {
   region_append(c, r);
   if (!r->dedicated) c->region_now = r;
   r->bump = pages;
-  span_set(r, 0, pages, cls);
+  span_set(c, r, 0, pages, cls);
   return r->base;
 }
 
@@ -199,12 +243,14 @@ static uint8_t *span_alloc(hsmalloc_chain_t *c, uint32_t pages, unsigned cls) {
  * there, else to the free spans; a dedicated mapping is unmapped. */
 static void span_release(hsmalloc_chain_t *c, hsm_cregion_t *r, uint32_t first) {
   uint32_t pages = r->span[first] >> HSM_CSPAN_PAGES_SHIFT;
+  HSM_COUNT(c->span_pages, -(uint64_t)pages);
   if (r->dedicated) {
     HSM_COUNT(c->spans, (uint64_t)-1);
     hsm_cregion_t **at = &c->regions;
     while (*at != r) at = &(*at)->next;
     *at = r->next;
     c->mapped -= (size_t)(r->hi - r->lo);
+    region_counted(c, r, -1);
     os_unmap(r);
     return;
   }
@@ -324,7 +370,13 @@ void hsm_chain_drain(hsmalloc_chain_t *c) {
     hsm_block_t *next = b->next;
     unsigned prior;
     hsm_cregion_t *r = hsm_chain_region_of(b, hsm_registry_kind(b), &prior);
-    if (r != NULL) hsm_chain_free_block(c, r, b);
+    if (r != NULL) {
+      unsigned cls;
+      size_t bsize;
+      (void)hsm_chain_block_of(r, b, &cls, &bsize);
+      HSM_COUNT(c->rfq_bytes, bsize);
+      hsm_chain_free_block(c, r, b);
+    }
     b = next;
   }
   HSM_COUNT(c->remote_frees, n);
@@ -344,6 +396,7 @@ void hsm_chain_clear(hsmalloc_chain_t *c) {
     if (r->dedicated) {
       *at = r->next;
       c->mapped -= (size_t)(r->hi - r->lo);
+      region_counted(c, r, -1);
       os_unmap(r);
       continue;
     }
@@ -354,11 +407,13 @@ void hsm_chain_clear(hsmalloc_chain_t *c) {
   for (size_t b = 0; b < HSM_CHAIN_BINS; b++) HSM_SET(c->frees[b], HSM_READ(c->allocs[b]));
   HSM_SET(c->big_bytes_out, 0);
   HSM_SET(c->spans, 0);
+  HSM_SET(c->span_pages, 0);
 }
 
 /* Destroy: unregister and unmap; the first region (holding the chain) last. */
 void hsm_chain_release(hsmalloc_chain_t *c) {
   hsm_cregion_t *first = c->regions;
+  hsm_chain_live_remove(c); /* out of the dumps before anything goes */
   c->magic = 0;
   c->owner = 0; /* a later call on a chain left in a caller's buffer is caught */
   for (hsm_cregion_t *r = first->next, *next; r != NULL; r = next) {
@@ -403,16 +458,36 @@ void hsm_chain_fill_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *st) {
   if (st->fast_path_hit_rate < 0) st->fast_path_hit_rate = 0;
   st->remote_frees = HSM_READ(c->remote_frees);
   st->queue_drains = HSM_READ(c->drains);
-  for (hsm_cregion_t *r = c->regions; r != NULL; r = r->next) {
-    st->segments++;
-    st->reserved += (uint64_t)(r->hi - r->lo);
-    st->page_bytes += (uint64_t)r->bump * HSM_CHAIN_PAGE;
-    st->committed += (uint64_t)(r->base - r->lo) + (uint64_t)r->bump * HSM_CHAIN_PAGE;
-  }
+  /* memory (docs/hsmalloc.md, "Chains in the statistics"): a chain returns nothing to
+   * the OS before reset or destroy, so what it touched stays committed */
+  st->segments = HSM_READ(c->regions_n);
+  st->reserved = HSM_READ(c->reserved_bytes);
+  st->metadata_bytes = HSM_READ(c->meta_bytes);
+  st->page_bytes = HSM_READ(c->span_pages) * HSM_CHAIN_PAGE;
+  uint64_t touched = HSM_READ(c->touched_pages) * HSM_CHAIN_PAGE;
+  st->committed = st->metadata_bytes + touched;
   st->segments_peak = st->segments;
   st->reserved_peak = st->reserved;
-  st->committed_peak = st->committed;
+  st->committed_peak = HSM_READ(c->committed_peak);
+  if (st->committed_peak < st->committed) st->committed_peak = st->committed;
   st->page_bytes_peak = st->page_bytes;
+  st->real_bytes = st->committed;
+  st->virtual_bytes = st->reserved;
+  st->free_in_pages = st->page_bytes > st->allocated_now ? st->page_bytes - st->allocated_now : 0;
+  st->free_not_returned = touched > st->page_bytes ? touched - st->page_bytes : 0;
+  st->overhead_bytes = st->metadata_bytes + st->free_in_pages + st->free_not_returned;
+  st->reallocs = HSM_READ(c->reallocs);
+  st->rfq_blocks = st->drained_blocks = st->remote_frees;
+  st->rfq_bytes = HSM_READ(c->rfq_bytes);
+  /* a chain does not follow memory pressure: nothing read, memory kept (decay never) */
+  st->decay_ms_now = -1;
+  st->headroom_permille = 1000;
+  st->psi_some_avg10_x100 = -1;
+  st->numa_nodes = (uint32_t)hsm_numa_nodes();
+  st->numa_placing = c->numa_node >= 0;
+  st->numa_node = c->numa_node;
+  st->numa_binds = HSM_READ(c->numa_binds);
+  st->numa_bind_failures = HSM_READ(c->numa_bind_failures);
   st->pages = HSM_READ(c->spans);
   st->pages_peak = st->pages;
   st->rest.allocs = st->allocs;

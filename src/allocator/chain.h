@@ -37,6 +37,7 @@ typedef struct hsm_cregion_s {
   uint8_t *base, *end; /* the pages */
   uint8_t *lo, *hi;    /* the whole region (buffer or mapping) */
   uint32_t bump;       /* pages handed out */
+  uint32_t top;        /* highest bump since the region was made: pages touched */
   uint8_t from_os;     /* an OS mapping (unmapped at destroy) */
   uint8_t dedicated;   /* an OS mapping made for one big block (unmapped at reset) */
   uint32_t *head;      /* per page: the first page of its span */
@@ -78,6 +79,20 @@ struct hsmalloc_chain {
   hsm_counter_t slow, requested, big_bytes_out, remote_frees, drains, reallocs;
   hsm_counter_t allocated; /* usable bytes of big blocks handed out (small: per class) */
   hsm_counter_t spans, spans_peak;
+  hsm_counter_t rfq_bytes; /* bytes of the blocks taken back from the remote stack */
+  /* memory, kept up to date so that the figures are read without walking regions
+   * (a dump from another thread may run while the owner unmaps one) */
+  hsm_counter_t regions_n, reserved_bytes, meta_bytes; /* bookkeeping: headers and maps */
+  hsm_counter_t span_pages;                            /* pages in spans handed out now */
+  hsm_counter_t touched_pages; /* pages handed out once (a chain returns none before destroy) */
+  hsm_counter_t committed_peak;
+  /* NUMA: the node its memory is bound to (-1: left to the kernel) */
+  int32_t numa_node;
+  hsm_counter_t numa_binds, numa_bind_failures;
+  /* the live-chain list (the JSON dumps), a number and a name */
+  struct hsmalloc_chain *live_next, *live_prev;
+  uint32_t id;
+  char name[32];
 };
 
 /* ---- the owner's mark: the address of a thread-local byte ---- */
@@ -105,6 +120,13 @@ HSM_HIDDEN void hsm_chain_mark_aligned(hsm_cregion_t *r, const void *p);
 HSM_HIDDEN void hsm_chain_clear(hsmalloc_chain_t *c);
 HSM_HIDDEN void hsm_chain_release(hsmalloc_chain_t *c);
 HSM_HIDDEN void hsm_chain_fill_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *st);
+/* Place [r->lo, r->hi) (an OS region) or the whole pages of a caller's buffer on
+ * c->numa_node (-1: the kernel's default); pages already there are moved. 0 or -errno. */
+HSM_HIDDEN int hsm_chain_region_bind(hsmalloc_chain_t *c, hsm_cregion_t *r);
+
+/* ---- the live chains (chain_stats.c) ---- */
+HSM_HIDDEN void hsm_chain_live_add(hsmalloc_chain_t *c);
+HSM_HIDDEN void hsm_chain_live_remove(hsmalloc_chain_t *c);
 
 /* ---- the fast paths, inlined into the entry points (chain_api.c) ---- */
 HSM_HIDDEN extern size_t hsm_chain_class_size[HSM_CHAIN_CLASSES];

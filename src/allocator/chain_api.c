@@ -325,6 +325,27 @@ HSM_EXPORT int hsmalloc_chain_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *out) 
   return 0;
 }
 
+/* The node is recorded first, so that regions mapped from now on are placed on it;
+ * on an mbind failure the previous node is recorded again. */
+HSM_EXPORT int hsmalloc_chain_bind_node(hsmalloc_chain_t *c, int node) {
+  if (c == NULL || node < -1 || node >= hsm_numa_nodes()) {
+    errno = EINVAL;
+    return -1;
+  }
+  int locked = enter(c, "hsmalloc_chain_bind_node");
+  int before = c->numa_node, rc = 0;
+  c->numa_node = node;
+  for (hsm_cregion_t *r = c->regions; r != NULL && rc == 0; r = r->next)
+    rc = hsm_chain_region_bind(c, r);
+  if (rc != 0) {
+    c->numa_node = before;
+    for (hsm_cregion_t *r = c->regions; r != NULL; r = r->next) (void)hsm_chain_region_bind(c, r);
+  }
+  leave(c, locked);
+  if (rc != 0) errno = -rc;
+  return rc == 0 ? 0 : -1;
+}
+
 /* ---- the routes from the glibc API (free.c, alloc.c) ---- */
 
 unsigned hsm_chain_free_routed(void *p, unsigned kind) {

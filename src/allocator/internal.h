@@ -528,10 +528,17 @@ HSM_HIDDEN int hsm_heap_row_locked(size_t index, void *row);
  * bytes are not known: frees are counted by the freeing thread). */
 HSM_HIDDEN void hsm_stats_heap_fill(hsm_heap_t *h, void *st);
 /* Chains (chain*.c) list themselves for the JSON dumps ("chains": [...]) by defining
- * it: 0 and *out, name for the chain after *iter (NULL: the first), non-zero past the
- * last. A weak symbol: without chains, there is no such list. */
-HSM_HIDDEN int hsm_chain_stats_next(void **iter, void *out, char *name, size_t cap)
+ * it: 0 and *out, its number and name for the chain after *iter (NULL: the first),
+ * non-zero past the last. A weak symbol: without chains, there is no such list. */
+HSM_HIDDEN int hsm_chain_stats_next(void **iter, void *out, unsigned *id, char *name, size_t cap)
     __attribute__((weak));
+/* Around a walk with hsm_chain_stats_next: the live-chain list is held (chains are not
+ * created or destroyed meanwhile). `nonblocking` (a signal handler): only tried, -1
+ * when taken. */
+HSM_HIDDEN int hsm_chains_lock(int nonblocking) __attribute__((weak));
+HSM_HIDDEN void hsm_chains_unlock(void) __attribute__((weak));
+/* The node the chain holding p is bound to, -1: none or not a chain's block. */
+HSM_HIDDEN int hsm_chain_node_of(const void *p) __attribute__((weak));
 /* A dump asked for by SIGUSR2 that could not be written in the handler (a lock was
  * taken): written here, on the next maintenance. */
 HSM_HIDDEN void hsm_stats_signal_pending(void);
@@ -587,6 +594,8 @@ HSM_HIDDEN int hsm_numa_enabled(void);      /* placement requested (HSMALLOC_NUM
 HSM_HIDDEN int hsm_numa_current_node(void); /* node of the CPU this thread runs on */
 /* Ask the kernel to place [p, p+size) on `node` (mbind, MPOL_PREFERRED); 0 or -errno. */
 HSM_HIDDEN int hsm_numa_bind(void *p, size_t size, int node);
+/* The same, and with `move` the pages already resident elsewhere are moved (MPOL_MF_MOVE). */
+HSM_HIDDEN int hsm_numa_bind_range(void *p, size_t size, int node, int move);
 /* Place a segment on `node` (-1: leave it to the kernel) and record it in its header. Chains
  * call it to put their segments on a chosen node. Returns 0 or -errno. */
 HSM_HIDDEN int hsm_segment_bind_node(hsm_segment_t *seg, int node);

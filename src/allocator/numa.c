@@ -24,6 +24,7 @@
 #define MPOL_PREFERRED_ 1
 #define MPOL_F_NODE_    (1 << 0)
 #define MPOL_F_ADDR_    (1 << 1)
+#define MPOL_MF_MOVE_   (1 << 1)
 
 hsm_numa_stats_t hsm_numa_stats;
 static _Atomic int node_count; /* 0: not read yet */
@@ -71,12 +72,15 @@ int hsm_numa_current_node(void) {
   return node < HSM_NUMA_MAX_NODES ? (int)node : 0;
 }
 
-int hsm_numa_bind(void *p, size_t size, int node) {
+int hsm_numa_bind(void *p, size_t size, int node) { return hsm_numa_bind_range(p, size, node, 0); }
+
+int hsm_numa_bind_range(void *p, size_t size, int node, int move) {
   int err = errno;
   unsigned long mask = node >= 0 ? 1ul << node : 0;
+  unsigned flags = move ? MPOL_MF_MOVE_ : 0;
   long rc = node >= 0 && node < HSM_NUMA_MAX_NODES
-                ? syscall(SYS_mbind, p, size, MPOL_PREFERRED_, &mask, HSM_NUMA_MAX_NODES + 1, 0)
-                : syscall(SYS_mbind, p, size, MPOL_DEFAULT_, NULL, 0, 0);
+                ? syscall(SYS_mbind, p, size, MPOL_PREFERRED_, &mask, HSM_NUMA_MAX_NODES + 1, flags)
+                : syscall(SYS_mbind, p, size, MPOL_DEFAULT_, NULL, 0, flags);
   int result = rc == 0 ? 0 : -errno;
   errno = err;
   atomic_fetch_add_explicit(rc == 0 ? &hsm_numa_stats.binds : &hsm_numa_stats.bind_failures, 1,
@@ -107,6 +111,7 @@ HSM_EXPORT int hsmalloc_numa_info(const void *p, hsmalloc_numa_info_t *out) {
   out->placing = hsm_numa_enabled();
   out->segment_node = -1;
   if (hsm_registry_kind(p) == HSM_REG_SEGMENT) out->segment_node = hsm_segment_of(p)->numa_node;
+  else if (hsm_chain_node_of != NULL) out->segment_node = hsm_chain_node_of(p);
   int err = errno;
   int mode = -1;
   unsigned long mask = 0;

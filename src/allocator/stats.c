@@ -107,6 +107,7 @@ static void spy_figures(hsmalloc_stats_t *st, uint64_t huge_live) {
   st->pressure_purges = atomic_load_explicit(&hsm_pressure.pressure_purges, memory_order_relaxed);
   st->numa_nodes = (uint32_t)hsm_numa_nodes();
   st->numa_placing = (uint32_t)hsm_numa_enabled();
+  st->numa_node = -1; /* the process is not bound to one node (chains are) */
   st->numa_binds = atomic_load_explicit(&hsm_numa_stats.binds, memory_order_relaxed);
   st->numa_bind_failures =
       atomic_load_explicit(&hsm_numa_stats.bind_failures, memory_order_relaxed);
@@ -318,6 +319,32 @@ static void row(FILE *out, const char *name, uint64_t now, uint64_t peak) {
   fprintf(out, "  %-22s %12s   peak %12s\n", name, a, b);
 }
 
+/* One line per live chain (chain_stats.c), oldest first. */
+static void print_chains(FILE *out) {
+  static hsmalloc_stats_t c; /* static: big; under hsmalloc_stats_print's lock */
+  if (hsm_chain_stats_next == NULL || hsm_chains_lock == NULL || hsm_chains_lock(0) != 0) return;
+  void *iter = NULL;
+  char name[64], live[32], real[32], virt[32], over[32], number[16];
+  unsigned id;
+  while (hsm_chain_stats_next(&iter, &c, &id, name, sizeof name) == 0) {
+    snprintf(number, sizeof number, "%u", id);
+    if (strcmp(number, name) == 0) number[0] = '\0'; /* unnamed: the number once */
+    else snprintf(number, sizeof number, " (#%u)", id);
+    human(live, sizeof live, c.allocated_now);
+    human(real, sizeof real, c.real_bytes);
+    human(virt, sizeof virt, c.reserved);
+    human(over, sizeof over, c.overhead_bytes);
+    fprintf(out,
+            "  chain %s%s: allocations %llu, frees %llu, reallocations %llu, live %s, real "
+            "%s, virtual %s, overhead %s, fast-path hit rate %.4f",
+            name, number, (unsigned long long)c.allocs, (unsigned long long)c.frees,
+            (unsigned long long)c.reallocs, live, real, virt, over, c.fast_path_hit_rate);
+    if (c.numa_node >= 0) fprintf(out, ", NUMA node %d", c.numa_node);
+    fputc('\n', out);
+  }
+  hsm_chains_unlock();
+}
+
 HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
   static hsmalloc_stats_t st; /* static: no allocation, and big */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -375,6 +402,7 @@ HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
   fprintf(out, "  NUMA: %u node(s), placement %s, %llu binds (%llu failed)\n", st.numa_nodes,
           st.numa_placing ? "on" : "off", (unsigned long long)st.numa_binds,
           (unsigned long long)st.numa_bind_failures);
+  print_chains(out);
   if (st.hot_classes) {
     fprintf(out, "  hot classes (exact sizes):\n");
     fprintf(out, "  %8s %6s %12s %12s %8s %12s %12s %7s %5s\n", "size", "heaps", "allocs", "live",

@@ -113,7 +113,8 @@ static void write_fields(jout_t *o, const hsmalloc_stats_t *st) {
   U(numa_binds);
   U(numa_bind_failures);
   U(numa_reused_same_node);
-  jput(o, "\"numa_reused_other_node\": %llu}, ", (unsigned long long)st->numa_reused_other_node);
+  U(numa_reused_other_node);
+  jput(o, "\"numa_node\": %d}, ", (int)st->numa_node);
 #undef U
 #undef I
   jput(o, "\"hot\": [");
@@ -185,6 +186,12 @@ static int write_json(jout_t *o, int event, int nonblocking) {
     pthread_mutex_unlock(&dump_lock);
     return -1;
   }
+  /* the live chains are held from here (a dump lists every chain or is not written) */
+  int chains = hsm_chain_stats_next != NULL && hsm_chains_lock != NULL;
+  if (chains && hsm_chains_lock(nonblocking) != 0) {
+    pthread_mutex_unlock(&dump_lock);
+    return -1;
+  }
   jput(o, "{\"allocator\": \"hsmalloc\", \"pid\": %d, \"event\": \"%s\", \"seq\": %llu, ",
        (int)getpid(), event_name[event], (unsigned long long)atomic_fetch_add(&seq, 1));
   write_fields(o, &st);
@@ -201,18 +208,20 @@ static int write_json(jout_t *o, int event, int nonblocking) {
   } else {
     jput(o, ", \"per_heap\": null");
   }
-  if (hsm_chain_stats_next != NULL && !nonblocking) {
+  if (chains) {
     jput(o, ", \"chains\": [");
     void *iter = NULL;
     char name[64];
-    for (int i = 0; hsm_chain_stats_next(&iter, &chain, name, sizeof name) == 0; i++) {
+    unsigned id;
+    for (int i = 0; hsm_chain_stats_next(&iter, &chain, &id, name, sizeof name) == 0; i++) {
       for (char *c = name; *c; c++) /* a name is not escaped: keep it plain */
         if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '_';
-      jput(o, "%s{\"chain\": \"%s\", ", i ? ", " : "", name);
+      jput(o, "%s{\"chain\": \"%s\", \"chain_id\": %u, ", i ? ", " : "", name, id);
       write_fields(o, &chain);
       jput(o, "}");
     }
     jput(o, "]");
+    hsm_chains_unlock();
   }
   jput(o, "}\n");
   jflush(o);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static long checks; /* checks made, for the program's closing line */
+static _Atomic long checks; /* checks made, for the program's closing line (atomic: threads check too) */
 
 #define CHECK(cond, ...)                                                 \
   do {                                                                   \

@@ -97,7 +97,8 @@ def build_alloc_stats(path: str, snapshots: List[Dict], event: Optional[str] = N
             "heaps": None if heaps is None else [
                 dict(_figures(h, HEAP_FIGURES), id=h.get("id"), state=h.get("state"))
                 for h in heaps],
-            "chains": [dict(_figures(c, PROCESS_FIGURES), chain=c.get("chain"))
+            "chains": [dict(_figures(c, PROCESS_FIGURES), chain=c.get("chain"),
+                            chain_id=c.get("chain_id"), numa=c.get("numa"))
                        for c in snap.get("chains") or []],
         })
     return {"format": "heapscope-alloc-stats", "version": 1, "file": path, "event": event,

@@ -46,6 +46,24 @@ def _numa(n: Optional[Dict]) -> str:
             f"{n.get('numa_reused_other_node', 0)} on another")
 
 
+def _chain_name(c: Dict) -> str:
+    """A chain's column: its name, and its number when the name is not the number."""
+    name, cid = c.get("chain"), c.get("chain_id")
+    return f"chain {name}" if cid is None or str(cid) == name else f"chain {name} #{cid}"
+
+
+def _chain_nodes(chains: List[Dict]) -> List[str]:
+    """A line for each chain bound to a NUMA node (hsmalloc_chain_bind_node)."""
+    lines = []
+    for c in chains:
+        n = c.get("numa") or {}
+        if n.get("numa_node", -1) >= 0:
+            lines.append(f"{_chain_name(c)}: bound to NUMA node {n['numa_node']}, "
+                         f"{counted(n.get('numa_binds', 0), 'placement')} "
+                         f"({n.get('numa_bind_failures', 0)} failed)")
+    return lines
+
+
 def render(doc: Dict) -> str:
     out: List[str] = []
     where = f" ({doc['event']} dumps)" if doc.get("event") else ""
@@ -57,8 +75,7 @@ def render(doc: Dict) -> str:
         out.append("")
         out.append(f"process {proc['pid']} ({proc['event']} dump #{proc['seq']}, "
                    f"line {proc['line']})")
-        cols = [("process", proc["figures"])] + [(f"chain {c['chain']}", c)
-                                                 for c in proc["chains"]]
+        cols = [("process", proc["figures"])] + [(_chain_name(c), c) for c in proc["chains"]]
         rows = [[label] + [value(f.get(key), unit) for _, f in cols]
                 for key, label, unit in doc["figures"]]
         out.append(table(["figure"] + [name for name, _ in cols], rows))
@@ -73,6 +90,7 @@ def render(doc: Dict) -> str:
             out.append(table(header, rows, left=2))
         out.append("  " + _pressure(proc["pressure"]))
         out.append("  " + _numa(proc["numa"]))
+        out.extend("  " + line for line in _chain_nodes(proc["chains"]))
     if len(doc["processes"]) > 1:
         out.append("")
         out.append("all processes")
