@@ -18,7 +18,6 @@ between the bench:trace markers of the file.
 """
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -30,6 +29,8 @@ import numpy as np
 
 from heapscope.bench import machine, stats
 from heapscope.native import program
+
+from benchmarks_md import update_section  # scripts/: beside this script
 
 BEGIN, END = "<!-- bench:trace:begin -->", "<!-- bench:trace:end -->"
 HS = [sys.executable, "-m", "heapscope"]
@@ -148,12 +149,7 @@ def main() -> int:
     text = "\n".join(out)
     print(text)
     if args.update:
-        doc = Path(args.update).read_text()
-        if BEGIN in doc:
-            doc = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: text, doc, flags=re.S)
-        else:
-            doc = doc.rstrip() + "\n\n" + text + "\n"
-        Path(args.update).write_text(doc)
+        update_section(args.update, BEGIN, END, text)
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

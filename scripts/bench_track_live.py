@@ -12,7 +12,6 @@ Prints the Markdown section; --update puts it between the bench:track-live marke
 """
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from heapscope.bench import machine, stats
+
+from benchmarks_md import update_section  # scripts/: beside this script
 
 BEGIN, END = "<!-- bench:track-live:begin -->", "<!-- bench:track-live:end -->"
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,12 +94,7 @@ def main() -> int:
     text = "\n".join(out)
     print(text)
     if args.update:
-        doc = Path(args.update).read_text()
-        if BEGIN in doc:
-            doc = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: text, doc, flags=re.S)
-        else:
-            doc = doc.rstrip() + "\n\n" + text + "\n"
-        Path(args.update).write_text(doc)
+        update_section(args.update, BEGIN, END, text)
     shutil.rmtree(work, ignore_errors=True)
     return 0
 
