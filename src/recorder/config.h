@@ -61,4 +61,8 @@
 #define HSR_CRASH_STACK_BYTES (256u * 1024u) /* alternate signal stack, reserved at start */
 #define HSR_CRASH_WAIT_MS 5000 /* another thread's crash snapshot is awaited this long */
 
+/* ---- the job file (output/job_file.c, job_summary.c) ---- */
+#define HSR_JOB_PER_RANK_SAMPLED 4 /* HEAPSCOPE_PER_RANK unset: ranks kept besides min/max */
+#define HSR_JOB_ROWS_PER_CHUNK 65536u
+
 #endif

@@ -49,6 +49,7 @@
 #include <zlib.h>
 
 #include "core/lifecycle.h"
+#include "output/job_file.h"
 #include "output/profile_writer.h"
 
 static int fd = -1;
@@ -320,6 +321,8 @@ static const char *job_id(void)
 {
     return env_or("SLURM_JOB_ID", env_or("OMPI_MCA_ess_base_jobid", ""));
 }
+
+const char *hsr_profile_job_id(void) { return job_id(); }
 
 static void read_file(const char *name, struct hsr_buf *into)
 {
