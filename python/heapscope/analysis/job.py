@@ -47,6 +47,7 @@ JOB_FORMAT = "heapscope-job"
 JOB_VERSION = 1
 MPI_REGION = "[MPI]"
 NO_SNAPSHOT = "none"      # the reason of a rank that has no snapshot
+FINALIZE = "finalize"     # the reason of a rank summarized in the job file (at MPI_Finalize)
 TOP = "(none)"
 
 # (key, title, unit) in report order
@@ -278,7 +279,27 @@ def _stats(values: List[Tuple[int, RankSummary]]) -> Optional[dict]:
                 mean=sum(v for v, _ in values) / len(values), ranks=len(values))
 
 
-def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
+def job_file_document(job) -> dict:
+    """What only the job file (profile.job_file.JobFile) holds: its reduction's cost,
+    which ranks kept their own file, per host the ranks and their RSS/PSS peaks summed
+    and at most, per application region the blocks and bytes summed over the ranks."""
+    regions: Dict[str, Dict[str, int]] = {}
+    for (path, size), n in job.size_counts.items():
+        reg = regions.setdefault(app_region(path), dict.fromkeys(REGION_METRICS[:4], 0))
+        mpi = is_mpi_region(path)
+        reg["alloc_mpi_bytes" if mpi else "alloc_app_bytes"] += n * size
+        reg["alloc_mpi_blocks" if mpi else "alloc_app_blocks"] += n
+    return dict(path=job.path, size=job.size, summarized=len(job.ranks),
+                summary_ms=job.summary_ns / 1e6, reduce_ms=job.reduce_ns / 1e6,
+                per_rank=job.per_rank or "default",
+                kept=[r.rank for r in job.ranks if r.kept], hosts=job.hosts,
+                regions=[dict(region=k, **v) for k, v in
+                         sorted(regions.items(), key=lambda kv: -kv[1]["alloc_app_bytes"])],
+                sizes=len(job.size_counts))
+
+
+def build(summaries: Sequence[RankSummary], timeline_points: int = 200, job=None) -> dict:
+    """job: the job file the summaries came from in part (job_loading.read_job), or None."""
     chosen, others, notes = pick_ranks(summaries)
     ranks = [r for r in chosen if _has_data(r)]
     excluded = [r for r in chosen if not _has_data(r)]
@@ -317,8 +338,9 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
                        why=s.warnings[0] if s.warnings else "neither a snapshot nor timeline samples")
                   for s in excluded],
         warnings=_warnings(ranks, excluded),
-        endings=_endings(ranks, excluded, chosen, _launched(others)),
-        notes=notes)
+        endings=_endings(ranks, excluded, chosen, max(_launched(others), job.size if job else 0)),
+        notes=notes,
+        job_file=job_file_document(job) if job is not None else None)
 
 
 LAUNCHER_COUNT_OPTIONS = ("-np", "-n", "--np", "--n", "--ntasks")  # (not -c: srun's is CPUs)

@@ -52,6 +52,7 @@ class JobFile:
     reduce_ns: int
     per_rank: str                      # record --per-rank as given ("" = the default)
     recorder_version: str
+    exe: str                           # rank 0's executable
     regions: List[str] = field(default_factory=list)
     size_counts: Dict[Tuple[str, int], int] = field(default_factory=dict)
     api_counts: Dict[Tuple[str, str], int] = field(default_factory=dict)
@@ -103,7 +104,7 @@ def read_job_file(path) -> JobFile:
                 job = JobFile(path=path, job_id=r.job_id, size=r.ranks,
                               start_real_ns=frame.start_real_ns, summary_ns=r.summary_ns,
                               reduce_ns=r.reduce_ns, per_rank=r.per_rank,
-                              recorder_version=r.recorder_version)
+                              recorder_version=r.recorder_version, exe=r.exe)
             elif job is None:
                 raise Malformed(f"{fmt.chunk_name(t)} chunk at byte {chunk.offset} before the JOB chunk")
             elif t == fmt.JOB_REGIONS:

@@ -13,6 +13,7 @@ from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import decode
 from heapscope.profile import format as fmt
 from heapscope.profile import ending, framing, trace, tracking
+from heapscope.profile.job_file import JOB_FILE
 from heapscope.profile.model import Profile, Region, StackType
 from heapscope.profile.timeline import timeline_of
 
@@ -70,7 +71,9 @@ def profile_files(paths: Iterable) -> List[str]:
     files: List[str] = []
     for arg in map(str, paths):
         if os.path.isdir(arg):
-            found = sorted(str(p) for p in Path(arg).glob("*" + PROFILE_SUFFIX) if p.is_file())
+            # (a job file, heapscope.<job>.job.hsp, is read by the job report only)
+            found = sorted(str(p) for p in Path(arg).glob("*" + PROFILE_SUFFIX)
+                           if p.is_file() and not JOB_FILE.match(p.name))
             if not found:
                 raise HeapscopeError(f"{arg}: directory holds no profile (*{PROFILE_SUFFIX}) files")
             files.extend(found)

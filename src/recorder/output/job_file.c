@@ -286,6 +286,9 @@ heapscope__job_write(const void *part, size_t len, const struct heapscope_job_ra
         hsr_buf_str(&b, job, strlen(job));
         hsr_buf_str(&b, spec ? spec : "", spec ? strlen(spec) : 0);
         hsr_buf_str(&b, HSR_VERSION, strlen(HSR_VERSION));
+        char exe[4096];
+        ssize_t e = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        hsr_buf_str(&b, exe, e > 0 ? (size_t)e : 0);
         hsr_chunk_end(&b, c);
         write_counts(&b, &v);
         write_ranks(&b, rows, n, host_of, keep);
