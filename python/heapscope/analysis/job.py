@@ -235,6 +235,9 @@ def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], Lis
     chosen, notes = [], []
     for rank in sorted(by_rank):
         group = by_rank[rank]
+        if len(group) == 1 and group[0].reason != "exec":   # the usual case, and a job file's rows
+            chosen.append(group[0])
+            continue
         rank_process, rest = choose_rank_process(group, by_host_pid)
         chosen.append(rank_process)
         if rest:
@@ -298,14 +301,31 @@ def job_file_document(job) -> dict:
                 sizes=len(job.size_counts))
 
 
+def _stats_of(ranks: List[RankSummary], key: str) -> Optional[dict]:
+    """_stats of one metric over the ranks that have it; numpy for many ranks (a job
+    file of 10^5 ranks), the same ties: the lowest rank at the minimum and at the maximum."""
+    if len(ranks) < 1000:
+        return _stats([(r.metrics[key], r) for r in ranks if r.metrics[key] is not None])
+    import numpy as np
+    have = [r for r in ranks if r.metrics[key] is not None]
+    if not have:
+        return None
+    v = np.fromiter((r.metrics[key] for r in have), dtype=np.int64, count=len(have))
+    order = np.fromiter((r.rank for r in have), dtype=np.int64, count=len(have))
+    lo = have[int(np.lexsort((order, v))[0])]
+    hi = have[int(np.lexsort((order, -v))[0])]
+    return dict(min=lo.metrics[key], min_rank=lo.rank, min_host=lo.host,
+                max=hi.metrics[key], max_rank=hi.rank, max_host=hi.host,
+                mean=int(v.sum()) / len(have), ranks=len(have))
+
+
 def build(summaries: Sequence[RankSummary], timeline_points: int = 200, job=None) -> dict:
     """job: the job file the summaries came from in part (job_loading.read_job), or None."""
     chosen, others, notes = pick_ranks(summaries)
     ranks = [r for r in chosen if _has_data(r)]
     excluded = [r for r in chosen if not _has_data(r)]
     present = [k for k, _, _ in METRICS if any(r.metrics[k] is not None for r in ranks)]
-    stats = {k: _stats([(r.metrics[k], r) for r in ranks if r.metrics[k] is not None])
-             for k in present}
+    stats = {k: _stats_of(ranks, k) for k in present}
     region_names: List[str] = []
     for r in ranks:
         region_names += [name for name in r.regions if name not in region_names]

@@ -60,8 +60,17 @@ class JobFile:
     hosts: List[dict] = field(default_factory=list)
 
 
+_ALL = PRESENT_COUNTS | PRESENT_HEAP | PRESENT_RSS | PRESENT_PSS | PRESENT_CALIPERS
+
+
 def _rank_metrics(present, app_blocks, mpi_blocks, app_bytes, mpi_bytes, heap, heap_app,
                   heap_mpi, rss, pss, mpi_rss, mpi_pss) -> Dict[str, Optional[int]]:
+    if present == _ALL:    # the usual row: no test per figure
+        return dict(alloc_blocks=app_blocks + mpi_blocks, alloc_app_blocks=app_blocks,
+                    alloc_mpi_blocks=mpi_blocks, alloc_bytes=app_bytes + mpi_bytes,
+                    alloc_app_bytes=app_bytes, alloc_mpi_bytes=mpi_bytes, heap_peak=heap,
+                    heap_app_peak=heap_app, heap_mpi_peak=heap_mpi, rss_peak=rss, pss_peak=pss,
+                    mpi_rss=mpi_rss, mpi_pss=mpi_pss, tracked_peak=None)
     counts = present & PRESENT_COUNTS
     heap_on = present & PRESENT_HEAP
     calipers = present & PRESENT_CALIPERS
@@ -131,11 +140,12 @@ def read_job_file(path) -> JobFile:
     if job is None:
         raise HeapscopeError(f"{path}: not a job file (no JOB chunk)")
     names = [h["host"] for h in job.hosts]
+    reasons = {}
     for rank, host, pid, reason, present, kept, *figures in rank_rows:
         if host >= len(names):
             raise HeapscopeError(f"{path}: malformed job file: rank {rank} on host {host} of "
                                  f"{len(names)}")
-        job.ranks.append(JobRank(rank=rank, host=names[host], pid=pid,
-                                 reason=fmt.reason_name(reason), kept=bool(kept),
-                                 metrics=_rank_metrics(present, *figures)))
+        name = reasons.get(reason) or reasons.setdefault(reason, fmt.reason_name(reason))
+        job.ranks.append(JobRank(rank, names[host], pid, name, bool(kept),
+                                 _rank_metrics(present, *figures)))
     return job
