@@ -86,7 +86,7 @@ def summarize_file(path: str) -> RankSummary:
     if empty:
         return _empty_file(path)
     try:
-        return summarize(read_profile(path))
+        return summarize(read_profile(path, modules=False))
     except NoSnapshotError:
         return summarize(read_timeline(path), has_snapshot=False)
 

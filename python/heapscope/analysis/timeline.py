@@ -17,6 +17,7 @@ ranks on one time axis).
 Every series is a Sample attribute; -1 means "not measured" (RSS/PSS unreadable, heap
 not sampled) and is left out of peaks, never counted as 0.
 """
+from operator import attrgetter
 from typing import List, Optional, Sequence, Tuple
 
 from heapscope.errors import HeapscopeError
@@ -125,7 +126,8 @@ def sample_columns(tl: Optional[Timeline]) -> Optional[tuple]:
         return None
     import numpy as np   # here: the timeline command works without numpy
     samples = sorted(tl.samples, key=lambda s: s.mono_ns)
-    table = np.array([tuple(getattr(s, c) for c in COLUMNS) for s in samples], dtype=np.int64)
+    row = attrgetter(*COLUMNS)
+    table = np.array([row(s) for s in samples], dtype=np.int64)
     return tuple(table[:, i].copy() for i in range(len(COLUMNS)))
 
 
