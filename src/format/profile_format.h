@@ -65,6 +65,12 @@
  *    20  TIMELINE          stream    a batch of heap/RSS/PSS samples (HS_TIMELINE_SAMPLES)
  *    21  TIMELINE_REGIONS  stream    regions the samples refer to (HS_TIMELINE_REGIONS)
  *    30  ENDING            snapshot  a crash's signal or MPI_Abort's code (HS_ENDING)
+ *    40  JOB               file      job file: ranks, hosts, the reduction's cost (HS_JOB)
+ *    41  JOB_REGIONS       file      job file: the region paths the counts refer to (HS_JOB_REGIONS)
+ *    42  JOB_SIZE_COUNTS   file      job file: allocations per region and size, all ranks (HS_JOB_SIZE_COUNTS)
+ *    43  JOB_API_COUNTS    file      job file: calls per region and API, all ranks (HS_JOB_API_COUNTS)
+ *    44  JOB_RANKS         file      job file: one fixed row per rank (HS_JOB_RANKS)
+ *    45  JOB_HOSTS         file      job file: per host its ranks, RSS/PSS sum and max (HS_JOB_HOSTS)
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
  * hs_track_chunk_type, hs_timeline_chunk_type) belong to optional modes, and a reader
@@ -181,6 +187,16 @@
  *   code, the fault address (si_addr; 0 for SIGABRT and for signals sent). Later
  *   snapshots of a process that is ending so (the _exit MPI_Abort ends with, the
  *   SIGTERM of the launcher) keep that reason and chunk.
+ *
+ *   The job file (heapscope.<job>.job.hsp, hs_job_chunk_type): another kind of file
+ *   with the same header and framing, written once by an MPI job's rank 0 at
+ *   MPI_Finalize from every rank's summary reduced inside the job (the MPI layer,
+ *   src/mpi/mpi_job.c; the writer, src/recorder/output/job_file.c). It holds no
+ *   snapshot: JOB, JOB_REGIONS, JOB_SIZE_COUNTS..., JOB_API_COUNTS..., JOB_RANKS...,
+ *   JOB_HOSTS, in that order. Region ids of the counts index JOB_REGIONS (paths, not
+ *   trees: the ranks' region ids differ). A rank's figures are those of its snapshot
+ *   at MPI_Finalize; its heap/RSS/PSS peaks are the maxima of the timeline samples its
+ *   file had received by then. Readers of profiles skip job files by name.
  */
 #ifndef HEAPSCOPE_PROFILE_FORMAT_H
 #define HEAPSCOPE_PROFILE_FORMAT_H

@@ -89,6 +89,22 @@ def test_every_figure_of_the_job_file_equals_the_rank_files(job_all):
     assert job.hosts == list(hosts.values())
 
 
+def test_the_recorders_job_file_decodes_whole(job_all):
+    """Every chunk of the C writer's job file is a JOB* chunk of the table, in the
+    documented order, decodes with no byte left over and encodes back to its bytes."""
+    _, out, _ = job_all
+    (path,) = out.glob("heapscope.*.job.hsp")
+    frame = parse(path.read_bytes(), str(path))
+    assert frame.truncated_at is None
+    names = []
+    for c in frame.chunks:
+        codec = fmt.CODECS[c.type]
+        assert codec.encode(codec.decode(c.payload, whole=True)) == bytes(c.payload)
+        names.append(fmt.chunk_name(c.type))
+    assert names == ["JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS",
+                     "JOB_HOSTS"]
+
+
 def test_the_job_report_reads_the_job_file(job_all, heapscope):
     _, out, _ = job_all
     job = read_job_file(next(out.glob("heapscope.*.job.hsp")))
