@@ -85,7 +85,7 @@ def write_job_file(directory: Path, ranks: int) -> Path:
         host_rows += string(f"node{h:05d}") + struct.pack(
             "<IIqqqq", len(mine), 0, sum(mine), max(mine), sum(v // 2 for v in mine), max(mine) // 2)
     body += chunk("JOB_HOSTS", struct.pack("<I", hosts) + host_rows)
-    path = directory / "heapscope.4242.job.hsp"
+    path = directory / "heapscope.4242.job.hsj"
     path.write_bytes(body)
     return path
 

@@ -188,7 +188,7 @@
  *   snapshots of a process that is ending so (the _exit MPI_Abort ends with, the
  *   SIGTERM of the launcher) keep that reason and chunk.
  *
- *   The job file (heapscope.<job>.job.hsp, hs_job_chunk_type): another kind of file
+ *   The job file (heapscope.<job>.job.hsj, hs_job_chunk_type): another kind of file
  *   with the same header and framing, written once by an MPI job's rank 0 at
  *   MPI_Finalize from every rank's summary reduced inside the job (the MPI layer,
  *   src/mpi/mpi_job.c; the writer, src/recorder/output/job_file.c). It holds no

@@ -10,6 +10,7 @@
  * MPI_Gather; rank 0 writes the job file and MPI_Scatter tells every rank whether
  * it keeps its own file (record --per-rank).
  *
+ * Only jobs of two ranks or more: a singleton's (or one rank's) own file is the job.
  * Every rank takes part or none does: an MPI_Allreduce first checks that every rank
  * has the recorder (a rank without it would leave the others waiting in the tree).
  * A rank whose summary fails sends an empty part and a row of rank -1: the job
@@ -158,8 +159,10 @@ void hsr_mpi_finalize_dump(void)
     int initialized = 0, finalized = 0;
     PMPI_Initialized(&initialized);
     PMPI_Finalized(&finalized);
-    int mine = have_recorder(), all = 0;
+    int mine = have_recorder(), all = 0, size = 1;
     if (initialized && !finalized)
+        PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > 1) /* (a singleton or one rank: its own file is the job) */
         PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all)
         job_file();

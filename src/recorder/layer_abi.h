@@ -50,7 +50,7 @@ int heapscope__mpi_abort(int errorcode);
  *      path, API), an opaque buffer) and its fixed row;
  *   2. the layer reduces the parts up a binomial tree (heapscope__job_merge at each
  *      parent) and gathers the rows at rank 0;
- *   3. rank 0: heapscope__job_write writes heapscope.<job>.job.hsp and says which
+ *   3. rank 0: heapscope__job_write writes heapscope.<job>.job.hsj and says which
  *      ranks keep their per-rank file (record --per-rank); the layer scatters that;
  *   4. a rank told to drop its file calls heapscope__job_drop_rank_file.
  * Buffers from the recorder are released with heapscope__job_free. */

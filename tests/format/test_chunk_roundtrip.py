@@ -267,7 +267,7 @@ def test_job_file_chunks(tmp_path):
     body = head + b"".join(chunk(name, p) for name, p in (
         ("JOB", job), ("JOB_REGIONS", regions), ("JOB_SIZE_COUNTS", sizes),
         ("JOB_API_COUNTS", apis), ("JOB_RANKS", ranks), ("JOB_HOSTS", hosts)))
-    path = tmp_path / "heapscope.77.job.hsp"
+    path = tmp_path / "heapscope.77.job.hsj"
     path.write_bytes(body)
     j = read_job_file(path)
     assert (j.job_id, j.size, j.summary_ns, j.reduce_ns, j.per_rank, j.exe) == (

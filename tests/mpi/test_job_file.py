@@ -1,4 +1,4 @@
-"""The job file (heapscope.<job>.job.hsp), reduced inside the job at MPI_Finalize, checked
+"""The job file (heapscope.<job>.job.hsj), reduced inside the job at MPI_Finalize, checked
 against the rank files of the same run (tests/programs/mpi_job_ranks.c on 4 ranks: rank r
 keeps r + 1 blocks of 1,000,000 bytes and 2 of 7000 in region "pcontrol-1").
 
@@ -52,7 +52,7 @@ def job_all(request, tmp_path_factory):
 
 def test_every_figure_of_the_job_file_equals_the_rank_files(job_all):
     program, out, tmp = job_all
-    (job_path,) = out.glob("heapscope.*.job.hsp")
+    (job_path,) = out.glob("heapscope.*.job.hsj")
     job = read_job_file(job_path)
     cuts = tmp / "cuts"
     cuts.mkdir(exist_ok=True)
@@ -93,7 +93,7 @@ def test_the_recorders_job_file_decodes_whole(job_all):
     """Every chunk of the C writer's job file is a JOB* chunk of the table, in the
     documented order, decodes with no byte left over and encodes back to its bytes."""
     _, out, _ = job_all
-    (path,) = out.glob("heapscope.*.job.hsp")
+    (path,) = out.glob("heapscope.*.job.hsj")
     frame = parse(path.read_bytes(), str(path))
     assert frame.truncated_at is None
     names = []
@@ -107,7 +107,7 @@ def test_the_recorders_job_file_decodes_whole(job_all):
 
 def test_the_job_report_reads_the_job_file(job_all, heapscope):
     _, out, _ = job_all
-    job = read_job_file(next(out.glob("heapscope.*.job.hsp")))
+    job = read_job_file(next(out.glob("heapscope.*.job.hsj")))
     doc = json.loads(heapscope("report", out, "--format", "json").stdout)
     assert doc["job_file"]["path"] == job.path and doc["ranks"] == 4
     assert doc["job_file"]["kept"] == [0, 1, 2, 3] and doc["job_file"]["hosts"] == job.hosts
@@ -123,7 +123,7 @@ def test_per_rank_none_leaves_only_the_job_file(heapscope, tmp_path):
     program, out, res = _record(MPI_FAMILIES["openmpi"], tmp_path, "--per-rank", "none")
     assert res.returncode == 0, res.stderr
     assert not list(out.glob("heapscope.*.r*.hsp"))
-    (job_path,) = out.glob("heapscope.*.job.hsp")
+    (job_path,) = out.glob("heapscope.*.job.hsj")
     job = read_job_file(job_path)
     assert [r.rank for r in job.ranks] == [0, 1, 2, 3] and not any(r.kept for r in job.ranks)
     assert job.size_counts[("(none)", 1000000)] == 10
@@ -135,7 +135,7 @@ def test_per_rank_none_leaves_only_the_job_file(heapscope, tmp_path):
 def test_default_keeps_the_extreme_ranks(tmp_path):
     _, out, res = _record(MPI_FAMILIES["openmpi"], tmp_path, "--per-rank", "1")
     assert res.returncode == 0, res.stderr
-    job = read_job_file(next(out.glob("heapscope.*.job.hsp")))
+    job = read_job_file(next(out.glob("heapscope.*.job.hsj")))
     kept = {r.rank for r in job.ranks if r.kept}
     # 1 sampled (rank 0) + the min and max of each figure: rank 3 holds the most bytes
     assert {0, 3} <= kept
@@ -150,7 +150,7 @@ def test_a_crashed_rank_keeps_its_file_with_per_rank_none(tmp_path):
     # rank 1 segfaults: no rank reaches MPI_Finalize, no job file, every file is kept
     _, out, res = _record(MPI_FAMILIES["openmpi"], tmp_path, "--per-rank", "none", mode=("segv",))
     assert res.returncode != 0
-    assert not list(out.glob("heapscope.*.job.hsp"))
+    assert not list(out.glob("heapscope.*.job.hsj"))
     crashed = [read_profile(f) for f in out.glob("heapscope.*.r1.*.hsp")]
     assert [p.snapshot_reason for p in crashed] == ["crash"]
     assert crashed[0].size_counts[("(none)", 1000000)] == 2

@@ -56,9 +56,9 @@ def test_srun_mpi_job_writes_the_job_file(slurm, tmp_path):
     out = tmp_path / "out"
     _srun("-n", "2", "--mpi=pmix", sys.executable, "-m", "heapscope", "record", "--per-rank",
           "none", "-o", str(out), "--", str(program), timeout=180)
-    (path,) = out.glob("heapscope.*.job.hsp")
+    (path,) = out.glob("heapscope.*.job.hsj")
     job = read_job_file(path)
-    assert job.job_id.isdigit() and path.name == f"heapscope.{job.job_id}.job.hsp"
+    assert job.job_id.isdigit() and path.name == f"heapscope.{job.job_id}.job.hsj"
     assert [r.rank for r in job.ranks] == [0, 1]
     assert job.size_counts[("(none)", 1000000)] == 1 + 2
     assert not list(out.glob("heapscope.*.r*.hsp"))

@@ -210,17 +210,15 @@ def _timeline(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[s
 def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], List[RankSummary], List[str]]:
     """The rank processes of one job, by rank; the other processes (the launcher, a
     rank's pre-exec image or its children); notes on what was set aside."""
-    ranked = [s for s in summaries if s.rank >= 0]
-    others = [s for s in summaries if s.rank < 0]
+    ranked, others = [], []
+    for s in summaries:
+        (ranked if s.rank >= 0 else others).append(s)
     if ranked and not any(_has_data(s) for s in ranked):
         files = [s.path.rsplit("/", 1)[-1] for s in ranked]
         raise HeapscopeError(f"no rank file holds a snapshot or timeline samples: "
                              f"{len(files)} file{'s' if len(files) != 1 else ''} with neither a "
                              f"snapshot nor timeline samples ({', '.join(files[:3])}"
                              f"{', ...' if len(files) > 3 else ''})")
-    by_host_pid: Dict[Tuple[str, int], List[RankSummary]] = {}
-    for s in summaries:
-        by_host_pid.setdefault((s.host, s.pid), []).append(s)
     if not ranked:
         raise HeapscopeError("no MPI rank among these profiles (no rank recorded): use "
                              "`heapscope report --by size` for a single program")
@@ -233,6 +231,10 @@ def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], Lis
     for s in ranked:
         by_rank.setdefault(s.rank, []).append(s)
     chosen, notes = [], []
+    by_host_pid: Dict[Tuple[str, int], List[RankSummary]] = {}   # (made only when needed)
+    if any(len(g) > 1 or g[0].reason == "exec" for g in by_rank.values()):
+        for s in summaries:
+            by_host_pid.setdefault((s.host, s.pid), []).append(s)
     for rank in sorted(by_rank):
         group = by_rank[rank]
         if len(group) == 1 and group[0].reason != "exec":   # the usual case, and a job file's rows
@@ -301,22 +303,31 @@ def job_file_document(job) -> dict:
                 sizes=len(job.size_counts))
 
 
-def _stats_of(ranks: List[RankSummary], key: str) -> Optional[dict]:
-    """_stats of one metric over the ranks that have it; numpy for many ranks (a job
-    file of 10^5 ranks), the same ties: the lowest rank at the minimum and at the maximum."""
+def _all_stats(ranks: List[RankSummary], keys: List[str]) -> Dict[str, Optional[dict]]:
+    """_stats of each metric over the ranks that have it; for many ranks (a job file of
+    10^5 ranks) in numpy, one pass over the ranks for every metric, with the same ties:
+    the lowest rank at the minimum and at the maximum."""
     if len(ranks) < 1000:
-        return _stats([(r.metrics[key], r) for r in ranks if r.metrics[key] is not None])
+        return {k: _stats([(r.metrics[k], r) for r in ranks if r.metrics[k] is not None])
+                for k in keys}
     import numpy as np
-    have = [r for r in ranks if r.metrics[key] is not None]
-    if not have:
-        return None
-    v = np.fromiter((r.metrics[key] for r in have), dtype=np.int64, count=len(have))
-    order = np.fromiter((r.rank for r in have), dtype=np.int64, count=len(have))
-    lo = have[int(np.lexsort((order, v))[0])]
-    hi = have[int(np.lexsort((order, -v))[0])]
-    return dict(min=lo.metrics[key], min_rank=lo.rank, min_host=lo.host,
-                max=hi.metrics[key], max_rank=hi.rank, max_host=hi.host,
-                mean=int(v.sum()) / len(have), ranks=len(have))
+    cells = np.array([[r.metrics[k] for k in keys] for r in ranks], dtype=object)
+    have = cells != None   # noqa: E711 (elementwise)
+    values = np.where(have, cells, 0).astype(np.int64)
+    order = np.fromiter((r.rank for r in ranks), dtype=np.int64, count=len(ranks))
+    out: Dict[str, Optional[dict]] = {}
+    for i, k in enumerate(keys):
+        idx = np.flatnonzero(have[:, i])
+        if not idx.size:
+            out[k] = None
+            continue
+        v, o = values[idx, i], order[idx]
+        lo = ranks[int(idx[np.lexsort((o, v))[0]])]
+        hi = ranks[int(idx[np.lexsort((o, -v))[0]])]
+        out[k] = dict(min=lo.metrics[k], min_rank=lo.rank, min_host=lo.host,
+                      max=hi.metrics[k], max_rank=hi.rank, max_host=hi.host,
+                      mean=int(v.sum()) / idx.size, ranks=int(idx.size))
+    return out
 
 
 def build(summaries: Sequence[RankSummary], timeline_points: int = 200, job=None) -> dict:
@@ -325,7 +336,7 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200, job=None
     ranks = [r for r in chosen if _has_data(r)]
     excluded = [r for r in chosen if not _has_data(r)]
     present = [k for k, _, _ in METRICS if any(r.metrics[k] is not None for r in ranks)]
-    stats = {k: _stats_of(ranks, k) for k in present}
+    stats = _all_stats(ranks, present)
     region_names: List[str] = []
     for r in ranks:
         region_names += [name for name in r.regions if name not in region_names]

@@ -4,7 +4,7 @@ Each worker reads whole files and hands back only the small summary (counts per
 region, the timeline columns), so a job of thousands of ranks is not held in memory
 as full profiles. Errors stay one-line HeapscopeErrors naming the file.
 
-A job file (heapscope.<job>.job.hsp, reduced inside the job at MPI_Finalize) is read
+A job file (heapscope.<job>.job.hsj, reduced inside the job at MPI_Finalize) is read
 first when one is named or in a directory named: its rows stand for its ranks (no
 timelines, no regions per rank), and only the rank files of ranks it does not hold
 (ranks that never reached MPI_Finalize) and the files of other processes (the

@@ -38,7 +38,7 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
   HEAPSCOPE_TEMP_NS        and lives at most this many ns (unset: no time bound)
   HEAPSCOPE_TRACK_MAX_BLOCKS  live blocks the tracking table holds (8388608)
   HEAPSCOPE_PER_RANK       MPI: ranks that keep their file besides the job file
-                           heapscope.<job>.job.hsp: all, none or N (default 4, plus
+                           heapscope.<job>.job.hsj: all, none or N (default 4, plus
                            each figure's min/max ranks)
   HEAPSCOPE_TRACE          1: event trace mode (every allocation and free)
   HEAPSCOPE_TRACE_COMPRESS 0: raw trace chunks (default: zstd, ~40% smaller, more CPU)
@@ -119,7 +119,7 @@ def register(sub):
                         "--mpi=NAME chooses")
     p.add_argument("--per-rank", metavar="all|none|N",
                    help="MPI jobs: at MPI_Finalize the ranks' summaries are reduced into one "
-                        "job file, heapscope.<job>.job.hsp, which `report DIR` reads; then only "
+                        "job file, heapscope.<job>.job.hsj, which `report DIR` reads; then only "
                         "some ranks keep their own file: all, none, or N ranks evenly spaced "
                         "plus the ranks with the least and the most of each figure (default "
                         "4). A rank that never reaches MPI_Finalize (a crash) keeps its file")
@@ -221,7 +221,8 @@ def _check_options(args):
 def _output_dir(args, program):
     if args.output:
         out = Path(args.output)
-        held = sorted(out.glob("heapscope.*.hsp")) if out.is_dir() else []
+        held = sorted([*out.glob("heapscope.*.hsp"), *out.glob("heapscope.*.hsj")]) \
+            if out.is_dir() else []
         if held and not args.append and not _inside_a_job():
             raise HeapscopeError(f"output directory {out} already holds {len(held)} profile"
                                  f"{'s' if len(held) != 1 else ''} of another run: use --append "
@@ -312,9 +313,9 @@ def run(args):
     env = _environment(args)  # (a missing allocator fails before DIR is created)
     out = _output_dir(args, command[0])
     env["HEAPSCOPE_OUTPUT_DIR"] = str(out)
-    before = set(out.glob("heapscope.*.hsp"))
+    before = set(out.glob("heapscope.*.hs[pj]"))
     rc = run_forwarding(command, env, FORWARDED)
-    written = sorted(set(out.glob("heapscope.*.hsp")) - before)
+    written = sorted(set(out.glob("heapscope.*.hs[pj]")) - before)
     jobs = [p for p in written if is_job_file(p)]
     written = [p for p in written if not is_job_file(p)]
     for job in jobs:

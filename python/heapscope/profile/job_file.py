@@ -1,4 +1,4 @@
-"""Read a job file (heapscope.<job>.job.hsp): one MPI job's rank summaries, reduced
+"""Read a job file (heapscope.<job>.job.hsj): one MPI job's rank summaries, reduced
 inside the job at MPI_Finalize and written by rank 0 (the recorder's output/job_file.c;
 layouts: the format table's chunks 40..45).
 
@@ -19,7 +19,7 @@ from heapscope.profile import format as fmt
 from heapscope.profile.framing import parse, read_file
 from heapscope.profile.layout import Malformed
 
-JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsp$")
+JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsj$")
 
 # JOB_RANKS present bits (profile_format.table)
 PRESENT_COUNTS, PRESENT_HEAP, PRESENT_RSS, PRESENT_PSS, PRESENT_CALIPERS = 1, 2, 4, 8, 16

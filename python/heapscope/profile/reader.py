@@ -22,6 +22,9 @@ PROFILE_SUFFIX = ".hsp"
 
 def read_profile(path, modules: bool = True) -> Profile:
     path = str(path)
+    if JOB_FILE.match(os.path.basename(path)):
+        raise HeapscopeError(f"{path}: a job file (every rank's summary), not a process's "
+                             f"profile: `heapscope report` reads it; other commands read rank files")
     data = framing.read_file(path)
     frame = framing.parse(data, path)
     profile = Profile(path=path, start_real_ns=frame.start_real_ns)
@@ -71,9 +74,7 @@ def profile_files(paths: Iterable) -> List[str]:
     files: List[str] = []
     for arg in map(str, paths):
         if os.path.isdir(arg):
-            # (a job file, heapscope.<job>.job.hsp, is read by the job report only)
-            found = sorted(str(p) for p in Path(arg).glob("*" + PROFILE_SUFFIX)
-                           if p.is_file() and not JOB_FILE.match(p.name))
+            found = sorted(str(p) for p in Path(arg).glob("*" + PROFILE_SUFFIX) if p.is_file())
             if not found:
                 raise HeapscopeError(f"{arg}: directory holds no profile (*{PROFILE_SUFFIX}) files")
             files.extend(found)

@@ -1,5 +1,5 @@
 /*
- * job_file.c — rank 0 writes the job file, heapscope.<job>.job.hsp beside the rank
+ * job_file.c — rank 0 writes the job file, heapscope.<job>.job.hsj beside the rank
  * files, from the part reduced over every rank and the ranks' rows
  * (heapscope__job_write, layer_abi.h), and decides which ranks keep their own file.
  *
@@ -213,9 +213,9 @@ static int write_file(const struct hsr_buf *b)
     }
     for (int n = 0; n < 1000; n++) { /* link: never over another run's job file */
         if (n == 0)
-            snprintf(name, sizeof name, "%s/heapscope.%s.job.hsp", dir, job);
+            snprintf(name, sizeof name, "%s/heapscope.%s.job.hsj", dir, job);
         else
-            snprintf(name, sizeof name, "%s/heapscope.%s.job.%d.hsp", dir, job, n);
+            snprintf(name, sizeof name, "%s/heapscope.%s.job.%d.hsj", dir, job, n);
         if (link(tmp, name) == 0 || errno != EEXIST)
             break;
     }
