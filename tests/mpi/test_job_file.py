@@ -105,15 +105,18 @@ def test_the_recorders_job_file_decodes_whole(job_all):
                      "JOB_HOSTS"]
 
 
-def test_the_job_report_reads_the_job_file(job_all, heapscope):
+def test_the_job_report_with_every_rank_file_kept(job_all, heapscope):
+    """Every rank kept its file: the report's rows are the files' (their exit snapshots
+    also count what MPI_Finalize allocated), the job file adds its hosts and regions."""
     _, out, _ = job_all
     job = read_job_file(next(out.glob("heapscope.*.job.hsj")))
     doc = json.loads(heapscope("report", out, "--format", "json").stdout)
     assert doc["job_file"]["path"] == job.path and doc["ranks"] == 4
     assert doc["job_file"]["kept"] == [0, 1, 2, 3] and doc["job_file"]["hosts"] == job.hosts
-    for row, r in zip(doc["per_rank"], job.ranks):
-        assert row["rank"] == r.rank and row["ended"] == "finalize"
-        assert all(row[k] == v for k, v in r.metrics.items() if k in row)
+    files = {p.rank: p for p in map(read_profile, out.glob("heapscope.*.r*.hsp"))}
+    for row in doc["per_rank"]:
+        assert row["ended"] == "exit" and row["file"] == files[row["rank"]].path
+        assert row["alloc_app_bytes"] == summarize(files[row["rank"]]).metrics["alloc_app_bytes"]
     regions = {g["region"]: g for g in doc["job_file"]["regions"]}
     assert regions["pcontrol-1"]["alloc_app_bytes"] == 8 * 7000
     assert "From the job file" in heapscope("report", out).stdout
@@ -129,6 +132,9 @@ def test_per_rank_none_leaves_only_the_job_file(heapscope, tmp_path):
     assert job.size_counts[("(none)", 1000000)] == 10
     doc = json.loads(heapscope("report", out, "--format", "json").stdout)
     assert [r["rank"] for r in doc["per_rank"]] == [0, 1, 2, 3]
+    for row, r in zip(doc["per_rank"], job.ranks):     # the job file's rows, figure by figure
+        assert row["ended"] == "finalize" and row["file"] == job.path
+        assert all(row[k] == v for k, v in r.metrics.items() if k in row)
     assert doc["per_rank"][3]["alloc_app_bytes"] >= 4 * 1000000 + 14000
 
 

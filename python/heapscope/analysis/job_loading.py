@@ -5,10 +5,10 @@ region, the timeline columns), so a job of thousands of ranks is not held in mem
 as full profiles. Errors stay one-line HeapscopeErrors naming the file.
 
 A job file (heapscope.<job>.job.hsj, reduced inside the job at MPI_Finalize) is read
-first when one is named or in a directory named: its rows stand for its ranks (no
-timelines, no regions per rank), and only the rank files of ranks it does not hold
-(ranks that never reached MPI_Finalize) and the files of other processes (the
-launcher) are read. Several job files in one place are an error (one run per DIR).
+too when one is named or in a directory named: its rows stand for the ranks whose own
+file was not kept (record --per-rank; no timelines, no regions per rank); the files
+present (kept ranks, ranks that never reached MPI_Finalize, the launcher) are read as
+always. Several job files in one place are an error (one run per DIR).
 
 Nothing recorded is dropped: a file without a complete snapshot (a rank killed by
 SIGKILL) is summarized from its timeline (has_snapshot=False); an empty file (killed
@@ -117,14 +117,11 @@ def load_summaries(paths: Iterable, workers: int = 0, job: Optional[JobFile] = N
     job: the job file of these paths (read_job), whose ranks' own files are not read."""
     if job is None:
         return _load_files(profile_files(paths), workers)
-    held = {r.rank for r in job.ranks}
-    files = []
-    for f in _other_files(paths):
-        name = RANK_FILE.match(os.path.basename(f))
-        if name and int(name["rank"]) in held and name["job"] == (job.job_id or "job"):
-            continue
-        files.append(f)
-    return from_job_file(job) + _load_files(files, workers)
+    summaries = _load_files(_other_files(paths), workers)
+    # a rank's own file, where kept, is the more complete (its exit snapshot counts what
+    # MPI_Finalize itself allocated; its timeline): the job file's row stands for the others
+    own = {s.rank for s in summaries if s.rank >= 0 and s.job_id == job.job_id}
+    return [r for r in from_job_file(job) if r.rank not in own] + summaries
 
 
 def _load_files(files: List[str], workers: int) -> List[RankSummary]:
