@@ -128,13 +128,12 @@ static void job_file(void)
     uint64_t t2 = now_ns();
     unsigned char *keep = NULL, mine = 1;
     if (rank == 0 && rows) {
-        keep = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-                    0);
+        keep = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (keep == MAP_FAILED)
             keep = NULL;
         if (keep) {
-            if (tree != 0 || heapscope__job_write(part, len, rows, (uint32_t)size, keep,
-                                                  t1 - t0, t2 - t1) != 0)
+            if (tree != 0 ||
+                heapscope__job_write(part, len, rows, (uint32_t)size, keep, t1 - t0, t2 - t1) != 0)
                 memset(keep, 1, (size_t)size);
         }
     }

@@ -54,15 +54,17 @@ int heapscope__mpi_abort(int errorcode);
  *      ranks keep their per-rank file (record --per-rank); the layer scatters that;
  *   4. a rank told to drop its file calls heapscope__job_drop_rank_file.
  * Buffers from the recorder are released with heapscope__job_free. */
-#define HEAPSCOPE_JOB_HOST 64 /* host name bytes in a row, NUL-padded */
-enum heapscope_job_field {    /* bits of heapscope_job_rank.present */
-    HEAPSCOPE_JOB_COUNTS = 1, /* alloc_* */
-    HEAPSCOPE_JOB_HEAP = 2,   /* heap_* (timeline samples measured the heap) */
-    HEAPSCOPE_JOB_RSS = 4,
-    HEAPSCOPE_JOB_PSS = 8,
-    HEAPSCOPE_JOB_CALIPERS = 16, /* mpi_rss, mpi_pss */
+/* host name bytes in a row, NUL-padded */
+#define HEAPSCOPE_JOB_HOST 64
+/* bits of heapscope_job_rank.present: which figures the rank has */
+enum heapscope_job_field {
+    HEAPSCOPE_JOB_COUNTS = 1,   /* alloc_* */
+    HEAPSCOPE_JOB_HEAP = 2,     /* heap_* (timeline samples measured the heap) */
+    HEAPSCOPE_JOB_RSS = 4,      /* rss_peak */
+    HEAPSCOPE_JOB_PSS = 8,      /* pss_peak */
+    HEAPSCOPE_JOB_CALIPERS = 16 /* mpi_rss, mpi_pss */
 };
-struct heapscope_job_rank { /* fixed size: gathered as bytes */
+struct heapscope_job_rank {             /* fixed size: gathered as bytes */
     int64_t rank, pid, present, reason; /* reason: HS_REASON_* of the rank's snapshot */
     uint64_t alloc_app_blocks, alloc_mpi_blocks, alloc_app_bytes, alloc_mpi_bytes;
     int64_t heap_peak, heap_app_peak, heap_mpi_peak; /* maxima over the timeline samples */

@@ -79,8 +79,9 @@ static int64_t metric(const struct heapscope_job_rank *r, int m)
                    ? (int64_t)(r->alloc_app_blocks + r->alloc_mpi_blocks)
                    : -1;
     case 1:
-        return r->present & HEAPSCOPE_JOB_COUNTS ? (int64_t)(r->alloc_app_bytes + r->alloc_mpi_bytes)
-                                                 : -1;
+        return r->present & HEAPSCOPE_JOB_COUNTS
+                   ? (int64_t)(r->alloc_app_bytes + r->alloc_mpi_bytes)
+                   : -1;
     case 2:
         return r->present & HEAPSCOPE_JOB_HEAP ? r->heap_peak : -1;
     case 3:
@@ -224,9 +225,9 @@ static int write_file(const struct hsr_buf *b)
     return stat(name, &st) == 0 && (size_t)st.st_size == b->len ? 0 : -1;
 }
 
-__attribute__((visibility("default"))) int
-heapscope__job_write(const void *part, size_t len, const struct heapscope_job_rank *rows,
-                     uint32_t n, unsigned char *keep, uint64_t summary_ns, uint64_t reduce_ns)
+__attribute__((visibility("default"))) int heapscope__job_write(
+    const void *part, size_t len, const struct heapscope_job_rank *rows, uint32_t n,
+    unsigned char *keep, uint64_t summary_ns, uint64_t reduce_ns)
 {
     memset(keep, 1, n); /* whatever fails below, every rank keeps its file */
     struct hsr_job_part_view v;

@@ -258,7 +258,7 @@ struct capture {
     struct part part;
     uint32_t *path_of; /* region id -> path index + 1 */
     uint32_t nregions;
-    char *names;       /* the paths' bytes (arena) */
+    char *names; /* the paths' bytes (arena) */
     struct heapscope_job_rank *row;
 };
 
@@ -318,8 +318,8 @@ static void rank_row(struct heapscope_job_rank *row)
     }
 }
 
-__attribute__((visibility("default"))) int
-heapscope__job_summary(void **part, size_t *len, struct heapscope_job_rank *row)
+__attribute__((visibility("default"))) int heapscope__job_summary(void **part, size_t *len,
+                                                                  struct heapscope_job_rank *row)
 {
     *part = NULL;
     *len = 0;

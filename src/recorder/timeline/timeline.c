@@ -241,8 +241,8 @@ void hsr_timeline_peaks(struct hsr_timeline_peaks *o)
 
 static void encode_sample(const struct hsr_sample *s)
 {
-    struct hsr_timeline_peaks one = {1, s->heap, s->heap_component, s->heap - s->heap_component,
-                                     s->rss, s->pss};
+    struct hsr_timeline_peaks one = {
+        1, s->heap, s->heap_component, s->heap - s->heap_component, s->rss, s->pss};
     peaks_merge(&batch, &one);
     hsr_buf_u64(&rows, s->mono_ns);
     hsr_buf_u32(&rows, s->kind);
