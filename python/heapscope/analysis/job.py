@@ -33,6 +33,7 @@ A region is named by its application path: "[MPI]" components are taken off, so
 "solve/[MPI]" counts as MPI memory of region "solve".
 """
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis.job_processes import choose_rank_process, describe_others
@@ -227,6 +228,8 @@ def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], Lis
         raise HeapscopeError(f"these profiles are ranks of {len(jobs)} jobs ({', '.join(jobs[:5])}"
                              f"{', ...' if len(jobs) > 5 else ''}): report one job's files, "
                              f"e.g. DIR/heapscope.{jobs[0]}.r*.hsp")
+    if len({s.rank for s in ranked}) == len(ranked) and all(s.reason != "exec" for s in ranked):
+        return sorted(ranked, key=lambda s: s.rank), others, []   # one file a rank: the usual job
     by_rank: Dict[int, List[RankSummary]] = {}
     for s in ranked:
         by_rank.setdefault(s.rank, []).append(s)
@@ -311,7 +314,8 @@ def _all_stats(ranks: List[RankSummary], keys: List[str]) -> Dict[str, Optional[
         return {k: _stats([(r.metrics[k], r) for r in ranks if r.metrics[k] is not None])
                 for k in keys}
     import numpy as np
-    cells = np.array([[r.metrics[k] for k in keys] for r in ranks], dtype=object)
+    row = itemgetter(*keys) if len(keys) > 1 else (lambda m: (m[keys[0]],))
+    cells = np.array([row(r.metrics) for r in ranks], dtype=object)
     have = cells != None   # noqa: E711 (elementwise)
     values = np.where(have, cells, 0).astype(np.int64)
     order = np.fromiter((r.rank for r in ranks), dtype=np.int64, count=len(ranks))
