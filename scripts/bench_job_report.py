@@ -1,6 +1,7 @@
 """Time `heapscope report DIR` (the job report) on N synthetic rank files.
 
     python3 scripts/bench_job_report.py [N] [SAMPLES]      (default 2000 ranks, 600 samples)
+    python3 scripts/bench_job_report.py --job-file [N]     (default 100000 ranks)
 
 Each file is a rank of one job written with tests/helpers/profile_builder.py: 438 (region,
 size) rows in 3 regions ("(none)", "[MPI]", "solve"), 86 modules, and one TIMELINE
@@ -19,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "helpers"))
 from profile_builder import ProfileBuilder, chunk, string  # noqa: E402
 
 TIMELINE = 20
@@ -54,7 +55,60 @@ def write_job(directory: Path, ranks: int, samples: int) -> None:
         b.write(directory / f"heapscope.4242.r{r}.{host}.{10000 + r}.hsp")
 
 
+def write_job_file(directory: Path, ranks: int) -> Path:
+    """A job file (format table chunks 40..45) of `ranks` ranks, 64 a host, with the
+    same 438 (region, size) rows summed over the ranks."""
+    rng = random.Random(1)
+    hosts = (ranks + 63) // 64
+    body = b"HEAPSCPE" + struct.pack("<IIQQ", 1, 32, 1_700_000_000_000_000_000, 0)
+    body += chunk("JOB", struct.pack("<IIIIQQ", ranks, hosts, ranks, 0, 1_000_000, 5_000_000)
+                  + string("4242") + string("") + string("0.1.0") + string("/apps/sim"))
+    paths = ["(none)", "[MPI]", "solve"]
+    body += chunk("JOB_REGIONS", struct.pack("<I", 3) + b"".join(map(string, paths)))
+    sizes = [(rid, s, rng.randint(1, 1000) * ranks) for rid in (0, 1, 2)
+             for s in rng.sample(range(1, 100000), 146)]
+    body += chunk("JOB_SIZE_COUNTS", struct.pack("<I", len(sizes))
+                  + b"".join(struct.pack("<IIQQ", r, 0, s, n) for r, s, n in sizes))
+    body += chunk("JOB_API_COUNTS", struct.pack("<I", 2) + struct.pack("<IIQ", 0, 0, 9 * ranks)
+                  + struct.pack("<IIQ", 0, 9, 8 * ranks))
+    rss = [(64 << 20) + rng.randint(0, 1 << 24) for _ in range(ranks)]
+    for first in range(0, ranks, 65536):
+        rows = range(first, min(ranks, first + 65536))
+        body += chunk("JOB_RANKS", struct.pack("<I", len(rows)) + b"".join(
+            struct.pack("<6I4Q7q", r, r // 64, 10000 + r, 1, 31, int(r % 97 == 0),
+                        300 + r % 50, 20000 + r % 70, (1 << 20) + r, 5 << 20,
+                        (8 << 20) + r, (4 << 20) + r, 4 << 20, rss[r], rss[r] // 2,
+                        7 << 20, 1 << 20) for r in rows))
+    host_rows = b""
+    for h in range(hosts):
+        mine = rss[h * 64:(h + 1) * 64]
+        host_rows += string(f"node{h:05d}") + struct.pack(
+            "<IIqqqq", len(mine), 0, sum(mine), max(mine), sum(v // 2 for v in mine), max(mine) // 2)
+    body += chunk("JOB_HOSTS", struct.pack("<I", hosts) + host_rows)
+    path = directory / "heapscope.4242.job.hsj"
+    path.write_bytes(body)
+    return path
+
+
+def job_file_main(ranks: int) -> int:
+    with tempfile.TemporaryDirectory(prefix="hs-jobfile-") as tmp:
+        d = Path(tmp)
+        size = write_job_file(d, ranks).stat().st_size / 1024 / 1024
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "heapscope", "report", str(d), "--format", "json",
+                            "-o", os.devnull], check=True)
+            times.append(time.perf_counter() - t0)
+    print(f"Job report through the job file (`heapscope report DIR --format json`), {ranks} "
+          f"ranks, a {size:.1f} MB job file: {statistics.median(times):.2f} s (median of 5, "
+          f"min {min(times):.2f}, max {max(times):.2f}; {os.cpu_count()} CPUs).")
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--job-file"]:
+        return job_file_main(int(sys.argv[2]) if len(sys.argv) > 2 else 100_000)
     ranks = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     samples = int(sys.argv[2]) if len(sys.argv) > 2 else 600
     with tempfile.TemporaryDirectory(prefix="hs-job-") as tmp:

@@ -107,6 +107,12 @@
  *    30  ENDING            snapshot  a crash's signal or MPI_Abort's code (HS_ENDING)
  *    31  SAMPLING          file      record --sample-bytes: stacks are samples, mean bytes apart
  *    32  FAILED_ALLOCS     snapshot  allocation calls that failed, per API and size (HS_FAILED_ALLOCS)
+ *    40  JOB               file      job file: ranks, hosts, the reduction's cost (HS_JOB)
+ *    41  JOB_REGIONS       file      job file: the region paths the counts refer to (HS_JOB_REGIONS)
+ *    42  JOB_SIZE_COUNTS   file      job file: allocations per region and size, all ranks (HS_JOB_SIZE_COUNTS)
+ *    43  JOB_API_COUNTS    file      job file: calls per region and API, all ranks (HS_JOB_API_COUNTS)
+ *    44  JOB_RANKS         file      job file: one fixed row per rank (HS_JOB_RANKS)
+ *    45  JOB_HOSTS         file      job file: per host its ranks, RSS/PSS sum and max (HS_JOB_HOSTS)
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
  * hs_track_chunk_type, hs_timeline_chunk_type, hs_ending_chunk_type,
@@ -251,6 +257,16 @@
  *   code, the fault address (si_addr; 0 for SIGABRT and for signals sent). Later
  *   snapshots of a process that is ending so (the _exit MPI_Abort ends with, the
  *   SIGTERM of the launcher) keep that reason and chunk.
+ *
+ *   The job file (heapscope.<job>.job.hsj, hs_job_chunk_type): another kind of file
+ *   with the same header and framing, written once by an MPI job's rank 0 at
+ *   MPI_Finalize from every rank's summary reduced inside the job (the MPI layer,
+ *   src/mpi/mpi_job.c; the writer, src/recorder/output/job_file.c). It holds no
+ *   snapshot: JOB, JOB_REGIONS, JOB_SIZE_COUNTS..., JOB_API_COUNTS..., JOB_RANKS...,
+ *   JOB_HOSTS, in that order. Region ids of the counts index JOB_REGIONS (paths, not
+ *   trees: the ranks' region ids differ). A rank's figures are those of its snapshot
+ *   at MPI_Finalize; its heap/RSS/PSS peaks are the maxima of the timeline samples its
+ *   file had received by then. Readers of profiles skip job files by name.
  */
 #ifndef HEAPSCOPE_PROFILE_FORMAT_H
 #define HEAPSCOPE_PROFILE_FORMAT_H

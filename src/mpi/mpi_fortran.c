@@ -19,7 +19,6 @@
 
 #include "mpi_layer.h"
 
-int heapscope_dump(void) __attribute__((weak));
 int heapscope__mpi_abort(int errorcode) __attribute__((weak));
 
 void *hsr_fortran_next(const char *symbol)
@@ -50,8 +49,7 @@ typedef void (*hsr_finalize_fn)(MPI_Fint *ierr);
     void symbol(MPI_Fint *ierr)                                        \
     {                                                                  \
         static hsr_finalize_fn next;                                   \
-        if (heapscope_dump)                                            \
-            heapscope_dump();                                          \
+        hsr_mpi_finalize_dump();                                       \
         hsr_mpi_enter("MPI_Finalize");                                 \
         hsr_finalize_fn fn = __atomic_load_n(&next, __ATOMIC_RELAXED); \
         if (!fn) {                                                     \

@@ -6,7 +6,8 @@
  * that runs once per thread, attaching it to the recorder (layer_abi.h).
  * MPI_Pcontrol(level, ...): level != 0 begins the process-wide region "pcontrol-<level>",
  * level 0 ends the innermost one. MPI_Finalize writes a snapshot before PMPI_Finalize
- * (the recorder writes another one at exit). MPI_Abort writes the process's final
+ * (the recorder writes another one at exit) and, reduced over the ranks, the job
+ * file (mpi_job.c). MPI_Abort writes the process's final
  * snapshot, reason "mpi-abort" with its error code, before PMPI_Abort ends the job.
  * Without libheapscope.so preloaded the recorder entry points are absent (weak): the
  * wrappers only pass the calls on.
@@ -18,7 +19,6 @@
 
 void heapscope_region_begin(const char *name) __attribute__((weak));
 void heapscope_region_end(void) __attribute__((weak));
-int heapscope_dump(void) __attribute__((weak));
 int heapscope__mpi_abort(int errorcode) __attribute__((weak));
 
 static const char MPI_REGION[] = "[MPI]";
@@ -56,8 +56,7 @@ int MPI_Pcontrol(const int level, ...)
 
 int MPI_Finalize(void)
 {
-    if (heapscope_dump)
-        heapscope_dump();
+    hsr_mpi_finalize_dump();
     hsr_mpi_enter("MPI_Finalize");
     int rc = PMPI_Finalize();
     hsr_mpi_leave("MPI_Finalize");

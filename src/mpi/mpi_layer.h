@@ -28,6 +28,9 @@ struct hsr_mpi_thread {
 };
 extern HSR_MPI_TLS struct hsr_mpi_thread hsr_mpi_self;
 HSR_MPI_HIDDEN void hsr_mpi_attach(void); /* first MPI call of the thread */
+/* MPI_Finalize, before PMPI_Finalize: the job file when every rank has the
+ * recorder (mpi_job.c), else this rank's snapshot. */
+HSR_MPI_HIDDEN void hsr_mpi_finalize_dump(void);
 
 /* Functions where MPI libraries map their big segments: always measured. fn is a
  * string literal, so this folds to a constant in each wrapper. */

@@ -75,4 +75,8 @@
 #define HSR_TRACK_TABLE_MEMORY_SHARE 4u
 #define HSR_TRACK_SLOT_BYTES_WORST 128u
 
+/* ---- the job file (output/job_file.c, job_summary.c) ---- */
+#define HSR_JOB_PER_RANK_SAMPLED 4 /* HEAPSCOPE_PER_RANK unset: ranks kept besides min/max */
+#define HSR_JOB_ROWS_PER_CHUNK 65536u
+
 #endif

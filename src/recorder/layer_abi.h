@@ -41,4 +41,47 @@ void heapscope__caliper_end(const char *fn);
  * "mpi-abort", with the code. 0 when written. */
 int heapscope__mpi_abort(int errorcode);
 
+/* ---- the job file: rank summaries reduced inside the job (MPI_Finalize) ----
+ *
+ * The layer moves bytes, the recorder owns their encoding (output/job_summary.c)
+ * and the job file (output/job_file.c):
+ *   1. heapscope__job_summary: this rank's final dump (reason "api") and, from the
+ *      same merged counts, its part (counts per (region path, size) and per (region
+ *      path, API), an opaque buffer) and its fixed row;
+ *   2. the layer reduces the parts up a binomial tree (heapscope__job_merge at each
+ *      parent) and gathers the rows at rank 0;
+ *   3. rank 0: heapscope__job_write writes heapscope.<job>.job.hsj and says which
+ *      ranks keep their per-rank file (record --per-rank); the layer scatters that;
+ *   4. a rank told to drop its file calls heapscope__job_drop_rank_file.
+ * Buffers from the recorder are released with heapscope__job_free. */
+/* host name bytes in a row, NUL-padded */
+#define HEAPSCOPE_JOB_HOST 64
+/* bits of heapscope_job_rank.present: which figures the rank has */
+enum heapscope_job_field {
+    HEAPSCOPE_JOB_COUNTS = 1,   /* alloc_* */
+    HEAPSCOPE_JOB_HEAP = 2,     /* heap_* (timeline samples measured the heap) */
+    HEAPSCOPE_JOB_RSS = 4,      /* rss_peak */
+    HEAPSCOPE_JOB_PSS = 8,      /* pss_peak */
+    HEAPSCOPE_JOB_CALIPERS = 16 /* mpi_rss, mpi_pss */
+};
+struct heapscope_job_rank {             /* fixed size: gathered as bytes */
+    int64_t rank, pid, present, reason; /* reason: HS_REASON_* of the rank's snapshot */
+    uint64_t alloc_app_blocks, alloc_mpi_blocks, alloc_app_bytes, alloc_mpi_bytes;
+    int64_t heap_peak, heap_app_peak, heap_mpi_peak; /* maxima over the timeline samples */
+    int64_t rss_peak, pss_peak, mpi_rss, mpi_pss;
+    char host[HEAPSCOPE_JOB_HOST];
+};
+int heapscope__job_summary(void **part, size_t *len, struct heapscope_job_rank *row);
+int heapscope__job_merge(const void *a, size_t alen, const void *b, size_t blen, void **out,
+                         size_t *outlen);
+void heapscope__job_free(void *p, size_t len);
+/* rank 0: rows[i] is rank i's (rank -1: it had no summary); keep[i] set to 1 when
+ * rank i keeps its file (all of them when the job file cannot be written). summary_ns,
+ * reduce_ns: rank 0's time in heapscope__job_summary and in the reduction, recorded
+ * in the file. 0 on success. */
+int heapscope__job_write(const void *part, size_t len, const struct heapscope_job_rank *rows,
+                         uint32_t nranks, unsigned char *keep, uint64_t summary_ns,
+                         uint64_t reduce_ns);
+void heapscope__job_drop_rank_file(void);
+
 #endif

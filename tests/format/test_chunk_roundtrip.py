@@ -12,7 +12,7 @@ from heapscope.errors import HeapscopeError
 from heapscope.profile import framing, read_profile
 from heapscope.profile.model import lifetime_bin
 from heapscope.profile.timeline import read_timeline
-from helpers.profile_builder import API, ProfileBuilder, header, payload, trace_events
+from helpers.profile_builder import API, ProfileBuilder, chunk, header, payload, trace_events
 
 ALL_CHUNKS = [c.name for c in fmt.TABLE.chunks]
 
@@ -296,12 +296,63 @@ def test_ending_of_a_crash_and_of_mpi_abort(tmp_path):
     assert read_profile(b.write(tmp_path / "later.hsp")).ending is None
 
 
+def test_job_file_chunks(tmp_path):
+    """A job file built from the table's layouts reads back figure by figure; a row
+    naming a host the file does not have, and a cut file, are one-line errors."""
+    from heapscope.profile.job_file import read_job_file
+    head = fmt.HEADER.encode(dict(magic=fmt.MAGIC, version=fmt.FORMAT_VERSION,
+                                  header_size=fmt.HEADER_SIZE, start_real_ns=5, reserved=0))
+    job = payload("JOB", ranks=3, hosts=1, summarized=2, reserved=0, summary_ns=1_000_000,
+                  reduce_ns=2_500_000, job_id="77", per_rank="none", recorder_version="0.1.0",
+                  exe="/apps/sim")
+    regions = payload("JOB_REGIONS", count=2, regions=[dict(path="(none)"),
+                                                        dict(path="solve/[MPI]")])
+    sizes = payload("JOB_SIZE_COUNTS", count=2, rows=[dict(region=0, reserved=0, size=24, count=5),
+                                                      dict(region=1, reserved=0, size=8, count=7)])
+    apis = payload("JOB_API_COUNTS", count=1, rows=[dict(region=0, api=0, calls=12)])
+
+    def rank(r, host, present):
+        return dict(rank=r, host=host, pid=100 + r, reason=fmt.REASON_API, present=present,
+                    kept=r == 0, alloc_app_blocks=5, alloc_mpi_blocks=7, alloc_app_bytes=120,
+                    alloc_mpi_bytes=56, heap_peak=900, heap_app_peak=600, heap_mpi_peak=300,
+                    rss_peak=4096, pss_peak=2048, mpi_rss=10, mpi_pss=5)
+    ranks = payload("JOB_RANKS", count=2, ranks=[rank(0, 0, 31), rank(2, 0, 1)])
+    hosts = payload("JOB_HOSTS", count=1, hosts=[dict(name="n1", ranks=2, reserved=0, rss_sum=4096,
+                                                      rss_max=4096, pss_sum=2048, pss_max=2048)])
+    body = head + b"".join(chunk(name, p) for name, p in (
+        ("JOB", job), ("JOB_REGIONS", regions), ("JOB_SIZE_COUNTS", sizes),
+        ("JOB_API_COUNTS", apis), ("JOB_RANKS", ranks), ("JOB_HOSTS", hosts)))
+    path = tmp_path / "heapscope.77.job.hsj"
+    path.write_bytes(body)
+    j = read_job_file(path)
+    assert (j.job_id, j.size, j.summary_ns, j.reduce_ns, j.per_rank, j.exe) == (
+        "77", 3, 1_000_000, 2_500_000, "none", "/apps/sim")
+    assert j.size_counts == {("(none)", 24): 5, ("solve/[MPI]", 8): 7}
+    assert j.api_counts == {("(none)", "malloc"): 12}
+    assert [(r.rank, r.host, r.pid, r.reason, r.kept) for r in j.ranks] == [
+        (0, "n1", 100, "api", True), (2, "n1", 102, "api", False)]
+    assert j.ranks[0].metrics["alloc_bytes"] == 176 and j.ranks[0].metrics["mpi_pss"] == 5
+    # present = 1: the counts only; every other figure unknown, never 0
+    assert j.ranks[1].metrics["alloc_mpi_blocks"] == 7
+    assert all(j.ranks[1].metrics[k] is None for k in ("heap_peak", "rss_peak", "pss_peak", "mpi_rss"))
+    assert j.hosts == [dict(host="n1", ranks=2, rss_sum=4096, rss_max=4096, pss_sum=2048,
+                            pss_max=2048)]
+    bad = payload("JOB_RANKS", count=1, ranks=[rank(0, 3, 31)])
+    path.write_bytes(head + chunk("JOB", job) + chunk("JOB_RANKS", bad) + chunk("JOB_HOSTS", hosts))
+    with pytest.raises(HeapscopeError, match="rank 0 on host 3 of 1"):
+        read_job_file(path)
+    path.write_bytes(body[:-5])
+    with pytest.raises(HeapscopeError, match="job file cut short"):
+        read_job_file(path)
+
+
 def test_every_chunk_type_has_a_test_here():
     """A chunk type added to the table needs its reader test in this file."""
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
               "SIZE_COUNTS", "API_COUNTS", "STACK_TYPES", "TRACK_SUMMARY", "TRACK_TYPES",
               "TRACK_UNTRACKED", "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS",
-              "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS"}
+              "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS",
+              "JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS", "JOB_HOSTS"}
     assert set(ALL_CHUNKS) == tested
 
 
@@ -354,8 +405,10 @@ def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
     (sampled,) = (tmp_path / "sampled").glob("*.hsp")
     assert "SAMPLING" in decoded_whole(sampled)
     # ENDING: only a crash or MPI_Abort writes it (decoded whole in test_crash_snapshot.py);
-    # FAILED_ALLOCS only when a call fails: tests/format/test_failed_allocs.py
-    assert seen | {"SAMPLING"} == set(ALL_CHUNKS) - {"ENDING", "FAILED_ALLOCS"}
+    # FAILED_ALLOCS only when a call fails: tests/format/test_failed_allocs.py;
+    # JOB*: only the job file (decoded whole in tests/mpi/test_job_file.py)
+    assert seen | {"SAMPLING"} == {c for c in ALL_CHUNKS if c not in ("ENDING", "FAILED_ALLOCS")
+                                   and not c.startswith("JOB")}
     p = read_profile(path)
     assert p.tracking.source == "track" and p.timeline.samples
     assert ("hold", 1 << 20) in p.size_counts

@@ -1,8 +1,9 @@
 """Rank and job in the recorder's file names and PROCESS chunk, from the variables each
 launcher sets (no MPI needed: the program runs with them set by hand):
-Open MPI OMPI_COMM_WORLD_RANK (+ OMPI_MCA_ess_base_jobid), MPICH's hydra and Intel MPI
-PMI_RANK, srun SLURM_PROCID (+ SLURM_JOB_ID); the first that holds a number wins, in
-that order; SLURM_JOB_ID before OMPI_MCA_ess_base_jobid; a value that is not a rank
+Open MPI OMPI_COMM_WORLD_RANK (+ OMPI_MCA_ess_base_jobid), PMIx PMIX_RANK (+
+PMIX_NAMESPACE), MPICH's hydra and Intel MPI PMI_RANK (hydra sets no job id: "job"),
+srun SLURM_PROCID (+ SLURM_JOB_ID); the first that holds a number wins, in that order;
+SLURM_JOB_ID before OMPI_MCA_ess_base_jobid before PMIX_NAMESPACE; a value that is not a rank
 number is ignored with one warning line (it used to become rank 0)."""
 import json
 import os
@@ -36,6 +37,23 @@ CASES = [
     ("too-long", {"OMPI_COMM_WORLD_RANK": "12345678901", "SLURM_PROCID": "8"}, 8, "job", "",
      ["OMPI_COMM_WORLD_RANK"]),
     ("none", {}, -1, None, "", []),
+    # PMIx launchers: Open MPI 4's mpirun sets PMIX_RANK and PMIX_NAMESPACE beside its own
+    ("pmix", {"PMIX_RANK": "6", "PMIX_NAMESPACE": "prterun-vm-4242@1"}, 6, "prterun-vm-4242@1",
+     "prterun-vm-4242@1", []),
+    ("pmix-slash-in-namespace", {"PMIX_RANK": "2", "PMIX_NAMESPACE": "a/b"}, 2, "a_b", "a_b", []),
+    ("srun-mpi-pmix", {"PMIX_RANK": "3", "PMIX_NAMESPACE": "slurm.pmix.77.0", "SLURM_PROCID": "3",
+                       "SLURM_JOB_ID": "77"}, 3, "77", "77", []),
+    ("pmix-rank-before-pmi", {"PMIX_RANK": "1", "PMI_RANK": "9"}, 1, "job", "", []),
+    # every variable each launcher sets for rank 1 (as printed by `launcher env` here)
+    ("open-mpi-4-full", {"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "4",
+                         "OMPI_MCA_ess_base_jobid": "350945281", "OMPI_MCA_ess_base_vpid": "1",
+                         "PMIX_RANK": "1", "PMIX_NAMESPACE": "350945281"},
+     1, "350945281", "350945281", []),
+    ("hydra-full", {"PMI_RANK": "1", "PMI_SIZE": "4", "PMI_FD": "6", "MPI_LOCALRANKID": "1",
+                    "MPI_LOCALNRANKS": "4"}, 1, "job", "", []),
+    ("srun-full", {"SLURM_PROCID": "1", "SLURM_JOB_ID": "4242", "SLURM_STEP_ID": "0",
+                   "SLURM_NTASKS": "4", "SLURM_LOCALID": "1", "SLURM_NODEID": "0"},
+     1, "4242", "4242", []),
 ]
 
 

@@ -37,6 +37,7 @@ A region is named by its application path: "[MPI]" components are taken off, so
 "solve/[MPI]" counts as MPI memory of region "solve".
 """
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis.job_processes import choose_rank_process, describe_others
@@ -51,6 +52,7 @@ JOB_FORMAT = "heapscope-job"
 JOB_VERSION = 1
 MPI_REGION = "[MPI]"
 NO_SNAPSHOT = "none"      # the reason of a rank that has no snapshot
+FINALIZE = "finalize"     # the reason of a rank summarized in the job file (at MPI_Finalize)
 TOP = "(none)"
 
 # (key, title, unit) in report order
@@ -248,17 +250,15 @@ def _timeline(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[s
 def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], List[RankSummary], List[str]]:
     """The rank processes of one job, by rank; the other processes (the launcher, a
     rank's pre-exec image or its children); notes on what was set aside."""
-    ranked = [s for s in summaries if s.rank >= 0]
-    others = [s for s in summaries if s.rank < 0]
+    ranked, others = [], []
+    for s in summaries:
+        (ranked if s.rank >= 0 else others).append(s)
     if ranked and not any(_has_data(s) for s in ranked):
         files = [s.path.rsplit("/", 1)[-1] for s in ranked]
         raise HeapscopeError(f"no rank file holds a snapshot or timeline samples: "
                              f"{len(files)} file{'s' if len(files) != 1 else ''} with neither a "
                              f"snapshot nor timeline samples ({', '.join(files[:3])}"
                              f"{', ...' if len(files) > 3 else ''})")
-    by_host_pid: Dict[Tuple[str, int], List[RankSummary]] = {}
-    for s in summaries:
-        by_host_pid.setdefault((s.host, s.pid), []).append(s)
     if not ranked:
         raise HeapscopeError("no MPI rank among these profiles (no rank recorded): use "
                              "`heapscope report --by size` for a single program")
@@ -267,12 +267,21 @@ def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], Lis
         raise HeapscopeError(f"these profiles are ranks of {len(jobs)} jobs ({', '.join(jobs[:5])}"
                              f"{', ...' if len(jobs) > 5 else ''}): report one job's files, "
                              f"e.g. DIR/heapscope.{jobs[0]}.r*.hsp")
+    if len({s.rank for s in ranked}) == len(ranked) and all(s.reason != "exec" for s in ranked):
+        return sorted(ranked, key=lambda s: s.rank), others, []   # one file a rank: the usual job
     by_rank: Dict[int, List[RankSummary]] = {}
     for s in ranked:
         by_rank.setdefault(s.rank, []).append(s)
     chosen, notes = [], []
+    by_host_pid: Dict[Tuple[str, int], List[RankSummary]] = {}   # (made only when needed)
+    if any(len(g) > 1 or g[0].reason == "exec" for g in by_rank.values()):
+        for s in summaries:
+            by_host_pid.setdefault((s.host, s.pid), []).append(s)
     for rank in sorted(by_rank):
         group = by_rank[rank]
+        if len(group) == 1 and group[0].reason != "exec":   # the usual case, and a job file's rows
+            chosen.append(group[0])
+            continue
         rank_process, rest = choose_rank_process(group, by_host_pid)
         chosen.append(rank_process)
         if rest:
@@ -322,13 +331,60 @@ def _stats(values: List[Tuple[int, RankSummary]]) -> Optional[dict]:
                 mean=sum(v for v, _ in values) / len(values), ranks=len(values))
 
 
-def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
+def job_file_document(job) -> dict:
+    """What only the job file (profile.job_file.JobFile) holds: its reduction's cost,
+    which ranks kept their own file, per host the ranks and their RSS/PSS peaks summed
+    and at most, per application region the blocks and bytes summed over the ranks."""
+    regions: Dict[str, Dict[str, int]] = {}
+    for (path, size), n in job.size_counts.items():
+        reg = regions.setdefault(app_region(path), dict.fromkeys(REGION_METRICS[:4], 0))
+        mpi = is_mpi_region(path)
+        reg["alloc_mpi_bytes" if mpi else "alloc_app_bytes"] += n * size
+        reg["alloc_mpi_blocks" if mpi else "alloc_app_blocks"] += n
+    return dict(path=job.path, size=job.size, summarized=len(job.ranks),
+                summary_ms=job.summary_ns / 1e6, reduce_ms=job.reduce_ns / 1e6,
+                per_rank=job.per_rank or "default",
+                kept=[r.rank for r in job.ranks if r.kept], hosts=job.hosts,
+                regions=[dict(region=k, **v) for k, v in
+                         sorted(regions.items(), key=lambda kv: -kv[1]["alloc_app_bytes"])],
+                sizes=len(job.size_counts))
+
+
+def _all_stats(ranks: List[RankSummary], keys: List[str]) -> Dict[str, Optional[dict]]:
+    """_stats of each metric over the ranks that have it; for many ranks (a job file of
+    10^5 ranks) in numpy, one pass over the ranks for every metric, with the same ties:
+    the lowest rank at the minimum and at the maximum."""
+    if len(ranks) < 1000:
+        return {k: _stats([(r.metrics[k], r) for r in ranks if r.metrics[k] is not None])
+                for k in keys}
+    import numpy as np
+    row = itemgetter(*keys) if len(keys) > 1 else (lambda m: (m[keys[0]],))
+    cells = np.array([row(r.metrics) for r in ranks], dtype=object)
+    have = cells != None   # noqa: E711 (elementwise)
+    values = np.where(have, cells, 0).astype(np.int64)
+    order = np.fromiter((r.rank for r in ranks), dtype=np.int64, count=len(ranks))
+    out: Dict[str, Optional[dict]] = {}
+    for i, k in enumerate(keys):
+        idx = np.flatnonzero(have[:, i])
+        if not idx.size:
+            out[k] = None
+            continue
+        v, o = values[idx, i], order[idx]
+        lo = ranks[int(idx[np.lexsort((o, v))[0]])]
+        hi = ranks[int(idx[np.lexsort((o, -v))[0]])]
+        out[k] = dict(min=lo.metrics[k], min_rank=lo.rank, min_host=lo.host,
+                      max=hi.metrics[k], max_rank=hi.rank, max_host=hi.host,
+                      mean=int(v.sum()) / idx.size, ranks=int(idx.size))
+    return out
+
+
+def build(summaries: Sequence[RankSummary], timeline_points: int = 200, job=None) -> dict:
+    """job: the job file the summaries came from in part (job_loading.read_job), or None."""
     chosen, others, notes = pick_ranks(summaries)
     ranks = [r for r in chosen if _has_data(r)]
     excluded = [r for r in chosen if not _has_data(r)]
     present = [k for k, _, _ in METRICS if any(r.metrics[k] is not None for r in ranks)]
-    stats = {k: _stats([(r.metrics[k], r) for r in ranks if r.metrics[k] is not None])
-             for k in present}
+    stats = _all_stats(ranks, present)
     region_names: List[str] = []
     for r in ranks:
         region_names += [name for name in r.regions if name not in region_names]
@@ -368,8 +424,9 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200) -> dict:
                        why=s.warnings[0] if s.warnings else "neither a snapshot nor timeline samples")
                   for s in excluded],
         warnings=_warnings(ranks, excluded),
-        endings=_endings(ranks, excluded, chosen, _launched(others)),
-        notes=notes)
+        endings=_endings(ranks, excluded, chosen, max(_launched(others), job.size if job else 0)),
+        notes=notes,
+        job_file=job_file_document(job) if job is not None else None)
 
 
 LAUNCHER_COUNT_OPTIONS = ("-np", "-n", "--np", "--n", "--ntasks")  # (not -c: srun's is CPUs)

@@ -4,6 +4,12 @@ Each worker reads whole files and hands back only the small summary (counts per
 region, the timeline columns), so a job of thousands of ranks is not held in memory
 as full profiles. Errors stay one-line HeapscopeErrors naming the file.
 
+A job file (heapscope.<job>.job.hsj, reduced inside the job at MPI_Finalize) is read
+too when one is named or in a directory named: its rows stand for the ranks whose own
+file was not kept (record --per-rank; no timelines, no regions per rank); the files
+present (kept ranks, ranks that never reached MPI_Finalize, the launcher) are read as
+always. Several job files in one place are an error (one run per DIR).
+
 Nothing recorded is dropped: a file without a complete snapshot (a rank killed by
 SIGKILL) is summarized from its timeline (has_snapshot=False); an empty file (killed
 between opening its file and writing the header) from its name, with no figures.
@@ -11,11 +17,12 @@ between opening its file and writing the header) from its name, with no figures.
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
-from typing import Iterable, List
+from typing import Iterable, List, Optional
 
-from heapscope.analysis.job import METRICS, NO_SNAPSHOT, RankSummary, summarize
+from heapscope.analysis.job import FINALIZE, METRICS, NO_SNAPSHOT, RankSummary, summarize
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import profile_files, read_profile
+from heapscope.profile.job_file import JOB_FILE, JobFile, read_job_file
 from heapscope.profile.timeline import read_timeline
 
 PARALLEL_FROM = 64      # files; below this a pool costs more than it saves
@@ -25,10 +32,50 @@ RANK_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.r(?P<rank>\d+)\.(?P<host>[^.]+
                        r"(?:\.\d+)?\.hsp$")
 
 
+def job_files(paths: Iterable) -> List[str]:
+    """The job files named, or in the directories named."""
+    out = []
+    for arg in map(str, paths):
+        if os.path.isdir(arg):
+            out += sorted(os.path.join(arg, n) for n in os.listdir(arg) if JOB_FILE.match(n))
+        elif JOB_FILE.match(os.path.basename(arg)):
+            out.append(arg)
+    return out
+
+
+def _other_files(paths: Iterable) -> List[str]:
+    """profile_files, except job files; [] when the job file was all there is."""
+    paths = list(paths)
+    try:
+        return profile_files([p for p in map(str, paths) if not JOB_FILE.match(os.path.basename(p))])
+    except HeapscopeError:
+        if job_files(paths):
+            return []
+        raise
+
+
 def is_job(paths: Iterable) -> bool:
-    """Whether the files named (a directory: its *.hsp files) include files record named
-    after MPI ranks."""
-    return any(RANK_FILE.match(os.path.basename(f)) for f in profile_files(paths))
+    """Whether the files named (a directory: its *.hsp files) include a job file or files
+    record named after MPI ranks."""
+    return bool(job_files(paths)) or any(RANK_FILE.match(os.path.basename(f))
+                                         for f in profile_files(paths))
+
+
+def from_job_file(job: JobFile) -> List[RankSummary]:
+    """One RankSummary per row of the job file: reason "finalize" (its figures are those
+    of the dump at MPI_Finalize), no timeline and no regions."""
+    return [RankSummary(path=job.path, rank=r.rank, pid=r.pid, ppid=0, host=r.host, exe=job.exe,
+                        job_id=job.job_id, start_real_ns=job.start_real_ns, reason=FINALIZE,
+                        complete=True, warnings=[], metrics=r.metrics) for r in job.ranks]
+
+
+def read_job(paths: Iterable) -> Optional[JobFile]:
+    """The one job file among paths, or None."""
+    found = job_files(paths)
+    if len(found) > 1:
+        raise HeapscopeError(f"{len(found)} job files ({', '.join(map(os.path.basename, found[:3]))}"
+                             f"{', ...' if len(found) > 3 else ''}): report one run's files")
+    return read_job_file(found[0]) if found else None
 
 
 def summarize_file(path: str) -> RankSummary:
@@ -39,7 +86,7 @@ def summarize_file(path: str) -> RankSummary:
     if empty:
         return _empty_file(path)
     try:
-        return summarize(read_profile(path))
+        return summarize(read_profile(path, modules=False))
     except NoSnapshotError:
         return summarize(read_timeline(path), has_snapshot=False)
 
@@ -65,9 +112,19 @@ def _summarize_files(files: List[str]):
     return out
 
 
-def load_summaries(paths: Iterable, workers: int = 0) -> List[RankSummary]:
-    """workers: 0 = as many as CPUs when there are PARALLEL_FROM files or more, 1 = serial."""
-    files = profile_files(paths)
+def load_summaries(paths: Iterable, workers: int = 0, job: Optional[JobFile] = None) -> List[RankSummary]:
+    """workers: 0 = as many as CPUs when there are PARALLEL_FROM files or more, 1 = serial.
+    job: the job file of these paths (read_job), whose ranks' own files are not read."""
+    if job is None:
+        return _load_files(profile_files(paths), workers)
+    summaries = _load_files(_other_files(paths), workers)
+    # a rank's own file, where kept, is the more complete (its exit snapshot counts what
+    # MPI_Finalize itself allocated; its timeline): the job file's row stands for the others
+    own = {s.rank for s in summaries if s.rank >= 0 and s.job_id == job.job_id}
+    return [r for r in from_job_file(job) if r.rank not in own] + summaries
+
+
+def _load_files(files: List[str], workers: int) -> List[RankSummary]:
     if workers == 0:
         workers = (os.cpu_count() or 1) if len(files) >= PARALLEL_FROM else 1
     if workers <= 1:

@@ -49,6 +49,8 @@ def describe_others(ranks: Sequence, others: Sequence, everyone: Sequence) -> Li
     """The JSON objects of the processes that are not ranks, with their role:
     `role` (ROLES), `of_rank` (the rank it belongs to, or None), `of_pid` (the
     process a pre-exec image became, the parent rank's pid, or None)."""
+    if not others:
+        return []
     by_host_pid: Dict[Tuple[str, int], list] = {}
     for s in everyone:
         by_host_pid.setdefault((s.host, s.pid), []).append(s)

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence
 
 from heapscope.analysis import job, stacks as stack_paths
 from heapscope.analysis.callgraph import build_callgraph
-from heapscope.analysis.job_loading import is_job, load_summaries
+from heapscope.analysis.job_loading import is_job, load_summaries, read_job
 from heapscope.analysis.loading import weighted_stacks
 from heapscope.analysis.processes import leave_out_launchers
 from heapscope.analysis.selection import SizeSet
@@ -37,7 +37,8 @@ def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,
     sym = Symbolizer()
     job_doc = None
     if is_job(paths):
-        job_doc = job.build(load_summaries(paths))
+        job_file = read_job(paths)
+        job_doc = job.build(load_summaries(paths, job=job_file), job=job_file)
     try:
         profiles = load_profiles(paths)
     except NoSnapshotError as exc:

@@ -18,6 +18,7 @@ Every series is a Sample attribute; -1 means "not measured" (RSS/PSS unreadable,
 not sampled) and is left out of peaks, never counted as 0. Documents carry null for
 it (the `timeline` document's samples and region spans).
 """
+from operator import attrgetter
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.errors import HeapscopeError
@@ -172,7 +173,8 @@ def sample_columns(tl: Optional[Timeline]) -> Optional[tuple]:
         return None
     import numpy as np   # here: the timeline command works without numpy
     samples = sorted(tl.samples, key=lambda s: s.mono_ns)
-    table = np.array([tuple(getattr(s, c) for c in COLUMNS) for s in samples], dtype=np.int64)
+    row = attrgetter(*COLUMNS)
+    table = np.array([row(s) for s in samples], dtype=np.int64)
     return tuple(table[:, i].copy() for i in range(len(COLUMNS)))
 
 

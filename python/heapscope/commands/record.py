@@ -21,6 +21,7 @@ from heapscope.errors import HeapscopeError
 from heapscope.launch import check_program, program_words, run_forwarding
 from heapscope.native import library
 from heapscope.profile.framing import write_failure
+from heapscope.profile.job_file import is_job_file
 
 ENVIRONMENT = """\
 environment (what record sets; set them yourself to record without this command,
@@ -41,6 +42,9 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
   HEAPSCOPE_TEMP_BETWEEN   a temporary has at most N other allocations in between (0)
   HEAPSCOPE_TEMP_NS        and lives at most this many ns (unset: no time bound)
   HEAPSCOPE_TRACK_MAX_BLOCKS  live blocks the tracking table holds (8388608)
+  HEAPSCOPE_PER_RANK       MPI: ranks that keep their file besides the job file
+                           heapscope.<job>.job.hsj: all, none or N (default 4, plus
+                           each figure's min/max ranks)
   HEAPSCOPE_TRACE          1: event trace mode (every allocation and free)
   HEAPSCOPE_TRACE_COMPRESS 0: raw trace chunks (default: zstd, ~40% smaller, more CPU)
   HEAPSCOPE_TIMELINE_MS    heap/RSS/PSS sampling interval in ms (default 100; 0 = no
@@ -130,6 +134,12 @@ def register(sub):
                         "for MPICH, chosen from what CMD (or the program after a launcher) "
                         "links, else from the launcher (mpirun.mpich: MPICH), else Open MPI's; "
                         "--mpi=NAME chooses")
+    p.add_argument("--per-rank", metavar="all|none|N",
+                   help="MPI jobs: at MPI_Finalize the ranks' summaries are reduced into one "
+                        "job file, heapscope.<job>.job.hsj, which `report DIR` reads; then only "
+                        "some ranks keep their own file: all, none, or N ranks evenly spaced "
+                        "plus the ranks with the least and the most of each figure (default "
+                        "4). A rank that never reaches MPI_Finalize (a crash) keeps its file")
     p.add_argument("--timeline-interval", metavar="DURATION",
                    help="sample RSS and PSS (and the heap with --timeline-heap on) every "
                         "DURATION (\"100ms\", \"2s\"; a bare number is in ms; a whole number of "
@@ -214,6 +224,10 @@ def _check_options(args):
         if value is not None and not ok:
             need = "--track" if option == "--track-max-blocks" else "--track or --trace"
             raise HeapscopeError(f"{option} sets how blocks are tracked: give {need} too")
+    if args.per_rank is not None and args.per_rank not in ("all", "none") and \
+            not re.fullmatch(r"\d{1,9}", args.per_rank):
+        raise HeapscopeError(f"bad --per-rank {args.per_rank!r}: expected all, none or a number "
+                             f"of ranks")
     if args.temporary_between is not None:
         args.temporary_between = _count("--temporary-between", args.temporary_between)
     if args.temporary_time is not None:
@@ -231,7 +245,8 @@ def _check_options(args):
 def _output_dir(args, program):
     if args.output:
         out = Path(args.output)
-        held = sorted(out.glob("heapscope.*.hsp")) if out.is_dir() else []
+        held = sorted([*out.glob("heapscope.*.hsp"), *out.glob("heapscope.*.hsj")]) \
+            if out.is_dir() else []
         if held and not args.append and not _inside_a_job():
             raise HeapscopeError(f"output directory {out} already holds {len(held)} profile"
                                  f"{'s' if len(held) != 1 else ''} of another run: use --append "
@@ -292,6 +307,9 @@ def _environment(args):
         env["HEAPSCOPE_TEMP_BETWEEN"] = str(args.temporary_between)
     if args.temporary_time is not None:
         env["HEAPSCOPE_TEMP_NS"] = str(args.temporary_time)
+    env.pop("HEAPSCOPE_PER_RANK", None)
+    if args.per_rank is not None:
+        env["HEAPSCOPE_PER_RANK"] = args.per_rank
     if args.track_max_blocks is not None:
         env["HEAPSCOPE_TRACK_MAX_BLOCKS"] = str(args.track_max_blocks)
     if args.timeline_interval is not None:
@@ -320,9 +338,14 @@ def run(args):
     env = _environment(args)  # (a missing allocator fails before DIR is created)
     out = _output_dir(args, command[0])
     env["HEAPSCOPE_OUTPUT_DIR"] = str(out)
-    before = set(out.glob("heapscope.*.hsp"))
+    before = set(out.glob("heapscope.*.hs[pj]"))
     rc = run_forwarding(command, env, FORWARDED)
-    written = sorted(set(out.glob("heapscope.*.hsp")) - before)
+    written = sorted(set(out.glob("heapscope.*.hs[pj]")) - before)
+    jobs = [p for p in written if is_job_file(p)]
+    written = [p for p in written if not is_job_file(p)]
+    for job in jobs:
+        print(f"heapscope: job file {job} (every rank's summary, reduced at MPI_Finalize)",
+              file=sys.stderr)
     if written:
         names = ", ".join(p.name for p in written[:4]) + (" ..." if len(written) > 4 else "")
         print(f"heapscope: {len(written)} profile{'s' if len(written) > 1 else ''} in {out}: "

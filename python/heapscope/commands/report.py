@@ -126,14 +126,16 @@ def _library(args, profiles):
 
 def _job(args, profiles):
     from heapscope.analysis import job
-    from heapscope.analysis.job_loading import load_summaries
+    from heapscope.analysis.job_loading import load_summaries, read_job
     from heapscope.render import job_text
     from heapscope.render.plots import write_job_plot
+    job_file = None
     if profiles is not None:
         summaries = [job.summarize(p) for p in profiles]
     else:
-        summaries = load_summaries(args.profiles)
-    doc = job.build(summaries, timeline_points=args.points)
+        job_file = read_job(args.profiles)
+        summaries = load_summaries(args.profiles, job=job_file)
+    doc = job.build(summaries, timeline_points=args.points, job=job_file)
     if args.plot:
         write_job_plot(doc, args.plot)
     # compact JSON: indenting thousands of ranks' timelines takes 10x longer

@@ -78,10 +78,12 @@ def build(chunk_list: Iterable[Tuple[int, int, bytes]], path: str, warnings: Lis
         return paths[rid]
 
     samples = []
+    kind_names: Dict[int, str] = {}      # (names and paths looked up once, not per sample:
+    rpaths: Dict[int, str] = {}          #  a job report reads 10^3 files of 10^3 samples)
     for _head, batch in batches:
         for mono, kind, rid, label, heap, heap_mpi, rss, pss in batch:
-            kname = fmt.sample_kind_name(kind)
-            rpath = region_path(rid)
+            kname = kind_names.get(kind) or kind_names.setdefault(kind, fmt.sample_kind_name(kind))
+            rpath = rpaths.get(rid) or rpaths.setdefault(rid, region_path(rid))
             if kname in ("region-begin", "region-end"):
                 label = region_rows.get(rid, (0, rpath))[1]
             samples.append(Sample(mono, kname, rpath, label or "", heap, heap_mpi, rss, pss))

@@ -65,7 +65,8 @@ def render(doc: dict, max_ranks: int = 64) -> str:
                      str(s["ranks"])])
     out.append(table(["metric", "min", "rank", "host", "max", "rank", "host", "mean", "ranks"],
                      rows))
-    if doc["timeline"] is None:
+    jf = doc.get("job_file")
+    if doc["timeline"] is None and jf is None:
         out.append("  (no timeline samples in these profiles: heap, RSS and PSS peaks need them)")
 
     keys = [k for k in PER_RANK_COLUMNS if k in doc["stats"]]
@@ -84,6 +85,11 @@ def render(doc: dict, max_ranks: int = 64) -> str:
         out.append(f"  ... {counted(len(doc['per_rank']) - len(shown), 'more rank', 'more ranks')} (--ranks 0 shows all; "
                    f"JSON and CSV have all)")
 
+    if jf is not None:
+        out += _job_file_text(jf)
+    if not doc["regions"]:
+        out += _timeline_text(doc, max_ranks)
+        return "\n".join(out).rstrip() + "\n"
     out += ["", "Per region (over ranks: min, max with its rank, mean)"]
     rows = []
     for reg in doc["regions"]:
@@ -97,6 +103,25 @@ def render(doc: dict, max_ranks: int = 64) -> str:
     out.append(table(header, rows))
     out += _timeline_text(doc, max_ranks)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _job_file_text(jf: dict) -> List[str]:
+    """The job file's own sections: its source line, per host, per region summed."""
+    kept = [str(r) for r in jf["kept"]]
+    out = ["", f"From the job file {jf['path'].rsplit('/', 1)[-1]} ({counted(jf['summarized'], 'rank')} "
+               f"of {jf['size']} reduced at MPI_Finalize in {jf['reduce_ms']:.1f} ms; "
+               f"--per-rank {jf['per_rank']}: {counted(len(kept), 'rank')} kept "
+               f"{'its' if len(kept) == 1 else 'their'} own file{'' if len(kept) == 1 else 's'}"
+               f"{': ' + shorten(kept, 8) if kept else ''}; no timelines or per-rank regions)",
+           "", "Per host (RSS and PSS peaks of its ranks: sum and largest)"]
+    rows = [[h["host"], str(h["ranks"]), _value(h["rss_sum"]), _value(h["rss_max"]),
+             _value(h["pss_sum"]), _value(h["pss_max"])] for h in jf["hosts"]]
+    out.append(table(["host", "ranks", "RSS sum", "RSS max", "PSS sum", "PSS max"], rows, left=2))
+    out += ["", "Per region (allocated, summed over the ranks)"]
+    rows = [[r["region"], _value(r["alloc_app_bytes"]), _value(r["alloc_mpi_bytes"]),
+             _value(r["alloc_app_blocks"]), _value(r["alloc_mpi_blocks"])] for r in jf["regions"]]
+    out.append(table(["region", "app bytes", "MPI bytes", "app blocks", "MPI blocks"], rows))
+    return out
 
 
 def _ended(r: dict) -> str:

@@ -67,6 +67,7 @@
 #include <zlib.h>
 
 #include "core/lifecycle.h"
+#include "output/job_file.h"
 #include "output/profile_writer.h"
 #include "stacks/sampling.h"
 
@@ -479,15 +480,17 @@ static const char *env_or(const char *name, const char *fallback)
     return v && *v ? v : fallback;
 }
 
-/* The MPI rank: the first of OMPI_COMM_WORLD_RANK (Open MPI), PMI_RANK (MPICH's
- * hydra, Intel MPI) and SLURM_PROCID (srun) that holds a rank number, i.e. 1 to 9
+/* The MPI rank: the first of OMPI_COMM_WORLD_RANK (Open MPI), PMIX_RANK (any PMIx
+ * launcher: Open MPI 4/5's, srun --mpi=pmix), PMI_RANK (MPICH's hydra, Intel MPI, srun
+ * --mpi=pmi2) and SLURM_PROCID (srun) that holds a rank number, i.e. 1 to 9
  * decimal digits and nothing else; -1 when none does. A set value that is not a
  * number is ignored with a warning (atoi would have made it rank 0) and the next
  * variable is tried. Read when the file opens: a fork child before exec
  * has the launcher's environment, not yet the rank's. */
 static int mpi_rank(void)
 {
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"};
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                       "SLURM_PROCID"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const char *v = getenv(vars[i]);
         if (!v || !*v)
@@ -503,10 +506,25 @@ static int mpi_rank(void)
     return -1;
 }
 
+/* The job: SLURM_JOB_ID (srun, and any MPI inside a Slurm allocation), else Open
+ * MPI's own job id, else the PMIx namespace (PMIx launchers other than Open MPI's:
+ * "prterun-host-1234@1"); "" when none is set: MPICH's hydra exports no job id (its
+ * KVS name is only given through the PMI wire protocol), so its files say "job" and
+ * the host and pid in each name keep them apart. '/' would make a directory of the
+ * file name: it becomes '_'. */
 static const char *job_id(void)
 {
-    return env_or("SLURM_JOB_ID", env_or("OMPI_MCA_ess_base_jobid", ""));
+    static char safe[128];
+    const char *v =
+        env_or("SLURM_JOB_ID", env_or("OMPI_MCA_ess_base_jobid", env_or("PMIX_NAMESPACE", "")));
+    snprintf(safe, sizeof safe, "%s", v);
+    for (char *p = safe; *p; p++)
+        if (*p == '/')
+            *p = '_';
+    return safe;
 }
+
+const char *hsr_profile_job_id(void) { return job_id(); }
 
 static void read_file(const char *name, struct hsr_buf *into)
 {

@@ -196,6 +196,27 @@ static void unlock_dump(void) { atomic_store(&dump_owner, 0); }
 void hsr_dump_lock_for_fork(void) { lock_dump(0); }
 void hsr_dump_unlock_for_fork(void) { unlock_dump(); }
 
+/* ---- capture (job summary) ---- */
+
+static hsr_snapshot_visit capture;
+static void *capture_ctx;
+
+void hsr_snapshot_capture(hsr_snapshot_visit visit, void *ctx)
+{
+    capture = visit;
+    capture_ctx = ctx;
+}
+
+static void capture_rows(int api, const struct rows *now, const struct rows *base)
+{
+    for (uint64_t i = 0; now->e && i <= now->mask; i++) {
+        const struct row *r = &now->e[i];
+        uint64_t v = r->hash ? r->count - rows_get(base, r->region, r->key, 0, NULL) : 0;
+        if (v)
+            capture(capture_ctx, api, r->region, r->key, v);
+    }
+}
+
 /* ---- writing ---- */
 
 static void write_regions(struct hsr_buf *b)
@@ -330,6 +351,10 @@ int hsr_snapshot(unsigned reason, int from_signal)
     int rc = incomplete ? -1 : hsr_profile_write_snapshot(&b);
     if (rc == 0)
         seq++;
+    if (rc == 0 && capture) {
+        capture_rows(0, &now.sizes, &baseline.sizes);
+        capture_rows(1, &now.apis, &baseline.apis);
+    }
     hsr_buf_release(&b);
     hsr_arena_free(&arena);
     unlock_dump();

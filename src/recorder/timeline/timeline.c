@@ -204,8 +204,47 @@ static uint32_t label_index(const char *label)
     return HS_NO_LABEL;
 }
 
+/* Maxima of the samples written (peaks) and of this flush's batch (committed to
+ * peaks once the batch is in the file). Under the flush token. */
+static struct hsr_timeline_peaks peaks = {0, -1, -1, -1, -1, -1}, batch;
+
+static void peak_of(int64_t *at, int64_t v)
+{
+    if (v > *at)
+        *at = v;
+}
+
+static void peaks_merge(struct hsr_timeline_peaks *into, const struct hsr_timeline_peaks *b)
+{
+    if (b->n == 0)
+        return;
+    /* the job report's max(heap - heap_component) is over every sample, measured or
+     * not: the first sample sets it, as numpy's max over the column would */
+    if (into->n == 0)
+        into->heap_app = b->heap_app;
+    into->n += b->n;
+    peak_of(&into->heap, b->heap);
+    peak_of(&into->heap_component, b->heap_component);
+    peak_of(&into->heap_app, b->heap_app);
+    peak_of(&into->rss, b->rss);
+    peak_of(&into->pss, b->pss);
+}
+
+void hsr_timeline_peaks(struct hsr_timeline_peaks *o)
+{
+    if (take_token(1) != 0) {
+        *o = peaks; /* (a racy copy rather than none) */
+        return;
+    }
+    *o = peaks;
+    atomic_store(&token, 0);
+}
+
 static void encode_sample(const struct hsr_sample *s)
 {
+    struct hsr_timeline_peaks one = {
+        1, s->heap, s->heap_component, s->heap - s->heap_component, s->rss, s->pss};
+    peaks_merge(&batch, &one);
     hsr_buf_u64(&rows, s->mono_ns);
     hsr_buf_u32(&rows, s->kind);
     hsr_buf_u32(&rows, s->region);
@@ -249,6 +288,7 @@ static void flush(int wait)
     rows.failed = out.failed = 0;
     memset(label_slot, 0, sizeof label_slot);
     nlabels = 0;
+    batch = (struct hsr_timeline_peaks){0, -1, -1, -1, -1, -1};
     uint32_t count = 0;
     struct hsr_sample s;
     while (count < HSR_TIMELINE_RING && ring_pop(&s)) {
@@ -291,8 +331,10 @@ static void flush(int wait)
         }
         if (rows.failed || hsr_profile_write(&out) != 0)
             atomic_fetch_add(&lost, count);
-        else
+        else {
             regions_written = regions_now;
+            peaks_merge(&peaks, &batch);
+        }
     }
     atomic_store(&token, 0);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -461,6 +503,7 @@ void hsr_timeline_after_fork_child(void)
     ring_reset();
     atomic_store(&token, 0);
     regions_written = 0;
+    peaks = (struct hsr_timeline_peaks){0, -1, -1, -1, -1, -1};
     hsr_timeline_calipers_reset();
     start_sampler();
 }

@@ -18,6 +18,14 @@ HSR_HIDDEN void hsr_timeline_region(unsigned kind, uint32_t region); /* process-
 HSR_HIDDEN void hsr_timeline_snapshot(
     int from_signal); /* "final" sample + flush, before a snapshot */
 HSR_HIDDEN void hsr_timeline_after_fork_child(void);
+/* Maxima over the samples written to the file so far (the job summary's row: the
+ * same figures the job report takes from the file's samples). n: samples; heap
+ * -1 when never measured, rss/pss -1 when never read. */
+struct hsr_timeline_peaks {
+    uint64_t n;
+    int64_t heap, heap_component, heap_app, rss, pss;
+};
+HSR_HIDDEN void hsr_timeline_peaks(struct hsr_timeline_peaks *out);
 struct hsr_sample {
     uint64_t mono_ns;
     uint32_t kind; /* HS_SAMPLE_* */

@@ -1,0 +1,151 @@
+"""Read a job file (heapscope.<job>.job.hsj): one MPI job's rank summaries, reduced
+inside the job at MPI_Finalize and written by rank 0 (the recorder's output/job_file.c;
+layouts: the format table's chunks 40..45).
+
+It holds the counts per (region path, size) and per (region path, API) summed over the
+ranks, one fixed row per rank (allocated blocks and bytes, application and MPI; the
+heap, RSS and PSS peaks over the rank's timeline samples up to MPI_Finalize; the
+calipers' figures; whether the rank kept its own file) and per host the ranks and the
+sum and maximum of their RSS and PSS peaks.
+"""
+import os
+import re
+import struct
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from heapscope.errors import HeapscopeError
+from heapscope.profile import format as fmt
+from heapscope.profile.framing import parse, read_file
+from heapscope.profile.layout import Malformed
+
+JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsj$")
+
+# JOB_RANKS present bits (profile_format.table)
+PRESENT_COUNTS, PRESENT_HEAP, PRESENT_RSS, PRESENT_PSS, PRESENT_CALIPERS = 1, 2, 4, 8, 16
+_RANK_ROW = struct.Struct("<6I4Q7q")     # one JOB_RANKS row, read without the generic codec
+_SIZE_ROW = struct.Struct("<IIQQ")       # JOB_SIZE_COUNTS (SIZE_COUNTS' layout)
+_API_ROW = struct.Struct("<IIQ")         # JOB_API_COUNTS (API_COUNTS' layout)
+
+
+def is_job_file(path) -> bool:
+    return bool(JOB_FILE.match(os.path.basename(str(path))))
+
+
+@dataclass
+class JobRank:
+    rank: int
+    host: str
+    pid: int
+    reason: str            # of the snapshot summarized: "api" (the dump at MPI_Finalize)
+    kept: bool             # the rank kept its own profile file
+    metrics: Dict[str, Optional[int]]   # analysis.job.METRICS keys; None: not measured
+
+
+@dataclass
+class JobFile:
+    path: str
+    job_id: str
+    size: int                          # ranks in MPI_COMM_WORLD
+    start_real_ns: int
+    summary_ns: int
+    reduce_ns: int
+    per_rank: str                      # record --per-rank as given ("" = the default)
+    recorder_version: str
+    exe: str                           # rank 0's executable
+    regions: List[str] = field(default_factory=list)
+    size_counts: Dict[Tuple[str, int], int] = field(default_factory=dict)
+    api_counts: Dict[Tuple[str, str], int] = field(default_factory=dict)
+    ranks: List[JobRank] = field(default_factory=list)
+    hosts: List[dict] = field(default_factory=list)
+
+
+_ALL = PRESENT_COUNTS | PRESENT_HEAP | PRESENT_RSS | PRESENT_PSS | PRESENT_CALIPERS
+
+
+def _rank_metrics(present, app_blocks, mpi_blocks, app_bytes, mpi_bytes, heap, heap_app,
+                  heap_mpi, rss, pss, mpi_rss, mpi_pss) -> Dict[str, Optional[int]]:
+    if present == _ALL:    # the usual row: no test per figure
+        return dict(alloc_blocks=app_blocks + mpi_blocks, alloc_app_blocks=app_blocks,
+                    alloc_mpi_blocks=mpi_blocks, alloc_bytes=app_bytes + mpi_bytes,
+                    alloc_app_bytes=app_bytes, alloc_mpi_bytes=mpi_bytes, heap_peak=heap,
+                    heap_app_peak=heap_app, heap_mpi_peak=heap_mpi, rss_peak=rss, pss_peak=pss,
+                    mpi_rss=mpi_rss, mpi_pss=mpi_pss, tracked_peak=None)
+    counts = present & PRESENT_COUNTS
+    heap_on = present & PRESENT_HEAP
+    calipers = present & PRESENT_CALIPERS
+    return dict(
+        alloc_blocks=app_blocks + mpi_blocks if counts else None,
+        alloc_app_blocks=app_blocks if counts else None,
+        alloc_mpi_blocks=mpi_blocks if counts else None,
+        alloc_bytes=app_bytes + mpi_bytes if counts else None,
+        alloc_app_bytes=app_bytes if counts else None,
+        alloc_mpi_bytes=mpi_bytes if counts else None,
+        heap_peak=heap if heap_on else None,
+        heap_app_peak=heap_app if heap_on else None,
+        heap_mpi_peak=heap_mpi if heap_on else None,
+        rss_peak=rss if present & PRESENT_RSS else None,
+        pss_peak=pss if present & PRESENT_PSS else None,
+        mpi_rss=mpi_rss if calipers else None,
+        mpi_pss=mpi_pss if calipers else None,
+        tracked_peak=None)
+
+
+def _rows(payload, row: struct.Struct, name: str):
+    (count,) = struct.unpack_from("<I", payload, 0)
+    if 4 + count * row.size != len(payload):
+        raise Malformed(f"{count} rows of {row.size} bytes in a {len(payload)}-byte {name} payload")
+    return row.iter_unpack(payload[4:])
+
+
+def read_job_file(path) -> JobFile:
+    path = str(path)
+    frame = parse(read_file(path), path)
+    if frame.truncated_at is not None:
+        raise HeapscopeError(f"{path}: job file cut short at byte {frame.truncated_at}")
+    job: Optional[JobFile] = None
+    rank_rows = []
+    try:
+        for chunk in frame.chunks:
+            t, payload = chunk.type, chunk.payload
+            if t == fmt.JOB:
+                r = fmt.CODECS[t].decode(payload)
+                job = JobFile(path=path, job_id=r.job_id, size=r.ranks,
+                              start_real_ns=frame.start_real_ns, summary_ns=r.summary_ns,
+                              reduce_ns=r.reduce_ns, per_rank=r.per_rank,
+                              recorder_version=r.recorder_version, exe=r.exe)
+            elif job is None:
+                raise Malformed(f"{fmt.chunk_name(t)} chunk at byte {chunk.offset} before the JOB chunk")
+            elif t == fmt.JOB_REGIONS:
+                job.regions = [r.path for r in fmt.CODECS[t].decode(payload).regions]
+            elif t == fmt.JOB_SIZE_COUNTS:
+                for region, _, size, count in _rows(payload, _SIZE_ROW, "JOB_SIZE_COUNTS"):
+                    key = (job.regions[region], size)
+                    job.size_counts[key] = job.size_counts.get(key, 0) + count
+            elif t == fmt.JOB_API_COUNTS:
+                for region, api, calls in _rows(payload, _API_ROW, "JOB_API_COUNTS"):
+                    key = (job.regions[region], fmt.api_name(api))
+                    job.api_counts[key] = job.api_counts.get(key, 0) + calls
+            elif t == fmt.JOB_RANKS:
+                rank_rows.extend(_rows(payload, _RANK_ROW, "JOB_RANKS"))
+            elif t == fmt.JOB_HOSTS:
+                job.hosts = [dict(host=h.name, ranks=h.ranks,
+                                  rss_sum=h.rss_sum if h.rss_max >= 0 else None,
+                                  rss_max=h.rss_max if h.rss_max >= 0 else None,
+                                  pss_sum=h.pss_sum if h.pss_max >= 0 else None,
+                                  pss_max=h.pss_max if h.pss_max >= 0 else None)
+                             for h in fmt.CODECS[t].decode(payload).hosts]
+    except (Malformed, IndexError, struct.error) as exc:
+        raise HeapscopeError(f"{path}: malformed job file: {exc}") from None
+    if job is None:
+        raise HeapscopeError(f"{path}: not a job file (no JOB chunk)")
+    names = [h["host"] for h in job.hosts]
+    reasons = {}
+    for rank, host, pid, reason, present, kept, *figures in rank_rows:
+        if host >= len(names):
+            raise HeapscopeError(f"{path}: malformed job file: rank {rank} on host {host} of "
+                                 f"{len(names)}")
+        name = reasons.get(reason) or reasons.setdefault(reason, fmt.reason_name(reason))
+        job.ranks.append(JobRank(rank, names[host], pid, name, bool(kept),
+                                 _rank_metrics(present, *figures)))
+    return job

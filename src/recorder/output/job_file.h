@@ -1,0 +1,19 @@
+/*
+ * job_file.h — the job file written by rank 0 at MPI_Finalize (job_file.c) from the
+ * parts reduced over the ranks (job_summary.c); layer_abi.h has the sequence.
+ */
+#ifndef HSR_JOB_FILE_H
+#define HSR_JOB_FILE_H
+
+#include "common.h"
+
+/* An encoded part, checked, with pointers to its three arrays (job_summary.c's
+ * encoding). -1 when its lengths disagree. */
+struct hsr_job_part_view {
+    uint32_t nregions, nsizes, napis;
+    const uint8_t *regions, *sizes, *apis;
+};
+HSR_HIDDEN int hsr_job_part_visit(const void *part, size_t len, struct hsr_job_part_view *v);
+HSR_HIDDEN const char *hsr_profile_job_id(void); /* profile_writer.c: "" when none */
+
+#endif
