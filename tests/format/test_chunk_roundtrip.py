@@ -8,7 +8,6 @@ import zstandard
 
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
-from heapscope.errors import HeapscopeError
 from heapscope.profile import framing, read_profile
 from heapscope.profile.model import lifetime_bin
 from heapscope.profile.timeline import read_timeline
@@ -300,8 +299,7 @@ def test_job_file_chunks(tmp_path):
     """A job file built from the table's layouts reads back figure by figure; a row
     naming a host the file does not have, and a cut file, are one-line errors."""
     from heapscope.profile.job_file import read_job_file
-    head = fmt.HEADER.encode(dict(magic=fmt.MAGIC, version=fmt.FORMAT_VERSION,
-                                  header_size=fmt.HEADER_SIZE, start_real_ns=5, reserved=0))
+    head = header(start_real_ns=5)
     job = payload("JOB", ranks=3, hosts=1, summarized=2, reserved=0, summary_ns=1_000_000,
                   reduce_ns=2_500_000, job_id="77", per_rank="none", recorder_version="0.1.0",
                   exe="/apps/sim")

@@ -3,7 +3,7 @@
  * files, from the part reduced over every rank and the ranks' rows
  * (heapscope__job_write, layer_abi.h), and decides which ranks keep their own file.
  *
- *   [header 32 B][JOB][JOB_REGIONS][JOB_SIZE_COUNTS]*[JOB_API_COUNTS][JOB_RANKS]*[JOB_HOSTS]
+ *   [header][JOB][JOB_REGIONS][JOB_SIZE_COUNTS]*[JOB_API_COUNTS][JOB_RANKS]*[JOB_HOSTS]
  *
  * (layouts in profile_format.table, ids 40..45). The file is written under a
  * temporary name and renamed, so a reader sees a whole job file or none.
@@ -270,11 +270,7 @@ __attribute__((visibility("default"))) int heapscope__job_write(
         choose_kept(rows, n, keep);
 
         struct hsr_buf b = {0};
-        hsr_buf_bytes(&b, HS_MAGIC, 8);
-        hsr_buf_u32(&b, HS_FORMAT_VERSION);
-        hsr_buf_u32(&b, HS_HEADER_SIZE);
-        hsr_buf_u64(&b, hsr_start_real_ns);
-        hsr_buf_u64(&b, 0);
+        hsr_header_append(&b);
         size_t c = hsr_chunk_begin(&b, HS_JOB);
         hsr_buf_u32(&b, n);
         hsr_buf_u32(&b, h.n);

@@ -22,6 +22,7 @@
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/pool.h"
+#include "count/heap.h"
 #include "count/regions.h"
 #include "layer_abi.h"
 #include "output/job_file.h"
@@ -295,7 +296,14 @@ static void rank_row(struct heapscope_job_rank *row)
 {
     struct hsr_timeline_peaks pk;
     hsr_timeline_peaks(&pk);
-    if (pk.n) {
+    if (hsr_heap_watch) { /* the exact peaks, as the rank's HEAP_PEAK chunk (count/heap.c) */
+        struct hsr_heap_peaks exact;
+        hsr_heap_peaks(&exact);
+        row->present |= HEAPSCOPE_JOB_HEAP;
+        row->heap_peak = exact.total;
+        row->heap_mpi_peak = exact.component;
+        row->heap_app_peak = exact.app;
+    } else if (pk.n) { /* heap in use sampled without being watched: the samples' maxima */
         row->present |= HEAPSCOPE_JOB_HEAP;
         row->heap_peak = pk.heap;
         row->heap_mpi_peak = pk.heap_component;

@@ -294,6 +294,26 @@ void hsr_profile_after_fork_child(void)
     atomic_store(&sealed_until, 0);
 }
 
+/* The file header (version 2, no failure marked), its crc sealed: a profile's and the
+ * job file's (job_file.c). */
+void hsr_header_append(struct hsr_buf *b)
+{
+    size_t at = b->len;
+    hsr_buf_bytes(b, HS_MAGIC, 8);
+    hsr_buf_u32(b, HS_FORMAT_VERSION);
+    hsr_buf_u32(b, HS_HEADER_SIZE);
+    hsr_buf_u64(b, hsr_start_real_ns);
+    hsr_buf_u32(b, 0); /* flags: HS_HEADER_WRITE_FAILED is set in place (mark_header) */
+    hsr_buf_u32(b, 0); /* write_errno */
+    hsr_buf_u64(b, 0); /* lost_at */
+    hsr_buf_u32(b, 0); /* header_crc, below */
+    hsr_buf_u32(b, 0); /* reserved */
+    if (!b->failed) {
+        uint32_t crc = (uint32_t)crc32_z(0, b->p + at, 40);
+        memcpy(b->p + at + 40, &crc, 4);
+    }
+}
+
 /* ---- failures: said once, marked in the header (see the top of this file) ---- */
 
 /* The header's crc over its first 40 bytes, at byte 40. */
@@ -552,20 +572,9 @@ static void write_start(int rank)
     if (cmdlen && cmd.p[cmdlen - 1] == 0)
         cmdlen--; /* argv joined by NUL: no trailing separator */
 
-    hsr_buf_bytes(&b, HS_MAGIC, 8);
-    hsr_buf_u32(&b, HS_FORMAT_VERSION);
-    hsr_buf_u32(&b, HS_HEADER_SIZE);
-    hsr_buf_u64(&b, hsr_start_real_ns);
-    hsr_buf_u32(&b, 0); /* flags: HS_HEADER_WRITE_FAILED is set in place (mark_header) */
-    hsr_buf_u32(&b, 0); /* write_errno */
-    hsr_buf_u64(&b, 0); /* lost_at */
-    hsr_buf_u32(&b, 0); /* header_crc */
-    hsr_buf_u32(&b, 0); /* reserved */
-    if (!b.failed) {
-        memcpy(header, b.p, HS_HEADER_SIZE);
-        seal_header();
-        memcpy(b.p, header, HS_HEADER_SIZE);
-    }
+    hsr_header_append(&b);
+    if (!b.failed)
+        memcpy(header, b.p, HS_HEADER_SIZE); /* mark_header rewrites its end in place */
 
     size_t c = hsr_chunk_begin(&b, HS_CHUNK_PROCESS);
     hsr_buf_u32(&b, (uint32_t)getpid());

@@ -17,6 +17,7 @@ HSR_HIDDEN void hsr_buf_u32(struct hsr_buf *b, uint32_t v);
 HSR_HIDDEN void hsr_buf_u64(struct hsr_buf *b, uint64_t v);
 HSR_HIDDEN void hsr_buf_bytes(struct hsr_buf *b, const void *p, size_t n);
 HSR_HIDDEN void hsr_buf_str(struct hsr_buf *b, const char *s, size_t n);
+HSR_HIDDEN void hsr_header_append(struct hsr_buf *b); /* the file header, crc sealed */
 HSR_HIDDEN size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type);
 HSR_HIDDEN void hsr_chunk_end(struct hsr_buf *b, size_t start);
 HSR_HIDDEN void hsr_buf_release(struct hsr_buf *b);
