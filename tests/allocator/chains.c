@@ -179,7 +179,10 @@ static void mode_unaligned(void) {
     memset(neighbours[i], i, 300);
     CHECK(!inside(neighbours[i], buf, 1200 * 1024 + 16), "neighbour outside");
     CHECK(malloc_usable_size(neighbours[i]) >= 300, "neighbour's size");
-    free(neighbours[i]);
+    /* realloc's misuse checks read the unit's kind: a chain's map, a heap block under it */
+    char *grown = realloc(neighbours[i], 600);
+    CHECK(grown != NULL && grown[299] == (char)i, "neighbour %d grown by realloc", i);
+    free(grown);
   }
   hsmalloc_chain_t *s = hsmalloc_chain_create(static_buf, sizeof static_buf, 0);
   CHECK(s != NULL, "create on static memory: %s", strerror(errno));
