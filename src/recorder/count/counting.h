@@ -74,7 +74,7 @@ static inline __attribute__((always_inline)) struct hsr_site hsr_count_alloc(uns
         hsr_count_large(t, r, size);
     if (HSR_UNLIKELY(hsr_stacks_on) && hsr_region_stacks[r] && hsr_size_wanted(size))
         site.type = hsr_stack_record(t, r, size);
-    else
+    else if (HSR_UNLIKELY(hsr_sample_mean))
         site.type = hsr_sample_count(t, r, size); /* NULL unless sampling picks it */
     return site;
 }

@@ -88,10 +88,6 @@ static int64_t draw_countdown(void)
 
 struct hsr_stack_entry *hsr_sample_crossed(struct hsr_thread *t, uint32_t region, uint64_t size)
 {
-    if (!hsr_sample_mean) { /* no sampling: a countdown that never ends */
-        hsr_tls.sample_left = INT64_MAX;
-        return NULL;
-    }
     if (hsr_tls.sample_left == 0) { /* this thread's first allocation: draw, then count it */
         hsr_tls.sample_left = draw_countdown();
         int64_t left = hsr_tls.sample_left - (int64_t)size;

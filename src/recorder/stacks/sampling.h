@@ -34,7 +34,8 @@ HSR_HIDDEN int hsr_sampling_init(const char *mean, const char *seed, char *err, 
 HSR_HIDDEN struct hsr_stack_entry *hsr_sample_crossed(struct hsr_thread *t, uint32_t region,
                                                       uint64_t size);
 
-/* The general path's share of the countdown: every allocation it counts. */
+/* The general path's share of the countdown (only while sampling): every allocation
+ * it counts. */
 static inline __attribute__((always_inline)) struct hsr_stack_entry *hsr_sample_count(
     struct hsr_thread *t, uint32_t region, uint64_t size)
 {
