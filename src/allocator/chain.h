@@ -137,25 +137,31 @@ static inline size_t hsm_chain_class_of(size_t size, int packed) {
   return hsm_class_of(size);
 }
 
-/* A recycled block, or the next one of the class's span; else hsm_chain_alloc. */
+/* A recycled block of class cls, or the next one of the class's span; NULL when the
+ * span is spent (the caller's slow path cuts another). Inlined into both fast paths. */
+static inline __attribute__((always_inline)) void *hsm_chain_take(hsmalloc_chain_t *c, size_t cls,
+                                                                  size_t size) {
+  hsm_block_t *b = c->free[cls];
+  uint8_t *p = (uint8_t *)b;
+  if (HSM_LIKELY(b != NULL)) {
+    c->free[cls] = b->next;
+  } else {
+    p = c->cur[cls];
+    size_t bsize = hsm_chain_class_size[cls];
+    if (HSM_UNLIKELY(p == NULL || p + bsize > c->cur_end[cls])) return NULL;
+    c->cur[cls] = p + bsize;
+  }
+  HSM_COUNT(c->allocs[cls], 1);
+  HSM_COUNT(c->requested, size);
+  return p;
+}
+
+/* A small block by hsm_chain_take, else hsm_chain_alloc. */
 static inline __attribute__((always_inline)) void *hsm_chain_alloc_fast(hsmalloc_chain_t *c,
                                                                         size_t size, int packed) {
   if (HSM_LIKELY(size <= HSM_SMALL_MAX)) {
-    size_t cls = hsm_chain_class_of(size, packed);
-    hsm_block_t *b = c->free[cls];
-    uint8_t *p = (uint8_t *)b;
-    if (HSM_LIKELY(b != NULL)) {
-      c->free[cls] = b->next;
-    } else {
-      p = c->cur[cls];
-      size_t bsize = hsm_chain_class_size[cls];
-      if (HSM_UNLIKELY(p == NULL || p + bsize > c->cur_end[cls]))
-        return hsm_chain_alloc(c, size, packed);
-      c->cur[cls] = p + bsize;
-    }
-    HSM_COUNT(c->allocs[cls], 1);
-    HSM_COUNT(c->requested, size);
-    return p;
+    void *p = hsm_chain_take(c, hsm_chain_class_of(size, packed), size);
+    if (HSM_LIKELY(p != NULL)) return p;
   }
   return hsm_chain_alloc(c, size, packed);
 }

@@ -181,20 +181,8 @@ static __attribute__((noinline)) void *chain_malloc_slow(hsmalloc_chain_t *c, si
  * of the class's span, two counters. */
 HSM_EXPORT void *hsmalloc_chain_malloc(hsmalloc_chain_t *c, size_t size) {
   if (HSM_LIKELY(c != NULL && c->owner == hsm_chain_self() && size <= HSM_SMALL_MAX)) {
-    size_t cls = hsm_chain_class_of(size, 1);
-    hsm_block_t *b = c->free[cls];
-    uint8_t *p = (uint8_t *)b;
-    if (HSM_LIKELY(b != NULL)) {
-      c->free[cls] = b->next;
-    } else {
-      p = c->cur[cls];
-      size_t bsize = hsm_chain_class_size[cls];
-      if (HSM_UNLIKELY(p == NULL || p + bsize > c->cur_end[cls])) return chain_malloc_slow(c, size);
-      c->cur[cls] = p + bsize;
-    }
-    HSM_COUNT(c->allocs[cls], 1);
-    HSM_COUNT(c->requested, size);
-    return p;
+    void *p = hsm_chain_take(c, hsm_chain_class_of(size, 1), size);
+    if (HSM_LIKELY(p != NULL)) return p;
   }
   return chain_malloc_slow(c, size);
 }
