@@ -182,8 +182,7 @@ void *hsm_realloc(void *p, size_t size) {
   }
   hsm_heap_t *counted = hsm_tls_heap_or_null(); /* the spy's reallocation count */
   if (counted != NULL) HSM_COUNT(counted->stats.reallocs, 1);
-  int ours = hsm_owns(p);
-  if (ours) hsm_realloc_check(p); /* a freed or stray pointer aborts, as free would */
+  int ours = hsm_realloc_owned(p); /* a freed or stray pointer aborts, as free would */
   size_t usable = hsm_usable_size(p);
   if (ours && size <= usable && size >= usable / 2) return p;
   if (ours && size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && hsm_large_resize(p, size)) return p;

@@ -159,15 +159,16 @@ size_t hsm_usable_size(const void *p) {
   return (size_t)(h->block + h->usable - (const uint8_t *)p);
 }
 
-/* realloc's pointer passes free's checks before its contents are used (a chain's
- * unit: the checks of what the rest of the unit is). */
-void hsm_realloc_check(void *p) {
+/* Whether realloc's pointer is ours (hsm_owns), having passed free's checks before its
+ * contents are used (a chain's unit: the checks of what the rest of the unit is). */
+int hsm_realloc_owned(void *p) {
   unsigned kind = hsm_registry_kind(p);
   if (HSM_UNLIKELY(hsm_is_chain_kind(kind))) (void)hsm_chain_usable_routed(p, &kind);
+  if (kind == HSM_REG_NONE) return 0;
   if (kind == HSM_REG_SEGMENT)
     (void)hsm_checked_block(hsm_page_of(hsm_segment_of(p), p), p, "realloc");
-  else if (kind != HSM_REG_NONE && kind != HSM_REG_CHAIN_BLOCK)
-    (void)checked_huge(p, kind, "realloc");
+  else if (kind != HSM_REG_CHAIN_BLOCK) (void)checked_huge(p, kind, "realloc");
+  return 1;
 }
 
 int hsm_owns(const void *p) {

@@ -492,7 +492,7 @@ HSM_HIDDEN void *hsm_realloc(void *p, size_t size);
 HSM_HIDDEN void hsm_free(void *p);
 HSM_HIDDEN void *hsm_memalign(size_t align, size_t size);
 HSM_HIDDEN size_t hsm_usable_size(const void *p);
-HSM_HIDDEN void hsm_realloc_check(void *p);
+HSM_HIDDEN int hsm_realloc_owned(void *p); /* hsm_owns, after free's checks */
 HSM_HIDDEN int hsm_owns(const void *p);
 
 static inline int hsm_is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
