@@ -30,6 +30,25 @@ def test_same_types_as_libunwind_alone(heapscope, build, tmp_path, source, args)
     assert sum(t[2] for t in cached) >= 14
 
 
+def test_many_sizes_through_three_callers(heapscope, build, tmp_path):
+    """unw_depths.c: leaf_sized reached from three callers at one depth, 8 sizes each;
+    the exact counts per (caller, size) are known: 40 from caller_1, 20 from the others."""
+    program = build("unw_depths.c", "-DHEAPSCOPE_WEAK")
+    cached = types(heapscope, tmp_path / "cached", program)
+    got = {}
+    for _, size, count, frames in cached:
+        names = [f[0] for f in frames]
+        if "leaf_sized" in names:
+            caller = names[names.index("leaf_sized") + 1]
+            got[(caller, size)] = got.get((caller, size), 0) + count
+    want = {}
+    for k in range(8):
+        want[("caller_1", 100 + 16 * k)] = 40
+        want[("caller_2", 100 + 16 * k)] = 20
+        want[("caller_3", 100 + 16 * k)] = 20
+    assert got == want
+
+
 def test_same_types_on_the_cxx_churn_workload(heapscope, tmp_path):
     program = str(BY_NAME["cxx-churn"].path)
     args = ("--ops", "20000", "--working-set", "512")

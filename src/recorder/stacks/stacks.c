@@ -238,7 +238,8 @@ struct hsr_stack_entry *hsr_stack_record(struct hsr_thread *t, uint32_t region, 
     struct hsr_stack_entry *known = NULL;
     void *site = NULL;
     int n = st && st->unwind
-                ? hsr_unwind_cached(st->unwind, frames, (int)max_depth, region, size, &known, &site)
+                ? hsr_unwind_cached(st->unwind, __builtin_frame_address(0), frames, (int)max_depth,
+                                    region, size, &known, &site)
                 : -1;
     if (n < 0)
         n = capture(frames);
@@ -248,7 +249,7 @@ struct hsr_stack_entry *hsr_stack_record(struct hsr_thread *t, uint32_t region, 
     }
     struct hsr_stack_entry *e = find_or_add(st, region, size, frames, n);
     if (e && site)
-        hsr_unwind_cache_type(site, region, size, e);
+        hsr_unwind_cache_type(st->unwind, site, region, size, e);
     return e;
 }
 

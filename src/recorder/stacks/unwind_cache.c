@@ -37,9 +37,9 @@
 #include "stacks/modules.h"
 #include "stacks/unwind_cache.h"
 
-#define WAYS 512u   /* call sites remembered per thread: direct-mapped */
+#define WAYS 512u   /* call sites remembered per thread: sets of two ways */
 #define RULES 8192u /* return addresses with a learned rule per thread (open addressing) */
-#define TYPES 4u    /* stack types remembered per call site, by (region, size) */
+#define TYPES 4096u /* (call site, region, size) -> stack type, per thread: direct-mapped */
 
 /* A return address's rule: how its frame's CFA is found */
 enum { CFA_SP, CFA_RBP, RULE_END, RULE_LIBUNWIND };
@@ -54,24 +54,31 @@ struct rule {
 
 struct site {
     uint64_t a0, r0; /* key: slot and return address of frame 0; a0 == 0: empty */
+    uint64_t gen;    /* this filling of the entry: its types are found under it */
     uint32_t n;      /* frames */
-    uint32_t next_type;
-    struct {
-        uint32_t region;
-        uint64_t size;
-        struct hsr_stack_entry *type;
-    } types[TYPES]; /* the types these frames gave, per region and size */
     struct {
         uint64_t slot, ret; /* side by side: the check reads both, frame after frame */
     } f[HSR_UNWIND_CACHE_DEPTH];
+};
+
+/* The type a call site's frames gave for one (region, size). A call site with many
+ * sizes (a string or a vector growing) would thrash a few ways of its own; keyed by
+ * the site's filling (gen), a stale entry can never match: gens are not reused. */
+struct known {
+    uint64_t gen, size;
+    uint32_t region;
+    struct hsr_stack_entry *type;
 };
 
 struct hsr_unwind_cache {
     uintptr_t lo, hi;         /* the thread's stack */
     uintptr_t own_lo, own_hi; /* the recorder's code */
     uint32_t rules_used;
+    uint64_t next_gen; /* never reset, not even by a fork's clear */
+    unsigned victim;   /* the way of a full set filled last */
     struct site sites[WAYS];
     struct rule rules[RULES];
+    struct known types[TYPES];
 };
 
 struct hsr_unwind_cache *hsr_unwind_cache_new(void)
@@ -97,6 +104,7 @@ void hsr_unwind_cache_clear(struct hsr_unwind_cache *c)
 {
     for (unsigned i = 0; i < WAYS; i++)
         c->sites[i].a0 = 0; /* the rules stay true: the same code at the same addresses */
+    /* the types are gone; their entries stay keyed by gens no site will have again */
 }
 
 static int on_stack(const struct hsr_unwind_cache *c, uintptr_t a)
@@ -107,7 +115,7 @@ static int on_stack(const struct hsr_unwind_cache *c, uintptr_t a)
 static struct site *site_of(struct hsr_unwind_cache *c, uint64_t a0, uint64_t r0)
 {
     uint64_t h = (a0 ^ (r0 * 0x9e3779b97f4a7c15ull)) >> 4;
-    return &c->sites[(h ^ (h >> 17)) & (WAYS - 1)];
+    return &c->sites[(h ^ (h >> 17)) & (WAYS - 2)]; /* the first of a set of two */
 }
 
 static struct rule *rule_slot(struct hsr_unwind_cache *c, uint64_t ret)
@@ -136,12 +144,11 @@ static void learn(struct hsr_unwind_cache *c, uint64_t ret, struct rule rule)
 }
 
 /* The first return address outside the recorder, its slot and the caller's rbp,
- * through the recorder's frame-pointer chain (our own frames: no bounds to check
- * until the last). 0 if the chain looks broken. */
-static __attribute__((noinline)) int frame0(const struct hsr_unwind_cache *c, uint64_t *a0,
-                                            uint64_t *r0, uint64_t *rbp0)
+ * through the recorder's frame-pointer chain from fp, a recorder frame (our own
+ * frames: no bounds to check until the last). 0 if the chain looks broken. */
+static inline int frame0(const struct hsr_unwind_cache *c, const uintptr_t *fp, uint64_t *a0,
+                         uint64_t *r0, uint64_t *rbp0)
 {
-    const uintptr_t *fp = __builtin_frame_address(0);
     uintptr_t span = c->own_hi - c->own_lo;
     for (int i = 0; i < HSR_STACK_SKIP_MAX + 4; i++) {
         uintptr_t ret = fp[1];
@@ -253,35 +260,45 @@ static int walk(struct hsr_unwind_cache *c, uint64_t a, uint64_t r, uint64_t rbp
     }
 }
 
-static struct hsr_stack_entry *known_type(const struct site *s, uint32_t region, uint64_t size)
+static struct known *known_slot(struct hsr_unwind_cache *c, uint64_t gen, uint32_t region,
+                                uint64_t size)
 {
-    for (unsigned i = 0; i < TYPES; i++)
-        if (s->types[i].type && s->types[i].size == size && s->types[i].region == region)
-            return s->types[i].type;
-    return NULL;
+    uint64_t h = (gen * 0x9e3779b97f4a7c15ull) ^ ((size ^ ((uint64_t)region << 40)) * 0xff51afd7ed558ccdull);
+    return &c->types[(h >> 40) & (TYPES - 1)];
 }
 
-int hsr_unwind_cached(struct hsr_unwind_cache *c, uint64_t *out, int max, uint32_t region,
-                      uint64_t size, struct hsr_stack_entry **type, void **entry)
+static struct hsr_stack_entry *known_type(struct hsr_unwind_cache *c, const struct site *s,
+                                          uint32_t region, uint64_t size)
+{
+    const struct known *k = known_slot(c, s->gen, region, size);
+    return k->gen == s->gen && k->size == size && k->region == region ? k->type : NULL;
+}
+
+int hsr_unwind_cached(struct hsr_unwind_cache *c, const void *fp, uint64_t *out, int max,
+                      uint32_t region, uint64_t size, struct hsr_stack_entry **type, void **entry)
 {
     *type = NULL;
     *entry = NULL;
     uint64_t a0, r0, rbp0;
-    if (max > (int)HSR_UNWIND_CACHE_DEPTH || !frame0(c, &a0, &r0, &rbp0))
+    if (max > (int)HSR_UNWIND_CACHE_DEPTH || !frame0(c, fp, &a0, &r0, &rbp0))
         return -1; /* deeper than the cache holds, or an unknown stack: unwind as before */
-    struct site *s = site_of(c, a0, r0);
-    if (s->a0 == a0 && s->r0 == r0 && s->n <= (uint32_t)max) {
+    /* Two ways a set: one call site at one depth reached from two callers (a helper
+     * called from two places in a loop) keeps both stacks instead of thrashing. */
+    struct site *set = site_of(c, a0, r0);
+    for (struct site *s = set; s < set + 2; s++) {
+        if (s->a0 != a0 || s->r0 != r0 || s->n > (uint32_t)max)
+            continue;
         uint32_t i = 1;
         while (i < s->n && *(const volatile uint64_t *)s->f[i].slot == s->f[i].ret)
             i++;
-        if (i == s->n) {
-            *entry = s;
-            if ((*type = known_type(s, region, size)))
-                return (int)s->n; /* the caller needs the type, not the frames */
-            for (i = 0; i < s->n; i++)
-                out[i] = s->f[i].ret;
-            return (int)s->n;
-        }
+        if (i < s->n)
+            continue;
+        *entry = s;
+        if ((*type = known_type(c, s, region, size)))
+            return (int)s->n; /* the caller needs the type, not the frames */
+        for (i = 0; i < s->n; i++)
+            out[i] = s->f[i].ret;
+        return (int)s->n;
     }
     uint64_t slot[HSR_UNWIND_CACHE_DEPTH];
     int cacheable = 1;
@@ -291,10 +308,11 @@ int hsr_unwind_cached(struct hsr_unwind_cache *c, uint64_t *out, int max, uint32
     if (n == -1)   /* a return address seen for the first time: learn the whole stack */
         n = unwind(c, out, slot, max, &cacheable);
     if (cacheable && slot[0] == a0 && out[0] == r0) {
+        struct site *s = set[0].a0 == 0 ? set : set[1].a0 == 0 ? set + 1 : set + (c->victim ^= 1);
         s->a0 = a0;
         s->r0 = r0;
         s->n = (uint32_t)n;
-        memset(s->types, 0, sizeof s->types);
+        s->gen = ++c->next_gen;
         for (int i = 0; i < n; i++) {
             s->f[i].slot = slot[i];
             s->f[i].ret = out[i];
@@ -304,12 +322,13 @@ int hsr_unwind_cached(struct hsr_unwind_cache *c, uint64_t *out, int max, uint32
     return n;
 }
 
-void hsr_unwind_cache_type(void *entry, uint32_t region, uint64_t size,
-                           struct hsr_stack_entry *type)
+void hsr_unwind_cache_type(struct hsr_unwind_cache *c, void *entry, uint32_t region,
+                           uint64_t size, struct hsr_stack_entry *type)
 {
-    struct site *s = entry;
-    unsigned i = s->next_type++ % TYPES;
-    s->types[i].region = region;
-    s->types[i].size = size;
-    s->types[i].type = type;
+    const struct site *s = entry;
+    struct known *k = known_slot(c, s->gen, region, size);
+    k->gen = s->gen;
+    k->size = size;
+    k->region = region;
+    k->type = type;
 }

@@ -20,16 +20,18 @@ struct hsr_stack_entry;
 HSR_HIDDEN struct hsr_unwind_cache *hsr_unwind_cache_new(void);
 HSR_HIDDEN void hsr_unwind_cache_clear(struct hsr_unwind_cache *c);
 
-/* The caller's stack, recorder frames removed, at most max frames, into out
+/* The caller's stack, recorder frames removed, at most max frames, into out; fp is
+ * the frame address of a recorder function on the way (the walk to the first frame
+ * outside the recorder starts there)
  * (returns the count; -1 when max is deeper than the cache keeps: unwind otherwise); and
  * *type: the stack type this call site gave last time for (region, size), if the
  * frames came from the cache unchanged (else NULL). The last argument says where
  * the call site's entry is, for hsr_unwind_cache_type. */
-HSR_HIDDEN int hsr_unwind_cached(struct hsr_unwind_cache *c, uint64_t *out, int max,
-                                 uint32_t region, uint64_t size, struct hsr_stack_entry **type,
-                                 void **entry);
+HSR_HIDDEN int hsr_unwind_cached(struct hsr_unwind_cache *c, const void *fp, uint64_t *out,
+                                 int max, uint32_t region, uint64_t size,
+                                 struct hsr_stack_entry **type, void **entry);
 /* Remember the type the frames just captured gave (entry from hsr_unwind_cached). */
-HSR_HIDDEN void hsr_unwind_cache_type(void *entry, uint32_t region, uint64_t size,
-                                      struct hsr_stack_entry *type);
+HSR_HIDDEN void hsr_unwind_cache_type(struct hsr_unwind_cache *c, void *entry, uint32_t region,
+                                      uint64_t size, struct hsr_stack_entry *type);
 
 #endif
