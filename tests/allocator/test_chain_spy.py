@@ -193,3 +193,28 @@ def test_dumps_while_the_owner_maps_and_unmaps(build, native, tmp_path):
     assert chain["allocs"] == chain["frees"] == 3000
     assert chain["allocated_now"] == 0 and chain["segments"] == 1   # the big regions are gone
     assert chain["virtual_bytes"] == 2 << 20
+
+
+def test_alloc_stats_compares_chains_by_name(build, native, tmp_path, heapscope):
+    """The signal dump (A) against the exit dump (B) of one run: between them chain "2" was
+    reset (C frees, no live block left), chain "mesh" did nothing."""
+    _, path = run(build, native, tmp_path)
+    signal_dump, exit_dump = path.read_text().splitlines()
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(signal_dump + "\n")
+    b.write_text(exit_dump + "\n")
+    doc = json.loads(heapscope("alloc-stats", str(a), str(b), "--format", "json").stdout)
+    chains = {c["chain"]: ({r["key"]: r for r in c["rows"]}, c["in"]) for c in doc["chains"]}
+    assert sorted(chains) == ["2", "mesh"]
+    buf, where = chains["2"]
+    assert where == "both"
+    assert buf["frees"]["delta"] == C and buf["allocs"]["delta"] == 0
+    assert buf["allocated_now"]["a"] == C * 64 and buf["allocated_now"]["delta"] == -C * 64
+    assert buf["real_bytes"]["delta"] == 0          # a reset keeps the pages
+    mesh, _ = chains["mesh"]
+    assert mesh["allocs"]["a"] == N + R + 1
+    assert all(r["delta"] in (0, 0.0) for r in mesh.values() if r["delta"] is not None)
+    text = heapscope("alloc-stats", str(a), str(b)).stdout
+    section = text[text.index("chain 2,"):]
+    frees = next(line for line in section.splitlines() if line.strip().startswith("frees"))
+    assert frees.split()[1:] == ["0", str(C), f"+{C}", "-"]

@@ -107,15 +107,50 @@ def build_alloc_stats(path: str, snapshots: List[Dict], event: Optional[str] = N
             "heap_figures": HEAP_FIGURES, "dumps": len(snapshots)}
 
 
-def compare_alloc_stats(a: Dict, b: Dict) -> Dict:
-    """Run `a` against run `b`: each total figure, its difference and ratio."""
+def _rows(ta: Optional[Dict], tb: Optional[Dict]) -> List[Dict]:
+    """A row per figure of two sets of figures: A, B, B - A and B / A (None when unknown)."""
     rows = []
     for key, label, unit in PROCESS_FIGURES:
-        va = (a["totals"] or {}).get(key)
-        vb = (b["totals"] or {}).get(key)
+        va = (ta or {}).get(key)
+        vb = (tb or {}).get(key)
         delta = None if va is None or vb is None else vb - va
         ratio = None if not va or vb is None else vb / va
         rows.append({"key": key, "label": label, "unit": unit, "a": va, "b": vb,
                      "delta": delta, "ratio": ratio})
-    return {"format": "heapscope-alloc-stats-compare", "version": 1, "a": a["file"], "b": b["file"],
-            "processes": [len(a["processes"]), len(b["processes"])], "rows": rows}
+    return rows
+
+
+def chains_by_name(doc: Dict) -> Dict[str, Dict]:
+    """A run's chains by name (unnamed ones by number, "#N"), each name's figures summed
+    over the processes that have it; the two ratios recomputed from their parts."""
+    groups: Dict[str, List[Dict]] = {}
+    for proc in doc["processes"]:
+        for c in proc["chains"]:
+            name = c.get("chain") or f"#{c.get('chain_id')}"
+            groups.setdefault(name, []).append(c)
+    out = {}
+    for name, chains in groups.items():
+        if len(chains) == 1:
+            out[name] = {key: chains[0].get(key) for key, _, _ in PROCESS_FIGURES}
+            continue
+        total = {key: sum(c.get(key) or 0 for c in chains)
+                 for key, _, unit in PROCESS_FIGURES if unit != "ratio"}
+        allocs = total.get("allocs") or 0
+        total["fast_path_hit_rate"] = (sum((c.get("fast_path_hit_rate") or 0) * (c.get("allocs") or 0)
+                                           for c in chains) / allocs if allocs else 1.0)
+        requested = total.get("requested_total") or 0
+        total["fragmentation"] = (total.get("allocated_total") or 0) / requested if requested else 1.0
+        out[name] = total
+    return out
+
+
+def compare_alloc_stats(a: Dict, b: Dict) -> Dict:
+    """Run `a` against run `b`: each total figure, its difference and ratio; then the same
+    per chain, chains matched by name (a chain in one run only has the other side None)."""
+    ca, cb = chains_by_name(a), chains_by_name(b)
+    names = list(ca) + [n for n in cb if n not in ca]
+    chains = [{"chain": n, "in": "both" if n in ca and n in cb else ("a" if n in ca else "b"),
+               "rows": _rows(ca.get(n), cb.get(n))} for n in names]
+    return {"format": "heapscope-alloc-stats-compare", "version": 2, "a": a["file"], "b": b["file"],
+            "processes": [len(a["processes"]), len(b["processes"])],
+            "rows": _rows(a["totals"], b["totals"]), "chains": chains}

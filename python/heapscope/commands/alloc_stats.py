@@ -4,7 +4,8 @@ Reads the JSON dumps hsmalloc writes with HSMALLOC_STATS=json (at exit, and on S
 to HSMALLOC_STATS_FILE, and prints per process the figures of the MPC allocator's
 `chain --all -stat`: requested, real and virtual memory, overhead, allocations and
 reallocations, remote-free queues, fast-path hit rate and fragmentation, for the process,
-each thread heap and each chain. With OTHER, one run against the other (totals).
+each thread heap and each chain. With OTHER, one run against the other: the totals,
+then each chain, matched by name.
 """
 import argparse
 

@@ -99,11 +99,9 @@ def render(doc: Dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_compare(doc: Dict) -> str:
-    out = [f"hsmalloc statistics: A = {doc['a']} ({counted(doc['processes'][0], 'process', 'processes')}), "
-           f"B = {doc['b']} ({counted(doc['processes'][1], 'process', 'processes')})"]
-    rows = []
-    for r in doc["rows"]:
+def _compare_table(rows: List[Dict]) -> str:
+    out = []
+    for r in rows:
         if r["delta"] is None:
             delta = "-"
         elif r["unit"] == "ratio":
@@ -113,6 +111,17 @@ def render_compare(doc: Dict) -> str:
         else:
             delta = f"{int(r['delta']):+,}"
         ratio = "-" if r["ratio"] is None else f"{r['ratio']:.3f}x"
-        rows.append([r["label"], value(r["a"], r["unit"]), value(r["b"], r["unit"]), delta, ratio])
-    out.append(table(["figure", "A", "B", "B - A", "B / A"], rows))
+        out.append([r["label"], value(r["a"], r["unit"]), value(r["b"], r["unit"]), delta, ratio])
+    return table(["figure", "A", "B", "B - A", "B / A"], out)
+
+
+def render_compare(doc: Dict) -> str:
+    out = [f"hsmalloc statistics: A = {doc['a']} ({counted(doc['processes'][0], 'process', 'processes')}), "
+           f"B = {doc['b']} ({counted(doc['processes'][1], 'process', 'processes')})",
+           _compare_table(doc["rows"])]
+    for chain in doc.get("chains", []):
+        where = {"both": "", "a": " (in A only)", "b": " (in B only)"}[chain["in"]]
+        out.append("")
+        out.append(f"chain {chain['chain']}{where}, summed over the processes that have it")
+        out.append(_compare_table(chain["rows"]))
     return "\n".join(out) + "\n"
