@@ -5,15 +5,19 @@ to HSMALLOC_STATS_FILE, and prints per process the figures of the MPC allocator'
 `chain --all -stat`: requested, real and virtual memory, overhead, allocations and
 reallocations, remote-free queues, fast-path hit rate and fragmentation, for the process,
 each thread heap and each chain. With OTHER, one run against the other: the totals,
-then each chain, matched by name.
+then each chain, matched by name. FILE may also be an event trace (HSMALLOC_TRACE): it is
+replayed (address space, segments, pages, purges over time; pressure levels; heaps).
 """
 import argparse
 
 from heapscope.analysis.alloc_stats import EVENTS, build_alloc_stats, compare_alloc_stats
+from heapscope.analysis.alloc_trace import build_alloc_trace
 from heapscope.commands.options import add_output_options, emit
 from heapscope.errors import HeapscopeError
 from heapscope.profile.hsmalloc_stats import read_stats
+from heapscope.profile.hsmalloc_trace import is_trace, read_trace
 from heapscope.render.alloc_stats_text import render, render_compare
+from heapscope.render.alloc_trace_text import render_trace
 
 EPILOG = """\
 examples:
@@ -21,6 +25,8 @@ examples:
   kill -USR2 PID                       # a dump while it runs (appended to the same file)
   heapscope alloc-stats run1.json
   heapscope alloc-stats run1.json run2.json --format json
+  HSMALLOC_TRACE=trace.%p heapscope run --allocator hsmalloc -- ./solver
+  heapscope alloc-stats trace.12345    # the event trace replayed
 The last dump of each process is used (--event exit|signal|call: the last of that kind)."""
 
 
@@ -40,6 +46,11 @@ def register(sub):
 
 
 def run(args):
+    if is_trace(args.file):
+        if args.other is not None:
+            raise HeapscopeError(f"{args.file}: an event trace; only statistics dumps are compared")
+        emit(args, build_alloc_trace(read_trace(args.file)), {"text": render_trace})
+        return 0
     doc = build_alloc_stats(args.file, read_stats(args.file), args.event)
     if args.other is None:
         emit(args, doc, {"text": render})
