@@ -1,0 +1,158 @@
+"""The job file's stack types at the ranks' heap peaks (JOB_PEAK_STACKS), reduced inside
+the job at MPI_Finalize: tests/programs/mpi_peak_stacks.c on 4 ranks with record --track,
+each rank holding blocks of rank-dependent sizes from 10 distinct call paths at its peak.
+
+Checked twice: against each rank's own file at MPI_Finalize (its tracking's blocks live at
+its peak, grouped as the recorder groups them: region and call path, frames as module and
+offset; its 8 largest; then merged over the ranks), and against the program's known
+sizes with the frames symbolized (function names)."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import MPI_FAMILIES
+from heapscope.analysis.job_peak_stacks import NO_TRACK
+from heapscope.profile import format as fmt
+from heapscope.profile import read_profile
+from heapscope.profile.framing import parse, read_file
+from heapscope.profile.job_file import read_job_file
+
+M = 1000000
+PER_RANK, TOP = 8, 20
+
+
+def _at_finalize(path, tmp):
+    """The rank file read up to the end of its first snapshot (the dump at MPI_Finalize)."""
+    data = read_file(str(path))
+    frame = parse(data, str(path))
+    begin = next(c for c in frame.chunks if c.type == fmt.CHUNK_SNAPSHOT_BEGIN)
+    end = next(c for c in frame.chunks if c.type == fmt.CHUNK_SNAPSHOT_END)
+    assert fmt.reason_name(begin.payload[4]) == "api"
+    cut = tmp / path.name
+    cut.write_bytes(data[:end.offset + fmt.CHUNK_HEADER_SIZE + len(end.payload)])
+    return read_profile(cut)
+
+
+@pytest.fixture(scope="module", params=list(MPI_FAMILIES))
+def run(request, tmp_path_factory):
+    mpi = MPI_FAMILIES[request.param]
+    tmp = tmp_path_factory.mktemp(f"peaks-{request.param}")
+    program = mpi.compile("mpi_peak_stacks.c", tmp / "mpi_peak_stacks")
+    out = tmp / "out"
+    res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--track", "--sizes",
+                          "1000-100000000", "--per-rank", "all", "-o", out, "--",
+                          *mpi.mpirun(4), program], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    (job,) = out.glob("heapscope.*.job.hsj")
+    ranks = sorted(out.glob("heapscope.*.r*.hsp"))
+    assert len(ranks) == 4
+    return job, ranks, tmp
+
+
+def _module_offset(p, address):
+    for m in p.modules:
+        if m.contains(address - 1):
+            return (m.path, m.build_id, address - m.bias)
+    return (None, None, address)
+
+
+def _rank_types(p):
+    """A rank's 8 largest types at its peak, from its own file's tracking."""
+    types = {}
+    for s in p.tracking.stacks:
+        if not s.life.live_at_peak_bytes:
+            continue
+        key = (s.region, tuple(_module_offset(p, a) for a in s.frames)) if s.frames \
+            else (s.region, s.size)
+        t = types.setdefault(key, dict(blocks=0, bytes=0, sizes=set()))
+        t["blocks"] += s.life.live_at_peak
+        t["bytes"] += s.life.live_at_peak_bytes
+        t["sizes"].add(s.size)
+    order = sorted(types.items(), key=lambda kv: (-kv[1]["bytes"], min(kv[1]["sizes"])))
+    return order[:PER_RANK]
+
+
+def _expected(profiles):
+    merged = {}
+    for p in profiles:
+        for key, t in _rank_types(p):
+            m = merged.setdefault(key, dict(ranks=0, blocks=0, bytes=0, bytes_max=-1, max_rank=-1,
+                                            sizes=set()))
+            m["ranks"] += 1
+            m["blocks"] += t["blocks"]
+            m["bytes"] += t["bytes"]
+            m["sizes"] |= t["sizes"]
+            if t["bytes"] > m["bytes_max"] or (t["bytes"] == m["bytes_max"] and p.rank < m["max_rank"]):
+                m["bytes_max"], m["max_rank"] = t["bytes"], p.rank
+    order = sorted(merged.items(), key=lambda kv: (-kv[1]["bytes"], -kv[1]["ranks"],
+                                                  kv[1]["max_rank"], min(kv[1]["sizes"])))
+    return [(key, (m["ranks"], m["blocks"], m["bytes"], m["bytes_max"], m["max_rank"],
+                   min(m["sizes"]), max(m["sizes"]))) for key, m in order[:TOP]]
+
+
+def test_the_job_files_peak_types_equal_the_rank_files(run):
+    job_path, rank_paths, tmp = run
+    cuts = tmp / "cuts"
+    cuts.mkdir(exist_ok=True)
+    profiles = [_at_finalize(f, cuts) for f in rank_paths]
+    assert sorted(p.rank for p in profiles) == [0, 1, 2, 3]
+    ps = read_job_file(job_path).peak_stacks
+    assert (ps.ranks_tracked, ps.per_rank, ps.missing_bound) == (4, PER_RANK, 0)
+    got = []
+    for t in ps.types:
+        frames = tuple((ps.modules[m][0], ps.modules[m][1], o) if m != fmt.NO_MODULE else (None, None, o)
+                       for m, o in t.frames)
+        key = (t.region, frames) if t.depth else (t.region, t.size_min)
+        got.append((key, (t.ranks, t.blocks, t.bytes, t.bytes_max, t.max_rank, t.size_min, t.size_max)))
+    assert got == _expected(profiles)
+
+
+def _known():
+    """innermost function (nest: and how many nest frames) -> (region, ranks, blocks,
+    bytes summed, bytes_max, max_rank), from the program's sizes."""
+    out = {("hold_mesh", 0): ("(none)", 4, 4, 4 * M * (1 + 2 + 3 + 4), 16 * M, 3),
+           ("hold_halo", 0): ("pcontrol-1", 4, 12, 3 * M * (4 + 3 + 2 + 1), 12 * M, 0),
+           ("hold_spill", 0): ("(none)", 1, 1, 20 * M, 20 * M, 0),         # 1000 bytes elsewhere
+           ("hold_odd", 0): ("(none)", 2, 2, 12 * M + 4000, 6 * M + 3000, 3),
+           ("hold_even", 0): ("(none)", 1, 1, 3 * M // 2 + 2000, 3 * M // 2 + 2000, 2)}  # 9th on rank 0
+    for d in range(1, 6):
+        size = 2 * M + d * 100000
+        out[("nest", d)] = ("(none)", 4, 4, 4 * size + 6000, size + 3000, 3)
+    return out
+
+
+def test_the_report_names_who_held_each_ranks_peak(run, heapscope):
+    job_path, rank_paths, _ = run
+    doc = json.loads(heapscope("report", *rank_paths, job_path, "--format", "json").stdout)
+    ps = doc["job_file"]["peak_stacks"]
+    assert (ps["ranks_tracked"], ps["ranks"], ps["exact"]) == (4, 4, True)
+    seen = {}
+    for t in ps["types"]:
+        functions = [f["function"] for f in t["frames"]]
+        assert t["recorded"] and "main" in functions
+        key = (functions[0], functions.count("nest") if functions[0] == "nest" else 0)
+        seen[key] = (t["region"], t["ranks"], t["blocks"], t["bytes"], t["bytes_max"], t["max_rank"])
+    assert seen == _known()
+    assert [t["bytes"] for t in ps["types"]] == sorted((t["bytes"] for t in ps["types"]), reverse=True)
+    text = heapscope("report", *rank_paths, job_path).stdout
+    assert "Who held the heap peak" in text and "hold_mesh @" in text
+    assert "40,000,000 bytes on 4 ranks (most: 16,000,000 on r3)" in text
+
+
+def test_without_track_the_report_says_how_to_get_them(tmp_path, heapscope):
+    mpi = MPI_FAMILIES["openmpi"]
+    program = mpi.compile("mpi_peak_stacks.c", tmp_path / "mpi_peak_stacks")
+    out = tmp_path / "out"
+    res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--per-rank", "none",
+                          "-o", out, "--", *mpi.mpirun(4), program],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    (job_path,) = out.glob("heapscope.*.job.hsj")
+    ps = read_job_file(job_path).peak_stacks
+    assert (ps.ranks_tracked, ps.types) == (0, [])
+    doc = json.loads(heapscope("report", job_path, "--format", "json").stdout)
+    assert doc["job_file"]["peak_stacks"] == {"absent": NO_TRACK}
+    text = heapscope("report", job_path).stdout
+    assert text.count(NO_TRACK) == 1 and "Who held the heap peak" in text
