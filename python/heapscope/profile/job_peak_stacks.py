@@ -61,11 +61,11 @@ def decode(payload) -> JobPeakStacks:
     modules = [(m.path, bytes(m.build_id).hex()) for m in r.modules]
     types = []
     for t in r.types:
-        region, depth, ranks, max_rank, size_min, size_max, blocks, nbytes, bytes_max, frames = t
+        region, depth, ranks, max_rank, size_min, size_max, blocks, nbytes, bytes_max, mods, offs = t
         if region >= len(paths):
             raise Malformed(f"peak stack type in region {region} of {len(paths)}")
-        if any(m != fmt.NO_MODULE and m >= len(modules) for m, _, _ in frames):
+        if any(m != fmt.NO_MODULE and m >= len(modules) for m in mods):
             raise Malformed(f"peak stack type's frame in a module past the {len(modules)} listed")
         types.append(JobPeakType(paths[region], depth, ranks, max_rank, size_min, size_max,
-                                 blocks, nbytes, bytes_max, tuple((m, o) for m, _, o in frames)))
+                                 blocks, nbytes, bytes_max, tuple(zip(mods, offs))))
     return JobPeakStacks(r.ranks_tracked, r.per_rank, r.missing_bound, modules, types)

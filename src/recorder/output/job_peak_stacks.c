@@ -265,9 +265,9 @@ static int peaks_write(struct peaks *p, uint32_t limit, struct hsr_buf *b)
         for (uint32_t f = 0; f < t->depth; f++) {
             uint64_t m = t->frames[2 * f];
             hsr_buf_u32(b, m == HS_NO_MODULE ? HS_NO_MODULE : mod_new[m] - 1);
-            hsr_buf_u32(b, 0);
-            hsr_buf_u64(b, t->frames[2 * f + 1]);
         }
+        for (uint32_t f = 0; f < t->depth; f++)
+            hsr_buf_u64(b, t->frames[2 * f + 1]);
     }
     return b->failed ? -1 : 0;
 }
@@ -348,7 +348,7 @@ static int peaks_read(struct peaks *p, const uint8_t *b, size_t len)
         t.blocks = rd_u64(&r);
         t.bytes = rd_u64(&r);
         t.bytes_max = rd_u64(&r);
-        if (r.bad || t.region >= np || t.depth > (len - r.at) / 16)
+        if (r.bad || t.region >= np || t.depth > (len - r.at) / 12)
             return -1;
         t.region = pmap[t.region];
         uint64_t *f = hsr_arena_alloc(p->arena, ((size_t)t.depth * 2 + 1) * 8);
@@ -356,12 +356,12 @@ static int peaks_read(struct peaks *p, const uint8_t *b, size_t len)
             return -1;
         for (uint32_t d = 0; d < t.depth; d++) {
             uint32_t m = rd_u32(&r);
-            rd_u32(&r);
-            f[2 * d + 1] = rd_u64(&r);
             if (m != HS_NO_MODULE && m >= nm)
                 return -1;
             f[2 * d] = m == HS_NO_MODULE ? HS_NO_MODULE : mmap_[m];
         }
+        for (uint32_t d = 0; d < t.depth; d++)
+            f[2 * d + 1] = rd_u64(&r);
         t.frames = f;
         type_add(p, &t, 0);
     }
