@@ -7,13 +7,18 @@ its peak, grouped as the recorder groups them: region and call path, frames as m
 offset; its 8 largest; then merged over the ranks), and against the program's known
 sizes with the frames symbolized (function names)."""
 import json
+import os
+import struct
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
-from conftest import MPI_FAMILIES
-from heapscope.analysis.job_peak_stacks import NO_TRACK
+from conftest import MPI_FAMILIES, compile_program
+from heapscope.analysis.job_peak_stacks import NO_TRACK, document
+from heapscope.profile.job_peak_stacks import decode as decode_peak_stacks
+from heapscope.render import job_peak_stacks_text
 from heapscope.profile import format as fmt
 from heapscope.profile import read_profile
 from heapscope.profile.framing import parse, read_file
@@ -156,3 +161,62 @@ def test_without_track_the_report_says_how_to_get_them(tmp_path, heapscope):
     assert doc["job_file"]["peak_stacks"] == {"absent": NO_TRACK}
     text = heapscope("report", job_path).stdout
     assert text.count(NO_TRACK) == 1 and "Who held the heap peak" in text
+
+
+# ---- a parent's merge, without MPI (heapscope__job_merge) ----
+
+def _part(types, ranks_tracked=1, paths=("(none)", "solve")):
+    """A part with no counts and a peak section (job_summary.c: the section's length in
+    the header's fourth word, its bytes at the end)."""
+    from helpers.profile_builder import payload
+    section = payload("JOB_PEAK_STACKS", ranks_tracked=ranks_tracked, per_rank=8, missing_bound=0,
+                      paths=[dict(path=p) for p in paths],
+                      modules=[dict(path="/apps/sim", build_id=b"\xab")], types=types)
+    return struct.pack("<4I", 0, 0, 0, len(section)) + section
+
+
+def _type(offset, nbytes, rank, ranks=1, region=0, size=0):
+    return dict(region=region, ranks=ranks, max_rank=rank, size_min=size or nbytes,
+                size_max=size or nbytes, blocks=1, bytes=nbytes, bytes_max=nbytes,
+                frame_modules=(0, 0), frame_offsets=(offset, 0x500))
+
+
+def _merge(native, tmp, a, b):
+    exe = compile_program(native, "job_merge_parts.c", tmp / "job_merge_parts", "-ldl")
+    (tmp / "a").write_bytes(a)
+    (tmp / "b").write_bytes(b)
+    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libheapscope.so"),
+               HEAPSCOPE_OUTPUT_DIR=str(tmp))
+    res = subprocess.run([str(exe), tmp / "a", tmp / "b", tmp / "out"], env=env)
+    assert res.returncode == 0
+    merged = (tmp / "out").read_bytes()
+    (n_regions, n_sizes, n_apis, peaks_len) = struct.unpack_from("<4I", merged)
+    assert (n_regions, n_sizes, n_apis) == (0, 0, 0) and peaks_len == len(merged) - 16
+    return decode_peak_stacks(merged[16:])
+
+
+def test_a_merge_adds_equal_types_and_keeps_the_largest_of_equal_bytes(native, tmp_path):
+    a = _part([_type(0x100, 5000, 0), _type(0x200, 700, 0, region=1)])
+    b = _part([_type(0x100, 5000, 3, region=1), _type(0x100, 3000, 1, region=1),
+               _type(0x300, 900, 2)], ranks_tracked=2, paths=("solve", "(none)"))
+    ps = _merge(native, tmp_path, a, b)
+    assert (ps.ranks_tracked, ps.missing_bound) == (3, 0)
+    got = [(t.region, t.frames[0][1], t.ranks, t.bytes, t.bytes_max, t.max_rank) for t in ps.types]
+    # b names its regions in another order; equal bytes on ranks 0 and 3: the lower rank
+    assert got == [("(none)", 0x100, 3, 13000, 5000, 0), ("solve", 0x300, 1, 900, 900, 2),
+                   ("solve", 0x200, 1, 700, 700, 0)]
+
+
+def test_a_merge_past_the_kept_types_says_what_it_dropped(native, tmp_path):
+    """200 distinct types from each child: the parent keeps the 256 largest and records
+    the bytes of the largest one it dropped; the figures are then lower bounds."""
+    a = _part([_type(0x1000 + 16 * i, 10000 + 2 * i, 0) for i in range(200)])
+    b = _part([_type(0x9000 + 16 * i, 10001 + 2 * i, 1) for i in range(200)])
+    ps = _merge(native, tmp_path, a, b)
+    sizes = sorted([10000 + 2 * i for i in range(200)] + [10001 + 2 * i for i in range(200)],
+                   reverse=True)
+    assert [t.bytes for t in ps.types] == sizes[:256]
+    assert ps.missing_bound == sizes[256]
+    doc = document(SimpleNamespace(peak_stacks=ps, size=2, path="x.hsj"))
+    assert doc["exact"] is False and doc["missing_bound"] == sizes[256] and len(doc["types"]) == 256
+    assert "lower bounds" in "\n".join(job_peak_stacks_text.lines(doc))

@@ -18,6 +18,7 @@ struct hsr_job_part_view {
 HSR_HIDDEN int hsr_job_part_visit(const void *part, size_t len, struct hsr_job_part_view *v);
 HSR_HIDDEN const char *hsr_profile_job_id(void);
 /* The reader's path of a region id ("solve/[MPI]"), as the parts name regions. */
-HSR_HIDDEN size_t hsr_job_region_path(uint32_t id, char *out, size_t cap); /* profile_writer.c: "" when none */
+HSR_HIDDEN size_t hsr_job_region_path(uint32_t id, char *out,
+                                      size_t cap); /* profile_writer.c: "" when none */
 
 #endif

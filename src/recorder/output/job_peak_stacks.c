@@ -148,7 +148,8 @@ static void type_add(struct peaks *p, const struct ptype *t, int same_rank)
             return;
         }
         o->ranks += t->ranks;
-        if (t->bytes_max > o->bytes_max || (t->bytes_max == o->bytes_max && t->max_rank < o->max_rank)) {
+        if (t->bytes_max > o->bytes_max ||
+            (t->bytes_max == o->bytes_max && t->max_rank < o->max_rank)) {
             o->bytes_max = t->bytes_max;
             o->max_rank = t->max_rank;
         }
@@ -434,8 +435,8 @@ static void convert(struct peaks *raw, struct peaks *p, int rank, const struct m
         t.region = name_index(p, &p->paths, s, (uint32_t)n, NULL, 0);
         for (uint32_t d = 0; d < t.depth; d++) {
             const struct module *m = module_of(mods, nmods, t.frames[d]);
-            f[2 * d] = m ? name_index(p, &p->modules, m->path, m->pathlen, m->id, m->idlen)
-                         : HS_NO_MODULE;
+            f[2 * d] =
+                m ? name_index(p, &p->modules, m->path, m->pathlen, m->id, m->idlen) : HS_NO_MODULE;
             f[2 * d + 1] = m ? t.frames[d] - m->bias : t.frames[d];
         }
         t.frames = f;
@@ -459,9 +460,13 @@ int hsr_job_peaks_own(struct hsr_buf *out, int rank)
             int64_t at = atomic_load_explicit(&r->live_at_peak, memory_order_relaxed);
             if (at <= 0 || !r->size)
                 continue;
-            struct ptype t = {.region = r->region, .depth = r->frames ? r->depth : 0,
-                              .size_min = r->size, .size_max = r->size, .blocks = (uint64_t)at,
-                              .bytes = (uint64_t)at * r->size, .frames = r->frames};
+            struct ptype t = {.region = r->region,
+                              .depth = r->frames ? r->depth : 0,
+                              .size_min = r->size,
+                              .size_max = r->size,
+                              .blocks = (uint64_t)at,
+                              .bytes = (uint64_t)at * r->size,
+                              .frames = r->frames};
             type_add(&raw, &t, 1);
         }
         /* the module list as the snapshot writes it (its encoder's state is the dump's) */

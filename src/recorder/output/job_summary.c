@@ -384,11 +384,11 @@ __attribute__((visibility("default"))) int heapscope__job_merge(const void *a, s
     part_init(&p, &arena);
     struct hsr_job_part_view va, vb;
     struct hsr_buf peaks = {0};
-    int rc = hsr_job_part_visit(a, alen, &va) == 0 && hsr_job_part_visit(b, blen, &vb) == 0 &&
-                     hsr_job_peaks_merge(va.peaks, va.peaks_len, vb.peaks, vb.peaks_len, &peaks) == 0 &&
-                     part_add(&p, a, alen) == 0 && part_add(&p, b, blen) == 0
-                 ? part_encode(&p, &peaks, out, outlen)
-                 : -1;
+    int rc = -1; /* the peak stack types merged apart (job_peak_stacks.c), then the counts */
+    if (hsr_job_part_visit(a, alen, &va) == 0 && hsr_job_part_visit(b, blen, &vb) == 0 &&
+        hsr_job_peaks_merge(va.peaks, va.peaks_len, vb.peaks, vb.peaks_len, &peaks) == 0 &&
+        part_add(&p, a, alen) == 0 && part_add(&p, b, blen) == 0)
+        rc = part_encode(&p, &peaks, out, outlen);
     hsr_buf_release(&peaks);
     hsr_arena_free(&arena);
     hsr_guard = saved;
