@@ -97,6 +97,16 @@ def _expected(profiles):
                    min(m["sizes"]), max(m["sizes"]))) for key, m in order[:TOP]]
 
 
+def _job_types(ps):
+    got = []
+    for t in ps.types:
+        frames = tuple((ps.modules[m][0], ps.modules[m][1], o) if m != fmt.NO_MODULE else (None, None, o)
+                       for m, o in t.frames)
+        key = (t.region, frames) if t.depth else (t.region, t.size_min)
+        got.append((key, (t.ranks, t.blocks, t.bytes, t.bytes_max, t.max_rank, t.size_min, t.size_max)))
+    return got
+
+
 def test_the_job_files_peak_types_equal_the_rank_files(run):
     job_path, rank_paths, tmp = run
     cuts = tmp / "cuts"
@@ -105,13 +115,32 @@ def test_the_job_files_peak_types_equal_the_rank_files(run):
     assert sorted(p.rank for p in profiles) == [0, 1, 2, 3]
     ps = read_job_file(job_path).peak_stacks
     assert (ps.ranks_tracked, ps.per_rank, ps.missing_bound) == (4, PER_RANK, 0)
-    got = []
-    for t in ps.types:
-        frames = tuple((ps.modules[m][0], ps.modules[m][1], o) if m != fmt.NO_MODULE else (None, None, o)
-                       for m, o in t.frames)
-        key = (t.region, frames) if t.depth else (t.region, t.size_min)
-        got.append((key, (t.ranks, t.blocks, t.bytes, t.bytes_max, t.max_rank, t.size_min, t.size_max)))
-    assert got == _expected(profiles)
+    assert _job_types(ps) == _expected(profiles)
+
+
+def test_track_without_stacks_gives_types_per_region_and_size(tmp_path, heapscope):
+    """--track alone: no call paths, a type is a (region, size); the same figures as the
+    rank files, and the report says the sizes were tracked without their stacks."""
+    mpi = MPI_FAMILIES["openmpi"]
+    program = mpi.compile("mpi_peak_stacks.c", tmp_path / "mpi_peak_stacks")
+    out = tmp_path / "out"
+    res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--track", "--per-rank",
+                          "all", "-o", out, "--", *mpi.mpirun(4), program],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    (job_path,) = out.glob("heapscope.*.job.hsj")
+    (tmp_path / "cuts").mkdir()
+    profiles = [_at_finalize(f, tmp_path / "cuts") for f in out.glob("heapscope.*.r*.hsp")]
+    ps = read_job_file(job_path).peak_stacks
+    assert ps.ranks_tracked == 4 and all(t.depth == 0 and not t.frames for t in ps.types)
+    assert _job_types(ps) == _expected(profiles)
+    # rank 3's mesh (16 M) and halo (3 x 1 M, in pcontrol-1); 20 M on rank 0 alone
+    by_key = {key: figures for key, figures in _job_types(ps)}
+    assert by_key[("(none)", 16 * M)][:5] == (1, 1, 16 * M, 16 * M, 3)
+    assert by_key[("pcontrol-1", M)][:5] == (1, 3, 3 * M, 3 * M, 3)
+    assert by_key[("(none)", 20 * M)][:5] == (1, 1, 20 * M, 20 * M, 0)
+    text = heapscope("report", *out.glob("heapscope.*.r*.hsp"), job_path).stdout
+    assert "(no stack: this size was tracked without its stacks)" in text
 
 
 def _known():
