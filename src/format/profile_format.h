@@ -113,6 +113,7 @@
  *    43  JOB_API_COUNTS    file      job file: calls per region and API, all ranks (HS_JOB_API_COUNTS)
  *    44  JOB_RANKS         file      job file: one fixed row per rank (HS_JOB_RANKS)
  *    45  JOB_HOSTS         file      job file: per host its ranks, RSS/PSS sum and max (HS_JOB_HOSTS)
+ *    46  JOB_PEAK_STACKS   file      job file: stack types at the ranks' heap peaks, merged (HS_JOB_PEAK_STACKS)
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
  * hs_track_chunk_type, hs_timeline_chunk_type, hs_ending_chunk_type,
@@ -263,10 +264,21 @@
  *   MPI_Finalize from every rank's summary reduced inside the job (the MPI layer,
  *   src/mpi/mpi_job.c; the writer, src/recorder/output/job_file.c). It holds no
  *   snapshot: JOB, JOB_REGIONS, JOB_SIZE_COUNTS..., JOB_API_COUNTS..., JOB_RANKS...,
- *   JOB_HOSTS, in that order. Region ids of the counts index JOB_REGIONS (paths, not
+ *   JOB_HOSTS, JOB_PEAK_STACKS, in that order. Region ids of the counts index JOB_REGIONS (paths, not
  *   trees: the ranks' region ids differ). A rank's figures are those of its snapshot
  *   at MPI_Finalize; its heap/RSS/PSS peaks are the maxima of the timeline samples its
  *   file had received by then. Readers of profiles skip job files by name.
+ *   JOB_PEAK_STACKS (src/recorder/output/job_peak_stacks.c): each rank recorded with
+ *   --track gives its per_rank largest stack types by requested bytes live at its own
+ *   tracking peak (a type: region path and call path, its sizes added up; region path
+ *   and size for blocks tracked without stacks); equal types of several ranks are
+ *   merged (ranks, blocks and bytes summed, the largest bytes and its rank, the range
+ *   of sizes), the largest first. Frames are (module index, offset from the module's
+ *   load bias): modules by path and build-id, so a call path compares equal on every
+ *   rank whatever ASLR did; symbolize offset - 1 in the module as a return address. A
+ *   message of the reduction keeps at most HSR_JOB_PEAK_KEPT types: missing_bound > 0
+ *   says some were dropped and the figures are lower bounds. ranks_tracked 0: no rank
+ *   had --track, no type (a report says how to record them, never a figure).
  */
 #ifndef HEAPSCOPE_PROFILE_FORMAT_H
 #define HEAPSCOPE_PROFILE_FORMAT_H

@@ -102,7 +102,7 @@ static void job_file(void)
     void *part = NULL;
     size_t len = 0;
     struct heapscope_job_rank row;
-    if (heapscope__job_summary(&part, &len, &row) == 0) {
+    if (heapscope__job_summary(rank, &part, &len, &row) == 0) {
         row.rank = rank;
     } else {
         part = NULL;

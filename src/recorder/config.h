@@ -78,5 +78,10 @@
 /* ---- the job file (output/job_file.c, job_summary.c) ---- */
 #define HSR_JOB_PER_RANK_SAMPLED 4 /* HEAPSCOPE_PER_RANK unset: ranks kept besides min/max */
 #define HSR_JOB_ROWS_PER_CHUNK 65536u
+/* the job file's peak stack types (output/job_peak_stacks.c): each rank's K largest at
+ * its peak; at most KEPT types travel in one message of the tree; TOP are written */
+#define HSR_JOB_PEAK_PER_RANK 8u
+#define HSR_JOB_PEAK_KEPT 256u
+#define HSR_JOB_PEAK_TOP 20u
 
 #endif

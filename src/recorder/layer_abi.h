@@ -47,7 +47,8 @@ int heapscope__mpi_abort(int errorcode);
  * and the job file (output/job_file.c):
  *   1. heapscope__job_summary: this rank's final dump (reason "api") and, from the
  *      same merged counts, its part (counts per (region path, size) and per (region
- *      path, API), an opaque buffer) and its fixed row;
+ *      path, API), its largest stack types at its tracking peak, an opaque buffer) and
+ *      its fixed row;
  *   2. the layer reduces the parts up a binomial tree (heapscope__job_merge at each
  *      parent) and gathers the rows at rank 0;
  *   3. rank 0: heapscope__job_write writes heapscope.<job>.job.hsj and says which
@@ -71,7 +72,8 @@ struct heapscope_job_rank {             /* fixed size: gathered as bytes */
     int64_t rss_peak, pss_peak, mpi_rss, mpi_pss;
     char host[HEAPSCOPE_JOB_HOST];
 };
-int heapscope__job_summary(void **part, size_t *len, struct heapscope_job_rank *row);
+/* rank: this process's rank in MPI_COMM_WORLD (named in the peak stack types) */
+int heapscope__job_summary(int rank, void **part, size_t *len, struct heapscope_job_rank *row);
 int heapscope__job_merge(const void *a, size_t alen, const void *b, size_t blen, void **out,
                          size_t *outlen);
 void heapscope__job_free(void *p, size_t len);

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from conftest import MPI_FAMILIES
+from heapscope.analysis.job_peak_stacks import NO_TRACK
 from helpers.browser import browser, open_report, shoot, shots  # noqa: F401 (fixtures)
 
 
@@ -47,6 +48,11 @@ def test_rank_table_says_which_rank_ran_where_with_its_figures(page, doc, shots)
     shoot(page, shots, "timeline")
     shoot(page, shots, "overview")
     assert page.errors == [] and page.requests == []
+
+
+def test_without_track_the_page_says_how_to_see_who_held_the_peaks(page, doc):
+    assert doc["job_file"]["peak_stacks"] == {"absent": NO_TRACK}
+    assert NO_TRACK in page.page.locator("#timeline .hs-absent").all_inner_texts()
 
 
 def test_statistics_name_the_min_and_max_rank(page, doc):

@@ -35,8 +35,8 @@ def sample_values(fields, seed):
             values[f.name] = bytes((n + k) % 256 for k in range(size))
         elif isinstance(f.count, tuple):
             values[f.name] = tuple(n * 1000 + k for k in range(bin(values[f.count[1]]).count("1")))
-        elif f.count is not None:
-            values[f.name] = tuple(n * 1000 + k for k in range(3))
+        elif f.count is not None:   # (kept within the field's width: ids past 42 nest deep)
+            values[f.name] = tuple((n * 1000 + k) % (1 << (int(f.type[1:]) - 1)) for k in range(3))
         elif f.enum:
             values[f.name] = fmt.TABLE.enums[f.enum].members[-1].value
         elif f.name.endswith("mask"):
@@ -344,13 +344,54 @@ def test_job_file_chunks(tmp_path):
         read_job_file(path)
 
 
+def test_job_peak_stacks(tmp_path):
+    """JOB_PEAK_STACKS reads back type by type, its frames as (module, offset) placed in
+    made-up module spans the symbolizer reads as a rank file's; a type naming a region or
+    a module the chunk does not list is a one-line error."""
+    from heapscope.profile.job_file import read_job_file
+    head = header(start_real_ns=5)
+    job = payload("JOB", ranks=4, hosts=1, summarized=4, reserved=0, summary_ns=1, reduce_ns=2,
+                  job_id="9", per_rank="", recorder_version="0.1.0", exe="/apps/sim")
+
+    def peaks(types, modules=2):
+        return payload("JOB_PEAK_STACKS", ranks_tracked=3, per_rank=8, missing_bound=0,
+                       paths=[dict(path="(none)"), dict(path="solve")],
+                       modules=[dict(path="/apps/sim", build_id=bytes([0xab, 0x01])),
+                                dict(path="/lib/libc.so.6", build_id=b"")][:modules],
+                       types=types)
+    mesh = dict(region=1, ranks=3, max_rank=2, size_min=100, size_max=300, blocks=3, bytes=600,
+                bytes_max=300, frame_modules=(0, 0, 1), frame_offsets=(0x11db, 0x142a, 0x2724a))
+    nostack = dict(region=0, ranks=1, max_rank=0, size_min=64, size_max=64, blocks=2, bytes=128,
+                   bytes_max=128, frame_modules=(), frame_offsets=())
+    path = tmp_path / "heapscope.9.job.hsj"
+    path.write_bytes(head + chunk("JOB", job) + chunk("JOB_PEAK_STACKS", peaks([mesh, nostack])))
+    ps = read_job_file(path).peak_stacks
+    assert (ps.ranks_tracked, ps.per_rank, ps.missing_bound) == (3, 8, 0)
+    assert ps.modules == [("/apps/sim", "ab01"), ("/lib/libc.so.6", "")]
+    t, u = ps.types
+    assert (t.region, t.depth, t.ranks, t.max_rank, t.size_min, t.size_max, t.blocks, t.bytes,
+            t.bytes_max) == ("solve", 3, 3, 2, 100, 300, 3, 600, 300)
+    assert t.frames == ((0, 0x11db), (0, 0x142a), (1, 0x2724a))
+    assert (u.region, u.depth, u.frames, u.bytes) == ("(none)", 0, (), 128)
+    mods = ps.symbol_modules()
+    for m, o in t.frames:    # the symbolizer's file offset: address - 1 - bias
+        a = ps.address((m, o))
+        assert mods[m].contains(a - 1) and a - 1 - mods[m].bias == o - 1
+    for bad, why in ((dict(mesh, region=2), "region 2 of 2"),
+                     (dict(mesh, frame_modules=(0, 0, 2)), "module past the 2 listed")):
+        path.write_bytes(head + chunk("JOB", job) + chunk("JOB_PEAK_STACKS", peaks([bad])))
+        with pytest.raises(HeapscopeError, match=why):
+            read_job_file(path)
+
+
 def test_every_chunk_type_has_a_test_here():
     """A chunk type added to the table needs its reader test in this file."""
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
               "SIZE_COUNTS", "API_COUNTS", "STACK_TYPES", "TRACK_SUMMARY", "TRACK_TYPES",
               "TRACK_UNTRACKED", "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS",
               "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS",
-              "JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS", "JOB_HOSTS"}
+              "JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS", "JOB_HOSTS",
+              "JOB_PEAK_STACKS"}
     assert set(ALL_CHUNKS) == tested
 
 

@@ -37,6 +37,9 @@ def test_one_readable_file_per_rank_even_the_killed_one(killed_job):
             ranks[p.rank] = p
     assert sorted(ranks) == [0, 1, 2, 3]
     assert ranks[2].snapshot_reason == "sigterm"
+    # a SIGTERM snapshot reduces nothing (no MPI call from a signal handler): no job file,
+    # every rank keeps its own file (--per-rank's default would have dropped some)
+    assert not list(out.glob("*.hsj"))
     assert len({p.job_id for p in ranks.values()}) == 1
     for rank, p in ranks.items():
         assert f".r{rank}." in p.path and p.exe == str(program)

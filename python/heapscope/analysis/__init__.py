@@ -11,6 +11,7 @@ here imports heapscope.render or heapscope.commands.
   tracked, lifetimes, peak, leaks, histogram   the tracking reports
   timeline      heap, RSS and PSS over time, for one process or gridded for a job
   job, job_loading, job_processes              the MPI job report over rank files
+  job_peak_stacks   who held the ranks' heap peaks, from the job file (record --track)
   stacks, loading, selection, classify, suppressions, recorded, processes,
   profile_files the shared pieces: weighted stacks, reading and selecting, frame kinds
 """

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from heapscope.analysis.job_peak_stacks import document as peak_stacks_document
 from heapscope.analysis.job_processes import choose_rank_process, describe_others
 from heapscope.analysis.processes import is_launcher
 from heapscope.analysis.timeline import caliper_figures, job_timelines, sample_columns
@@ -334,7 +335,8 @@ def _stats(values: List[Tuple[int, RankSummary]]) -> Optional[dict]:
 def job_file_document(job) -> dict:
     """What only the job file (profile.job_file.JobFile) holds: its reduction's cost,
     which ranks kept their own file, per host the ranks and their RSS/PSS peaks summed
-    and at most, per application region the blocks and bytes summed over the ranks."""
+    and at most, per application region the blocks and bytes summed over the ranks, the
+    stack types that held the ranks' heap peaks (analysis.job_peak_stacks)."""
     regions: Dict[str, Dict[str, int]] = {}
     for (path, size), n in job.size_counts.items():
         reg = regions.setdefault(app_region(path), dict.fromkeys(REGION_METRICS[:4], 0))
@@ -347,7 +349,7 @@ def job_file_document(job) -> dict:
                 kept=[r.rank for r in job.ranks if r.kept], hosts=job.hosts,
                 regions=[dict(region=k, **v) for k, v in
                          sorted(regions.items(), key=lambda kv: -kv[1]["alloc_app_bytes"])],
-                sizes=len(job.size_counts))
+                sizes=len(job.size_counts), peak_stacks=peak_stacks_document(job))
 
 
 def _all_stats(ranks: List[RankSummary], keys: List[str]) -> Dict[str, Optional[dict]]:

@@ -1,12 +1,13 @@
 """Read a job file (heapscope.<job>.job.hsj): one MPI job's rank summaries, reduced
 inside the job at MPI_Finalize and written by rank 0 (the recorder's output/job_file.c;
-layouts: the format table's chunks 40..45).
+layouts: the format table's chunks 40..46).
 
 It holds the counts per (region path, size) and per (region path, API) summed over the
 ranks, one fixed row per rank (allocated blocks and bytes, application and MPI; the
 heap, RSS and PSS peaks over the rank's timeline samples up to MPI_Finalize; the
 calipers' figures; whether the rank kept its own file) and per host the ranks and the
-sum and maximum of their RSS and PSS peaks.
+sum and maximum of their RSS and PSS peaks; with --track, the stack types that held the
+ranks' heap peaks (profile/job_peak_stacks.py).
 """
 import os
 import re
@@ -17,6 +18,7 @@ from typing import Dict, List, Optional, Tuple
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
 from heapscope.profile.framing import parse, read_file
+from heapscope.profile.job_peak_stacks import JobPeakStacks, decode as decode_peak_stacks
 from heapscope.profile.layout import Malformed
 
 JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsj$")
@@ -58,6 +60,7 @@ class JobFile:
     api_counts: Dict[Tuple[str, str], int] = field(default_factory=dict)
     ranks: List[JobRank] = field(default_factory=list)
     hosts: List[dict] = field(default_factory=list)
+    peak_stacks: Optional[JobPeakStacks] = None   # JOB_PEAK_STACKS (None: an older recorder)
 
 
 _ALL = PRESENT_COUNTS | PRESENT_HEAP | PRESENT_RSS | PRESENT_PSS | PRESENT_CALIPERS
@@ -135,6 +138,8 @@ def read_job_file(path) -> JobFile:
                                   pss_sum=h.pss_sum if h.pss_max >= 0 else None,
                                   pss_max=h.pss_max if h.pss_max >= 0 else None)
                              for h in fmt.CODECS[t].decode(payload).hosts]
+            elif t == fmt.JOB_PEAK_STACKS:
+                job.peak_stacks = decode_peak_stacks(payload)
     except (Malformed, IndexError, struct.error) as exc:
         raise HeapscopeError(f"{path}: malformed job file: {exc}") from None
     if job is None:

@@ -13,6 +13,7 @@ import csv
 import io
 from typing import List, Sequence, Tuple
 
+from heapscope.render import job_peak_stacks_text
 from heapscope.render.text import counted, num, shorten, sparkline, table
 
 SPARK_WIDTH = 60
@@ -121,7 +122,7 @@ def _job_file_text(jf: dict) -> List[str]:
     rows = [[r["region"], _value(r["alloc_app_bytes"]), _value(r["alloc_mpi_bytes"]),
              _value(r["alloc_app_blocks"]), _value(r["alloc_mpi_blocks"])] for r in jf["regions"]]
     out.append(table(["region", "app bytes", "MPI bytes", "app blocks", "MPI blocks"], rows))
-    return out
+    return out + job_peak_stacks_text.lines(jf.get("peak_stacks"))
 
 
 def _ended(r: dict) -> str:

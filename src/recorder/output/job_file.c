@@ -4,8 +4,9 @@
  * (heapscope__job_write, layer_abi.h), and decides which ranks keep their own file.
  *
  *   [header][JOB][JOB_REGIONS][JOB_SIZE_COUNTS]*[JOB_API_COUNTS][JOB_RANKS]*[JOB_HOSTS]
+ *   [JOB_PEAK_STACKS]
  *
- * (layouts in profile_format.table, ids 40..45). The file is written under a
+ * (layouts in profile_format.table, ids 40..46; the last one: job_peak_stacks.c). The file is written under a
  * temporary name and renamed, so a reader sees a whole job file or none.
  *
  * Which ranks keep their per-rank file (HEAPSCOPE_PER_RANK, record --per-rank):
@@ -28,6 +29,7 @@
 #include "core/pool.h"
 #include "layer_abi.h"
 #include "output/job_file.h"
+#include "output/job_peak_stacks.h"
 #include "output/profile_writer.h"
 
 /* ---- hosts: name -> index, first rank first ---- */
@@ -301,7 +303,8 @@ __attribute__((visibility("default"))) int heapscope__job_write(
             hsr_buf_u64(&b, (uint64_t)h.pss_max[i]);
         }
         hsr_chunk_end(&b, c);
-        rc = b.failed ? -1 : write_file(&b);
+        rc = hsr_job_peaks_chunk(&b, v.peaks, v.peaks_len);
+        rc = rc || b.failed ? -1 : write_file(&b);
         hsr_buf_release(&b);
         hsr_unmap(mem, bytes);
     }

@@ -12,8 +12,13 @@
 struct hsr_job_part_view {
     uint32_t nregions, nsizes, napis;
     const uint8_t *regions, *sizes, *apis;
+    const uint8_t *peaks; /* the peak stack types' section (job_peak_stacks.c) */
+    size_t peaks_len;
 };
 HSR_HIDDEN int hsr_job_part_visit(const void *part, size_t len, struct hsr_job_part_view *v);
-HSR_HIDDEN const char *hsr_profile_job_id(void); /* profile_writer.c: "" when none */
+HSR_HIDDEN const char *hsr_profile_job_id(void);
+/* The reader's path of a region id ("solve/[MPI]"), as the parts name regions. */
+HSR_HIDDEN size_t hsr_job_region_path(uint32_t id, char *out,
+                                      size_t cap); /* profile_writer.c: "" when none */
 
 #endif

@@ -7,10 +7,11 @@
  * reader's names), not by this process's region ids. Its encoding (in memory and
  * on the wire only, never in a file; x86-64 little-endian like the file):
  *
- *   u32 nregions, nsizes, napis, reserved
+ *   u32 nregions, nsizes, napis, npeaks
  *   nregions x (u32 length, bytes path)
  *   nsizes   x (u32 region, u32 reserved, u64 size, u64 count)
  *   napis    x (u32 region, u32 api, u64 calls)
+ *   npeaks bytes: the peak stack types (job_peak_stacks.c: a JOB_PEAK_STACKS payload)
  *
  * A merge keeps the first part's region indices and appends the second's new paths.
  */
@@ -26,6 +27,7 @@
 #include "count/regions.h"
 #include "layer_abi.h"
 #include "output/job_file.h"
+#include "output/job_peak_stacks.h"
 #include "output/profile_writer.h"
 #include "output/snapshot.h"
 #include "timeline/timeline.h"
@@ -134,6 +136,8 @@ static size_t region_path(uint32_t id, char *out, size_t cap)
     return n + (size_t)snprintf(out + n, cap - n, "/%s", r->name);
 }
 
+size_t hsr_job_region_path(uint32_t id, char *out, size_t cap) { return region_path(id, out, cap); }
+
 static int is_mpi_path(const char *p, size_t len)
 {
     static const char mpi[] = "[MPI]";
@@ -178,20 +182,22 @@ static void put_cells(struct hsr_buf *b, const struct cells *t, int api)
     }
 }
 
-/* The part as one mapping of exactly *len bytes (heapscope__job_free). */
-static int part_encode(const struct part *p, void **out, size_t *len)
+/* The part, with the peak stack types' section, as one mapping of exactly *len bytes
+ * (heapscope__job_free). */
+static int part_encode(const struct part *p, const struct hsr_buf *peaks, void **out, size_t *len)
 {
-    if (p->paths.failed || p->sizes.failed || p->apis.failed)
+    if (p->paths.failed || p->sizes.failed || p->apis.failed || peaks->failed)
         return -1;
     struct hsr_buf b = {0};
     hsr_buf_u32(&b, p->paths.n);
     hsr_buf_u32(&b, (uint32_t)p->sizes.n);
     hsr_buf_u32(&b, (uint32_t)p->apis.n);
-    hsr_buf_u32(&b, 0);
+    hsr_buf_u32(&b, (uint32_t)peaks->len);
     for (uint32_t i = 0; i < p->paths.n; i++)
         hsr_buf_str(&b, p->paths.s[i], p->paths.len[i]);
     put_cells(&b, &p->sizes, 0);
     put_cells(&b, &p->apis, 1);
+    hsr_buf_bytes(&b, peaks->p, peaks->len);
     void *m = b.failed ? NULL : hsr_map(b.len ? b.len : 1);
     if (m)
         memcpy(m, b.p, b.len);
@@ -220,9 +226,10 @@ static int part_add(struct part *p, const uint8_t *b, size_t len)
 {
     if (len == 0)
         return 0; /* a rank without a summary */
-    if (len < 16)
+    if (len < 16 || get_u32(b + 12) > len - 16)
         return -1;
     uint32_t nreg = get_u32(b), nsizes = get_u32(b + 4), napis = get_u32(b + 8);
+    len -= get_u32(b + 12); /* (the peak stack types: merged apart) */
     size_t at = 16;
     uint32_t *map = hsr_arena_alloc(p->paths.arena, (nreg ? nreg : 1) * sizeof *map);
     if (!map)
@@ -326,7 +333,8 @@ static void rank_row(struct heapscope_job_rank *row)
     }
 }
 
-__attribute__((visibility("default"))) int heapscope__job_summary(void **part, size_t *len,
+__attribute__((visibility("default"))) int heapscope__job_summary(int rank, void **part,
+                                                                  size_t *len,
                                                                   struct heapscope_job_rank *row)
 {
     *part = NULL;
@@ -354,7 +362,9 @@ __attribute__((visibility("default"))) int heapscope__job_summary(void **part, s
         row->present |= HEAPSCOPE_JOB_COUNTS;
         gethostname(row->host, sizeof row->host - 1);
         rank_row(row);
-        rc = part_encode(&c.part, part, len);
+        struct hsr_buf peaks = {0};
+        rc = hsr_job_peaks_own(&peaks, rank) == 0 ? part_encode(&c.part, &peaks, part, len) : -1;
+        hsr_buf_release(&peaks);
     }
     if (rc != 0)
         memset(row, 0, sizeof *row), row->rank = -1;
@@ -372,8 +382,14 @@ __attribute__((visibility("default"))) int heapscope__job_merge(const void *a, s
     struct hsr_arena arena = {0};
     struct part p;
     part_init(&p, &arena);
-    int rc = part_add(&p, a, alen) == 0 && part_add(&p, b, blen) == 0 ? part_encode(&p, out, outlen)
-                                                                      : -1;
+    struct hsr_job_part_view va, vb;
+    struct hsr_buf peaks = {0};
+    int rc = -1; /* the peak stack types merged apart (job_peak_stacks.c), then the counts */
+    if (hsr_job_part_visit(a, alen, &va) == 0 && hsr_job_part_visit(b, blen, &vb) == 0 &&
+        hsr_job_peaks_merge(va.peaks, va.peaks_len, vb.peaks, vb.peaks_len, &peaks) == 0 &&
+        part_add(&p, a, alen) == 0 && part_add(&p, b, blen) == 0)
+        rc = part_encode(&p, &peaks, out, outlen);
+    hsr_buf_release(&peaks);
     hsr_arena_free(&arena);
     hsr_guard = saved;
     return rc;
@@ -393,8 +409,11 @@ int hsr_job_part_visit(const void *part, size_t len, struct hsr_job_part_view *v
     memset(v, 0, sizeof *v);
     if (len == 0)
         return 0;
-    if (len < 16)
+    if (len < 16 || get_u32(b + 12) > len - 16)
         return -1;
+    v->peaks_len = get_u32(b + 12);
+    v->peaks = b + len - v->peaks_len;
+    len -= v->peaks_len;
     v->nregions = get_u32(b);
     v->nsizes = get_u32(b + 4);
     v->napis = get_u32(b + 8);

@@ -1,7 +1,8 @@
 """Section 5, timeline: heap, RSS and PSS over the run with the region spans (the
 `timeline` document, per process); for an MPI job, every rank's application and MPI
 heap, RSS and PSS on the job's common grid, their sum, the min/max envelope over the
-ranks, and the rank table (the `job` document).
+ranks, the rank table and, from a job file, the stack types that held the ranks' heap
+peaks (the `job` document).
 
 The page carries samples as columns (seconds, heap, ...; an unreadable value as null).
 A process with more than MAX_POINTS samples is reduced to MAX_POINTS bins holding each
@@ -43,7 +44,8 @@ def data(docs: dict) -> dict:
         out["job"] = dict(job_id=job["job_id"], ranks=job["ranks"], hosts=job["hosts"],
                           metrics=job["metrics"], per_rank=job["per_rank"], stats=job["stats"],
                           regions=job["regions"], warnings=job["warnings"], notes=job["notes"],
-                          timeline=job_data(job))
+                          timeline=job_data(job),
+                          peak_stacks=(job.get("job_file") or {}).get("peak_stacks"))
     if "absent" in timeline:
         out["processes"] = []
         if out["job"] is None or out["job"]["timeline"] is None:

@@ -151,6 +151,33 @@ HS.jobTimeline = function (body, job) {
       cell: (m) => `rank ${job.stats[m.key].max_rank} (${job.stats[m.key].max_host})` },
     { title: "mean", num: true, key: (m) => job.stats[m.key].mean, cell: (m) => HS.fmtUnit(Math.round(job.stats[m.key].mean), m.unit) }],
   metrics, { cls: "hs-stats" }));
+  if (job.peak_stacks) HS.jobPeakStacks(body, job.peak_stacks);
+};
+
+// The job file's stack types at each rank's own tracking peak (analysis.job_peak_stacks).
+HS.jobPeakStacks = function (body, ps) {
+  const el = HS.el;
+  body.append(el("h3", {}, "Who held the heap peak (stack types at each rank's own tracking peak)"));
+  if (ps.absent) { body.append(HS.absent(ps.absent)); return; }
+  body.append(el("p", {}, `${ps.ranks_tracked} of ${HS.counted(ps.ranks, "rank")} recorded with ` +
+    `--track, each giving its ${ps.per_rank} largest types; bytes are requested bytes live at ` +
+    `the rank's peak, summed over the ranks where the type is among those.`));
+  if (!ps.exact) body.append(el("p", { class: "hs-warn" }, "Lower bounds: more types than a " +
+    `message of the reduction keeps; bytes at most ${HS.num(ps.missing_bound)} short.`));
+  const path = (t) => t.frames.map((f) => f.function || "??").join(" ← ");
+  body.append(HS.table([
+    { title: "bytes", num: true, key: (t) => t.bytes, cell: (t) => HS.num(t.bytes) },
+    { title: "ranks", num: true, key: (t) => t.ranks, cell: (t) => t.ranks },
+    { title: "most on one rank", num: true, key: (t) => t.bytes_max,
+      cell: (t) => `${HS.num(t.bytes_max)} (rank ${t.max_rank})` },
+    { title: "blocks", num: true, key: (t) => t.blocks, cell: (t) => HS.num(t.blocks) },
+    { title: "sizes", num: true, key: (t) => t.size_min,
+      cell: (t) => t.size_min === t.size_max ? HS.num(t.size_min) : `${HS.num(t.size_min)}–${HS.num(t.size_max)}` },
+    { title: "region", key: (t) => t.region, cell: (t) => t.region },
+    { title: "call path", key: path,
+      cell: (t) => t.recorded ? HS.pathCell(path(t)) : "(no stack: tracked per size)" }],
+  ps.types, { cls: "hs-peak-stacks" }));
+  for (const n of ps.notes) body.append(HS.note(n));
 };
 
 HS.fmtUnit = (v, unit) => unit === "bytes" ? HS.bytes(v) : HS.num(v);
