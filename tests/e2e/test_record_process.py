@@ -292,3 +292,17 @@ def test_file_cut_short_reads_up_to_the_last_complete_snapshot(heapscope, build,
     cut = read_profile(path)
     assert cut.snapshot_reason == "api" and sizes(cut) == {("(none)", 10010): 5}
     assert cut.warnings
+
+
+def test_fork_leaves_the_parents_file_and_its_room_alone(heapscope, build, tmp_path):
+    """A child let go of the parent's file with an ftruncate to the eof it inherited: the
+    parent's reserved room was given back under it (its blocks), and with a parent that
+    wrote after the fork its newer chunks were cut, then zeros put back by a later child
+    (mpirun's profile under `record --track --sizes all`, one fork per rank)."""
+    program = build("fork_room.c")
+    res = heapscope("record", "-o", tmp_path, "--", program)
+    size, blocks, size_after, blocks_after = map(int, res.stdout.split())
+    assert blocks * 512 > size            # room is reserved ahead of the data
+    assert (size_after, blocks_after) == (size, blocks)
+    files = profiles(tmp_path)
+    assert len(files) == 2 and all(p.complete for p in files.values())

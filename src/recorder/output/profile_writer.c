@@ -484,13 +484,16 @@ static int write_locked(struct hsr_buf *b, int snapshot)
 int hsr_profile_write(struct hsr_buf *b) { return write_locked(b, 0); }
 int hsr_profile_write_snapshot(struct hsr_buf *b) { return write_locked(b, 1); }
 
+/* A fork child lets go of the parent's file without touching it: no ftruncate to give
+ * back the room. The child's eof is the parent's at the fork, stale as soon as the
+ * parent writes again; cutting the file there dropped the parent's newer chunks, and a
+ * later child, forked after such a cut, grew the file back with zeros to its own
+ * stale eof (mpirun's profile, forking a child per rank, read as corrupt). */
 void hsr_profile_close(void)
 {
     struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino) {
-        give_back_room();
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino)
         close(fd); /* (not a descriptor the program reused) */
-    }
     fd = -1;
 }
 

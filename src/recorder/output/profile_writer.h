@@ -44,7 +44,7 @@ HSR_HIDDEN int hsr_profile_write_snapshot(struct hsr_buf *b);
 /* Data that will not reach the file (err: an errno; what: "a snapshot"): said once,
  * marked in the header. */
 HSR_HIDDEN void hsr_profile_lost(int err, const char *what);
-HSR_HIDDEN void hsr_profile_close(void);
+HSR_HIDDEN void hsr_profile_close(void); /* a fork child: the parent's file left as it is */
 HSR_HIDDEN int hsr_profile_is_open(void);
 HSR_HIDDEN const char *hsr_profile_path(void);
 HSR_HIDDEN int hsr_profile_pid(void); /* the process the open file belongs to */
