@@ -68,7 +68,7 @@ static __attribute__((noinline)) void *malloc_secure(size_t size) {
     if (HSM_LIKELY(b != NULL)) {
       hsm_block_t *next = hsm_link(pg, b->next);
       if (HSM_UNLIKELY(b->mark != hsm_mark(pg) ||
-                       (next != NULL && !hsm_block_ok(pg, next, pg->end))))
+                       (next != NULL && !hsm_block_ok(pg, next, pg->limit))))
         return malloc_secure_bad(pg, b); /* a tail call: no stack frame on the way */
       pg->free = next;
       b->mark = 0;

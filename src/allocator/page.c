@@ -55,8 +55,7 @@ static void page_extend(hsm_page_t *pg) {
   pg->free_is_zero = pg->span_zero;
   pg->capacity += (uint32_t)n;
   /* read by other threads' frees of the page's flagged blocks (the generic path) */
-  __atomic_store_n(&pg->end, (uintptr_t)pg->start + (uintptr_t)pg->capacity * bsize,
-                   __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->limit, (uint64_t)pg->capacity * hsm_block_step(pg), __ATOMIC_RELAXED);
 }
 
 static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
@@ -64,9 +63,9 @@ static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
   if (pg == NULL) return NULL;
   pg->class_id = (uint16_t)cls;
   pg->block_size = hsm_class_size[cls];
-  pg->div_magic = UINT64_MAX / pg->block_size + 1;
+  pg->div_magic = hsm_div_magic(pg->block_size);
   pg->start_magic = (uint64_t)(uintptr_t)pg->start * pg->div_magic;
-  pg->end = (uintptr_t)pg->start;
+  pg->limit = 0;
   pg->reserved = (uint32_t)(((size_t)pg->slice_count * HSM_SLICE_SIZE) / pg->block_size);
   if (HSM_UNLIKELY(hsm_secure)) hsm_secure_page_init(heap, pg);
   return pg;
@@ -182,7 +181,7 @@ hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn) {
       hsm_bad_free(fn, p);
   } else {
     b = aligned ? hsm_block_start(pg, p) : (hsm_block_t *)p;
-    if (HSM_UNLIKELY(!hsm_block_ok(pg, b, __atomic_load_n(&pg->end, __ATOMIC_RELAXED))))
+    if (HSM_UNLIKELY(!hsm_block_ok(pg, b, hsm_carved_limit(pg))))
       hsm_bad_free(fn, p);
   }
   if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free(fn, p);

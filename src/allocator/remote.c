@@ -94,7 +94,7 @@ static void drained_check(hsm_heap_t *heap, hsm_block_t *b) {
   hsm_page_t *pg =
       hsm_registry_kind(b) == HSM_REG_SEGMENT ? hsm_page_of(hsm_segment_of(b), b) : NULL;
   if (pg == NULL || !pg->in_use || pg->heap != heap || b->mark != hsm_mark(pg) ||
-      (!pg->flags.f.is_large && !pg->flags.f.has_aligned && !hsm_block_ok(pg, b, pg->end)))
+      (!pg->flags.f.is_large && !pg->flags.f.has_aligned && !hsm_block_ok(pg, b, pg->limit)))
     hsm_fatal("free", b,
               "a block in the queue of other threads' frees was overwritten (a write after "
               "free)");
