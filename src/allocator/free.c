@@ -100,7 +100,9 @@ static void free_foreign(void *p) {
   hsm_foreign_free(p);
 }
 
-static __attribute__((noinline)) void free_outside_segments(void *p, unsigned kind) {
+/* (The kind is read here again, so that free's fast path keeps nothing for this.) */
+static __attribute__((noinline)) void free_outside_segments(void *p) {
+  unsigned kind = hsm_registry_kind(p);
   if (HSM_UNLIKELY(hsm_is_chain_kind(kind))) { /* a chain's unit (chain_api.c) */
     kind = hsm_chain_free_routed(p, kind);
     if (kind == HSM_REG_CHAIN_BLOCK) return;
@@ -113,13 +115,14 @@ static __attribute__((noinline)) void free_outside_segments(void *p, unsigned ki
   else if (p != NULL) free_foreign(p);
 }
 
-/* The fast path: our own small block (one registry load, the page, the owner and flags
- * in one compare, the two checks, a push, the counter, the page's count). The kind is
- * read again off the fast path, so that the fast path compares the registry byte in
- * memory. */
+/* The fast path: our own small block (one registry compare, the page, the owner and
+ * flags in one compare, the two checks, a push, the counter, the page's count). */
 void hsm_free(void *p) {
-  uintptr_t unit = (uintptr_t)p >> HSM_SEGMENT_SHIFT; /* NULL: unit 0, never ours */
-  if (HSM_LIKELY(unit < HSM_REGISTRY_SIZE && hsm_byte_eq(hsm_registry, unit, HSM_REG_SEGMENT))) {
+  /* NULL: unit 0, never ours. A pointer above the 47 bits of user space (never one of
+   * ours) is masked to one below: where that is a segment, p cannot be the start of one
+   * of its blocks, and the checks below reject it. */
+  uintptr_t unit = ((uintptr_t)p >> HSM_SEGMENT_SHIFT) & (HSM_REGISTRY_SIZE - 1);
+  if (HSM_LIKELY(hsm_byte_eq(hsm_registry, unit, HSM_REG_SEGMENT))) {
     hsm_segment_t *seg = (hsm_segment_t *)(unit << HSM_SEGMENT_SHIFT);
     hsm_page_t *pg = seg->slice_page[((uintptr_t)p >> HSM_SLICE_SHIFT) % HSM_SLICES];
     hsm_heap_t *heap = hsm_tls_heap;
@@ -142,7 +145,7 @@ void hsm_free(void *p) {
     free_other(heap, pg, p);
     return;
   }
-  free_outside_segments(p, hsm_registry_kind(p));
+  free_outside_segments(p);
 }
 
 size_t hsm_usable_size(const void *p) {
