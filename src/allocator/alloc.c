@@ -48,8 +48,9 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
   return p;
 }
 
-/* Secure mode's malloc (direct8 holds no page then, so every malloc comes here): the
- * class's current page, its first block checked (hsm_secure_pop_check) and popped. */
+/* malloc's fallback in the default mode, and secure mode's where malloc_secure's
+ * shortcut does not apply (direct8 holds no page then): the class's current page, its
+ * first block (checked by hsm_secure_pop_check in secure mode) popped. */
 static __attribute__((noinline)) void *malloc_checked(size_t size) {
   return alloc_checked(size, 0);
 }
@@ -81,11 +82,7 @@ static __attribute__((noinline)) void *malloc_secure(size_t size) {
   return malloc_checked(size);
 }
 
-/* Tail calls only, so that neither path pays for the other's stack frame. */
-static __attribute__((noinline)) void *malloc_generic(size_t size) {
-  if (HSM_UNLIKELY(hsm_secure)) return malloc_secure(size);
-  return malloc_checked(size);
-}
+
 
 /* malloc's two counters, allocs8[idx] += 1 and requested8[idx] += size: on x86-64
  * each one `add` addressed from the heap and idx (the compiler computes the address of
@@ -121,7 +118,9 @@ void *hsm_malloc(size_t size) {
       return b;
     }
   }
-  return malloc_generic(size);
+  /* tail calls only, so that neither path pays for the other's stack frame */
+  if (HSM_UNLIKELY(hsm_secure)) return malloc_secure(size);
+  return malloc_checked(size);
 }
 
 void *hsm_calloc(size_t n, size_t size) {

@@ -46,9 +46,8 @@ static void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
 static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
   if (HSM_LIKELY(pg->heap != heap && heap != &hsm_heap_empty &&
                  __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
-    if (HSM_UNLIKELY(!__atomic_load_n(&pg->in_use, __ATOMIC_RELAXED) ||
-                     !hsm_block_ok(pg, p, hsm_reserved_limit(pg))))
-      hsm_bad_free("free", p);
+    /* (a page not in use has a reserved limit of 0: no pointer passes) */
+    if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)))) hsm_bad_free("free", p);
     size_t cls = pg->class_id;
     hsm_page_t *cache = &heap->cache[cls];
     hsm_block_t *b = p;

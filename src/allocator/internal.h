@@ -125,7 +125,10 @@ typedef struct hsm_page_s {
     } f;
     uint32_t any;
   } flags;
-  uint8_t in_use;
+  /* hsm_block_ok's bound for every block that fits in the page (reserved of them), for
+   * other threads' frees (the carved count lives on the owner's busy line); 0 while
+   * the page is not in use, so that such a free rejects every pointer into it */
+  uint32_t reserved_limit;
 #define HSM_FLAGS_SECURE_ONLY (1u << 16) /* flags.any with only f.secure set (little-endian) */
   /* free's block-start check (hsm_block_ok): 2^64 / block_size rounded down, plus 1,
    * and start times that */
@@ -147,6 +150,7 @@ typedef struct hsm_page_s {
    * tells such a block by its free mark, 0: never handed out; see hsm_page_pop) */
   uint8_t free_is_zero;
   uint8_t kept;         /* empty, held by postponed free (on the heap's kept list) */
+  uint8_t in_use;       /* read by other threads' generic frees (atomic loads) */
   struct hsm_page_s *next, *prev;
 } hsm_page_t;
 _Static_assert(sizeof(hsm_page_t) == 128, "a page's metadata is two cache lines");
@@ -407,10 +411,10 @@ static inline uint64_t hsm_block_step(const hsm_page_t *pg) {
 static inline uint64_t hsm_div_magic(size_t block_size) {
   return UINT64_MAX / block_size + 1 + ((block_size & (block_size - 1)) == 0);
 }
-/* hsm_block_ok's bound for every block that fits in pg, as another thread may read it
- * (the carved count lives on the owner's busy cache line). */
+/* hsm_block_ok's bound for every block that fits in pg, as another thread may read it:
+ * 0 when the page is not in use. */
 static inline uint64_t hsm_reserved_limit(const hsm_page_t *pg) {
-  return (uint64_t)pg->reserved * hsm_block_step(pg);
+  return __atomic_load_n(&pg->reserved_limit, __ATOMIC_RELAXED);
 }
 /* The carved blocks' bound, as another thread may read it. */
 static inline uint64_t hsm_carved_limit(const hsm_page_t *pg) {
@@ -500,12 +504,17 @@ static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) 
 static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap, hsm_page_t *pg,
                                                                 size_t cls, size_t size, int zero) {
   hsm_block_t *b = pg->free;
-  hsm_block_t *next = hsm_link(pg, b->next);
-  if (HSM_UNLIKELY(hsm_secure)) hsm_secure_pop_check(pg, b);
+  hsm_block_t *next = b->next;
+  if (HSM_UNLIKELY(hsm_secure)) { /* the key is 0 otherwise */
+    hsm_secure_pop_check(pg, b);
+    next = hsm_link(pg, next);
+  }
   /* fresh zeroed OS memory: in the default mode a block never handed out, whose free
    * mark is 0 still (a block that was handed out and freed carries the mark); secure
    * mode marks fresh blocks too and keeps free_is_zero instead */
-  int fresh = pg->span_zero && (HSM_UNLIKELY(hsm_secure) ? pg->free_is_zero : b->mark == 0);
+  int fresh = 0;
+  if (zero)
+    fresh = pg->span_zero && (HSM_UNLIKELY(hsm_secure) ? pg->free_is_zero : b->mark == 0);
   pg->free = next;
   b->mark = 0;
   pg->used++;

@@ -67,15 +67,20 @@ static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
   pg->start_magic = (uint64_t)(uintptr_t)pg->start * pg->div_magic;
   pg->limit = 0;
   pg->reserved = (uint32_t)(((size_t)pg->slice_count * HSM_SLICE_SIZE) / pg->block_size);
+  /* below reserved * block size (2 MiB at most), so it fits in 32 bits */
+  __atomic_store_n(&pg->reserved_limit, (uint32_t)(pg->reserved * hsm_block_step(pg)),
+                   __ATOMIC_RELAXED);
   if (HSM_UNLIKELY(hsm_secure)) hsm_secure_page_init(heap, pg);
   return pg;
 }
 
-/* Back to its segment. Free's fast path and the checks must no longer take the page's
- * old blocks for live ones: fast_owner NULL sends a late free to the generic path,
- * which finds the page not in use. */
+/* Back to its segment. Free's fast paths and the checks must no longer take the page's
+ * old blocks for live ones: fast_owner NULL sends a late free of the owner's to the
+ * generic path, which finds the page not in use; reserved_limit 0 makes another
+ * thread's free reject it. */
 void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg) {
   __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->reserved_limit, 0, __ATOMIC_RELAXED);
   hsm_segment_page_free(heap, pg);
 }
 
@@ -115,9 +120,9 @@ void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg) {
   if (pg->used == 0) page_retire(heap, pg);
 }
 
+/* b carries its free mark already (set by the free that sent it here). */
 void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
   b->next = hsm_link(pg, pg->local_free);
-  b->mark = hsm_mark(pg);
   pg->local_free = b;
   if ((int32_t)--pg->used <= 0) hsm_page_after_free(heap, pg);
 }
