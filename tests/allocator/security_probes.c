@@ -171,7 +171,7 @@ static void metadata_pointer(void) {
  * block-start check must reject it (48: a block size that is no power of two). */
 static void above_user_space(void) {
   char *p = malloc(48);
-  free((char *)launder(p) + ((uintptr_t)1 << 47));
+  free(launder((void *)((uintptr_t)p | (uintptr_t)1 << 47)));
 }
 
 /* A write after free over the list link of a freed block, then allocations of its
