@@ -76,8 +76,8 @@ static inline __attribute__((always_inline)) int hsm_ptr_eq(void *const *p, cons
   return __atomic_load_n(p, __ATOMIC_RELAXED) == v;
 #endif
 }
-static inline __attribute__((always_inline)) int hsm_byte_eq(const _Atomic(uint8_t) *base,
-                                                              size_t i, uint8_t v) {
+static inline __attribute__((always_inline)) int hsm_byte_eq(const _Atomic(uint8_t) *base, size_t i,
+                                                             uint8_t v) {
 #if defined(__x86_64__)
   /* base and index in registers, and no memory operand (the compiler would compute its
    * address apart): the byte is only read, and no caller writes it just before */
@@ -149,8 +149,8 @@ typedef struct hsm_page_s {
   /* secure mode: every block on `free` is fresh zeroed OS memory (the default mode
    * tells such a block by its free mark, 0: never handed out; see hsm_page_pop) */
   uint8_t free_is_zero;
-  uint8_t kept;         /* empty, held by postponed free (on the heap's kept list) */
-  uint8_t in_use;       /* read by other threads' generic frees (atomic loads) */
+  uint8_t kept;   /* empty, held by postponed free (on the heap's kept list) */
+  uint8_t in_use; /* read by other threads' generic frees (atomic loads) */
   struct hsm_page_s *next, *prev;
 } hsm_page_t;
 _Static_assert(sizeof(hsm_page_t) == 128, "a page's metadata is two cache lines");
@@ -513,8 +513,7 @@ static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap
    * mark is 0 still (a block that was handed out and freed carries the mark); secure
    * mode marks fresh blocks too and keeps free_is_zero instead */
   int fresh = 0;
-  if (zero)
-    fresh = pg->span_zero && (HSM_UNLIKELY(hsm_secure) ? pg->free_is_zero : b->mark == 0);
+  if (zero) fresh = pg->span_zero && (HSM_UNLIKELY(hsm_secure) ? pg->free_is_zero : b->mark == 0);
   pg->free = next;
   b->mark = 0;
   pg->used++;

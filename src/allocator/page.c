@@ -186,8 +186,7 @@ hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn) {
       hsm_bad_free(fn, p);
   } else {
     b = aligned ? hsm_block_start(pg, p) : (hsm_block_t *)p;
-    if (HSM_UNLIKELY(!hsm_block_ok(pg, b, hsm_carved_limit(pg))))
-      hsm_bad_free(fn, p);
+    if (HSM_UNLIKELY(!hsm_block_ok(pg, b, hsm_carved_limit(pg)))) hsm_bad_free(fn, p);
   }
   if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free(fn, p);
   return b;
