@@ -118,8 +118,9 @@ static __attribute__((noinline)) void free_outside_segments(void *p) {
  * flags in one compare, the two checks, a push, the counter, the page's count). */
 void hsm_free(void *p) {
   /* NULL: unit 0, never ours. A pointer above the 47 bits of user space (never one of
-   * ours) is masked to one below: where that is a segment, p cannot be the start of one
-   * of its blocks, and the checks below reject it. */
+   * ours) is masked to one below: where that is a segment, the block-start check
+   * rejects it, or (some of bits 58-63 set) it faults on the mark's read below, before
+   * anything is written. */
   uintptr_t unit = ((uintptr_t)p >> HSM_SEGMENT_SHIFT) & (HSM_REGISTRY_SIZE - 1);
   if (HSM_LIKELY(hsm_byte_eq(hsm_registry, unit, HSM_REG_SEGMENT))) {
     hsm_segment_t *seg = (hsm_segment_t *)(unit << HSM_SEGMENT_SHIFT);
