@@ -1,7 +1,8 @@
 #!/bin/sh
 # What hsmalloc's misuse checks cost: the bundled workloads under libhsmalloc.so built
-# from BASE (a revision without the checks), the current build (default checks) and
-# the current build with HSMALLOC_SECURE=1, in interleaved rounds
+# from BASE (a revision without the checks), the current tree with the default checks
+# taken out (scripts/build_hsmalloc_unchecked.sh), the current build (default checks)
+# and the current build with HSMALLOC_SECURE=1, in interleaved rounds
 # (scripts/bench_recorder_ab.py: CPU time, medians, ratios with bootstrap intervals),
 # then callgrind's instructions per malloc+free pair (not disturbed by other jobs).
 #
@@ -27,6 +28,9 @@ gcc -shared -fPIC -O2 -fvisibility=hidden -ftls-model=initial-exec -fno-builtin-
     -I "$OLD/src/include" -I "$OLD/src/src/allocator" -o "$OLD/native/lib/libhsmalloc.so" \
     "$OLD"/src/src/allocator/*.c -ldl
 ln -s "$NATIVE/bin" "$OLD/native/bin"
+STRIPPED=$PWD/bench-results/hsmalloc-stripped
+scripts/build_hsmalloc_unchecked.sh "$STRIPPED" >/dev/null
+ln -s "$NATIVE/bin" "$STRIPPED/native/bin"
 # a copy, so that a rebuild during the runs does not change what is measured
 NEW=$PWD/bench-results/hsmalloc-checked.so
 cp "$NATIVE/lib/libhsmalloc.so" "$NEW"
@@ -34,9 +38,10 @@ echo "unchecked: $BASE; checked: $(git rev-parse --short HEAD) ($(git status --p
 for w in $WORKLOADS; do
     echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
     python3 scripts/bench_recorder_ab.py "$ROUNDS" "$NATIVE/bin/hs-wl-$w" -- \
-        unchecked="$OLD/native/lib/libhsmalloc.so" checked="$NEW" secure="$NEW:HSMALLOC_SECURE=1"
+        unchecked="$OLD/native/lib/libhsmalloc.so" stripped="$STRIPPED/native/lib/libhsmalloc.so" \
+        checked="$NEW" secure="$NEW:HSMALLOC_SECURE=1"
 done
-for lib in "$OLD/native" "$NATIVE"; do
+for lib in "$OLD/native" "$STRIPPED/native" "$NATIVE"; do
     echo "callgrind, $lib:"
     ALLOCATORS=hsmalloc workloads/tools/callgrind_pairs.sh "$lib" 1010000 small-churn --ops 1000000
     ALLOCATORS=hsmalloc workloads/tools/callgrind_pairs.sh "$lib" 3100000 ghost-cells

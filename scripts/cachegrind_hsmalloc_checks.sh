@@ -1,9 +1,11 @@
 #!/bin/sh
 # The checks' cost where the machine's load cannot blur it: cachegrind's counts of
 # instructions, data references, simulated cache misses and branch mispredictions for
-# whole runs under the unchecked library, the checked one and the checked one with
-# HSMALLOC_SECURE=1 (the libraries scripts/bench_hsmalloc_checks.sh leaves in
-# bench-results/). Prints one line per run.
+# whole runs under the unchecked library (a revision before the checks), the current
+# tree with the default checks taken out (scripts/build_hsmalloc_unchecked.sh: the
+# same code otherwise, so the difference is the checks alone), the checked one and the
+# checked one with HSMALLOC_SECURE=1 (the libraries scripts/bench_hsmalloc_checks.sh
+# leaves in bench-results/). Prints one line per run.
 #   scripts/cachegrind_hsmalloc_checks.sh
 set -eu
 cd "$(dirname "$0")/.."
@@ -11,6 +13,7 @@ OLD=bench-results/hsmalloc-unchecked/native/lib/libhsmalloc.so
 NEW=build/native/lib/libhsmalloc.so
 B=build/native/bin
 [ -f "$OLD" ] || { echo "run scripts/bench_hsmalloc_checks.sh first (it builds $OLD)" >&2; exit 2; }
+STRIPPED=$(scripts/build_hsmalloc_unchecked.sh bench-results/hsmalloc-stripped)
 one() { # NAME LIB SECURE CMD...
     name=$1 lib=$2 secure=$3
     shift 3
@@ -23,6 +26,7 @@ one() { # NAME LIB SECURE CMD...
 run() {
     echo "$*"
     one unchecked "$OLD" 0 "$@"
+    one stripped "$STRIPPED" 0 "$@"
     one checked "$NEW" 0 "$@"
     one secure "$NEW" 1 "$@"
 }

@@ -115,7 +115,7 @@ hsm_block_t *hsm_secure_link_run(hsm_page_t *pg, uint8_t *first, size_t n) {
 void hsm_secure_pop_check(const hsm_page_t *pg, const hsm_block_t *b) {
   if (!pg->flags.f.secure) return; /* this thread's cache of other heaps' blocks */
   hsm_block_t *next = hsm_link(pg, b->next);
-  if (b->mark != hsm_mark(pg) || (next != NULL && !hsm_block_ok(pg, next, pg->end)))
+  if (b->mark != hsm_mark(pg) || (next != NULL && !hsm_block_ok(pg, next, pg->limit)))
     hsm_fatal("malloc", b,
               "this free block was written after it was freed (its list link or free mark "
               "changed)");

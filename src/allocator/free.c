@@ -30,7 +30,7 @@ static void huge_free_counted(void *p, unsigned kind) {
  * the free mark encoded with the page's key. */
 static void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
   hsm_block_t *b = p;
-  if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->end))) hsm_bad_free("free", p);
+  if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->limit))) hsm_bad_free("free", p);
   if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free("free", p);
   b->mark = hsm_mark(pg);
   b->next = hsm_link(pg, pg->free);
@@ -46,9 +46,8 @@ static void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
 static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
   if (HSM_LIKELY(pg->heap != heap && heap != &hsm_heap_empty &&
                  __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
-    if (HSM_UNLIKELY(!__atomic_load_n(&pg->in_use, __ATOMIC_RELAXED) ||
-                     !hsm_block_ok(pg, p, hsm_reserved_end(pg))))
-      hsm_bad_free("free", p);
+    /* (a page not in use has a reserved limit of 0: no pointer passes) */
+    if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)))) hsm_bad_free("free", p);
     size_t cls = pg->class_id;
     hsm_page_t *cache = &heap->cache[cls];
     hsm_block_t *b = p;
@@ -72,7 +71,7 @@ static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *p
 }
 
 static __attribute__((noinline, cold)) void free_rejected(hsm_page_t *pg, void *p) {
-  if (!hsm_block_ok(pg, p, pg->end)) hsm_bad_free("free", p);
+  if (!hsm_block_ok(pg, p, pg->limit)) hsm_bad_free("free", p);
   hsm_double_free("free", p);
 }
 
@@ -100,7 +99,9 @@ static void free_foreign(void *p) {
   hsm_foreign_free(p);
 }
 
-static __attribute__((noinline)) void free_outside_segments(void *p, unsigned kind) {
+/* (The kind is read here again, so that free's fast path keeps nothing for this.) */
+static __attribute__((noinline)) void free_outside_segments(void *p) {
+  unsigned kind = hsm_registry_kind(p);
   if (HSM_UNLIKELY(hsm_is_chain_kind(kind))) { /* a chain's unit (chain_api.c) */
     kind = hsm_chain_free_routed(p, kind);
     if (kind == HSM_REG_CHAIN_BLOCK) return;
@@ -113,23 +114,29 @@ static __attribute__((noinline)) void free_outside_segments(void *p, unsigned ki
   else if (p != NULL) free_foreign(p);
 }
 
+/* The fast path: our own small block (one registry compare, the page, the owner and
+ * flags in one compare, the two checks, a push, the counter, the page's count). */
 void hsm_free(void *p) {
-  unsigned kind = hsm_registry_kind(p); /* NULL: unit 0, never ours */
-  if (HSM_LIKELY(kind == HSM_REG_SEGMENT)) {
-    hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
+  /* NULL: unit 0, never ours. A pointer above the 47 bits of user space (never one of
+   * ours) is masked to one below: where that is a segment, the block-start check
+   * rejects it, or (some of bits 58-63 set) it faults on the mark's read below, before
+   * anything is written. */
+  uintptr_t unit = ((uintptr_t)p >> HSM_SEGMENT_SHIFT) & (HSM_REGISTRY_SIZE - 1);
+  if (HSM_LIKELY(hsm_byte_eq(hsm_registry, unit, HSM_REG_SEGMENT))) {
+    hsm_segment_t *seg = (hsm_segment_t *)(unit << HSM_SEGMENT_SHIFT);
+    hsm_page_t *pg = seg->slice_page[((uintptr_t)p >> HSM_SLICE_SHIFT) % HSM_SLICES];
     hsm_heap_t *heap = hsm_tls_heap;
-    if (HSM_LIKELY(__atomic_load_n(&pg->fast_owner, __ATOMIC_RELAXED) == heap)) {
+    if (HSM_LIKELY(hsm_ptr_eq((void *const *)&pg->fast_owner, heap))) {
       /* our own block, no flag (so the page's key is 0): a block start among those
        * carved, and not free already (its mark is the page) */
       hsm_block_t *b = p;
-      if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->end) || b->mark == (uintptr_t)pg)) {
+      if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->limit) || b->mark == (uintptr_t)pg)) {
         free_rejected(pg, p); /* a tail call: the fast path keeps no stack frame */
         return;
       }
-      b->mark = (uintptr_t)pg;
-      b->next = pg->free; /* LIFO: reused next, still in cache */
+      b->mark = (uintptr_t)pg; /* also tells calloc the block is not fresh (hsm_page_pop) */
+      b->next = pg->free;      /* LIFO: reused next, still in cache */
       pg->free = b;
-      pg->free_is_zero = 0;
       HSM_COUNT(heap->stats.frees[pg->class_id], 1);
       /* the page became empty, or it was parked full (HSM_USED_FULL) */
       if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(heap, pg);
@@ -138,7 +145,7 @@ void hsm_free(void *p) {
     free_other(heap, pg, p);
     return;
   }
-  free_outside_segments(p, kind);
+  free_outside_segments(p);
 }
 
 size_t hsm_usable_size(const void *p) {

@@ -64,6 +64,31 @@ static inline __attribute__((always_inline)) int hsm_dec_le0(uint32_t *x) {
 #endif
 }
 
+/* *p == v, from a compare of the word in memory: the compiler loads an atomic (or an
+ * atomic byte) into a register first, one instruction more on free's fast path. The
+ * accesses stay single loads, as atomic relaxed loads are on x86-64. */
+static inline __attribute__((always_inline)) int hsm_ptr_eq(void *const *p, const void *v) {
+#if defined(__x86_64__)
+  int eq;
+  __asm__("cmpq %2, %1" : "=@ccz"(eq) : "m"(*p), "r"(v));
+  return eq;
+#else
+  return __atomic_load_n(p, __ATOMIC_RELAXED) == v;
+#endif
+}
+static inline __attribute__((always_inline)) int hsm_byte_eq(const _Atomic(uint8_t) *base, size_t i,
+                                                             uint8_t v) {
+#if defined(__x86_64__)
+  /* base and index in registers, and no memory operand (the compiler would compute its
+   * address apart): the byte is only read, and no caller writes it just before */
+  int eq;
+  __asm__("cmpb %3, (%1,%2)" : "=@ccz"(eq) : "r"(base), "r"(i), "i"(v));
+  return eq;
+#else
+  return atomic_load_explicit(&base[i], memory_order_relaxed) == v;
+#endif
+}
+
 /* A free block: the link of its list, and the free mark (check.c): the address of its
  * page (xor the page's key in secure mode), written by every free and cleared by
  * every allocation, so a second free of the block finds it. Every block is at least
@@ -100,9 +125,13 @@ typedef struct hsm_page_s {
     } f;
     uint32_t any;
   } flags;
-  uint8_t in_use;
+  /* hsm_block_ok's bound for every block that fits in the page (reserved of them), for
+   * other threads' frees (the carved count lives on the owner's busy line); 0 while
+   * the page is not in use, so that such a free rejects every pointer into it */
+  uint32_t reserved_limit;
 #define HSM_FLAGS_SECURE_ONLY (1u << 16) /* flags.any with only f.secure set (little-endian) */
-  /* free's checks (hsm_block_ok): UINT64_MAX / block_size + 1, and start times that */
+  /* free's block-start check (hsm_block_ok): 2^64 / block_size rounded down, plus 1,
+   * and start times that */
   uint64_t div_magic, start_magic;
   /* -- the owner's working fields -- */
   _Alignas(64) hsm_block_t *free; /* blocks to allocate from (fast path) */
@@ -111,12 +140,17 @@ typedef struct hsm_page_s {
    * is parked on the full list: free's fast path tests both with one signed compare */
   uint32_t used;
   uint32_t capacity; /* blocks carved so far */
-  uintptr_t end;     /* the end of the blocks carved so far (start + capacity blocks) */
+  /* capacity * hsm_block_step(pg): hsm_block_ok's bound, the carved blocks' end in the
+   * units of its product (other threads read it with atomic loads) */
+  uint64_t limit;
   /* secure mode: random, xor'd into the links of `free` and `local_free` and into the
    * free mark; 0 otherwise (here, so that the first line stays one line) */
   uintptr_t key;
-  uint8_t free_is_zero; /* every block on `free` is fresh zeroed OS memory */
-  uint8_t kept;         /* empty, held by postponed free (on the heap's kept list) */
+  /* secure mode: every block on `free` is fresh zeroed OS memory (the default mode
+   * tells such a block by its free mark, 0: never handed out; see hsm_page_pop) */
+  uint8_t free_is_zero;
+  uint8_t kept;   /* empty, held by postponed free (on the heap's kept list) */
+  uint8_t in_use; /* read by other threads' generic frees (atomic loads) */
   struct hsm_page_s *next, *prev;
 } hsm_page_t;
 _Static_assert(sizeof(hsm_page_t) == 128, "a page's metadata is two cache lines");
@@ -358,20 +392,33 @@ HSM_HIDDEN void hsm_secure_pop_check(const hsm_page_t *pg, const hsm_block_t *b)
 HSM_HIDDEN uint32_t hsm_segment_free_all(void);
 HSM_HIDDEN void hsm_segment_guard(void *seg);
 
-/* Whether p (at or above pg's start) is the start of a block of small page pg below
- * `end`. With M = UINT64_MAX / d + 1 and n < 2^32, the low half of n * M is below M
- * exactly when d divides n (Lemire, Kaser and Kurz, "Faster remainder by direct
- * computation"); n * M = p * M - start * M modulo 2^64, so with start * M kept in the
- * page that is one multiplication, one subtraction and one compare. */
+/* Whether p (in one of pg's slices) is the start of one of small page pg's first
+ * blocks: one multiplication, one subtraction and one compare, with the carved
+ * count folded into the bound.
+ *   With d the block size and M = floor(2^64 / d) + 1, d * M = 2^64 + e where the step
+ * e = d - 2^64 mod d is in [1, d] (d for a power of two). For n = p - start = k * d + r
+ * (n < 2 MiB), n * M = k * e + r * M modulo 2^64: k * e (below 2^21) when r is 0, and at
+ * least M (at least 2^47) otherwise. So (p * M - start * M) mod 2^64 < capacity * e
+ * exactly when p is the start of block k < capacity; p below start wraps to above the
+ * bound too. (After Lemire, Kaser and Kurz, "Faster remainder by direct computation".) */
 static inline __attribute__((always_inline)) int hsm_block_ok(const hsm_page_t *pg, const void *p,
-                                                              uintptr_t end) {
-  return (uintptr_t)p < end &&
-         (uint64_t)((uintptr_t)p * pg->div_magic - pg->start_magic) < pg->div_magic;
+                                                              uint64_t limit) {
+  return (uint64_t)((uintptr_t)p * pg->div_magic - pg->start_magic) < limit;
 }
-/* The end of pg's blocks as another thread may read it: the end of those that fit
- * (the carved count lives on the owner's busy cache line). */
-static inline uintptr_t hsm_reserved_end(const hsm_page_t *pg) {
-  return (uintptr_t)pg->start + (uintptr_t)pg->reserved * pg->block_size;
+static inline uint64_t hsm_block_step(const hsm_page_t *pg) {
+  return (uint64_t)pg->block_size * pg->div_magic; /* e, modulo 2^64 */
+}
+static inline uint64_t hsm_div_magic(size_t block_size) {
+  return UINT64_MAX / block_size + 1 + ((block_size & (block_size - 1)) == 0);
+}
+/* hsm_block_ok's bound for every block that fits in pg, as another thread may read it:
+ * 0 when the page is not in use. */
+static inline uint64_t hsm_reserved_limit(const hsm_page_t *pg) {
+  return __atomic_load_n(&pg->reserved_limit, __ATOMIC_RELAXED);
+}
+/* The carved blocks' bound, as another thread may read it. */
+static inline uint64_t hsm_carved_limit(const hsm_page_t *pg) {
+  return __atomic_load_n(&pg->limit, __ATOMIC_RELAXED);
 }
 /* The free mark of pg's blocks, and the encoding of pg's list links. */
 static inline uintptr_t hsm_mark(const hsm_page_t *pg) { return (uintptr_t)pg ^ pg->key; }
@@ -457,15 +504,23 @@ static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) 
 static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap, hsm_page_t *pg,
                                                                 size_t cls, size_t size, int zero) {
   hsm_block_t *b = pg->free;
-  hsm_block_t *next = hsm_link(pg, b->next);
-  if (HSM_UNLIKELY(hsm_secure)) hsm_secure_pop_check(pg, b);
+  hsm_block_t *next = b->next;
+  if (HSM_UNLIKELY(hsm_secure)) { /* the key is 0 otherwise */
+    hsm_secure_pop_check(pg, b);
+    next = hsm_link(pg, next);
+  }
+  /* fresh zeroed OS memory: in the default mode a block never handed out, whose free
+   * mark is 0 still (a block that was handed out and freed carries the mark); secure
+   * mode marks fresh blocks too and keeps free_is_zero instead */
+  int fresh = 0;
+  if (zero) fresh = pg->span_zero && (HSM_UNLIKELY(hsm_secure) ? pg->free_is_zero : b->mark == 0);
   pg->free = next;
   b->mark = 0;
   pg->used++;
   HSM_COUNT(heap->stats.allocs[cls], 1);
   HSM_COUNT(heap->stats.requested[cls], size);
   if (zero) {
-    if (pg->free_is_zero) b->next = NULL;
+    if (fresh) b->next = NULL;
     else memset(b, 0, size);
   }
   return b;

@@ -55,8 +55,7 @@ static void page_extend(hsm_page_t *pg) {
   pg->free_is_zero = pg->span_zero;
   pg->capacity += (uint32_t)n;
   /* read by other threads' frees of the page's flagged blocks (the generic path) */
-  __atomic_store_n(&pg->end, (uintptr_t)pg->start + (uintptr_t)pg->capacity * bsize,
-                   __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->limit, (uint64_t)pg->capacity * hsm_block_step(pg), __ATOMIC_RELAXED);
 }
 
 static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
@@ -64,19 +63,24 @@ static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
   if (pg == NULL) return NULL;
   pg->class_id = (uint16_t)cls;
   pg->block_size = hsm_class_size[cls];
-  pg->div_magic = UINT64_MAX / pg->block_size + 1;
+  pg->div_magic = hsm_div_magic(pg->block_size);
   pg->start_magic = (uint64_t)(uintptr_t)pg->start * pg->div_magic;
-  pg->end = (uintptr_t)pg->start;
+  pg->limit = 0;
   pg->reserved = (uint32_t)(((size_t)pg->slice_count * HSM_SLICE_SIZE) / pg->block_size);
+  /* below reserved * block size (2 MiB at most), so it fits in 32 bits */
+  __atomic_store_n(&pg->reserved_limit, (uint32_t)(pg->reserved * hsm_block_step(pg)),
+                   __ATOMIC_RELAXED);
   if (HSM_UNLIKELY(hsm_secure)) hsm_secure_page_init(heap, pg);
   return pg;
 }
 
-/* Back to its segment. Free's fast path and the checks must no longer take the page's
- * old blocks for live ones: fast_owner NULL sends a late free to the generic path,
- * which finds the page not in use. */
+/* Back to its segment. Free's fast paths and the checks must no longer take the page's
+ * old blocks for live ones: fast_owner NULL sends a late free of the owner's to the
+ * generic path, which finds the page not in use; reserved_limit 0 makes another
+ * thread's free reject it. */
 void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg) {
   __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->reserved_limit, 0, __ATOMIC_RELAXED);
   hsm_segment_page_free(heap, pg);
 }
 
@@ -116,9 +120,9 @@ void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg) {
   if (pg->used == 0) page_retire(heap, pg);
 }
 
+/* b carries its free mark already (set by the free that sent it here). */
 void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
   b->next = hsm_link(pg, pg->local_free);
-  b->mark = hsm_mark(pg);
   pg->local_free = b;
   if ((int32_t)--pg->used <= 0) hsm_page_after_free(heap, pg);
 }
@@ -182,8 +186,7 @@ hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn) {
       hsm_bad_free(fn, p);
   } else {
     b = aligned ? hsm_block_start(pg, p) : (hsm_block_t *)p;
-    if (HSM_UNLIKELY(!hsm_block_ok(pg, b, __atomic_load_n(&pg->end, __ATOMIC_RELAXED))))
-      hsm_bad_free(fn, p);
+    if (HSM_UNLIKELY(!hsm_block_ok(pg, b, hsm_carved_limit(pg)))) hsm_bad_free(fn, p);
   }
   if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free(fn, p);
   return b;

@@ -94,7 +94,7 @@ static void drained_check(hsm_heap_t *heap, hsm_block_t *b) {
   hsm_page_t *pg =
       hsm_registry_kind(b) == HSM_REG_SEGMENT ? hsm_page_of(hsm_segment_of(b), b) : NULL;
   if (pg == NULL || !pg->in_use || pg->heap != heap || b->mark != hsm_mark(pg) ||
-      (!pg->flags.f.is_large && !pg->flags.f.has_aligned && !hsm_block_ok(pg, b, pg->end)))
+      (!pg->flags.f.is_large && !pg->flags.f.has_aligned && !hsm_block_ok(pg, b, pg->limit)))
     hsm_fatal("free", b,
               "a block in the queue of other threads' frees was overwritten (a write after "
               "free)");
@@ -104,10 +104,13 @@ void hsm_heap_drain_remote(hsm_heap_t *heap) {
   hsm_block_t *b = atomic_exchange_explicit(&heap->remote, NULL, memory_order_acquire);
   if (b == NULL) return;
   uint64_t n = 0, bytes = 0;
+  /* read once: the loop calls out, so the compiler would read them for every block */
+  int secure = hsm_secure;
+  uintptr_t key = hsm_remote_key;
   while (b != NULL) {
-    if (HSM_UNLIKELY(hsm_secure)) drained_check(heap, b);
+    if (HSM_UNLIKELY(secure)) drained_check(heap, b);
     hsm_page_t *pg = hsm_page_of(hsm_segment_of(b), b);
-    hsm_block_t *next = rlink(b->next);
+    hsm_block_t *next = (hsm_block_t *)((uintptr_t)b->next ^ key);
     bytes += pg->block_size; /* before the free: a large page may go back */
     hsm_page_free_block(heap, pg, b);
     b = next;

@@ -166,6 +166,14 @@ static void metadata_pointer(void) {
   free(launder((void *)(((uintptr_t)p & ~(SEGMENT - 1)) + 256)));
 }
 
+/* A block's address with a bit above the 47 bits of user space set: free's fast path
+ * masks it into the registry, so it finds the block's own segment and page, whose
+ * block-start check must reject it (48: a block size that is no power of two). */
+static void above_user_space(void) {
+  char *p = malloc(48);
+  free(launder((void *)((uintptr_t)p | (uintptr_t)1 << 47)));
+}
+
 /* A write after free over the list link of a freed block, then allocations of its
  * size until the block comes back (few enough blocks that they share one page, and
  * that no hot class for the size is installed meanwhile). */
@@ -236,6 +244,7 @@ static const struct {
     {"global-pointer", global_pointer},
     {"never-returned-block", never_returned_block},
     {"metadata-pointer", metadata_pointer},
+    {"above-user-space", above_user_space},
     {"free-list-overwrite", free_list_overwrite},
     {"free-mark-overwrite", free_mark_overwrite},
     {"segment-end-write", segment_end_write},

@@ -41,6 +41,8 @@ PROBES = {
     "global-pointer": (("abort", "an address inside a loaded program or library"), SAME),
     "never-returned-block": (("abort", NOT_OURS), SAME),
     "metadata-pointer": (("abort", NOT_OURS), SAME),
+    # free's fast path masks the address into the registry: the block's own page rejects it
+    "above-user-space": (("abort", NOT_OURS), SAME),
     # default mode: the forged link is followed and the next allocation of the size
     # faults; secure mode: the link is checked before the block is handed out
     "free-list-overwrite": (("segv", None), ("abort", WRITTEN)),
