@@ -20,7 +20,7 @@
  * mark), then 16..128 step 16, then 8 classes per doubling up to HSM_SMALL_MAX
  * (internal waste <= 12.5% above 128 B; every block is 16-aligned). */
 #define HSM_SMALL_MAX       ((size_t)128 * 1024)
-#define HSM_FIXED_CLASSES   89
+#define HSM_FIXED_CLASSES   96
 #define HSM_CLASS_TABLE_MAX 4096 /* sizes looked up per heap in 8-byte steps (malloc's fast path) */
 
 /* Hot sizes (hot.c): a size that takes at least 1/HSM_HOT_SHARE of a thread's sampled

@@ -269,6 +269,7 @@ typedef struct {
   long pressure_hold_ms;    /* HSMALLOC_PRESSURE_HOLD_MS */
   char pressure_files[200]; /* HSMALLOC_PRESSURE_FILES: test hook, read this directory */
   int numa;                 /* HSMALLOC_NUMA: -1 auto (several nodes), 0 off, 1 always */
+  int packed;               /* HSMALLOC_PACKED: 8-byte aligned classes 24, 40 .. 120 (sizeclass.c) */
   int stats_signal;         /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
   char trace_file[256];     /* HSMALLOC_TRACE: the event trace (trace.c) */
 } hsm_options_t;
@@ -293,6 +294,8 @@ HSM_HIDDEN extern uint8_t hsm_class_slices[HSM_CLASSES];
 HSM_HIDDEN extern uint32_t hsm_cache_limit[HSM_CLASSES];
 /* the range of direct8 indexes (sizes up to HSM_CLASS_TABLE_MAX) each class serves */
 HSM_HIDDEN extern uint16_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
+/* The 24, 40, ... 120-byte classes serve malloc (HSMALLOC_PACKED, fixed at start-up). */
+HSM_HIDDEN extern int hsm_packed;
 HSM_HIDDEN void hsm_class_set_size(size_t cls, size_t size);
 HSM_HIDDEN void hsm_sizeclass_init(void);
 HSM_HIDDEN size_t hsm_class_of_computed(size_t size);
