@@ -28,7 +28,16 @@
  * classes live in HSM_HOT_SLOTS slots after the fixed ones; a slot keeps its size for
  * the life of the process, so blocks of a retired class stay valid. */
 #define HSM_HOT_SLOTS        16
-#define HSM_CLASSES          (HSM_FIXED_CLASSES + HSM_HOT_SLOTS)
+/* Call-site lanes (site.c): operator new of up to HSM_SITE_MAX bytes from a call site
+ * that was given lane l > 0 takes lane l's copy of the class (its own pages), so that
+ * objects made at different places (different types, as a rule) do not share pages.
+ * Lane classes follow the hot ones: HSM_SITE_LANE_CLASSES per lane, lanes 1 .. LANES-1. */
+#define HSM_SITE_LANES        4
+#define HSM_SITE_MAX          128
+#define HSM_SITE_LANE_CLASSES 16 /* the fixed classes up to HSM_SITE_MAX */
+#define HSM_SITE_SLOTS        256 /* call sites a heap remembers (direct-mapped by pc % 256) */
+#define HSM_LANE_BASE         (HSM_FIXED_CLASSES + HSM_HOT_SLOTS)
+#define HSM_CLASSES           (HSM_LANE_BASE + (HSM_SITE_LANES - 1) * HSM_SITE_LANE_CLASSES)
 #define HSM_HOT_PER_HEAP     8 /* hot classes installed in one heap at most */
 #define HSM_HOT_MAX_SIZE     HSM_CLASS_TABLE_MAX
 #define HSM_HOT_SAMPLE       1024 /* allocations sampled per window */

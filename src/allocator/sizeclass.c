@@ -91,6 +91,8 @@ void hsm_sizeclass_init(void) {
   }
   hsm_packed = hsm_options.packed;
   for (size_t c = 0; c < HSM_FIXED_CLASSES; c++) hsm_class_set_size(c, class_size_of(c));
+  for (size_t c = HSM_LANE_BASE; c < HSM_CLASSES; c++)
+    hsm_class_set_size(c, class_size_of(hsm_lane_fixed_class(c)));
   for (size_t i = HSM_TABLE8; i-- > 0;) {
     size_t size = i * 8;
     if (!hsm_packed && size > 16 && size <= 128) size = (size + 15) & ~(size_t)15;

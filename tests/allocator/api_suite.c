@@ -114,16 +114,17 @@ static void test_alignments(void) {
   int packed = !(pk != NULL && strcmp(pk, "0") == 0);
   for (size_t n = 1; n <= 2048; n++) {
     size_t want = n <= 8 || (packed && n > 16 && n <= 120 && (n - 1) % 16 < 8) ? 8 : 16;
-    void *p[4], *a[4];
-    for (int k = 0; k < 4; k++) { /* consecutive blocks: 8-aligned ones fall on both halves */
-      p[k] = malloc(n);
+    void *p[32], *a[32];
+    uintptr_t any = 0;
+    for (int k = 0; k < 32; k++) { /* 8-aligned blocks fall on both halves of 16 bytes (in */
+      p[k] = malloc(n);            /* secure mode in random order: hence 32 of them) */
       CHECK(p[k] != NULL && ((uintptr_t)p[k] & (want - 1)) == 0 && malloc_usable_size(p[k]) >= n);
       a[k] = memalign(16, n);
       CHECK(a[k] != NULL && ((uintptr_t)a[k] & 15) == 0 && malloc_usable_size(a[k]) >= n);
+      any |= (uintptr_t)p[k];
     }
-    if (want == 8 && n > 8 && owns != NULL) /* hsmalloc's packed class: some block is 8 off */
-      CHECK((((uintptr_t)p[0] | (uintptr_t)p[1] | (uintptr_t)p[2] | (uintptr_t)p[3]) & 15) == 8);
-    for (int k = 0; k < 4; k++) {
+    if (want == 8 && n > 8 && owns != NULL) CHECK((any & 15) == 8); /* hsmalloc's packed class */
+    for (int k = 0; k < 32; k++) {
       free(p[k]);
       free(a[k]);
     }
