@@ -210,7 +210,7 @@ struct hsm_heap_s {
   /* by (size + 7) / 8: the current page of that size's class (malloc's lookup); all
    * hsm_page_empty while a hot-size window samples the allocations */
   _Alignas(64) hsm_page_t *direct8[HSM_TABLE8];
-  uint8_t class8[HSM_TABLE8];          /* by (size + 7) / 8: the class serving it here */
+  uint8_t class8[HSM_TABLE8]; /* by (size + 7) / 8: the class serving it here */
   /* call-site lanes (site.c): per remembered call site, 0 (lane 0: the ordinary
    * classes) or the first class of its lane; site_lanes 0 sends operator new to malloc */
   uintptr_t site_pc[HSM_SITE_SLOTS];
@@ -275,10 +275,10 @@ typedef struct {
   long pressure_hold_ms;    /* HSMALLOC_PRESSURE_HOLD_MS */
   char pressure_files[200]; /* HSMALLOC_PRESSURE_FILES: test hook, read this directory */
   int numa;                 /* HSMALLOC_NUMA: -1 auto (several nodes), 0 off, 1 always */
-  int packed;               /* HSMALLOC_PACKED: 8-byte aligned classes 24, 40 .. 120 (sizeclass.c) */
-  int site_lanes;           /* HSMALLOC_SITE_LANES: operator new's call-site lanes (site.c) */
-  int stats_signal;         /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
-  char trace_file[256];     /* HSMALLOC_TRACE: the event trace (trace.c) */
+  int packed;           /* HSMALLOC_PACKED: 8-byte aligned classes 24, 40 .. 120 (sizeclass.c) */
+  int site_lanes;       /* HSMALLOC_SITE_LANES: operator new's call-site lanes (site.c) */
+  int stats_signal;     /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
+  char trace_file[256]; /* HSMALLOC_TRACE: the event trace (trace.c) */
 } hsm_options_t;
 
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;

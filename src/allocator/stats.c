@@ -256,7 +256,7 @@ int hsm_stats_collect(void *out, int nonblocking) {
       st->allocated_now += live * hsm_class_size[b];
     }
     /* a lane class is counted in its fixed class's row */
-    size_t pub = b < HSM_FIXED_CLASSES                  ? b
+    size_t pub = b < HSM_FIXED_CLASSES                   ? b
                  : b >= HSM_LANE_BASE && b < HSM_CLASSES ? hsm_lane_fixed_class(b)
                  : b == HSM_BIN_LARGE                    ? HSM_FIXED_CLASSES
                  : b == HSM_BIN_HUGE                     ? HSM_FIXED_CLASSES + 1
