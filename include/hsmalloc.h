@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define HSMALLOC_STAT_BINS 91   /* small size classes, then "large", then "huge" */
+#define HSMALLOC_STAT_BINS 98   /* small size classes, then "large", then "huge" */
 
 typedef struct {
   uint64_t size;       /* block size of the class (0 for the large and huge bins) */

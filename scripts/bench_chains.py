@@ -21,17 +21,24 @@ from heapscope import allocators
 from heapscope.bench import runner, stats
 from heapscope.native import native_dir
 
-# (label, --pool, allocator)
+# (label, --pool, allocator, environment)
 CONFIGS = [
-    ("custom pool, hsmalloc", 1, "hsmalloc"),
-    ("chain + free-all, hsmalloc", 2, "hsmalloc"),
-    ("new/delete, hsmalloc", 0, "hsmalloc"),
-    ("custom pool, glibc", 1, "glibc"),
-    ("new/delete, glibc", 0, "glibc"),
-    ("new/delete, jemalloc", 0, "jemalloc"),
-    ("new/delete, tcmalloc", 0, "tcmalloc"),
-    ("new/delete, mimalloc", 0, "mimalloc"),
+    ("custom pool, hsmalloc", 1, "hsmalloc", {}),
+    ("chain + free-all, hsmalloc", 2, "hsmalloc", {}),
+    ("new/delete, hsmalloc", 0, "hsmalloc", {}),
+    ("custom pool, glibc", 1, "glibc", {}),
+    ("new/delete, glibc", 0, "glibc", {}),
+    ("new/delete, jemalloc", 0, "jemalloc", {}),
+    ("new/delete, tcmalloc", 0, "tcmalloc", {}),
+    ("new/delete, mimalloc", 0, "mimalloc", {}),
+    # hsmalloc's plain malloc with its two locality features off, one and then both
+    ("new/delete, hsmalloc, no call-site lanes", 0, "hsmalloc", {"HSMALLOC_SITE_LANES": "0"}),
+    ("new/delete, hsmalloc, no lanes, no packed classes", 0, "hsmalloc",
+     {"HSMALLOC_SITE_LANES": "0", "HSMALLOC_PACKED": "0"}),
 ]
+# the variants run only when --only names them
+OPTIONAL = {"new/delete, hsmalloc, no call-site lanes",
+            "new/delete, hsmalloc, no lanes, no packed classes"}
 BASELINE = "custom pool, hsmalloc"
 
 
@@ -44,7 +51,7 @@ def main():
     opts = parser.parse_args()
     program = str(native_dir() / "bin" / "hs-wl-mesh-refine")
     preload = {}
-    for label, _, name in CONFIGS:
+    for label, _, name, _ in CONFIGS:
         if opts.only and label not in opts.only.split(";") and label != BASELINE:
             continue
         if name != "glibc" and name not in preload:
@@ -55,12 +62,13 @@ def main():
     base_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     for threads in [int(t) for t in opts.threads.split(",")]:
         wanted = set(opts.only.split(";")) if opts.only else None
-        table = {label: (pool, name) for label, pool, name in CONFIGS
-                 if wanted is None or label in wanted or label == BASELINE}
+        table = {label: (pool, name, extra) for label, pool, name, extra in CONFIGS
+                 if (wanted is None and label not in OPTIONAL)
+                 or (wanted is not None and label in wanted) or label == BASELINE}
 
         def run_one(label):
-            pool, name = table[label]
-            env = dict(base_env)
+            pool, name, extra = table[label]
+            env = dict(base_env, **extra)
             if name in preload:
                 env["LD_PRELOAD"] = preload[name]
             argv = [program, "--threads", str(threads), "--pool", str(pool), *opts.args]

@@ -134,7 +134,9 @@ void *hsm_calloc(size_t n, size_t size) {
  * are aligned already (pages start on 64 KiB); otherwise over-allocate and return an
  * aligned pointer inside the block (the page is flagged so free finds the start). */
 void *hsm_memalign(size_t align, size_t size) {
-  if (align <= HSM_MAX_ALIGN_SMALL) return hsm_malloc(size < 16 && align > 8 ? 16 : size);
+  /* 16: a multiple of 16, so that no packed (8-byte aligned) class serves it */
+  if (align <= HSM_MAX_ALIGN_SMALL)
+    return hsm_malloc(align <= 8 || size > HSM_SMALL_MAX ? size : (size + 15) & ~(size_t)15);
   hsm_heap_t *heap = hsm_heap_get();
   if (heap == NULL) {
     errno = ENOMEM;
@@ -148,10 +150,13 @@ void *hsm_memalign(size_t align, size_t size) {
   if (size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && align <= HSM_SLICE_SIZE)
     return alloc_checked(size, 0);
   size_t total;
-  if (__builtin_add_overflow(size, align - HSM_MAX_ALIGN_SMALL, &total)) {
+  /* size + align - 16 (a 16-aligned block has an aligned address that far in), rounded
+   * up to 16 so that no packed class (8-byte aligned) serves it */
+  if (__builtin_add_overflow(size, align - 1, &total)) {
     errno = ENOMEM;
     return NULL;
   }
+  total &= ~(size_t)15;
   if (total > HSM_LARGE_MAX) {
     int zeroed;
     void *p = hsm_huge_alloc(size, align, &zeroed);

@@ -22,8 +22,7 @@ static pthread_once_t spans_once = PTHREAD_ONCE_INIT;
 
 static void spans_init(void) {
   for (size_t cls = 0; cls < HSM_CHAIN_CLASSES; cls++) {
-    class_size[cls] =
-        cls < HSM_FIXED_CLASSES ? hsm_class_size[cls] : 24 + 16 * (cls - HSM_FIXED_CLASSES);
+    class_size[cls] = hsm_class_size[cls];
     size_t b = class_size[cls], k = 1;
     for (; k < HSM_CHAIN_SPAN_MAX; k++) {
       size_t bytes = k * HSM_CHAIN_PAGE, n = bytes / b;
@@ -430,10 +429,7 @@ void hsm_chain_fill_stats(hsmalloc_chain_t *c, hsmalloc_stats_t *st) {
   memset(st, 0, sizeof *st);
   uint64_t small_live_bytes = 0;
   for (size_t b = 0; b < HSM_CHAIN_BINS; b++) {
-    /* packed classes are counted in the row of the fixed class holding their size */
-    size_t row = b == HSM_CHAIN_BIN_BIG  ? HSM_FIXED_CLASSES
-                 : b < HSM_FIXED_CLASSES ? b
-                                         : hsm_class_of(class_size[b]);
+    size_t row = b == HSM_CHAIN_BIN_BIG ? HSM_FIXED_CLASSES : b;
     uint64_t allocs = HSM_READ(c->allocs[b]), frees = HSM_READ(c->frees[b]);
     uint64_t live = allocs >= frees ? allocs - frees : 0;
     hsmalloc_bin_stats_t *bin = &st->bins[row];

@@ -52,11 +52,10 @@ typedef struct hsm_cfree_s {
   uint32_t first, pages;
 } hsm_cfree_t;
 
-/* Classes: the fixed ones, then "packed" classes of 24, 40, ... 120 bytes (8-byte
- * aligned) for explicit chain allocations of sizes 17-128 whose remainder mod 16 is 1-8:
- * a 20-byte object takes 24 bytes, as in an application's pool. Then big blocks. */
-#define HSM_CHAIN_PACKED  7
-#define HSM_CHAIN_CLASSES (HSM_FIXED_CLASSES + HSM_CHAIN_PACKED)
+/* Classes: the fixed ones (whose 24, 40, ... 120-byte classes are 8-byte aligned:
+ * sizes 17-128 with a remainder mod 16 of 1-8 take them, a 20-byte object 24 bytes, as
+ * in an application's pool), then big blocks. */
+#define HSM_CHAIN_CLASSES HSM_FIXED_CLASSES
 #define HSM_CHAIN_BIN_BIG HSM_CHAIN_CLASSES
 #define HSM_CHAIN_BINS    (HSM_CHAIN_CLASSES + 1)
 
@@ -131,9 +130,10 @@ HSM_HIDDEN void hsm_chain_live_remove(hsmalloc_chain_t *c);
 /* ---- the fast paths, inlined into the entry points (chain_api.c) ---- */
 HSM_HIDDEN extern size_t hsm_chain_class_size[HSM_CHAIN_CLASSES];
 
+/* Not `packed` (a default chain serving malloc with HSMALLOC_PACKED=0): 17-128 bytes
+ * rounded up to 16 for 16-byte alignment. */
 static inline size_t hsm_chain_class_of(size_t size, int packed) {
-  if (packed && size - 17 < 112 && ((size - 1) & 15) < 8)
-    return HSM_FIXED_CLASSES + ((size - 1) >> 4) - 1;
+  if (!packed && size - 17 < 112) size = (size + 15) & ~(size_t)15;
   return hsm_class_of(size);
 }
 

@@ -264,6 +264,7 @@ static void heap_switch(hsm_heap_t *heap, hsmalloc_chain_t *c) {
   if (prev) atomic_fetch_sub(&prev->defaults, 1);
   if (c) atomic_fetch_add(&c->defaults, 1);
   heap->chain = c;
+  hsm_site_lanes_update(heap); /* a default chain serves operator new too */
   if (c != NULL && prev == NULL) {
     for (size_t i = 0; i < HSM_TABLE8; i++) heap->direct8[i] = &hsm_page_empty;
   } else if (c == NULL && !heap->sample_left) {

@@ -17,10 +17,11 @@
 #define HSM_SLICES_FREE_ALL 0xFFFFFFFEu /* every slice but the header free */
 
 /* Size classes: 16 for requests of 0-8 bytes (a free block holds a link and a free
- * mark), then 16..128 step 16, then 8 classes per doubling up to HSM_SMALL_MAX
- * (internal waste <= 12.5% above 128 B; every block is 16-aligned). */
+ * mark), then 16..128 step 8, then 8 classes per doubling up to HSM_SMALL_MAX
+ * (internal waste <= 12.5% above 128 B; every block is 16-aligned but those of the
+ * packed classes 24, 40 .. 120, which are 8-aligned: sizeclass.c). */
 #define HSM_SMALL_MAX       ((size_t)128 * 1024)
-#define HSM_FIXED_CLASSES   89
+#define HSM_FIXED_CLASSES   96
 #define HSM_CLASS_TABLE_MAX 4096 /* sizes looked up per heap in 8-byte steps (malloc's fast path) */
 
 /* Hot sizes (hot.c): a size that takes at least 1/HSM_HOT_SHARE of a thread's sampled
@@ -28,7 +29,6 @@
  * classes live in HSM_HOT_SLOTS slots after the fixed ones; a slot keeps its size for
  * the life of the process, so blocks of a retired class stay valid. */
 #define HSM_HOT_SLOTS        16
-#define HSM_CLASSES          (HSM_FIXED_CLASSES + HSM_HOT_SLOTS)
 #define HSM_HOT_PER_HEAP     8 /* hot classes installed in one heap at most */
 #define HSM_HOT_MAX_SIZE     HSM_CLASS_TABLE_MAX
 #define HSM_HOT_SAMPLE       1024 /* allocations sampled per window */
@@ -37,6 +37,18 @@
 #define HSM_HOT_RESAMPLE_MS  1000 /* HSMALLOC_HOT_RESAMPLE_MS: a new window this often */
 /* Postponed free: empty pages of a hot class a heap keeps, per class. */
 #define HSM_HOT_KEEP_BYTES ((size_t)256 * 1024)
+
+/* Call-site lanes (site.c): operator new of up to HSM_SITE_MAX bytes from a call site
+ * that was given lane l > 0 takes lane l's copy of the class (its own pages), so that
+ * objects made at different places (different types, as a rule) do not share pages.
+ * Lane classes follow the hot ones: HSM_SITE_LANE_CLASSES per lane, lanes 1 .. LANES-1. */
+#define HSM_SITE_LANES        4
+#define HSM_SITE_MAX          128
+#define HSM_SITE_LANE_CLASSES 16  /* the fixed classes up to HSM_SITE_MAX */
+#define HSM_SITE_SLOTS        256 /* call sites a heap remembers (direct-mapped by pc % 256) */
+#define HSM_LANE_BASE         (HSM_FIXED_CLASSES + HSM_HOT_SLOTS)
+#define HSM_CLASSES           (HSM_LANE_BASE + (HSM_SITE_LANES - 1) * HSM_SITE_LANE_CLASSES)
+
 /* Above HSM_LARGE_MAX: huge, own mapping (two of the largest large blocks fit in a segment). */
 #define HSM_LARGE_MAX    ((size_t)15 * 64 * 1024)
 #define HSM_MIN_BLOCKS   8    /* a small page holds >= 8 blocks */

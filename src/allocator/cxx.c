@@ -40,14 +40,62 @@ static inline void *new_impl(size_t size, size_t align, int nothrow) {
   return new_failed(size, align, nothrow);
 }
 
+/* The ways out of new_site's fast path, out of line and reached by tail calls, so that
+ * the fast path itself needs no stack frame. */
+static __attribute__((noinline)) void *new_plain(size_t n, int nothrow) {
+  return new_impl(n, 0, nothrow);
+}
+
+static __attribute__((noinline)) void *new_lane_slow(hsm_heap_t *heap, size_t n, size_t cls,
+                                                     int nothrow) {
+  void *p = hsm_page_alloc_slow(heap, n, cls, 0);
+  return p != NULL ? p : new_failed(n, 0, nothrow);
+}
+
+static void *new_site(size_t n, uintptr_t pc, int nothrow);
+
+/* A call site the heap's table does not hold: learn its lane, then allocate. */
+static __attribute__((noinline)) void *new_learn(hsm_heap_t *heap, size_t n, uintptr_t pc,
+                                                 int nothrow) {
+  hsm_site_learn(heap, (unsigned)(pc % HSM_SITE_SLOTS), pc, n);
+  return new_site(n, pc, nothrow);
+}
+
+/* new of up to HSM_SITE_MAX bytes from a call site with a lane (site.c): a list pop
+ * from the lane's class; lane 0 and everything else take malloc's path. The table's
+ * slot is the return address modulo 256: the same in every run, as ASLR moves code by
+ * whole 4 KiB pages. */
+static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t pc, int nothrow) {
+  hsm_heap_t *heap = hsm_tls_heap;
+  if (HSM_LIKELY(n <= HSM_SITE_MAX && heap->site_lanes)) {
+    unsigned slot = (unsigned)(pc % HSM_SITE_SLOTS);
+    if (HSM_UNLIKELY(heap->site_pc[slot] != pc)) return new_learn(heap, n, pc, nothrow);
+    unsigned base = heap->site_base[slot];
+    if (base != 0) {
+      size_t cls = base + hsm_class_table[(n + 7) >> 3];
+      hsm_page_t *pg = heap->direct[cls];
+      hsm_block_t *b = pg->free;
+      if (HSM_UNLIKELY(b == NULL)) return new_lane_slow(heap, n, cls, nothrow);
+      pg->free = b->next; /* no secure page: lanes are off in secure mode */
+      b->mark = 0;
+      pg->used++;
+      HSM_COUNT(heap->stats.allocs[cls], 1);
+      HSM_COUNT(heap->stats.requested[cls], n);
+      return b;
+    }
+  }
+  return new_plain(n, nothrow);
+}
+#define SITE ((uintptr_t)__builtin_return_address(0))
+
 /* One line per operator reads as the table it is. */
 /* clang-format off */
 #define NEW(name, ...) HSM_EXPORT void *name(__VA_ARGS__)
 #define DEL(name, ...) HSM_EXPORT void name(__VA_ARGS__)
 typedef struct nothrow_s nothrow_t;
 
-NEW(_Znwm, size_t n) { return new_impl(n, 0, 0); }
-NEW(_Znam, size_t n) { return new_impl(n, 0, 0); }
+NEW(_Znwm, size_t n) { return new_site(n, SITE, 0); }
+NEW(_Znam, size_t n) { return new_site(n, SITE, 0); }
 NEW(_ZnwmRKSt9nothrow_t, size_t n, const nothrow_t *t) { (void)t; return new_impl(n, 0, 1); }
 NEW(_ZnamRKSt9nothrow_t, size_t n, const nothrow_t *t) { (void)t; return new_impl(n, 0, 1); }
 NEW(_ZnwmSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, 0); }

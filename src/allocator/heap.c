@@ -64,6 +64,7 @@ static hsm_heap_t *heap_new_locked(void) {
   heap_pool_left -= size;
   memcpy(heap->class8, hsm_class_table, sizeof heap->class8);
   for (size_t c = 0; c < HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
+  hsm_site_lanes_update(heap);
   heap->id = heaps_made++;
   heap->all_next = heaps_all;
   heaps_all = heap;

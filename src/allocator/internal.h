@@ -244,7 +244,13 @@ struct hsm_heap_s {
   /* by (size + 7) / 8: the current page of that size's class (malloc's lookup); all
    * hsm_page_empty while a hot-size window samples the allocations */
   _Alignas(64) hsm_page_t *direct8[HSM_TABLE8];
-  uint8_t class8[HSM_TABLE8];          /* by (size + 7) / 8: the class serving it here */
+  uint8_t class8[HSM_TABLE8]; /* by (size + 7) / 8: the class serving it here */
+  /* call-site lanes (site.c): per remembered call site, 0 (lane 0: the ordinary
+   * classes) or the first class of its lane; site_lanes 0 sends operator new to malloc */
+  uintptr_t site_pc[HSM_SITE_SLOTS];
+  uint8_t site_base[HSM_SITE_SLOTS];
+  uint8_t site_next[HSM_SITE_LANE_CLASSES]; /* per fixed class: the lane the next site gets */
+  uint8_t site_lanes;
   hsm_page_t *direct[HSM_CLASSES];     /* current page per class, never NULL */
   hsm_page_queue_t queue[HSM_CLASSES]; /* pages with (possibly) free blocks */
   hsm_page_queue_t full;               /* pages with nothing to give */
@@ -303,8 +309,10 @@ typedef struct {
   long pressure_hold_ms;    /* HSMALLOC_PRESSURE_HOLD_MS */
   char pressure_files[200]; /* HSMALLOC_PRESSURE_FILES: test hook, read this directory */
   int numa;                 /* HSMALLOC_NUMA: -1 auto (several nodes), 0 off, 1 always */
-  int stats_signal;         /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
-  char trace_file[256];     /* HSMALLOC_TRACE: the event trace (trace.c) */
+  int packed;           /* HSMALLOC_PACKED: 8-byte aligned classes 24, 40 .. 120 (sizeclass.c) */
+  int site_lanes;       /* HSMALLOC_SITE_LANES: operator new's call-site lanes (site.c) */
+  int stats_signal;     /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
+  char trace_file[256]; /* HSMALLOC_TRACE: the event trace (trace.c) */
 } hsm_options_t;
 
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
@@ -327,6 +335,8 @@ HSM_HIDDEN extern uint8_t hsm_class_slices[HSM_CLASSES];
 HSM_HIDDEN extern uint32_t hsm_cache_limit[HSM_CLASSES];
 /* the range of direct8 indexes (sizes up to HSM_CLASS_TABLE_MAX) each class serves */
 HSM_HIDDEN extern uint16_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
+/* The 24, 40, ... 120-byte classes serve malloc (HSMALLOC_PACKED, fixed at start-up). */
+HSM_HIDDEN extern int hsm_packed;
 HSM_HIDDEN void hsm_class_set_size(size_t cls, size_t size);
 HSM_HIDDEN void hsm_sizeclass_init(void);
 HSM_HIDDEN size_t hsm_class_of_computed(size_t size);
@@ -477,7 +487,18 @@ typedef struct {
   _Atomic uint64_t promotions, retirements;
 } hsm_hot_slot_t;
 HSM_HIDDEN extern hsm_hot_slot_t hsm_hot_slots[HSM_HOT_SLOTS];
-static inline int hsm_is_hot(size_t cls) { return cls >= HSM_FIXED_CLASSES && cls < HSM_CLASSES; }
+static inline int hsm_is_hot(size_t cls) { return cls >= HSM_FIXED_CLASSES && cls < HSM_LANE_BASE; }
+
+/* ---- call-site lanes (site.c; the fast path is operator new's, cxx.c) ---- */
+/* The fixed class a lane class copies. */
+static inline size_t hsm_lane_fixed_class(size_t cls) {
+  return (cls - HSM_LANE_BASE) % HSM_SITE_LANE_CLASSES;
+}
+/* Call site `pc` missed slot `slot` of the heap's table: remember it with the next lane
+ * of the class of `size`; returns what the slot now holds (site_base). */
+HSM_HIDDEN unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc, size_t size);
+/* Whether operator new may use lanes in this heap (no secure mode, no default chain). */
+HSM_HIDDEN void hsm_site_lanes_update(hsm_heap_t *heap);
 
 /* ---- frees of other heaps' blocks (remote.c) ---- */
 HSM_HIDDEN void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);

@@ -17,6 +17,8 @@ hsm_options_t hsm_options = {.decay_ms = HSM_DEFAULT_DECAY_MS,
                              .pressure_check_ms = HSM_PRESSURE_CHECK_MS,
                              .pressure_hold_ms = HSM_PRESSURE_HOLD_MS,
                              .numa = -1,
+                             .packed = 1,
+                             .site_lanes = 1,
                              .stats_signal = 1};
 
 static long env_long(const char *name, long fallback) {
@@ -142,6 +144,8 @@ void hsm_options_read(void) {
   hsm_options.cache_segments = env_long("HSMALLOC_CACHE_SEGMENTS", HSM_DEFAULT_CACHE_SEGS);
   hsm_options.hugepages = env_long("HSMALLOC_HUGEPAGES", 0) != 0;
   hsm_options.hot_detect = env_long("HSMALLOC_HOT_DETECT", 1) != 0;
+  hsm_options.packed = env_long("HSMALLOC_PACKED", 1) != 0;
+  hsm_options.site_lanes = env_long("HSMALLOC_SITE_LANES", 1) != 0;
   hsm_options.hot_resample_ms = env_long("HSMALLOC_HOT_RESAMPLE_MS", HSM_HOT_RESAMPLE_MS);
   read_hot_sizes();
   hsm_options.pressure = env_long("HSMALLOC_PRESSURE", 1) != 0;

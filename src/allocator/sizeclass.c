@@ -1,11 +1,24 @@
 /* Size classes: request size -> class, class -> block size and page span.
  *
  * Fixed classes: 16 (for requests of 0-8 bytes: a free block holds a link and a free
- * mark, check.c); 16..128 in steps of 16; then 8 classes per doubling up to 128 KiB
+ * mark, check.c); 16..128 in steps of 8; then 8 classes per doubling up to 128 KiB
  * (step = 1/8 of the lower power of two, so at most 12.5% internal waste above
  * 128 B). Sizes up to 4 KiB are looked up in 8-byte steps (this table for the fixed
  * classes, each heap's class8 for its own, where hot classes are slotted in); larger
  * sizes are computed. Hot classes (hot.c) get their size here when first promoted.
+ *
+ * Packed classes and alignment. The 24, 40, ... 120-byte classes serve the sizes
+ * 16k+1 .. 16k+8 (k = 1..7), and their blocks are 8-byte aligned; every other block is
+ * 16-byte aligned (its size is a multiple of 16, pages start on 64 KiB). An object
+ * that needs 16-byte alignment has a size that is a multiple of 16, so `new T`,
+ * malloc(sizeof(T)) and malloc(n * sizeof(T)) of such a type never land in a packed
+ * class; a request of 16k+1 .. 16k+8 bytes is at least 8-aligned, enough for any
+ * object of that size (C++'s rule for operator new). C's wording since C17 ("any type
+ * ... of size less than or equal to the size requested") asks more: a 16-byte long
+ * double at the start of a 24-byte request. HSMALLOC_PACKED=0 rounds those sizes up to
+ * 16 as before (e.g. for code built by clang, which assumes ::operator new returns
+ * 16-byte aligned memory unless built with -fnew-alignment=8). memalign and aligned
+ * new of 16 never take a packed class.
  */
 #include "internal.h"
 
@@ -14,19 +27,21 @@ size_t hsm_class_size[HSM_CLASSES];
 uint8_t hsm_class_slices[HSM_CLASSES];
 uint32_t hsm_cache_limit[HSM_CLASSES];
 uint16_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
+int hsm_packed = 1;
 
 size_t hsm_class_of_computed(size_t size) {
   if (size <= 8) return 0;
-  if (size <= 128) return (size + 15) >> 4;
+  if (size <= 16) return 1;
+  if (size <= 128) return ((size + 7) >> 3) - 1;
   unsigned b = 63u - (unsigned)__builtin_clzl(size - 1); /* 2^b < size <= 2^(b+1) */
   size_t idx = (size - 1 - ((size_t)1 << b)) >> (b - 3);
-  return 9 + (size_t)(b - 7) * 8 + idx;
+  return 16 + (size_t)(b - 7) * 8 + idx;
 }
 
 static size_t class_size_of(size_t cls) {
   if (cls == 0) return 16;
-  if (cls <= 8) return cls * 16;
-  size_t j = cls - 9, b = 7 + j / 8, idx = j % 8;
+  if (cls < 16) return (cls + 1) * 8;
+  size_t j = cls - 16, b = 7 + j / 8, idx = j % 8;
   return ((size_t)1 << b) + (idx + 1) * ((size_t)1 << (b - 3));
 }
 
@@ -63,8 +78,8 @@ void hsm_class_set_size(size_t cls, size_t size) {
   if (limit < HSM_CACHE_MIN_BLOCKS) limit = HSM_CACHE_MIN_BLOCKS;
   if (limit > HSM_CACHE_MAX_BLOCKS) limit = HSM_CACHE_MAX_BLOCKS;
   hsm_cache_limit[cls] = (uint32_t)limit;
-  if (hsm_is_hot(cls)) {
-    hsm_class_lo8[cls] = (uint16_t)(size / 8 - 1);
+  if (hsm_is_hot(cls)) { /* up to 128 with packed classes, only its own 8-byte step */
+    hsm_class_lo8[cls] = (uint16_t)(size / 8 - (hsm_packed && size <= 128 ? 0 : 1));
     hsm_class_hi8[cls] = (uint16_t)(size / 8);
   }
 }
@@ -74,9 +89,14 @@ void hsm_sizeclass_init(void) {
     hsm_class_lo8[c] = 1; /* empty range unless the table maps sizes to c */
     hsm_class_hi8[c] = 0;
   }
+  hsm_packed = hsm_options.packed;
   for (size_t c = 0; c < HSM_FIXED_CLASSES; c++) hsm_class_set_size(c, class_size_of(c));
+  for (size_t c = HSM_LANE_BASE; c < HSM_CLASSES; c++)
+    hsm_class_set_size(c, class_size_of(hsm_lane_fixed_class(c)));
   for (size_t i = HSM_TABLE8; i-- > 0;) {
-    size_t c = hsm_class_of_computed(i * 8);
+    size_t size = i * 8;
+    if (!hsm_packed && size > 16 && size <= 128) size = (size + 15) & ~(size_t)15;
+    size_t c = hsm_class_of_computed(size);
     hsm_class_table[i] = (uint8_t)c;
     if (hsm_class_hi8[c] < hsm_class_lo8[c]) hsm_class_hi8[c] = (uint16_t)i;
     hsm_class_lo8[c] = (uint16_t)i;

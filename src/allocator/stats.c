@@ -255,16 +255,18 @@ int hsm_stats_collect(void *out, int nonblocking) {
       st->allocated_total += t.allocs[b] * hsm_class_size[b];
       st->allocated_now += live * hsm_class_size[b];
     }
-    size_t pub = b < HSM_FIXED_CLASSES ? b
-                 : b == HSM_BIN_LARGE  ? HSM_FIXED_CLASSES
-                 : b == HSM_BIN_HUGE   ? HSM_FIXED_CLASSES + 1
-                                       : HSMALLOC_STAT_BINS;
+    /* a lane class is counted in its fixed class's row */
+    size_t pub = b < HSM_FIXED_CLASSES                   ? b
+                 : b >= HSM_LANE_BASE && b < HSM_CLASSES ? hsm_lane_fixed_class(b)
+                 : b == HSM_BIN_LARGE                    ? HSM_FIXED_CLASSES
+                 : b == HSM_BIN_HUGE                     ? HSM_FIXED_CLASSES + 1
+                                                         : HSMALLOC_STAT_BINS;
     if (pub == HSMALLOC_STAT_BINS) continue; /* a hot class: its own row */
     hsmalloc_bin_stats_t *bin = &st->bins[pub];
-    bin->size = b < HSM_FIXED_CLASSES ? hsm_class_size[b] : 0;
-    bin->allocs = t.allocs[b];
-    bin->frees = t.frees[b];
-    bin->live = live;
+    bin->size = pub < HSM_FIXED_CLASSES ? hsm_class_size[pub] : 0;
+    bin->allocs += t.allocs[b];
+    bin->frees += t.frees[b];
+    bin->live += live;
   }
   st->rest.allocs = st->allocs;
   st->rest.frees = st->frees;

@@ -108,11 +108,41 @@ static void test_alignments(void) {
   m = aligned_alloc(48, 100);                 /* glibc 2.36: the same as memalign */
   CHECK(m != NULL && ((uintptr_t)m & 63) == 0);
   free(m);
-  for (size_t n = 1; n <= 2048; n++) {        /* malloc is 16-aligned above 8 bytes */
-    void *p = malloc(n);
-    CHECK(p != NULL && ((uintptr_t)p & (n > 8 ? 15 : 7)) == 0 && malloc_usable_size(p) >= n);
-    free(p);
+  /* malloc is 16-aligned above 8 bytes, except the packed sizes 16k+1 .. 16k+8 (17-120,
+   * 8-aligned) unless HSMALLOC_PACKED=0; memalign(16, n) is always 16-aligned */
+  const char *pk = getenv("HSMALLOC_PACKED");
+  int packed = !(pk != NULL && strcmp(pk, "0") == 0);
+  for (size_t n = 1; n <= 2048; n++) {
+    size_t want = n <= 8 || (packed && n > 16 && n <= 120 && (n - 1) % 16 < 8) ? 8 : 16;
+    void *p[32], *a[32];
+    uintptr_t any = 0;
+    for (int k = 0; k < 32; k++) { /* 8-aligned blocks fall on both halves of 16 bytes (in */
+      p[k] = malloc(n);            /* secure mode in random order: hence 32 of them) */
+      CHECK(p[k] != NULL && ((uintptr_t)p[k] & (want - 1)) == 0 && malloc_usable_size(p[k]) >= n);
+      a[k] = memalign(16, n);
+      CHECK(a[k] != NULL && ((uintptr_t)a[k] & 15) == 0 && malloc_usable_size(a[k]) >= n);
+      any |= (uintptr_t)p[k];
+    }
+    if (want == 8 && n > 8 && owns != NULL) CHECK((any & 15) == 8); /* hsmalloc's packed class */
+    for (int k = 0; k < 32; k++) {
+      free(p[k]);
+      free(a[k]);
+    }
   }
+  /* realloc through every small class boundary, up and down: the contents move along */
+  unsigned char *r = malloc(1);
+  CHECK(r != NULL);
+  r[0] = 1;
+  for (size_t n = 2; n <= 300; n++) {
+    r = realloc(r, n);
+    CHECK(r != NULL && malloc_usable_size(r) >= n && r[n - 2] == (unsigned char)(n - 1));
+    r[n - 1] = (unsigned char)n;
+  }
+  for (size_t n = 299; n >= 1; n--) {
+    r = realloc(r, n);
+    CHECK(r != NULL && malloc_usable_size(r) >= n && r[n - 1] == (unsigned char)n);
+  }
+  free(r);
 }
 
 static void test_usable_and_calloc(void) {

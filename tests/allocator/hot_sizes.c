@@ -201,9 +201,31 @@ static void *retire_thread(void *arg) {
   return NULL;
 }
 
+/* ---- small: a hot class up to 128 bytes takes only its own 8-byte step ---- */
+
+/* With HSMALLOC_HOT_SIZES=48: 41-48 bytes come from the hot class, 33-40 stay in the
+ * packed class of 40 (exact already), 100 times each. */
+static void *small_thread(void *arg) {
+  (void)arg;
+  for (int r = 0; r < 100; r++)
+    for (size_t n = 33; n <= 48; n++) {
+      void *volatile p = malloc(n);
+      size_t expect = n <= 40 ? 40 : 48;
+      CHECK(malloc_usable_size(p) == expect, "%zu bytes: usable %zu, expected %zu", n,
+            malloc_usable_size(p), expect);
+      free(p);
+    }
+  stats_get(&after);
+  const hsmalloc_hot_stats_t *r = row(&after, 48);
+  CHECK(r != NULL && r->seeded == 1, "48: not a seeded row");
+  CHECK(DELTA(48, allocs) == 100 * 8, "48: allocs %llu, expected 800 (41-48 only)",
+        (unsigned long long)DELTA(48, allocs));
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: hot_sizes detect|seeded LIST|retire|pattern\n");
+    fprintf(stderr, "usage: hot_sizes detect|seeded LIST|retire|small|pattern\n");
     return 2;
   }
   if (strcmp(argv[1], "pattern") == 0) { /* for the recorder: the allocations only */
@@ -233,6 +255,8 @@ int main(int argc, char **argv) {
     check_seeded();
   } else if (strcmp(mode, "retire") == 0) {
     run_in_thread(retire_thread, NULL);
+  } else if (strcmp(mode, "small") == 0) {
+    run_in_thread(small_thread, NULL);
   } else {
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;

@@ -1,5 +1,5 @@
 /* hsmalloc's size classes, checked exactly against the rule docs/hsmalloc.md states:
- * small classes are 16 (requests of 0-8 bytes), 16 to 128 by 16, then 8 classes per doubling up to 128 KiB;
+ * small classes are 16 (requests of 0-8 bytes), 16 to 128 by 8, then 8 classes per doubling up to 128 KiB;
  * large blocks (up to 960 KiB) are runs of whole 64 KiB slices; anything bigger is a
  * huge block with its own mapping. The expected table is derived here from that
  * rule, never read from the allocator.
@@ -48,7 +48,7 @@ static int (*stats_get)(hsmalloc_stats_t *);
 /* The documented rule, step by step. */
 static void derive_classes(void) {
   classes[nclasses++] = 16; /* 0-8 bytes: a free block holds a link and a free mark */
-  for (size_t s = 16; s <= 128; s += 16) classes[nclasses++] = s;
+  for (size_t s = 16; s <= 128; s += 8) classes[nclasses++] = s;
   for (size_t low = 128; low < SMALL_MAX; low *= 2)
     for (size_t k = 1; k <= 8; k++) classes[nclasses++] = low + k * (low / 8);
 }

@@ -48,6 +48,13 @@ def test_api_suite_preloaded(build, hsmalloc):
     assert checks_passed(run(exe, "owned", preload=hsmalloc)) >= 2900
 
 
+def test_api_suite_without_packed_classes(build, hsmalloc):
+    """HSMALLOC_PACKED=0: every malloc above 8 bytes is 16-aligned again (the suite checks
+    the rule it reads from the same variable)."""
+    exe = build(ALLOC + "api_suite.c", "-ldl", name="api_suite")
+    assert checks_passed(run(exe, "owned", preload=hsmalloc, env={"HSMALLOC_PACKED": "0"})) >= 2900
+
+
 def test_api_suite_linked(build, native):
     exe = build(ALLOC + "api_suite.c", *linked_flags(native), name="api_suite_linked")
     needed = subprocess.run(["readelf", "-d", str(exe)], capture_output=True, text=True).stdout

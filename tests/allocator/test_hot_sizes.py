@@ -57,6 +57,14 @@ def test_without_hot_sizes_the_fixed_classes_serve(hot_program, native):
     assert_ok(res, "seeded", 4500)
 
 
+def test_a_small_hot_class_takes_only_its_own_8_byte_step(hot_program, native):
+    """Up to 128 bytes the packed classes are exact: a hot 48 serves 41-48, and 33-40
+    stay in the class of 40 (100 rounds of 16 sizes: usable sizes, then the row)."""
+    res = run_program(hot_program, native, "small",
+                      env={"HSMALLOC_HOT_SIZES": "48", "HSMALLOC_HOT_DETECT": "0"})
+    assert_ok(res, "small", 1600 + 2)
+
+
 def test_blocks_stay_valid_across_class_retirement(hot_program, native):
     res = run_program(hot_program, native, "retire", env={"HSMALLOC_HOT_RESAMPLE_MS": "0"})
     assert_ok(res, "retire", 6000 * 530)  # per block: 528 bytes, usable size, owned

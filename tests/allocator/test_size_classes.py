@@ -12,8 +12,8 @@ SMALL_MAX = 128 * 1024
 
 
 def documented_classes():
-    """16 for 0-8 bytes; 16 to 128 by 16; then 8 classes per doubling up to 128 KiB."""
-    sizes = [16, *range(16, 129, 16)]
+    """16 for 0-8 bytes; 16 to 128 by 8; then 8 classes per doubling up to 128 KiB."""
+    sizes = [16, *range(16, 129, 8)]
     low = 128
     while low < SMALL_MAX:
         sizes += [low + k * low // 8 for k in range(1, 9)]

@@ -19,7 +19,7 @@
 //   2  hsmalloc chains, per thread and per type like the pools (hsmalloc_chain_malloc
 //      and _free), each released at once by hsmalloc_chain_destroy at the end (needs
 //      libhsmalloc, preloaded or linked)
-// With --pool 1 or 2 each thread also builds and tears down its strip itself.
+// Every thread builds, refines and tears down its own strip, whatever the pool.
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -264,48 +264,27 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    uint64_t h = WL_FNV_INIT;
-    size_t ntri = 0, nvert = 0;
-    if (pool != POOL_NONE) {
-        // each thread builds, refines and releases its strip (its pool or chain is its own)
-        struct Result { uint64_t sum; size_t tri, vert; };
-        std::vector<Result> results(nthreads);
-        auto strip = [&](int s) {
-            StripRefiner r((double)s / nthreads, (double)(s + 1) / nthreads, pool);
-            r.run(cfg);
-            results[s] = Result{r.checksum(), r.triangles(), r.vertices()};
-        };
-        std::vector<std::thread> threads;
-        for (int s = 1; s < nthreads; s++)
-            threads.emplace_back(strip, s);
-        strip(0);
-        for (auto &th : threads)
-            th.join();
-        for (const Result &r : results) {
-            h = wl_hash_u64(h, r.sum);
-            ntri += r.tri;
-            nvert += r.vert;
-        }
-        printf("mesh-refine: %d strips, %zu triangles, %zu vertices\n", nthreads, ntri, nvert);
-        wl_print_checksum(h);
-        return 0;
-    }
-
-    std::vector<StripRefiner *> strips;
-    for (int s = 0; s < nthreads; s++)
-        strips.push_back(new StripRefiner((double)s / nthreads, (double)(s + 1) / nthreads));
+    // Each thread builds, refines, sums and releases its strip (its pool or chain is its
+    // own; with new/delete its blocks are freed one by one, by the thread that made them).
+    struct Result { uint64_t sum; size_t tri, vert; };
+    std::vector<Result> results(nthreads);
+    auto strip = [&](int s) {
+        StripRefiner r((double)s / nthreads, (double)(s + 1) / nthreads, pool);
+        r.run(cfg);
+        results[s] = Result{r.checksum(), r.triangles(), r.vertices()};
+    };
     std::vector<std::thread> threads;
     for (int s = 1; s < nthreads; s++)
-        threads.emplace_back([&, s] { strips[s]->run(cfg); });
-    strips[0]->run(cfg);
+        threads.emplace_back(strip, s);
+    strip(0);
     for (auto &th : threads)
         th.join();
-
-    for (StripRefiner *s : strips) {
-        h = wl_hash_u64(h, s->checksum());
-        ntri += s->triangles();
-        nvert += s->vertices();
-        delete s;
+    uint64_t h = WL_FNV_INIT;
+    size_t ntri = 0, nvert = 0;
+    for (const Result &r : results) {
+        h = wl_hash_u64(h, r.sum);
+        ntri += r.tri;
+        nvert += r.vert;
     }
     printf("mesh-refine: %d strips, %zu triangles, %zu vertices\n", nthreads, ntri, nvert);
     wl_print_checksum(h);

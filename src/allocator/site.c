@@ -1,0 +1,35 @@
+/* Call-site lanes: operator new keeps objects made at different places apart.
+ *
+ * An application's own pool keeps each type in chunks of its own; a size class mixes
+ * every type of its size in allocation order (a mesh's vertices and its hash map's
+ * nodes, 24 bytes each, alternate in one page). operator new knows where it was called
+ * from, and in C++ a call site is (nearly always) one type, so: each heap remembers the
+ * call sites it has seen (a direct-mapped table of HSM_SITE_SLOTS by the return address
+ * modulo 256: the same slots in every run, as ASLR moves code by whole pages; two sites
+ * a multiple of 256 bytes apart take turns in a slot, and get lanes anew) and gives each new site of a class the next of HSM_SITE_LANES lanes
+ * in turn; lane 0 is the ordinary classes (and malloc's path), lane l > 0 has its own
+ * copy of the fixed classes up to HSM_SITE_MAX bytes, with pages of its own. The first
+ * sites of a class thus get different pages; a fifth shares lane 0 again.
+ *
+ * A lane class is an ordinary class in every other respect: free, the per-thread cache
+ * of other heaps' blocks, realloc and malloc_usable_size find it through the page.
+ * Lanes are off in secure mode (every allocation is checked there), while a default
+ * chain serves this thread, with HSMALLOC_SITE_LANES=0, and for malloc (a C call site
+ * is often a wrapper shared by every type). Hot-size sampling does not see the
+ * allocations of lanes 1 and up.
+ */
+#include "internal.h"
+
+unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc, size_t size) {
+  size_t cls = hsm_class_table[(size + 7) >> 3]; /* a fixed class up to HSM_SITE_MAX */
+  unsigned lane = heap->site_next[cls];
+  heap->site_next[cls] = (uint8_t)((lane + 1) % HSM_SITE_LANES);
+  heap->site_pc[slot] = pc;
+  heap->site_base[slot] =
+      (uint8_t)(lane == 0 ? 0 : HSM_LANE_BASE + (lane - 1) * HSM_SITE_LANE_CLASSES);
+  return heap->site_base[slot];
+}
+
+void hsm_site_lanes_update(hsm_heap_t *heap) {
+  heap->site_lanes = (uint8_t)(hsm_options.site_lanes && !hsm_secure && heap->chain == NULL);
+}
