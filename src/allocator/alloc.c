@@ -6,10 +6,12 @@
 
 #include "internal.h"
 
-static inline __attribute__((always_inline)) void *alloc_in(hsm_heap_t *heap, size_t size,
-                                                            int zero) {
+/* csize: the size whose class serves the request (operator new rounds packed sizes up
+ * to 16: hsm_new_malloc); size: the request, as counted. */
+static inline __attribute__((always_inline)) void *alloc_sized(hsm_heap_t *heap, size_t csize,
+                                                               size_t size, int zero) {
   if (HSM_LIKELY(size <= HSM_SMALL_MAX)) {
-    size_t cls = hsm_heap_class_of(heap, size);
+    size_t cls = hsm_heap_class_of(heap, csize);
     hsm_page_t *pg = heap->direct[cls];
     if (HSM_LIKELY(pg->free != NULL)) return hsm_page_pop(heap, pg, cls, size, zero);
     return hsm_page_alloc_slow(heap, size, cls, zero);
@@ -29,6 +31,11 @@ static inline __attribute__((always_inline)) void *alloc_in(hsm_heap_t *heap, si
     HSM_COUNT(heap->stats.requested[HSM_BIN_HUGE], size);
   }
   return p;
+}
+
+static inline __attribute__((always_inline)) void *alloc_in(hsm_heap_t *heap, size_t size,
+                                                            int zero) {
+  return alloc_sized(heap, size, size, zero);
 }
 
 static inline __attribute__((always_inline)) void *alloc_checked(size_t size, int zero) {
@@ -119,6 +126,25 @@ void *hsm_malloc(size_t size) {
   /* tail calls only, so that neither path pays for the other's stack frame */
   if (HSM_UNLIKELY(hsm_secure)) return malloc_secure(size);
   return malloc_checked(size);
+}
+
+/* ::operator new(size_t) promises __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16 on x86-64), and
+ * clang relies on it (it may initialize the new object with movaps): the packed sizes
+ * 16k+1 .. 16k+8 up to 120 take the 16-aligned class above, unless HSMALLOC_PACKED=all
+ * (C++ built by GCC, which assumes nothing). The request is counted as made. */
+void *hsm_new_malloc(size_t size) {
+  if (hsm_packed_new || size - 17 >= 104 || ((size - 1) & 8) != 0) return hsm_malloc(size);
+  hsm_heap_t *heap = hsm_heap_get();
+  if (HSM_UNLIKELY(heap == NULL)) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  size_t csize = (size + 15) & ~(size_t)15;
+  if (HSM_UNLIKELY(heap->chain != NULL)) return hsm_chain_alloc_default(heap->chain, csize, 0);
+  void *p = alloc_sized(heap, csize, size, 0);
+  if (HSM_UNLIKELY(heap->sample_left != 0)) hsm_hot_sample(heap, size);
+  if (HSM_UNLIKELY(p == NULL)) errno = ENOMEM;
+  return p;
 }
 
 void *hsm_calloc(size_t n, size_t size) {

@@ -13,7 +13,7 @@
 typedef void (*new_handler_t)(void);
 
 static void *alloc(size_t size, size_t align) {
-  return align ? hsm_memalign(align, size) : hsm_malloc(size);
+  return align ? hsm_memalign(align, size) : hsm_new_malloc(size);
 }
 
 static void *new_failed(size_t size, size_t align, int nothrow) {
@@ -72,7 +72,8 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
     if (HSM_UNLIKELY(heap->site_pc[slot] != pc)) return new_learn(heap, n, pc, nothrow);
     unsigned base = heap->site_base[slot];
     if (base != 0) {
-      size_t cls = base + hsm_class_table[(n + 7) >> 3];
+      /* a packed size takes the 16-aligned class above it (hsm_new_malloc) */
+      size_t cls = base + hsm_class_table[hsm_packed_new ? (n + 7) >> 3 : ((n + 15) >> 4) << 1];
       hsm_page_t *pg = heap->direct[cls];
       hsm_block_t *b = pg->free;
       if (HSM_UNLIKELY(b == NULL)) return new_lane_slow(heap, n, cls, nothrow);

@@ -309,7 +309,7 @@ typedef struct {
   long pressure_hold_ms;    /* HSMALLOC_PRESSURE_HOLD_MS */
   char pressure_files[200]; /* HSMALLOC_PRESSURE_FILES: test hook, read this directory */
   int numa;                 /* HSMALLOC_NUMA: -1 auto (several nodes), 0 off, 1 always */
-  int packed;           /* HSMALLOC_PACKED: 8-byte aligned classes 24, 40 .. 120 (sizeclass.c) */
+  int packed; /* HSMALLOC_PACKED: 8-byte aligned classes 24, 40 .. 120 (sizeclass.c); 2: new too */
   int site_lanes;       /* HSMALLOC_SITE_LANES: operator new's call-site lanes (site.c) */
   int stats_signal;     /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
   char trace_file[256]; /* HSMALLOC_TRACE: the event trace (trace.c) */
@@ -337,6 +337,7 @@ HSM_HIDDEN extern uint32_t hsm_cache_limit[HSM_CLASSES];
 HSM_HIDDEN extern uint16_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
 /* The 24, 40, ... 120-byte classes serve malloc (HSMALLOC_PACKED, fixed at start-up). */
 HSM_HIDDEN extern int hsm_packed;
+HSM_HIDDEN extern int hsm_packed_new; /* and operator new too (HSMALLOC_PACKED=all) */
 HSM_HIDDEN void hsm_class_set_size(size_t cls, size_t size);
 HSM_HIDDEN void hsm_sizeclass_init(void);
 HSM_HIDDEN size_t hsm_class_of_computed(size_t size);
@@ -563,6 +564,7 @@ HSM_HIDDEN hsm_huge_t *hsm_huge_of(const void *p, unsigned kind);
 
 /* ---- core operations (alloc.c, free.c) ---- */
 HSM_HIDDEN void *hsm_malloc(size_t size);
+HSM_HIDDEN void *hsm_new_malloc(size_t size); /* operator new: 16-aligned unless HSMALLOC_PACKED=all */
 HSM_HIDDEN void *hsm_calloc(size_t n, size_t size);
 HSM_HIDDEN void *hsm_realloc(void *p, size_t size);
 HSM_HIDDEN void hsm_free(void *p);

@@ -15,10 +15,11 @@
  * class; a request of 16k+1 .. 16k+8 bytes is at least 8-aligned, enough for any
  * object of that size (C++'s rule for operator new). C's wording since C17 ("any type
  * ... of size less than or equal to the size requested") asks more: a 16-byte long
- * double at the start of a 24-byte request. HSMALLOC_PACKED=0 rounds those sizes up to
- * 16 as before (e.g. for code built by clang, which assumes ::operator new returns
- * 16-byte aligned memory unless built with -fnew-alignment=8). memalign and aligned
- * new of 16 never take a packed class.
+ * double at the start of a 24-byte request; neither GCC nor clang assumes more than 8
+ * of malloc. ::operator new(size_t) promises 16 (__STDCPP_DEFAULT_NEW_ALIGNMENT__) and
+ * clang relies on it, so new keeps 16 unless HSMALLOC_PACKED=all (alloc.c,
+ * hsm_new_malloc); HSMALLOC_PACKED=0 rounds those sizes up to 16 for malloc too.
+ * memalign and aligned new of 16 never take a packed class.
  */
 #include "internal.h"
 
@@ -28,6 +29,7 @@ uint8_t hsm_class_slices[HSM_CLASSES];
 uint32_t hsm_cache_limit[HSM_CLASSES];
 uint16_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
 int hsm_packed = 1;
+int hsm_packed_new = 0;
 
 size_t hsm_class_of_computed(size_t size) {
   if (size <= 8) return 0;
@@ -89,7 +91,8 @@ void hsm_sizeclass_init(void) {
     hsm_class_lo8[c] = 1; /* empty range unless the table maps sizes to c */
     hsm_class_hi8[c] = 0;
   }
-  hsm_packed = hsm_options.packed;
+  hsm_packed = hsm_options.packed != 0;
+  hsm_packed_new = hsm_options.packed == 2;
   for (size_t c = 0; c < HSM_FIXED_CLASSES; c++) hsm_class_set_size(c, class_size_of(c));
   for (size_t c = HSM_LANE_BASE; c < HSM_CLASSES; c++)
     hsm_class_set_size(c, class_size_of(hsm_lane_fixed_class(c)));

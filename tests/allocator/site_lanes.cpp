@@ -3,7 +3,9 @@
 //   ./site_lanes          prints, for sites 0..4 (five functions making 24-byte objects,
 //                         N each, interleaved): "site K pages P shared S dense D" —
 //                         P: 64 KiB slices its blocks lie in, S: of those, slices that
-//                         also hold another site's blocks, D: consecutive blocks 24 apart;
+//                         also hold another site's blocks, D: consecutive blocks one block
+//                         apart (32 bytes: new keeps 16-byte alignment; 24 with
+//                         HSMALLOC_PACKED=all);
 //                         then "remote ok": every block deleted by another thread, and a
 //                         new round made and checked again (the freed blocks come back)
 //   sizes                 malloc_usable_size of blocks from a lane, for 17..128 bytes
@@ -53,8 +55,9 @@ static void round_and_report(int print) {
                     shared++;
                     break;
                 }
+        size_t block = malloc_usable_size(objs[k][0]);
         for (size_t i = 1; i < objs[k].size(); i++)
-            dense += (char *)objs[k][i] - (char *)objs[k][i - 1] == 24;
+            dense += (size_t)((char *)objs[k][i] - (char *)objs[k][i - 1]) == block;
         if (print) printf("site %d pages %zu shared %zu dense %zu\n", k, slices[k].size(), shared, dense);
     }
 }

@@ -2,6 +2,7 @@
 size class gives each of the first HSM_SITE_LANES (4) sites its own pages, a fifth
 shares lane 0 with one of them; blocks stay dense; delete from another thread works; lanes
 are off with HSMALLOC_SITE_LANES=0 and in secure mode (tests/allocator/site_lanes.cpp)."""
+import json
 import os
 import re
 import subprocess
@@ -30,8 +31,9 @@ def sites(out):
     return {int(k): (int(p), int(s), int(d)) for k, p, s, d in rows}
 
 
-def test_sites_of_one_class_get_pages_of_their_own(site_lanes, native):
-    got = sites(run(site_lanes, native))
+@pytest.mark.parametrize("packed", ["1", "all"])
+def test_sites_of_one_class_get_pages_of_their_own(site_lanes, native, packed):
+    got = sites(run(site_lanes, native, HSMALLOC_PACKED=packed))
     # 2000 blocks of 24 bytes are 47 KiB. Five sites, four lanes: in order of first
     # appearance the sites take lanes 0, 1, 2, 3, then 0 again (the thread's very first
     # allocation goes through malloc, before its heap exists, so the first site is
@@ -52,6 +54,30 @@ def test_lanes_off(site_lanes, native, env):
 
 
 def test_lane_blocks_have_the_class_size(site_lanes, native):
-    out = run(site_lanes, native, "sizes")
-    usable = dict(tuple(map(int, line.split())) for line in out.split("\n") if line)
-    assert usable == {n: max(16, (n + 7) // 8 * 8) for n in range(17, 129)}
+    """new keeps C++'s 16-byte alignment (__STDCPP_DEFAULT_NEW_ALIGNMENT__, which clang
+    relies on): the packed sizes 16k+1 .. 16k+8 take the 16-byte class above; with
+    HSMALLOC_PACKED=all they take the packed 8-byte classes, as malloc does."""
+    for packed, want in (("1", lambda n: (n + 15) // 16 * 16),
+                         ("all", lambda n: (n + 7) // 8 * 8)):
+        out = run(site_lanes, native, "sizes", HSMALLOC_PACKED=packed)
+        usable = dict(tuple(map(int, line.split())) for line in out.split("\n") if line)
+        assert usable == {n: want(n) for n in range(17, 129)}, packed
+
+
+def test_new_keeps_16_byte_alignment_and_counts_the_request(build, native, tmp_path):
+    """::operator new(size_t) promises __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16), which clang
+    relies on: no new block is 8-aligned by default, while malloc of the packed sizes
+    is; the statistics count each new(24) as 24 bytes requested in a 32-byte block."""
+    exe = build("../allocator/new_align.cpp", "-O1", name="new_align")
+    bad_new, packed_malloc = map(int, run(exe, native, "align").split())
+    assert bad_new == 0 and packed_malloc > 0
+    bad_new, _ = map(int, run(exe, native, "align", HSMALLOC_PACKED="all").split())
+    assert bad_new > 0
+    totals = []
+    for n in (1000, 4000):
+        out = tmp_path / f"stats{n}.json"
+        run(exe, native, "keep", str(n), HSMALLOC_STATS="json", HSMALLOC_STATS_FILE=str(out))
+        stats = json.loads(out.read_text().splitlines()[-1])
+        totals.append((stats["requested_total"], stats["allocated_total"], stats["allocs"]))
+    (r1, a1, n1), (r2, a2, n2) = totals
+    assert (r2 - r1, a2 - a1, n2 - n1) == (3000 * 24, 3000 * 32, 3000)
