@@ -74,7 +74,6 @@ static void entry_unmap(huge_entry_t *e) {
 /* Purge resident cached mappings, oldest first, until `want` bytes went back;
  * returns the bytes purged (they stay cached, reading as zero). */
 int64_t hsm_huge_cache_trim(int64_t want) {
-  if (__atomic_load_n(&cache_n, __ATOMIC_RELAXED) == 0) return 0;
   int64_t done = 0;
   pthread_mutex_lock(&huge_lock);
   while (done < want) {

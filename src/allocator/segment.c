@@ -204,7 +204,6 @@ void hsm_segment_cache_decay(uint64_t now, int force) {
  * returns the bytes purged. They stay cached (mapped, reading as zero), marked as
  * given back to offset growth (a reuse of one tells hsm_offset_growth it was needed). */
 int64_t hsm_segment_cache_trim(int64_t want) {
-  if (__atomic_load_n(&cache_n, __ATOMIC_RELAXED) == 0) return 0;
   int64_t done = 0;
   pthread_mutex_lock(&cache_lock);
   for (int i = 0; i < cache_n && done < want; i++) {
