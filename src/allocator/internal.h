@@ -251,10 +251,11 @@ typedef struct {
   _Atomic int64_t page_bytes, page_bytes_peak; /* bytes of slices in pages */
   _Atomic int64_t huge, huge_bytes, huge_bytes_peak;
   _Atomic int64_t purges, purged_bytes; /* returns to the OS */
-  /* ... of them, those that kept fresh memory from growing the resident set */
-  _Atomic int64_t growth_purges, growth_purged_bytes, growth_refaulted_bytes;
   _Atomic uint64_t orphan_frees;        /* frees by threads without a heap */
   _Atomic uint64_t foreign_frees;
+  /* purges that kept fresh memory from growing the resident set (hsm_offset_growth),
+   * and the bytes of them committed again */
+  _Atomic int64_t growth_purges, growth_purged_bytes, growth_refaulted_bytes;
 } hsm_global_stats_t;
 
 typedef struct {

@@ -276,8 +276,8 @@ void hsm_offset_growth(hsm_heap_t *heap, int64_t bytes) {
   int64_t purged = atomic_load_explicit(&recent_purged, memory_order_relaxed);
   int64_t refaulted = atomic_load_explicit(&recent_refaulted, memory_order_relaxed);
   if (now - halved >= HSM_IDLE_HALF_MS &&
-      atomic_compare_exchange_strong_explicit(&recent_halved_ms, &halved, now,
-                                              memory_order_relaxed, memory_order_relaxed)) {
+      atomic_compare_exchange_strong_explicit(&recent_halved_ms, &halved, now, memory_order_relaxed,
+                                              memory_order_relaxed)) {
     atomic_fetch_sub_explicit(&recent_purged, purged / 2, memory_order_relaxed);
     atomic_fetch_sub_explicit(&recent_refaulted, refaulted / 2, memory_order_relaxed);
   }
@@ -314,7 +314,10 @@ static int find_run(uint32_t mask, uint32_t touched, unsigned n, unsigned *len, 
       if (f > 0 && run > n) {
         unsigned end = first + run - n;
         unsigned fe = (unsigned)__builtin_popcount((want << end) & ~touched);
-        if (fe < f) at = end, f = fe;
+        if (fe < f) {
+          at = end;
+          f = fe;
+        }
       }
       if (f < best_fresh || (f == best_fresh && run < best_len)) {
         best = (int)at;
