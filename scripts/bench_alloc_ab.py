@@ -7,7 +7,8 @@ LIB is a library to preload (`none`: glibc's malloc, no preload); the first
 configuration is the baseline. Unlike `heapscope bench`, which runs the installed
 allocators, this takes any library file, e.g. an allocator build before and after a
 change. Every round runs each configuration once, in order, after one warm-up round;
-each run's CPU time (user + sys) and maximum resident set come from wait4. Printed per
+each run's CPU time (user + sys) and maximum resident set come from wait4 (through
+build/native/bin/hs-measure, or $HEAPSCOPE_NATIVE_DIR/bin/hs-measure). Printed per
 configuration: the median CPU and max RSS with 95% percentile-bootstrap intervals
 (2000 resamples), the ratios of medians to the baseline, and the load average before
 and after.
@@ -15,7 +16,9 @@ and after.
 import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 
 
 def parse(argv):
@@ -40,20 +43,23 @@ def parse(argv):
     return rounds, command, configs
 
 
+# Linux keeps a process's peak RSS across execve: a command forked from Python would
+# report Python's resident size as its own maximum, so it runs under the small
+# launcher `heapscope bench` uses (workloads/tools/hs_measure.c).
+MEASURE = os.path.join(os.environ.get("HEAPSCOPE_NATIVE_DIR", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "build", "native")), "bin", "hs-measure")
+
+
 def run(command, env):
-    pid = os.fork()
-    if pid == 0:
-        try:
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, 1)
-            os.dup2(null, 2)
-            os.execvpe(command[0], command, env)
-        finally:
-            os._exit(127)
-    _, status, usage = os.wait4(pid, 0)
-    if status != 0:
-        sys.exit(f"bench_alloc_ab: {command[0]} failed (wait status {status})")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+    with tempfile.NamedTemporaryFile(prefix="hs-ab-", suffix=".txt") as usage:
+        with open(os.devnull, "wb") as null:
+            res = subprocess.run([MEASURE, usage.name, *command], env=env, stdout=null,
+                                 stderr=null)
+        fields = dict(kv.split("=") for kv in open(usage.name).read().split())
+    if res.returncode != 0 or fields.get("status") != "0":
+        sys.exit(f"bench_alloc_ab: {command[0]} failed ({fields or res.returncode})")
+    cpu = (int(fields["utime_us"]) + int(fields["stime_us"])) / 1e6
+    return cpu, int(fields["maxrss_kib"]) / 1024.0
 
 
 def interval(values, resamples=2000):
