@@ -112,6 +112,9 @@ typedef struct {
   uint64_t numa_binds, numa_bind_failures; /* mbind calls */
   uint64_t numa_reused_same_node, numa_reused_other_node; /* cached segments taken */
   int32_t numa_node;            /* a chain: the node it is bound to; -1: none (the process: -1) */
+  /* of the purges: those that kept fresh memory from growing the resident set while
+   * freed memory sat idle, and the bytes of them committed again later */
+  uint64_t growth_purges, growth_purged_bytes, growth_refaulted_bytes;
 } hsmalloc_stats_t;
 
 /* One thread heap (a heap outlives its thread: an exited thread's heap is abandoned and

@@ -93,6 +93,16 @@
  * once idle this long. */
 #define HSM_UNMAP_IDLE_MS(decay_ms) (8 * (decay_ms) + 1000)
 
+/* Fresh memory committed while more than this much freed memory sits resident and
+ * idle (free slices, cached segments and huge mappings) gives back as much of it
+ * (segment.c, hsm_offset_growth): max(HSM_IDLE_MIN, in use / HSM_IDLE_SHARE). */
+#define HSM_IDLE_MIN   ((size_t)2 << 20)
+#define HSM_IDLE_SHARE 16
+/* ... plus the bytes so given back and then committed again, when they are at least
+ * this share (%) of those given back (both halved every HSM_IDLE_HALF_MS) */
+#define HSM_IDLE_REFAULT_PCT 75
+#define HSM_IDLE_HALF_MS     1000
+
 /* ---- adaptive return of memory (pressure.c) ----
  * The node's (and the cgroup's) memory headroom and the kernel's pressure stall
  * figures are read at most every HSM_PRESSURE_CHECK_MS, off the fast path (segment

@@ -10,10 +10,13 @@
 
 #include "internal.h"
 
+/* A cached mapping's size is kept here, not read from its header: purging the
+ * mapping zeroes the header too (it is written anew when the mapping is reused). */
 typedef struct {
-  hsm_huge_t *h;
+  hsm_huge_t *h; /* the mapping's start (only mappings that start at their header are cached) */
+  size_t size;
   uint64_t since_ms;
-  int purged;
+  int purged; /* 1: by the decay or pressure, 2: by hsm_offset_growth */
 } huge_entry_t;
 
 static pthread_mutex_t huge_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -25,31 +28,68 @@ void hsm_huge_cache_unlock(void) { pthread_mutex_unlock(&huge_lock); }
 
 static size_t round_page(size_t n) { return (n + 4095) & ~(size_t)4095; }
 
-/* A cached mapping of at least `need` bytes wasting at most a quarter, or NULL. */
-static hsm_huge_t *cache_take(size_t need, int *zeroed) {
+/* The size of a new mapping for n bytes: n rounded up to one of 8 steps per power of
+ * two (at most 12.5% more address space; the pages past the block are not touched).
+ * Blocks of nearby sizes then get mappings of the same size, which the cache hands
+ * from one to the other instead of mapping (and faulting in) a new one. */
+static size_t map_class(size_t n) {
+  n = round_page(n);
+  unsigned top = 63u - (unsigned)__builtin_clzll((unsigned long long)n);
+  if (top < 15) return n;
+  size_t step = (size_t)1 << (top - 3);
+  size_t up = (n + step - 1) & ~(step - 1);
+  return up < n ? n : up; /* (overflow: keep n) */
+}
+
+/* A cached mapping of at least `need` bytes wasting at most a quarter (its size in
+ * *size), or NULL. */
+static hsm_huge_t *cache_take(size_t need, size_t *size, int *zeroed) {
   pthread_mutex_lock(&huge_lock);
   int best = -1;
   for (int i = 0; i < cache_n; i++) {
-    size_t have = cache[i].h->map_size;
+    size_t have = cache[i].size;
     if (have >= need && have - need <= HSM_HUGE_CACHE_SLACK(need) &&
-        (best < 0 || have < cache[best].h->map_size))
+        (best < 0 || have < cache[best].size))
       best = i;
   }
   hsm_huge_t *h = NULL;
   if (best >= 0) {
     h = cache[best].h;
-    *zeroed = cache[best].purged;
+    *size = cache[best].size;
+    *zeroed = cache[best].purged != 0;
+    if (cache[best].purged == 2) hsm_offset_refault((int64_t)*size);
     cache[best] = cache[--cache_n];
   }
   pthread_mutex_unlock(&huge_lock);
   if (h != NULL && *zeroed)
-    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)h->map_size);
+    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)*size);
   return h;
 }
 
 static void entry_unmap(huge_entry_t *e) {
-  if (!e->purged) hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e->h->map_size);
-  hsm_os_unmap(e->h->map_base, e->h->map_size);
+  if (!e->purged) hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e->size);
+  hsm_os_unmap(e->h, e->size);
+}
+
+/* Purge resident cached mappings, oldest first, until `want` bytes went back;
+ * returns the bytes purged (they stay cached, reading as zero). */
+int64_t hsm_huge_cache_trim(int64_t want) {
+  int64_t done = 0;
+  pthread_mutex_lock(&huge_lock);
+  while (done < want) {
+    int oldest = -1;
+    for (int i = 0; i < cache_n; i++)
+      if (!cache[i].purged && (oldest < 0 || cache[i].since_ms < cache[oldest].since_ms))
+        oldest = i;
+    if (oldest < 0) break;
+    huge_entry_t *e = &cache[oldest];
+    hsm_os_purge(e->h, e->size);
+    hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e->size);
+    e->purged = 2;
+    done += (int64_t)e->size;
+  }
+  pthread_mutex_unlock(&huge_lock);
+  return done;
 }
 
 void *hsm_huge_alloc(size_t size, size_t align, int *zeroed) {
@@ -60,14 +100,15 @@ void *hsm_huge_alloc(size_t size, size_t align, int *zeroed) {
   *zeroed = 1;
   if (align < HSM_SEGMENT_SIZE) {
     size_t offset = align > HSM_HUGE_HEADER ? align : HSM_HUGE_HEADER;
-    map_size = round_page(offset + size);
-    h = cache_take(map_size, zeroed);
+    map_size = map_class(offset + size);
+    h = cache_take(map_size, &map_size, zeroed);
     if (h != NULL) {
-      map_size = h->map_size;
+      if (*zeroed) hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)map_size);
     } else {
       h = hsm_os_map_aligned(map_size, HSM_SEGMENT_SIZE);
       if (h == NULL) return NULL;
       hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)map_size);
+      hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)map_size);
     }
     block = (uint8_t *)h + offset;
     hsm_registry_set(block, HSM_REG_HUGE);
@@ -88,6 +129,7 @@ void *hsm_huge_alloc(size_t size, size_t align, int *zeroed) {
     map_size = want;
     hsm_stat_add(&hsm_gstats.reserved, &hsm_gstats.reserved_peak, (int64_t)want);
     hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)map_size);
+    hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)map_size);
     hsm_registry_set(block, HSM_REG_HUGE_PREV);
   }
   h->magic = HSM_HUGE_MAGIC;
@@ -109,7 +151,7 @@ void hsm_huge_free(hsm_huge_t *h) {
   hsm_registry_set(h->block, HSM_REG_NONE);
   hsm_stat_add(&hsm_gstats.huge, NULL, -1);
   hsm_stat_add(&hsm_gstats.huge_bytes, NULL, -(int64_t)h->usable);
-  huge_entry_t e = {h, hsm_now_ms(), 0};
+  huge_entry_t e = {h, h->map_size, hsm_now_ms(), 0};
   int cacheable = h->map_base == (void *)h && h->map_size <= HSM_HUGE_CACHE_MAX &&
                   hsm_options.cache_segments > 0;
   hsm_pressure_poll();
@@ -147,8 +189,8 @@ void hsm_huge_cache_decay(uint64_t now, int force) {
     huge_entry_t *e = &cache[i];
     uint64_t idle = now >= e->since_ms ? now - e->since_ms : 0;
     if (idle >= delay && !e->purged) {
-      hsm_os_purge(e->h, e->h->map_size);
-      hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e->h->map_size);
+      hsm_os_purge(e->h, e->size);
+      hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e->size);
       e->purged = 1;
     }
     if (force || idle >= HSM_UNMAP_IDLE_MS(delay)) entry_unmap(e);

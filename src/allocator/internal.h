@@ -160,6 +160,7 @@ typedef struct hsm_segment_s {
   uint32_t free_mask;      /* bit i: slice i is free */
   uint32_t touched_mask;   /* bit i: slice i may be resident (not purged since use) */
   uint32_t in_list;        /* linked in its heap's segment list */
+  uint32_t offset_mask;    /* slices purged by hsm_offset_growth, not used since */
   uint64_t dirty_since_ms; /* oldest free-but-touched slice */
   hsm_heap_t *heap;
   int32_t numa_node;   /* node its memory is placed on (numa.c), -1: left to the kernel */
@@ -292,6 +293,9 @@ typedef struct {
   _Atomic int64_t purges, purged_bytes; /* returns to the OS */
   _Atomic uint64_t orphan_frees;        /* frees by threads without a heap */
   _Atomic uint64_t foreign_frees;
+  /* purges that kept fresh memory from growing the resident set (hsm_offset_growth),
+   * and the bytes of them committed again */
+  _Atomic int64_t growth_purges, growth_purged_bytes, growth_refaulted_bytes;
 } hsm_global_stats_t;
 
 typedef struct {
@@ -445,6 +449,11 @@ HSM_HIDDEN void hsm_segment_decay(hsm_heap_t *heap, uint64_t now);
 HSM_HIDDEN void hsm_segment_cache_decay(uint64_t now, int force);
 HSM_HIDDEN void hsm_segment_cache_lock(void);
 HSM_HIDDEN void hsm_segment_cache_unlock(void);
+HSM_HIDDEN int64_t hsm_segment_cache_trim(int64_t want);
+/* Fresh memory is being committed: give back as much resident idle memory (over a
+ * budget); hsm_offset_refault: memory it gave back is committed again. */
+HSM_HIDDEN void hsm_offset_growth(hsm_heap_t *heap, int64_t bytes);
+HSM_HIDDEN void hsm_offset_refault(int64_t bytes);
 
 /* ---- pages (page.c), large blocks (large.c) ---- */
 HSM_HIDDEN void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero);
@@ -557,6 +566,7 @@ static inline hsm_heap_t *hsm_heap_get(void) {
 /* ---- huge blocks (huge.c) ---- */
 HSM_HIDDEN void *hsm_huge_alloc(size_t size, size_t align, int *zeroed);
 HSM_HIDDEN void hsm_huge_cache_decay(uint64_t now, int force);
+HSM_HIDDEN int64_t hsm_huge_cache_trim(int64_t want);
 HSM_HIDDEN void hsm_huge_cache_lock(void);
 HSM_HIDDEN void hsm_huge_cache_unlock(void);
 HSM_HIDDEN void hsm_huge_free(hsm_huge_t *h);

@@ -21,6 +21,7 @@ typedef struct {
   uint32_t header;  /* header page may be resident */
   int32_t node;     /* NUMA node it was placed on, -1: none */
   uint32_t bound;
+  int64_t offset_bytes; /* purged by hsm_offset_growth (reused: a refault) */
 } cache_entry_t;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -100,6 +101,7 @@ static hsm_segment_t *segment_acquire(hsm_heap_t *heap) {
   int64_t committed = HEADER_BYTES;
   if (seg != NULL) {
     atomic_fetch_sub_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
+    if (e.offset_bytes) hsm_offset_refault(e.offset_bytes);
     if (e.header) memset(seg, 0, sizeof *seg);
     else hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
     committed += (int64_t)__builtin_popcount(e.touched) * (int64_t)HSM_SLICE_SIZE;
@@ -118,6 +120,7 @@ static hsm_segment_t *segment_acquire(hsm_heap_t *heap) {
   seg->magic = HSM_SEGMENT_MAGIC;
   seg->free_mask = hsm_segment_free_all();
   seg->touched_mask = e.touched;
+  seg->offset_mask = 0;
   /* a stray pointer into a slice no page ever used finds the header's slice entry: a
    * page struct never used, not in use (free rejects it) */
   for (size_t i = 0; i < HSM_SLICES; i++) seg->slice_page[i] = &seg->pages[0];
@@ -149,7 +152,7 @@ static void segment_unlink(hsm_heap_t *heap, hsm_segment_t *seg) {
 
 static void segment_release(hsm_heap_t *heap, hsm_segment_t *seg) {
   hsm_stat_add(&hsm_gstats.segments, NULL, -1);
-  cache_entry_t e = {seg, hsm_now_ms(), seg->touched_mask, 1, seg->numa_node, seg->numa_bound};
+  cache_entry_t e = {seg, hsm_now_ms(), seg->touched_mask, 1, seg->numa_node, seg->numa_bound, 0};
   heap_holds(heap, -1, -entry_committed(&e), 0);
   HSM_TRACE(HSM_EV_SEG_FREE, heap, seg, HSM_SEGMENT_SIZE);
   seg->heap = NULL;
@@ -197,39 +200,153 @@ void hsm_segment_cache_decay(uint64_t now, int force) {
   pthread_mutex_unlock(&cache_lock);
 }
 
-/* The smallest run of free slices in `mask` that holds n (first slice; its length in
- * *len), or -1. Best fit keeps long runs whole for large blocks. */
-static int find_run(uint32_t mask, unsigned n, unsigned *len) {
+/* Purge the resident cached segments, oldest first, until `want` bytes went back;
+ * returns the bytes purged. They stay cached (mapped, reading as zero), marked as
+ * given back to offset growth (a reuse of one tells hsm_offset_growth it was needed). */
+int64_t hsm_segment_cache_trim(int64_t want) {
+  int64_t done = 0;
+  pthread_mutex_lock(&cache_lock);
+  for (int i = 0; i < cache_n && done < want; i++) {
+    int64_t bytes = entry_committed(&cache[i]);
+    if (bytes == 0) continue;
+    entry_purge(&cache[i]);
+    cache[i].offset_bytes = bytes;
+    done += bytes;
+  }
+  pthread_mutex_unlock(&cache_lock);
+  return done;
+}
+
+/* Purge free touched slices of the heap's segments until `want` bytes went back
+ * (whole slices, lowest first in each segment); returns the bytes purged. */
+static int64_t heap_trim(hsm_heap_t *heap, int64_t want) {
+  int64_t done = 0;
+  for (hsm_segment_t *seg = heap->segments; seg != NULL && done < want; seg = seg->next) {
+    uint32_t dirty = seg->free_mask & seg->touched_mask, take = 0;
+    while (dirty && done < want) {
+      uint32_t bit = dirty & -dirty;
+      take |= bit;
+      dirty &= ~bit;
+      done += (int64_t)HSM_SLICE_SIZE;
+    }
+    purge_runs(heap, seg, take);
+    seg->offset_mask |= take;
+  }
+  return done;
+}
+
+/* What hsm_offset_growth gave back, and how much of it was committed again (a
+ * refault), both halved every HSM_IDLE_HALF_MS: the recent history of its purges. */
+static _Atomic int64_t recent_purged, recent_refaulted;
+static _Atomic uint64_t recent_halved_ms;
+
+void hsm_offset_refault(int64_t bytes) {
+  atomic_fetch_add_explicit(&recent_refaulted, bytes, memory_order_relaxed);
+  atomic_fetch_add_explicit(&hsm_gstats.growth_refaulted_bytes, bytes, memory_order_relaxed);
+}
+
+/* `bytes` of fresh memory (never touched, or purged since) are being committed for
+ * `heap` (NULL: a huge mapping of a thread without a heap). The resident set is not
+ * to grow while memory the program freed sits resident and idle beyond a budget:
+ * free slices too short for the request, cached empty segments, cached huge mappings
+ * of other sizes. As much of the excess as was committed goes back now (huge mappings
+ * first, then cached segments, then the heap's free slices, which it is the most
+ * likely to reuse soon), whatever the decay delay says. A program that reuses what it
+ * frees commits nothing fresh and never gets here; one that grows while its free
+ * memory does not fit its requests (a vector growing by copies, blocks of ever larger
+ * sizes) keeps its resident set near what it holds instead of what it held.
+ * The budget: max(HSM_IDLE_MIN, in use / HSM_IDLE_SHARE); and when most of what was
+ * given back here lately was committed again (HSM_IDLE_REFAULT_PCT), that much more:
+ * a program that churns through more idle memory than the budget (blocks of random
+ * sizes fragmenting segments) would otherwise pay a purge and its page faults again
+ * and again for memory it keeps reusing. */
+void hsm_offset_growth(hsm_heap_t *heap, int64_t bytes) {
+  if (hsm_options.decay_ms <= 0) return; /* never returned, or returned at once */
+#define G(x) atomic_load_explicit(&hsm_gstats.x, memory_order_relaxed)
+  int64_t used = G(page_bytes) + G(huge_bytes);
+  /* resident but in no page or huge block (bytes is committed already, and not yet
+   * counted in use) */
+  int64_t idle = G(committed) - used - (G(segments) + G(segments_cached)) * HEADER_BYTES - bytes;
+#undef G
+  int64_t budget = used / HSM_IDLE_SHARE;
+  if (budget < (int64_t)HSM_IDLE_MIN) budget = (int64_t)HSM_IDLE_MIN;
+  if (idle <= budget) return;
+  uint64_t now = hsm_now_ms();
+  uint64_t halved = atomic_load_explicit(&recent_halved_ms, memory_order_relaxed);
+  int64_t purged = atomic_load_explicit(&recent_purged, memory_order_relaxed);
+  int64_t refaulted = atomic_load_explicit(&recent_refaulted, memory_order_relaxed);
+  if (now - halved >= HSM_IDLE_HALF_MS &&
+      atomic_compare_exchange_strong_explicit(&recent_halved_ms, &halved, now, memory_order_relaxed,
+                                              memory_order_relaxed)) {
+    atomic_fetch_sub_explicit(&recent_purged, purged / 2, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&recent_refaulted, refaulted / 2, memory_order_relaxed);
+  }
+  if (refaulted * 100 >= purged * HSM_IDLE_REFAULT_PCT) budget += refaulted;
+  if (idle <= budget) return;
+  if (bytes > idle - budget) bytes = idle - budget;
+  int64_t done = hsm_huge_cache_trim(bytes);
+  if (done < bytes) done += hsm_segment_cache_trim(bytes - done);
+  if (done < bytes && heap != NULL && !hsm_options.hugepages) done += heap_trim(heap, bytes - done);
+  if (done > 0) {
+    atomic_fetch_add_explicit(&recent_purged, done, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hsm_gstats.growth_purges, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hsm_gstats.growth_purged_bytes, done, memory_order_relaxed);
+  }
+}
+
+/* Where to put n slices in `mask` (free slices): the placement that touches the
+ * fewest fresh slices (not in `touched`: each costs resident memory the process did
+ * not have), then the smallest run (best fit keeps long runs whole for large blocks).
+ * A run is tried at its start and at its end (a freed block's touched slices are
+ * often at one end of a run that goes on into untouched ones). Returns the first
+ * slice or -1; *len the run's length, *fresh the fresh slices. */
+static int find_run(uint32_t mask, uint32_t touched, unsigned n, unsigned *len, unsigned *fresh) {
   int best = -1;
-  unsigned best_len = 33;
+  unsigned best_len = 33, best_fresh = 33;
+  uint32_t want = n >= 32 ? 0xFFFFFFFFu : (1u << n) - 1;
   while (mask) {
     unsigned first = (unsigned)__builtin_ctz(mask);
     uint32_t rest = ~(mask >> first);
     unsigned run = rest ? (unsigned)__builtin_ctz(rest) : 32 - first;
-    if (run >= n && run < best_len) {
-      best = (int)first;
-      best_len = run;
-      if (run == n) break;
+    if (run >= n) {
+      unsigned at = first;
+      unsigned f = (unsigned)__builtin_popcount((want << first) & ~touched);
+      if (f > 0 && run > n) {
+        unsigned end = first + run - n;
+        unsigned fe = (unsigned)__builtin_popcount((want << end) & ~touched);
+        if (fe < f) {
+          at = end;
+          f = fe;
+        }
+      }
+      if (f < best_fresh || (f == best_fresh && run < best_len)) {
+        best = (int)at;
+        best_len = run;
+        best_fresh = f;
+        if (f == 0 && run == n) break;
+      }
     }
     mask &= first + run >= 32 ? 0 : ~0u << (first + run);
   }
   *len = best_len;
+  *fresh = best_fresh;
   return best;
 }
 
 hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices) {
   hsm_segment_t *seg = NULL;
   int first = -1;
-  unsigned best_len = 33;
+  unsigned best_len = 33, best_fresh = 33;
 again:
   for (hsm_segment_t *s = heap->segments; s != NULL; s = s->next) {
-    unsigned len;
-    int at = find_run(s->free_mask, (unsigned)slices, &len);
-    if (at >= 0 && len < best_len) {
+    unsigned len, fresh;
+    int at = find_run(s->free_mask, s->touched_mask, (unsigned)slices, &len, &fresh);
+    if (at >= 0 && (fresh < best_fresh || (fresh == best_fresh && len < best_len))) {
       seg = s;
       first = at;
       best_len = len;
-      if (len == slices) break;
+      best_fresh = fresh;
+      if (fresh == 0 && len == slices) break;
     }
   }
   if (seg == NULL) {
@@ -239,8 +356,8 @@ again:
     seg = segment_acquire(heap);
     if (seg == NULL) return NULL;
     segment_link(heap, seg);
-    unsigned len;
-    first = find_run(seg->free_mask, (unsigned)slices, &len);
+    unsigned len, fresh;
+    first = find_run(seg->free_mask, seg->touched_mask, (unsigned)slices, &len, &fresh);
   }
   uint32_t run = (slices >= 32 ? 0xFFFFFFFFu : ((1u << slices) - 1)) << first;
   seg->free_mask &= ~run;
@@ -248,9 +365,15 @@ again:
   for (size_t i = 0; i < slices; i++) seg->slice_page[first + i] = &seg->pages[first];
   uint32_t fresh = run & ~seg->touched_mask;
   seg->touched_mask |= run;
-  if (fresh)
-    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak,
-                 (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE);
+  if (fresh) {
+    int64_t bytes = (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE;
+    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, bytes);
+    if (fresh & seg->offset_mask)
+      hsm_offset_refault((int64_t)__builtin_popcount(fresh & seg->offset_mask) *
+                         (int64_t)HSM_SLICE_SIZE);
+    seg->offset_mask &= ~fresh;
+    hsm_offset_growth(heap, bytes);
+  }
   heap_holds(heap, 0, (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE,
              (int64_t)slices * (int64_t)HSM_SLICE_SIZE);
   hsm_page_t *pg = &seg->pages[first];
@@ -331,9 +454,15 @@ int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
     for (size_t i = first + old; i < first + slices; i++) seg->slice_page[i] = pg;
     uint32_t fresh = extra & ~seg->touched_mask;
     seg->touched_mask |= extra;
-    if (fresh)
-      hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak,
-                   (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE);
+    if (fresh) {
+      int64_t bytes = (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE;
+      hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, bytes);
+      if (fresh & seg->offset_mask)
+        hsm_offset_refault((int64_t)__builtin_popcount(fresh & seg->offset_mask) *
+                           (int64_t)HSM_SLICE_SIZE);
+      seg->offset_mask &= ~fresh;
+      hsm_offset_growth(heap, bytes);
+    }
     hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak, delta);
     heap_holds(heap, 0, (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE, delta);
   } else {

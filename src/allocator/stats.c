@@ -291,6 +291,9 @@ int hsm_stats_collect(void *out, int nonblocking) {
   st->foreign_frees = atomic_load(&hsm_gstats.foreign_frees);
   st->purges = g(&hsm_gstats.purges);
   st->purged_bytes = g(&hsm_gstats.purged_bytes);
+  st->growth_purges = g(&hsm_gstats.growth_purges);
+  st->growth_purged_bytes = g(&hsm_gstats.growth_purged_bytes);
+  st->growth_refaulted_bytes = g(&hsm_gstats.growth_refaulted_bytes);
   st->segments = g(&hsm_gstats.segments);
   st->segments_peak = g(&hsm_gstats.segments_peak);
   st->segments_cached = g(&hsm_gstats.segments_cached);
@@ -373,6 +376,12 @@ HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
           (unsigned long long)st.foreign_frees, (unsigned long long)st.orphan_frees);
   human(a, sizeof a, st.purged_bytes);
   fprintf(out, "  returned to the OS: %llu times, %s\n", (unsigned long long)st.purges, a);
+  if (st.growth_purges) {
+    human(a, sizeof a, st.growth_purged_bytes);
+    human(b, sizeof b, st.growth_refaulted_bytes);
+    fprintf(out, "    of which against growth: %llu times, %s (%s of it used again)\n",
+            (unsigned long long)st.growth_purges, a, b);
+  }
   fprintf(out,
           "  segments %llu (peak %llu, cached %llu), pages %llu (peak %llu), huge blocks %llu\n",
           (unsigned long long)st.segments, (unsigned long long)st.segments_peak,

@@ -83,6 +83,9 @@ static void write_fields(jout_t *o, const hsmalloc_stats_t *st) {
   U(foreign_frees);
   U(purges);
   U(purged_bytes);
+  U(growth_purges);
+  U(growth_purged_bytes);
+  U(growth_refaulted_bytes);
   U(segments);
   U(segments_peak);
   U(segments_cached);
