@@ -32,12 +32,14 @@ CONFIGS = [
     ("new/delete, tcmalloc", 0, "tcmalloc", {}),
     ("new/delete, mimalloc", 0, "mimalloc", {}),
     # hsmalloc's plain malloc with its two locality features off, one and then both
+    ("new/delete, hsmalloc, packed classes for new too", 0, "hsmalloc", {"HSMALLOC_PACKED": "all"}),
     ("new/delete, hsmalloc, no call-site lanes", 0, "hsmalloc", {"HSMALLOC_SITE_LANES": "0"}),
     ("new/delete, hsmalloc, no lanes, no packed classes", 0, "hsmalloc",
      {"HSMALLOC_SITE_LANES": "0", "HSMALLOC_PACKED": "0"}),
 ]
 # the variants run only when --only names them
-OPTIONAL = {"new/delete, hsmalloc, no call-site lanes",
+OPTIONAL = {"new/delete, hsmalloc, packed classes for new too",
+            "new/delete, hsmalloc, no call-site lanes",
             "new/delete, hsmalloc, no lanes, no packed classes"}
 BASELINE = "custom pool, hsmalloc"
 
