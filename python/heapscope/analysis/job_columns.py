@@ -224,15 +224,16 @@ class RankRows(Sequence):
                 parts.append(f"{dumps(key)}:{dumps(value)}".replace("%", "%%"))
         template = "{" + ",".join(parts) + "}"
         texts = [template % t for t in zip(*columns)]
-        if not self._rows:
-            return "[" + ",".join(texts) + "]"
-        merged, done = [], 0
-        for k, (pos, row) in enumerate(zip(self._pos, self._rows)):
-            merged += texts[done:pos - k]          # the block's rows before this object's
-            merged.append(dumps(row))
-            done = pos - k
-        merged += texts[done:]
-        return "[" + ",".join(merged) + "]"
+        if self._rows:
+            merged, done = [], 0
+            for k, (pos, row) in enumerate(zip(self._pos, self._rows)):
+                merged += texts[done:pos - k]          # the block's rows before this object's
+                merged.append(dumps(row))
+                done = pos - k
+            texts = merged + texts[done:]
+        texts[0] = "[" + texts[0]          # (tens of MB: one join, no copy for the brackets)
+        texts[-1] += "]"
+        return ",".join(texts)
 
 
 class _Null:

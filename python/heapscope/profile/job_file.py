@@ -17,10 +17,8 @@ import os
 import re
 import struct
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Dict, List, Optional, Tuple
-
-import numpy as np
 
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
@@ -32,13 +30,20 @@ JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsj$")
 # JOB_RANKS present bits (profile_format.table)
 PRESENT_COUNTS, PRESENT_HEAP, PRESENT_RSS, PRESENT_PSS, PRESENT_CALIPERS = 1, 2, 4, 8, 16
 _RANK_ROW = struct.Struct("<6I4Q7q")     # one JOB_RANKS row, read without the generic codec
-# the same row as a numpy record: the whole chunk is one np.frombuffer
-RANK_DTYPE = np.dtype([(name, "<u4") for name in ("rank", "host", "pid", "reason", "present", "kept")]
-                      + [(name, "<u8") for name in ("alloc_app_blocks", "alloc_mpi_blocks",
-                                                    "alloc_app_bytes", "alloc_mpi_bytes")]
-                      + [(name, "<i8") for name in ("heap_peak", "heap_app_peak", "heap_mpi_peak",
-                                                    "rss_peak", "pss_peak", "mpi_rss", "mpi_pss")])
-assert RANK_DTYPE.itemsize == _RANK_ROW.size
+
+
+@lru_cache(maxsize=None)
+def rank_dtype():
+    """The JOB_RANKS row as a numpy record: the whole chunk is one np.frombuffer (numpy is
+    imported here, not when a command that never reads a job file starts)."""
+    import numpy as np
+    dtype = np.dtype([(name, "<u4") for name in ("rank", "host", "pid", "reason", "present", "kept")]
+                     + [(name, "<u8") for name in ("alloc_app_blocks", "alloc_mpi_blocks",
+                                                   "alloc_app_bytes", "alloc_mpi_bytes")]
+                     + [(name, "<i8") for name in ("heap_peak", "heap_app_peak", "heap_mpi_peak",
+                                                   "rss_peak", "pss_peak", "mpi_rss", "mpi_pss")])
+    assert dtype.itemsize == _RANK_ROW.size
+    return dtype
 _SIZE_ROW = struct.Struct("<IIQQ")       # JOB_SIZE_COUNTS (SIZE_COUNTS' layout)
 _API_ROW = struct.Struct("<IIQ")         # JOB_API_COUNTS (API_COUNTS' layout)
 
@@ -71,7 +76,7 @@ class JobFile:
     regions: List[str] = field(default_factory=list)
     size_counts: Dict[Tuple[str, int], int] = field(default_factory=dict)
     api_counts: Dict[Tuple[str, str], int] = field(default_factory=dict)
-    rows: np.ndarray = field(default_factory=lambda: np.zeros(0, RANK_DTYPE))   # JOB_RANKS, in file order
+    rows: object = None     # JOB_RANKS in file order: a numpy array of rank_dtype() (read_job_file)
     hosts: List[dict] = field(default_factory=list)
 
     @cached_property
@@ -85,11 +90,12 @@ class JobFile:
             out.append(JobRank(rank, names[host], pid, name, bool(kept), _rank_metrics(present, *figures)))
         return out
 
-    def rank_columns(self) -> Dict[str, Tuple[np.ndarray, np.ndarray]]:
+    def rank_columns(self) -> Dict[str, tuple]:
         """Per analysis.job.METRICS key but tracked_peak (never in a job file): (values
         as int64, which rows have the figure), the rows in file order; the same figures
         as JobRank.metrics. Raises OverflowError for a count past 2^62 (the callers then
         use JobFile.ranks, whose Python ints are exact)."""
+        import numpy as np
         r = self.rows
         counts = [r[k] for k in ("alloc_app_blocks", "alloc_mpi_blocks", "alloc_app_bytes",
                                  "alloc_mpi_bytes")]
@@ -153,10 +159,11 @@ def _rows(payload, row: struct.Struct, name: str):
     return row.iter_unpack(payload[4:])
 
 
-def _rank_rows(payload) -> np.ndarray:
+def _rank_rows(payload):
+    import numpy as np
     _rows(payload, _RANK_ROW, "JOB_RANKS")     # (checks the length)
     (count,) = struct.unpack_from("<I", payload, 0)
-    return np.frombuffer(payload, dtype=RANK_DTYPE, count=count, offset=4)
+    return np.frombuffer(payload, dtype=rank_dtype(), count=count, offset=4)
 
 
 def read_job_file(path) -> JobFile:
@@ -200,8 +207,9 @@ def read_job_file(path) -> JobFile:
         raise HeapscopeError(f"{path}: malformed job file: {exc}") from None
     if job is None:
         raise HeapscopeError(f"{path}: not a job file (no JOB chunk)")
-    if rank_rows:
-        job.rows = rank_rows[0] if len(rank_rows) == 1 else np.concatenate(rank_rows)
+    import numpy as np
+    job.rows = np.concatenate(rank_rows) if len(rank_rows) > 1 else \
+        rank_rows[0] if rank_rows else np.zeros(0, rank_dtype())
     bad = np.flatnonzero(job.rows["host"] >= len(job.hosts))
     if bad.size:
         row = job.rows[bad[0]]

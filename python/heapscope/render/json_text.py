@@ -24,8 +24,11 @@ def to_json(doc, compact: bool = False) -> str:
         dumps = partial(json.dumps, separators=(",", ":"), default=json_default)
         if isinstance(doc, dict) and any(hasattr(v, "json_text") for v in doc.values()):
             # the dict written key by key as json.dumps does, such values by themselves
-            return "{" + ",".join(f"{dumps(k)}:" + (v.json_text(dumps) if hasattr(v, "json_text")
-                                                    else dumps(v))
-                                  for k, v in doc.items()) + "}\n"
+            parts = []
+            for k, v in doc.items():
+                parts += [",", dumps(k), ":", v.json_text(dumps) if hasattr(v, "json_text") else dumps(v)]
+            parts[0] = "{"
+            parts.append("}\n")
+            return "".join(parts)
         return dumps(doc) + "\n"
     return json.dumps(doc, indent=2, sort_keys=False, default=json_default) + "\n"
