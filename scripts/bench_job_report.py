@@ -2,6 +2,9 @@
 
     python3 scripts/bench_job_report.py [N] [SAMPLES]      (default 2000 ranks, 600 samples)
     python3 scripts/bench_job_report.py --job-file [N]     (default 100000 ranks)
+    python3 scripts/bench_job_report.py --job-file N --ab BEFORE/python AFTER/python [PAIRS]
+        (interleaved before/after pairs, default 5, of the JSON and the text report of
+        the job file, each tree's package by PYTHONPATH; one Markdown table)
 
 Each file is a rank of one job written with tests/helpers/profile_builder.py: 438 (region,
 size) rows in 3 regions ("(none)", "[MPI]", "solve"), 86 modules, and one TIMELINE
@@ -106,7 +109,48 @@ def job_file_main(ranks: int) -> int:
     return 0
 
 
+def _run(pythonpath: str, args) -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "heapscope", "report", *args], check=True,
+                   env=dict(os.environ, PYTHONPATH=pythonpath))
+    return time.perf_counter() - t0
+
+
+def job_file_ab(ranks: int, before: str, after: str, pairs: int) -> int:
+    """Interleaved pairs (before then after, then the other way round) of the job file's
+    JSON and text reports; medians, min-max, the ratio before/after of the medians with
+    the min-max of the pairs' ratios."""
+    load = [os.getloadavg()[0]]
+    with tempfile.TemporaryDirectory(prefix="hs-jobfile-") as tmp:
+        d = Path(tmp)
+        size = write_job_file(d, ranks).stat().st_size / 1024 / 1024
+        modes = {"JSON (`--format json`)": ["--format", "json"], "text": []}
+        times = {m: {"before": [], "after": []} for m in modes}
+        for i in range(pairs):
+            for m, extra in modes.items():
+                order = (("before", before), ("after", after))
+                for which, path in (order if i % 2 == 0 else order[::-1]):
+                    times[m][which].append(_run(path, [str(d), *extra, "-o", str(d / "out")]))
+            load.append(os.getloadavg()[0])
+    print(f"job file of {ranks} ranks ({size:.1f} MB), {pairs} interleaved pairs, "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
+          f"{min(load):.1f}-{max(load):.1f}, {os.cpu_count()} CPUs\n")
+    print("| report | before (s) | min-max | after (s) | min-max | ratio before/after (pairs) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for m, t in times.items():
+        b, a = t["before"], t["after"]
+        ratios = [x / y for x, y in zip(b, a)]
+        print(f"| {m} | {statistics.median(b):.2f} | {min(b):.2f}-{max(b):.2f} | "
+              f"**{statistics.median(a):.2f}** | {min(a):.2f}-{max(a):.2f} | "
+              f"{statistics.median(b) / statistics.median(a):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) |")
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--job-file"] and "--ab" in sys.argv:
+        i = sys.argv.index("--ab")
+        return job_file_ab(int(sys.argv[2]), sys.argv[i + 1], sys.argv[i + 2],
+                           int(sys.argv[i + 3]) if len(sys.argv) > i + 3 else 5)
     if sys.argv[1:2] == ["--job-file"]:
         return job_file_main(int(sys.argv[2]) if len(sys.argv) > 2 else 100_000)
     ranks = int(sys.argv[1]) if len(sys.argv) > 1 else 2000

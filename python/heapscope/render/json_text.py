@@ -2,9 +2,9 @@
 
 Documents are plain data, but may hold numpy numbers and arrays (timelines) and sets;
 json_default turns those into lists and numbers. A top-level value with a
-json_text(dumps) method (the job report's per_rank rows of 10^5 ranks,
-analysis.job_columns.RankRows) writes its own compact JSON, the same text as
-json.dumps of its tolist().
+json_pieces(dumps) method (the job report's per_rank rows of 10^5 ranks,
+analysis.job_columns.RankRows) writes its own compact JSON, in pieces that joined are
+the same text as json.dumps of its tolist().
 """
 import json
 from functools import partial
@@ -22,11 +22,15 @@ def to_json(doc, compact: bool = False) -> str:
     """Indented JSON; `compact` (no spaces) for documents too big to indent quickly."""
     if compact:
         dumps = partial(json.dumps, separators=(",", ":"), default=json_default)
-        if isinstance(doc, dict) and any(hasattr(v, "json_text") for v in doc.values()):
+        if isinstance(doc, dict) and any(hasattr(v, "json_pieces") for v in doc.values()):
             # the dict written key by key as json.dumps does, such values by themselves
             parts = []
             for k, v in doc.items():
-                parts += [",", dumps(k), ":", v.json_text(dumps) if hasattr(v, "json_text") else dumps(v)]
+                parts += [",", dumps(k), ":"]
+                if hasattr(v, "json_pieces"):
+                    parts += v.json_pieces(dumps)
+                else:
+                    parts.append(dumps(v))
             parts[0] = "{"
             parts.append("}\n")
             return "".join(parts)
