@@ -198,7 +198,8 @@ def test_rank_files_beside_the_job_file(tmp_path):
     per_rank = doc["per_rank"]
     assert len(per_rank) == len(rows) and per_rank._block is not None and len(per_rank._rows) == 2
     three = per_rank[3]
-    assert (three["rank"], three["ended"], three["alloc_blocks"], three["alloc_bytes"]) == (3, "exit", 5, 5000)
+    assert (three["rank"], three["ended"], three["alloc_blocks"], three["alloc_bytes"]) == \
+        (3, "exit", 5, 5000)
     assert three["file"].endswith(".r3.n-e.20003.hsp") and per_rank[4]["file"] == str(path)
     assert [r["rank"] for r in per_rank] == sorted(r["rank"] for r in rows)
     assert doc["others"] == [dict(pid=31000, ppid=row["pid"], rank=None, host=HOSTS[row["host"]],

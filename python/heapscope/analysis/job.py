@@ -246,7 +246,8 @@ def _timeline(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[s
     return columns
 
 
-def pick_ranks(summaries: Sequence[RankSummary], block=None) -> Tuple[List[RankSummary], List[RankSummary], List[str]]:
+def pick_ranks(summaries: Sequence[RankSummary],
+               block=None) -> Tuple[List[RankSummary], List[RankSummary], List[str]]:
     """The rank processes of one job, by rank; the other processes (the launcher, a
     rank's pre-exec image or its children); notes on what was set aside. block: the job
     file's rows standing alone (analysis.job_columns.JobBlock: ranks of their own, with

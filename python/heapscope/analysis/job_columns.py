@@ -14,6 +14,7 @@ the roles of the other processes look at those), or a host with a process of pid
 makes both kinds of row.
 """
 from bisect import bisect_left
+from collections import abc
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -153,7 +154,7 @@ def missing(seen: Sequence[int], block: Optional[JobBlock], launched: int) -> Li
     return np.flatnonzero(~have).tolist()
 
 
-class RankRows(Sequence):
+class RankRows(abc.Sequence):
     """The document's per_rank list: the objects' rows (dicts, made as always) and the
     block's (made when looked at), in rank order. JSON: tolist(), or json_text() by
     columns, the same text as json.dumps of the list."""

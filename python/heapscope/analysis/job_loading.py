@@ -20,7 +20,7 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from typing import Iterable, List, Optional
 
-from heapscope.analysis.job import METRICS, NO_SNAPSHOT, RankSummary, job_row_summary, summarize
+from heapscope.analysis.job import METRICS, NO_SNAPSHOT, RankSummary, summarize
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import profile_files, read_profile
 from heapscope.profile.job_file import JOB_FILE, JobFile, read_job_file
@@ -60,12 +60,6 @@ def is_job(paths: Iterable) -> bool:
     record named after MPI ranks."""
     return bool(job_files(paths)) or any(RANK_FILE.match(os.path.basename(f))
                                          for f in profile_files(paths))
-
-
-def from_job_file(job: JobFile) -> List[RankSummary]:
-    """One RankSummary per row of the job file (analysis.job.job_row_summary); the job
-    report does not need them (analysis.job_columns), a caller looking at a few does."""
-    return [job_row_summary(job, r.rank, r.host, r.pid, r.metrics) for r in job.ranks]
 
 
 def read_job(paths: Iterable) -> Optional[JobFile]:

@@ -76,7 +76,8 @@ class JobFile:
     regions: List[str] = field(default_factory=list)
     size_counts: Dict[Tuple[str, int], int] = field(default_factory=dict)
     api_counts: Dict[Tuple[str, str], int] = field(default_factory=dict)
-    rows: object = None     # JOB_RANKS in file order: a numpy array of rank_dtype() (read_job_file)
+    rows: object = field(default=None, compare=False, repr=False)   # JOB_RANKS in file order:
+    # a numpy array of rank_dtype() (read_job_file)
     hosts: List[dict] = field(default_factory=list)
 
     @cached_property
