@@ -2,6 +2,9 @@
 
     python3 scripts/bench_job_report.py [N] [SAMPLES]      (default 2000 ranks, 600 samples)
     python3 scripts/bench_job_report.py --job-file [N]     (default 100000 ranks)
+    python3 scripts/bench_job_report.py --job-file N --ab BEFORE/python AFTER/python [PAIRS]
+        (interleaved before/after pairs, default 5, of the JSON and the text report of
+        the job file, each tree's package by PYTHONPATH; one Markdown table)
 
 Each file is a rank of one job written with tests/helpers/profile_builder.py: 438 (region,
 size) rows in 3 regions ("(none)", "[MPI]", "solve"), 86 modules, and one TIMELINE
@@ -12,6 +15,7 @@ median wall time of 3 runs of the report (JSON output), from a source tree
 """
 import os
 import random
+import resource
 import statistics
 import struct
 import subprocess
@@ -21,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "helpers"))
-from profile_builder import ProfileBuilder, chunk, string  # noqa: E402
+from profile_builder import ProfileBuilder, chunk, header, string  # noqa: E402
 
 TIMELINE = 20
 
@@ -60,7 +64,7 @@ def write_job_file(directory: Path, ranks: int) -> Path:
     same 438 (region, size) rows summed over the ranks."""
     rng = random.Random(1)
     hosts = (ranks + 63) // 64
-    body = b"HEAPSCPE" + struct.pack("<IIQQ", 1, 32, 1_700_000_000_000_000_000, 0)
+    body = header(start_real_ns=1_700_000_000_000_000_000)   # the current format version
     body += chunk("JOB", struct.pack("<IIIIQQ", ranks, hosts, ranks, 0, 1_000_000, 5_000_000)
                   + string("4242") + string("") + string("0.1.0") + string("/apps/sim"))
     paths = ["(none)", "[MPI]", "solve"]
@@ -94,19 +98,72 @@ def job_file_main(ranks: int) -> int:
     with tempfile.TemporaryDirectory(prefix="hs-jobfile-") as tmp:
         d = Path(tmp)
         size = write_job_file(d, ranks).stat().st_size / 1024 / 1024
-        times = []
-        for _ in range(5):
-            t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "heapscope", "report", str(d), "--format", "json",
-                            "-o", os.devnull], check=True)
-            times.append(time.perf_counter() - t0)
+        pythonpath, pycache = os.environ.get("PYTHONPATH", ""), str(d / "pycache")
+        _run(pythonpath, [str(d), "-o", str(d / "report.txt")], pycache)      # (bytecode cache)
+        times = [_run(pythonpath, [str(d), "--format", "json", "-o", str(d / "report.json")],
+                      pycache)[0] for _ in range(5)]
     print(f"Job report through the job file (`heapscope report DIR --format json`), {ranks} "
           f"ranks, a {size:.1f} MB job file: {statistics.median(times):.2f} s (median of 5, "
           f"min {min(times):.2f}, max {max(times):.2f}; {os.cpu_count()} CPUs).")
     return 0
 
 
+def _run(pythonpath: str, args, pycache: str):
+    """(wall seconds, CPU seconds: user + system) of one report. Bytecode is cached in
+    `pycache` (PYTHONPYCACHEPREFIX: the trees are not written to), as an installed
+    package has it, even where PYTHONDONTWRITEBYTECODE is set: compiling the modules
+    again at every run would add 0.1-0.3 s to both sides."""
+    env = dict(os.environ, PYTHONPATH=pythonpath, PYTHONPYCACHEPREFIX=pycache)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "heapscope", "report", *args], check=True, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def job_file_ab(ranks: int, before: str, after: str, pairs: int) -> int:
+    """Interleaved pairs (before then after, then the other way round) of the job file's
+    JSON and text reports; medians, min-max, the ratio before/after of the medians with
+    the min-max of the pairs' ratios."""
+    load = [os.getloadavg()[0]]
+    with tempfile.TemporaryDirectory(prefix="hs-jobfile-") as tmp:
+        d = Path(tmp)
+        size = write_job_file(d, ranks).stat().st_size / 1024 / 1024
+        modes = {"JSON (`--format json`)": ["--format", "json"], "text": []}
+        times = {m: {"before": [], "after": []} for m in modes}
+        pycache = str(d / "pycache")
+        for path in (before, after):         # (one untimed run each: the bytecode cache)
+            _run(path, [str(d), "-o", str(d / "out")], pycache)
+        for i in range(pairs):
+            for m, extra in modes.items():
+                order = (("before", before), ("after", after))
+                for which, path in (order if i % 2 == 0 else order[::-1]):
+                    times[m][which].append(_run(path, [str(d), *extra, "-o", str(d / "out")], pycache))
+            load.append(os.getloadavg()[0])
+    print(f"job file of {ranks} ranks ({size:.1f} MB), {pairs} interleaved pairs, "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
+          f"{min(load):.1f}-{max(load):.1f}, {os.cpu_count()} CPUs\n")
+    print("| report | before (s) | min-max | after (s) | min-max | ratio before/after (pairs) "
+          "| CPU before/after (s) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for m, t in times.items():
+        b, a = [w for w, _ in t["before"]], [w for w, _ in t["after"]]
+        ratios = [x / y for x, y in zip(b, a)]
+        cpu = [statistics.median(c for _, c in t[which]) for which in ("before", "after")]
+        print(f"| {m} | {statistics.median(b):.2f} | {min(b):.2f}-{max(b):.2f} | "
+              f"**{statistics.median(a):.2f}** | {min(a):.2f}-{max(a):.2f} | "
+              f"{statistics.median(b) / statistics.median(a):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) "
+              f"| {cpu[0]:.2f} / {cpu[1]:.2f} |")
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--job-file"] and "--ab" in sys.argv:
+        i = sys.argv.index("--ab")
+        return job_file_ab(int(sys.argv[2]), sys.argv[i + 1], sys.argv[i + 2],
+                           int(sys.argv[i + 3]) if len(sys.argv) > i + 3 else 5)
     if sys.argv[1:2] == ["--job-file"]:
         return job_file_main(int(sys.argv[2]) if len(sys.argv) > 2 else 100_000)
     ranks = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
@@ -119,7 +176,7 @@ def main() -> int:
         for _ in range(3):
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-m", "heapscope", "report", str(d), "--format", "json",
-                            "-o", os.devnull], check=True)
+                            "-o", str(d / "report.json")], check=True)
             times.append(time.perf_counter() - t0)
     print(f"Job report (`heapscope report DIR --format json`) on {ranks} synthetic rank files of "
           f"{size:.0f} KB ({samples} timeline samples, 438 size rows, 86 modules each): "

@@ -3,8 +3,11 @@
 Data goes to a temporary file in the target's directory, which is renamed into place
 only when complete; on any failure the temporary file is removed and the user gets
 one line. Every command that writes a file (reports, exports, plots' data) uses this.
+A path that exists and is not a regular file (-o /dev/null, a FIFO, a terminal) is
+written in place: renaming over it would replace the device with a file.
 """
 import os
+import stat
 import tempfile
 from typing import Union
 
@@ -12,6 +15,19 @@ from heapscope.errors import HeapscopeError
 
 
 def write_atomic(path: str, data: Union[str, bytes]) -> None:
+    if isinstance(data, str):
+        data = data.encode("utf-8", errors="surrogateescape")
+    try:
+        special = not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path)
+    except OSError:
+        special = False
+    if special:
+        try:
+            with open(path, "wb") as fh:
+                fh.write(data)
+        except OSError as exc:
+            raise HeapscopeError(f"cannot write {path}: {exc.strerror}") from None
+        return
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise HeapscopeError(f"cannot write {path}: directory {directory} does not exist")
@@ -19,8 +35,6 @@ def write_atomic(path: str, data: Union[str, bytes]) -> None:
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
     except OSError as exc:
         raise HeapscopeError(f"cannot write {path}: {exc.strerror}") from None
-    if isinstance(data, str):
-        data = data.encode("utf-8", errors="surrogateescape")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

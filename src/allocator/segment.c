@@ -332,6 +332,24 @@ static int find_run(uint32_t mask, uint32_t touched, unsigned n, unsigned *len, 
   *fresh = best_fresh;
   return best;
 }
+/* The slices of `run` taken into use: those never touched before are committed memory
+ * from now on (counted, and offset by purging idle memory: hsm_offset_growth; a slice
+ * purged for that and touched again is a refault). Returns the fresh ones. */
+static uint32_t touch_slices(hsm_heap_t *heap, hsm_segment_t *seg, uint32_t run) {
+  uint32_t fresh = run & ~seg->touched_mask;
+  seg->touched_mask |= run;
+  if (fresh) {
+    int64_t bytes = (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE;
+    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, bytes);
+    if (fresh & seg->offset_mask)
+      hsm_offset_refault((int64_t)__builtin_popcount(fresh & seg->offset_mask) *
+                         (int64_t)HSM_SLICE_SIZE);
+    seg->offset_mask &= ~fresh;
+    hsm_offset_growth(heap, bytes);
+  }
+  return fresh;
+}
+
 
 hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices) {
   hsm_segment_t *seg = NULL;
@@ -363,17 +381,7 @@ again:
   seg->free_mask &= ~run;
   if (seg->free_mask == 0) segment_unlink(heap, seg);
   for (size_t i = 0; i < slices; i++) seg->slice_page[first + i] = &seg->pages[first];
-  uint32_t fresh = run & ~seg->touched_mask;
-  seg->touched_mask |= run;
-  if (fresh) {
-    int64_t bytes = (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE;
-    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, bytes);
-    if (fresh & seg->offset_mask)
-      hsm_offset_refault((int64_t)__builtin_popcount(fresh & seg->offset_mask) *
-                         (int64_t)HSM_SLICE_SIZE);
-    seg->offset_mask &= ~fresh;
-    hsm_offset_growth(heap, bytes);
-  }
+  uint32_t fresh = touch_slices(heap, seg, run);
   heap_holds(heap, 0, (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE,
              (int64_t)slices * (int64_t)HSM_SLICE_SIZE);
   hsm_page_t *pg = &seg->pages[first];
@@ -452,17 +460,7 @@ int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
     seg->free_mask &= ~extra;
     if (seg->free_mask == 0 && seg->in_list) segment_unlink(heap, seg);
     for (size_t i = first + old; i < first + slices; i++) seg->slice_page[i] = pg;
-    uint32_t fresh = extra & ~seg->touched_mask;
-    seg->touched_mask |= extra;
-    if (fresh) {
-      int64_t bytes = (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE;
-      hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, bytes);
-      if (fresh & seg->offset_mask)
-        hsm_offset_refault((int64_t)__builtin_popcount(fresh & seg->offset_mask) *
-                           (int64_t)HSM_SLICE_SIZE);
-      seg->offset_mask &= ~fresh;
-      hsm_offset_growth(heap, bytes);
-    }
+    uint32_t fresh = touch_slices(heap, seg, extra);
     hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak, delta);
     heap_holds(heap, 0, (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE, delta);
   } else {

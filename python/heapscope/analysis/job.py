@@ -37,7 +37,6 @@ A region is named by its application path: "[MPI]" components are taken off, so
 "solve/[MPI]" counts as MPI memory of region "solve".
 """
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis.job_peak_stacks import document as peak_stacks_document
@@ -248,22 +247,25 @@ def _timeline(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[s
     return columns
 
 
-def pick_ranks(summaries: Sequence[RankSummary]) -> Tuple[List[RankSummary], List[RankSummary], List[str]]:
+def pick_ranks(summaries: Sequence[RankSummary],
+               block=None) -> Tuple[List[RankSummary], List[RankSummary], List[str]]:
     """The rank processes of one job, by rank; the other processes (the launcher, a
-    rank's pre-exec image or its children); notes on what was set aside."""
+    rank's pre-exec image or its children); notes on what was set aside. block: the job
+    file's rows standing alone (analysis.job_columns.JobBlock: ranks of their own, with
+    data, of the job file's job), not returned."""
     ranked, others = [], []
     for s in summaries:
         (ranked if s.rank >= 0 else others).append(s)
-    if ranked and not any(_has_data(s) for s in ranked):
+    if ranked and not block and not any(_has_data(s) for s in ranked):
         files = [s.path.rsplit("/", 1)[-1] for s in ranked]
         raise HeapscopeError(f"no rank file holds a snapshot or timeline samples: "
                              f"{len(files)} file{'s' if len(files) != 1 else ''} with neither a "
                              f"snapshot nor timeline samples ({', '.join(files[:3])}"
                              f"{', ...' if len(files) > 3 else ''})")
-    if not ranked:
+    if not ranked and not block:
         raise HeapscopeError("no MPI rank among these profiles (no rank recorded): use "
                              "`heapscope report --by size` for a single program")
-    jobs = sorted({s.job_id for s in ranked if _has_data(s)})
+    jobs = sorted({s.job_id for s in ranked if _has_data(s)} | ({block.job.job_id} if block else set()))
     if len(jobs) > 1:
         raise HeapscopeError(f"these profiles are ranks of {len(jobs)} jobs ({', '.join(jobs[:5])}"
                              f"{', ...' if len(jobs) > 5 else ''}): report one job's files, "
@@ -298,14 +300,15 @@ def _has_data(s: RankSummary) -> bool:
     return s.has_snapshot or s.timeline is not None
 
 
-def _warnings(ranks: List[RankSummary], excluded: List[RankSummary]) -> List[str]:
-    """One line for the ranks without a snapshot, one for the files left out."""
+def _warnings(ranks: List[RankSummary], excluded: List[RankSummary], total: int) -> List[str]:
+    """One line for the ranks without a snapshot, one for the files left out (total:
+    ranks with data, the job file's block included)."""
     out = []
     bare = [r.rank for r in ranks if not r.has_snapshot]
     if bare:
         n = len(bare)
         out.append(f"rank{'s' if n != 1 else ''} {', '.join(map(str, bare[:12]))}"
-                   f"{', ...' if n > 12 else ''} of {len(ranks)} ended without a snapshot "
+                   f"{', ...' if n > 12 else ''} of {total} ended without a snapshot "
                    f"(SIGKILL: OOM killer, scheduler; or still running): heap, RSS and PSS from "
                    f"{'their' if n != 1 else 'its'} timeline up to the last flush, no allocation "
                    f"counts; statistics are over the ranks that have each figure")
@@ -313,7 +316,7 @@ def _warnings(ranks: List[RankSummary], excluded: List[RankSummary]) -> List[str
     if bare:
         n = len(bare)
         out.append(f"rank{'s' if n != 1 else ''} {', '.join(map(str, bare[:12]))}"
-                   f"{', ...' if n > 12 else ''} of {len(ranks)} {NO_LAYER_WARNING}")
+                   f"{', ...' if n > 12 else ''} of {total} {NO_LAYER_WARNING}")
     if excluded:
         n = len(excluded)
         named = [f"rank {s.rank} ({s.path.rsplit('/', 1)[-1]})" for s in excluded[:4]]
@@ -343,50 +346,50 @@ def job_file_document(job) -> dict:
         mpi = is_mpi_region(path)
         reg["alloc_mpi_bytes" if mpi else "alloc_app_bytes"] += n * size
         reg["alloc_mpi_blocks" if mpi else "alloc_app_blocks"] += n
-    return dict(path=job.path, size=job.size, summarized=len(job.ranks),
+    return dict(path=job.path, size=job.size, summarized=len(job.rows),
                 summary_ms=job.summary_ns / 1e6, reduce_ms=job.reduce_ns / 1e6,
                 per_rank=job.per_rank or "default",
-                kept=[r.rank for r in job.ranks if r.kept], hosts=job.hosts,
+                kept=job.rows["rank"][job.rows["kept"] != 0].tolist(), hosts=job.hosts,
                 regions=[dict(region=k, **v) for k, v in
                          sorted(regions.items(), key=lambda kv: -kv[1]["alloc_app_bytes"])],
                 sizes=len(job.size_counts), peak_stacks=peak_stacks_document(job))
 
 
-def _all_stats(ranks: List[RankSummary], keys: List[str]) -> Dict[str, Optional[dict]]:
-    """_stats of each metric over the ranks that have it; for many ranks (a job file of
-    10^5 ranks) in numpy, one pass over the ranks for every metric, with the same ties:
-    the lowest rank at the minimum and at the maximum."""
-    if len(ranks) < 1000:
-        return {k: _stats([(r.metrics[k], r) for r in ranks if r.metrics[k] is not None])
-                for k in keys}
-    import numpy as np
-    row = itemgetter(*keys) if len(keys) > 1 else (lambda m: (m[keys[0]],))
-    cells = np.array([row(r.metrics) for r in ranks], dtype=object)
-    have = cells != None   # noqa: E711 (elementwise)
-    values = np.where(have, cells, 0).astype(np.int64)
-    order = np.fromiter((r.rank for r in ranks), dtype=np.int64, count=len(ranks))
-    out: Dict[str, Optional[dict]] = {}
-    for i, k in enumerate(keys):
-        idx = np.flatnonzero(have[:, i])
-        if not idx.size:
-            out[k] = None
-            continue
-        v, o = values[idx, i], order[idx]
-        lo = ranks[int(idx[np.lexsort((o, v))[0]])]
-        hi = ranks[int(idx[np.lexsort((o, -v))[0]])]
-        out[k] = dict(min=lo.metrics[k], min_rank=lo.rank, min_host=lo.host,
-                      max=hi.metrics[k], max_rank=hi.rank, max_host=hi.host,
-                      mean=int(v.sum()) / idx.size, ranks=int(idx.size))
-    return out
+def job_row_summary(job, rank: int, host: str, pid: int, metrics: Dict[str, Optional[int]]) -> RankSummary:
+    """A job file's row (profile.job_file.JobFile) as a RankSummary: reason "finalize"
+    (its figures are those of the dump at MPI_Finalize), no timeline and no regions."""
+    metrics = dict(metrics)
+    metrics.setdefault("tracked_peak", None)
+    return RankSummary(path=job.path, rank=rank, pid=pid, ppid=0, host=host, exe=job.exe,
+                       job_id=job.job_id, start_real_ns=job.start_real_ns, reason=FINALIZE,
+                       complete=True, warnings=[], metrics=metrics)
+
+
+def rank_row(r: RankSummary, present: Sequence[str]) -> dict:
+    """The document's per_rank entry of one rank."""
+    return dict(rank=r.rank, host=r.host, pid=r.pid, file=r.path, exe=r.exe,
+                reason=r.reason, complete=r.complete, has_snapshot=r.has_snapshot,
+                heap_exact=r.heap_exact, mpi_layer=r.mpi_layer,
+                warnings=r.warnings, **rank_fate(r),
+                **{k: r.metrics[k] for k in present})
 
 
 def build(summaries: Sequence[RankSummary], timeline_points: int = 200, job=None) -> dict:
-    """job: the job file the summaries came from in part (job_loading.read_job), or None."""
-    chosen, others, notes = pick_ranks(summaries)
+    """summaries: the files read (job_loading.load_summaries); job: the job file read
+    beside them (job_loading.read_job), or None. The job file's rows stand for the
+    ranks without a file among summaries; those meeting no file read stay numpy
+    columns throughout (analysis.job_columns), the others become RankSummary objects."""
+    from heapscope.analysis import job_columns
+    block = None
+    if job is not None:
+        block, met = job_columns.split_job_rows(job, summaries, job_row_summary)
+        summaries = met + list(summaries)
+    chosen, others, notes = pick_ranks(summaries, block)
     ranks = [r for r in chosen if _has_data(r)]
     excluded = [r for r in chosen if not _has_data(r)]
-    present = [k for k, _, _ in METRICS if any(r.metrics[k] is not None for r in ranks)]
-    stats = _all_stats(ranks, present)
+    present = [k for k, _, _ in METRICS if any(r.metrics[k] is not None for r in ranks)
+               or (block is not None and block.present(k))]
+    stats = job_columns.stats(ranks, block, present)
     region_names: List[str] = []
     for r in ranks:
         region_names += [name for name in r.regions if name not in region_names]
@@ -400,23 +403,25 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200, job=None
                 vals = []
             row[k] = _stats(vals)
         regions.append(row)
-    hosts = sorted({r.host for r in ranks})
+    hosts = sorted({r.host for r in ranks} | set(block.hosts() if block is not None else ()))
+    exes = {r.exe for r in ranks} | ({job.exe} if block is not None else set())
     # a figure from timeline samples (a lower bound) is marked so: RSS and PSS always,
-    # heap peaks when a rank's recorder did not keep them exactly
+    # heap peaks when a rank's recorder did not keep them exactly (a job file's rows)
     sampled = {"rss_peak", "pss_peak"}
-    if any(not r.heap_exact and r.metrics["heap_peak"] is not None for r in ranks):
+    if any(not r.heap_exact and r.metrics["heap_peak"] is not None for r in ranks) \
+            or (block is not None and block.present("heap_peak")):
         sampled |= {"heap_peak", "heap_app_peak", "heap_mpi_peak"}
+    total = len(ranks) + (len(block) if block is not None else 0)
+    first = ranks[0] if ranks and (block is None or ranks[0].rank < block.rank[0]) else None
     return dict(
         format=JOB_FORMAT, version=JOB_VERSION,
-        job_id=ranks[0].job_id, ranks=len(ranks), hosts=hosts,
-        executables=sorted({r.exe for r in ranks}),
+        job_id=first.job_id if first is not None else job.job_id, ranks=total, hosts=hosts,
+        executables=sorted(exes),
         metrics=[dict(key=k, title=t + (" (sampled)" if k in sampled else ""), unit=u,
                       sampled=k in sampled) for k, t, u in METRICS if k in present],
-        per_rank=[dict(rank=r.rank, host=r.host, pid=r.pid, file=r.path, exe=r.exe,
-                       reason=r.reason, complete=r.complete, has_snapshot=r.has_snapshot,
-                       heap_exact=r.heap_exact, mpi_layer=r.mpi_layer,
-                       warnings=r.warnings, **rank_fate(r),
-                       **{k: r.metrics[k] for k in present}) for r in ranks],
+        per_rank=job_columns.RankRows(
+            [rank_row(r, present) for r in ranks], block,
+            lambda i: rank_row(block.summary(i, job_row_summary), present)),
         stats=stats,
         regions=regions,
         timeline=job_timelines(ranks, timeline_points),
@@ -425,8 +430,9 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200, job=None
         excluded=[dict(rank=s.rank, host=s.host, pid=s.pid, file=s.path,
                        why=s.warnings[0] if s.warnings else "neither a snapshot nor timeline samples")
                   for s in excluded],
-        warnings=_warnings(ranks, excluded),
-        endings=_endings(ranks, excluded, chosen, max(_launched(others), job.size if job else 0)),
+        warnings=_warnings(ranks, excluded, total),
+        endings=_endings(ranks, excluded, chosen, max(_launched(others), job.size if job else 0),
+                         block),
         notes=notes,
         job_file=job_file_document(job) if job is not None else None)
 
@@ -452,7 +458,7 @@ def _launched(others: Sequence[RankSummary]) -> int:
 
 
 def _endings(ranks: List[RankSummary], excluded: List[RankSummary],
-             chosen: List[RankSummary], launched: int = 0) -> dict:
+             chosen: List[RankSummary], launched: int = 0, block=None) -> dict:
     """Which ranks crashed (and of what), called MPI_Abort (with which code), were
     killed (by the launcher or a scheduler: a SIGTERM/SIGINT snapshot, or none at all:
     no_snapshot with timeline data, no_data without), and which rank numbers have no
@@ -470,6 +476,10 @@ def _endings(ranks: List[RankSummary], excluded: List[RankSummary],
             out["killed"].append(dict(rank=r.rank, signal=fate["signal"]))
         elif fate["ended"] == "no-snapshot":
             out["no_snapshot"].append(r.rank)
+    if block is not None:       # (the job file's rows standing alone: their ranks by columns)
+        from heapscope.analysis.job_columns import missing
+        out["missing"] = missing([r.rank for r in chosen], block, launched)
+        return out
     seen = {r.rank for r in chosen}
     if seen:
         out["missing"] = [n for n in range(max(max(seen) + 1, launched)) if n not in seen]

@@ -5,10 +5,11 @@ region, the timeline columns), so a job of thousands of ranks is not held in mem
 as full profiles. Errors stay one-line HeapscopeErrors naming the file.
 
 A job file (heapscope.<job>.job.hsj, reduced inside the job at MPI_Finalize) is read
-too when one is named or in a directory named: its rows stand for the ranks whose own
-file was not kept (record --per-rank; no timelines, no regions per rank); the files
-present (kept ranks, ranks that never reached MPI_Finalize, the launcher) are read as
-always. Several job files in one place are an error (one run per DIR).
+too when one is named or in a directory named (read_job): its rows stand for the ranks
+whose own file was not kept (record --per-rank; no timelines, no regions per rank) and
+are added by analysis.job.build(summaries, job=...), as columns; the files present
+(kept ranks, ranks that never reached MPI_Finalize, the launcher) are read as always
+(load_summaries). Several job files in one place are an error (one run per DIR).
 
 Nothing recorded is dropped: a file without a complete snapshot (a rank killed by
 SIGKILL) is summarized from its timeline (has_snapshot=False); an empty file (killed
@@ -19,7 +20,7 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from typing import Iterable, List, Optional
 
-from heapscope.analysis.job import FINALIZE, METRICS, NO_SNAPSHOT, RankSummary, summarize
+from heapscope.analysis.job import METRICS, NO_SNAPSHOT, RankSummary, summarize
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import profile_files, read_profile
 from heapscope.profile.job_file import JOB_FILE, JobFile, read_job_file
@@ -59,14 +60,6 @@ def is_job(paths: Iterable) -> bool:
     record named after MPI ranks."""
     return bool(job_files(paths)) or any(RANK_FILE.match(os.path.basename(f))
                                          for f in profile_files(paths))
-
-
-def from_job_file(job: JobFile) -> List[RankSummary]:
-    """One RankSummary per row of the job file: reason "finalize" (its figures are those
-    of the dump at MPI_Finalize), no timeline and no regions."""
-    return [RankSummary(path=job.path, rank=r.rank, pid=r.pid, ppid=0, host=r.host, exe=job.exe,
-                        job_id=job.job_id, start_real_ns=job.start_real_ns, reason=FINALIZE,
-                        complete=True, warnings=[], metrics=r.metrics) for r in job.ranks]
 
 
 def read_job(paths: Iterable) -> Optional[JobFile]:
@@ -113,15 +106,15 @@ def _summarize_files(files: List[str]):
 
 
 def load_summaries(paths: Iterable, workers: int = 0, job: Optional[JobFile] = None) -> List[RankSummary]:
-    """workers: 0 = as many as CPUs when there are PARALLEL_FROM files or more, 1 = serial.
-    job: the job file of these paths (read_job), whose ranks' own files are not read."""
+    """The profile files' summaries. workers: 0 = as many as CPUs when there are
+    PARALLEL_FROM files or more, 1 = serial. job: the job file among these paths
+    (read_job): it is not read here but by analysis.job.build(..., job=job), whose rows
+    stand for the ranks without a file of their own (a rank's own file, where kept, is
+    the more complete: its exit snapshot counts what MPI_Finalize itself allocated; its
+    timeline)."""
     if job is None:
         return _load_files(profile_files(paths), workers)
-    summaries = _load_files(_other_files(paths), workers)
-    # a rank's own file, where kept, is the more complete (its exit snapshot counts what
-    # MPI_Finalize itself allocated; its timeline): the job file's row stands for the others
-    own = {s.rank for s in summaries if s.rank >= 0 and s.job_id == job.job_id}
-    return [r for r in from_job_file(job) if r.rank not in own] + summaries
+    return _load_files(_other_files(paths), workers)
 
 
 def _load_files(files: List[str], workers: int) -> List[RankSummary]:

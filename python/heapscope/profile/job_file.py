@@ -8,11 +8,17 @@ heap, RSS and PSS peaks over the rank's timeline samples up to MPI_Finalize; the
 calipers' figures; whether the rank kept its own file) and per host the ranks and the
 sum and maximum of their RSS and PSS peaks; with --track, the stack types that held the
 ranks' heap peaks (profile/job_peak_stacks.py).
+
+The rank rows are kept as they are in the file, one numpy structured array
+(JobFile.rows, RANK_DTYPE: the JOB_RANKS row), so that a job of 10^5 ranks is never
+10^5 Python objects unless asked: rank_columns() gives each figure as a column with
+a mask of the ranks that have it; JobFile.ranks builds the JobRank objects on first use.
 """
 import os
 import re
 import struct
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Dict, List, Optional, Tuple
 
 from heapscope.errors import HeapscopeError
@@ -26,6 +32,20 @@ JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsj$")
 # JOB_RANKS present bits (profile_format.table)
 PRESENT_COUNTS, PRESENT_HEAP, PRESENT_RSS, PRESENT_PSS, PRESENT_CALIPERS = 1, 2, 4, 8, 16
 _RANK_ROW = struct.Struct("<6I4Q7q")     # one JOB_RANKS row, read without the generic codec
+
+
+@lru_cache(maxsize=None)
+def rank_dtype():
+    """The JOB_RANKS row as a numpy record: the whole chunk is one np.frombuffer (numpy is
+    imported here, not when a command that never reads a job file starts)."""
+    import numpy as np
+    dtype = np.dtype([(name, "<u4") for name in ("rank", "host", "pid", "reason", "present", "kept")]
+                     + [(name, "<u8") for name in ("alloc_app_blocks", "alloc_mpi_blocks",
+                                                   "alloc_app_bytes", "alloc_mpi_bytes")]
+                     + [(name, "<i8") for name in ("heap_peak", "heap_app_peak", "heap_mpi_peak",
+                                                   "rss_peak", "pss_peak", "mpi_rss", "mpi_pss")])
+    assert dtype.itemsize == _RANK_ROW.size
+    return dtype
 _SIZE_ROW = struct.Struct("<IIQQ")       # JOB_SIZE_COUNTS (SIZE_COUNTS' layout)
 _API_ROW = struct.Struct("<IIQ")         # JOB_API_COUNTS (API_COUNTS' layout)
 
@@ -58,9 +78,51 @@ class JobFile:
     regions: List[str] = field(default_factory=list)
     size_counts: Dict[Tuple[str, int], int] = field(default_factory=dict)
     api_counts: Dict[Tuple[str, str], int] = field(default_factory=dict)
-    ranks: List[JobRank] = field(default_factory=list)
+    rows: object = field(default=None, compare=False, repr=False)   # JOB_RANKS in file order:
+    # a numpy array of rank_dtype() (read_job_file)
     hosts: List[dict] = field(default_factory=list)
     peak_stacks: Optional[JobPeakStacks] = None   # JOB_PEAK_STACKS (None: an older recorder)
+
+    @cached_property
+    def ranks(self) -> List[JobRank]:
+        """One JobRank per row (built on first use: 10^5 rows take ~0.3 s)."""
+        names = [h["host"] for h in self.hosts]
+        reasons: Dict[int, str] = {}
+        out = []
+        for rank, host, pid, reason, present, kept, *figures in self.rows.tolist():
+            name = reasons.get(reason) or reasons.setdefault(reason, fmt.reason_name(reason))
+            out.append(JobRank(rank, names[host], pid, name, bool(kept), _rank_metrics(present, *figures)))
+        return out
+
+    def rank_columns(self) -> Dict[str, tuple]:
+        """Per analysis.job.METRICS key but tracked_peak (never in a job file): (values
+        as int64, which rows have the figure), the rows in file order; the same figures
+        as JobRank.metrics. Raises OverflowError for a count past 2^62 (the callers then
+        use JobFile.ranks, whose Python ints are exact)."""
+        import numpy as np
+        r = self.rows
+        counts = [r[k] for k in ("alloc_app_blocks", "alloc_mpi_blocks", "alloc_app_bytes",
+                                 "alloc_mpi_bytes")]
+        if any(c.size and int(c.max()) >= 1 << 62 for c in counts):
+            raise OverflowError("a count past 2^62")
+        app_blocks, mpi_blocks, app_bytes, mpi_bytes = (c.astype(np.int64) for c in counts)
+        present = r["present"]
+        have = {bit: (present & bit) != 0 for bit in (PRESENT_COUNTS, PRESENT_HEAP, PRESENT_RSS,
+                                                       PRESENT_PSS, PRESENT_CALIPERS)}
+        return dict(
+            alloc_blocks=(app_blocks + mpi_blocks, have[PRESENT_COUNTS]),
+            alloc_app_blocks=(app_blocks, have[PRESENT_COUNTS]),
+            alloc_mpi_blocks=(mpi_blocks, have[PRESENT_COUNTS]),
+            alloc_bytes=(app_bytes + mpi_bytes, have[PRESENT_COUNTS]),
+            alloc_app_bytes=(app_bytes, have[PRESENT_COUNTS]),
+            alloc_mpi_bytes=(mpi_bytes, have[PRESENT_COUNTS]),
+            heap_peak=(r["heap_peak"], have[PRESENT_HEAP]),
+            heap_app_peak=(r["heap_app_peak"], have[PRESENT_HEAP]),
+            heap_mpi_peak=(r["heap_mpi_peak"], have[PRESENT_HEAP]),
+            rss_peak=(r["rss_peak"], have[PRESENT_RSS]),
+            pss_peak=(r["pss_peak"], have[PRESENT_PSS]),
+            mpi_rss=(r["mpi_rss"], have[PRESENT_CALIPERS]),
+            mpi_pss=(r["mpi_pss"], have[PRESENT_CALIPERS]))
 
 
 _ALL = PRESENT_COUNTS | PRESENT_HEAP | PRESENT_RSS | PRESENT_PSS | PRESENT_CALIPERS
@@ -101,6 +163,13 @@ def _rows(payload, row: struct.Struct, name: str):
     return row.iter_unpack(payload[4:])
 
 
+def _rank_rows(payload):
+    import numpy as np
+    _rows(payload, _RANK_ROW, "JOB_RANKS")     # (checks the length)
+    (count,) = struct.unpack_from("<I", payload, 0)
+    return np.frombuffer(payload, dtype=rank_dtype(), count=count, offset=4)
+
+
 def read_job_file(path) -> JobFile:
     path = str(path)
     frame = parse(read_file(path), path)
@@ -130,7 +199,7 @@ def read_job_file(path) -> JobFile:
                     key = (job.regions[region], fmt.api_name(api))
                     job.api_counts[key] = job.api_counts.get(key, 0) + calls
             elif t == fmt.JOB_RANKS:
-                rank_rows.extend(_rows(payload, _RANK_ROW, "JOB_RANKS"))
+                rank_rows.append(_rank_rows(payload))
             elif t == fmt.JOB_HOSTS:
                 job.hosts = [dict(host=h.name, ranks=h.ranks,
                                   rss_sum=h.rss_sum if h.rss_max >= 0 else None,
@@ -144,13 +213,12 @@ def read_job_file(path) -> JobFile:
         raise HeapscopeError(f"{path}: malformed job file: {exc}") from None
     if job is None:
         raise HeapscopeError(f"{path}: not a job file (no JOB chunk)")
-    names = [h["host"] for h in job.hosts]
-    reasons = {}
-    for rank, host, pid, reason, present, kept, *figures in rank_rows:
-        if host >= len(names):
-            raise HeapscopeError(f"{path}: malformed job file: rank {rank} on host {host} of "
-                                 f"{len(names)}")
-        name = reasons.get(reason) or reasons.setdefault(reason, fmt.reason_name(reason))
-        job.ranks.append(JobRank(rank, names[host], pid, name, bool(kept),
-                                 _rank_metrics(present, *figures)))
+    import numpy as np
+    job.rows = np.concatenate(rank_rows) if len(rank_rows) > 1 else \
+        rank_rows[0] if rank_rows else np.zeros(0, rank_dtype())
+    bad = np.flatnonzero(job.rows["host"] >= len(job.hosts))
+    if bad.size:
+        row = job.rows[bad[0]]
+        raise HeapscopeError(f"{path}: malformed job file: rank {row['rank']} on host {row['host']} of "
+                             f"{len(job.hosts)}")
     return job

@@ -49,7 +49,10 @@ def render(doc: dict, max_ranks: int = 64) -> str:
         out.append(f"  note      {note}")
     for w in doc["warnings"]:
         out.append(f"  warning   {w}")
-    warnings = [f"rank {r['rank']}: {w}" for r in doc["per_rank"] for w in r["warnings"]]
+    per_rank = doc["per_rank"]
+    # (a job file's 10^5 rows have no warnings: its RankRows lists those that have)
+    with_warnings = per_rank.with_warnings() if hasattr(per_rank, "with_warnings") else per_rank
+    warnings = [f"rank {r['rank']}: {w}" for r in with_warnings for w in r["warnings"]]
     for w in warnings[:MAX_WARNINGS]:
         out.append(f"  warning   {w}")
     if len(warnings) > MAX_WARNINGS:
