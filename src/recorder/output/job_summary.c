@@ -328,8 +328,8 @@ static void rank_row(struct heapscope_job_rank *row)
     hsr_calipers_totals(&t);
     if (t.taken) {
         row->present |= HEAPSCOPE_JOB_CALIPERS;
-        row->mpi_rss = t.rss_delta;
-        row->mpi_pss = t.pss_delta;
+        row->mpi_rss = t.rss_peak; /* the peaks of the running sums, as a rank file's reader */
+        row->mpi_pss = t.pss_peak;
     }
 }
 

@@ -47,6 +47,7 @@ _Atomic int hsr_calipers_active, hsr_caliper_armed = 1, hsr_sampler_running;
 static _Atomic uint64_t last_ns; /* clock of the last measured call (no sampler) */
 static _Atomic uint64_t taken;
 static _Atomic int64_t rss_delta, pss_delta;
+static _Atomic int64_t rss_peak, pss_peak; /* of the running sums, from 0 */
 
 /* Outermost calls, counted by each thread in its own slot through the layer (no
  * shared write; summed when written): skipped = calls - taken. The slots are
@@ -94,6 +95,8 @@ void hsr_calipers_totals(struct hsr_caliper_totals *t)
     t->skipped = hsr_caliper_ns >= 0 && calls > t->taken ? calls - t->taken : 0;
     t->rss_delta = atomic_load_explicit(&rss_delta, memory_order_relaxed);
     t->pss_delta = atomic_load_explicit(&pss_delta, memory_order_relaxed);
+    t->rss_peak = atomic_load_explicit(&rss_peak, memory_order_relaxed);
+    t->pss_peak = atomic_load_explicit(&pss_peak, memory_order_relaxed);
 }
 
 void hsr_timeline_calipers_reset(void)
@@ -107,6 +110,8 @@ void hsr_timeline_calipers_reset(void)
     atomic_store(&hsr_caliper_armed, hsr_caliper_ns >= 0);
     atomic_store(&rss_delta, 0);
     atomic_store(&pss_delta, 0);
+    atomic_store(&rss_peak, 0);
+    atomic_store(&pss_peak, 0);
 }
 
 /* Claims this call for measuring under the rate limit: the armed flag, which the
@@ -149,6 +154,19 @@ int heapscope__caliper_begin(const char *fn, int always)
     return 1;
 }
 
+/* One measured call's growth d added to the running sum, and the sum's peak raised to
+ * it (the job file reports the peak: a net sum falls when MPI_Finalize unmaps what
+ * became resident outside measured calls, and it did not match the reader's figure). */
+static void add_growth(_Atomic int64_t *sum, _Atomic int64_t *peak, int64_t d)
+{
+    int64_t now = atomic_fetch_add_explicit(sum, d, memory_order_relaxed) + d;
+    int64_t top = atomic_load_explicit(peak, memory_order_relaxed);
+    while (now > top &&
+           !atomic_compare_exchange_weak_explicit(peak, &top, now, memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
+}
+
 void heapscope__caliper_end(const char *fn)
 {
     if (hsr_caliper_ns < 0)
@@ -163,9 +181,9 @@ void heapscope__caliper_end(const char *fn)
     hsr_timeline_add(&after);
     int64_t heap = after.heap >= 0 && before.heap >= 0 ? after.heap - before.heap : 0;
     if (after.rss >= 0 && before.rss >= 0)
-        atomic_fetch_add_explicit(&rss_delta, after.rss - before.rss - heap, memory_order_relaxed);
+        add_growth(&rss_delta, &rss_peak, after.rss - before.rss - heap);
     if (after.pss >= 0 && before.pss >= 0)
-        atomic_fetch_add_explicit(&pss_delta, after.pss - before.pss - heap, memory_order_relaxed);
+        add_growth(&pss_delta, &pss_peak, after.pss - before.pss - heap);
     atomic_fetch_add_explicit(&taken, 1, memory_order_relaxed);
     hsr_guard = saved_guard;
 }
