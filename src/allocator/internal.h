@@ -574,7 +574,8 @@ HSM_HIDDEN hsm_huge_t *hsm_huge_of(const void *p, unsigned kind);
 
 /* ---- core operations (alloc.c, free.c) ---- */
 HSM_HIDDEN void *hsm_malloc(size_t size);
-HSM_HIDDEN void *hsm_new_malloc(size_t size); /* operator new: 16-aligned unless HSMALLOC_PACKED=all */
+HSM_HIDDEN void *hsm_new_malloc(
+    size_t size); /* operator new: 16-aligned unless HSMALLOC_PACKED=all */
 HSM_HIDDEN void *hsm_calloc(size_t n, size_t size);
 HSM_HIDDEN void *hsm_realloc(void *p, size_t size);
 HSM_HIDDEN void hsm_free(void *p);

@@ -145,8 +145,8 @@ void hsm_options_read(void) {
   hsm_options.hugepages = env_long("HSMALLOC_HUGEPAGES", 0) != 0;
   hsm_options.hot_detect = env_long("HSMALLOC_HOT_DETECT", 1) != 0;
   const char *packed = getenv("HSMALLOC_PACKED"); /* 0, 1 (malloc) or all (and new) */
-  hsm_options.packed = packed != NULL && strcmp(packed, "all") == 0 ? 2
-                                                                    : env_long("HSMALLOC_PACKED", 1) != 0;
+  hsm_options.packed =
+      packed != NULL && strcmp(packed, "all") == 0 ? 2 : env_long("HSMALLOC_PACKED", 1) != 0;
   hsm_options.site_lanes = env_long("HSMALLOC_SITE_LANES", 1) != 0;
   hsm_options.hot_resample_ms = env_long("HSMALLOC_HOT_RESAMPLE_MS", HSM_HOT_RESAMPLE_MS);
   read_hot_sizes();

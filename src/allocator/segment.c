@@ -350,7 +350,6 @@ static uint32_t touch_slices(hsm_heap_t *heap, hsm_segment_t *seg, uint32_t run)
   return fresh;
 }
 
-
 hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices) {
   hsm_segment_t *seg = NULL;
   int first = -1;

@@ -237,10 +237,9 @@ struct hsr_stack_entry *hsr_stack_record(struct hsr_thread *t, uint32_t region, 
     struct hsr_stack_table *st = table_of(t);
     struct hsr_stack_entry *known = NULL;
     void *site = NULL;
-    int n = st && st->unwind
-                ? hsr_unwind_cached(st->unwind, __builtin_frame_address(0), frames, (int)max_depth,
-                                    region, size, &known, &site)
-                : -1;
+    int n = st && st->unwind ? hsr_unwind_cached(st->unwind, __builtin_frame_address(0), frames,
+                                                 (int)max_depth, region, size, &known, &site)
+                             : -1;
     if (n < 0)
         n = capture(frames);
     if (known) { /* the call site's frames, unchanged, and the type they gave */

@@ -263,7 +263,8 @@ static int walk(struct hsr_unwind_cache *c, uint64_t a, uint64_t r, uint64_t rbp
 static struct known *known_slot(struct hsr_unwind_cache *c, uint64_t gen, uint32_t region,
                                 uint64_t size)
 {
-    uint64_t h = (gen * 0x9e3779b97f4a7c15ull) ^ ((size ^ ((uint64_t)region << 40)) * 0xff51afd7ed558ccdull);
+    uint64_t h =
+        (gen * 0x9e3779b97f4a7c15ull) ^ ((size ^ ((uint64_t)region << 40)) * 0xff51afd7ed558ccdull);
     return &c->types[(h >> 40) & (TYPES - 1)];
 }
 
@@ -322,8 +323,8 @@ int hsr_unwind_cached(struct hsr_unwind_cache *c, const void *fp, uint64_t *out,
     return n;
 }
 
-void hsr_unwind_cache_type(struct hsr_unwind_cache *c, void *entry, uint32_t region,
-                           uint64_t size, struct hsr_stack_entry *type)
+void hsr_unwind_cache_type(struct hsr_unwind_cache *c, void *entry, uint32_t region, uint64_t size,
+                           struct hsr_stack_entry *type)
 {
     const struct site *s = entry;
     struct known *k = known_slot(c, s->gen, region, size);

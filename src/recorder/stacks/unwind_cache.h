@@ -27,9 +27,9 @@ HSR_HIDDEN void hsr_unwind_cache_clear(struct hsr_unwind_cache *c);
  * *type: the stack type this call site gave last time for (region, size), if the
  * frames came from the cache unchanged (else NULL). The last argument says where
  * the call site's entry is, for hsr_unwind_cache_type. */
-HSR_HIDDEN int hsr_unwind_cached(struct hsr_unwind_cache *c, const void *fp, uint64_t *out,
-                                 int max, uint32_t region, uint64_t size,
-                                 struct hsr_stack_entry **type, void **entry);
+HSR_HIDDEN int hsr_unwind_cached(struct hsr_unwind_cache *c, const void *fp, uint64_t *out, int max,
+                                 uint32_t region, uint64_t size, struct hsr_stack_entry **type,
+                                 void **entry);
 /* Remember the type the frames just captured gave (entry from hsr_unwind_cached). */
 HSR_HIDDEN void hsr_unwind_cache_type(struct hsr_unwind_cache *c, void *entry, uint32_t region,
                                       uint64_t size, struct hsr_stack_entry *type);

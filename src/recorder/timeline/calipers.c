@@ -161,9 +161,8 @@ static void add_growth(_Atomic int64_t *sum, _Atomic int64_t *peak, int64_t d)
 {
     int64_t now = atomic_fetch_add_explicit(sum, d, memory_order_relaxed) + d;
     int64_t top = atomic_load_explicit(peak, memory_order_relaxed);
-    while (now > top &&
-           !atomic_compare_exchange_weak_explicit(peak, &top, now, memory_order_relaxed,
-                                                  memory_order_relaxed))
+    while (now > top && !atomic_compare_exchange_weak_explicit(
+                            peak, &top, now, memory_order_relaxed, memory_order_relaxed))
         ;
 }
 
