@@ -62,3 +62,23 @@ def test_launchers_and_the_forks_that_became_them_are_left_out(tmp_path):
     assert all(map(is_launcher, ["/usr/bin/orterun", "mpirun.openmpi", "/usr/bin/mpiexec.hydra",
                                  "hydra_pmi_proxy", "/usr/bin/srun", "prted"]))
     assert not any(map(is_launcher, ["/apps/sim", "mpicc", "/usr/bin/mpi_solver"]))
+
+
+def test_a_pre_exec_image_of_a_rank_known_only_from_the_job_file():
+    """A launcher's fork that exec'd rank 3 (same host and pid) is that rank's pre-exec
+    image even though the rank's row, from the job file, carries the job file's start
+    time (rank 0's recorder start, before this fork): it was called "not a rank"."""
+    from types import SimpleNamespace as NS
+    from heapscope.analysis.job_processes import describe_others
+
+    def proc(path, rank, pid, start, reason):
+        return NS(path=path, rank=rank, pid=pid, ppid=1, host="vm", exe="/usr/bin/orterun",
+                  start_real_ns=start, reason=reason)
+    row = proc("out/heapscope.7.job.hsj", 3, 105, 1000, "finalize")
+    fork = proc("out/heapscope.vm.105.hsp", -1, 105, 2000, "exec")
+    (other,) = describe_others([row], [fork], [row, fork])
+    assert (other["role"], other["of_rank"], other["of_pid"]) == ("pre-exec", 3, 105)
+    # a rank file of its own, started before the fork, is no successor of it
+    own = proc("out/heapscope.7.r3.vm.105.hsp", 3, 105, 1000, "finalize")
+    (other,) = describe_others([own], [fork], [own, fork])
+    assert other["role"] == "other"

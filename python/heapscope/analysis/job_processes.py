@@ -20,12 +20,19 @@ ROLES = ("pre-exec", "launcher", "rank-child", "rank-extra", "other")
 
 
 def _exec_successor(s, by_host_pid: Dict[Tuple[str, int], list]):
-    """The process `s` became by exec (same host and pid, started after it), or None."""
+    """The process `s` became by exec (same host and pid, started after it), or None. A
+    rank known only from the job file has no start time of its own (its row carries the
+    job file's, rank 0's recorder start, which can precede a later rank's fork): it is
+    a successor whenever host and pid match."""
     if s.reason != "exec":
         return None
     later = [t for t in by_host_pid.get((s.host, s.pid), ())
-             if t is not s and t.start_real_ns >= s.start_real_ns]
+             if t is not s and (t.start_real_ns >= s.start_real_ns or _from_job_file(t))]
     return min(later, key=lambda t: t.start_real_ns) if later else None
+
+
+def _from_job_file(s) -> bool:
+    return str(s.path).endswith(".job.hsj")
 
 
 def choose_rank_process(group: Sequence, by_host_pid) -> Tuple[object, List[object]]:
