@@ -14,33 +14,12 @@ configuration: the median CPU and max RSS with 95% percentile-bootstrap interval
 and after.
 """
 import os
-import random
 import statistics
 import subprocess
 import sys
 import tempfile
 
-
-def parse(argv):
-    if len(argv) < 4 or "--" not in argv[2:]:
-        sys.exit(__doc__.strip().splitlines()[2].strip())
-    rounds = int(argv[1])
-    cut = argv.index("--", 2)
-    command, specs = argv[2:cut], argv[cut + 1:]
-    configs = []
-    for spec in specs:
-        name, _, rest = spec.partition("=")
-        lib, *settings = rest.split(":")
-        env = dict(os.environ)
-        env.pop("LD_PRELOAD", None)
-        for pair in ",".join(settings).split(","):
-            if pair:
-                key, _, value = pair.partition("=")
-                env[key] = value
-        if lib != "none":
-            env["LD_PRELOAD"] = lib
-        configs.append((name, env))
-    return rounds, command, configs
+from ab_configs import environ_without_preload, interval, parse
 
 
 # Linux keeps a process's peak RSS across execve: a command forked from Python would
@@ -62,14 +41,9 @@ def run(command, env):
     return cpu, int(fields["maxrss_kib"]) / 1024.0
 
 
-def interval(values, resamples=2000):
-    meds = sorted(statistics.median(random.choice(values) for _ in values)
-                  for _ in range(resamples))
-    return meds[int(0.025 * resamples)], meds[int(0.975 * resamples) - 1]
-
-
 def main():
-    rounds, command, configs = parse(sys.argv)
+    rounds, command, configs = parse(sys.argv, __doc__.strip().splitlines()[2].strip(),
+                                     environ_without_preload)
     load0 = os.getloadavg()
     results = {name: ([], []) for name, _ in configs}
     for r in range(rounds + 1):
@@ -87,8 +61,8 @@ def main():
           f"{'max RSS MiB median [95%]':<28} {'x base':>7}")
     for name, _ in configs:
         cpu, rss = results[name]
-        c, (clo, chi) = statistics.median(cpu), interval(cpu)
-        m, (mlo, mhi) = statistics.median(rss), interval(rss)
+        c, (clo, chi) = statistics.median(cpu), interval(cpu, statistics.median)
+        m, (mlo, mhi) = statistics.median(rss), interval(rss, statistics.median)
         print(f"{name:<10} {c:7.3f} [{clo:.3f}, {chi:.3f}]     {c / base_cpu:7.2f} "
               f"{m:8.1f} [{mlo:.1f}, {mhi:.1f}]      {m / base_rss:7.3f}")
 

@@ -14,31 +14,11 @@ directories. BENCHMARKS.md's counting before/after figures come from this script
 scripts/bench_profilers.sh writes the profiler table.
 """
 import os
-import random
 import statistics
 import sys
 import tempfile
 
-
-def parse(argv):
-    if len(argv) < 4 or "--" not in argv[2:]:
-        sys.exit(__doc__.strip().splitlines()[2].strip())
-    rounds = int(argv[1])
-    cut = argv.index("--", 2)
-    command, specs = argv[2:cut], argv[cut + 1:]
-    configs = []
-    for spec in specs:
-        name, _, rest = spec.partition("=")
-        lib, *settings = rest.split(":")
-        env = dict(os.environ, HEAPSCOPE_OUTPUT_DIR=tempfile.mkdtemp(prefix="hs-ab-"))
-        for pair in ",".join(settings).split(","):
-            if pair:
-                key, _, value = pair.partition("=")
-                env[key] = value
-        if lib != "none":
-            env["LD_PRELOAD"] = lib
-        configs.append((name, env))
-    return rounds, command, configs
+from ab_configs import interval, parse
 
 
 def cpu_seconds(command, env):
@@ -56,13 +36,10 @@ def cpu_seconds(command, env):
     return usage.ru_utime + usage.ru_stime
 
 
-def interval(values, statistic, resamples=2000):
-    stats = sorted(statistic([random.choice(values) for _ in values]) for _ in range(resamples))
-    return stats[int(0.025 * resamples)], stats[int(0.975 * resamples) - 1]
-
-
 def main(argv):
-    rounds, command, configs = parse(argv)
+    rounds, command, configs = parse(argv, __doc__.strip().splitlines()[2].strip(),
+                                     lambda: dict(os.environ,
+                                                  HEAPSCOPE_OUTPUT_DIR=tempfile.mkdtemp(prefix="hs-ab-")))
     for _, env in configs:
         cpu_seconds(command, env)
     runs = {name: [] for name, _ in configs}

@@ -1,0 +1,44 @@
+"""What the A/B benchmark scripts share (bench_recorder_ab.py, bench_alloc_ab.py): the
+command line `ROUNDS CMD [ARGS...] -- NAME=LIB[:VAR=VALUE,...] ...` read into
+configurations, and a percentile-bootstrap interval."""
+import os
+import random
+import sys
+
+
+def parse(argv, usage, base_env):
+    """(rounds, command, [(name, env)]): LIB preloaded unless `none`, each VAR=VALUE set
+    over base_env() (a fresh dict per configuration); usage: the line shown on bad input."""
+    if len(argv) < 4 or "--" not in argv[2:]:
+        sys.exit(usage)
+    try:
+        rounds = int(argv[1])
+    except ValueError:
+        sys.exit(usage)
+    cut = argv.index("--", 2)
+    command, specs = argv[2:cut], argv[cut + 1:]
+    configs = []
+    for spec in specs:
+        name, _, rest = spec.partition("=")
+        lib, *settings = rest.split(":")
+        env = base_env()
+        for pair in ",".join(settings).split(","):
+            if pair:
+                key, _, value = pair.partition("=")
+                env[key] = value
+        if lib != "none":
+            env["LD_PRELOAD"] = lib
+        configs.append((name, env))
+    return rounds, command, configs
+
+
+def interval(values, statistic, resamples=2000):
+    """The 95% percentile-bootstrap interval of statistic(values)."""
+    stats = sorted(statistic([random.choice(values) for _ in values]) for _ in range(resamples))
+    return stats[int(0.025 * resamples)], stats[int(0.975 * resamples) - 1]
+
+
+def environ_without_preload():
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    return env
