@@ -17,8 +17,9 @@ from conftest import MPI_FAMILIES
 from heapscope.analysis.job import summarize
 from heapscope.profile import format as fmt
 from heapscope.profile import read_profile
-from heapscope.profile.framing import parse, read_file
+from heapscope.profile.framing import parse
 from heapscope.profile.job_file import read_job_file
+from helpers.rank_files import at_finalize
 
 
 def _record(mpi, tmp, *options, mode=()):
@@ -28,18 +29,6 @@ def _record(mpi, tmp, *options, mode=()):
                           *mpi.mpirun(4), program, *mode],
                          capture_output=True, text=True, timeout=240)
     return program, out, res
-
-
-def _at_finalize(path, tmp):
-    """The rank file read up to the end of its first snapshot (the dump at MPI_Finalize)."""
-    data = read_file(str(path))
-    frame = parse(data, str(path))
-    begin = next(c for c in frame.chunks if c.type == fmt.CHUNK_SNAPSHOT_BEGIN)
-    end = next(c for c in frame.chunks if c.type == fmt.CHUNK_SNAPSHOT_END)
-    assert fmt.reason_name(begin.payload[4]) == "api"
-    cut = tmp / path.name
-    cut.write_bytes(data[:end.offset + fmt.CHUNK_HEADER_SIZE + len(end.payload)])
-    return read_profile(cut)
 
 
 @pytest.fixture(scope="module", params=list(MPI_FAMILIES))
@@ -56,7 +45,7 @@ def test_every_figure_of_the_job_file_equals_the_rank_files(job_all):
     job = read_job_file(job_path)
     cuts = tmp / "cuts"
     cuts.mkdir(exist_ok=True)
-    ranks = {p.rank: p for p in (_at_finalize(f, cuts) for f in out.glob("heapscope.*.r*.hsp"))}
+    ranks = {p.rank: p for p in (at_finalize(f, cuts) for f in out.glob("heapscope.*.r*.hsp"))}
     assert sorted(ranks) == [0, 1, 2, 3] and job.size == 4
     assert job.exe == str(program) and job.per_rank == "all"
     assert [r.rank for r in job.ranks] == [0, 1, 2, 3] and all(r.kept for r in job.ranks)
@@ -185,7 +174,7 @@ def test_caliper_figures_are_peaks_when_a_call_gives_memory_back(family, tmp_pat
     assert res.returncode == 0, res.stderr
     (job_path,) = out.glob("heapscope.*.job.hsj")
     rows = {r.rank: r for r in read_job_file(job_path).ranks}
-    ranks = {p.rank: p for p in (_at_finalize(f, tmp_path) for f in out.glob("heapscope.*.r*.hsp"))}
+    ranks = {p.rank: p for p in (at_finalize(f, tmp_path) for f in out.glob("heapscope.*.r*.hsp"))}
     assert sorted(ranks) == sorted(rows) == [0, 1]
     for rank, p in ranks.items():
         tl = p.timeline

@@ -20,24 +20,11 @@ from heapscope.analysis.job_peak_stacks import NO_TRACK, document
 from heapscope.profile.job_peak_stacks import decode as decode_peak_stacks
 from heapscope.render import job_peak_stacks_text
 from heapscope.profile import format as fmt
-from heapscope.profile import read_profile
-from heapscope.profile.framing import parse, read_file
 from heapscope.profile.job_file import read_job_file
+from helpers.rank_files import at_finalize
 
 M = 1000000
 PER_RANK, TOP = 8, 20
-
-
-def _at_finalize(path, tmp):
-    """The rank file read up to the end of its first snapshot (the dump at MPI_Finalize)."""
-    data = read_file(str(path))
-    frame = parse(data, str(path))
-    begin = next(c for c in frame.chunks if c.type == fmt.CHUNK_SNAPSHOT_BEGIN)
-    end = next(c for c in frame.chunks if c.type == fmt.CHUNK_SNAPSHOT_END)
-    assert fmt.reason_name(begin.payload[4]) == "api"
-    cut = tmp / path.name
-    cut.write_bytes(data[:end.offset + fmt.CHUNK_HEADER_SIZE + len(end.payload)])
-    return read_profile(cut)
 
 
 @pytest.fixture(scope="module", params=list(MPI_FAMILIES))
@@ -111,7 +98,7 @@ def test_the_job_files_peak_types_equal_the_rank_files(run):
     job_path, rank_paths, tmp = run
     cuts = tmp / "cuts"
     cuts.mkdir(exist_ok=True)
-    profiles = [_at_finalize(f, cuts) for f in rank_paths]
+    profiles = [at_finalize(f, cuts) for f in rank_paths]
     assert sorted(p.rank for p in profiles) == [0, 1, 2, 3]
     ps = read_job_file(job_path).peak_stacks
     assert (ps.ranks_tracked, ps.per_rank, ps.missing_bound) == (4, PER_RANK, 0)
@@ -130,7 +117,7 @@ def test_track_without_stacks_gives_types_per_region_and_size(tmp_path, heapscop
     assert res.returncode == 0, res.stderr
     (job_path,) = out.glob("heapscope.*.job.hsj")
     (tmp_path / "cuts").mkdir()
-    profiles = [_at_finalize(f, tmp_path / "cuts") for f in out.glob("heapscope.*.r*.hsp")]
+    profiles = [at_finalize(f, tmp_path / "cuts") for f in out.glob("heapscope.*.r*.hsp")]
     ps = read_job_file(job_path).peak_stacks
     assert ps.ranks_tracked == 4 and all(t.depth == 0 and not t.frames for t in ps.types)
     assert _job_types(ps) == _expected(profiles)
