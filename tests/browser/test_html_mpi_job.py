@@ -92,3 +92,28 @@ def test_sizes_merge_the_ranks(page):
     cells = page.eval("""() => [...document.querySelectorAll(
         "#hs-size-table tr[data-size='1000000'] span.hs-heat")].map(s => [s.dataset.region, Number(s.dataset.count)])""")
     assert dict(cells)["(none)"] == 1 + 2 + 3 + 4
+
+
+def test_a_job_known_only_from_its_job_file_has_a_page(heapscope, browser, tmp_path):  # noqa: F811
+    """record --per-rank none with the launcher not recorded leaves the job file alone: the
+    page is the job's (rank table, statistics), with no size table, and no error."""
+    openmpi = MPI_FAMILIES["openmpi"]
+    program = openmpi.compile("mpi_job_ranks.c", tmp_path / "mpi_job_ranks")
+    heapscope("record", "--mpi", "--per-rank", "none", "-o", tmp_path / "out", "--",
+              *openmpi.mpirun(4), program)
+    only = tmp_path / "only"
+    only.mkdir()
+    for f in (tmp_path / "out").glob("*.job.hsj"):
+        f.rename(only / f.name)
+    doc = json.loads(heapscope("report", only, "--format", "json").stdout)
+    heapscope("html", only, "-o", tmp_path / "only.html")
+    report = open_report(browser, tmp_path / "only.html", "job-file-only")
+    try:
+        rows = report.page.locator("#timeline .hs-ranks tbody tr").all_inner_texts()
+        cells = [r.split("\t") for r in rows]
+        assert [(number(c[0]), number(c[2])) for c in cells] == \
+            [(r["rank"], r["pid"]) for r in doc["per_rank"]] and len(cells) == 4
+        assert report.page.title() == "heapscope: mpi_job_ranks"
+        assert report.errors == [] and report.requests == []
+    finally:
+        report.close()

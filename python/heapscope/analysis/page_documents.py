@@ -40,7 +40,9 @@ def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,
         job_file = read_job(paths)
         job_doc = job.build(load_summaries(paths, job=job_file), job=job_file)
     try:
-        profiles = load_profiles(paths)
+        # a job reduced into its job file alone (record --per-rank none, the launcher not
+        # recorded): the page is the job's; no size table, stacks or per-process timeline
+        profiles = [] if job_doc is not None and not _any_profile(paths) else load_profiles(paths)
     except NoSnapshotError as exc:
         if job_doc is None:
             raise
@@ -60,6 +62,13 @@ def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,
     docs["notes"] = list(sym.notes)
     docs["left_out"] = launchers_note
     return docs
+
+
+def _any_profile(paths: Sequence[str]) -> bool:
+    try:
+        return bool(profile_files(paths))
+    except HeapscopeError:
+        return False
 
 
 def recorded_sizes(profiles: Sequence[Profile]) -> SizeSet:

@@ -60,7 +60,9 @@ def write_page(before, after, out, callgraphs: int = CALLGRAPHS, say=sys.stderr)
     from heapscope.commands import progress
     from heapscope.render.html import render_profile_page
     docs = progress.run("collecting the reports", collect, before, after, callgraphs=callgraphs)
-    program = os.path.basename(docs["report"]["processes"][0]["exe"]) or "program"
+    processes = docs["report"]["processes"]
+    exe = processes[0]["exe"] if processes else (docs["job"].get("executables") or [""])[0]
+    program = os.path.basename(exe) or "program"
     title = f"heapscope: {program}" + (" (compared)" if after else "")
     write_atomic(str(out), progress.run("drawing the page", render_profile_page, docs, title))
     print(f"wrote {out}", file=say)

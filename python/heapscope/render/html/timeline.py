@@ -48,7 +48,7 @@ def data(docs: dict) -> dict:
                           peak_stacks=(job.get("job_file") or {}).get("peak_stacks"))
     if "absent" in timeline:
         out["processes"] = []
-        if out["job"] is None or out["job"]["timeline"] is None:
+        if out["job"] is None:   # a job without timelines still has its rank table
             out["absent"] = timeline["absent"]
     else:
         out["processes"] = [process_columns(p) for p in timeline["processes"]]

@@ -11,6 +11,17 @@ HS.sections.overview = function (body, d) {
       "No warnings: every file is complete, no stack was lost."));
   }
   const procs = d.processes, first = procs[0];
+  if (!procs.length) { // a job known from its job file alone
+    const job = d.job;
+    body.append(el("dl", { class: "hs-facts" }, [
+      ["MPI job", job ? `${job.job_id || "(no id)"}: ${HS.num(job.ranks)} ranks on ` +
+        `${job.hosts.length} host${job.hosts.length > 1 ? "s" : ""} (${job.hosts.join(", ")})` : "-"],
+      ["input", d.inputs.join(" ")]].map(([k, v]) => [el("dt", {}, k), el("dd", {}, v)])));
+    body.append(HS.absent("Only the job file was given (every rank's summary, reduced at " +
+      "MPI_Finalize): its figures are in the timeline section. Sizes, stacks and timelines of " +
+      "single processes need rank files (record --per-rank)."));
+    return;
+  }
   const command = first.cmdline.length ? first.cmdline.join(" ") : first.exe;
   const reasons = [...new Set(procs.map((p) => p.reason))].join(", ");
   const facts = [

@@ -109,7 +109,8 @@ HS.jobTimeline = function (body, job) {
   for (const w of job.warnings) body.append(el("p", { class: "hs-warn" }, w));
   const tl = job.timeline;
   if (!tl) {
-    body.append(HS.absent("No rank has timeline samples (recorded with the timeline off)."));
+    body.append(HS.absent("No rank has timeline samples here (recorded with the timeline off, " +
+      "or known from the job file alone, which keeps no timelines)."));
   } else {
     const keys = Object.keys(names).filter((k) => tl.total[k]);
     body.append(el("h3", {}, "Sum over the ranks"), el("p", {}, `Each rank reduced to ${tl.points} ` +
