@@ -526,12 +526,7 @@ static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) 
   heap->direct[cls] = pg;
   if (heap->sample_left || heap->chain) return;
   if (HSM_UNLIKELY(hsm_secure)) pg = &hsm_page_empty; /* malloc always takes the checked path */
-  unsigned lo = hsm_class_lo_sz[cls], hi = hsm_class_hi_sz[cls];
-  if (HSM_LIKELY(heap->hot_count == 0)) { /* class_sz is the fixed mapping: no test */
-    for (unsigned i = lo; i <= hi; i++) heap->direct_sz[i] = pg;
-    return;
-  }
-  for (unsigned i = lo; i <= hi; i++)
+  for (unsigned i = hsm_class_lo_sz[cls]; i <= hsm_class_hi_sz[cls]; i++)
     if (heap->class_sz[i] == cls) heap->direct_sz[i] = pg;
 }
 
