@@ -56,7 +56,7 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
 }
 
 /* malloc's fallback in the default mode, and secure mode's where malloc_secure's
- * shortcut does not apply (direct_sz holds no page then): the class's current page, its
+ * shortcut does not apply (direct8 holds no page then): the class's current page, its
  * first block (checked by hsm_secure_pop_check in secure mode) popped. */
 static __attribute__((noinline)) void *malloc_checked(size_t size) {
   return alloc_checked(size, 0);
@@ -70,7 +70,7 @@ static __attribute__((noinline, cold)) void *malloc_secure_bad(hsm_page_t *pg, h
 static __attribute__((noinline)) void *malloc_secure(size_t size) {
   hsm_heap_t *heap = hsm_tls_heap;
   if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX && heap->sample_left == 0)) {
-    size_t cls = heap->class_sz[size];
+    size_t cls = heap->class8[(size + 7) >> 3];
     hsm_page_t *pg = heap->direct[cls];
     hsm_block_t *b = pg->free;
     if (HSM_LIKELY(b != NULL)) {
@@ -89,21 +89,22 @@ static __attribute__((noinline)) void *malloc_secure(size_t size) {
   return malloc_checked(size);
 }
 
-/* malloc's two counters, allocs_sz[idx] += 1 and requested_sz[idx] += size: on x86-64
+/* malloc's two counters, allocs8[idx] += 1 and requested8[idx] += size: on x86-64
  * each one `add` addressed from the heap and idx (the compiler computes the address of
- * each apart, one instruction more). */
-static inline __attribute__((always_inline)) void count_sz(hsm_heap_t *heap, size_t idx,
-                                                           size_t size) {
+ * each apart, one instruction more); idx in rdx, so that the block is popped into rax,
+ * the return register (no copy before the return). */
+static inline __attribute__((always_inline)) void count8(hsm_heap_t *heap, size_t idx,
+                                                         size_t size) {
 #if defined(__x86_64__)
   __asm__ volatile(
       "addq $1, %c[a](%[h],%[i],8)\n\taddq %[n], %c[r](%[h],%[i],8)"
       :
-      : [h] "r"(heap), [i] "r"(idx), [n] "r"(size), [a] "i"(offsetof(hsm_heap_t, stats.allocs_sz)),
-        [r] "i"(offsetof(hsm_heap_t, stats.requested_sz))
+      : [h] "r"(heap), [i] "d"(idx), [n] "r"(size), [a] "i"(offsetof(hsm_heap_t, stats.allocs8)),
+        [r] "i"(offsetof(hsm_heap_t, stats.requested8))
       : "memory");
 #else
-  HSM_COUNT(heap->stats.allocs_sz[idx], 1);
-  HSM_COUNT(heap->stats.requested_sz[idx], size);
+  HSM_COUNT(heap->stats.allocs8[idx], 1);
+  HSM_COUNT(heap->stats.requested8[idx], size);
 #endif
 }
 
@@ -112,14 +113,14 @@ static inline __attribute__((always_inline)) void count_sz(hsm_heap_t *heap, siz
 void *hsm_malloc(size_t size) {
   hsm_heap_t *heap = hsm_tls_heap;
   if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) {
-    size_t idx = size; /* no index to compute: the tables have an entry per size */
-    hsm_page_t *pg = heap->direct_sz[idx];
+    size_t idx = (size + 7) >> 3;
+    hsm_page_t *pg = heap->direct8[idx];
     hsm_block_t *b = pg->free;
     if (HSM_LIKELY(b != NULL)) {
-      pg->free = b->next; /* no decoding: direct_sz holds no secure page */
+      pg->free = b->next; /* no decoding: direct8 holds no secure page */
       b->mark = 0;        /* live: a free of it is not a double free */
       pg->used++;
-      count_sz(heap, idx, size);
+      count8(heap, idx, size);
       return b;
     }
   }

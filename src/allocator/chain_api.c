@@ -266,10 +266,9 @@ static void heap_switch(hsm_heap_t *heap, hsmalloc_chain_t *c) {
   heap->chain = c;
   hsm_site_lanes_update(heap); /* a default chain serves operator new too */
   if (c != NULL && prev == NULL) {
-    for (size_t i = 0; i < HSM_SIZE_TABLE; i++) heap->direct_sz[i] = &hsm_page_empty;
+    for (size_t i = 0; i < HSM_TABLE8; i++) heap->direct8[i] = &hsm_page_empty;
   } else if (c == NULL && !heap->sample_left) {
-    for (size_t i = 0; i < HSM_SIZE_TABLE; i++)
-      heap->direct_sz[i] = heap->direct[heap->class_sz[i]];
+    for (size_t i = 0; i < HSM_TABLE8; i++) heap->direct8[i] = heap->direct[heap->class8[i]];
   }
 }
 

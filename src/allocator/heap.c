@@ -13,7 +13,7 @@
 
 /* Only malloc's fast paths read it (secure mode's through `direct`): every page they
  * find has no free block. */
-hsm_heap_t hsm_heap_empty = {.direct_sz = {[0 ... HSM_SIZE_TABLE - 1] = &hsm_page_empty},
+hsm_heap_t hsm_heap_empty = {.direct8 = {[0 ... HSM_TABLE8 - 1] = &hsm_page_empty},
                              .direct = {[0 ... HSM_CLASSES - 1] = &hsm_page_empty}};
 __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec"))) = &hsm_heap_empty;
 static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
@@ -62,7 +62,7 @@ static hsm_heap_t *heap_new_locked(void) {
   hsm_heap_t *heap = (hsm_heap_t *)heap_pool;
   heap_pool += size;
   heap_pool_left -= size;
-  for (size_t i = 0; i < HSM_SIZE_TABLE; i++) heap->class_sz[i] = hsm_class_table[(i + 7) >> 3];
+  memcpy(heap->class8, hsm_class_table, sizeof heap->class8);
   for (size_t c = 0; c < HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
   hsm_site_lanes_update(heap);
   heap->id = heaps_made++;

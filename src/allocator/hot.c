@@ -3,11 +3,11 @@
  * Hot-Size Allocations").
  *
  * Detection. A window samples a heap's next HSM_HOT_SAMPLE allocations: meanwhile its
- * direct_sz holds only hsm_page_empty, so malloc's fast path is unchanged and every
+ * direct8 holds only hsm_page_empty, so malloc's fast path is unchanged and every
  * allocation takes the generic path, which counts its size rounded to 16. When the
  * window closes, a size that took at least 1/HSM_HOT_SHARE of them is promoted: it gets
  * a slot (a class after the fixed ones, process-wide, sized once), and the heap's
- * class_sz sends the sizes it covers (size - 15 .. size) to that class. The
+ * class8 sends the two 8-byte steps it covers (size - 15 .. size) to that class. The
  * first window opens at the heap's first allocation, later ones every
  * HSMALLOC_HOT_RESAMPLE_MS (looked at on the slow path).
  *
@@ -50,16 +50,16 @@ static int slot_for(size_t size, int seeded) {
   return found;
 }
 
-/* Serve size i with class cls; what the fast path counted for the old class is
+/* Serve 8-byte step i with class cls; what the fast path counted for the old class is
  * moved to that class's counters first. */
-static void set_class_sz(hsm_heap_t *heap, unsigned i, size_t cls) {
-  size_t old = heap->class_sz[i];
-  HSM_COUNT(heap->stats.allocs[old], HSM_READ(heap->stats.allocs_sz[i]));
-  HSM_COUNT(heap->stats.requested[old], HSM_READ(heap->stats.requested_sz[i]));
-  HSM_SET(heap->stats.allocs_sz[i], 0);
-  HSM_SET(heap->stats.requested_sz[i], 0);
-  heap->class_sz[i] = (uint8_t)cls;
-  if (heap->sample_left == 0) heap->direct_sz[i] = hsm_secure ? &hsm_page_empty : heap->direct[cls];
+static void set_class8(hsm_heap_t *heap, unsigned i, size_t cls) {
+  size_t old = heap->class8[i];
+  HSM_COUNT(heap->stats.allocs[old], HSM_READ(heap->stats.allocs8[i]));
+  HSM_COUNT(heap->stats.requested[old], HSM_READ(heap->stats.requested8[i]));
+  HSM_SET(heap->stats.allocs8[i], 0);
+  HSM_SET(heap->stats.requested8[i], 0);
+  heap->class8[i] = (uint8_t)cls;
+  if (heap->sample_left == 0) heap->direct8[i] = hsm_secure ? &hsm_page_empty : heap->direct[cls];
 }
 
 static void install(hsm_heap_t *heap, int s) {
@@ -69,8 +69,7 @@ static void install(hsm_heap_t *heap, int s) {
   heap->hot_count++;
   atomic_fetch_add_explicit(&hsm_hot_slots[s].heaps, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&hsm_hot_slots[s].promotions, 1, memory_order_relaxed);
-  for (unsigned i = hsm_class_lo_sz[cls]; i <= hsm_class_hi_sz[cls]; i++)
-    set_class_sz(heap, i, cls);
+  for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++) set_class8(heap, i, cls);
 }
 
 static void release_kept_slot(hsm_heap_t *heap, int s) {
@@ -90,12 +89,12 @@ static void retire(hsm_heap_t *heap, int s) {
   heap->hot_count--;
   atomic_fetch_sub_explicit(&hsm_hot_slots[s].heaps, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&hsm_hot_slots[s].retirements, 1, memory_order_relaxed);
-  for (unsigned i = hsm_class_lo_sz[cls]; i <= hsm_class_hi_sz[cls]; i++)
-    set_class_sz(heap, i, hsm_class_table[(i + 7) >> 3]);
+  for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++)
+    set_class8(heap, i, hsm_class_table[i]);
   if (heap->cache[cls].free != NULL) hsm_cache_overflow(heap, cls); /* other heaps' blocks */
   release_kept_slot(heap, s);
   hsm_heap_free_empty_pages(heap, cls);
-  heap->direct[cls] = &hsm_page_empty; /* no size points to it any more */
+  heap->direct[cls] = &hsm_page_empty; /* no 8-byte step points to it any more */
 }
 
 /* ---- detection ---- */
@@ -105,7 +104,7 @@ static void window_open(hsm_heap_t *heap, uint64_t now) {
   heap->sample_total = 0;
   memset(heap->sample_count, 0, sizeof heap->sample_count);
   heap->sampled_ms = now;
-  for (size_t i = 0; i < HSM_SIZE_TABLE; i++) heap->direct_sz[i] = &hsm_page_empty;
+  for (size_t i = 0; i < HSM_TABLE8; i++) heap->direct8[i] = &hsm_page_empty;
 }
 
 static void decide(hsm_heap_t *heap) {
@@ -132,8 +131,8 @@ static void decide(hsm_heap_t *heap) {
 
 static void window_close(hsm_heap_t *heap) {
   decide(heap);
-  for (size_t i = 0; i < HSM_SIZE_TABLE; i++)
-    heap->direct_sz[i] = hsm_secure ? &hsm_page_empty : heap->direct[heap->class_sz[i]];
+  for (size_t i = 0; i < HSM_TABLE8; i++)
+    heap->direct8[i] = hsm_secure ? &hsm_page_empty : heap->direct[heap->class8[i]];
 }
 
 /* Called by the generic allocation path while a window is open. Sizes of 8 bytes and

@@ -206,15 +206,14 @@ typedef struct {
   size_t bytes;
 } hsm_rbatch_t;
 
-#define HSM_USED_FULL  0x80000000u
-#define HSM_TABLE8     (HSM_CLASS_TABLE_MAX / 8 + 1) /* 8-byte steps (hsm_class_table) */
-#define HSM_SIZE_TABLE (HSM_CLASS_TABLE_MAX + 1)     /* the tables are indexed by the size itself */
+#define HSM_USED_FULL 0x80000000u
+#define HSM_TABLE8    (HSM_CLASS_TABLE_MAX / 8 + 1) /* 8-byte size steps of the tables */
 
 typedef struct {
-  /* malloc's fast path counts by size; the heap's class_sz says which class each size
-   * is (they are folded into the per-class counters when it changes) */
-  hsm_counter_t allocs_sz[HSM_SIZE_TABLE];
-  hsm_counter_t requested_sz[HSM_SIZE_TABLE];
+  /* malloc's fast path counts by (size + 7) / 8; the heap's class8 says which class
+   * each index is (they are folded into the per-class counters when it changes) */
+  hsm_counter_t allocs8[HSM_TABLE8];
+  hsm_counter_t requested8[HSM_TABLE8];
   hsm_counter_t allocs[HSM_BINS];
   hsm_counter_t requested[HSM_BINS]; /* requested bytes */
   hsm_counter_t slow[HSM_BINS];      /* allocations that missed the fast path */
@@ -245,8 +244,8 @@ struct hsm_heap_s {
   /* -- the owner's (other threads never write below; stats are only read) -- */
   /* by (size + 7) / 8: the current page of that size's class (malloc's lookup); all
    * hsm_page_empty while a hot-size window samples the allocations */
-  _Alignas(64) hsm_page_t *direct_sz[HSM_SIZE_TABLE];
-  uint8_t class_sz[HSM_SIZE_TABLE]; /* by size: the class serving it here */
+  _Alignas(64) hsm_page_t *direct8[HSM_TABLE8];
+  uint8_t class8[HSM_TABLE8]; /* by (size + 7) / 8: the class serving it here */
   /* call-site lanes (site.c): per remembered call site, 0 (lane 0: the ordinary
    * classes) or the first class of its lane; site_lanes 0 sends operator new to malloc */
   uintptr_t site_pc[HSM_SITE_SLOTS];
@@ -323,7 +322,7 @@ typedef struct {
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
 HSM_HIDDEN extern hsm_options_t hsm_options;
 HSM_HIDDEN extern _Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE];
-/* The thread's heap; &hsm_heap_empty (whose direct_sz holds only hsm_page_empty) until
+/* The thread's heap; &hsm_heap_empty (whose direct8 holds only hsm_page_empty) until
  * the thread's first allocation, so that malloc's fast path needs no NULL test. */
 HSM_HIDDEN extern __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec")));
 HSM_HIDDEN extern hsm_page_t hsm_page_empty;
@@ -334,13 +333,12 @@ static inline hsm_heap_t *hsm_tls_heap_or_null(void) {
 }
 
 /* ---- size classes (sizeclass.c) ---- */
-/* the fixed classes, by (size + 7) / 8 (the heaps' own tables are by size) */
-HSM_HIDDEN extern uint8_t hsm_class_table[HSM_TABLE8];
+HSM_HIDDEN extern uint8_t hsm_class_table[HSM_TABLE8]; /* the fixed classes */
 HSM_HIDDEN extern size_t hsm_class_size[HSM_CLASSES];
 HSM_HIDDEN extern uint8_t hsm_class_slices[HSM_CLASSES];
 HSM_HIDDEN extern uint32_t hsm_cache_limit[HSM_CLASSES];
-/* the range of sizes (up to HSM_CLASS_TABLE_MAX) each class serves */
-HSM_HIDDEN extern uint16_t hsm_class_lo_sz[HSM_CLASSES], hsm_class_hi_sz[HSM_CLASSES];
+/* the range of direct8 indexes (sizes up to HSM_CLASS_TABLE_MAX) each class serves */
+HSM_HIDDEN extern uint16_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
 /* The 24, 40, ... 120-byte classes serve malloc (HSMALLOC_PACKED, fixed at start-up). */
 HSM_HIDDEN extern int hsm_packed;
 HSM_HIDDEN extern int hsm_packed_new; /* and operator new too (HSMALLOC_PACKED=all) */
@@ -354,7 +352,7 @@ static inline size_t hsm_class_of(size_t size) {
 }
 /* The class serving `size` in this heap: a hot class where one is installed. */
 static inline size_t hsm_heap_class_of(const hsm_heap_t *heap, size_t size) {
-  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) return heap->class_sz[size];
+  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) return heap->class8[(size + 7) >> 3];
   return hsm_class_of_computed(size);
 }
 
@@ -519,21 +517,21 @@ HSM_HIDDEN void hsm_cache_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_rbatch_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_drain_remote(hsm_heap_t *heap);
 
-/* Make pg the class's current page (in both lookup tables; direct_sz only where this
+/* Make pg the class's current page (in both lookup tables; direct8 only where this
  * heap serves the size with that class, and not while a window samples or a chain is
  * the default). */
 static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) {
   heap->direct[cls] = pg;
   if (heap->sample_left || heap->chain) return;
   if (HSM_UNLIKELY(hsm_secure)) pg = &hsm_page_empty; /* malloc always takes the checked path */
-  for (unsigned i = hsm_class_lo_sz[cls]; i <= hsm_class_hi_sz[cls]; i++)
-    if (heap->class_sz[i] == cls) heap->direct_sz[i] = pg;
+  for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++)
+    if (heap->class8[i] == cls) heap->direct8[i] = pg;
 }
 
 /* Pop the first block of pg's free list (not empty) for a request of `size` in class
  * `cls`: the list pop, the counters, and zeroing for calloc where the block is not
  * fresh OS memory. Shared by the generic fast path and the slow path; hsm_malloc's
- * leaf has its own copy without zeroing, counted per size. */
+ * leaf has its own copy without zeroing, counted per 8-byte index. */
 static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap, hsm_page_t *pg,
                                                                 size_t cls, size_t size, int zero) {
   hsm_block_t *b = pg->free;
@@ -576,8 +574,7 @@ HSM_HIDDEN hsm_huge_t *hsm_huge_of(const void *p, unsigned kind);
 
 /* ---- core operations (alloc.c, free.c) ---- */
 HSM_HIDDEN void *hsm_malloc(size_t size);
-HSM_HIDDEN void *hsm_new_malloc(
-    size_t size); /* operator new: 16-aligned unless HSMALLOC_PACKED=all */
+HSM_HIDDEN void *hsm_new_malloc(size_t size); /* operator new: 16-aligned unless HSMALLOC_PACKED=all */
 HSM_HIDDEN void *hsm_calloc(size_t n, size_t size);
 HSM_HIDDEN void *hsm_realloc(void *p, size_t size);
 HSM_HIDDEN void hsm_free(void *p);

@@ -3,8 +3,8 @@
  * Fixed classes: 16 (for requests of 0-8 bytes: a free block holds a link and a free
  * mark, check.c); 16..128 in steps of 8; then 8 classes per doubling up to 128 KiB
  * (step = 1/8 of the lower power of two, so at most 12.5% internal waste above
- * 128 B). Sizes up to 4 KiB are looked up by size (this table for the fixed
- * classes, each heap's class_sz for its own, where hot classes are slotted in); larger
+ * 128 B). Sizes up to 4 KiB are looked up in 8-byte steps (this table for the fixed
+ * classes, each heap's class8 for its own, where hot classes are slotted in); larger
  * sizes are computed. Hot classes (hot.c) get their size here when first promoted.
  *
  * Packed classes and alignment. The 24, 40, ... 120-byte classes serve the sizes
@@ -27,7 +27,7 @@ uint8_t hsm_class_table[HSM_TABLE8];
 size_t hsm_class_size[HSM_CLASSES];
 uint8_t hsm_class_slices[HSM_CLASSES];
 uint32_t hsm_cache_limit[HSM_CLASSES];
-uint16_t hsm_class_lo_sz[HSM_CLASSES], hsm_class_hi_sz[HSM_CLASSES];
+uint16_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
 int hsm_packed = 1;
 int hsm_packed_new = 0;
 
@@ -61,7 +61,8 @@ static uint8_t class_slices_of(size_t bsize) {
 }
 
 /* Block size, page span and cache bound of class `cls`; a hot class of size `size`
- * (a multiple of 16, at most HSM_HOT_MAX_SIZE) serves the sizes size - 15 .. size. */
+ * (a multiple of 16, at most HSM_HOT_MAX_SIZE) serves the sizes size - 15 .. size:
+ * the two 8-byte table steps ending at it. */
 /* A hot class holds most of a program's blocks: its page is the span of 1 to 4 slices
  * that wastes the smallest share (2064-byte blocks waste 2.4% of one slice, 0.27% of
  * three). */
@@ -80,27 +81,27 @@ void hsm_class_set_size(size_t cls, size_t size) {
   if (limit > HSM_CACHE_MAX_BLOCKS) limit = HSM_CACHE_MAX_BLOCKS;
   hsm_cache_limit[cls] = (uint32_t)limit;
   if (hsm_is_hot(cls)) { /* up to 128 with packed classes, only its own 8-byte step */
-    hsm_class_lo_sz[cls] = (uint16_t)(size - (hsm_packed && size <= 128 ? 7 : 15));
-    hsm_class_hi_sz[cls] = (uint16_t)size;
+    hsm_class_lo8[cls] = (uint16_t)(size / 8 - (hsm_packed && size <= 128 ? 0 : 1));
+    hsm_class_hi8[cls] = (uint16_t)(size / 8);
   }
 }
 
 void hsm_sizeclass_init(void) {
   for (size_t c = 0; c < HSM_CLASSES; c++) {
-    hsm_class_lo_sz[c] = 1; /* empty range unless the table maps sizes to c */
-    hsm_class_hi_sz[c] = 0;
+    hsm_class_lo8[c] = 1; /* empty range unless the table maps sizes to c */
+    hsm_class_hi8[c] = 0;
   }
   hsm_packed = hsm_options.packed != 0;
   hsm_packed_new = hsm_options.packed == 2;
   for (size_t c = 0; c < HSM_FIXED_CLASSES; c++) hsm_class_set_size(c, class_size_of(c));
   for (size_t c = HSM_LANE_BASE; c < HSM_CLASSES; c++)
     hsm_class_set_size(c, class_size_of(hsm_lane_fixed_class(c)));
-  for (size_t i = HSM_SIZE_TABLE; i-- > 0;) {
-    size_t size = (i + 7) & ~(size_t)7;
+  for (size_t i = HSM_TABLE8; i-- > 0;) {
+    size_t size = i * 8;
     if (!hsm_packed && size > 16 && size <= 128) size = (size + 15) & ~(size_t)15;
     size_t c = hsm_class_of_computed(size);
-    if (i % 8 == 0) hsm_class_table[i / 8] = (uint8_t)c; /* size i: (i + 7) / 8 */
-    if (hsm_class_hi_sz[c] < hsm_class_lo_sz[c]) hsm_class_hi_sz[c] = (uint16_t)i;
-    hsm_class_lo_sz[c] = (uint16_t)i;
+    hsm_class_table[i] = (uint8_t)c;
+    if (hsm_class_hi8[c] < hsm_class_lo8[c]) hsm_class_hi8[c] = (uint16_t)i;
+    hsm_class_lo8[c] = (uint16_t)i;
   }
 }
