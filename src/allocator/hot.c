@@ -3,7 +3,7 @@
  * Hot-Size Allocations").
  *
  * Detection. A window samples a heap's next HSM_HOT_SAMPLE allocations: meanwhile its
- * direct8 holds only hsm_page_empty, so malloc's fast path is unchanged and every
+ * fast_class sends every size to the empty page, so malloc's fast path is unchanged and every
  * allocation takes the generic path, which counts its size rounded to 16. When the
  * window closes, a size that took at least 1/HSM_HOT_SHARE of them is promoted: it gets
  * a slot (a class after the fixed ones, process-wide, sized once), and the heap's
@@ -53,13 +53,10 @@ static int slot_for(size_t size, int seeded) {
 /* Serve 8-byte step i with class cls; what the fast path counted for the old class is
  * moved to that class's counters first. */
 static void set_class8(hsm_heap_t *heap, unsigned i, size_t cls) {
-  size_t old = heap->class8[i];
-  HSM_COUNT(heap->stats.allocs[old], HSM_READ(heap->stats.allocs8[i]));
-  HSM_COUNT(heap->stats.requested[old], HSM_READ(heap->stats.requested8[i]));
-  HSM_SET(heap->stats.allocs8[i], 0);
-  HSM_SET(heap->stats.requested8[i], 0);
   heap->class8[i] = (uint8_t)cls;
-  if (heap->sample_left == 0) heap->direct8[i] = hsm_secure ? &hsm_page_empty : heap->direct[cls];
+  if (heap->sample_left != 0 || heap->chain != NULL || hsm_secure) return;
+  for (size_t size = i ? i * 8 - 7 : 0; size <= i * 8; size++)
+    heap->fast_class[size] = (uint8_t)cls;
 }
 
 static void install(hsm_heap_t *heap, int s) {
@@ -104,7 +101,7 @@ static void window_open(hsm_heap_t *heap, uint64_t now) {
   heap->sample_total = 0;
   memset(heap->sample_count, 0, sizeof heap->sample_count);
   heap->sampled_ms = now;
-  for (size_t i = 0; i < HSM_TABLE8; i++) heap->direct8[i] = &hsm_page_empty;
+  hsm_fast_class_refresh(heap);
 }
 
 static void decide(hsm_heap_t *heap) {
@@ -131,8 +128,7 @@ static void decide(hsm_heap_t *heap) {
 
 static void window_close(hsm_heap_t *heap) {
   decide(heap);
-  for (size_t i = 0; i < HSM_TABLE8; i++)
-    heap->direct8[i] = hsm_secure ? &hsm_page_empty : heap->direct[heap->class8[i]];
+  hsm_fast_class_refresh(heap);
 }
 
 /* Called by the generic allocation path while a window is open. Sizes of 8 bytes and

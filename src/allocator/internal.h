@@ -208,12 +208,10 @@ typedef struct {
 
 #define HSM_USED_FULL 0x80000000u
 #define HSM_TABLE8    (HSM_CLASS_TABLE_MAX / 8 + 1) /* 8-byte size steps of the tables */
+#define HSM_NO_CLASS  HSM_CLASSES /* fast_class: malloc's fast path misses (an empty page) */
+_Static_assert(HSM_NO_CLASS <= UINT8_MAX, "fast_class holds a class in a byte");
 
 typedef struct {
-  /* malloc's fast path counts by (size + 7) / 8; the heap's class8 says which class
-   * each index is (they are folded into the per-class counters when it changes) */
-  hsm_counter_t allocs8[HSM_TABLE8];
-  hsm_counter_t requested8[HSM_TABLE8];
   hsm_counter_t allocs[HSM_BINS];
   hsm_counter_t requested[HSM_BINS]; /* requested bytes */
   hsm_counter_t slow[HSM_BINS];      /* allocations that missed the fast path */
@@ -244,7 +242,12 @@ struct hsm_heap_s {
   /* -- the owner's (other threads never write below; stats are only read) -- */
   /* by (size + 7) / 8: the current page of that size's class (malloc's lookup); all
    * hsm_page_empty while a hot-size window samples the allocations */
-  _Alignas(64) hsm_page_t *direct8[HSM_TABLE8];
+  _Alignas(64) hsm_page_t *direct[HSM_CLASSES + 1]; /* current page per class, never NULL;
+                                                     * [HSM_NO_CLASS]: hsm_page_empty */
+  /* by size (not by 8-byte step: malloc's fast path computes no index): the class whose
+   * current page malloc's fast path pops; HSM_NO_CLASS while a hot-size window samples,
+   * a chain is the default, or in secure mode (fast_class_refresh) */
+  uint8_t fast_class[HSM_CLASS_TABLE_MAX + 1];
   uint8_t class8[HSM_TABLE8]; /* by (size + 7) / 8: the class serving it here */
   /* call-site lanes (site.c): per remembered call site, 0 (lane 0: the ordinary
    * classes) or the first class of its lane; site_lanes 0 sends operator new to malloc */
@@ -252,7 +255,6 @@ struct hsm_heap_s {
   uint8_t site_base[HSM_SITE_SLOTS];
   uint8_t site_next[HSM_SITE_LANE_CLASSES]; /* per fixed class: the lane the next site gets */
   uint8_t site_lanes;
-  hsm_page_t *direct[HSM_CLASSES];     /* current page per class, never NULL */
   hsm_page_queue_t queue[HSM_CLASSES]; /* pages with (possibly) free blocks */
   hsm_page_queue_t full;               /* pages with nothing to give */
   /* other heaps' blocks this thread freed, reused first (pseudo-pages: only `free`
@@ -322,7 +324,7 @@ typedef struct {
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
 HSM_HIDDEN extern hsm_options_t hsm_options;
 HSM_HIDDEN extern _Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE];
-/* The thread's heap; &hsm_heap_empty (whose direct8 holds only hsm_page_empty) until
+/* The thread's heap; &hsm_heap_empty (whose fast_class finds only hsm_page_empty) until
  * the thread's first allocation, so that malloc's fast path needs no NULL test. */
 HSM_HIDDEN extern __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec")));
 HSM_HIDDEN extern hsm_page_t hsm_page_empty;
@@ -337,7 +339,7 @@ HSM_HIDDEN extern uint8_t hsm_class_table[HSM_TABLE8]; /* the fixed classes */
 HSM_HIDDEN extern size_t hsm_class_size[HSM_CLASSES];
 HSM_HIDDEN extern uint8_t hsm_class_slices[HSM_CLASSES];
 HSM_HIDDEN extern uint32_t hsm_cache_limit[HSM_CLASSES];
-/* the range of direct8 indexes (sizes up to HSM_CLASS_TABLE_MAX) each class serves */
+/* the range of class8 indexes (sizes up to HSM_CLASS_TABLE_MAX) each class serves */
 HSM_HIDDEN extern uint16_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
 /* The 24, 40, ... 120-byte classes serve malloc (HSMALLOC_PACKED, fixed at start-up). */
 HSM_HIDDEN extern int hsm_packed;
@@ -517,21 +519,19 @@ HSM_HIDDEN void hsm_cache_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_rbatch_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_drain_remote(hsm_heap_t *heap);
 
-/* Make pg the class's current page (in both lookup tables; direct8 only where this
- * heap serves the size with that class, and not while a window samples or a chain is
- * the default). */
+/* Make pg the class's current page (malloc's fast path finds it through fast_class:
+ * nothing else to update). */
 static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) {
   heap->direct[cls] = pg;
-  if (heap->sample_left || heap->chain) return;
-  if (HSM_UNLIKELY(hsm_secure)) pg = &hsm_page_empty; /* malloc always takes the checked path */
-  for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++)
-    if (heap->class8[i] == cls) heap->direct8[i] = pg;
 }
+/* fast_class from class8, or HSM_NO_CLASS everywhere while the fast path must miss
+ * (heap.c). */
+HSM_HIDDEN void hsm_fast_class_refresh(hsm_heap_t *heap);
 
 /* Pop the first block of pg's free list (not empty) for a request of `size` in class
  * `cls`: the list pop, the counters, and zeroing for calloc where the block is not
  * fresh OS memory. Shared by the generic fast path and the slow path; hsm_malloc's
- * leaf has its own copy without zeroing, counted per 8-byte index. */
+ * leaf has its own copy without zeroing. */
 static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap, hsm_page_t *pg,
                                                                 size_t cls, size_t size, int zero) {
   hsm_block_t *b = pg->free;
@@ -574,7 +574,8 @@ HSM_HIDDEN hsm_huge_t *hsm_huge_of(const void *p, unsigned kind);
 
 /* ---- core operations (alloc.c, free.c) ---- */
 HSM_HIDDEN void *hsm_malloc(size_t size);
-HSM_HIDDEN void *hsm_new_malloc(size_t size); /* operator new: 16-aligned unless HSMALLOC_PACKED=all */
+HSM_HIDDEN void *hsm_new_malloc(
+    size_t size); /* operator new: 16-aligned unless HSMALLOC_PACKED=all */
 HSM_HIDDEN void *hsm_calloc(size_t n, size_t size);
 HSM_HIDDEN void *hsm_realloc(void *p, size_t size);
 HSM_HIDDEN void hsm_free(void *p);
