@@ -56,7 +56,7 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
 }
 
 /* malloc's fallback in the default mode, and secure mode's where malloc_secure's
- * shortcut does not apply (fast_class finds no page then): the class's current page, its
+ * shortcut does not apply (fast_direct holds no page then): the class's current page, its
  * first block (checked by hsm_secure_pop_check in secure mode) popped. */
 static __attribute__((noinline)) void *malloc_checked(size_t size) {
   return alloc_checked(size, 0);
@@ -109,15 +109,15 @@ static inline __attribute__((always_inline)) void count_class(hsm_heap_t *heap, 
 
 /* The fast path is a leaf: one compare, the class by size (no index to compute), its
  * current page, a list pop, two counters. A thread without a heap yet has
- * hsm_heap_empty, whose fast_class finds a page with no free block. */
+ * hsm_heap_empty, whose fast_direct holds only a page with no free block. */
 void *hsm_malloc(size_t size) {
   hsm_heap_t *heap = hsm_tls_heap;
   if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) {
     size_t cls = heap->fast_class[size];
-    hsm_page_t *pg = heap->direct[cls];
+    hsm_page_t *pg = heap->fast_direct[cls];
     hsm_block_t *b = pg->free;
     if (HSM_LIKELY(b != NULL)) {
-      pg->free = b->next; /* no decoding: fast_class leads to no secure page */
+      pg->free = b->next; /* no decoding: fast_direct holds no secure page */
       b->mark = 0;        /* live: a free of it is not a double free */
       pg->used++;
       count_class(heap, cls, size);

@@ -254,8 +254,7 @@ HSM_EXPORT void hsmalloc_chain_reset(hsmalloc_chain_t *c) {
 
 /* ---- the default-chain switch ---- */
 
-/* While a chain is the heap's default, its fast_class sends every size to the empty
- * page, so malloc's fast path falls through to the generic path, which asks the chain
+/* While a chain is the heap's default, its fast_direct holds only the empty page, so malloc's fast path falls through to the generic path, which asks the chain
  * (alloc.c). Frees of the heap's own
  * blocks are not affected. */
 static void heap_switch(hsm_heap_t *heap, hsmalloc_chain_t *c) {
@@ -265,7 +264,7 @@ static void heap_switch(hsm_heap_t *heap, hsmalloc_chain_t *c) {
   if (c) atomic_fetch_add(&c->defaults, 1);
   heap->chain = c;
   hsm_site_lanes_update(heap); /* a default chain serves operator new too */
-  if ((c == NULL) != (prev == NULL)) hsm_fast_class_refresh(heap);
+  if ((c == NULL) != (prev == NULL)) hsm_fast_direct_refresh(heap);
 }
 
 HSM_EXPORT hsmalloc_chain_t *hsmalloc_chain_set_default(hsmalloc_chain_t *c) {

@@ -13,8 +13,8 @@
 
 /* Only malloc's fast paths read it (secure mode's through `direct`): every page they
  * find has no free block. */
-hsm_heap_t hsm_heap_empty = {.direct = {[0 ... HSM_CLASSES] = &hsm_page_empty},
-                             .fast_class = {[0 ... HSM_CLASS_TABLE_MAX] = HSM_NO_CLASS}};
+hsm_heap_t hsm_heap_empty = {.fast_direct = {[0 ... HSM_CLASSES - 1] = &hsm_page_empty},
+                             .direct = {[0 ... HSM_CLASSES - 1] = &hsm_page_empty}};
 __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec"))) = &hsm_heap_empty;
 static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
 
@@ -63,8 +63,10 @@ static hsm_heap_t *heap_new_locked(void) {
   heap_pool += size;
   heap_pool_left -= size;
   memcpy(heap->class8, hsm_class_table, sizeof heap->class8);
-  for (size_t c = 0; c <= HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
-  hsm_fast_class_refresh(heap);
+  for (size_t i = 0; i <= HSM_CLASS_TABLE_MAX; i++)
+    heap->fast_class[i] = heap->class8[(i + 7) >> 3];
+  for (size_t c = 0; c < HSM_CLASSES; c++) heap->fast_direct[c] = &hsm_page_empty;
+  for (size_t c = 0; c < HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
   hsm_site_lanes_update(heap);
   heap->id = heaps_made++;
   heap->all_next = heaps_all;
@@ -72,10 +74,10 @@ static hsm_heap_t *heap_new_locked(void) {
   return heap;
 }
 
-void hsm_fast_class_refresh(hsm_heap_t *heap) {
+void hsm_fast_direct_refresh(hsm_heap_t *heap) {
   int miss = hsm_secure || heap->sample_left || heap->chain;
-  for (size_t i = 0; i <= HSM_CLASS_TABLE_MAX; i++)
-    heap->fast_class[i] = miss ? HSM_NO_CLASS : heap->class8[(i + 7) >> 3];
+  for (size_t c = 0; c < HSM_CLASSES; c++)
+    heap->fast_direct[c] = miss ? &hsm_page_empty : heap->direct[c];
 }
 
 hsm_heap_t *hsm_heap_get_slow(void) {

@@ -3,7 +3,7 @@
  * Hot-Size Allocations").
  *
  * Detection. A window samples a heap's next HSM_HOT_SAMPLE allocations: meanwhile its
- * fast_class sends every size to the empty page, so malloc's fast path is unchanged and every
+ * fast_direct holds only hsm_page_empty, so malloc's fast path is unchanged and every
  * allocation takes the generic path, which counts its size rounded to 16. When the
  * window closes, a size that took at least 1/HSM_HOT_SHARE of them is promoted: it gets
  * a slot (a class after the fixed ones, process-wide, sized once), and the heap's
@@ -50,11 +50,9 @@ static int slot_for(size_t size, int seeded) {
   return found;
 }
 
-/* Serve 8-byte step i with class cls; what the fast path counted for the old class is
- * moved to that class's counters first. */
+/* Serve 8-byte step i (sizes 8i - 7 .. 8i) with class cls. */
 static void set_class8(hsm_heap_t *heap, unsigned i, size_t cls) {
   heap->class8[i] = (uint8_t)cls;
-  if (heap->sample_left != 0 || heap->chain != NULL || hsm_secure) return;
   for (size_t size = i ? i * 8 - 7 : 0; size <= i * 8; size++)
     heap->fast_class[size] = (uint8_t)cls;
 }
@@ -91,7 +89,7 @@ static void retire(hsm_heap_t *heap, int s) {
   if (heap->cache[cls].free != NULL) hsm_cache_overflow(heap, cls); /* other heaps' blocks */
   release_kept_slot(heap, s);
   hsm_heap_free_empty_pages(heap, cls);
-  heap->direct[cls] = &hsm_page_empty; /* no 8-byte step points to it any more */
+  hsm_direct_set(heap, cls, &hsm_page_empty); /* no 8-byte step points to it any more */
 }
 
 /* ---- detection ---- */
@@ -101,7 +99,7 @@ static void window_open(hsm_heap_t *heap, uint64_t now) {
   heap->sample_total = 0;
   memset(heap->sample_count, 0, sizeof heap->sample_count);
   heap->sampled_ms = now;
-  hsm_fast_class_refresh(heap);
+  hsm_fast_direct_refresh(heap);
 }
 
 static void decide(hsm_heap_t *heap) {
@@ -128,7 +126,7 @@ static void decide(hsm_heap_t *heap) {
 
 static void window_close(hsm_heap_t *heap) {
   decide(heap);
-  hsm_fast_class_refresh(heap);
+  hsm_fast_direct_refresh(heap);
 }
 
 /* Called by the generic allocation path while a window is open. Sizes of 8 bytes and

@@ -208,8 +208,7 @@ typedef struct {
 
 #define HSM_USED_FULL 0x80000000u
 #define HSM_TABLE8    (HSM_CLASS_TABLE_MAX / 8 + 1) /* 8-byte size steps of the tables */
-#define HSM_NO_CLASS  HSM_CLASSES /* fast_class: malloc's fast path misses (an empty page) */
-_Static_assert(HSM_NO_CLASS <= UINT8_MAX, "fast_class holds a class in a byte");
+_Static_assert(HSM_CLASSES <= UINT8_MAX, "fast_class holds a class in a byte");
 
 typedef struct {
   hsm_counter_t allocs[HSM_BINS];
@@ -242,13 +241,14 @@ struct hsm_heap_s {
   /* -- the owner's (other threads never write below; stats are only read) -- */
   /* by (size + 7) / 8: the current page of that size's class (malloc's lookup); all
    * hsm_page_empty while a hot-size window samples the allocations */
-  _Alignas(64) hsm_page_t *direct[HSM_CLASSES + 1]; /* current page per class, never NULL;
-                                                     * [HSM_NO_CLASS]: hsm_page_empty */
-  /* by size (not by 8-byte step: malloc's fast path computes no index): the class whose
-   * current page malloc's fast path pops; HSM_NO_CLASS while a hot-size window samples,
-   * a chain is the default, or in secure mode (fast_class_refresh) */
+  /* malloc's fast path: the class by size (not by 8-byte step: no index to compute),
+   * class8's mapping; then fast_direct[class], the class's current page, or
+   * hsm_page_empty while a hot-size window samples, a chain is the default, or in
+   * secure mode (so that the fast path misses: hsm_fast_direct_refresh) */
+  _Alignas(64) hsm_page_t *fast_direct[HSM_CLASSES];
   uint8_t fast_class[HSM_CLASS_TABLE_MAX + 1];
-  uint8_t class8[HSM_TABLE8]; /* by (size + 7) / 8: the class serving it here */
+  hsm_page_t *direct[HSM_CLASSES]; /* current page per class, never NULL */
+  uint8_t class8[HSM_TABLE8];      /* by (size + 7) / 8: the class serving it here */
   /* call-site lanes (site.c): per remembered call site, 0 (lane 0: the ordinary
    * classes) or the first class of its lane; site_lanes 0 sends operator new to malloc */
   uintptr_t site_pc[HSM_SITE_SLOTS];
@@ -324,7 +324,7 @@ typedef struct {
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
 HSM_HIDDEN extern hsm_options_t hsm_options;
 HSM_HIDDEN extern _Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE];
-/* The thread's heap; &hsm_heap_empty (whose fast_class finds only hsm_page_empty) until
+/* The thread's heap; &hsm_heap_empty (whose fast_direct holds only hsm_page_empty) until
  * the thread's first allocation, so that malloc's fast path needs no NULL test. */
 HSM_HIDDEN extern __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec")));
 HSM_HIDDEN extern hsm_page_t hsm_page_empty;
@@ -519,14 +519,15 @@ HSM_HIDDEN void hsm_cache_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_rbatch_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_drain_remote(hsm_heap_t *heap);
 
-/* Make pg the class's current page (malloc's fast path finds it through fast_class:
- * nothing else to update). */
+/* Make pg the class's current page (for malloc's fast path too, unless it must miss). */
 static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) {
   heap->direct[cls] = pg;
+  if (heap->sample_left || heap->chain || HSM_UNLIKELY(hsm_secure)) return;
+  heap->fast_direct[cls] = pg;
 }
-/* fast_class from class8, or HSM_NO_CLASS everywhere while the fast path must miss
+/* fast_direct from direct, or hsm_page_empty everywhere while the fast path must miss
  * (heap.c). */
-HSM_HIDDEN void hsm_fast_class_refresh(hsm_heap_t *heap);
+HSM_HIDDEN void hsm_fast_direct_refresh(hsm_heap_t *heap);
 
 /* Pop the first block of pg's free list (not empty) for a request of `size` in class
  * `cls`: the list pop, the counters, and zeroing for calloc where the block is not
