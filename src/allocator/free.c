@@ -134,7 +134,8 @@ void hsm_free(void *p) {
    * ours) is masked to one below: where that is a segment, the block-start check
    * rejects it, or (some of bits 58-63 set) it faults on the mark's read below, before
    * anything is written. q: bits 16-46, the pointer's 64 KiB slice; unit: its 2 MiB. */
-  uintptr_t q = (uintptr_t)p << (64 - HSM_ADDRESS_BITS) >> (64 - HSM_ADDRESS_BITS + HSM_SLICE_SHIFT);
+  uintptr_t q =
+      (uintptr_t)p << (64 - HSM_ADDRESS_BITS) >> (64 - HSM_ADDRESS_BITS + HSM_SLICE_SHIFT);
   uintptr_t unit = q >> (HSM_SEGMENT_SHIFT - HSM_SLICE_SHIFT);
   if (HSM_LIKELY(hsm_byte_eq(hsm_registry, unit, HSM_REG_SEGMENT))) {
     /* the segment's slice table indexed by q itself: its base moved back by the
