@@ -56,7 +56,7 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
 }
 
 /* malloc's fallback in the default mode, and secure mode's where malloc_secure's
- * shortcut does not apply (direct8 holds no page then): the class's current page, its
+ * shortcut does not apply (fast_direct holds no page then): the class's current page, its
  * first block (checked by hsm_secure_pop_check in secure mode) popped. */
 static __attribute__((noinline)) void *malloc_checked(size_t size) {
   return alloc_checked(size, 0);
@@ -89,37 +89,38 @@ static __attribute__((noinline)) void *malloc_secure(size_t size) {
   return malloc_checked(size);
 }
 
-/* malloc's two counters, allocs8[idx] += 1 and requested8[idx] += size: on x86-64
- * each one `add` addressed from the heap and idx (the compiler computes the address of
- * each apart, one instruction more). */
-static inline __attribute__((always_inline)) void count8(hsm_heap_t *heap, size_t idx,
-                                                         size_t size) {
+/* malloc's two counters, allocs[cls] += 1 and requested[cls] += size: on x86-64 each
+ * one `add` addressed from the heap and the class (the compiler computes the address
+ * of each apart, one instruction more). */
+static inline __attribute__((always_inline)) void count_class(hsm_heap_t *heap, size_t cls,
+                                                              size_t size) {
 #if defined(__x86_64__)
   __asm__ volatile(
-      "addq $1, %c[a](%[h],%[i],8)\n\taddq %[n], %c[r](%[h],%[i],8)"
+      "addq $1, %c[a](%[h],%[c],8)\n\taddq %[n], %c[r](%[h],%[c],8)"
       :
-      : [h] "r"(heap), [i] "r"(idx), [n] "r"(size), [a] "i"(offsetof(hsm_heap_t, stats.allocs8)),
-        [r] "i"(offsetof(hsm_heap_t, stats.requested8))
+      : [h] "r"(heap), [c] "r"(cls), [n] "r"(size), [a] "i"(offsetof(hsm_heap_t, stats.allocs)),
+        [r] "i"(offsetof(hsm_heap_t, stats.requested))
       : "memory");
 #else
-  HSM_COUNT(heap->stats.allocs8[idx], 1);
-  HSM_COUNT(heap->stats.requested8[idx], size);
+  HSM_COUNT(heap->stats.allocs[cls], 1);
+  HSM_COUNT(heap->stats.requested[cls], size);
 #endif
 }
 
-/* The fast path is a leaf: one compare, a table load, a list pop, two counters. A
- * thread without a heap yet has hsm_heap_empty, whose pages have no free block. */
+/* The fast path is a leaf: one compare, the class by size (no index to compute), its
+ * current page, a list pop, two counters. A thread without a heap yet has
+ * hsm_heap_empty, whose fast_direct holds only a page with no free block. */
 void *hsm_malloc(size_t size) {
   hsm_heap_t *heap = hsm_tls_heap;
   if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) {
-    size_t idx = (size + 7) >> 3;
-    hsm_page_t *pg = heap->direct8[idx];
+    size_t cls = heap->fast_class[size];
+    hsm_page_t *pg = heap->fast_direct[cls];
     hsm_block_t *b = pg->free;
     if (HSM_LIKELY(b != NULL)) {
-      pg->free = b->next; /* no decoding: direct8 holds no secure page */
+      pg->free = b->next; /* no decoding: fast_direct holds no secure page */
       b->mark = 0;        /* live: a free of it is not a double free */
       pg->used++;
-      count8(heap, idx, size);
+      count_class(heap, cls, size);
       return b;
     }
   }

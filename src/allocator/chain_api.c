@@ -254,9 +254,8 @@ HSM_EXPORT void hsmalloc_chain_reset(hsmalloc_chain_t *c) {
 
 /* ---- the default-chain switch ---- */
 
-/* While a chain is the heap's default, its malloc table points at the empty page
- * only, so malloc's fast path falls through to the generic path, which asks the chain
- * (alloc.c); hsm_direct_set leaves the table alone meanwhile. Frees of the heap's own
+/* While a chain is the heap's default, its fast_direct holds only the empty page, so malloc's fast path falls through to the generic path, which asks the chain
+ * (alloc.c). Frees of the heap's own
  * blocks are not affected. */
 static void heap_switch(hsm_heap_t *heap, hsmalloc_chain_t *c) {
   hsmalloc_chain_t *prev = heap->chain;
@@ -265,11 +264,7 @@ static void heap_switch(hsm_heap_t *heap, hsmalloc_chain_t *c) {
   if (c) atomic_fetch_add(&c->defaults, 1);
   heap->chain = c;
   hsm_site_lanes_update(heap); /* a default chain serves operator new too */
-  if (c != NULL && prev == NULL) {
-    for (size_t i = 0; i < HSM_TABLE8; i++) heap->direct8[i] = &hsm_page_empty;
-  } else if (c == NULL && !heap->sample_left) {
-    for (size_t i = 0; i < HSM_TABLE8; i++) heap->direct8[i] = heap->direct[heap->class8[i]];
-  }
+  if ((c == NULL) != (prev == NULL)) hsm_fast_direct_refresh(heap);
 }
 
 HSM_EXPORT hsmalloc_chain_t *hsmalloc_chain_set_default(hsmalloc_chain_t *c) {

@@ -114,17 +114,34 @@ static __attribute__((noinline)) void free_outside_segments(void *p) {
   else if (p != NULL) free_foreign(p);
 }
 
+/* unit * (segment size - the slice table's bytes), as one multiplication: the compiler
+ * would make it shifts and a subtraction (four instructions) */
+#define TABLE_STEP (HSM_SEGMENT_SIZE - HSM_SLICES * sizeof(hsm_page_t *))
+static inline __attribute__((always_inline)) uintptr_t imul_const(uintptr_t unit) {
+#if defined(__x86_64__)
+  uintptr_t t;
+  __asm__("imulq %2, %1, %0" : "=r"(t) : "r"(unit), "i"(TABLE_STEP));
+  return t;
+#else
+  return unit * TABLE_STEP;
+#endif
+}
+
 /* The fast path: our own small block (one registry compare, the page, the owner and
  * flags in one compare, the two checks, a push, the counter, the page's count). */
 void hsm_free(void *p) {
   /* NULL: unit 0, never ours. A pointer above the 47 bits of user space (never one of
    * ours) is masked to one below: where that is a segment, the block-start check
    * rejects it, or (some of bits 58-63 set) it faults on the mark's read below, before
-   * anything is written. */
-  uintptr_t unit = ((uintptr_t)p >> HSM_SEGMENT_SHIFT) & (HSM_REGISTRY_SIZE - 1);
+   * anything is written. q: bits 16-46, the pointer's 64 KiB slice; unit: its 2 MiB. */
+  uintptr_t q =
+      (uintptr_t)p << (64 - HSM_ADDRESS_BITS) >> (64 - HSM_ADDRESS_BITS + HSM_SLICE_SHIFT);
+  uintptr_t unit = q >> (HSM_SEGMENT_SHIFT - HSM_SLICE_SHIFT);
   if (HSM_LIKELY(hsm_byte_eq(hsm_registry, unit, HSM_REG_SEGMENT))) {
-    hsm_segment_t *seg = (hsm_segment_t *)(unit << HSM_SEGMENT_SHIFT);
-    hsm_page_t *pg = seg->slice_page[((uintptr_t)p >> HSM_SLICE_SHIFT) % HSM_SLICES];
+    /* the segment's slice table indexed by q itself: its base moved back by the
+     * entries of q's bits above the slice (one multiplication, no mask nor shift) */
+    uintptr_t table = imul_const(unit) + offsetof(hsm_segment_t, slice_page);
+    hsm_page_t *pg = *(hsm_page_t **)(table + q * sizeof(hsm_page_t *));
     hsm_heap_t *heap = hsm_tls_heap;
     if (HSM_LIKELY(hsm_ptr_eq((void *const *)&pg->fast_owner, heap))) {
       /* our own block, no flag (so the page's key is 0): a block start among those

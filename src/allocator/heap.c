@@ -13,7 +13,7 @@
 
 /* Only malloc's fast paths read it (secure mode's through `direct`): every page they
  * find has no free block. */
-hsm_heap_t hsm_heap_empty = {.direct8 = {[0 ... HSM_TABLE8 - 1] = &hsm_page_empty},
+hsm_heap_t hsm_heap_empty = {.fast_direct = {[0 ... HSM_CLASSES - 1] = &hsm_page_empty},
                              .direct = {[0 ... HSM_CLASSES - 1] = &hsm_page_empty}};
 __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec"))) = &hsm_heap_empty;
 static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
@@ -63,12 +63,21 @@ static hsm_heap_t *heap_new_locked(void) {
   heap_pool += size;
   heap_pool_left -= size;
   memcpy(heap->class8, hsm_class_table, sizeof heap->class8);
+  for (size_t i = 0; i <= HSM_CLASS_TABLE_MAX; i++)
+    heap->fast_class[i] = heap->class8[(i + 7) >> 3];
+  for (size_t c = 0; c < HSM_CLASSES; c++) heap->fast_direct[c] = &hsm_page_empty;
   for (size_t c = 0; c < HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
   hsm_site_lanes_update(heap);
   heap->id = heaps_made++;
   heap->all_next = heaps_all;
   heaps_all = heap;
   return heap;
+}
+
+void hsm_fast_direct_refresh(hsm_heap_t *heap) {
+  int miss = hsm_secure || heap->sample_left || heap->chain;
+  for (size_t c = 0; c < HSM_CLASSES; c++)
+    heap->fast_direct[c] = miss ? &hsm_page_empty : heap->direct[c];
 }
 
 hsm_heap_t *hsm_heap_get_slow(void) {

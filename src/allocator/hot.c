@@ -3,7 +3,7 @@
  * Hot-Size Allocations").
  *
  * Detection. A window samples a heap's next HSM_HOT_SAMPLE allocations: meanwhile its
- * direct8 holds only hsm_page_empty, so malloc's fast path is unchanged and every
+ * fast_direct holds only hsm_page_empty, so malloc's fast path is unchanged and every
  * allocation takes the generic path, which counts its size rounded to 16. When the
  * window closes, a size that took at least 1/HSM_HOT_SHARE of them is promoted: it gets
  * a slot (a class after the fixed ones, process-wide, sized once), and the heap's
@@ -50,16 +50,11 @@ static int slot_for(size_t size, int seeded) {
   return found;
 }
 
-/* Serve 8-byte step i with class cls; what the fast path counted for the old class is
- * moved to that class's counters first. */
+/* Serve 8-byte step i (sizes 8i - 7 .. 8i) with class cls. */
 static void set_class8(hsm_heap_t *heap, unsigned i, size_t cls) {
-  size_t old = heap->class8[i];
-  HSM_COUNT(heap->stats.allocs[old], HSM_READ(heap->stats.allocs8[i]));
-  HSM_COUNT(heap->stats.requested[old], HSM_READ(heap->stats.requested8[i]));
-  HSM_SET(heap->stats.allocs8[i], 0);
-  HSM_SET(heap->stats.requested8[i], 0);
   heap->class8[i] = (uint8_t)cls;
-  if (heap->sample_left == 0) heap->direct8[i] = hsm_secure ? &hsm_page_empty : heap->direct[cls];
+  for (size_t size = i ? i * 8 - 7 : 0; size <= i * 8; size++)
+    heap->fast_class[size] = (uint8_t)cls;
 }
 
 static void install(hsm_heap_t *heap, int s) {
@@ -94,7 +89,7 @@ static void retire(hsm_heap_t *heap, int s) {
   if (heap->cache[cls].free != NULL) hsm_cache_overflow(heap, cls); /* other heaps' blocks */
   release_kept_slot(heap, s);
   hsm_heap_free_empty_pages(heap, cls);
-  heap->direct[cls] = &hsm_page_empty; /* no 8-byte step points to it any more */
+  hsm_direct_set(heap, cls, &hsm_page_empty); /* no 8-byte step points to it any more */
 }
 
 /* ---- detection ---- */
@@ -104,7 +99,7 @@ static void window_open(hsm_heap_t *heap, uint64_t now) {
   heap->sample_total = 0;
   memset(heap->sample_count, 0, sizeof heap->sample_count);
   heap->sampled_ms = now;
-  for (size_t i = 0; i < HSM_TABLE8; i++) heap->direct8[i] = &hsm_page_empty;
+  hsm_fast_direct_refresh(heap);
 }
 
 static void decide(hsm_heap_t *heap) {
@@ -131,8 +126,7 @@ static void decide(hsm_heap_t *heap) {
 
 static void window_close(hsm_heap_t *heap) {
   decide(heap);
-  for (size_t i = 0; i < HSM_TABLE8; i++)
-    heap->direct8[i] = hsm_secure ? &hsm_page_empty : heap->direct[heap->class8[i]];
+  hsm_fast_direct_refresh(heap);
 }
 
 /* Called by the generic allocation path while a window is open. Sizes of 8 bytes and

@@ -208,12 +208,9 @@ typedef struct {
 
 #define HSM_USED_FULL 0x80000000u
 #define HSM_TABLE8    (HSM_CLASS_TABLE_MAX / 8 + 1) /* 8-byte size steps of the tables */
+_Static_assert(HSM_CLASSES <= UINT8_MAX, "fast_class holds a class in a byte");
 
 typedef struct {
-  /* malloc's fast path counts by (size + 7) / 8; the heap's class8 says which class
-   * each index is (they are folded into the per-class counters when it changes) */
-  hsm_counter_t allocs8[HSM_TABLE8];
-  hsm_counter_t requested8[HSM_TABLE8];
   hsm_counter_t allocs[HSM_BINS];
   hsm_counter_t requested[HSM_BINS]; /* requested bytes */
   hsm_counter_t slow[HSM_BINS];      /* allocations that missed the fast path */
@@ -244,15 +241,20 @@ struct hsm_heap_s {
   /* -- the owner's (other threads never write below; stats are only read) -- */
   /* by (size + 7) / 8: the current page of that size's class (malloc's lookup); all
    * hsm_page_empty while a hot-size window samples the allocations */
-  _Alignas(64) hsm_page_t *direct8[HSM_TABLE8];
-  uint8_t class8[HSM_TABLE8]; /* by (size + 7) / 8: the class serving it here */
+  /* malloc's fast path: the class by size (not by 8-byte step: no index to compute),
+   * class8's mapping; then fast_direct[class], the class's current page, or
+   * hsm_page_empty while a hot-size window samples, a chain is the default, or in
+   * secure mode (so that the fast path misses: hsm_fast_direct_refresh) */
+  _Alignas(64) hsm_page_t *fast_direct[HSM_CLASSES];
+  uint8_t fast_class[HSM_CLASS_TABLE_MAX + 1];
+  hsm_page_t *direct[HSM_CLASSES]; /* current page per class, never NULL */
+  uint8_t class8[HSM_TABLE8];      /* by (size + 7) / 8: the class serving it here */
   /* call-site lanes (site.c): per remembered call site, 0 (lane 0: the ordinary
    * classes) or the first class of its lane; site_lanes 0 sends operator new to malloc */
   uintptr_t site_pc[HSM_SITE_SLOTS];
   uint8_t site_base[HSM_SITE_SLOTS];
   uint8_t site_next[HSM_SITE_LANE_CLASSES]; /* per fixed class: the lane the next site gets */
   uint8_t site_lanes;
-  hsm_page_t *direct[HSM_CLASSES];     /* current page per class, never NULL */
   hsm_page_queue_t queue[HSM_CLASSES]; /* pages with (possibly) free blocks */
   hsm_page_queue_t full;               /* pages with nothing to give */
   /* other heaps' blocks this thread freed, reused first (pseudo-pages: only `free`
@@ -322,7 +324,7 @@ typedef struct {
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
 HSM_HIDDEN extern hsm_options_t hsm_options;
 HSM_HIDDEN extern _Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE];
-/* The thread's heap; &hsm_heap_empty (whose direct8 holds only hsm_page_empty) until
+/* The thread's heap; &hsm_heap_empty (whose fast_direct holds only hsm_page_empty) until
  * the thread's first allocation, so that malloc's fast path needs no NULL test. */
 HSM_HIDDEN extern __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec")));
 HSM_HIDDEN extern hsm_page_t hsm_page_empty;
@@ -337,7 +339,7 @@ HSM_HIDDEN extern uint8_t hsm_class_table[HSM_TABLE8]; /* the fixed classes */
 HSM_HIDDEN extern size_t hsm_class_size[HSM_CLASSES];
 HSM_HIDDEN extern uint8_t hsm_class_slices[HSM_CLASSES];
 HSM_HIDDEN extern uint32_t hsm_cache_limit[HSM_CLASSES];
-/* the range of direct8 indexes (sizes up to HSM_CLASS_TABLE_MAX) each class serves */
+/* the range of class8 indexes (sizes up to HSM_CLASS_TABLE_MAX) each class serves */
 HSM_HIDDEN extern uint16_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
 /* The 24, 40, ... 120-byte classes serve malloc (HSMALLOC_PACKED, fixed at start-up). */
 HSM_HIDDEN extern int hsm_packed;
@@ -517,21 +519,20 @@ HSM_HIDDEN void hsm_cache_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_rbatch_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_drain_remote(hsm_heap_t *heap);
 
-/* Make pg the class's current page (in both lookup tables; direct8 only where this
- * heap serves the size with that class, and not while a window samples or a chain is
- * the default). */
+/* Make pg the class's current page (for malloc's fast path too, unless it must miss). */
 static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) {
   heap->direct[cls] = pg;
-  if (heap->sample_left || heap->chain) return;
-  if (HSM_UNLIKELY(hsm_secure)) pg = &hsm_page_empty; /* malloc always takes the checked path */
-  for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++)
-    if (heap->class8[i] == cls) heap->direct8[i] = pg;
+  if (heap->sample_left || heap->chain || HSM_UNLIKELY(hsm_secure)) return;
+  heap->fast_direct[cls] = pg;
 }
+/* fast_direct from direct, or hsm_page_empty everywhere while the fast path must miss
+ * (heap.c). */
+HSM_HIDDEN void hsm_fast_direct_refresh(hsm_heap_t *heap);
 
 /* Pop the first block of pg's free list (not empty) for a request of `size` in class
  * `cls`: the list pop, the counters, and zeroing for calloc where the block is not
  * fresh OS memory. Shared by the generic fast path and the slow path; hsm_malloc's
- * leaf has its own copy without zeroing, counted per 8-byte index. */
+ * leaf has its own copy without zeroing. */
 static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap, hsm_page_t *pg,
                                                                 size_t cls, size_t size, int zero) {
   hsm_block_t *b = pg->free;

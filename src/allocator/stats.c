@@ -24,11 +24,6 @@ typedef struct {
 
 static void add_heap(sums_t *t, hsm_heap_t *h) {
   hsm_heap_stats_t *s = &h->stats;
-  for (size_t i = 0; i < HSM_TABLE8; i++) {
-    size_t cls = h->class8[i];
-    t->allocs[cls] += HSM_READ(s->allocs8[i]);
-    t->requested[cls] += HSM_READ(s->requested8[i]);
-  }
   for (size_t b = 0; b < HSM_BINS; b++) {
     t->allocs[b] += HSM_READ(s->allocs[b]);
     t->frees[b] += HSM_READ(s->frees[b]);
@@ -123,12 +118,6 @@ static void heap_row(hsm_heap_t *h, hsmalloc_heap_stats_t *r) {
   memset(r, 0, sizeof *r);
   r->id = h->id;
   r->state = h->state == HSM_HEAP_ABANDONED ? 2 : 1;
-  for (size_t i = 0; i < HSM_TABLE8; i++) {
-    uint64_t n = HSM_READ(s->allocs8[i]);
-    r->allocs += n;
-    r->requested_bytes += HSM_READ(s->requested8[i]);
-    r->allocated_bytes += n * hsm_class_size[h->class8[i]];
-  }
   for (size_t b = 0; b < HSM_BINS; b++) {
     uint64_t n = HSM_READ(s->allocs[b]);
     r->allocs += n;
