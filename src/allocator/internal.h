@@ -250,6 +250,8 @@ struct hsm_heap_s {
    * classes) or the first class of its lane; site_lanes 0 sends operator new to malloc */
   uintptr_t site_pc[HSM_SITE_SLOTS];
   uint8_t site_base[HSM_SITE_SLOTS];
+  /* 0: the site's module was built by GCC only, new may be packed; HSM_SITE_ROW: 16 */
+  uint8_t site_row[HSM_SITE_SLOTS];
   uint8_t site_next[HSM_SITE_LANE_CLASSES]; /* per fixed class: the lane the next site gets */
   uint8_t site_lanes;
   hsm_page_t *direct[HSM_CLASSES];     /* current page per class, never NULL */
@@ -509,6 +511,15 @@ static inline size_t hsm_lane_fixed_class(size_t cls) {
 HSM_HIDDEN unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc, size_t size);
 /* Whether operator new may use lanes in this heap (no secure mode, no default chain). */
 HSM_HIDDEN void hsm_site_lanes_update(hsm_heap_t *heap);
+/* by site_row + (size + 7) / 8 up to HSM_SITE_MAX: the fixed class serving new of a site
+ * (row 0 as hsm_class_table, row HSM_SITE_ROW rounded up to 16); filled by
+ * hsm_site_init after the size classes */
+#define HSM_SITE_ROW (HSM_SITE_MAX / 8 + 1)
+HSM_HIDDEN extern uint8_t hsm_site_class[2 * HSM_SITE_ROW];
+HSM_HIDDEN void hsm_site_init(void);
+/* module.c: 1 if the module holding pc was built by GCC only (its ELF .comment), so
+ * that new may give it 8-byte aligned blocks; allocates nothing */
+HSM_HIDDEN int hsm_module_new_packed(uintptr_t pc);
 
 /* ---- frees of other heaps' blocks (remote.c) ---- */
 HSM_HIDDEN void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);
@@ -574,7 +585,8 @@ HSM_HIDDEN hsm_huge_t *hsm_huge_of(const void *p, unsigned kind);
 
 /* ---- core operations (alloc.c, free.c) ---- */
 HSM_HIDDEN void *hsm_malloc(size_t size);
-HSM_HIDDEN void *hsm_new_malloc(size_t size); /* operator new: 16-aligned unless HSMALLOC_PACKED=all */
+HSM_HIDDEN void *hsm_new_malloc(
+    size_t size); /* operator new: 16-aligned unless HSMALLOC_PACKED=all */
 HSM_HIDDEN void *hsm_calloc(size_t n, size_t size);
 HSM_HIDDEN void *hsm_realloc(void *p, size_t size);
 HSM_HIDDEN void hsm_free(void *p);

@@ -1,0 +1,161 @@
+/* Which loaded modules may get packed blocks from operator new.
+ *
+ * ::operator new(size_t) promises 16-byte alignment, and clang (and the compilers built
+ * on it: icx, AOCC) rely on it when they initialize a new object (movaps); GCC does
+ * not. A module whose ELF `.comment` names GCC and nothing else was compiled by GCC
+ * only, so the packed classes (8-byte aligned) are safe for the `new` it calls. No
+ * `.comment` (Debian strips it), an unreadable file or any other compiler or linker
+ * named there: 16, as promised.
+ *
+ * Asked once per call site and heap, when the site table learns a site (site.c), from
+ * inside operator new: nothing here allocates. dl_iterate_phdr finds the module
+ * holding the return address (outside our lock: a callback of someone else's
+ * dl_iterate_phdr may call new); the file is read with raw syscalls into a fixed
+ * buffer; the verdict is cached per load base. A module unloaded and another loaded at
+ * its base is caught by glibc's count of unloads (dlpi_subs): when it moved, a cached
+ * verdict is kept only if the file is still the same (device and inode).
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define MODULES     64   /* cached verdicts (round-robin replacement when full) */
+#define PATH_CAP    512  /* a longer module path: no verdict, 16 */
+#define COMMENT_CAP 4096 /* a longer .comment: 16 */
+#define LOCK_TRIES  100000
+
+typedef struct {
+  uintptr_t base;
+  unsigned long long subs; /* dlpi_subs when last checked */
+  dev_t dev;
+  ino_t ino;
+  int packed;
+  int used;
+} module_t;
+
+static module_t modules[MODULES];
+static unsigned next_victim;
+static atomic_flag lock = ATOMIC_FLAG_INIT;
+static char comment[COMMENT_CAP]; /* under the lock */
+
+typedef struct {
+  uintptr_t pc, base;
+  unsigned long long subs;
+  int found; /* 1: name holds the path; -1: the path is too long */
+  char name[PATH_CAP];
+} query_t;
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *arg) {
+  query_t *q = arg;
+  (void)size;
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || q->pc - (info->dlpi_addr + ph->p_vaddr) >= ph->p_memsz) continue;
+    const char *name = info->dlpi_name;
+    if (name == NULL || name[0] == 0) name = "/proc/self/exe"; /* the main program */
+    size_t len = strlen(name);
+    q->base = info->dlpi_addr;
+    q->subs = info->dlpi_subs;
+    q->found = len < PATH_CAP ? 1 : -1;
+    if (q->found == 1) memcpy(q->name, name, len + 1);
+    return 1;
+  }
+  return 0;
+}
+
+static int read_at(int fd, void *buf, size_t n, uint64_t off) {
+  return syscall(SYS_pread64, fd, buf, n, (off_t)off) == (long)n;
+}
+
+/* Every string names GCC ("GCC: (...) 12.2.0") and none another compiler. */
+static int gcc_only(const char *s, size_t n) {
+  static const char *const others[] = {"clang", "LLVM", "Intel", "AOCC"};
+  int any = 0;
+  for (size_t i = 0; i < n;) {
+    const char *end = memchr(s + i, 0, n - i);
+    size_t len = end != NULL ? (size_t)(end - (s + i)) : n - i;
+    if (len > 0) {
+      if (len < 5 || memcmp(s + i, "GCC: ", 5) != 0) return 0;
+      for (size_t k = 0; k < sizeof others / sizeof *others; k++)
+        if (memmem(s + i, len, others[k], strlen(others[k])) != NULL) return 0;
+      any = 1;
+    }
+    i += len + 1;
+  }
+  return any;
+}
+
+/* The verdict from the file's .comment section (section headers read one at a time:
+ * once per module, no buffer to size). */
+static int comment_verdict(int fd) {
+  ElfW(Ehdr) eh;
+  if (!read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(ElfW(Shdr)) ||
+      eh.e_shstrndx >= eh.e_shnum)
+    return 0;
+  ElfW(Shdr) strs;
+  if (!read_at(fd, &strs, sizeof strs, eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof strs))
+    return 0;
+  for (unsigned i = 1; i < eh.e_shnum; i++) {
+    ElfW(Shdr) sh;
+    char name[sizeof ".comment"];
+    if (!read_at(fd, &sh, sizeof sh, eh.e_shoff + (uint64_t)i * sizeof sh)) return 0;
+    /* .comment is a merged string section: skip the others without reading names */
+    if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_STRINGS) ||
+        sh.sh_name + sizeof name > strs.sh_size)
+      continue;
+    if (!read_at(fd, name, sizeof name, strs.sh_offset + sh.sh_name) ||
+        memcmp(name, ".comment", sizeof name) != 0)
+      continue;
+    if (sh.sh_size == 0 || sh.sh_size > COMMENT_CAP) return 0;
+    if (!read_at(fd, comment, sh.sh_size, sh.sh_offset)) return 0;
+    return gcc_only(comment, sh.sh_size);
+  }
+  return 0; /* no .comment */
+}
+
+/* Under the lock: the cached verdict for the module, checked or made anew. */
+static int verdict(const query_t *q) {
+  module_t *m = NULL;
+  for (unsigned i = 0; i < MODULES; i++)
+    if (modules[i].used && modules[i].base == q->base) m = &modules[i];
+  if (m != NULL && m->subs == q->subs) return m->packed;
+  int fd = (int)syscall(SYS_openat, AT_FDCWD, q->name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0; /* not cached: the file may come back */
+  struct stat st;
+  int packed = 0;
+  if (syscall(SYS_fstat, fd, &st) == 0) {
+    if (m != NULL && m->dev == st.st_dev && m->ino == st.st_ino) {
+      packed = m->packed; /* the same file at the same base */
+    } else {
+      packed = comment_verdict(fd);
+      if (m == NULL) m = &modules[next_victim++ % MODULES];
+      *m = (module_t){q->base, 0, st.st_dev, st.st_ino, packed, 1};
+    }
+    if (m != NULL) m->subs = q->subs;
+  }
+  syscall(SYS_close, fd);
+  return packed;
+}
+
+int hsm_module_new_packed(uintptr_t pc) {
+  query_t q = {.pc = pc};
+  dl_iterate_phdr(find_module, &q);
+  if (q.found != 1) return 0;
+  /* bounded: a lock left held by a thread that died in fork's child gives 16, not a hang */
+  for (unsigned tries = 0; atomic_flag_test_and_set_explicit(&lock, memory_order_acquire);)
+    if (++tries == LOCK_TRIES) return 0;
+    else sched_yield();
+  int packed = verdict(&q);
+  atomic_flag_clear_explicit(&lock, memory_order_release);
+  return packed;
+}
