@@ -60,6 +60,14 @@ static __attribute__((noinline)) void *new_lane_slow(hsm_heap_t *heap, size_t n,
 
 static void *new_site(size_t n, uintptr_t pc, int nothrow);
 
+/* The thread's first new: make its heap, so that even this site is learned (its
+ * verdict on packed blocks holds from its first object on). */
+static __attribute__((noinline)) void *new_first(size_t n, uintptr_t pc, int nothrow) {
+  hsm_heap_t *heap = hsm_heap_get_slow();
+  if (heap == NULL || !heap->site_lanes) return new_plain(n, nothrow);
+  return new_site(n, pc, nothrow);
+}
+
 /* A call site the heap's table does not hold: learn its lane, then allocate. */
 static __attribute__((noinline)) void *new_learn(hsm_heap_t *heap, size_t n, uintptr_t pc,
                                                  int nothrow) {
@@ -92,6 +100,8 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
       return b;
     }
     if (row == 0) return new_packed(n, nothrow);
+  } else if (n <= HSM_SITE_MAX && heap == &hsm_heap_empty) {
+    return new_first(n, pc, nothrow);
   }
   return new_plain(n, nothrow);
 }
