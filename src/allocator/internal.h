@@ -520,6 +520,8 @@ HSM_HIDDEN void hsm_site_init(void);
 /* module.c: 1 if the module holding pc was built by GCC only (its ELF .comment), so
  * that new may give it 8-byte aligned blocks; allocates nothing */
 HSM_HIDDEN int hsm_module_new_packed(uintptr_t pc);
+/* every heap forgets the call sites in [lo, hi) (code dlclose unloaded: module.c) */
+HSM_HIDDEN void hsm_sites_forget(uintptr_t lo, uintptr_t hi);
 
 /* ---- frees of other heaps' blocks (remote.c) ---- */
 HSM_HIDDEN void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);

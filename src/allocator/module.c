@@ -13,12 +13,17 @@
  * dl_iterate_phdr may call new); the file is read with raw syscalls into a fixed
  * buffer; the verdict is cached per load base. A module unloaded and another loaded at
  * its base is caught by glibc's count of unloads (dlpi_subs): when it moved, a cached
- * verdict is kept only if the file is still the same (device and inode).
+ * verdict is kept only if the file is still the same (device and inode). The heaps'
+ * site tables remember verdicts by return address, so dlclose is interposed: the call
+ * sites in the code it unloaded are forgotten in every heap (a library loaded there
+ * later, built by another compiler, has its sites learned anew).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -158,4 +163,68 @@ int hsm_module_new_packed(uintptr_t pc) {
   int packed = verdict(&q);
   atomic_flag_clear_explicit(&lock, memory_order_release);
   return packed;
+}
+
+/* dlclose: the executable ranges loaded before, and which of them are still there */
+#define RANGES 1024
+typedef struct {
+  uintptr_t lo, hi;
+  int kept;
+} range_t;
+static range_t ranges[RANGES];
+static unsigned range_count;
+static int range_overflow;
+static unsigned long long range_subs;
+static pthread_mutex_t close_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int each_code_range(struct dl_phdr_info *info, int snap) {
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+    if (snap) {
+      if (range_count == RANGES) range_overflow = 1;
+      else ranges[range_count++] = (range_t){lo, hi, 0};
+    } else {
+      for (unsigned k = 0; k < range_count; k++)
+        if (ranges[k].lo == lo && ranges[k].hi == hi) ranges[k].kept = 1;
+    }
+  }
+  range_subs = info->dlpi_subs;
+  return 0;
+}
+
+static int snap_ranges(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size, (void)arg;
+  return each_code_range(info, 1);
+}
+
+static int keep_ranges(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size, (void)arg;
+  return each_code_range(info, 0);
+}
+
+HSM_EXPORT int dlclose(void *handle) {
+  static int (*next)(void *);
+  if (next == NULL) next = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+  if (next == NULL) return -1;
+  /* a destructor's dlclose: the outer call sees what this one unloads */
+  static __thread int closing;
+  if (closing) return next(handle);
+  closing = 1;
+  pthread_mutex_lock(&close_lock);
+  range_count = 0;
+  range_overflow = 0;
+  dl_iterate_phdr(snap_ranges, NULL);
+  unsigned long long subs = range_subs;
+  int rc = next(handle);
+  dl_iterate_phdr(keep_ranges, NULL);
+  if (range_subs != subs) { /* something was unloaded */
+    if (range_overflow) hsm_sites_forget(0, UINTPTR_MAX);
+    for (unsigned k = 0; k < range_count; k++)
+      if (!ranges[k].kept) hsm_sites_forget(ranges[k].lo, ranges[k].hi);
+  }
+  pthread_mutex_unlock(&close_lock);
+  closing = 0;
+  return rc;
 }

@@ -51,6 +51,16 @@ unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc, size_t si
   return heap->site_base[slot];
 }
 
+/* Other threads' tables too: a slot of unloaded code is used by no thread any more
+ * (its owner may overwrite it meanwhile: then it learns that site once more). */
+void hsm_sites_forget(uintptr_t lo, uintptr_t hi) {
+  hsm_heaps_lock();
+  for (hsm_heap_t *h = hsm_heaps_first(); h != NULL; h = h->all_next)
+    for (unsigned slot = 0; slot < HSM_SITE_SLOTS; slot++)
+      if (h->site_pc[slot] - lo < hi - lo) __atomic_store_n(&h->site_pc[slot], 0, __ATOMIC_RELAXED);
+  hsm_heaps_unlock();
+}
+
 void hsm_site_lanes_update(hsm_heap_t *heap) {
   heap->site_lanes = (uint8_t)(hsm_options.site_lanes && !hsm_secure && heap->chain == NULL);
 }
