@@ -114,8 +114,8 @@ static int comment_verdict(int fd) {
     ElfW(Shdr) sh;
     char name[sizeof ".comment"];
     if (!read_at(fd, &sh, sizeof sh, eh.e_shoff + (uint64_t)i * sizeof sh)) return 0;
-    /* .comment is a merged string section: skip the others without reading names */
-    if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_STRINGS) ||
+    /* .comment is PROGBITS, not loaded: skip the others without reading names */
+    if (sh.sh_type != SHT_PROGBITS || (sh.sh_flags & SHF_ALLOC) ||
         sh.sh_name + sizeof name > strs.sh_size)
       continue;
     if (!read_at(fd, name, sizeof name, strs.sh_offset + sh.sh_name) ||
