@@ -13,7 +13,9 @@
  * dl_iterate_phdr may call new); the file is read with raw syscalls into a fixed
  * buffer; the verdict is cached per load base. A module unloaded and another loaded at
  * its base is caught by glibc's count of unloads (dlpi_subs): when it moved, a cached
- * verdict is kept only if the file is still the same (device and inode). The heaps'
+ * verdict is kept only if the file is still the same (device and inode). A module that
+ * defines operator new itself (a wrapper such as heapscope's recorder, preloaded before
+ * us) calls our new for code we cannot see: 16. The heaps'
  * site tables remember verdicts by return address, so dlclose is interposed: the call
  * sites in the code it unloaded are forgotten in every heap (a library loaded there
  * later, built by another compiler, has its sites learned anew).
@@ -55,9 +57,43 @@ static char comment[COMMENT_CAP]; /* under the lock */
 typedef struct {
   uintptr_t pc, base;
   unsigned long long subs;
-  int found; /* 1: name holds the path; -1: the path is too long */
+  int found; /* 1: name holds the path; -1: the path is too long or the module wraps new */
   char name[PATH_CAP];
 } query_t;
+
+/* Whether the module defines `name` in its dynamic symbols (its GNU hash table, in
+ * memory): 1, 0, or -1 without a GNU hash table. */
+static int defines(const struct dl_phdr_info *info, const char *name) {
+  const ElfW(Dyn) *dyn = NULL;
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+      dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+  if (dyn == NULL) return 0; /* nothing exported */
+  const uint32_t *gh = NULL;
+  const ElfW(Sym) *syms = NULL;
+  const char *strs = NULL;
+  for (; dyn->d_tag != DT_NULL; dyn++) {
+    uintptr_t v = dyn->d_un.d_ptr; /* ld.so relocated it, unless it could not write */
+    if (v < info->dlpi_addr) v += info->dlpi_addr;
+    if (dyn->d_tag == DT_GNU_HASH) gh = (const uint32_t *)v;
+    else if (dyn->d_tag == DT_SYMTAB) syms = (const ElfW(Sym) *)v;
+    else if (dyn->d_tag == DT_STRTAB) strs = (const char *)v;
+  }
+  if (gh == NULL || syms == NULL || strs == NULL || gh[0] == 0) return -1;
+  uint32_t nbuckets = gh[0], first = gh[1], bloom_words = gh[2];
+  const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(gh + 4) + bloom_words);
+  const uint32_t *chain = buckets + nbuckets;
+  uint32_t h = 5381;
+  for (const char *c = name; *c; c++) h = h * 33 + (unsigned char)*c;
+  uint32_t i = buckets[h % nbuckets];
+  if (i < first) return 0;
+  for (;; i++) {
+    uint32_t hi = chain[i - first];
+    if ((hi | 1) == (h | 1) && strcmp(strs + syms[i].st_name, name) == 0)
+      return syms[i].st_shndx != SHN_UNDEF;
+    if (hi & 1) return 0;
+  }
+}
 
 static int find_module(struct dl_phdr_info *info, size_t size, void *arg) {
   query_t *q = arg;
@@ -71,6 +107,9 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *arg) {
     q->base = info->dlpi_addr;
     q->subs = info->dlpi_subs;
     q->found = len < PATH_CAP ? 1 : -1;
+    /* a module with an operator new of its own forwards its callers' new (a profiler's
+     * wrapper): their compiler is unknown */
+    if (defines(info, "_Znwm") != 0 || defines(info, "_Znam") != 0) q->found = -1;
     if (q->found == 1) memcpy(q->name, name, len + 1);
     return 1;
   }
