@@ -57,7 +57,8 @@ static char comment[COMMENT_CAP]; /* under the lock */
 typedef struct {
   uintptr_t pc, base;
   unsigned long long subs;
-  int found; /* 1: name holds the path; -1: the path is too long or the module wraps new */
+  uint64_t layout; /* of the loaded segments: the file must still be the one loaded */
+  int found;       /* 1: name holds the path; -1: the path is too long or the module wraps new */
   char name[PATH_CAP];
 } query_t;
 
@@ -95,6 +96,13 @@ static int defines(const struct dl_phdr_info *info, const char *name) {
   }
 }
 
+static uint64_t layout_step(uint64_t h, const ElfW(Phdr) * ph) {
+  if (ph->p_type != PT_LOAD) return h;
+  uint64_t v[] = {ph->p_offset, ph->p_vaddr, ph->p_filesz, ph->p_memsz, ph->p_flags};
+  for (size_t k = 0; k < sizeof v / sizeof *v; k++) h = (h ^ v[k]) * 0x100000001b3ull;
+  return h;
+}
+
 static int find_module(struct dl_phdr_info *info, size_t size, void *arg) {
   query_t *q = arg;
   (void)size;
@@ -107,6 +115,9 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *arg) {
     q->base = info->dlpi_addr;
     q->subs = info->dlpi_subs;
     q->found = len < PATH_CAP ? 1 : -1;
+    q->layout = 0xcbf29ce484222325ull;
+    for (ElfW(Half) k = 0; k < info->dlpi_phnum; k++)
+      q->layout = layout_step(q->layout, &info->dlpi_phdr[k]);
     /* a module with an operator new of its own forwards its callers' new (a profiler's
      * wrapper): their compiler is unknown */
     if (defines(info, "_Znwm") != 0 || defines(info, "_Znam") != 0) q->found = -1;
@@ -140,12 +151,20 @@ static int gcc_only(const char *s, size_t n) {
 
 /* The verdict from the file's .comment section (section headers read one at a time:
  * once per module, no buffer to size). */
-static int comment_verdict(int fd) {
+static int comment_verdict(int fd, uint64_t layout) {
   ElfW(Ehdr) eh;
   if (!read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
       eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(ElfW(Shdr)) ||
-      eh.e_shstrndx >= eh.e_shnum)
+      eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_shstrndx >= eh.e_shnum)
     return 0;
+  /* a file rebuilt since it was loaded (perhaps by another compiler) says nothing */
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned i = 0; i < eh.e_phnum; i++) {
+    ElfW(Phdr) ph;
+    if (!read_at(fd, &ph, sizeof ph, eh.e_phoff + (uint64_t)i * sizeof ph)) return 0;
+    h = layout_step(h, &ph);
+  }
+  if (h != layout) return 0;
   ElfW(Shdr) strs;
   if (!read_at(fd, &strs, sizeof strs, eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof strs))
     return 0;
@@ -181,7 +200,7 @@ static int verdict(const query_t *q) {
     if (m != NULL && m->dev == st.st_dev && m->ino == st.st_ino) {
       packed = m->packed; /* the same file at the same base */
     } else {
-      packed = comment_verdict(fd);
+      packed = comment_verdict(fd, q->layout);
       if (m == NULL) m = &modules[next_victim++ % MODULES];
       *m = (module_t){q->base, 0, st.st_dev, st.st_ino, packed, 1};
     }

@@ -3,10 +3,13 @@
 // library named on the command line (dlopen, lib_report, dlclose in turn); each prints
 // "WHO ODD USABLE": how many blocks were not 16-byte aligned, and the usable size.
 //   ./new_module [LIB...]
+// NEW_MODULE_REPLACE=FILE: FILE is renamed over each library after it was loaded (a
+// library rebuilt while the program runs).
 #include <dlfcn.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 struct Obj24 {
     void *a, *b;
@@ -26,6 +29,11 @@ int main(int argc, char **argv) {
         void *lib = dlopen(argv[k], RTLD_NOW);
         if (lib == NULL) {
             printf("FAILED %s\n", dlerror());
+            return 1;
+        }
+        const char *replace = getenv("NEW_MODULE_REPLACE");
+        if (replace != NULL && rename(replace, argv[k]) != 0) {
+            printf("FAILED rename\n");
             return 1;
         }
         char who[16];

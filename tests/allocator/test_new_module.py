@@ -98,3 +98,17 @@ def test_a_wrapper_of_new_hides_its_callers(prog, native, tmp_path):
     exe, lib = prog["gcc"]
     assert run(exe, native, lib, preload=[recorder], cwd=tmp_path) == [ALIGNED, ALIGNED]
     assert list(tmp_path.glob("*.hsp")), "the recorder did not run"
+
+
+def test_a_library_rebuilt_while_loaded_says_nothing(prog, native, build, tmp_path):
+    """The file on disk is no longer the one loaded (its segments differ): its
+    .comment is not the loaded code's, so new keeps 16."""
+    rebuilt = build("../allocator/new_module_lib.cpp", "-shared", "-fPIC",
+                    name="new_module_lib-O0.so")
+    loaded = tmp_path / "lib.so"
+    shutil.copy(prog["none"][1], loaded)
+    replacement = tmp_path / "replacement.so"
+    shutil.copy(rebuilt, replacement)
+    assert run(prog["gcc"][0], native, loaded, NEW_MODULE_REPLACE=str(replacement)) == \
+        [PACKED, ALIGNED]
+    assert run(prog["gcc"][0], native, loaded) == [PACKED, PACKED]  # now loaded as on disk
