@@ -237,6 +237,12 @@ typedef struct {
 
 enum { HSM_HEAP_OWNED = 1, HSM_HEAP_ABANDONED = 2 };
 
+typedef struct {
+  uintptr_t lo, hi;  /* the module's loaded segments */
+  unsigned long gen; /* module.c's count of dlcloses when found */
+  int packed;
+} hsm_module_memo_t;
+
 struct hsm_heap_s {
   /* -- the line other threads touch: their pushes, and the id they hash -- */
   _Atomic(hsm_block_t *) remote; /* other threads' frees, LIFO of batches */
@@ -254,6 +260,7 @@ struct hsm_heap_s {
   uint8_t site_row[HSM_SITE_SLOTS];
   uint8_t site_next[HSM_SITE_LANE_CLASSES]; /* per fixed class: the lane the next site gets */
   uint8_t site_lanes;
+  hsm_module_memo_t site_module;       /* the module of the last site learned (module.c) */
   hsm_page_t *direct[HSM_CLASSES];     /* current page per class, never NULL */
   hsm_page_queue_t queue[HSM_CLASSES]; /* pages with (possibly) free blocks */
   hsm_page_queue_t full;               /* pages with nothing to give */
@@ -518,8 +525,10 @@ HSM_HIDDEN void hsm_site_lanes_update(hsm_heap_t *heap);
 HSM_HIDDEN extern uint8_t hsm_site_class[2 * HSM_SITE_ROW];
 HSM_HIDDEN void hsm_site_init(void);
 /* module.c: 1 if the module holding pc was built by GCC only (its ELF .comment), so
- * that new may give it 8-byte aligned blocks; allocates nothing */
-HSM_HIDDEN int hsm_module_new_packed(uintptr_t pc);
+ * that new may give it 8-byte aligned blocks; allocates nothing. `memo` (the caller's)
+ * answers for the same module again without a lock while no dlclose intervened. */
+HSM_HIDDEN int hsm_module_new_packed(uintptr_t pc, hsm_module_memo_t *memo);
+HSM_HIDDEN extern _Atomic unsigned long hsm_module_unloads; /* dlcloses: memos stale */
 /* every heap forgets the call sites in [lo, hi) (code dlclose unloaded: module.c) */
 HSM_HIDDEN void hsm_sites_forget(uintptr_t lo, uintptr_t hi);
 

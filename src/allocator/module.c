@@ -42,6 +42,8 @@
 
 typedef struct {
   uintptr_t base;
+  uintptr_t lo, hi;        /* the module's loaded segments */
+  unsigned long gen;       /* `unloads` when last found there */
   unsigned long long subs; /* dlpi_subs when last checked */
   dev_t dev;
   ino_t ino;
@@ -53,10 +55,15 @@ static module_t modules[MODULES];
 static unsigned next_victim;
 static atomic_flag lock = ATOMIC_FLAG_INIT;
 static char comment[COMMENT_CAP]; /* under the lock */
+/* dlcloses (below: counted before each, and after one that unloaded something); while
+ * the count stands, a pc inside a cached module's segments needs no dl_iterate_phdr
+ * (two sites sharing a table slot relearn at every turn) */
+_Atomic unsigned long hsm_module_unloads;
 
 typedef struct {
   uintptr_t pc, base;
   unsigned long long subs;
+  uintptr_t lo, hi;
   uint64_t layout; /* of the loaded segments: the file must still be the one loaded */
   int found;       /* 1: name holds the path; -1: the path is too long or the module wraps new */
   char name[PATH_CAP];
@@ -116,8 +123,15 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *arg) {
     q->subs = info->dlpi_subs;
     q->found = len < PATH_CAP ? 1 : -1;
     q->layout = 0xcbf29ce484222325ull;
-    for (ElfW(Half) k = 0; k < info->dlpi_phnum; k++)
-      q->layout = layout_step(q->layout, &info->dlpi_phdr[k]);
+    q->lo = UINTPTR_MAX;
+    for (ElfW(Half) k = 0; k < info->dlpi_phnum; k++) {
+      const ElfW(Phdr) *seg = &info->dlpi_phdr[k];
+      q->layout = layout_step(q->layout, seg);
+      if (seg->p_type != PT_LOAD) continue;
+      uintptr_t lo = info->dlpi_addr + seg->p_vaddr;
+      if (lo < q->lo) q->lo = lo;
+      if (lo + seg->p_memsz > q->hi) q->hi = lo + seg->p_memsz;
+    }
     /* a module with an operator new of its own forwards its callers' new (a profiler's
      * wrapper): their compiler is unknown */
     if (defines(info, "_Znwm") != 0 || defines(info, "_Znam") != 0) q->found = -1;
@@ -186,39 +200,62 @@ static int comment_verdict(int fd, uint64_t layout) {
   return 0; /* no .comment */
 }
 
-/* Under the lock: the cached verdict for the module, checked or made anew. */
-static int verdict(const query_t *q) {
+/* Under the lock: the module's cached entry, checked or made anew; NULL (16) when its
+ * file cannot be opened (not cached: it may come back). */
+static const module_t *verdict(const query_t *q, unsigned long gen) {
   module_t *m = NULL;
   for (unsigned i = 0; i < MODULES; i++)
     if (modules[i].used && modules[i].base == q->base) m = &modules[i];
-  if (m != NULL && m->subs == q->subs) return m->packed;
-  int fd = (int)syscall(SYS_openat, AT_FDCWD, q->name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0; /* not cached: the file may come back */
-  struct stat st;
-  int packed = 0;
-  if (syscall(SYS_fstat, fd, &st) == 0) {
-    if (m != NULL && m->dev == st.st_dev && m->ino == st.st_ino) {
-      packed = m->packed; /* the same file at the same base */
-    } else {
-      packed = comment_verdict(fd, q->layout);
-      if (m == NULL) m = &modules[next_victim++ % MODULES];
-      *m = (module_t){q->base, 0, st.st_dev, st.st_ino, packed, 1};
+  if (q->found != 1) { /* no file to read: 16, remembered for the range */
+    if (m == NULL) m = &modules[next_victim++ % MODULES];
+    *m = (module_t){.base = q->base, .subs = q->subs, .packed = 0, .used = 1};
+  } else if (m == NULL || m->subs != q->subs) {
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, q->name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    if (syscall(SYS_fstat, fd, &st) != 0) {
+      syscall(SYS_close, fd);
+      return NULL;
     }
-    if (m != NULL) m->subs = q->subs;
+    /* the same file at the same base keeps its verdict */
+    if (m == NULL || m->dev != st.st_dev || m->ino != st.st_ino) {
+      int packed = comment_verdict(fd, q->layout);
+      if (m == NULL) m = &modules[next_victim++ % MODULES];
+      *m = (module_t){
+          .base = q->base, .dev = st.st_dev, .ino = st.st_ino, .packed = packed, .used = 1};
+    }
+    syscall(SYS_close, fd);
   }
-  syscall(SYS_close, fd);
-  return packed;
+  m->subs = q->subs, m->lo = q->lo, m->hi = q->hi, m->gen = gen;
+  return m;
 }
 
-int hsm_module_new_packed(uintptr_t pc) {
-  query_t q = {.pc = pc};
-  dl_iterate_phdr(find_module, &q);
-  if (q.found != 1) return 0;
-  /* bounded: a lock left held by a thread that died in fork's child gives 16, not a hang */
+/* bounded: a lock left held by a thread that died in fork's child gives 16, not a hang */
+static int lock_take(void) {
   for (unsigned tries = 0; atomic_flag_test_and_set_explicit(&lock, memory_order_acquire);)
     if (++tries == LOCK_TRIES) return 0;
     else sched_yield();
-  int packed = verdict(&q);
+  return 1;
+}
+
+int hsm_module_new_packed(uintptr_t pc, hsm_module_memo_t *memo) {
+  unsigned long gen = atomic_load_explicit(&hsm_module_unloads, memory_order_acquire);
+  if (memo->gen == gen && pc - memo->lo < memo->hi - memo->lo) return memo->packed;
+  if (!lock_take()) return 0;
+  const module_t *hit = NULL;
+  for (unsigned i = 0; i < MODULES && hit == NULL; i++)
+    if (modules[i].used && modules[i].gen == gen &&
+        pc - modules[i].lo < modules[i].hi - modules[i].lo)
+      hit = &modules[i];
+  if (hit == NULL) {
+    atomic_flag_clear_explicit(&lock, memory_order_release);
+    query_t q = {.pc = pc};
+    dl_iterate_phdr(find_module, &q);
+    if (q.found == 0 || !lock_take()) return 0;
+    hit = verdict(&q, gen);
+  }
+  int packed = hit != NULL ? hit->packed : 0;
+  if (hit != NULL) *memo = (hsm_module_memo_t){hit->lo, hit->hi, hit->gen, packed};
   atomic_flag_clear_explicit(&lock, memory_order_release);
   return packed;
 }
@@ -275,9 +312,12 @@ HSM_EXPORT int dlclose(void *handle) {
   range_overflow = 0;
   dl_iterate_phdr(snap_ranges, NULL);
   unsigned long long subs = range_subs;
+  /* before too: a library loaded where this one was, while it is being closed */
+  atomic_fetch_add_explicit(&hsm_module_unloads, 1, memory_order_release);
   int rc = next(handle);
   dl_iterate_phdr(keep_ranges, NULL);
   if (range_subs != subs) { /* something was unloaded */
+    atomic_fetch_add_explicit(&hsm_module_unloads, 1, memory_order_release);
     if (range_overflow) hsm_sites_forget(0, UINTPTR_MAX);
     for (unsigned k = 0; k < range_count; k++)
       if (!ranges[k].kept) hsm_sites_forget(ranges[k].lo, ranges[k].hi);

@@ -35,13 +35,20 @@ void hsm_site_init(void) {
   }
 }
 
-static int new_packed(uintptr_t pc) {
+static int new_packed(hsm_heap_t *heap, uintptr_t pc) {
   if (hsm_packed_new) return 1;
-  return hsm_packed && hsm_module_new_packed(pc);
+  if (!hsm_packed) return 0;
+  /* the module of the last site learned, inline: two sites sharing a slot relearn at
+   * every turn */
+  const hsm_module_memo_t *m = &heap->site_module;
+  if (m->gen == atomic_load_explicit(&hsm_module_unloads, memory_order_acquire) &&
+      pc - m->lo < m->hi - m->lo)
+    return m->packed;
+  return hsm_module_new_packed(pc, &heap->site_module);
 }
 
 unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc, size_t size) {
-  heap->site_row[slot] = (uint8_t)(new_packed(pc) ? 0 : HSM_SITE_ROW);
+  heap->site_row[slot] = (uint8_t)(new_packed(heap, pc) ? 0 : HSM_SITE_ROW);
   size_t cls = hsm_class_table[(size + 7) >> 3]; /* a fixed class up to HSM_SITE_MAX */
   unsigned lane = heap->site_next[cls];
   heap->site_next[cls] = (uint8_t)((lane + 1) % HSM_SITE_LANES);
