@@ -11,14 +11,16 @@
  * inside operator new: nothing here allocates. dl_iterate_phdr finds the module
  * holding the return address (outside our lock: a callback of someone else's
  * dl_iterate_phdr may call new); the file is read with raw syscalls into a fixed
- * buffer; the verdict is cached per load base. A module unloaded and another loaded at
- * its base is caught by glibc's count of unloads (dlpi_subs): when it moved, a cached
- * verdict is kept only if the file is still the same (device and inode). A module that
- * defines operator new itself (a wrapper such as heapscope's recorder, preloaded before
- * us) calls our new for code we cannot see: 16. The heaps'
- * site tables remember verdicts by return address, so dlclose is interposed: the call
- * sites in the code it unloaded are forgotten in every heap (a library loaded there
- * later, built by another compiler, has its sites learned anew).
+ * buffer, and only if its loaded segments are those in memory (not rebuilt since); the
+ * verdict is cached per load base and address range (and the range of the last one in
+ * each heap: hsm_module_memo_t). A module unloaded and another loaded at its base is
+ * caught by glibc's count of unloads (dlpi_subs): when it moved, a cached verdict is
+ * kept only if the file is still the same (device and inode). A module that defines
+ * operator new itself (a wrapper such as heapscope's recorder, preloaded before us)
+ * calls our new for code we cannot see: 16. The heaps' site tables remember verdicts
+ * by return address, so dlclose is interposed: the call sites in the code it unloaded
+ * are forgotten in every heap, and the cached ranges are checked anew (a library
+ * loaded there later, built by another compiler, has its sites learned anew).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
