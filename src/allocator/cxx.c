@@ -46,6 +46,12 @@ static __attribute__((noinline)) void *new_plain(size_t n, int nothrow) {
   return new_impl(n, 0, nothrow);
 }
 
+/* lane 0 of a site whose new may be packed (site.c): malloc's classes */
+static __attribute__((noinline)) void *new_packed(size_t n, int nothrow) {
+  void *p = hsm_malloc(n);
+  return HSM_LIKELY(p != NULL) ? p : new_failed(n, 0, nothrow);
+}
+
 static __attribute__((noinline)) void *new_lane_slow(hsm_heap_t *heap, size_t n, size_t cls,
                                                      int nothrow) {
   void *p = hsm_page_alloc_slow(heap, n, cls, 0);
@@ -53,6 +59,14 @@ static __attribute__((noinline)) void *new_lane_slow(hsm_heap_t *heap, size_t n,
 }
 
 static void *new_site(size_t n, uintptr_t pc, int nothrow);
+
+/* The thread's first new: make its heap, so that even this site is learned (its
+ * verdict on packed blocks holds from its first object on). */
+static __attribute__((noinline)) void *new_first(size_t n, uintptr_t pc, int nothrow) {
+  hsm_heap_t *heap = hsm_heap_get_slow();
+  if (heap == NULL || !heap->site_lanes) return new_plain(n, nothrow);
+  return new_site(n, pc, nothrow);
+}
 
 /* A call site the heap's table does not hold: learn its lane, then allocate. */
 static __attribute__((noinline)) void *new_learn(hsm_heap_t *heap, size_t n, uintptr_t pc,
@@ -71,9 +85,10 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
     unsigned slot = (unsigned)(pc % HSM_SITE_SLOTS);
     if (HSM_UNLIKELY(heap->site_pc[slot] != pc)) return new_learn(heap, n, pc, nothrow);
     unsigned base = heap->site_base[slot];
+    unsigned row = heap->site_row[slot];
     if (base != 0) {
-      /* a packed size takes the 16-aligned class above it (hsm_new_malloc) */
-      size_t cls = base + hsm_class_table[hsm_packed_new ? (n + 7) >> 3 : ((n + 15) >> 4) << 1];
+      /* row HSM_SITE_ROW: a packed size takes the 16-aligned class above it */
+      size_t cls = base + hsm_site_class[row + ((n + 7) >> 3)];
       hsm_page_t *pg = heap->direct[cls];
       hsm_block_t *b = pg->free;
       if (HSM_UNLIKELY(b == NULL)) return new_lane_slow(heap, n, cls, nothrow);
@@ -84,6 +99,9 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
       HSM_COUNT(heap->stats.requested[cls], n);
       return b;
     }
+    if (row == 0) return new_packed(n, nothrow);
+  } else if (n <= HSM_SITE_MAX && heap == &hsm_heap_empty) {
+    return new_first(n, pc, nothrow);
   }
   return new_plain(n, nothrow);
 }

@@ -234,6 +234,12 @@ typedef struct {
 
 enum { HSM_HEAP_OWNED = 1, HSM_HEAP_ABANDONED = 2 };
 
+typedef struct {
+  uintptr_t lo, hi;  /* the module's loaded segments */
+  unsigned long gen; /* module.c's count of dlcloses when found */
+  int packed;
+} hsm_module_memo_t;
+
 struct hsm_heap_s {
   /* -- the line other threads touch: their pushes, and the id they hash -- */
   _Atomic(hsm_block_t *) remote; /* other threads' frees, LIFO of batches */
@@ -253,8 +259,11 @@ struct hsm_heap_s {
    * classes) or the first class of its lane; site_lanes 0 sends operator new to malloc */
   uintptr_t site_pc[HSM_SITE_SLOTS];
   uint8_t site_base[HSM_SITE_SLOTS];
+  /* 0: the site's module was built by GCC only, new may be packed; HSM_SITE_ROW: 16 */
+  uint8_t site_row[HSM_SITE_SLOTS];
   uint8_t site_next[HSM_SITE_LANE_CLASSES]; /* per fixed class: the lane the next site gets */
   uint8_t site_lanes;
+  hsm_module_memo_t site_module;       /* the module of the last site learned (module.c) */
   hsm_page_queue_t queue[HSM_CLASSES]; /* pages with (possibly) free blocks */
   hsm_page_queue_t full;               /* pages with nothing to give */
   /* other heaps' blocks this thread freed, reused first (pseudo-pages: only `free`
@@ -511,6 +520,19 @@ static inline size_t hsm_lane_fixed_class(size_t cls) {
 HSM_HIDDEN unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc, size_t size);
 /* Whether operator new may use lanes in this heap (no secure mode, no default chain). */
 HSM_HIDDEN void hsm_site_lanes_update(hsm_heap_t *heap);
+/* by site_row + (size + 7) / 8 up to HSM_SITE_MAX: the fixed class serving new of a site
+ * (row 0 as hsm_class_table, row HSM_SITE_ROW rounded up to 16); filled by
+ * hsm_site_init after the size classes */
+#define HSM_SITE_ROW (HSM_SITE_MAX / 8 + 1)
+HSM_HIDDEN extern uint8_t hsm_site_class[2 * HSM_SITE_ROW];
+HSM_HIDDEN void hsm_site_init(void);
+/* module.c: 1 if the module holding pc was built by GCC only (its ELF .comment), so
+ * that new may give it 8-byte aligned blocks; allocates nothing. `memo` (the caller's)
+ * answers for the same module again without a lock while no dlclose intervened. */
+HSM_HIDDEN int hsm_module_new_packed(uintptr_t pc, hsm_module_memo_t *memo);
+HSM_HIDDEN extern _Atomic unsigned long hsm_module_unloads; /* dlcloses: memos stale */
+/* every heap forgets the call sites in [lo, hi) (code dlclose unloaded: module.c) */
+HSM_HIDDEN void hsm_sites_forget(uintptr_t lo, uintptr_t hi);
 
 /* ---- frees of other heaps' blocks (remote.c) ---- */
 HSM_HIDDEN void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);

@@ -17,10 +17,38 @@
  * chain serves this thread, with HSMALLOC_SITE_LANES=0, and for malloc (a C call site
  * is often a wrapper shared by every type). Hot-size sampling does not see the
  * allocations of lanes 1 and up.
+ *
+ * The slot also keeps whether the site's new may be packed (8-byte aligned classes 24,
+ * 40 .. 120): decided once, when the site is learned, by the compiler that built the
+ * site's module (module.c: GCC only) or HSMALLOC_PACKED (0: never, all: always). The
+ * fast path reads the class from row 0 (packed) or row HSM_SITE_ROW (16) of
+ * hsm_site_class. With lanes off, new keeps 16 unless HSMALLOC_PACKED=all.
  */
 #include "internal.h"
 
+uint8_t hsm_site_class[2 * HSM_SITE_ROW];
+
+void hsm_site_init(void) {
+  for (size_t i = 0; i < HSM_SITE_ROW; i++) {
+    hsm_site_class[i] = hsm_class_table[i];
+    hsm_site_class[HSM_SITE_ROW + i] = hsm_class_table[(i + 1) & ~(size_t)1]; /* 16k+1..16k+8 up */
+  }
+}
+
+static int new_packed(hsm_heap_t *heap, uintptr_t pc) {
+  if (hsm_packed_new) return 1;
+  if (!hsm_packed) return 0;
+  /* the module of the last site learned, inline: two sites sharing a slot relearn at
+   * every turn */
+  const hsm_module_memo_t *m = &heap->site_module;
+  if (m->gen == atomic_load_explicit(&hsm_module_unloads, memory_order_acquire) &&
+      pc - m->lo < m->hi - m->lo)
+    return m->packed;
+  return hsm_module_new_packed(pc, &heap->site_module);
+}
+
 unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc, size_t size) {
+  heap->site_row[slot] = (uint8_t)(new_packed(heap, pc) ? 0 : HSM_SITE_ROW);
   size_t cls = hsm_class_table[(size + 7) >> 3]; /* a fixed class up to HSM_SITE_MAX */
   unsigned lane = heap->site_next[cls];
   heap->site_next[cls] = (uint8_t)((lane + 1) % HSM_SITE_LANES);
@@ -28,6 +56,16 @@ unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc, size_t si
   heap->site_base[slot] =
       (uint8_t)(lane == 0 ? 0 : HSM_LANE_BASE + (lane - 1) * HSM_SITE_LANE_CLASSES);
   return heap->site_base[slot];
+}
+
+/* Other threads' tables too: a slot of unloaded code is used by no thread any more
+ * (its owner may overwrite it meanwhile: then it learns that site once more). */
+void hsm_sites_forget(uintptr_t lo, uintptr_t hi) {
+  hsm_heaps_lock();
+  for (hsm_heap_t *h = hsm_heaps_first(); h != NULL; h = h->all_next)
+    for (unsigned slot = 0; slot < HSM_SITE_SLOTS; slot++)
+      if (h->site_pc[slot] - lo < hi - lo) __atomic_store_n(&h->site_pc[slot], 0, __ATOMIC_RELAXED);
+  hsm_heaps_unlock();
 }
 
 void hsm_site_lanes_update(hsm_heap_t *heap) {

@@ -104,4 +104,5 @@ void hsm_sizeclass_init(void) {
     if (hsm_class_hi8[c] < hsm_class_lo8[c]) hsm_class_hi8[c] = (uint16_t)i;
     hsm_class_lo8[c] = (uint16_t)i;
   }
+  hsm_site_init();
 }

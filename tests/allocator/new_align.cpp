@@ -1,4 +1,5 @@
-// operator new keeps C++'s 16-byte alignment (tests/allocator/test_site_lanes.py):
+// operator new keeps C++'s 16-byte alignment for code of unknown compiler
+// (tests/allocator/test_site_lanes.py):
 //   ./new_align align      prints the number of blocks of new(n), n = 16..256 from
 //                          several call sites, that are not 16-byte aligned, and the
 //                          number of malloc(n) blocks of the packed sizes that are not

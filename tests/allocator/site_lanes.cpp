@@ -4,8 +4,8 @@
 //                         N each, interleaved): "site K pages P shared S dense D" —
 //                         P: 64 KiB slices its blocks lie in, S: of those, slices that
 //                         also hold another site's blocks, D: consecutive blocks one block
-//                         apart (32 bytes: new keeps 16-byte alignment; 24 with
-//                         HSMALLOC_PACKED=all);
+//                         apart (32 bytes where new keeps 16-byte alignment, 24
+//                         where it packs: code built by GCC, HSMALLOC_PACKED=all);
 //                         then "remote ok": every block deleted by another thread, and a
 //                         new round made and checked again (the freed blocks come back)
 //   sizes                 malloc_usable_size of blocks from a lane, for 17..128 bytes
