@@ -10,15 +10,10 @@ import subprocess
 
 import pytest
 
+from helpers.elf import without_comment
+
 PACKED = (32, 24)  # 64 objects of 24 bytes: half the 24-byte blocks are 8-aligned
 ALIGNED = (0, 32)
-
-
-def stripped(path):
-    out = path.with_name(path.name + "-nocomment")
-    shutil.copy(path, out)
-    subprocess.run(["objcopy", "--remove-section=.comment", str(out)], check=True)
-    return out
 
 
 def commented(path):
@@ -32,7 +27,7 @@ def prog(build):
     lib = build("../allocator/new_module_lib.cpp", "-O1", "-shared", "-fPIC",
                 name="new_module_lib.so")
     assert "GCC: " in commented(exe) and "GCC: " in commented(lib)
-    nocomment = stripped(exe), stripped(lib)
+    nocomment = without_comment(exe), without_comment(lib)
     assert ".comment" not in commented(nocomment[0]) + commented(nocomment[1])
     return {"gcc": (exe, lib), "none": nocomment}
 

@@ -5,10 +5,11 @@ are off with HSMALLOC_SITE_LANES=0 and in secure mode (tests/allocator/site_lane
 import json
 import os
 import re
-import shutil
 import subprocess
 
 import pytest
+
+from helpers.elf import without_comment
 
 N = 2000
 
@@ -54,14 +55,6 @@ def test_lanes_off(site_lanes, native, env):
             assert dense == 0, got  # interleaved in allocation order: never 24 apart
 
 
-def stripped(exe):
-    """`exe` without its .comment section (as Debian ships binaries): its compiler unknown."""
-    out = exe.with_name(exe.name + "-nocomment")
-    shutil.copy(exe, out)
-    subprocess.run(["objcopy", "--remove-section=.comment", str(out)], check=True)
-    return out
-
-
 def PACKED(n):
     return (n + 7) // 8 * 8
 
@@ -77,7 +70,7 @@ def test_lane_blocks_have_the_class_size(site_lanes, native, packed, comment, wa
     relies on) unless the calling code was built by GCC only (its .comment): the packed
     sizes 16k+1 .. 16k+8 take the 16-byte class above; packed, the 8-byte classes, as
     malloc does. HSMALLOC_PACKED=0 never packs, =all always."""
-    exe = site_lanes if comment else stripped(site_lanes)
+    exe = site_lanes if comment else without_comment(site_lanes)
     out = run(exe, native, "sizes", HSMALLOC_PACKED=packed)
     usable = dict(tuple(map(int, line.split())) for line in out.split("\n") if line)
     assert usable == {n: want(n) for n in range(17, 129)}
@@ -89,7 +82,7 @@ def test_new_keeps_16_byte_alignment_and_counts_the_request(build, native, tmp_p
     default, while malloc of the packed sizes is; the statistics count each new(24) as 24
     bytes requested in a 32-byte block. Code built by GCC gets packed blocks: 24 in 24."""
     gcc = build("../allocator/new_align.cpp", "-O1", name="new_align")
-    unknown = stripped(gcc)
+    unknown = without_comment(gcc)
     bad_new, packed_malloc = map(int, run(unknown, native, "align").split())
     assert bad_new == 0 and packed_malloc > 0
     bad_new, _ = map(int, run(unknown, native, "align", HSMALLOC_PACKED="all").split())
