@@ -33,12 +33,9 @@ static inline __attribute__((always_inline)) void *alloc_sized(hsm_heap_t *heap,
   return p;
 }
 
-static inline __attribute__((always_inline)) void *alloc_in(hsm_heap_t *heap, size_t size,
-                                                            int zero) {
-  return alloc_sized(heap, size, size, zero);
-}
-
-static inline __attribute__((always_inline)) void *alloc_checked(size_t size, int zero) {
+/* csize as in alloc_sized (a default chain serves csize: it keeps the alignment too) */
+static inline __attribute__((always_inline)) void *alloc_checked_sized(size_t csize, size_t size,
+                                                                       int zero) {
   hsm_heap_t *heap = hsm_tls_heap;
   if (HSM_UNLIKELY(heap == &hsm_heap_empty)) {
     heap = hsm_heap_get_slow();
@@ -47,12 +44,16 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
       return NULL;
     }
   }
-  if (HSM_UNLIKELY(heap->chain != NULL)) return hsm_chain_alloc_default(heap->chain, size, zero);
-  void *p = alloc_in(heap, size, zero);
+  if (HSM_UNLIKELY(heap->chain != NULL)) return hsm_chain_alloc_default(heap->chain, csize, zero);
+  void *p = alloc_sized(heap, csize, size, zero);
   /* after: the window's allocations are all served by the classes it began with */
   if (HSM_UNLIKELY(heap->sample_left != 0)) hsm_hot_sample(heap, size);
   if (HSM_UNLIKELY(p == NULL)) errno = ENOMEM;
   return p;
+}
+
+static inline __attribute__((always_inline)) void *alloc_checked(size_t size, int zero) {
+  return alloc_checked_sized(size, size, zero);
 }
 
 /* malloc's fallback in the default mode, and secure mode's where malloc_secure's
@@ -135,17 +136,7 @@ void *hsm_malloc(size_t size) {
  * (C++ built by GCC, which assumes nothing). The request is counted as made. */
 void *hsm_new_malloc(size_t size) {
   if (hsm_packed_new || size - 17 >= 104 || ((size - 1) & 8) != 0) return hsm_malloc(size);
-  hsm_heap_t *heap = hsm_heap_get();
-  if (HSM_UNLIKELY(heap == NULL)) {
-    errno = ENOMEM;
-    return NULL;
-  }
-  size_t csize = (size + 15) & ~(size_t)15;
-  if (HSM_UNLIKELY(heap->chain != NULL)) return hsm_chain_alloc_default(heap->chain, csize, 0);
-  void *p = alloc_sized(heap, csize, size, 0);
-  if (HSM_UNLIKELY(heap->sample_left != 0)) hsm_hot_sample(heap, size);
-  if (HSM_UNLIKELY(p == NULL)) errno = ENOMEM;
-  return p;
+  return alloc_checked_sized((size + 15) & ~(size_t)15, size, 0);
 }
 
 void *hsm_calloc(size_t n, size_t size) {

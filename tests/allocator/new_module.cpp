@@ -6,24 +6,15 @@
 // NEW_MODULE_REPLACE=FILE: FILE is renamed over each library after it was loaded (a
 // library rebuilt while the program runs).
 #include <dlfcn.h>
-#include <malloc.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-struct Obj24 {
-    void *a, *b;
-    int c;
-};
+#include "new_module_objs.h"
 
 int main(int argc, char **argv) {
     int odd = 0;
     size_t usable = 0;
-    for (int i = 0; i < 64; i++) {
-        Obj24 *o = new Obj24{nullptr, nullptr, i};
-        odd += ((uintptr_t)o & 15) != 0;
-        usable = malloc_usable_size(o);
-    }
+    new_objects(&odd, &usable);
     printf("main %d %zu\n", odd, usable);
     for (int k = 1; k < argc; k++) {
         void *lib = dlopen(argv[k], RTLD_NOW);
