@@ -397,60 +397,7 @@ static inline hsm_block_t *hsm_block_start(const hsm_page_t *pg, const void *p) 
   return (hsm_block_t *)(pg->start + off - off % pg->block_size);
 }
 
-/* ---- hardening (check.c) ----
- * Default mode: free checks that a pointer is a block start below the page's carved
- * blocks (interior, unaligned and never-returned pointers) and that the block's free
- * mark is not set (double free); each failure is one line on stderr and abort().
- * HSMALLOC_SECURE=1 adds encoded free lists, checked on every allocation, guard pages
- * at the end of every segment, and fresh blocks handed out in random order; every
- * malloc and free then takes the checked (generic) path. */
-HSM_HIDDEN extern int hsm_secure;
-HSM_HIDDEN extern uintptr_t hsm_remote_key; /* links of remote batches and queues */
-HSM_HIDDEN void hsm_check_init(void);
-HSM_HIDDEN __attribute__((noreturn, cold)) void hsm_fatal(const char *fn, const void *p,
-                                                          const char *what);
-HSM_HIDDEN __attribute__((noreturn, cold)) void hsm_bad_free(const char *fn, const void *p);
-HSM_HIDDEN __attribute__((noreturn, cold)) void hsm_double_free(const char *fn, const void *p);
-HSM_HIDDEN uint64_t hsm_random(hsm_heap_t *heap);
-HSM_HIDDEN void hsm_secure_page_init(hsm_heap_t *heap, hsm_page_t *pg);
-HSM_HIDDEN hsm_block_t *hsm_secure_link_run(hsm_page_t *pg, uint8_t *first, size_t n);
-HSM_HIDDEN void hsm_secure_pop_check(const hsm_page_t *pg, const hsm_block_t *b);
-HSM_HIDDEN uint32_t hsm_segment_free_all(void);
-HSM_HIDDEN void hsm_segment_guard(void *seg);
-
-/* Whether p (in one of pg's slices) is the start of one of small page pg's first
- * blocks: one multiplication, one subtraction and one compare, with the carved
- * count folded into the bound.
- *   With d the block size and M = floor(2^64 / d) + 1, d * M = 2^64 + e where the step
- * e = d - 2^64 mod d is in [1, d] (d for a power of two). For n = p - start = k * d + r
- * (n < 2 MiB), n * M = k * e + r * M modulo 2^64: k * e (below 2^21) when r is 0, and at
- * least M (at least 2^47) otherwise. So (p * M - start * M) mod 2^64 < capacity * e
- * exactly when p is the start of block k < capacity; p below start wraps to above the
- * bound too. (After Lemire, Kaser and Kurz, "Faster remainder by direct computation".) */
-static inline __attribute__((always_inline)) int hsm_block_ok(const hsm_page_t *pg, const void *p,
-                                                              uint64_t limit) {
-  return (uint64_t)((uintptr_t)p * pg->div_magic - pg->start_magic) < limit;
-}
-static inline uint64_t hsm_block_step(const hsm_page_t *pg) {
-  return (uint64_t)pg->block_size * pg->div_magic; /* e, modulo 2^64 */
-}
-static inline uint64_t hsm_div_magic(size_t block_size) {
-  return UINT64_MAX / block_size + 1 + ((block_size & (block_size - 1)) == 0);
-}
-/* hsm_block_ok's bound for every block that fits in pg, as another thread may read it:
- * 0 when the page is not in use. */
-static inline uint64_t hsm_reserved_limit(const hsm_page_t *pg) {
-  return __atomic_load_n(&pg->reserved_limit, __ATOMIC_RELAXED);
-}
-/* The carved blocks' bound, as another thread may read it. */
-static inline uint64_t hsm_carved_limit(const hsm_page_t *pg) {
-  return __atomic_load_n(&pg->limit, __ATOMIC_RELAXED);
-}
-/* The free mark of pg's blocks, and the encoding of pg's list links. */
-static inline uintptr_t hsm_mark(const hsm_page_t *pg) { return (uintptr_t)pg ^ pg->key; }
-static inline hsm_block_t *hsm_link(const hsm_page_t *pg, const hsm_block_t *next) {
-  return (hsm_block_t *)((uintptr_t)next ^ pg->key);
-}
+#include "check.h" /* hardening: the block-start bound, free marks, secure mode */
 
 /* ---- segments (segment.c) ---- */
 HSM_HIDDEN hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices);
@@ -655,30 +602,6 @@ HSM_HIDDEN int hsm_chain_node_of(const void *p) __attribute__((weak));
  * taken): written here, on the next maintenance. */
 HSM_HIDDEN void hsm_stats_signal_pending(void);
 
-/* ---- memory pressure (pressure.c) ---- */
-enum { HSM_PRESSURE_NONE, HSM_PRESSURE_SOME, HSM_PRESSURE_HIGH, HSM_PRESSURE_CRITICAL };
-typedef struct {
-  _Atomic int level;                /* HSM_PRESSURE_* */
-  _Atomic int64_t headroom_pm;      /* available / limit, per mille (1000: no figure) */
-  _Atomic int64_t psi_some;         /* /proc/pressure/memory some avg10, percent x 100 */
-  _Atomic int64_t limit, available; /* bytes of the tightest limit (node or cgroup) */
-  _Atomic uint64_t checks;          /* times the files were read */
-  _Atomic uint64_t level_changes;
-  _Atomic uint64_t pressure_purges; /* purges done at once because of pressure */
-} hsm_pressure_state_t;
-HSM_HIDDEN extern hsm_pressure_state_t hsm_pressure;
-/* Read the sources if the last reading is older than the check interval; returns the
- * level. Costs one clock read and a compare when it is not time yet. */
-HSM_HIDDEN int hsm_pressure_poll(void);
-/* The decay delay to use now: HSMALLOC_DECAY_MS scaled by the level (-1: never). */
-HSM_HIDDEN long hsm_decay_now(void);
-/* Purge at once what is freed (pages, segments): pressure level high or more, or decay 0. */
-static inline int hsm_purge_at_once(void) {
-  return hsm_options.decay_ms == 0 ||
-         (hsm_options.decay_ms > 0 && hsm_options.pressure &&
-          atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed) >= HSM_PRESSURE_HIGH);
-}
-
 /* ---- the event trace (trace.c) ---- */
 enum {
   HSM_EV_SEG_NEW,
@@ -700,23 +623,6 @@ HSM_HIDDEN void hsm_trace_flush(void);
     if (HSM_UNLIKELY(hsm_trace_on)) hsm_trace_event(kind, heap, addr, bytes); \
   } while (0)
 
-/* ---- NUMA placement (numa.c) ---- */
-HSM_HIDDEN int hsm_numa_nodes(void);        /* nodes of the machine (1 when unknown) */
-HSM_HIDDEN int hsm_numa_enabled(void);      /* placement requested (HSMALLOC_NUMA, nodes) */
-HSM_HIDDEN int hsm_numa_current_node(void); /* node of the CPU this thread runs on */
-/* Ask the kernel to place [p, p+size) on `node` (mbind, MPOL_PREFERRED); 0 or -errno. */
-HSM_HIDDEN int hsm_numa_bind(void *p, size_t size, int node);
-/* The same, and with `move` the pages already resident elsewhere are moved (MPOL_MF_MOVE). */
-HSM_HIDDEN int hsm_numa_bind_range(void *p, size_t size, int node, int move);
-/* Place a segment on `node` (-1: leave it to the kernel) and record it in its header. Chains
- * call it to put their segments on a chosen node. Returns 0 or -errno. */
-HSM_HIDDEN int hsm_segment_bind_node(hsm_segment_t *seg, int node);
-/* Node the page holding p is on (move_pages query), -1 when not resident or unknown. */
-HSM_HIDDEN int hsm_numa_node_of(const void *p);
-typedef struct {
-  _Atomic uint64_t binds, bind_failures;                /* mbind calls */
-  _Atomic uint64_t reused_same_node, reused_other_node; /* cached segments taken */
-} hsm_numa_stats_t;
-HSM_HIDDEN extern hsm_numa_stats_t hsm_numa_stats;
+#include "pressure_numa.h" /* memory pressure (pressure.c), NUMA placement (numa.c) */
 
 #endif
