@@ -30,23 +30,10 @@ import numpy as np
 from heapscope.bench import machine, stats
 from heapscope.native import program
 
-from benchmarks_md import update_section  # scripts/: beside this script
+from benchmarks_md import machine_sentence, publish, timed  # scripts/: beside this script
 
 BEGIN, END = "<!-- bench:trace:begin -->", "<!-- bench:trace:end -->"
 HS = [sys.executable, "-m", "heapscope"]
-
-
-def timed(cmd, env=None, stdout=subprocess.DEVNULL):
-    """(wall s, cpu s, max RSS MB) of cmd under /usr/bin/time."""
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
-        start = time.perf_counter()
-        res = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", t.name, *map(str, cmd)],
-                             stdout=stdout, stderr=subprocess.PIPE, text=True, env=env)
-        wall = time.perf_counter() - start
-        if res.returncode != 0:
-            raise SystemExit(f"{' '.join(map(str, cmd))} failed ({res.returncode}):\n{res.stderr[-2000:]}")
-        user, sys_, rss = t.read().split()[-3:]
-    return wall, float(user) + float(sys_), int(rss) / 1024
 
 
 def record_round(exe, out: Path, env):
@@ -140,16 +127,8 @@ def main() -> int:
         rss = "" if np.isnan(rsss).all() else f"{np.median(rsss):.0f}"
         ratio = "1" if name == "plain run" else f"{np.median(ratios):.2f} [{lo:.2f}, {hi:.2f}]"
         out.append(f"| {name} | {np.median(walls):.2f} | {ratio} | {cpu} | {rss} |")
-    out += ["", f"Machine: {m['cpu']}, {m['cpus_usable']} of {m['cpus']} CPUs usable, "
-                f"{m['memory_gib']} GiB; load average {load_before:.1f} before the runs, "
-                f"{load_after:.1f} after; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
-            "", "Regenerate: `HEAPSCOPE_NATIVE_DIR=$PWD/build/native PYTHONPATH=python python3 "
-                f"scripts/bench_trace_analyses.py --rounds {args.rounds} --update BENCHMARKS.md`.",
-            "", END]
-    text = "\n".join(out)
-    print(text)
-    if args.update:
-        update_section(args.update, BEGIN, END, text)
+    out += ["", machine_sentence(m, load_before, load_after)]
+    publish(out, "bench_trace_analyses.py", args.rounds, BEGIN, END, args.update)
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

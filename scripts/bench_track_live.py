@@ -23,24 +23,11 @@ import numpy as np
 
 from heapscope.bench import machine, stats
 
-from benchmarks_md import update_section  # scripts/: beside this script
+from benchmarks_md import machine_sentence, publish, timed  # scripts/: beside this script
 
 BEGIN, END = "<!-- bench:track-live:begin -->", "<!-- bench:track-live:end -->"
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = 48
-
-
-def timed(cmd):
-    """(wall s, cpu s, max RSS MB) under /usr/bin/time."""
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
-        start = time.perf_counter()
-        res = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", t.name, *map(str, cmd)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        wall = time.perf_counter() - start
-        if res.returncode != 0:
-            raise SystemExit(f"{' '.join(map(str, cmd))} failed:\n{res.stderr[-2000:]}")
-        user, sys_, rss = t.read().split()[-3:]
-    return wall, float(user) + float(sys_), int(rss) / 1024
 
 
 def main() -> int:
@@ -85,16 +72,8 @@ def main() -> int:
                    f"{allocs:,} / {at_peak:,} / {untracked:,} | {table / 1e6:.0f} |")
     out += ["", f"{args.rounds} interleaved rounds, medians; CPU × plain: median of the per-round "
                 f"ratios with a 95% bootstrap interval; the tracked run includes `heapscope record`'s "
-                f"own start (about 0.3 s of CPU). Machine: {m['cpu']}, {m['cpus_usable']} of "
-                f"{m['cpus']} CPUs usable, {m['memory_gib']} GiB; load average {load_before:.1f} "
-                f"before, {load_after:.1f} after; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
-            "", "Regenerate: `HEAPSCOPE_NATIVE_DIR=$PWD/build/native PYTHONPATH=python python3 "
-                f"scripts/bench_track_live.py --rounds {args.rounds} --update BENCHMARKS.md`.",
-            "", END]
-    text = "\n".join(out)
-    print(text)
-    if args.update:
-        update_section(args.update, BEGIN, END, text)
+                f"own start (about 0.3 s of CPU). " + machine_sentence(m, load_before, load_after)]
+    publish(out, "bench_track_live.py", args.rounds, BEGIN, END, args.update)
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

@@ -23,16 +23,15 @@ from pathlib import Path
 from typing import Optional, Tuple
 
 from heapscope.analysis.callgraph import build_callgraph, document, shown
-from heapscope.analysis.loading import lost_stack_warning, require_stacks, weighted_stacks
+from heapscope.analysis.loading import lost_stack_warning
 from heapscope.analysis.recorded import all_means_recorded
-from heapscope.analysis.selection import SizeSet
 from heapscope.atomic import write_atomic
 from heapscope.analysis.callgraph_view import DRAWN_LIMIT, view
 from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
                                         add_top_option, deprecated, emit, non_negative)
 from heapscope.commands import progress
-from heapscope.commands.reading import notes, read_profiles, symbolizer, warnings
+from heapscope.commands.reading import selected_stacks, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.render import callgraph_text
 from heapscope.render.callgraph_dot import DotTimeout, to_dot, write_svg
@@ -111,12 +110,7 @@ def drawn_files(args) -> Tuple[Optional[str], Optional[Path], Optional[Path], bo
 
 def run(args):
     result_path, dot_path, svg_path, old_prefix = drawn_files(args)
-    sizes = SizeSet(args.size)
-    profiles = read_profiles(args.profiles, args)
-    sym = symbolizer()
-    stacks = weighted_stacks(profiles, sizes, args.region, symbolizer=sym)
-    notes(sym.notes)
-    require_stacks(stacks, profiles, sizes, args.region)
+    profiles, sizes, stacks = selected_stacks(args)
     main_exe = profiles[0].exe if len({p.exe for p in profiles}) == 1 else ""
     with progress.phase(f"ranking {len(stacks):,} stack trace types"):
         g = build_callgraph(stacks, lines=args.lines, main_executable=main_exe, by=args.rank_by)

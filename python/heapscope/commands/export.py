@@ -18,12 +18,11 @@ import io
 import sys
 
 from heapscope.analysis import stacks as weighted
-from heapscope.analysis.loading import lost_stack_warning, require_stacks, weighted_stacks
-from heapscope.analysis.selection import SizeSet
+from heapscope.analysis.loading import lost_stack_warning
 from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (add_output_options, add_selection_options, emit,
                                         write_result)
-from heapscope.commands.reading import notes, read_profiles, symbolizer, warnings
+from heapscope.commands.reading import notes, read_profiles, selected_stacks, symbolizer, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.export.collapsed import ROOTS, write_collapsed
 from heapscope.export.pprof import comments, write_pprof
@@ -96,12 +95,7 @@ def run(args):
     if args.format == "massif":
         return _massif(args)
     _check(args, roots)
-    sizes = SizeSet(args.size)
-    profiles = read_profiles(args.profiles, args)
-    sym = symbolizer()
-    stacks = weighted_stacks(profiles, sizes, args.region, symbolizer=sym)
-    notes(sym.notes)
-    require_stacks(stacks, profiles, sizes, args.region)
+    profiles, sizes, stacks = selected_stacks(args)
     count, nbytes = weighted.totals(stacks)
     if args.format == "collapsed":
         text = io.StringIO()

@@ -57,3 +57,17 @@ def warnings(lines: Iterable[str]) -> None:
     for line in lines:
         if line:
             print(f"heapscope: warning: {line}", file=sys.stderr)
+
+
+def selected_stacks(args):
+    """(profiles, sizes, stacks): the symbolized stack trace types of the sizes and
+    region the command's selection options name, or an error saying why there are none."""
+    from heapscope.analysis.loading import require_stacks, weighted_stacks
+    from heapscope.analysis.selection import SizeSet
+    sizes = SizeSet(args.size)
+    profiles = read_profiles(args.profiles, args)
+    sym = symbolizer()
+    stacks = weighted_stacks(profiles, sizes, args.region, symbolizer=sym)
+    notes(sym.notes)
+    require_stacks(stacks, profiles, sizes, args.region)
+    return profiles, sizes, stacks
