@@ -46,8 +46,9 @@ static inline __attribute__((always_inline)) void *alloc_checked_sized(size_t cs
   }
   if (HSM_UNLIKELY(heap->chain != NULL)) return hsm_chain_alloc_default(heap->chain, csize, zero);
   void *p = alloc_sized(heap, csize, size, zero);
-  /* after: the window's allocations are all served by the classes it began with */
-  if (HSM_UNLIKELY(heap->sample_left != 0)) hsm_hot_sample(heap, size);
+  /* after: the window's allocations are all served by the classes it began with; the
+   * size whose class serves it (new's 16-aligned sizes are not a packed class's) */
+  if (HSM_UNLIKELY(heap->sample_left != 0)) hsm_hot_sample(heap, csize);
   if (HSM_UNLIKELY(p == NULL)) errno = ENOMEM;
   return p;
 }

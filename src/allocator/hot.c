@@ -5,9 +5,10 @@
  * Detection. A window samples a heap's next HSM_HOT_SAMPLE allocations: meanwhile its
  * fast_direct holds only hsm_page_empty, so malloc's fast path is unchanged and every
  * allocation takes the generic path, which counts its size rounded to 16. When the
- * window closes, a size that took at least 1/HSM_HOT_SHARE of them is promoted: it gets
- * a slot (a class after the fixed ones, process-wide, sized once), and the heap's
- * class8 sends the two 8-byte steps it covers (size - 15 .. size) to that class. The
+ * window closes, a class size (hsm_hot_class_size: the request rounded to 8 up to 128
+ * bytes with packed classes, to 16 above) whose sizes took at least 1/HSM_HOT_SHARE of
+ * them is promoted: it gets a slot (a class after the fixed ones, process-wide, sized
+ * once), and the heap's class8 sends the 8-byte steps it covers to that class. The
  * first window opens at the heap's first allocation, later ones every
  * HSMALLOC_HOT_RESAMPLE_MS (looked at on the slow path).
  *
@@ -102,24 +103,37 @@ static void window_open(hsm_heap_t *heap, uint64_t now) {
   hsm_fast_direct_refresh(heap);
 }
 
+/* The window's allocations a hot class of block size `size` would have served (its
+ * 8-byte steps); `take` clears them, so that the class is counted once. */
+static uint32_t served(hsm_heap_t *heap, size_t size, int take) {
+  uint32_t n = 0;
+  for (unsigned i = hsm_hot_first_step(size); i <= size / 8; i++) {
+    n += heap->sample_count[i];
+    if (take) heap->sample_count[i] = 0;
+  }
+  return n;
+}
+
 static void decide(hsm_heap_t *heap) {
   uint32_t need = heap->sample_total / HSM_HOT_SHARE;
   if (need < 2) need = 2;
   for (int s = 0; s < HSM_HOT_SLOTS; s++) {
     if (!heap->hot_on[s] || heap->hot_pinned[s]) continue;
-    uint16_t *count = &heap->sample_count[hsm_hot_slots[s].size / 16];
-    if ((uint32_t)*count * 2 >= need) heap->hot_cold[s] = 0;
+    /* installed already: counted here, not a candidate below */
+    if (served(heap, hsm_hot_slots[s].size, 1) * 2 >= need) heap->hot_cold[s] = 0;
     else if (++heap->hot_cold[s] >= HSM_HOT_COLD_WINDOWS) retire(heap, s);
-    *count = 0; /* installed already: not a candidate */
   }
   while (heap->hot_count < HSM_HOT_PER_HEAP) { /* the hottest first */
     size_t best = 0;
-    for (size_t b = 1; b <= HSM_HOT_MAX_SIZE / 16; b++)
-      if (heap->sample_count[b] >= need && heap->sample_count[b] > heap->sample_count[best])
-        best = b;
+    uint32_t best_n = 0;
+    for (size_t size = 16; size <= HSM_HOT_MAX_SIZE;
+         size = hsm_hot_class_size(size + 1, hsm_packed)) {
+      uint32_t n = served(heap, size, 0);
+      if (n >= need && n > best_n) best = size, best_n = n;
+    }
     if (best == 0) break;
-    heap->sample_count[best] = 0;
-    int s = slot_for(best * 16, 0);
+    (void)served(heap, best, 1);
+    int s = slot_for(best, 0);
     if (s >= 0 && !heap->hot_on[s]) install(heap, s);
   }
 }
@@ -134,7 +148,7 @@ static void window_close(hsm_heap_t *heap) {
 void hsm_hot_sample(hsm_heap_t *heap, size_t size) {
   heap->sample_total++;
   if (size > 8 && size <= HSM_HOT_MAX_SIZE) {
-    uint16_t *count = &heap->sample_count[(size + 15) / 16];
+    uint16_t *count = &heap->sample_count[(size + 7) / 8];
     if (*count < UINT16_MAX) (*count)++;
   }
   if (--heap->sample_left == 0) window_close(heap);

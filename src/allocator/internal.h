@@ -277,15 +277,15 @@ struct hsm_heap_s {
   hsm_heap_t *all_next; /* every heap ever made (never freed) */
   hsm_heap_t *abandoned_next;
   /* hot sizes (hot.c) */
-  uint32_t sample_left;                             /* allocations left in the window, 0: none */
-  uint32_t sample_total;                            /* allocations seen in the window */
-  uint16_t sample_count[HSM_HOT_MAX_SIZE / 16 + 1]; /* by size rounded to 16, / 16 */
-  uint64_t sampled_ms;                              /* when the last window began */
-  uint8_t hot_on[HSM_HOT_SLOTS];                    /* slot installed in this heap */
-  uint8_t hot_pinned[HSM_HOT_SLOTS];                /* named by HSMALLOC_HOT_SIZES: never retired */
-  uint8_t hot_cold[HSM_HOT_SLOTS];                  /* consecutive windows below half the share */
-  uint32_t hot_count;                               /* slots installed */
-  hsm_page_queue_t kept[HSM_HOT_SLOTS];             /* empty pages held by postponed free */
+  uint32_t sample_left;                            /* allocations left in the window, 0: none */
+  uint32_t sample_total;                           /* allocations seen in the window */
+  uint16_t sample_count[HSM_HOT_MAX_SIZE / 8 + 1]; /* by 8-byte step: size rounded to 8, / 8 */
+  uint64_t sampled_ms;                             /* when the last window began */
+  uint8_t hot_on[HSM_HOT_SLOTS];                   /* slot installed in this heap */
+  uint8_t hot_pinned[HSM_HOT_SLOTS];               /* named by HSMALLOC_HOT_SIZES: never retired */
+  uint8_t hot_cold[HSM_HOT_SLOTS];                 /* consecutive windows below half the share */
+  uint32_t hot_count;                              /* slots installed */
+  hsm_page_queue_t kept[HSM_HOT_SLOTS];            /* empty pages held by postponed free */
   size_t kept_bytes[HSM_HOT_SLOTS];
   struct hsmalloc_chain *chain; /* the thread's default chain (hsmalloc_chain_set_default) */
   uint64_t rng;                 /* secure mode: page keys and the order of fresh blocks (check.c) */
@@ -442,6 +442,10 @@ HSM_HIDDEN void hsm_options_read(void);
 HSM_HIDDEN void hsm_hot_heap_start(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_hot_apply_seeds(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_hot_sample(hsm_heap_t *heap, size_t size);
+/* The block size of the hot class that would serve `size` (9..HSM_HOT_MAX_SIZE), and
+ * the first 8-byte step such a class serves (its last is size / 8) */
+HSM_HIDDEN size_t hsm_hot_class_size(size_t size, int packed);
+HSM_HIDDEN unsigned hsm_hot_first_step(size_t class_size);
 HSM_HIDDEN void hsm_hot_maintenance(hsm_heap_t *heap, uint64_t now);
 HSM_HIDDEN int hsm_hot_keep(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN hsm_page_t *hsm_hot_take_kept(hsm_heap_t *heap, size_t cls);

@@ -70,7 +70,8 @@ static const char *read_list_file(const char *path, char *buf, size_t cap, const
 }
 
 /* Sizes separated by commas or white space, each 1..HSM_HOT_MAX_SIZE, rounded up to
- * 16 (duplicates after rounding count once). Returns 0 with *why set on a bad token. */
+ * the hot class that serves them (hsm_hot_class_size: 8 or 16; duplicates after
+ * rounding count once). Returns 0 with *why set on a bad token. */
 static int parse_sizes(const char *s, size_t *out, int *n, char *bad, size_t badcap,
                        const char **why) {
   *n = 0;
@@ -93,7 +94,7 @@ static int parse_sizes(const char *s, size_t *out, int *n, char *bad, size_t bad
       *why = "is outside 1..4096 bytes";
       return 0;
     }
-    v = (v + 15) & ~(size_t)15;
+    v = hsm_hot_class_size(v, hsm_options.packed != 0);
     int dup = 0;
     for (int k = 0; k < *n; k++) dup |= out[k] == v;
     if (dup) continue;

@@ -60,9 +60,21 @@ static uint8_t class_slices_of(size_t bsize) {
   return (uint8_t)((bsize + HSM_SLICE_SIZE - 1) / HSM_SLICE_SIZE);
 }
 
+/* A hot class is as fine as the fixed classes around it: with packed classes every
+ * 8-byte step up to 128 has a class of its own (a hot 24 must be a class of 24: one of
+ * 32 would not serve it), above (or with HSMALLOC_PACKED=0) a step of 16. */
+size_t hsm_hot_class_size(size_t size, int packed) {
+  if (packed && size <= 128) return size <= 16 ? 16 : (size + 7) & ~(size_t)7;
+  return (size + 15) & ~(size_t)15;
+}
+
+unsigned hsm_hot_first_step(size_t class_size) {
+  return (unsigned)(class_size / 8 - (hsm_packed && class_size <= 128 ? 0 : 1));
+}
+
 /* Block size, page span and cache bound of class `cls`; a hot class of size `size`
- * (a multiple of 16, at most HSM_HOT_MAX_SIZE) serves the sizes size - 15 .. size:
- * the two 8-byte table steps ending at it. */
+ * (hsm_hot_class_size's, at most HSM_HOT_MAX_SIZE) serves the sizes of its 8-byte
+ * table steps, hsm_hot_first_step(size) .. size / 8. */
 /* A hot class holds most of a program's blocks: its page is the span of 1 to 4 slices
  * that wastes the smallest share (2064-byte blocks waste 2.4% of one slice, 0.27% of
  * three). */
@@ -80,8 +92,8 @@ void hsm_class_set_size(size_t cls, size_t size) {
   if (limit < HSM_CACHE_MIN_BLOCKS) limit = HSM_CACHE_MIN_BLOCKS;
   if (limit > HSM_CACHE_MAX_BLOCKS) limit = HSM_CACHE_MAX_BLOCKS;
   hsm_cache_limit[cls] = (uint32_t)limit;
-  if (hsm_is_hot(cls)) { /* up to 128 with packed classes, only its own 8-byte step */
-    hsm_class_lo8[cls] = (uint16_t)(size / 8 - (hsm_packed && size <= 128 ? 0 : 1));
+  if (hsm_is_hot(cls)) {
+    hsm_class_lo8[cls] = (uint16_t)hsm_hot_first_step(size);
     hsm_class_hi8[cls] = (uint16_t)(size / 8);
   }
 }

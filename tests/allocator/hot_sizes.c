@@ -19,6 +19,13 @@
  *                  576), 1040 is promoted; the phase-one blocks keep their contents and
  *                  their usable size (528 after the first window), and free into the
  *                  retired class's row
+ *   packed         rounds of 2 x 20, 1 x 36 and 1 x 100 bytes: packed classes make every
+ *                  8-byte step up to 128 a class, so the hot classes detected are 24,
+ *                  40 and 104 (not 32, 48 and 112, which would serve none of them), each
+ *                  counting exactly the allocations after the window
+ *   named C LO     HSMALLOC_HOT_SIZES names one size whose class is C, serving LO..C:
+ *                  every size 9..40, 100 times: usable size C for LO..C, the row of C
+ *                  counts exactly those allocations and their requested bytes
  *   pattern        the seeded mode's allocations alone (500 rounds), for the recorder
  * Prints "ok <mode> checks=<n>", or the first failed check and exits 1. */
 #define _GNU_SOURCE
@@ -223,9 +230,68 @@ static void *small_thread(void *arg) {
   return NULL;
 }
 
+/* ---- packed: hot sizes up to 128 detected in 8-byte steps ---- */
+
+static const size_t packed_sizes[4] = {20, 20, 36, 100};
+#define PACKED_ALLOCS 4000
+
+static void *packed_thread(void *arg) {
+  (void)arg;
+  stats_get(&before);
+  for (long i = 0; i < PACKED_ALLOCS; i++) {
+    void *volatile p = malloc(packed_sizes[i % 4]);
+    free(p);
+  }
+  stats_get(&after);
+  static const size_t classes[4] = {24, 24, 40, 104};
+  for (int c = 1; c < 4; c++) {
+    uint64_t hot = 0, req = 0;
+    for (long i = SAMPLE; i < PACKED_ALLOCS; i++)
+      if (classes[i % 4] == classes[c]) hot++, req += packed_sizes[i % 4];
+    const hsmalloc_hot_stats_t *r = row(&after, classes[c]);
+    CHECK(r != NULL && r->seeded == 0, "%zu: no detected hot row", classes[c]);
+    CHECK(DELTA(classes[c], allocs) == hot && DELTA(classes[c], requested_bytes) == req,
+          "%zu: allocs %llu requested %llu, expected %llu and %llu", classes[c],
+          (unsigned long long)DELTA(classes[c], allocs),
+          (unsigned long long)DELTA(classes[c], requested_bytes), (unsigned long long)hot,
+          (unsigned long long)req);
+  }
+  for (size_t wrong = 32; wrong <= 112; wrong += 16)
+    CHECK(row(&after, wrong) == NULL, "a hot class of %zu that serves none of the sizes", wrong);
+  return NULL;
+}
+
+/* ---- named C LO: a named size's class serves exactly LO..C ---- */
+
+static size_t named_class, named_lo;
+
+static void *named_thread(void *arg) {
+  (void)arg;
+  stats_get(&before);
+  uint64_t hot = 0, req = 0;
+  for (int r = 0; r < 100; r++)
+    for (size_t n = 9; n <= 40; n++) {
+      void *volatile p = malloc(n);
+      int in = n >= named_lo && n <= named_class;
+      hot += in, req += in ? n : 0;
+      CHECK(!in || malloc_usable_size(p) == named_class, "%zu bytes: usable %zu, expected %zu", n,
+            malloc_usable_size(p), named_class);
+      free(p);
+    }
+  stats_get(&after);
+  const hsmalloc_hot_stats_t *r = row(&after, named_class);
+  CHECK(r != NULL && r->seeded == 1, "%zu: not a seeded row", named_class);
+  CHECK(DELTA(named_class, allocs) == hot && DELTA(named_class, requested_bytes) == req,
+        "%zu: allocs %llu requested %llu, expected %llu and %llu", named_class,
+        (unsigned long long)DELTA(named_class, allocs),
+        (unsigned long long)DELTA(named_class, requested_bytes), (unsigned long long)hot,
+        (unsigned long long)req);
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: hot_sizes detect|seeded LIST|retire|small|pattern\n");
+    fprintf(stderr, "usage: hot_sizes detect|seeded LIST|retire|small|packed|named C LO|pattern\n");
     return 2;
   }
   if (strcmp(argv[1], "pattern") == 0) { /* for the recorder: the allocations only */
@@ -257,6 +323,12 @@ int main(int argc, char **argv) {
     run_in_thread(retire_thread, NULL);
   } else if (strcmp(mode, "small") == 0) {
     run_in_thread(small_thread, NULL);
+  } else if (strcmp(mode, "packed") == 0) {
+    run_in_thread(packed_thread, NULL);
+  } else if (strcmp(mode, "named") == 0 && argc == 4) {
+    named_class = (size_t)atol(argv[2]);
+    named_lo = (size_t)atol(argv[3]);
+    run_in_thread(named_thread, NULL);
   } else {
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;

@@ -2,9 +2,10 @@
 program's allocations, chosen as hsmalloc's HSMALLOC_HOT_SIZES takes them (shared by
 `heapscope run --hot-sizes` and a report's hint).
 
-hsmalloc serves a named size with an exact class, the size rounded up to 16 bytes, for
-sizes 9 to 4096 (a size of 8 bytes or less already has an 8-byte class), at most 8 of
-them. Sizes that round to the same class are counted together; a class is chosen when
+hsmalloc serves a named size with an exact class for sizes 9 to 4096 (a size of 8
+bytes or less already has an 8-byte class), at most 8 of them: the size rounded up to
+8 bytes up to 128 (its packed classes, the default, make every 8-byte step there a
+class: a hot 20 is the class of 24, which one of 32 would not serve), to 16 above. Sizes that round to the same class are counted together; a class is chosen when
 its sizes take at least `min_share` of all recorded allocations, hottest first.
 """
 from dataclasses import dataclass
@@ -19,13 +20,16 @@ DEFAULT_MIN_SHARE = 0.05
 
 @dataclass(frozen=True)
 class HotSize:
-    size: int           # the class: the sizes rounded up to 16
+    size: int           # the class: the sizes rounded up as class_of does
     count: int          # allocations of sizes in the class
     share: float        # count / all allocations
     sizes: tuple        # the exact sizes seen, hottest first
 
 
 def class_of(size: int) -> int:
+    """The hot class hsmalloc (packed classes on, its default) gives `size`."""
+    if size <= 128:
+        return max(16, (size + 7) // 8 * 8)
     return (size + 15) // 16 * 16
 
 
