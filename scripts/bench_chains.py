@@ -3,7 +3,7 @@
 (BENCHMARKS.md, "Chains against an application's own pool").
 
     PYTHONPATH=python HEAPSCOPE_NATIVE_DIR=$PWD/build/native \
-        python3 scripts/bench_chains.py [--runs N] [--threads 1,2] [ARGS for the workload]
+        python3 scripts/bench_chains.py [--runs N] [--threads 1,2] [--before LIB] [ARGS for the workload]
 
 Every configuration is the same program and input with --pool 0 (new/delete), 1 (the
 study's per-thread pool: pointer bump, recycling vector, batch release) or 2 (hsmalloc
@@ -55,11 +55,21 @@ def main():
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--only", help="labels of the configurations to run, separated by ;")
+    parser.add_argument("--before", metavar="LIB",
+                        help="another libhsmalloc.so (an earlier build): its pool, chain and "
+                             "new/delete rows run interleaved with the others, labelled 'before'")
     parser.add_argument("args", nargs="*", help="more arguments for hs-wl-mesh-refine")
     opts = parser.parse_args()
+    configs = list(CONFIGS)
+    if opts.before:
+        if not os.path.isfile(opts.before):
+            sys.exit(f"bench_chains: --before {opts.before}: no such file")
+        configs += [("custom pool, hsmalloc before", 1, "before", {}),
+                    ("chain + free-all, hsmalloc before", 2, "before", {}),
+                    ("new/delete, hsmalloc before", 0, "before", {})]
     program = str(native_dir() / "bin" / "hs-wl-mesh-refine")
-    preload = {}
-    for label, _, name, _ in CONFIGS:
+    preload = {"before": opts.before} if opts.before else {}
+    for label, _, name, _ in configs:
         if opts.only and label not in opts.only.split(";") and label != BASELINE:
             continue
         if name != "glibc" and name not in preload:
@@ -74,9 +84,10 @@ def main():
         subprocess.run(["objcopy", "--remove-section=.comment", stripped], check=True)
     for threads in [int(t) for t in opts.threads.split(",")]:
         wanted = set(opts.only.split(";")) if opts.only else None
-        table = {label: (pool, name, extra) for label, pool, name, extra in CONFIGS
+        table = {label: (pool, name, extra) for label, pool, name, extra in configs
                  if (wanted is None and label not in OPTIONAL)
-                 or (wanted is not None and label in wanted) or label == BASELINE}
+                 or (wanted is not None and label in wanted) or label == BASELINE
+                 or name == "before"}
 
         def run_one(label):
             pool, name, extra = table[label]

@@ -146,10 +146,11 @@ static inline __attribute__((always_inline)) void *hsm_chain_take(hsmalloc_chain
   if (HSM_LIKELY(b != NULL)) {
     c->free[cls] = b->next;
   } else {
-    p = c->cur[cls];
-    size_t bsize = hsm_chain_class_size[cls];
-    if (HSM_UNLIKELY(p == NULL || p + bsize > c->cur_end[cls])) return NULL;
-    c->cur[cls] = p + bsize;
+    /* no span yet: cur and cur_end are both NULL, so the bound test fails too */
+    uintptr_t at = (uintptr_t)c->cur[cls], next = at + hsm_chain_class_size[cls];
+    if (HSM_UNLIKELY(next > (uintptr_t)c->cur_end[cls])) return NULL;
+    c->cur[cls] = (uint8_t *)next;
+    p = (uint8_t *)at;
   }
   HSM_COUNT(c->allocs[cls], 1);
   HSM_COUNT(c->requested, size);

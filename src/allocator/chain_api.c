@@ -177,11 +177,12 @@ static __attribute__((noinline)) void *chain_malloc_slow(hsmalloc_chain_t *c, si
   return alloc_locked(c, size, 1, "hsmalloc_chain_malloc");
 }
 
-/* The fast path is a leaf, as malloc's: the owner, a recycled block or the next one
- * of the class's span, two counters. */
+/* The fast path is a leaf without a stack frame, as malloc's: the owner, the class
+ * from the table (sizes above it, whose class is computed, take the slow path), a
+ * recycled block or the next one of the class's span, two counters. */
 HSM_EXPORT void *hsmalloc_chain_malloc(hsmalloc_chain_t *c, size_t size) {
-  if (HSM_LIKELY(c != NULL && c->owner == hsm_chain_self() && size <= HSM_SMALL_MAX)) {
-    void *p = hsm_chain_take(c, hsm_chain_class_of(size, 1), size);
+  if (HSM_LIKELY(c != NULL && size <= HSM_CLASS_TABLE_MAX && c->owner == hsm_chain_self())) {
+    void *p = hsm_chain_take(c, hsm_class_table[(size + 7) >> 3], size);
     if (HSM_LIKELY(p != NULL)) return p;
   }
   return chain_malloc_slow(c, size);
@@ -229,9 +230,9 @@ static __attribute__((noinline)) void chain_free_slow(hsmalloc_chain_t *c, void 
 HSM_EXPORT void hsmalloc_chain_free(hsmalloc_chain_t *c, void *p) {
   if (HSM_LIKELY(hsm_registry_kind(p) == HSM_REG_CHAIN_SEG)) { /* (NULL: unit 0, none) */
     hsm_cregion_t *r = (hsm_cregion_t *)((uintptr_t)p & ~(uintptr_t)HSM_SEGMENT_MASK);
-    if (HSM_LIKELY(r->chain == c && c->owner == hsm_chain_self() && (uint8_t *)p >= r->base &&
-                   (uint8_t *)p < r->end)) {
-      size_t page = (size_t)((uint8_t *)p - r->base) >> HSM_CHAIN_PAGE_SHIFT;
+    /* one compare for base <= p < end: below base, the page number wraps above npages */
+    size_t page = (size_t)((uint8_t *)p - r->base) >> HSM_CHAIN_PAGE_SHIFT;
+    if (HSM_LIKELY(r->chain == c && page < r->npages && c->owner == hsm_chain_self())) {
       unsigned cls = r->span[r->head[page]] & 0x1FF; /* the class, and the aligned flag */
       if (HSM_LIKELY(cls < HSM_CHAIN_CLASSES)) {
         hsm_block_t *b = p;

@@ -68,42 +68,88 @@ static __attribute__((noinline)) void *new_first(size_t n, uintptr_t pc, int not
   return new_site(n, pc, nothrow);
 }
 
-/* A call site the heap's table does not hold: learn its lane, then allocate. */
-static __attribute__((noinline)) void *new_learn(hsm_heap_t *heap, size_t n, uintptr_t pc,
-                                                 int nothrow) {
-  hsm_site_learn(heap, (unsigned)(pc % HSM_SITE_SLOTS), pc, n);
+/* The fast path missed its slot: a site the table does not hold (learn its lane), a
+ * site of lane 0 at 16-byte alignment (hsm_new_malloc's path), a known site asking for
+ * another size, more than HSM_SITE_MAX bytes, lanes off, or no heap yet. */
+static __attribute__((noinline)) void *new_miss(hsm_heap_t *heap, size_t n, uintptr_t pc,
+                                                int nothrow) {
+  if (n > HSM_SITE_MAX || !heap->site_lanes) {
+    if (n <= HSM_SITE_MAX && heap == &hsm_heap_empty) return new_first(n, pc, nothrow);
+    return new_plain(n, nothrow);
+  }
+  unsigned slot = (unsigned)(pc % HSM_SITE_SLOTS);
+  if (heap->site_pc[slot] != pc) {
+    hsm_site_learn(heap, slot, pc, n);
+  } else if (heap->site_base[slot] == 0) { /* lane 0; row 0: the site's new may be packed */
+    if (heap->site_row[slot] != 0) return new_plain(n, nothrow);
+    heap->site_sc[slot][0] = HSM_SITE_MALLOC; /* again, after lanes were off */
+    return new_packed(n, nothrow);
+  } else {
+    hsm_site_resize(heap, slot, n);
+  }
   return new_site(n, pc, nothrow);
 }
 
-/* new of up to HSM_SITE_MAX bytes from a call site with a lane (site.c): a list pop
- * from the lane's class; lane 0 and everything else take malloc's path. The table's
- * slot is the return address modulo 256: the same in every run, as ASLR moves code by
- * whole 4 KiB pages. */
+/* malloc's two counters, each one `add` addressed from the heap and the class (as
+ * count_class in alloc.c: the compiler would compute the address of each apart). */
+static inline __attribute__((always_inline)) void count_new(hsm_heap_t *heap, size_t cls,
+                                                            size_t size) {
+#if defined(__x86_64__)
+  __asm__ volatile(
+      "addq $1, %c[a](%[h],%[c],8)\n\taddq %[n], %c[r](%[h],%[c],8)"
+      :
+      : [h] "r"(heap), [c] "r"(cls), [n] "r"(size), [a] "i"(offsetof(hsm_heap_t, stats.allocs)),
+        [r] "i"(offsetof(hsm_heap_t, stats.requested))
+      : "memory");
+#else
+  HSM_COUNT(heap->stats.allocs[cls], 1);
+  HSM_COUNT(heap->stats.requested[cls], size);
+#endif
+}
+
+/* The list pop of new's fast path, the same for either page. */
+static inline __attribute__((always_inline)) void *new_pop(hsm_heap_t *heap, hsm_page_t *pg,
+                                                           hsm_block_t *b, size_t cls, size_t n) {
+  pg->free = b->next; /* no secure page: lanes are off in secure mode */
+  b->mark = 0;
+  pg->used++;
+  count_new(heap, cls, n);
+  return b;
+}
+
+/* new of up to HSM_SITE_MAX bytes from a call site the heap's table holds (site.c);
+ * its slot (the return address modulo 256: the same in every run, as ASLR moves code
+ * by whole 4 KiB pages) keeps the size the site last asked for:
+ *   - that size, for a site of lane 1 or up: the class of the size in the site's lane
+ *     is in the slot too, so a hit is three compares and a list pop from the class's
+ *     current page (direct, not fast_direct: a hot-size window, which empties
+ *     fast_direct until malloc has made enough allocations, does not sample lanes);
+ *   - HSM_SITE_MALLOC, for a site of lane 0 whose new may be packed: malloc's fast
+ *     path (its class by size, hot sizes included; fast_direct empty sends it to
+ *     malloc's own path);
+ *   - anything else (another size, lane 0 at 16-byte alignment, lanes off: no slot
+ *     keeps a size then, hsm_site_lanes_update): new_miss. */
 static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t pc, int nothrow) {
   hsm_heap_t *heap = hsm_tls_heap;
-  if (HSM_LIKELY(n <= HSM_SITE_MAX && heap->site_lanes)) {
-    unsigned slot = (unsigned)(pc % HSM_SITE_SLOTS);
-    if (HSM_UNLIKELY(heap->site_pc[slot] != pc)) return new_learn(heap, n, pc, nothrow);
-    unsigned base = heap->site_base[slot];
-    unsigned row = heap->site_row[slot];
-    if (base != 0) {
-      /* row HSM_SITE_ROW: a packed size takes the 16-aligned class above it */
-      size_t cls = base + hsm_site_class[row + ((n + 7) >> 3)];
-      hsm_page_t *pg = heap->direct[cls];
-      hsm_block_t *b = pg->free;
-      if (HSM_UNLIKELY(b == NULL)) return new_lane_slow(heap, n, cls, nothrow);
-      pg->free = b->next; /* no secure page: lanes are off in secure mode */
-      b->mark = 0;
-      pg->used++;
-      HSM_COUNT(heap->stats.allocs[cls], 1);
-      HSM_COUNT(heap->stats.requested[cls], n);
-      return b;
-    }
-    if (row == 0) return new_packed(n, nothrow);
-  } else if (n <= HSM_SITE_MAX && heap == &hsm_heap_empty) {
-    return new_first(n, pc, nothrow);
+  unsigned slot = (unsigned)(pc % HSM_SITE_SLOTS);
+  if (HSM_UNLIKELY(n > HSM_SITE_MAX || heap->site_pc[slot] != pc))
+    return new_miss(heap, n, pc, nothrow);
+  unsigned kept = heap->site_sc[slot][0];
+  if (HSM_LIKELY(kept == n)) {
+    size_t cls = heap->site_sc[slot][1];
+    hsm_page_t *pg = heap->direct[cls];
+    hsm_block_t *b = pg->free;
+    if (HSM_UNLIKELY(b == NULL)) return new_lane_slow(heap, n, cls, nothrow);
+    return new_pop(heap, pg, b, cls, n);
   }
-  return new_plain(n, nothrow);
+  if (HSM_LIKELY(kept == HSM_SITE_MALLOC)) {
+    size_t cls = heap->fast_class[n];
+    hsm_page_t *pg = heap->fast_direct[cls];
+    hsm_block_t *b = pg->free;
+    if (HSM_UNLIKELY(b == NULL)) return new_packed(n, nothrow);
+    return new_pop(heap, pg, b, cls, n);
+  }
+  return new_miss(heap, n, pc, nothrow);
 }
 #define SITE ((uintptr_t)__builtin_return_address(0))
 

@@ -255,9 +255,12 @@ struct hsm_heap_s {
   uint8_t fast_class[HSM_CLASS_TABLE_MAX + 1];
   hsm_page_t *direct[HSM_CLASSES]; /* current page per class, never NULL */
   uint8_t class8[HSM_TABLE8];      /* by (size + 7) / 8: the class serving it here */
-  /* call-site lanes (site.c): per remembered call site, 0 (lane 0: the ordinary
-   * classes) or the first class of its lane; site_lanes 0 sends operator new to malloc */
+  /* call-site lanes (site.c): per remembered call site, operator new's fast path: the
+   * size last asked for there (HSM_SITE_NONE: lane 0, which takes malloc's path) and
+   * the class serving it; then 0 (lane 0: the ordinary classes) or the first class of
+   * its lane; site_lanes 0 sends operator new to malloc */
   uintptr_t site_pc[HSM_SITE_SLOTS];
+  uint8_t site_sc[HSM_SITE_SLOTS][2]; /* size, class: one line for both */
   uint8_t site_base[HSM_SITE_SLOTS];
   /* 0: the site's module was built by GCC only, new may be packed; HSM_SITE_ROW: 16 */
   uint8_t site_row[HSM_SITE_SLOTS];
@@ -469,6 +472,9 @@ static inline size_t hsm_lane_fixed_class(size_t cls) {
 /* Call site `pc` missed slot `slot` of the heap's table: remember it with the next lane
  * of the class of `size`; returns what the slot now holds (site_base). */
 HSM_HIDDEN unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc, size_t size);
+/* A known site of lane 1 or up asks for `size` (up to HSM_SITE_MAX): the class of it in
+ * the site's lane, for the fast path. */
+HSM_HIDDEN void hsm_site_resize(hsm_heap_t *heap, unsigned slot, size_t size);
 /* Whether operator new may use lanes in this heap (no secure mode, no default chain). */
 HSM_HIDDEN void hsm_site_lanes_update(hsm_heap_t *heap);
 /* by site_row + (size + 7) / 8 up to HSM_SITE_MAX: the fixed class serving new of a site

@@ -20,9 +20,13 @@
  *
  * The slot also keeps whether the site's new may be packed (8-byte aligned classes 24,
  * 40 .. 120): decided once, when the site is learned, by the compiler that built the
- * site's module (module.c: GCC only) or HSMALLOC_PACKED (0: never, all: always). The
- * fast path reads the class from row 0 (packed) or row HSM_SITE_ROW (16) of
+ * site's module (module.c: GCC only) or HSMALLOC_PACKED (0: never, all: always); the
+ * class of a size comes from row 0 (packed) or row HSM_SITE_ROW (16) of
  * hsm_site_class. With lanes off, new keeps 16 unless HSMALLOC_PACKED=all.
+ *
+ * new's fast path (cxx.c) reads no table but the slot: site_sc keeps the size the site
+ * last asked for and its class (hsm_site_resize, when the size changes), or for lane 0
+ * HSM_SITE_MALLOC (malloc's fast path, packed) or HSM_SITE_NONE (hsm_new_malloc).
  */
 #include "internal.h"
 
@@ -55,7 +59,18 @@ unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc, size_t si
   heap->site_pc[slot] = pc;
   heap->site_base[slot] =
       (uint8_t)(lane == 0 ? 0 : HSM_LANE_BASE + (lane - 1) * HSM_SITE_LANE_CLASSES);
+  /* lane 0 takes malloc's classes by size (hot sizes included): its fast path where the
+   * site's new may be packed, else hsm_new_malloc */
+  if (lane != 0) hsm_site_resize(heap, slot, size);
+  else heap->site_sc[slot][0] = heap->site_row[slot] == 0 ? HSM_SITE_MALLOC : HSM_SITE_NONE;
   return heap->site_base[slot];
+}
+
+/* row HSM_SITE_ROW: a packed size takes the 16-aligned class above it */
+void hsm_site_resize(hsm_heap_t *heap, unsigned slot, size_t size) {
+  heap->site_sc[slot][1] =
+      (uint8_t)(heap->site_base[slot] + hsm_site_class[heap->site_row[slot] + ((size + 7) >> 3)]);
+  heap->site_sc[slot][0] = (uint8_t)size;
 }
 
 /* Other threads' tables too: a slot of unloaded code is used by no thread any more
@@ -68,6 +83,11 @@ void hsm_sites_forget(uintptr_t lo, uintptr_t hi) {
   hsm_heaps_unlock();
 }
 
+/* Lanes off (a default chain serves new): no slot may hit new's fast path, so every
+ * size is forgotten; the sites keep their lanes, and take them up again with their next
+ * new once lanes are back (new_miss in cxx.c). */
 void hsm_site_lanes_update(hsm_heap_t *heap) {
   heap->site_lanes = (uint8_t)(hsm_options.site_lanes && !hsm_secure && heap->chain == NULL);
+  if (!heap->site_lanes)
+    for (unsigned slot = 0; slot < HSM_SITE_SLOTS; slot++) heap->site_sc[slot][0] = HSM_SITE_NONE;
 }

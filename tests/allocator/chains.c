@@ -483,6 +483,8 @@ static void mode_misuse(const char *what) {
   pthread_t t;
   if (strcmp(what, "free-other-chain") == 0) hsmalloc_chain_free(b, pa);
   else if (strcmp(what, "free-not-chain") == 0) hsmalloc_chain_free(a, malloc(10));
+  /* in the chain's own segment, below its pages: its bookkeeping */
+  else if (strcmp(what, "free-chain-header") == 0) hsmalloc_chain_free(a, a);
   else if (strcmp(what, "alloc-other-thread") == 0) pthread_create(&t, NULL, thread_alloc, NULL), pthread_join(t, NULL);
   else if (strcmp(what, "reset-other-thread") == 0) pthread_create(&t, NULL, thread_reset, NULL), pthread_join(t, NULL);
   else if (strcmp(what, "destroyed") == 0) { /* a chain in a caller's buffer: still readable */

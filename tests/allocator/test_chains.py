@@ -57,6 +57,7 @@ def test_chain_mode(chains, mode, fewest):
 MISUSE = {
     "free-other-chain": "hsmalloc_chain_free: the block belongs to another chain",
     "free-not-chain": "hsmalloc_chain_free: not a block of any chain",
+    "free-chain-header": "hsmalloc_chain_free: not a block of any chain",
     "alloc-other-thread": "hsmalloc_chain_malloc: the chain is not shared and this thread is not its owner",
     "reset-other-thread": "hsmalloc_chain_reset: the chain is not shared and this thread is not its owner",
     "destroyed": "hsmalloc_chain_malloc: not a chain (destroyed, or never created)",

@@ -12,6 +12,7 @@ import pytest
 from helpers.elf import without_comment
 
 N = 2000
+SIZES_N = 3000  # site_sizes.cpp's N
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +99,31 @@ def test_new_keeps_16_byte_alignment_and_counts_the_request(build, native, tmp_p
             totals.append((stats["requested_total"], stats["allocated_total"], stats["allocs"]))
         (r1, a1, n1), (r2, a2, n2) = totals
         assert (r2 - r1, a2 - a1, n2 - n1) == (3000 * 24, 3000 * block, 3000), exe.name
+
+
+@pytest.mark.parametrize("comment", [True, False])
+def test_a_site_of_a_lane_that_changes_size_or_meets_a_default_chain(build, native, comment):
+    """new's fast path keeps, per call site, the size it last asked for and its class
+    (src/allocator/cxx.c): a lane-1 site asking for 17..128 bytes in turn gets each
+    size's class (8-byte steps packed, 16 for code of unknown compiler), its 24-byte
+    blocks stay off lane 0's pages, the heap counts every new and sized delete with its
+    request; a default chain takes the site's new, and the lane has it again after."""
+    exe = build("../allocator/site_sizes.cpp", "-O1", "-pthread", name="site_sizes")
+    if not comment:
+        exe = without_comment(exe)
+    out = run(exe, native, "packed" if comment else "aligned")
+    rounds, sizes = 50, range(17, 129)
+    assert f"usable 0\napart 0\n" in out, out
+    assert f"counted {rounds * len(sizes)} {rounds * sum(sizes)} {rounds * len(sizes)}\n" in out, out
+    assert out.rstrip().endswith("chain 1 0"), out
+    assert f"lane0 {24 if comment else 32} counted {SIZES_N + 1} {(SIZES_N + 1) * 24} {SIZES_N}\n" in out, out
+
+
+def test_lane_0_new_takes_malloc_hot_size_class(build, native):
+    """A site of lane 0 takes malloc's classes on new's fast path too: with 32 named a hot
+    size, the 32-byte objects of a lane-0 site all come from the hot class; without (and
+    no detection), none."""
+    exe = build("../allocator/site_sizes.cpp", "-O1", "-pthread", name="site_sizes")
+    named = run(exe, native, "packed", HSMALLOC_HOT_SIZES="32", HSMALLOC_HOT_DETECT="0")
+    assert f"hot32 {SIZES_N}\n" in named, named
+    assert "hot32 0\n" in run(exe, native, "packed", HSMALLOC_HOT_DETECT="0")
