@@ -128,15 +128,12 @@ static inline __attribute__((always_inline)) uintptr_t imul_const(uintptr_t unit
 }
 
 /* The fast path: our own small block (one registry compare, the page, the owner and
- * flags in one compare, the two checks, a push, the counter, the page's count). */
-void hsm_free(void *p) {
-  /* NULL: unit 0, never ours. A pointer above the 47 bits of user space (never one of
-   * ours) is masked to one below: where that is a segment, the block-start check
-   * rejects it, or (some of bits 58-63 set) it faults on the mark's read below, before
-   * anything is written. q: bits 16-46, the pointer's 64 KiB slice; unit: its 2 MiB. */
-  uintptr_t q =
-      (uintptr_t)p << (64 - HSM_ADDRESS_BITS) >> (64 - HSM_ADDRESS_BITS + HSM_SLICE_SHIFT);
-  uintptr_t unit = q >> (HSM_SEGMENT_SHIFT - HSM_SLICE_SHIFT);
+ * flags in one compare, the two checks, a push, the counter, the page's count), given
+ * the pointer's 2 MiB unit and its 64 KiB slice q (bits 21-46 and 16-46: a pointer
+ * above the 47 bits of user space, never one of ours, is read as one below: where that
+ * is a segment, the block-start check rejects it, or, some of bits 58-63 set, it faults
+ * on the mark's read below, before anything is written; NULL is unit 0, never ours). */
+static inline __attribute__((always_inline)) void free_fast(void *p, uintptr_t q, uintptr_t unit) {
   if (HSM_LIKELY(hsm_byte_eq(hsm_registry, unit, HSM_REG_SEGMENT))) {
     /* the segment's slice table indexed by q itself: its base moved back by the
      * entries of q's bits above the slice (one multiplication, no mask nor shift) */
@@ -164,6 +161,36 @@ void hsm_free(void *p) {
   }
   free_outside_segments(p);
 }
+
+/* The plain path (every x86-64, and the library's own callers): q and unit by shifts,
+ * the top 17 bits shifted out. */
+void hsm_free(void *p) {
+  uintptr_t q =
+      (uintptr_t)p << (64 - HSM_ADDRESS_BITS) >> (64 - HSM_ADDRESS_BITS + HSM_SLICE_SHIFT);
+  free_fast(p, q, q >> (HSM_SEGMENT_SHIFT - HSM_SLICE_SHIFT));
+}
+
+#if defined(__x86_64__) && !defined(HSMALLOC_NO_OVERRIDE)
+/* BMI1's bextr takes a bit field in one instruction (and its control, one move): q and
+ * unit in four instead of five, and p stays in its register. The exported free picks
+ * this path when the CPU has BMI1 (an ifunc, chosen once at load). */
+#define BEXTR_CTL(start, len) ((unsigned)(start) | (unsigned)(len) << 8)
+__attribute__((target("bmi"))) static void hsm_free_bmi(void *p) {
+  uintptr_t q = __builtin_ia32_bextr_u64(
+      (uintptr_t)p, BEXTR_CTL(HSM_SLICE_SHIFT, HSM_ADDRESS_BITS - HSM_SLICE_SHIFT));
+  uintptr_t unit = __builtin_ia32_bextr_u64(
+      (uintptr_t)p, BEXTR_CTL(HSM_SEGMENT_SHIFT, HSM_ADDRESS_BITS - HSM_SEGMENT_SHIFT));
+  free_fast(p, q, unit);
+}
+
+#include <cpuid.h>
+/* Runs while relocations are processed (before constructors): cpuid only. */
+static void (*resolve_free(void))(void *) {
+  unsigned a, b, c, d;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_BMI)) return hsm_free_bmi;
+  return hsm_free;
+}
+#endif
 
 size_t hsm_usable_size(const void *p) {
   if (p == NULL) return 0;
@@ -203,7 +230,15 @@ int hsm_owns(const void *p) {
 }
 
 #ifndef HSMALLOC_NO_OVERRIDE
+#if defined(__x86_64__)
+#define FREE_IFUNC(name) \
+  extern __typeof__(hsm_free) name __attribute__((ifunc("resolve_free"), visibility("default")))
+FREE_IFUNC(free);
+FREE_IFUNC(__libc_free);
+FREE_IFUNC(cfree);
+#else
 HSM_ALIAS(free, hsm_free);
 HSM_ALIAS(__libc_free, hsm_free);
 HSM_ALIAS(cfree, hsm_free);
+#endif
 #endif
