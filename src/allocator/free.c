@@ -128,7 +128,8 @@ static inline __attribute__((always_inline)) uintptr_t imul_const(uintptr_t unit
 }
 
 /* The fast path: our own small block (one registry compare, the page, the owner and
- * flags in one compare, the two checks, a push, the counter, the page's count), given
+ * flags in one compare with the thread pointer, the two checks, a push, the page's
+ * counters of frees and of blocks out), given
  * the pointer's 2 MiB unit and its 64 KiB slice q (bits 21-46 and 16-46: a pointer
  * above the 47 bits of user space, never one of ours, is read as one below: where that
  * is a segment, the block-start check rejects it, or, some of bits 58-63 set, it faults
@@ -139,8 +140,7 @@ static inline __attribute__((always_inline)) void free_fast(void *p, uintptr_t q
      * entries of q's bits above the slice (one multiplication, no mask nor shift) */
     uintptr_t table = imul_const(unit) + offsetof(hsm_segment_t, slice_page);
     hsm_page_t *pg = *(hsm_page_t **)(table + q * sizeof(hsm_page_t *));
-    hsm_heap_t *heap = hsm_tls_heap;
-    if (HSM_LIKELY(hsm_ptr_eq((void *const *)&pg->fast_owner, heap))) {
+    if (HSM_LIKELY(hsm_ptr_eq((void *const *)&pg->fast_owner, hsm_thread_self()))) {
       /* our own block, no flag (so the page's key is 0): a block start among those
        * carved, and not free already (its mark is the page) */
       hsm_block_t *b = p;
@@ -151,46 +151,35 @@ static inline __attribute__((always_inline)) void free_fast(void *p, uintptr_t q
       b->mark = (uintptr_t)pg; /* also tells calloc the block is not fresh (hsm_page_pop) */
       b->next = pg->free;      /* LIFO: reused next, still in cache */
       pg->free = b;
-      HSM_COUNT(heap->stats.frees[pg->class_id], 1);
-      /* the page became empty, or it was parked full (HSM_USED_FULL) */
-      if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(heap, pg);
+      HSM_COUNT(pg->frees, 1); /* the heap's frees[class] when harvested (hsm_page_harvest) */
+      /* the page became empty, or it was parked full (HSM_USED_FULL); the page's heap
+       * is this thread's (its fast owner) */
+      if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(pg->heap, pg);
       return;
     }
-    free_other(heap, pg, p);
+    free_other(hsm_tls_heap, pg, p);
     return;
   }
   free_outside_segments(p);
 }
 
-/* The plain path (every x86-64, and the library's own callers): q and unit by shifts,
- * the top 17 bits shifted out. */
+/* The pointer's top 17 bits shifted out by a multiplication by 2^17: an imul with an
+ * immediate keeps p in its register (a shift would need a copy first, one instruction
+ * more), at two cycles of latency more than mov and shl. */
+static inline __attribute__((always_inline)) uintptr_t low_bits_up(const void *p) {
+#if defined(__x86_64__)
+  uintptr_t t;
+  __asm__("imulq %2, %1, %0" : "=r"(t) : "r"(p), "i"((uintptr_t)1 << (64 - HSM_ADDRESS_BITS)));
+  return t;
+#else
+  return (uintptr_t)p << (64 - HSM_ADDRESS_BITS);
+#endif
+}
+
 void hsm_free(void *p) {
-  uintptr_t q =
-      (uintptr_t)p << (64 - HSM_ADDRESS_BITS) >> (64 - HSM_ADDRESS_BITS + HSM_SLICE_SHIFT);
+  uintptr_t q = low_bits_up(p) >> (64 - HSM_ADDRESS_BITS + HSM_SLICE_SHIFT);
   free_fast(p, q, q >> (HSM_SEGMENT_SHIFT - HSM_SLICE_SHIFT));
 }
-
-#if defined(__x86_64__) && !defined(HSMALLOC_NO_OVERRIDE)
-/* BMI1's bextr takes a bit field in one instruction (and its control, one move): q and
- * unit in four instead of five, and p stays in its register. The exported free picks
- * this path when the CPU has BMI1 (an ifunc, chosen once at load). */
-#define BEXTR_CTL(start, len) ((unsigned)(start) | (unsigned)(len) << 8)
-__attribute__((target("bmi"))) static void hsm_free_bmi(void *p) {
-  uintptr_t q = __builtin_ia32_bextr_u64(
-      (uintptr_t)p, BEXTR_CTL(HSM_SLICE_SHIFT, HSM_ADDRESS_BITS - HSM_SLICE_SHIFT));
-  uintptr_t unit = __builtin_ia32_bextr_u64(
-      (uintptr_t)p, BEXTR_CTL(HSM_SEGMENT_SHIFT, HSM_ADDRESS_BITS - HSM_SEGMENT_SHIFT));
-  free_fast(p, q, unit);
-}
-
-#include <cpuid.h>
-/* Runs while relocations are processed (before constructors): cpuid only. */
-static void (*resolve_free(void))(void *) {
-  unsigned a, b, c, d;
-  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_BMI)) return hsm_free_bmi;
-  return hsm_free;
-}
-#endif
 
 size_t hsm_usable_size(const void *p) {
   if (p == NULL) return 0;
@@ -230,15 +219,7 @@ int hsm_owns(const void *p) {
 }
 
 #ifndef HSMALLOC_NO_OVERRIDE
-#if defined(__x86_64__)
-#define FREE_IFUNC(name) \
-  extern __typeof__(hsm_free) name __attribute__((ifunc("resolve_free"), visibility("default")))
-FREE_IFUNC(free);
-FREE_IFUNC(__libc_free);
-FREE_IFUNC(cfree);
-#else
 HSM_ALIAS(free, hsm_free);
 HSM_ALIAS(__libc_free, hsm_free);
 HSM_ALIAS(cfree, hsm_free);
-#endif
 #endif

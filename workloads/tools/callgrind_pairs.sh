@@ -13,10 +13,9 @@ shift 3
 declare -A lib=([glibc]="" [jemalloc]=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
   [tcmalloc]=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
   [mimalloc]=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2 [hsmalloc]="$native/lib/libhsmalloc.so")
-# the names callgrind gives the entry points (one name per address, alias chosen by it;
-# hsm_free_bmi: the free an ifunc picks on CPUs with BMI1)
+# the names callgrind gives the entry points (one name per address, alias chosen by it)
 toggles=()
-for f in malloc free __libc_malloc __libc_free cfree hsm_free_bmi tc_malloc tc_free; do
+for f in malloc free __libc_malloc __libc_free cfree tc_malloc tc_free; do
   toggles+=("--toggle-collect=$f")
 done
 for a in ${ALLOCATORS:-glibc jemalloc tcmalloc mimalloc hsmalloc}; do
