@@ -1,0 +1,107 @@
+/* free's fast path takes a block as the thread's own when its page's fast owner is the
+ * thread pointer, which glibc gives a later thread once the thread exits (its stack and
+ * TCB are cached). Thread A makes N blocks of 48 bytes, frees N/2 itself (reading its
+ * figures before the last LATE of them) and exits;
+ * thread S (a small stack, so that it does not take A's from the cache) exits after A;
+ * thread B (the default stack: A's, so A's thread pointer) adopts S's heap (the last
+ * abandoned) and frees A's other N/2: other-heap frees, counted in B's heap (its cache),
+ * never pushed onto the pages of A's heap as their owner's.
+ * Prints "reused R a_id I a_self F b_id J" then the rows of A's and B's heaps:
+ * "row ID allocs A frees F remote_frees R". */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hsmalloc.h"
+
+#define N    1000
+#define LATE 10 /* A's frees after it read its figures */
+static void *blocks[N];
+static pthread_t a_self, b_self;
+static unsigned a_id, s_id, b_id;
+static unsigned long long a_self_frees;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int stage;
+
+static unsigned my_heap(void) {
+  hsmalloc_heap_stats_t me;
+  CHECK(hsmalloc_heap_stats_self(&me) == 0, "no heap");
+  return me.id;
+}
+
+static void *thread_s(void *arg) {
+  (void)arg;
+  char *volatile p = malloc(16);
+  p[0] = 1;
+  free(p);
+  pthread_mutex_lock(&mu);
+  s_id = my_heap();
+  stage = 1; /* S has its own heap before A starts */
+  pthread_cond_broadcast(&cv);
+  while (stage < 2) pthread_cond_wait(&cv, &mu);
+  pthread_mutex_unlock(&mu);
+  return NULL;
+}
+
+static void *thread_a(void *arg) {
+  (void)arg;
+  a_self = pthread_self();
+  for (int i = 0; i < N; i++) {
+    blocks[i] = malloc(48);
+    memset(blocks[i], 2, 48);
+  }
+  for (int i = 0; i < N / 2 - LATE; i++) free(blocks[i]);
+  hsmalloc_heap_stats_t me;
+  CHECK(hsmalloc_heap_stats_self(&me) == 0, "no heap");
+  a_id = me.id;
+  a_self_frees = me.frees; /* the thread's own fast-path frees, counted when it reads */
+  for (int i = N / 2 - LATE; i < N / 2; i++) free(blocks[i]); /* counted at its exit */
+  return NULL;
+}
+
+static void *thread_b(void *arg) {
+  (void)arg;
+  b_self = pthread_self();
+  char *volatile p = malloc(16); /* B has its heap (S's) before it frees A's blocks */
+  p[0] = 1;
+  for (int i = N / 2; i < N; i++) free(blocks[i]);
+  free(p);
+  b_id = my_heap();
+  return NULL;
+}
+
+static void row(unsigned id) {
+  hsmalloc_heap_stats_t r;
+  CHECK(hsmalloc_heap_stats_get(id, &r) == 0, "no heap %u", id);
+  printf("row %u allocs %llu frees %llu remote_frees %llu\n", id, (unsigned long long)r.allocs,
+         (unsigned long long)r.frees, (unsigned long long)r.remote_frees);
+}
+
+int main(void) {
+  printf("start\n");
+  pthread_attr_t small;
+  pthread_attr_init(&small);
+  pthread_attr_setstacksize(&small, 256 * 1024);
+  pthread_t s, a, b;
+  CHECK(pthread_create(&s, &small, thread_s, NULL) == 0, "create S");
+  pthread_mutex_lock(&mu);
+  while (stage < 1) pthread_cond_wait(&cv, &mu);
+  pthread_mutex_unlock(&mu);
+  CHECK(pthread_create(&a, NULL, thread_a, NULL) == 0, "create A");
+  pthread_join(a, NULL); /* A's heap abandoned, A's stack cached */
+  pthread_mutex_lock(&mu);
+  stage = 2;
+  pthread_cond_broadcast(&cv);
+  pthread_mutex_unlock(&mu);
+  pthread_join(s, NULL); /* S's heap abandoned last: the next thread adopts it */
+  CHECK(pthread_create(&b, NULL, thread_b, NULL) == 0, "create B");
+  pthread_join(b, NULL);
+  printf("reused %d a_id %u a_self %llu b_id %u s_id %u\n", pthread_equal(a_self, b_self) != 0,
+         a_id, a_self_frees, b_id, s_id);
+  row(a_id);
+  row(b_id);
+  return 0;
+}
