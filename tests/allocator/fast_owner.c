@@ -7,11 +7,17 @@
  * abandoned) and frees A's other N/2: other-heap frees, counted in B's heap (its cache),
  * never pushed onto the pages of A's heap as their owner's.
  * Prints "reused R a_id I a_self F b_id J" then the rows of A's and B's heaps:
- * "row ID allocs A frees F remote_frees R". */
+ * "row ID allocs A frees F remote_frees R".
+ * With the argument "fork": the same in a fork's child, where glibc caches the stacks of
+ * the parent's other threads: S and A live (blocked) in the parent, the child's thread B
+ * (A's stack) adopts S's heap, frees A's blocks and prints "child reused R b_id J" and
+ * its row. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "hsmalloc.h"
@@ -24,7 +30,7 @@ static unsigned a_id, s_id, b_id;
 static unsigned long long a_self_frees;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int stage;
+static int stage, s_release; /* S exits once released */
 
 static unsigned my_heap(void) {
   hsmalloc_heap_stats_t me;
@@ -41,7 +47,7 @@ static void *thread_s(void *arg) {
   s_id = my_heap();
   stage = 1; /* S has its own heap before A starts */
   pthread_cond_broadcast(&cv);
-  while (stage < 2) pthread_cond_wait(&cv, &mu);
+  while (!s_release) pthread_cond_wait(&cv, &mu);
   pthread_mutex_unlock(&mu);
   return NULL;
 }
@@ -80,8 +86,79 @@ static void row(unsigned id) {
          (unsigned long long)r.frees, (unsigned long long)r.remote_frees);
 }
 
-int main(void) {
+static void wait_stage(int s) {
+  pthread_mutex_lock(&mu);
+  while (stage < s) pthread_cond_wait(&cv, &mu);
+  pthread_mutex_unlock(&mu);
+}
+
+static void set_stage(int s) {
+  pthread_mutex_lock(&mu);
+  stage = s;
+  pthread_cond_broadcast(&cv);
+  pthread_mutex_unlock(&mu);
+}
+
+/* A of the fork case: makes its blocks, then waits (alive at the fork) */
+static void *thread_a_waits(void *arg) {
+  (void)arg;
+  a_self = pthread_self();
+  for (int i = 0; i < N; i++) {
+    blocks[i] = malloc(48);
+    memset(blocks[i], 2, 48);
+  }
+  a_id = my_heap();
+  set_stage(3);
+  wait_stage(4);
+  return NULL;
+}
+
+static int in_child(void) {
+  pthread_mutex_init(&mu, NULL); /* (the parent's threads may have held them) */
+  pthread_cond_init(&cv, NULL);
+  pthread_t b;
+  CHECK(pthread_create(&b, NULL, thread_b, NULL) == 0, "create B");
+  pthread_join(b, NULL);
+  hsmalloc_heap_stats_t r;
+  CHECK(hsmalloc_heap_stats_get(b_id, &r) == 0, "no heap %u", b_id);
+  printf("child reused %d b_id %u s_id %u a_id %u\n", pthread_equal(a_self, b_self) != 0, b_id,
+         s_id, a_id);
+  row(b_id);
+  return 0;
+}
+
+static int fork_case(void) {
+  pthread_attr_t small;
+  pthread_attr_init(&small);
+  pthread_attr_setstacksize(&small, 256 * 1024);
+  pthread_t s, a;
+  CHECK(pthread_create(&s, &small, thread_s, NULL) == 0, "create S");
+  wait_stage(1);
+  CHECK(pthread_create(&a, NULL, thread_a_waits, NULL) == 0, "create A");
+  wait_stage(3);
+  fflush(stdout);
+  pid_t pid = fork();
+  CHECK(pid >= 0, "fork");
+  if (pid == 0) {
+    int rc = in_child();
+    fflush(stdout);
+    _exit(rc);
+  }
+  int status;
+  CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+        "child status %d", status);
+  pthread_mutex_lock(&mu);
+  s_release = 1;
+  pthread_mutex_unlock(&mu);
+  set_stage(4);
+  pthread_join(a, NULL);
+  pthread_join(s, NULL);
+  return 0;
+}
+
+int main(int argc, char **argv) {
   printf("start\n");
+  if (argc > 1 && strcmp(argv[1], "fork") == 0) return fork_case();
   pthread_attr_t small;
   pthread_attr_init(&small);
   pthread_attr_setstacksize(&small, 256 * 1024);
@@ -93,7 +170,7 @@ int main(void) {
   CHECK(pthread_create(&a, NULL, thread_a, NULL) == 0, "create A");
   pthread_join(a, NULL); /* A's heap abandoned, A's stack cached */
   pthread_mutex_lock(&mu);
-  stage = 2;
+  s_release = 1;
   pthread_cond_broadcast(&cv);
   pthread_mutex_unlock(&mu);
   pthread_join(s, NULL); /* S's heap abandoned last: the next thread adopts it */

@@ -34,3 +34,23 @@ def test_reused_thread_pointer_frees_another_heaps_blocks(build, native):
     assert a == {"allocs": N, "frees": N // 2, "remote_frees": 0}
     # (S's block and B's own)
     assert b == {"allocs": 2, "frees": 2 + N // 2, "remote_frees": N // 2}
+
+
+def test_fork_child_thread_on_a_parent_threads_pointer(build, native):
+    """In a fork's child the parent's other threads' heaps are abandoned, and their
+    stacks (so their thread pointers) go to the child's next threads."""
+    lib = str(native / "lib")
+    exe = build("../allocator/fast_owner.c", "-O1", "-pthread", "-L" + lib, "-Wl,-rpath," + lib,
+                "-lhsmalloc", name="fast_owner")
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    res = subprocess.run([str(exe), "fork"], capture_output=True, text=True, env=env, timeout=60)
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    lines = res.stdout.splitlines()
+    words = lines[1].split()
+    got = {words[i]: int(words[i + 1]) for i in range(1, len(words), 2)}
+    assert got["reused"] == 1, "the child's thread got another stack than A's: " + lines[1]
+    assert got["b_id"] == got["s_id"] != got["a_id"]
+    w = lines[2].split()
+    b = {w[i]: int(w[i + 1]) for i in range(2, len(w), 2)}
+    assert b == {"allocs": 2, "frees": 2 + N // 2, "remote_frees": N // 2}
