@@ -128,9 +128,10 @@ static void heap_thread_exit(void *arg) {
   if (heap->chain) hsm_chain_thread_exit(heap); /* the next thread starts on its heap */
   hsm_cache_flush_all(heap);
   hsm_rbatch_flush_all(heap);
-  heap_tidy(heap);
-  /* before this thread's pointer can be another thread's */
-  hsm_heap_pages_abandon(heap);
+  /* heap_tidy, and the pages' fast owner reset before this thread's pointer can be
+   * another thread's */
+  hsm_heap_drain_remote(heap);
+  hsm_heap_collect_abandon(heap);
   hsm_tls_heap = &hsm_heap_empty;
   tls_exiting = 1;
   pthread_mutex_lock(&heaps_lock);

@@ -449,9 +449,12 @@ static inline void hsm_page_harvest(hsm_heap_t *heap, hsm_page_t *pg) {
 }
 HSM_HIDDEN void hsm_heap_harvest(hsm_heap_t *heap);
 /* At thread exit (or in a fork's child): every page of the heap harvested and without
- * a fast owner; at adoption: the new thread's pointer on the pages without a flag */
+ * a fast owner; at adoption: the new thread's pointer on the pages without a flag
+ * (at once: claiming each page at its first free costs more, thread-churn) */
 HSM_HIDDEN void hsm_heap_pages_abandon(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_pages_adopt(hsm_heap_t *heap);
+/* hsm_heap_collect_empty, then hsm_heap_pages_abandon, in one walk */
+HSM_HIDDEN void hsm_heap_collect_abandon(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_page_set_direct(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_queue_remove(hsm_page_queue_t *q, hsm_page_t *pg);

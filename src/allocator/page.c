@@ -218,28 +218,36 @@ void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
   }
 }
 
-/* Give back the pages of class `cls` with no block out. */
-void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls) {
+static void page_abandon(hsm_heap_t *heap, hsm_page_t *pg);
+
+/* Give back the pages of class `cls` with no block out; `abandon`: the others lose
+ * their fast owner (page_abandon). */
+static void free_empty_pages(hsm_heap_t *heap, size_t cls, int abandon) {
   hsm_page_t *pg = heap->queue[cls].first;
   while (pg != NULL) {
     hsm_page_t *next = pg->next;
     if (pg->used == 0) {
       hsm_queue_remove(&heap->queue[cls], pg);
       hsm_page_release(heap, pg);
+    } else if (abandon) {
+      page_abandon(heap, pg);
     }
     pg = next;
+  }
+}
+void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls) { free_empty_pages(heap, cls, 0); }
+
+static void collect_empty(hsm_heap_t *heap, int abandon) {
+  hsm_hot_release_kept(heap);
+  for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
+    free_empty_pages(heap, cls, abandon);
+    hsm_page_set_direct(heap, cls);
   }
 }
 
 /* Give back every page with no block out, and the pages postponed free kept (used
  * when a heap is abandoned or collected). */
-void hsm_heap_collect_empty(hsm_heap_t *heap) {
-  hsm_hot_release_kept(heap);
-  for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
-    hsm_heap_free_empty_pages(heap, cls);
-    hsm_page_set_direct(heap, cls);
-  }
-}
+void hsm_heap_collect_empty(hsm_heap_t *heap) { collect_empty(heap, 0); }
 
 /* Every small page of the heap is on one of its queues, its full list or a kept list
  * (large pages have no fast owner and no fast-path frees). */
@@ -259,9 +267,18 @@ static void page_abandon(hsm_heap_t *heap, hsm_page_t *pg) {
 }
 void hsm_heap_pages_abandon(hsm_heap_t *heap) { heap_pages_each(heap, page_abandon); }
 
+/* At thread exit: hsm_heap_collect_empty and hsm_heap_pages_abandon in one walk of
+ * the classes (threads that come and go pay it each time). */
+void hsm_heap_collect_abandon(hsm_heap_t *heap) {
+  collect_empty(heap, 1);
+  for (hsm_page_t *pg = heap->full.first; pg != NULL; pg = pg->next) page_abandon(heap, pg);
+  for (size_t k = 0; k < HSM_HOT_SLOTS; k++) /* (emptied by hsm_hot_release_kept) */
+    for (hsm_page_t *pg = heap->kept[k].first; pg != NULL; pg = pg->next) page_abandon(heap, pg);
+}
+
 /* Another thread may set a flag meanwhile (memalign on a block of the page from its
  * cache: the flag, then fast_owner NULL): the owner is set only from NULL, and taken
- * back if a flag came before the flag's reader could see it. */
+ * back if a flag came before the flag's setter could see it. */
 static void page_adopt(hsm_heap_t *heap, hsm_page_t *pg) {
   (void)heap;
   if (__atomic_load_n(&pg->flags.any, __ATOMIC_SEQ_CST) != 0) return;
