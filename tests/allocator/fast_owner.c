@@ -156,8 +156,48 @@ static int fork_case(void) {
   return 0;
 }
 
+/* Another live thread's figures (docs/hsmalloc.md, "Statistics"): L frees A made of
+ * its own blocks are not in A's row while A lives and has not read its figures, and
+ * are, once, after its read and after its exit. Prints "live before B after_read R
+ * after_exit X". */
+static void *thread_l(void *arg) {
+  (void)arg;
+  for (int i = 0; i < N; i++) blocks[i] = malloc(48);
+  for (int i = 0; i < N / 2; i++) free(blocks[i]);
+  a_id = my_heap(); /* counts the N / 2 */
+  for (int i = N / 2; i < N - 1; i++) free(blocks[i]); /* N / 2 - 1 more, one block kept */
+  set_stage(1);
+  wait_stage(2);
+  (void)my_heap(); /* the thread reads its own figures */
+  set_stage(3);
+  wait_stage(4);
+  free(blocks[N - 1]);
+  return NULL;
+}
+
+static unsigned long long frees_of(unsigned id) {
+  hsmalloc_heap_stats_t r;
+  CHECK(hsmalloc_heap_stats_get(id, &r) == 0, "no heap %u", id);
+  return r.frees;
+}
+
+static int live_case(void) {
+  pthread_t l;
+  CHECK(pthread_create(&l, NULL, thread_l, NULL) == 0, "create L");
+  wait_stage(1);
+  unsigned long long before = frees_of(a_id);
+  set_stage(2);
+  wait_stage(3);
+  unsigned long long after_read = frees_of(a_id);
+  set_stage(4);
+  pthread_join(l, NULL);
+  printf("live %llu after_read %llu after_exit %llu\n", before, after_read, frees_of(a_id));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   printf("start\n");
+  if (argc > 1 && strcmp(argv[1], "live") == 0) return live_case();
   if (argc > 1 && strcmp(argv[1], "fork") == 0) return fork_case();
   pthread_attr_t small;
   pthread_attr_init(&small);

@@ -54,3 +54,19 @@ def test_fork_child_thread_on_a_parent_threads_pointer(build, native):
     w = lines[2].split()
     b = {w[i]: int(w[i + 1]) for i in range(2, len(w), 2)}
     assert b == {"allocs": 2, "frees": 2 + N // 2, "remote_frees": N // 2}
+
+
+def test_another_live_threads_frees_join_its_figures_when_it_counts_them(build, native):
+    """A live thread's frees of its own blocks reach its row when it reads its figures
+    and when it exits, each once; another thread reading in between sees the row as of
+    its last count (docs/hsmalloc.md, "Statistics")."""
+    lib = str(native / "lib")
+    exe = build("../allocator/fast_owner.c", "-O1", "-pthread", "-L" + lib, "-Wl,-rpath," + lib,
+                "-lhsmalloc", name="fast_owner")
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    res = subprocess.run([str(exe), "live"], capture_output=True, text=True, env=env, timeout=60)
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    w = res.stdout.splitlines()[1].split()
+    got = {w[i]: int(w[i + 1]) for i in range(0, len(w), 2)}
+    assert got == {"live": N // 2, "after_read": N - 1, "after_exit": N}
