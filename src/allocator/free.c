@@ -151,7 +151,7 @@ static inline __attribute__((always_inline)) void free_fast(void *p, uintptr_t q
       b->mark = (uintptr_t)pg; /* also tells calloc the block is not fresh (hsm_page_pop) */
       b->next = pg->free;      /* LIFO: reused next, still in cache */
       pg->free = b;
-      HSM_COUNT(pg->frees, 1); /* the heap's frees[class] when harvested (hsm_page_harvest) */
+      HSM_COUNT(pg->frees, 1); /* into the heap's frees[class] later (page.c) */
       /* the page became empty, or it was parked full (HSM_USED_FULL); the page's heap
        * is this thread's (its fast owner) */
       if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(pg->heap, pg);

@@ -142,9 +142,11 @@ typedef struct hsm_page_s {
   /* blocks out (including those in remote transit), and HSM_USED_FULL while the page
    * is parked on the full list: free's fast path tests both with one signed compare */
   uint32_t used;
-  uint8_t free_is_zero; /* see below */
-  uint8_t kept;         /* empty, held by postponed free (on the heap's kept list) */
-  uint8_t in_use;       /* read by other threads' generic frees (atomic loads) */
+  /* secure mode: every block on `free` is fresh zeroed OS memory (the default mode
+   * tells such a block by its free mark, 0: never handed out; see hsm_page_pop) */
+  uint8_t free_is_zero;
+  uint8_t kept;   /* empty, held by postponed free (on the heap's kept list) */
+  uint8_t in_use; /* read by other threads' generic frees (atomic loads) */
   /* blocks carved so far (hsm_page_capacity) times hsm_block_step(pg): hsm_block_ok's
    * bound, the carved blocks' end in the units of its product (other threads read it
    * with atomic loads) */
@@ -152,11 +154,8 @@ typedef struct hsm_page_s {
   /* secure mode: random, xor'd into the links of `free` and `local_free` and into the
    * free mark; 0 otherwise (here, so that the first line stays one line) */
   uintptr_t key;
-  /* free_is_zero, secure mode: every block on `free` is fresh zeroed OS memory (the
-   * default mode tells such a block by its free mark, 0: never handed out; see
-   * hsm_page_pop) */
   /* the owner's fast-path frees not yet added to its heap's frees[class_id] (one add
-   * on free's fast path, no heap needed): hsm_page_harvest */
+   * on free's fast path, no heap needed): page.c's page_harvest */
   hsm_counter_t frees;
   struct hsm_page_s *next, *prev;
 } hsm_page_t;
@@ -439,14 +438,8 @@ HSM_HIDDEN void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_
 HSM_HIDDEN void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn);
 HSM_HIDDEN void hsm_heap_collect_empty(hsm_heap_t *heap);
-/* A page's fast-path frees into its heap's counters (the owner, or under heaps_lock
- * for an abandoned heap); the same for every page of the heap */
-static inline void hsm_page_harvest(hsm_heap_t *heap, hsm_page_t *pg) {
-  uint64_t n = HSM_READ(pg->frees);
-  if (n == 0) return;
-  HSM_COUNT(heap->stats.frees[pg->class_id], n);
-  HSM_SET(pg->frees, 0);
-}
+/* Every page's fast-path frees into the heap's counters (its thread, or under
+ * heaps_lock for an abandoned heap) */
 HSM_HIDDEN void hsm_heap_harvest(hsm_heap_t *heap);
 /* At thread exit (or in a fork's child): every page of the heap harvested and without
  * a fast owner; at adoption: the new thread's pointer on the pages without a flag

@@ -74,13 +74,22 @@ static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
   return pg;
 }
 
+/* The page's fast-path frees into its heap's counters (the owner, or under heaps_lock
+ * for an abandoned heap). */
+static void page_harvest(hsm_heap_t *heap, hsm_page_t *pg) {
+  uint64_t n = HSM_READ(pg->frees);
+  if (n == 0) return;
+  HSM_COUNT(heap->stats.frees[pg->class_id], n);
+  HSM_SET(pg->frees, 0);
+}
+
 /* Back to its segment. Free's fast paths and the checks must no longer take the page's
  * old blocks for live ones: fast_owner NULL sends a late free of the owner's to the
  * generic path, which finds the page not in use; reserved_limit 0 makes another
  * thread's free reject it. */
 void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg) {
   __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_RELAXED);
-  hsm_page_harvest(heap, pg);
+  page_harvest(heap, pg);
   __atomic_store_n(&pg->reserved_limit, 0, __ATOMIC_RELAXED);
   hsm_segment_page_free(heap, pg);
 }
@@ -259,11 +268,11 @@ static void heap_pages_each(hsm_heap_t *heap, void (*fn)(hsm_heap_t *, hsm_page_
     for (hsm_page_t *pg = heap->kept[k].first; pg != NULL; pg = pg->next) fn(heap, pg);
 }
 
-void hsm_heap_harvest(hsm_heap_t *heap) { heap_pages_each(heap, hsm_page_harvest); }
+void hsm_heap_harvest(hsm_heap_t *heap) { heap_pages_each(heap, page_harvest); }
 
 static void page_abandon(hsm_heap_t *heap, hsm_page_t *pg) {
   __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_SEQ_CST);
-  hsm_page_harvest(heap, pg);
+  page_harvest(heap, pg);
 }
 void hsm_heap_pages_abandon(hsm_heap_t *heap) { heap_pages_each(heap, page_abandon); }
 
