@@ -124,7 +124,10 @@ typedef struct {
   uint32_t id;                  /* 0, 1, ... in creation order */
   uint32_t state;               /* 1 owned by a live thread, 2 abandoned */
   uint64_t allocs, reallocs;
-  uint64_t frees;               /* frees done by this thread (of any heap's blocks) */
+  uint64_t frees;               /* frees done by this thread (of any heap's blocks); for a
+                                   live thread other than the reader, without its frees
+                                   of its own blocks since it last counted them
+                                   (docs/hsmalloc.md, "Statistics") */
   uint64_t slow_allocs;
   double fast_path_hit_rate;
   uint64_t requested_bytes, allocated_bytes; /* since start; allocated = usable sizes */
@@ -156,7 +159,8 @@ typedef struct {
 } hsmalloc_numa_info_t;
 int hsmalloc_numa_info(const void *p, hsmalloc_numa_info_t *out);
 
-/* Merge every thread's counters into *out. Returns 0. */
+/* Merge every thread's counters into *out. Returns 0. The calling thread's and exited
+ * threads' frees are exact; another live thread's may lag (docs/hsmalloc.md). */
 int hsmalloc_stats_get(hsmalloc_stats_t *out);
 /* Human-readable report. */
 void hsmalloc_stats_print(FILE *out);

@@ -197,8 +197,9 @@ void *hsm_memalign(size_t align, size_t size) {
      * threads read the flag to free blocks of the page: atomic accesses only. */
     hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
     if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)) {
-      __atomic_store_n(&pg->flags.f.has_aligned, 1, __ATOMIC_RELAXED);
-      __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_RELAXED);
+      /* in this order (an adopting owner sets fast_owner only where no flag: page.c) */
+      __atomic_store_n(&pg->flags.f.has_aligned, 1, __ATOMIC_SEQ_CST);
+      __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_SEQ_CST);
     }
   }
   return q;

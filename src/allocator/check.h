@@ -40,6 +40,11 @@ static inline __attribute__((always_inline)) int hsm_block_ok(const hsm_page_t *
 static inline uint64_t hsm_block_step(const hsm_page_t *pg) {
   return (uint64_t)pg->block_size * pg->div_magic; /* e, modulo 2^64 */
 }
+/* blocks carved so far (a small page's: limit is a multiple of the step) */
+static inline uint32_t hsm_page_capacity(const hsm_page_t *pg) {
+  uint64_t step = hsm_block_step(pg);
+  return step ? (uint32_t)(pg->limit / step) : 0;
+}
 static inline uint64_t hsm_div_magic(size_t block_size) {
   return UINT64_MAX / block_size + 1 + ((block_size & (block_size - 1)) == 0);
 }

@@ -128,22 +128,19 @@ static inline __attribute__((always_inline)) uintptr_t imul_const(uintptr_t unit
 }
 
 /* The fast path: our own small block (one registry compare, the page, the owner and
- * flags in one compare, the two checks, a push, the counter, the page's count). */
-void hsm_free(void *p) {
-  /* NULL: unit 0, never ours. A pointer above the 47 bits of user space (never one of
-   * ours) is masked to one below: where that is a segment, the block-start check
-   * rejects it, or (some of bits 58-63 set) it faults on the mark's read below, before
-   * anything is written. q: bits 16-46, the pointer's 64 KiB slice; unit: its 2 MiB. */
-  uintptr_t q =
-      (uintptr_t)p << (64 - HSM_ADDRESS_BITS) >> (64 - HSM_ADDRESS_BITS + HSM_SLICE_SHIFT);
-  uintptr_t unit = q >> (HSM_SEGMENT_SHIFT - HSM_SLICE_SHIFT);
+ * flags in one compare with the thread pointer, the two checks, a push, the page's
+ * counters of frees and of blocks out), given
+ * the pointer's 2 MiB unit and its 64 KiB slice q (bits 21-46 and 16-46: a pointer
+ * above the 47 bits of user space, never one of ours, is read as one below: where that
+ * is a segment, the block-start check rejects it, or, some of bits 58-63 set, it faults
+ * on the mark's read below, before anything is written; NULL is unit 0, never ours). */
+static inline __attribute__((always_inline)) void free_fast(void *p, uintptr_t q, uintptr_t unit) {
   if (HSM_LIKELY(hsm_byte_eq(hsm_registry, unit, HSM_REG_SEGMENT))) {
     /* the segment's slice table indexed by q itself: its base moved back by the
      * entries of q's bits above the slice (one multiplication, no mask nor shift) */
     uintptr_t table = imul_const(unit) + offsetof(hsm_segment_t, slice_page);
     hsm_page_t *pg = *(hsm_page_t **)(table + q * sizeof(hsm_page_t *));
-    hsm_heap_t *heap = hsm_tls_heap;
-    if (HSM_LIKELY(hsm_ptr_eq((void *const *)&pg->fast_owner, heap))) {
+    if (HSM_LIKELY(hsm_ptr_eq((void *const *)&pg->fast_owner, hsm_thread_self()))) {
       /* our own block, no flag (so the page's key is 0): a block start among those
        * carved, and not free already (its mark is the page) */
       hsm_block_t *b = p;
@@ -154,15 +151,34 @@ void hsm_free(void *p) {
       b->mark = (uintptr_t)pg; /* also tells calloc the block is not fresh (hsm_page_pop) */
       b->next = pg->free;      /* LIFO: reused next, still in cache */
       pg->free = b;
-      HSM_COUNT(heap->stats.frees[pg->class_id], 1);
-      /* the page became empty, or it was parked full (HSM_USED_FULL) */
-      if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(heap, pg);
+      HSM_COUNT(pg->frees, 1); /* into the heap's frees[class] later (page.c) */
+      /* the page became empty, or it was parked full (HSM_USED_FULL); the page's heap
+       * is this thread's (its fast owner) */
+      if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(pg->heap, pg);
       return;
     }
-    free_other(heap, pg, p);
+    free_other(hsm_tls_heap, pg, p);
     return;
   }
   free_outside_segments(p);
+}
+
+/* The pointer's top 17 bits shifted out by a multiplication by 2^17: an imul with an
+ * immediate keeps p in its register (a shift would need a copy first, one instruction
+ * more), at two cycles of latency more than mov and shl. */
+static inline __attribute__((always_inline)) uintptr_t low_bits_up(const void *p) {
+#if defined(__x86_64__)
+  uintptr_t t;
+  __asm__("imulq %2, %1, %0" : "=r"(t) : "r"(p), "i"((uintptr_t)1 << (64 - HSM_ADDRESS_BITS)));
+  return t;
+#else
+  return (uintptr_t)p << (64 - HSM_ADDRESS_BITS);
+#endif
+}
+
+void hsm_free(void *p) {
+  uintptr_t q = low_bits_up(p) >> (64 - HSM_ADDRESS_BITS + HSM_SLICE_SHIFT);
+  free_fast(p, q, q >> (HSM_SEGMENT_SHIFT - HSM_SLICE_SHIFT));
 }
 
 size_t hsm_usable_size(const void *p) {

@@ -98,6 +98,7 @@ hsm_heap_t *hsm_heap_get_slow(void) {
   }
   pthread_mutex_unlock(&heaps_lock);
   if (heap == NULL) return NULL;
+  hsm_heap_pages_adopt(heap); /* (a new heap has no page) */
   hsm_tls_heap = heap;
   pthread_setspecific(heap_key, heap);
   hsm_hot_heap_start(heap);
@@ -127,7 +128,10 @@ static void heap_thread_exit(void *arg) {
   if (heap->chain) hsm_chain_thread_exit(heap); /* the next thread starts on its heap */
   hsm_cache_flush_all(heap);
   hsm_rbatch_flush_all(heap);
-  heap_tidy(heap);
+  /* heap_tidy, and the pages' fast owner reset before this thread's pointer can be
+   * another thread's */
+  hsm_heap_drain_remote(heap);
+  hsm_heap_collect_abandon(heap);
   hsm_tls_heap = &hsm_heap_empty;
   tls_exiting = 1;
   pthread_mutex_lock(&heaps_lock);
@@ -191,6 +195,8 @@ static void fork_child(void) {
       h->abandoned_next = heaps_abandoned;
       heaps_abandoned = h;
       atomic_fetch_add(&abandoned_count, 1);
+      /* the child's new threads may get the thread pointers of the parent's others */
+      hsm_heap_pages_abandon(h);
     }
   }
   pthread_mutex_unlock(&heaps_lock);

@@ -105,9 +105,12 @@ typedef struct hsm_heap_s hsm_heap_t;
 typedef struct hsm_page_s {
   /* -- set up once per use of the page -- */
   hsm_heap_t *heap; /* owner */
-  /* the owner while no flag is set, else NULL: free's fast path compares it with the
-   * thread's heap, one test for "ours" and "no flag" (atomic accesses) */
-  hsm_heap_t *fast_owner;
+  /* the owning thread's pointer (hsm_thread_self) while no flag is set and the heap
+   * has a live thread, else NULL: free's fast path compares it with the thread
+   * pointer, one test for "ours" and "no flag" (atomic accesses). A thread pointer is
+   * reused after its thread exits: pages lose it when their heap is abandoned
+   * (hsm_heap_pages_abandon) and get the adopter's (hsm_heap_pages_adopt). */
+  void *fast_owner;
   uint8_t *start;
   size_t block_size;
   uint32_t reserved; /* blocks that fit in the page */
@@ -139,18 +142,21 @@ typedef struct hsm_page_s {
   /* blocks out (including those in remote transit), and HSM_USED_FULL while the page
    * is parked on the full list: free's fast path tests both with one signed compare */
   uint32_t used;
-  uint32_t capacity; /* blocks carved so far */
-  /* capacity * hsm_block_step(pg): hsm_block_ok's bound, the carved blocks' end in the
-   * units of its product (other threads read it with atomic loads) */
-  uint64_t limit;
-  /* secure mode: random, xor'd into the links of `free` and `local_free` and into the
-   * free mark; 0 otherwise (here, so that the first line stays one line) */
-  uintptr_t key;
   /* secure mode: every block on `free` is fresh zeroed OS memory (the default mode
    * tells such a block by its free mark, 0: never handed out; see hsm_page_pop) */
   uint8_t free_is_zero;
   uint8_t kept;   /* empty, held by postponed free (on the heap's kept list) */
   uint8_t in_use; /* read by other threads' generic frees (atomic loads) */
+  /* blocks carved so far (hsm_page_capacity) times hsm_block_step(pg): hsm_block_ok's
+   * bound, the carved blocks' end in the units of its product (other threads read it
+   * with atomic loads) */
+  uint64_t limit;
+  /* secure mode: random, xor'd into the links of `free` and `local_free` and into the
+   * free mark; 0 otherwise (here, so that the first line stays one line) */
+  uintptr_t key;
+  /* the owner's fast-path frees not yet added to its heap's frees[class_id] (one add
+   * on free's fast path, no heap needed): page.c's page_harvest */
+  hsm_counter_t frees;
   struct hsm_page_s *next, *prev;
 } hsm_page_t;
 _Static_assert(sizeof(hsm_page_t) == 128, "a page's metadata is two cache lines");
@@ -341,6 +347,17 @@ HSM_HIDDEN extern _Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE];
 HSM_HIDDEN extern __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec")));
 HSM_HIDDEN extern hsm_page_t hsm_page_empty;
 HSM_HIDDEN extern hsm_heap_t hsm_heap_empty;
+/* The thread pointer (the TCB's self pointer, %fs:0 on x86-64): unique among live
+ * threads, read in one instruction; a page's fast_owner. */
+static inline __attribute__((always_inline)) void *hsm_thread_self(void) {
+#if defined(__x86_64__)
+  void *tp;
+  __asm__("movq %%fs:0, %0" : "=r"(tp));
+  return tp;
+#else
+  return __builtin_thread_pointer();
+#endif
+}
 static inline hsm_heap_t *hsm_tls_heap_or_null(void) {
   hsm_heap_t *h = hsm_tls_heap;
   return h == &hsm_heap_empty ? NULL : h;
@@ -424,6 +441,16 @@ HSM_HIDDEN void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_
 HSM_HIDDEN void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn);
 HSM_HIDDEN void hsm_heap_collect_empty(hsm_heap_t *heap);
+/* Every page's fast-path frees into the heap's counters (its thread, or under
+ * heaps_lock for an abandoned heap) */
+HSM_HIDDEN void hsm_heap_harvest(hsm_heap_t *heap);
+/* At thread exit (or in a fork's child): every page of the heap harvested and without
+ * a fast owner; at adoption: the new thread's pointer on the pages without a flag
+ * (at once: claiming each page at its first free costs more, thread-churn) */
+HSM_HIDDEN void hsm_heap_pages_abandon(hsm_heap_t *heap);
+HSM_HIDDEN void hsm_heap_pages_adopt(hsm_heap_t *heap);
+/* hsm_heap_collect_empty, then hsm_heap_pages_abandon, in one walk */
+HSM_HIDDEN void hsm_heap_collect_abandon(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_page_set_direct(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_queue_remove(hsm_page_queue_t *q, hsm_page_t *pg);

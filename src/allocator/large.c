@@ -16,7 +16,7 @@ void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero) {
   pg->flags.f.is_large = 1;
   pg->fast_owner = NULL;
   pg->block_size = slices * HSM_SLICE_SIZE;
-  pg->reserved = pg->capacity = pg->used = 1;
+  pg->reserved = pg->used = 1;
   HSM_COUNT(heap->stats.allocs[HSM_BIN_LARGE], 1);
   HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_LARGE], pg->block_size);
   HSM_COUNT(heap->stats.requested[HSM_BIN_LARGE], size);

@@ -41,8 +41,9 @@ static void page_extend(hsm_page_t *pg) {
   size_t bsize = pg->block_size;
   size_t n = HSM_EXTEND_BYTES / bsize;
   if (n < 1) n = 1;
-  if (n > pg->reserved - pg->capacity) n = pg->reserved - pg->capacity;
-  uint8_t *first = pg->start + (size_t)pg->capacity * bsize;
+  uint32_t capacity = hsm_page_capacity(pg);
+  if (n > pg->reserved - capacity) n = pg->reserved - capacity;
+  uint8_t *first = pg->start + (size_t)capacity * bsize;
   if (HSM_UNLIKELY(pg->flags.f.secure)) {
     pg->free = hsm_secure_link_run(pg, first, n);
   } else {
@@ -53,9 +54,8 @@ static void page_extend(hsm_page_t *pg) {
     pg->free = (hsm_block_t *)first;
   }
   pg->free_is_zero = pg->span_zero;
-  pg->capacity += (uint32_t)n;
   /* read by other threads' frees of the page's flagged blocks (the generic path) */
-  __atomic_store_n(&pg->limit, (uint64_t)pg->capacity * hsm_block_step(pg), __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->limit, (uint64_t)(capacity + n) * hsm_block_step(pg), __ATOMIC_RELAXED);
 }
 
 static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
@@ -74,12 +74,22 @@ static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
   return pg;
 }
 
+/* The page's fast-path frees into its heap's counters (the owner, or under heaps_lock
+ * for an abandoned heap). */
+static void page_harvest(hsm_heap_t *heap, hsm_page_t *pg) {
+  uint64_t n = HSM_READ(pg->frees);
+  if (n == 0) return;
+  HSM_COUNT(heap->stats.frees[pg->class_id], n);
+  HSM_SET(pg->frees, 0);
+}
+
 /* Back to its segment. Free's fast paths and the checks must no longer take the page's
  * old blocks for live ones: fast_owner NULL sends a late free of the owner's to the
  * generic path, which finds the page not in use; reserved_limit 0 makes another
  * thread's free reject it. */
 void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg) {
   __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_RELAXED);
+  page_harvest(heap, pg);
   __atomic_store_n(&pg->reserved_limit, 0, __ATOMIC_RELAXED);
   hsm_segment_page_free(heap, pg);
 }
@@ -142,7 +152,7 @@ void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
         pg->free = pg->local_free;
         pg->local_free = NULL;
         pg->free_is_zero = 0;
-      } else if (pg->capacity < pg->reserved) {
+      } else if (pg->limit < pg->reserved_limit) { /* capacity < reserved, no division */
         page_extend(pg);
       }
     }
@@ -217,25 +227,75 @@ void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
   }
 }
 
-/* Give back the pages of class `cls` with no block out. */
-void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls) {
+static void page_abandon(hsm_heap_t *heap, hsm_page_t *pg);
+
+/* Give back the pages of class `cls` with no block out; `abandon`: the others lose
+ * their fast owner (page_abandon). */
+static void free_empty_pages(hsm_heap_t *heap, size_t cls, int abandon) {
   hsm_page_t *pg = heap->queue[cls].first;
   while (pg != NULL) {
     hsm_page_t *next = pg->next;
     if (pg->used == 0) {
       hsm_queue_remove(&heap->queue[cls], pg);
       hsm_page_release(heap, pg);
+    } else if (abandon) {
+      page_abandon(heap, pg);
     }
     pg = next;
+  }
+}
+void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls) { free_empty_pages(heap, cls, 0); }
+
+static void collect_empty(hsm_heap_t *heap, int abandon) {
+  hsm_hot_release_kept(heap);
+  for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
+    free_empty_pages(heap, cls, abandon);
+    hsm_page_set_direct(heap, cls);
   }
 }
 
 /* Give back every page with no block out, and the pages postponed free kept (used
  * when a heap is abandoned or collected). */
-void hsm_heap_collect_empty(hsm_heap_t *heap) {
-  hsm_hot_release_kept(heap);
-  for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
-    hsm_heap_free_empty_pages(heap, cls);
-    hsm_page_set_direct(heap, cls);
-  }
+void hsm_heap_collect_empty(hsm_heap_t *heap) { collect_empty(heap, 0); }
+
+/* Every small page of the heap is on one of its queues, its full list or a kept list
+ * (large pages have no fast owner and no fast-path frees). */
+static void heap_pages_each(hsm_heap_t *heap, void (*fn)(hsm_heap_t *, hsm_page_t *)) {
+  for (size_t c = 0; c < HSM_CLASSES; c++)
+    for (hsm_page_t *pg = heap->queue[c].first; pg != NULL; pg = pg->next) fn(heap, pg);
+  for (hsm_page_t *pg = heap->full.first; pg != NULL; pg = pg->next) fn(heap, pg);
+  for (size_t k = 0; k < HSM_HOT_SLOTS; k++)
+    for (hsm_page_t *pg = heap->kept[k].first; pg != NULL; pg = pg->next) fn(heap, pg);
 }
+
+void hsm_heap_harvest(hsm_heap_t *heap) { heap_pages_each(heap, page_harvest); }
+
+static void page_abandon(hsm_heap_t *heap, hsm_page_t *pg) {
+  __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_SEQ_CST);
+  page_harvest(heap, pg);
+}
+void hsm_heap_pages_abandon(hsm_heap_t *heap) { heap_pages_each(heap, page_abandon); }
+
+/* At thread exit: hsm_heap_collect_empty and hsm_heap_pages_abandon in one walk of
+ * the classes (threads that come and go pay it each time). */
+void hsm_heap_collect_abandon(hsm_heap_t *heap) {
+  collect_empty(heap, 1);
+  for (hsm_page_t *pg = heap->full.first; pg != NULL; pg = pg->next) page_abandon(heap, pg);
+  for (size_t k = 0; k < HSM_HOT_SLOTS; k++) /* (emptied by hsm_hot_release_kept) */
+    for (hsm_page_t *pg = heap->kept[k].first; pg != NULL; pg = pg->next) page_abandon(heap, pg);
+}
+
+/* Another thread may set a flag meanwhile (memalign on a block of the page from its
+ * cache: the flag, then fast_owner NULL): the owner is set only from NULL, and taken
+ * back if a flag came before the flag's setter could see it. */
+static void page_adopt(hsm_heap_t *heap, hsm_page_t *pg) {
+  (void)heap;
+  if (__atomic_load_n(&pg->flags.any, __ATOMIC_SEQ_CST) != 0) return;
+  void *none = NULL;
+  if (!__atomic_compare_exchange_n(&pg->fast_owner, &none, hsm_thread_self(), 0, __ATOMIC_SEQ_CST,
+                                   __ATOMIC_SEQ_CST))
+    return;
+  if (__atomic_load_n(&pg->flags.any, __ATOMIC_SEQ_CST) != 0)
+    __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_SEQ_CST);
+}
+void hsm_heap_pages_adopt(hsm_heap_t *heap) { heap_pages_each(heap, page_adopt); }

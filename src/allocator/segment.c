@@ -389,7 +389,7 @@ again:
   pg->span_zero = fresh == run;
   pg->start = (uint8_t *)seg + (size_t)first * HSM_SLICE_SIZE;
   pg->heap = heap;
-  pg->fast_owner = heap;
+  pg->fast_owner = hsm_thread_self(); /* the owner's thread: only it gets here */
   pg->in_use = 1;
   hsm_stat_add(&hsm_gstats.pages, &hsm_gstats.pages_peak, 1);
   HSM_TRACE(HSM_EV_PAGE_NEW, heap, pg->start, slices * HSM_SLICE_SIZE);

@@ -182,7 +182,8 @@ void hsm_stats_heap_fill(hsm_heap_t *h, void *out) {
 
 HSM_EXPORT int hsmalloc_heap_stats_get(size_t index, hsmalloc_heap_stats_t *out) {
   if (out == NULL) return -1;
-  (void)hsm_heap_get();
+  hsm_heap_t *self = hsm_heap_get();
+  if (self != NULL) hsm_heap_harvest(self);
   hsm_heaps_lock();
   int rc = hsm_heap_row_locked(index, out);
   hsm_heaps_unlock();
@@ -192,6 +193,7 @@ HSM_EXPORT int hsmalloc_heap_stats_get(size_t index, hsmalloc_heap_stats_t *out)
 HSM_EXPORT int hsmalloc_heap_stats_self(hsmalloc_heap_stats_t *out) {
   hsm_heap_t *h = hsm_tls_heap_or_null();
   if (out == NULL || h == NULL) return -1;
+  hsm_heap_harvest(h);
   heap_row(h, out);
   return 0;
 }
@@ -209,7 +211,10 @@ int hsm_stats_collect(void *out, int nonblocking) {
       return -1;
     }
   } else {
-    (void)hsm_heap_get(); /* makes sure the allocator is initialized */
+    /* (also makes sure the allocator is initialized) the caller's own fast-path
+     * frees counted; in a signal handler the heap's lists may be half-changed */
+    hsm_heap_t *self = hsm_heap_get();
+    if (self != NULL) hsm_heap_harvest(self);
     pthread_mutex_lock(&lock);
     hsm_heaps_lock();
   }
