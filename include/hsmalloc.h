@@ -115,6 +115,11 @@ typedef struct {
   /* of the purges: those that kept fresh memory from growing the resident set while
    * freed memory sat idle, and the bytes of them committed again later */
   uint64_t growth_purges, growth_purged_bytes, growth_refaulted_bytes;
+  /* heaps of running threads whose frees of their own blocks since they last counted
+   * them are not in `frees` yet (every live thread's but the reader's; all of them in
+   * a signal's dump): while nonzero, frees is a lower bound, live and allocated_now
+   * upper bounds (docs/hsmalloc.md, "How current the frees figures are") */
+  uint64_t heaps_frees_behind;
 } hsmalloc_stats_t;
 
 /* One thread heap (a heap outlives its thread: an exited thread's heap is abandoned and

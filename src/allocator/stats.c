@@ -204,6 +204,7 @@ int hsm_stats_collect(void *out, int nonblocking) {
   hsmalloc_stats_t *st = out;
   memset(st, 0, sizeof *st);
   uint64_t large_bytes_out = 0, huge_bytes_out = 0, big_bytes = 0;
+  hsm_heap_t *self = NULL; /* the heap whose own frees are counted here */
   if (nonblocking) {
     if (pthread_mutex_trylock(&lock) != 0) return -1;
     if (!hsm_heaps_trylock()) {
@@ -213,7 +214,7 @@ int hsm_stats_collect(void *out, int nonblocking) {
   } else {
     /* (also makes sure the allocator is initialized) the caller's own fast-path
      * frees counted; in a signal handler the heap's lists may be half-changed */
-    hsm_heap_t *self = hsm_heap_get();
+    self = hsm_heap_get();
     if (self != NULL) hsm_heap_harvest(self);
     pthread_mutex_lock(&lock);
     hsm_heaps_lock();
@@ -223,6 +224,7 @@ int hsm_stats_collect(void *out, int nonblocking) {
     hsm_heap_stats_t *s = &h->stats;
     st->heaps++;
     if (h->state == HSM_HEAP_ABANDONED) st->heaps_abandoned++;
+    if (h->state == HSM_HEAP_OWNED && h != self) st->heaps_frees_behind++;
     add_heap(&t, h);
     big_bytes += HSM_READ(s->alloc_bytes[HSM_BIN_LARGE]) + HSM_READ(s->alloc_bytes[HSM_BIN_HUGE]);
     large_bytes_out +=
@@ -383,6 +385,11 @@ HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
           (unsigned long long)st.pages_peak, (unsigned long long)st.huge_blocks);
   fprintf(out, "  heaps %llu (%llu abandoned)\n", (unsigned long long)st.heaps,
           (unsigned long long)st.heaps_abandoned);
+  if (st.heaps_frees_behind)
+    fprintf(out,
+            "  frees leave out the latest own-block frees of %llu running threads (counted when "
+            "a page goes back, the thread exits or reads its statistics)\n",
+            (unsigned long long)st.heaps_frees_behind);
   human(a, sizeof a, st.overhead_bytes);
   human(b, sizeof b, st.metadata_bytes);
   fprintf(out, "  overhead (committed - live) %s: metadata %s", a, b);

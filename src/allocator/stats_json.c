@@ -94,6 +94,7 @@ static void write_fields(jout_t *o, const hsmalloc_stats_t *st) {
   U(huge_blocks);
   U(heaps);
   U(heaps_abandoned);
+  U(heaps_frees_behind);
   U(real_bytes);
   U(virtual_bytes);
   U(overhead_bytes);

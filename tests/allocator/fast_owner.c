@@ -158,8 +158,9 @@ static int fork_case(void) {
 
 /* Another live thread's figures (docs/hsmalloc.md, "Statistics"): L frees A made of
  * its own blocks are not in A's row while A lives and has not read its figures, and
- * are, once, after its read and after its exit. Prints "live before B after_read R
- * after_exit X". */
+ * are, once, after its read and after its exit; the process figures say one running
+ * thread's frees are behind while L lives, none after. Prints "live B after_read R
+ * after_exit X behind_live 1 behind_after 0". */
 static void *thread_l(void *arg) {
   (void)arg;
   for (int i = 0; i < N; i++) blocks[i] = malloc(48);
@@ -181,17 +182,25 @@ static unsigned long long frees_of(unsigned id) {
   return r.frees;
 }
 
+/* heaps whose latest own frees the process figures say they leave out */
+static unsigned long long frees_behind(void) {
+  hsmalloc_stats_t st;
+  CHECK(hsmalloc_stats_get(&st) == 0, "stats");
+  return st.heaps_frees_behind;
+}
+
 static int live_case(void) {
   pthread_t l;
   CHECK(pthread_create(&l, NULL, thread_l, NULL) == 0, "create L");
   wait_stage(1);
-  unsigned long long before = frees_of(a_id);
+  unsigned long long before = frees_of(a_id), behind_live = frees_behind();
   set_stage(2);
   wait_stage(3);
   unsigned long long after_read = frees_of(a_id);
   set_stage(4);
   pthread_join(l, NULL);
-  printf("live %llu after_read %llu after_exit %llu\n", before, after_read, frees_of(a_id));
+  printf("live %llu after_read %llu after_exit %llu behind_live %llu behind_after %llu\n", before,
+         after_read, frees_of(a_id), behind_live, frees_behind());
   return 0;
 }
 

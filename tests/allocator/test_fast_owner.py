@@ -69,4 +69,5 @@ def test_another_live_threads_frees_join_its_figures_when_it_counts_them(build, 
     assert res.returncode == 0 and res.stderr == "", res.stderr
     w = res.stdout.splitlines()[1].split()
     got = {w[i]: int(w[i + 1]) for i in range(0, len(w), 2)}
-    assert got == {"live": N // 2, "after_read": N - 1, "after_exit": N}
+    assert got == {"live": N // 2, "after_read": N - 1, "after_exit": N,
+                   "behind_live": 1, "behind_after": 0}

@@ -92,6 +92,8 @@ def build_alloc_stats(path: str, snapshots: List[Dict], event: Optional[str] = N
             "line": snap.get("line"),
             "figures": _figures(snap, PROCESS_FIGURES),
             "slow_parts": (snap.get("slow_allocs") or 0, snap.get("allocs") or 0),
+            # running threads whose latest frees of their own blocks are not in "frees"
+            "heaps_frees_behind": snap.get("heaps_frees_behind") or 0,
             "pressure": snap.get("pressure"),
             "numa": snap.get("numa"),
             "heaps": None if heaps is None else [

@@ -79,6 +79,10 @@ def render(doc: Dict) -> str:
         rows = [[label] + [value(f.get(key), unit) for _, f in cols]
                 for key, label, unit in doc["figures"]]
         out.append(table(["figure"] + [name for name, _ in cols], rows))
+        if proc.get("heaps_frees_behind"):
+            out.append(f"  frees (and live blocks, overhead) leave out the latest frees of their own "
+                       f"blocks by {counted(proc['heaps_frees_behind'], 'running thread')} (counted "
+                       f"when a page goes back, the thread exits or reads its statistics)")
         if proc["heaps"] is None:
             out.append("  thread heaps: not in this dump (a lock was taken when it was written)")
         elif proc["heaps"]:
