@@ -91,24 +91,6 @@ static __attribute__((noinline)) void *malloc_secure(size_t size) {
   return malloc_checked(size);
 }
 
-/* malloc's two counters, allocs[cls] += 1 and requested[cls] += size: on x86-64 each
- * one `add` addressed from the heap and the class (the compiler computes the address
- * of each apart, one instruction more). */
-static inline __attribute__((always_inline)) void count_class(hsm_heap_t *heap, size_t cls,
-                                                              size_t size) {
-#if defined(__x86_64__)
-  __asm__ volatile(
-      "addq $1, %c[a](%[h],%[c],8)\n\taddq %[n], %c[r](%[h],%[c],8)"
-      :
-      : [h] "r"(heap), [c] "r"(cls), [n] "r"(size), [a] "i"(offsetof(hsm_heap_t, stats.allocs)),
-        [r] "i"(offsetof(hsm_heap_t, stats.requested))
-      : "memory");
-#else
-  HSM_COUNT(heap->stats.allocs[cls], 1);
-  HSM_COUNT(heap->stats.requested[cls], size);
-#endif
-}
-
 /* The fast path is a leaf: one compare, the class by size (no index to compute), its
  * current page, a list pop, two counters. A thread without a heap yet has
  * hsm_heap_empty, whose fast_direct holds only a page with no free block. */
@@ -122,7 +104,7 @@ void *hsm_malloc(size_t size) {
       pg->free = b->next; /* no decoding: fast_direct holds no secure page */
       b->mark = 0;        /* live: a free of it is not a double free */
       pg->used++;
-      count_class(heap, cls, size);
+      hsm_count_class(heap, cls, size);
       return b;
     }
   }

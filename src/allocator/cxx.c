@@ -90,30 +90,13 @@ static __attribute__((noinline)) void *new_miss(hsm_heap_t *heap, size_t n, uint
   return new_site(n, pc, nothrow);
 }
 
-/* malloc's two counters, each one `add` addressed from the heap and the class (as
- * count_class in alloc.c: the compiler would compute the address of each apart). */
-static inline __attribute__((always_inline)) void count_new(hsm_heap_t *heap, size_t cls,
-                                                            size_t size) {
-#if defined(__x86_64__)
-  __asm__ volatile(
-      "addq $1, %c[a](%[h],%[c],8)\n\taddq %[n], %c[r](%[h],%[c],8)"
-      :
-      : [h] "r"(heap), [c] "r"(cls), [n] "r"(size), [a] "i"(offsetof(hsm_heap_t, stats.allocs)),
-        [r] "i"(offsetof(hsm_heap_t, stats.requested))
-      : "memory");
-#else
-  HSM_COUNT(heap->stats.allocs[cls], 1);
-  HSM_COUNT(heap->stats.requested[cls], size);
-#endif
-}
-
 /* The list pop of new's fast path, the same for either page. */
 static inline __attribute__((always_inline)) void *new_pop(hsm_heap_t *heap, hsm_page_t *pg,
                                                            hsm_block_t *b, size_t cls, size_t n) {
   pg->free = b->next; /* no secure page: lanes are off in secure mode */
   b->mark = 0;
   pg->used++;
-  count_new(heap, cls, n);
+  hsm_count_class(heap, cls, n);
   return b;
 }
 
