@@ -485,6 +485,7 @@ HSM_HIDDEN void hsm_sites_forget(uintptr_t lo, uintptr_t hi);
 
 /* ---- frees of other heaps' blocks (remote.c) ---- */
 HSM_HIDDEN void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);
+HSM_HIDDEN void hsm_cache_init(hsm_heap_t *heap); /* a new heap's cache budgets */
 HSM_HIDDEN void hsm_cache_overflow(hsm_heap_t *self, size_t cls);
 HSM_HIDDEN void hsm_cache_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_rbatch_flush_all(hsm_heap_t *heap);
