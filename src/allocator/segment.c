@@ -102,7 +102,9 @@ static hsm_segment_t *segment_acquire(hsm_heap_t *heap) {
   if (seg != NULL) {
     atomic_fetch_sub_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
     if (e.offset_bytes) hsm_offset_refault(e.offset_bytes);
-    if (e.header) memset(seg, 0, sizeof *seg);
+    /* the pages' metadata stays: a page not in use is rejected by free as it stands, and
+     * its class tells hsm_segment_page_alloc_class which class carved the slice */
+    if (e.header) memset(seg, 0, offsetof(hsm_segment_t, pages) + sizeof seg->pages[0]);
     else hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
     committed += (int64_t)__builtin_popcount(e.touched) * (int64_t)HSM_SLICE_SIZE;
     if (node >= 0)
@@ -412,7 +414,9 @@ again:
     if (seg == NULL) return NULL;
     segment_link(heap, seg);
     unsigned len, fresh;
-    first = find_run(seg->free_mask, seg->touched_mask, (unsigned)slices, &len, &fresh);
+    /* (a cached segment keeps its pages' classes) */
+    if (cls == HSM_BIN_LARGE || (first = find_class_run(heap, cls, slices, &seg)) < 0)
+      first = find_run(seg->free_mask, seg->touched_mask, (unsigned)slices, &len, &fresh);
   }
 take:;
   uint32_t run = (slices >= 32 ? 0xFFFFFFFFu : ((1u << slices) - 1)) << first;
