@@ -69,7 +69,8 @@
 #define HSM_RBATCH_BYTES  HSM_SMALL_MAX
 
 /* A thread keeps up to this many bytes per class of blocks it freed for other
- * heaps, and allocates them first (4..1024 blocks per class). */
+ * heaps, and allocates them first (4..1024 blocks per class); a quarter of it while
+ * the thread does not allocate the class (remote.c). */
 #define HSM_CACHE_BYTES      ((size_t)16 * 1024)
 #define HSM_CACHE_MIN_BLOCKS 4
 #define HSM_CACHE_MAX_BLOCKS 1024

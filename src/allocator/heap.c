@@ -68,6 +68,7 @@ static hsm_heap_t *heap_new_locked(void) {
   for (size_t c = 0; c < HSM_CLASSES; c++) heap->fast_direct[c] = &hsm_page_empty;
   for (size_t c = 0; c < HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
   hsm_site_lanes_update(heap);
+  hsm_cache_init(heap);
   heap->id = heaps_made++;
   heap->all_next = heaps_all;
   heaps_all = heap;

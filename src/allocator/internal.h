@@ -367,6 +367,8 @@ static inline hsm_block_t *hsm_block_start(const hsm_page_t *pg, const void *p) 
 
 /* ---- segments (segment.c) ---- */
 HSM_HIDDEN hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices);
+/* a small class's page: where its last one was when that is free and resident */
+HSM_HIDDEN hsm_page_t *hsm_segment_page_alloc_class(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices);
 HSM_HIDDEN void hsm_segment_decay(hsm_heap_t *heap, uint64_t now);
@@ -466,6 +468,7 @@ HSM_HIDDEN void hsm_sites_forget(uintptr_t lo, uintptr_t hi);
 
 /* ---- frees of other heaps' blocks (remote.c) ---- */
 HSM_HIDDEN void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);
+HSM_HIDDEN void hsm_cache_init(hsm_heap_t *heap); /* a new heap's cache budgets */
 HSM_HIDDEN void hsm_cache_overflow(hsm_heap_t *self, size_t cls);
 HSM_HIDDEN void hsm_cache_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_rbatch_flush_all(hsm_heap_t *heap);

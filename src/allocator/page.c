@@ -59,7 +59,7 @@ static void page_extend(hsm_page_t *pg) {
 }
 
 static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
-  hsm_page_t *pg = hsm_segment_page_alloc(heap, hsm_class_slices[cls]);
+  hsm_page_t *pg = hsm_segment_page_alloc_class(heap, cls);
   if (pg == NULL) return NULL;
   pg->class_id = (uint16_t)cls;
   pg->block_size = hsm_class_size[cls];

@@ -59,12 +59,31 @@ void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
  * to their owner. Past the class's limit the cache is sent home in batches. */
 static hsm_heap_t *owner_of(hsm_block_t *b) { return hsm_page_of(hsm_segment_of(b), b)->heap; }
 
+/* The pushes a class's cache takes before it is sent home (cache_count counts up to
+ * hsm_cache_limit from where this leaves it). A thread that took none of its cached
+ * blocks since they were last sent home frees the class's blocks for others without
+ * allocating it (a consumer): held here they are of no use, and their owner carves
+ * fresh memory meanwhile. So a cache starts with a quarter of the budget (at least
+ * HSM_CACHE_MIN_BLOCKS blocks: one push each), and gets the whole budget once the
+ * thread allocates the class: from the cache (hsm_cache_overflow), or when it finds
+ * the cache empty (hsm_page_alloc_slow). */
+static uint32_t cache_start(size_t cls) {
+  uint32_t limit = hsm_cache_limit[cls], batch = limit / 4;
+  if (batch < HSM_CACHE_MIN_BLOCKS) batch = HSM_CACHE_MIN_BLOCKS;
+  return batch < limit ? limit - batch : 0;
+}
+
+void hsm_cache_init(hsm_heap_t *heap) {
+  for (size_t cls = 0; cls < HSM_CLASSES; cls++) heap->cache_count[cls] = cache_start(cls);
+}
+
 /* The cache list is already linked: each run of blocks with the same owner is
  * pushed to it as it stands, one compare-and-swap per run. */
 static void cache_flush(hsm_heap_t *self, size_t cls) {
   hsm_block_t *b = self->cache[cls].free;
   self->cache[cls].free = NULL;
-  self->cache_count[cls] = 0;
+  self->cache[cls].used = 0; /* allocations from the cache, counted by their pops */
+  self->cache_count[cls] = cache_start(cls);
   if (self->direct[cls] == &self->cache[cls]) hsm_page_set_direct(self, cls);
   while (b != NULL) {
     hsm_heap_t *dest = owner_of(b);
@@ -81,7 +100,11 @@ static void cache_flush(hsm_heap_t *self, size_t cls) {
   }
 }
 
-void hsm_cache_overflow(hsm_heap_t *self, size_t cls) { cache_flush(self, cls); }
+void hsm_cache_overflow(hsm_heap_t *self, size_t cls) {
+  uint32_t reused = self->cache[cls].used;
+  cache_flush(self, cls);
+  if (reused) self->cache_count[cls] = 0;
+}
 
 void hsm_cache_flush_all(hsm_heap_t *heap) {
   for (size_t cls = 0; cls < HSM_CLASSES; cls++)

@@ -1,0 +1,47 @@
+"""Short-lived threads and the memory of their classes: a class's new page goes back to
+the slices its last page carved (churn_pages.c), and a thread that frees other threads'
+blocks without allocating their class sends them home sooner (consumer_cache.c)."""
+import os
+import subprocess
+
+# churn_pages.c: 60 x 1024, 24 x 512, 1 x 64 and 1 x 16 bytes, every byte written
+CARVED_4K = 60 * 1024 // 4096 + 24 * 512 // 4096 + 1 + 1
+
+
+def run(build, native, source, env=None):
+    lib = str(native / "lib")
+    exe = build("../allocator/" + source, "-O1", "-pthread", "-L" + lib, "-Wl,-rpath," + lib,
+                "-lhsmalloc", name=source[:-2])
+    full = dict(os.environ)
+    full.pop("LD_PRELOAD", None)
+    full.update(env or {})
+    res = subprocess.run([str(exe)], capture_output=True, text=True, env=full, timeout=60)
+    assert res.returncode == 0, res.stderr
+    return [line.split() for line in res.stdout.splitlines()]
+
+
+def test_a_class_page_returns_to_the_slice_it_carved(build, native):
+    """Every round's thread takes its four classes in another order, from the segment the
+    last thread gave back at exit: each class lands on its own slice again, and the
+    segment holds the 20 pages of 4 KiB the classes carve (it held 60 from the fourth
+    round on when pages went to the first free slice)."""
+    lines = run(build, native, "churn_pages.c")
+    rounds = [w for w in lines if w[0] == "round"]
+    assert len(rounds) == 8
+    for w in rounds:
+        assert w[2:7] == ["slices", "1", "2", "3", "4"], w
+        assert w[7:] == ["resident", str(CARVED_4K)], w
+    # the spy: each thread gave every page back, and with them the segment (to the cache)
+    assert lines[-1] == ["heap", "segments", "0", "real", "0", "page_bytes", "0"]
+
+
+def test_a_consumer_sends_blocks_home_in_quarter_batches(build, native):
+    """1024 frees of another thread's 64-byte blocks (cache budget 16 KiB: 256 blocks).
+    A thread that never allocates the class pushes them home every 64 (16 pushes, 4
+    before); one that allocated the class first gets the whole budget once (256), then
+    a quarter, as it took none of the cached blocks: 1 + 12 pushes."""
+    lines = run(build, native, "consumer_cache.c", env={"HSMALLOC_HOT_DETECT": "0"})
+    figures = {w[0]: {w[i]: int(w[i + 1]) for i in range(1, len(w), 2)} for w in lines}
+    assert figures["only"] == {"remote_frees": 1024, "remote_pushes": 16}
+    # the same heap (adopted): its counters go on from the first consumer's
+    assert figures["allocating"] == {"remote_frees": 2048, "remote_pushes": 16 + 13}
