@@ -53,8 +53,9 @@ static inline __attribute__((always_inline)) void *alloc_checked_sized(size_t cs
   return p;
 }
 
+/* malloc's and calloc's: the class of hsm_malloc_csize (16-byte aligned by default) */
 static inline __attribute__((always_inline)) void *alloc_checked(size_t size, int zero) {
-  return alloc_checked_sized(size, size, zero);
+  return alloc_checked_sized(hsm_malloc_csize(size), size, zero);
 }
 
 /* malloc's fallback in the default mode, and secure mode's where malloc_secure's
@@ -72,7 +73,7 @@ static __attribute__((noinline, cold)) void *malloc_secure_bad(hsm_page_t *pg, h
 static __attribute__((noinline)) void *malloc_secure(size_t size) {
   hsm_heap_t *heap = hsm_tls_heap;
   if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX && heap->sample_left == 0)) {
-    size_t cls = heap->class8[(size + 7) >> 3];
+    size_t cls = heap->fast_class[size]; /* malloc's classes */
     hsm_page_t *pg = heap->direct[cls];
     hsm_block_t *b = pg->free;
     if (HSM_LIKELY(b != NULL)) {
@@ -118,8 +119,17 @@ void *hsm_malloc(size_t size) {
  * 16k+1 .. 16k+8 up to 120 take the 16-aligned class above, unless HSMALLOC_PACKED=all
  * (C++ built by GCC, which assumes nothing). The request is counted as made. */
 void *hsm_new_malloc(size_t size) {
-  if (hsm_packed_new || size - 17 >= 104 || ((size - 1) & 8) != 0) return hsm_malloc(size);
+  if (size - 17 >= 104 || ((size - 1) & 8) != 0) return hsm_malloc(size); /* not packed */
+  if (hsm_packed_new) return hsm_packed_alloc(size);
   return alloc_checked_sized((size + 15) & ~(size_t)15, size, 0);
+}
+
+/* The packed classes for new from code known to assume no more than 8-byte alignment
+ * (module.c): malloc's own path when malloc takes them too, else the class of the size
+ * as asked. */
+void *hsm_packed_alloc(size_t size) {
+  if (hsm_malloc_packed) return hsm_malloc(size);
+  return alloc_checked_sized(size, size, 0);
 }
 
 void *hsm_calloc(size_t n, size_t size) {

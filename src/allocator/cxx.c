@@ -46,9 +46,9 @@ static __attribute__((noinline)) void *new_plain(size_t n, int nothrow) {
   return new_impl(n, 0, nothrow);
 }
 
-/* lane 0 of a site whose new may be packed (site.c): malloc's classes */
+/* lane 0 of a site whose new may be packed (site.c): the packed classes */
 static __attribute__((noinline)) void *new_packed(size_t n, int nothrow) {
-  void *p = hsm_malloc(n);
+  void *p = hsm_packed_alloc(n);
   return HSM_LIKELY(p != NULL) ? p : new_failed(n, 0, nothrow);
 }
 
@@ -108,8 +108,8 @@ static inline __attribute__((always_inline)) void *new_pop(hsm_heap_t *heap, hsm
  *     current page (direct, not fast_direct: a hot-size window, which empties
  *     fast_direct until malloc has made enough allocations, does not sample lanes);
  *   - HSM_SITE_MALLOC, for a site of lane 0 whose new may be packed: malloc's fast
- *     path (its class by size, hot sizes included; fast_direct empty sends it to
- *     malloc's own path);
+ *     path on the packed classes (the class by size from class8, hot sizes included;
+ *     fast_direct empty sends it to hsm_packed_alloc);
  *   - anything else (another size, lane 0 at 16-byte alignment, lanes off: no slot
  *     keeps a size then, hsm_site_lanes_update): new_miss. */
 static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t pc, int nothrow) {
@@ -126,7 +126,7 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
     return new_pop(heap, pg, b, cls, n);
   }
   if (HSM_LIKELY(kept == HSM_SITE_MALLOC)) {
-    size_t cls = heap->fast_class[n];
+    size_t cls = heap->class8[(n + 7) >> 3]; /* packed (malloc's fast_class may not be) */
     hsm_page_t *pg = heap->fast_direct[cls];
     hsm_block_t *b = pg->free;
     if (HSM_UNLIKELY(b == NULL)) return new_packed(n, nothrow);

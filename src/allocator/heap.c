@@ -63,8 +63,8 @@ static hsm_heap_t *heap_new_locked(void) {
   heap_pool += size;
   heap_pool_left -= size;
   memcpy(heap->class8, hsm_class_table, sizeof heap->class8);
-  for (size_t i = 0; i <= HSM_CLASS_TABLE_MAX; i++)
-    heap->fast_class[i] = heap->class8[(i + 7) >> 3];
+  for (size_t i = 0; i <= HSM_CLASS_TABLE_MAX; i++) /* malloc's: 16-aligned by default */
+    heap->fast_class[i] = heap->class8[(hsm_malloc_csize(i) + 7) >> 3];
   for (size_t c = 0; c < HSM_CLASSES; c++) heap->fast_direct[c] = &hsm_page_empty;
   for (size_t c = 0; c < HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
   hsm_site_lanes_update(heap);

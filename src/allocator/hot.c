@@ -51,11 +51,12 @@ static int slot_for(size_t size, int seeded) {
   return found;
 }
 
-/* Serve 8-byte step i (sizes 8i - 7 .. 8i) with class cls. */
+/* Serve 8-byte step i (sizes 8i - 7 .. 8i) with class cls; malloc's per-size table
+ * follows (with malloc 16-byte aligned, the step below may round into this one). */
 static void set_class8(hsm_heap_t *heap, unsigned i, size_t cls) {
   heap->class8[i] = (uint8_t)cls;
-  for (size_t size = i ? i * 8 - 7 : 0; size <= i * 8; size++)
-    heap->fast_class[size] = (uint8_t)cls;
+  for (size_t size = i > 1 ? i * 8 - 15 : 0; size <= i * 8; size++)
+    heap->fast_class[size] = heap->class8[(hsm_malloc_csize(size) + 7) >> 3];
 }
 
 static void install(hsm_heap_t *heap, int s) {

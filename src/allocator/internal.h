@@ -319,6 +319,15 @@ HSM_HIDDEN extern uint16_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES
 /* The 24, 40, ... 120-byte classes serve malloc (HSMALLOC_PACKED, fixed at start-up). */
 HSM_HIDDEN extern int hsm_packed;
 HSM_HIDDEN extern int hsm_packed_new; /* and operator new too (HSMALLOC_PACKED=all) */
+/* malloc takes the packed classes too (HSMALLOC_PACKED=1 or all); by default it is
+ * 16-byte aligned as glibc's is (Eigen, for one, asserts it) */
+HSM_HIDDEN extern int hsm_malloc_packed;
+/* The size whose class serves malloc(size): 16k+1 .. 16k+8 (up to 120) rounded up to
+ * 16k+16 while malloc is 16-byte aligned. */
+static inline size_t hsm_malloc_csize(size_t size) {
+  if (hsm_malloc_packed || size - 17 >= 104 || ((size - 1) & 8) != 0) return size;
+  return (size + 15) & ~(size_t)15;
+}
 HSM_HIDDEN void hsm_class_set_size(size_t cls, size_t size);
 HSM_HIDDEN void hsm_sizeclass_init(void);
 HSM_HIDDEN size_t hsm_class_of_computed(size_t size);
@@ -553,6 +562,7 @@ HSM_HIDDEN void *hsm_new_malloc(
 HSM_HIDDEN void *hsm_calloc(size_t n, size_t size);
 HSM_HIDDEN void *hsm_realloc(void *p, size_t size);
 HSM_HIDDEN void hsm_free(void *p);
+HSM_HIDDEN void *hsm_packed_alloc(size_t size); /* the packed classes' malloc (operator new) */
 HSM_HIDDEN void *hsm_memalign(size_t align, size_t size);
 HSM_HIDDEN size_t hsm_usable_size(const void *p);
 HSM_HIDDEN int hsm_realloc_owned(void *p); /* hsm_owns, after free's checks */

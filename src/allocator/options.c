@@ -94,7 +94,8 @@ static int parse_sizes(const char *s, size_t *out, int *n, char *bad, size_t bad
       *why = "is outside 1..4096 bytes";
       return 0;
     }
-    v = hsm_hot_class_size(v, hsm_options.packed != 0);
+    /* rounded as malloc's classes are: named sizes serve malloc */
+    v = hsm_hot_class_size(v, hsm_options.packed == 1 || hsm_options.packed == 2);
     int dup = 0;
     for (int k = 0; k < *n; k++) dup |= out[k] == v;
     if (dup) continue;
@@ -145,9 +146,12 @@ void hsm_options_read(void) {
   hsm_options.cache_segments = env_long("HSMALLOC_CACHE_SEGMENTS", HSM_DEFAULT_CACHE_SEGS);
   hsm_options.hugepages = env_long("HSMALLOC_HUGEPAGES", 0) != 0;
   hsm_options.hot_detect = env_long("HSMALLOC_HOT_DETECT", 1) != 0;
-  const char *packed = getenv("HSMALLOC_PACKED"); /* 0, 1 (malloc) or all (and new) */
-  hsm_options.packed =
-      packed != NULL && strcmp(packed, "all") == 0 ? 2 : env_long("HSMALLOC_PACKED", 1) != 0;
+  /* 0 none; new (3, the default): operator new called from GCC-built code; 1: malloc
+   * too; all (2): every new too */
+  const char *packed = getenv("HSMALLOC_PACKED");
+  if (packed != NULL && strcmp(packed, "all") == 0) hsm_options.packed = 2;
+  else if (packed == NULL || strcmp(packed, "new") == 0) hsm_options.packed = 3;
+  else hsm_options.packed = env_long("HSMALLOC_PACKED", 3) == 0 ? 0 : packed[0] == '1' ? 1 : 3;
   hsm_options.site_lanes = env_long("HSMALLOC_SITE_LANES", 1) != 0;
   hsm_options.hot_resample_ms = env_long("HSMALLOC_HOT_RESAMPLE_MS", HSM_HOT_RESAMPLE_MS);
   read_hot_sizes();

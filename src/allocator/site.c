@@ -26,7 +26,8 @@
  *
  * new's fast path (cxx.c) reads no table but the slot: site_sc keeps the size the site
  * last asked for and its class (hsm_site_resize, when the size changes), or for lane 0
- * HSM_SITE_MALLOC (malloc's fast path, packed) or HSM_SITE_NONE (hsm_new_malloc).
+ * HSM_SITE_MALLOC (malloc's fast path on the packed classes) or HSM_SITE_NONE
+ * (hsm_new_malloc).
  */
 #include "internal.h"
 

@@ -16,9 +16,12 @@
  * object of that size (C++'s rule for operator new). C's wording since C17 ("any type
  * ... of size less than or equal to the size requested") asks more: a 16-byte long
  * double at the start of a 24-byte request; neither GCC nor clang assumes more than 8
- * of malloc. ::operator new(size_t) promises 16 (__STDCPP_DEFAULT_NEW_ALIGNMENT__) and
- * clang relies on it, so new keeps 16 unless HSMALLOC_PACKED=all (alloc.c,
- * hsm_new_malloc); HSMALLOC_PACKED=0 rounds those sizes up to 16 for malloc too.
+ * of malloc, but libraries do (Eigen asserts glibc's 16), so malloc takes the packed
+ * classes only with HSMALLOC_PACKED=1 or all (hsm_malloc_csize rounds them up to 16
+ * otherwise, and each heap's fast_class, malloc's table, holds the 16-aligned class).
+ * ::operator new(size_t) promises 16 (__STDCPP_DEFAULT_NEW_ALIGNMENT__) and clang
+ * relies on it, so new takes them only from code built by GCC (module.c) unless
+ * HSMALLOC_PACKED=all (alloc.c, hsm_new_malloc); HSMALLOC_PACKED=0: no packed class.
  * memalign and aligned new of 16 never take a packed class.
  */
 #include "internal.h"
@@ -30,6 +33,7 @@ uint32_t hsm_cache_limit[HSM_CLASSES];
 uint16_t hsm_class_lo8[HSM_CLASSES], hsm_class_hi8[HSM_CLASSES];
 int hsm_packed = 1;
 int hsm_packed_new = 0;
+int hsm_malloc_packed = 0;
 
 size_t hsm_class_of_computed(size_t size) {
   if (size <= 8) return 0;
@@ -105,6 +109,7 @@ void hsm_sizeclass_init(void) {
   }
   hsm_packed = hsm_options.packed != 0;
   hsm_packed_new = hsm_options.packed == 2;
+  hsm_malloc_packed = hsm_options.packed == 1 || hsm_options.packed == 2;
   for (size_t c = 0; c < HSM_FIXED_CLASSES; c++) hsm_class_set_size(c, class_size_of(c));
   for (size_t c = HSM_LANE_BASE; c < HSM_CLASSES; c++)
     hsm_class_set_size(c, class_size_of(hsm_lane_fixed_class(c)));

@@ -123,9 +123,18 @@ static void mode_table(void) {
   check_request(classes[nclasses - 1] + 1);
 }
 
+/* malloc takes the packed classes (24, 40 .. 120) only with HSMALLOC_PACKED=1 or all;
+ * by default 16k+1 .. 16k+8 round up to 16k+16, as glibc's 16-byte alignment needs */
+static size_t malloc_size(size_t n) {
+  const char *pk = getenv("HSMALLOC_PACKED");
+  int packed = pk != NULL && (strcmp(pk, "1") == 0 || strcmp(pk, "all") == 0);
+  return packed || n <= 16 || n > 120 || (n - 1) % 16 >= 8 ? n : (n + 15) / 16 * 16;
+}
+
 static void mode_usable(void) {
   for (size_t n = 0; n <= SMALL_MAX + 1; n++) {
-    size_t want = n <= SMALL_MAX ? classes[class_index(n)] : (n + SLICE - 1) / SLICE * SLICE;
+    size_t want = n <= SMALL_MAX ? classes[class_index(malloc_size(n))]
+                                 : (n + SLICE - 1) / SLICE * SLICE;
     char *p = malloc(n);
     CHECK(p != NULL && owns(p), "malloc(%zu)", n);
     size_t got = malloc_usable_size(p);

@@ -61,21 +61,24 @@ def test_a_small_hot_class_takes_only_its_own_8_byte_step(hot_program, native):
     """Up to 128 bytes the packed classes are exact: a hot 48 serves 41-48, and 33-40
     stay in the class of 40 (100 rounds of 16 sizes: usable sizes, then the row)."""
     res = run_program(hot_program, native, "small",
-                      env={"HSMALLOC_HOT_SIZES": "48", "HSMALLOC_HOT_DETECT": "0"})
+                      env={"HSMALLOC_HOT_SIZES": "48", "HSMALLOC_HOT_DETECT": "0",
+                           "HSMALLOC_PACKED": "1"})
     assert_ok(res, "small", 1600 + 2)
 
 
 def test_hot_sizes_up_to_128_are_detected_in_8_byte_steps(hot_program, native):
-    """A hot 20 is served by a hot class of 24 (with packed classes one of 32 would serve
-    25-32 only), 36 by 40 and 100 by 104, counted exactly after the window."""
-    res = run_program(hot_program, native, "packed")
+    """With malloc on the packed classes (HSMALLOC_PACKED=1), a hot 20 is served by a
+    hot class of 24 (one of 32 would serve 25-32 only), 36 by 40 and 100 by 104, counted
+    exactly after the window."""
+    res = run_program(hot_program, native, "packed", env={"HSMALLOC_PACKED": "1"})
     assert_ok(res, "packed", 2 * 3 + 5)
 
 
-@pytest.mark.parametrize("packed, served", [("1", "24 17"), ("0", "32 17")])
+@pytest.mark.parametrize("packed, served", [("1", "24 17"), ("0", "32 17"), ("new", "32 17")])
 def test_a_named_packed_size_gets_the_class_that_serves_it(hot_program, native, packed, served):
-    """HSMALLOC_HOT_SIZES=20 names the class of 24 (17-24 bytes) with packed classes, of
-    32 (17-32) without; 100 rounds of every size 9-40, counted in the row exactly."""
+    """HSMALLOC_HOT_SIZES=20 names the class of 24 (17-24 bytes) with malloc on the packed
+    classes, of 32 (17-32) without (by default malloc is 16-aligned); 100 rounds of every
+    size 9-40, counted in the row exactly."""
     res = run_program(hot_program, native, "named", *served.split(),
                       env={"HSMALLOC_HOT_SIZES": "20", "HSMALLOC_HOT_DETECT": "0",
                            "HSMALLOC_PACKED": packed})
@@ -116,15 +119,17 @@ def pattern_profile(hot_program, heapscope, tmp_path_factory):
     return out
 
 
-def test_the_hint_groups_sizes_as_hsmalloc_classes_do():
-    """Up to 128 bytes every 8-byte step is a class (packed): 20 and 24 together, 28
-    apart; above, 16-byte steps: 129 and 144 together."""
+def test_the_hint_groups_sizes_as_hsmalloc_rounds_named_sizes():
+    """A named size rounds up to 16 by default (malloc is 16-aligned): 20, 24 and 28 are
+    one class of 32; with malloc on the packed classes, 8-byte steps up to 128."""
     from types import SimpleNamespace
+    from heapscope.analysis.hot_sizes import class_of
     counts = {(0, 20): 300, (0, 24): 100, (0, 28): 250, (0, 129): 200, (0, 144): 150}
     hot = hot_sizes([SimpleNamespace(size_counts=counts)])
-    assert [(h.size, h.count, h.sizes) for h in hot] == [
-        (24, 400, (20, 24)), (144, 350, (129, 144)), (32, 250, (28,))]
-    assert variable_value(hot) == "24,144,32"
+    assert [(h.size, h.count, h.sizes) for h in hot] == [(32, 650, (20, 28, 24)),
+                                                           (144, 350, (129, 144))]
+    assert variable_value(hot) == "32,144"
+    assert [class_of(n, packed=True) for n in (9, 20, 24, 28, 129)] == [16, 24, 24, 32, 144]
 
 
 def test_profile_names_the_hot_sizes_with_exact_counts(pattern_profile):

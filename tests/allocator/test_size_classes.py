@@ -26,8 +26,10 @@ def size_classes(build):
     return build("../allocator/size_classes.c", "-O1", "-pthread", "-ldl", name="size_classes")
 
 
-def run_mode(exe, native, mode):
-    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libhsmalloc.so"))
+def run_mode(exe, native, mode, packed="1"):
+    """packed: HSMALLOC_PACKED (1: malloc takes every class, so each one is reached)"""
+    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libhsmalloc.so"),
+               HSMALLOC_PACKED=packed)
     res = subprocess.run([str(exe), mode], capture_output=True, text=True, env=env, timeout=300)
     assert res.returncode == 0, f"exit {res.returncode}: {res.stderr[-2000:]}"
     fields = res.stdout.split()
@@ -45,9 +47,11 @@ def test_class_sizes_and_the_bin_each_class_counts_in(size_classes, native):
     assert run_mode(size_classes, native, "table") == 1 + len(documented_classes()) * 9 + 1 + 4
 
 
-def test_usable_size_of_every_small_request(size_classes, native):
-    # malloc and calloc of each n in 0..128 KiB + 1: two checks each
-    assert run_mode(size_classes, native, "usable") == (SMALL_MAX + 2) * 4
+@pytest.mark.parametrize("packed", ["1", "new"])
+def test_usable_size_of_every_small_request(size_classes, native, packed):
+    # malloc and calloc of each n in 0..128 KiB + 1: two checks each; by default ("new")
+    # 16k+1 .. 16k+8 take the class of 16k+16
+    assert run_mode(size_classes, native, "usable", packed) == (SMALL_MAX + 2) * 4
 
 
 def test_blocks_of_a_fresh_page_are_one_class_size_apart(size_classes, native):

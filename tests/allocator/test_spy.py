@@ -11,9 +11,10 @@ N, R = 1000, 10          # spy.c: N mallocs of 100 bytes in thread A, R moved to
 
 
 def class_size(n):
-    """hsmalloc's size classes (docs/hsmalloc.md): 16, then 8-byte steps to 128, then 8 per doubling."""
+    """malloc's class in hsmalloc (docs/hsmalloc.md): 16, then 16-byte steps to 128 (the
+    packed 8-byte steps are operator new's by default), then 8 per doubling."""
     if n <= 128:
-        return max(16, (n + 7) // 8 * 8)
+        return max(16, (n + 15) // 16 * 16)
     top = 1 << ((n - 1).bit_length() - 1)
     step = top // 8
     return (n + step - 1) // step * step

@@ -4,8 +4,8 @@ program's allocations, chosen as hsmalloc's HSMALLOC_HOT_SIZES takes them (share
 
 hsmalloc serves a named size with an exact class for sizes 9 to 4096 (a size of 8
 bytes or less already has an 8-byte class), at most 8 of them: the size rounded up to
-8 bytes up to 128 (its packed classes, the default, make every 8-byte step there a
-class: a hot 20 is the class of 24, which one of 32 would not serve), to 16 above. Sizes that round to the same class are counted together; a class is chosen when
+16, as malloc's alignment is by default (with HSMALLOC_PACKED=1 malloc takes the packed
+8-byte classes up to 128, and a named size rounds to 8 there: class_of's `packed`). Sizes that round to the same class are counted together; a class is chosen when
 its sizes take at least `min_share` of all recorded allocations, hottest first.
 """
 from dataclasses import dataclass
@@ -26,9 +26,9 @@ class HotSize:
     sizes: tuple        # the exact sizes seen, hottest first
 
 
-def class_of(size: int) -> int:
-    """The hot class hsmalloc (packed classes on, its default) gives `size`."""
-    if size <= 128:
+def class_of(size: int, packed: bool = False) -> int:
+    """The hot class hsmalloc gives a named `size` (packed: HSMALLOC_PACKED=1 or all)."""
+    if packed and size <= 128:
         return max(16, (size + 7) // 8 * 8)
     return (size + 15) // 16 * 16
 
