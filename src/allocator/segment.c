@@ -507,3 +507,40 @@ int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
   return 1;
 }
 
+/* Grow a large page whose following slices are too few by moving it down into the
+ * free slices just before it (the following free ones are taken first): the block is
+ * copied within its own neighbourhood instead of to a run elsewhere, so realloc holds
+ * no second copy and leaves no hole. Returns the new start, or NULL. */
+void *hsm_segment_page_slide(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
+  hsm_segment_t *seg = hsm_segment_of(pg);
+  size_t first = (size_t)(pg - seg->pages), old = pg->slice_count;
+  if (slices <= old || slices >= HSM_SLICES) return NULL;
+  size_t after = 0, before = 0;
+  while (first + old + after < HSM_SLICES && (seg->free_mask >> (first + old + after) & 1u))
+    after++;
+  while (before < first && (seg->free_mask >> (first - before - 1) & 1u)) before++;
+  size_t need = slices - old, down = after >= need ? 0 : need - after;
+  if (down == 0 || down > before) return NULL;
+  size_t to = first - down;
+  uint32_t run = (uint32_t)(((1ull << slices) - 1) << to);
+  uint32_t extra = run & ~(uint32_t)(((1ull << old) - 1) << first);
+  seg->free_mask &= ~extra;
+  if (seg->free_mask == 0 && seg->in_list) segment_unlink(heap, seg);
+  uint32_t fresh = touch_slices(heap, seg, extra);
+  int64_t delta = (int64_t)need * (int64_t)HSM_SLICE_SIZE;
+  hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak, delta);
+  heap_holds(heap, 0, (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE, delta);
+  uint8_t *start = (uint8_t *)seg + to * HSM_SLICE_SIZE;
+  memmove(start, pg->start, pg->block_size);
+  hsm_page_t *moved = &seg->pages[to];
+  *moved = *pg;
+  /* the old descriptor is no page now (as hsm_page_release leaves one) */
+  __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->reserved_limit, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->in_use, 0, __ATOMIC_RELAXED);
+  moved->start = start;
+  moved->slice_count = (uint8_t)slices;
+  moved->block_size = slices * HSM_SLICE_SIZE;
+  for (size_t i = to; i < to + slices; i++) seg->slice_page[i] = moved;
+  return start;
+}
