@@ -216,8 +216,10 @@ void *hsm_realloc(void *p, size_t size) {
   int ours = hsm_realloc_owned(p); /* a freed or stray pointer aborts, as free would */
   size_t usable = hsm_usable_size(p);
   if (ours && size <= usable && size >= usable / 2) return p;
-  if (ours && size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && hsm_large_resize(p, size)) return p;
-  void *q = hsm_malloc(size);
+  void *q;
+  if (ours && size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && (q = hsm_large_resize(p, size)))
+    return q;
+  q = hsm_malloc(size);
   if (q == NULL) return NULL;
   memcpy(q, p, size < usable ? size : usable);
   if (ours) hsm_free(p);

@@ -51,8 +51,10 @@
 #define HSM_LANE_BASE         (HSM_FIXED_CLASSES + HSM_HOT_SLOTS)
 #define HSM_CLASSES           (HSM_LANE_BASE + (HSM_SITE_LANES - 1) * HSM_SITE_LANE_CLASSES)
 
-/* Above HSM_LARGE_MAX: huge, own mapping (two of the largest large blocks fit in a segment). */
-#define HSM_LARGE_MAX    ((size_t)15 * 64 * 1024)
+/* Above HSM_LARGE_MAX: huge, own mapping. A large block may take every slice of a
+ * segment but the header's: freed, its slices serve large blocks of any size and
+ * small pages, where a freed huge mapping serves only a request of nearly its size. */
+#define HSM_LARGE_MAX    ((size_t)31 * 64 * 1024)
 #define HSM_MIN_BLOCKS   8    /* a small page holds >= 8 blocks */
 #define HSM_EXTEND_BYTES 4096 /* carve fresh blocks 4 KiB at a time */
 

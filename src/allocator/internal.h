@@ -380,6 +380,7 @@ HSM_HIDDEN hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices);
 HSM_HIDDEN hsm_page_t *hsm_segment_page_alloc_class(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices);
+HSM_HIDDEN void *hsm_segment_page_slide(hsm_heap_t *heap, hsm_page_t *pg, size_t slices);
 HSM_HIDDEN void hsm_segment_decay(hsm_heap_t *heap, uint64_t now);
 HSM_HIDDEN void hsm_segment_cache_decay(uint64_t now, int force);
 HSM_HIDDEN void hsm_segment_cache_lock(void);
@@ -413,7 +414,7 @@ HSM_HIDDEN void hsm_page_set_direct(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_queue_remove(hsm_page_queue_t *q, hsm_page_t *pg);
 HSM_HIDDEN void hsm_queue_push_front(hsm_page_queue_t *q, hsm_page_t *pg);
 HSM_HIDDEN void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero);
-HSM_HIDDEN int hsm_large_resize(void *p, size_t size);
+HSM_HIDDEN void *hsm_large_resize(void *p, size_t size);
 
 /* ---- heaps and threads (heap.c), options (options.c) ---- */
 HSM_HIDDEN hsm_heap_t *hsm_heap_get_slow(void);

@@ -24,17 +24,23 @@ void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero) {
   return pg->start;
 }
 
-/* A large block of this thread's heap grows into the free slices after it, or gives
- * back the slices it no longer needs. */
-int hsm_large_resize(void *p, size_t size) {
-  if (hsm_registry_kind(p) != HSM_REG_SEGMENT) return 0;
+/* A large block of this thread's heap grows into the free slices after it (or, when
+ * they are too few, slides down into free slices before it), or gives back the slices
+ * it no longer needs. Returns the block's (possibly new) address, or NULL. */
+void *hsm_large_resize(void *p, size_t size) {
+  if (hsm_registry_kind(p) != HSM_REG_SEGMENT) return NULL;
   hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
   hsm_heap_t *heap = hsm_tls_heap_or_null();
   if (!pg->flags.f.is_large || pg->flags.f.has_aligned || pg->heap != heap || heap == NULL)
-    return 0;
-  size_t old = pg->block_size;
-  if (!hsm_segment_page_resize(heap, pg, (size + HSM_SLICE_SIZE - 1) >> HSM_SLICE_SHIFT)) return 0;
-  if (pg->block_size > old) HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_LARGE], pg->block_size - old);
-  else HSM_COUNT(heap->stats.free_bytes[HSM_BIN_LARGE], old - pg->block_size);
-  return 1;
+    return NULL;
+  size_t old = pg->block_size, slices = (size + HSM_SLICE_SIZE - 1) >> HSM_SLICE_SHIFT;
+  void *q = p;
+  if (!hsm_segment_page_resize(heap, pg, slices)) {
+    q = hsm_segment_page_slide(heap, pg, slices);
+    if (q == NULL) return NULL;
+  }
+  if (slices * HSM_SLICE_SIZE > old)
+    HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_LARGE], slices * HSM_SLICE_SIZE - old);
+  else HSM_COUNT(heap->stats.free_bytes[HSM_BIN_LARGE], old - slices * HSM_SLICE_SIZE);
+  return q;
 }

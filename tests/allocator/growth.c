@@ -8,7 +8,14 @@
  *            memory grew over their values before the first series
  *   reuse    malloc(4 MiB), fill, free, 100 times (run with HSMALLOC_DECAY_MS=0: each
  *            free purges the mapping); prints "same <n> reserved_peak <B>": how many
- *            allocations got the first one's address, the spy's peak address space */
+ *            allocations got the first one's address, the spy's peak address space
+ *   large    freed large memory serving the next large request (realloc-large's
+ *            pattern); for each step the growth of the spy's committed memory and of
+ *            the resident set over it: "split_committed <B> split_rss <B>" (1.2 MiB
+ *            freed, then 600 KiB allocated), "cached_..." (1.9 MiB freed, then
+ *            1.3 MiB), "slide_..." and "slide_moved <0|1>" (blocks a, b, c of 256 KiB
+ *            side by side, a freed, b realloc'ed to 512 KiB: it can only grow down
+ *            into a's slices) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,9 +85,68 @@ static int reuse(void) {
   return 0;
 }
 
+static long long com_mark, rss_mark;
+static char report[512];
+static void mark(void) {
+  com_mark = committed();
+  rss_mark = rss_bytes();
+}
+static void since(const char *step) { /* (no stdio buffer allocated before the end) */
+  long long com = committed() - com_mark, rss = rss_bytes() - rss_mark;
+  size_t at = strlen(report);
+  snprintf(report + at, sizeof report - at, "%s_committed %lld %s_rss %lld\n", step, com, step,
+           rss);
+}
+
+static char *filled(size_t size, int c) {
+  char *p = malloc(size);
+  if (p == NULL) abort();
+  memset(p, c, size);
+  return p;
+}
+
+static int large(void) {
+  mark(); /* the statm reading's own small pages, before anything measured */
+  /* split: 1.2 MiB freed, then 600 KiB */
+  free(filled((size_t)1200 << 10, 1));
+  mark();
+  char *q = filled((size_t)600 << 10, 2);
+  since("split");
+  free(q);
+  /* cached: 1.9 MiB (a segment of its own) freed, then 1.3 MiB */
+  free(filled((size_t)1900 << 10, 3));
+  mark();
+  char *m = filled((size_t)1300 << 10, 4);
+  since("cached");
+  free(m);
+  /* slide: a, b, c of 256 KiB side by side; a freed, b grown to 512 KiB */
+  const size_t k256 = (size_t)256 << 10;
+  char *a = filled(k256, 5), *b = filled(k256, 6), *c = filled(k256, 7);
+  if (b != a + k256 || c != b + k256) {
+    fprintf(stderr, "growth: a, b, c not side by side\n");
+    return 1;
+  }
+  mark(); /* (before the free: the statm reading's FILE could take a's slices)
+           */
+  free(a);
+  char *b2 = realloc(b, 2 * k256);
+  if (b2 == NULL) return 1;
+  since("slide");
+  for (size_t i = 0; i < k256; i++)
+    if (b2[i] != 6) {
+      fprintf(stderr, "growth: contents lost in realloc\n");
+      return 1;
+    }
+  printf("%sslide_moved %d\n", report, b2 == a);
+  free(b2);
+  free(c);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "large") == 0) return large();
   if (argc == 2 && strcmp(argv[1], "growth") == 0) return growth();
   if (argc == 2 && strcmp(argv[1], "reuse") == 0) return reuse();
-  fprintf(stderr, "usage: growth growth|reuse\n");
+  fprintf(stderr, "usage: growth growth|reuse|large\n");
   return 2;
 }

@@ -1,6 +1,6 @@
 /* hsmalloc's size classes, checked exactly against the rule docs/hsmalloc.md states:
  * small classes are 16 (requests of 0-8 bytes), 16 to 128 by 8, then 8 classes per doubling up to 128 KiB;
- * large blocks (up to 960 KiB) are runs of whole 64 KiB slices; anything bigger is a
+ * large blocks (up to 1984 KiB) are runs of whole 64 KiB slices; anything bigger is a
  * huge block with its own mapping. The expected table is derived here from that
  * rule, never read from the allocator.
  *
@@ -35,7 +35,7 @@
 #define KIB ((size_t)1024)
 #define SMALL_MAX (128 * KIB)   /* largest small class */
 #define SLICE (64 * KIB)        /* large blocks are runs of these */
-#define LARGE_MAX (960 * KIB)   /* above: huge */
+#define LARGE_MAX (1984 * KIB)  /* above: huge (31 slices, a segment but its header) */
 #define HUGE_PAGE 4096          /* a huge block's mapping is in 4 KiB pages */
 #define MAX_CLASSES 128
 
