@@ -427,9 +427,12 @@ again:
     }
   }
   /* A fully free segment sits resident in the cache while the heap's own room would
-   * commit fresh slices (realloc-large: 5.8 MiB of cached segments idle at the peak):
-   * take the cached one whose resident slices save the most. */
-  if (seg != NULL && best_fresh > 0) {
+   * commit fresh slices for a large block (realloc-large: 5.8 MiB of cached segments
+   * idle at the peak): take the cached one whose resident slices save the most. Not
+   * for a small class's page, which commits its 4 KiB pages only as it carves them:
+   * taking a cached segment for it would take an exited thread's segment from the next
+   * thread, which then faults in a fresh one (tests/allocator/churn_pages.c). */
+  if (seg != NULL && best_fresh > 0 && cls == HSM_BIN_LARGE) {
     hsm_segment_t *cached = segment_acquire(heap, (unsigned)slices, best_fresh);
     if (cached != NULL) {
       seg = cached;
