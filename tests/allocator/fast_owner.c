@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "stages.h"
 #include "hsmalloc.h"
 
 #define N    1000
@@ -28,9 +29,7 @@ static void *blocks[N];
 static pthread_t a_self, b_self;
 static unsigned a_id, s_id, b_id;
 static unsigned long long a_self_frees;
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int stage, s_release; /* S exits once released */
+static int s_release; /* S exits once released (under the stages' mutex) */
 
 static unsigned my_heap(void) {
   hsmalloc_heap_stats_t me;
@@ -84,19 +83,6 @@ static void row(unsigned id) {
   CHECK(hsmalloc_heap_stats_get(id, &r) == 0, "no heap %u", id);
   printf("row %u allocs %llu frees %llu remote_frees %llu\n", id, (unsigned long long)r.allocs,
          (unsigned long long)r.frees, (unsigned long long)r.remote_frees);
-}
-
-static void wait_stage(int s) {
-  pthread_mutex_lock(&mu);
-  while (stage < s) pthread_cond_wait(&cv, &mu);
-  pthread_mutex_unlock(&mu);
-}
-
-static void set_stage(int s) {
-  pthread_mutex_lock(&mu);
-  stage = s;
-  pthread_cond_broadcast(&cv);
-  pthread_mutex_unlock(&mu);
 }
 
 /* A of the fork case: makes its blocks, then waits (alive at the fork) */

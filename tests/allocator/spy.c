@@ -13,28 +13,13 @@
 #include <string.h>
 
 #include "check.h"
+#include "stages.h"
 #include "hsmalloc.h"
 
 #define N 1000
 #define R 10
 
 static void *blocks[N];
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int stage;
-
-static void wait_stage(int s) {
-  pthread_mutex_lock(&mu);
-  while (stage < s) pthread_cond_wait(&cv, &mu);
-  pthread_mutex_unlock(&mu);
-}
-
-static void set_stage(int s) {
-  pthread_mutex_lock(&mu);
-  stage = s;
-  pthread_cond_broadcast(&cv);
-  pthread_mutex_unlock(&mu);
-}
 
 static void *thread_a(void *arg) {
   (void)arg;
