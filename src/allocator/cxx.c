@@ -139,7 +139,6 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
 /* One line per operator reads as the table it is. */
 /* clang-format off */
 #define NEW(name, ...) HSM_EXPORT void *name(__VA_ARGS__)
-#define DEL(name, ...) HSM_EXPORT void name(__VA_ARGS__)
 typedef struct nothrow_s nothrow_t;
 
 NEW(_Znwm, size_t n) { return new_site(n, SITE, 0); }
@@ -151,16 +150,5 @@ NEW(_ZnamSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, 0); }
 NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const nothrow_t *t) { (void)t; return new_impl(n, a, 1); }
 NEW(_ZnamSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const nothrow_t *t) { (void)t; return new_impl(n, a, 1); }
 
-DEL(_ZdlPv, void *p) { hsm_free(p); }
-DEL(_ZdaPv, void *p) { hsm_free(p); }
-DEL(_ZdlPvm, void *p, size_t n) { (void)n; hsm_free(p); }
-DEL(_ZdaPvm, void *p, size_t n) { (void)n; hsm_free(p); }
-DEL(_ZdlPvRKSt9nothrow_t, void *p, const nothrow_t *t) { (void)t; hsm_free(p); }
-DEL(_ZdaPvRKSt9nothrow_t, void *p, const nothrow_t *t) { (void)t; hsm_free(p); }
-DEL(_ZdlPvSt11align_val_t, void *p, size_t a) { (void)a; hsm_free(p); }
-DEL(_ZdaPvSt11align_val_t, void *p, size_t a) { (void)a; hsm_free(p); }
-DEL(_ZdlPvmSt11align_val_t, void *p, size_t n, size_t a) { (void)n; (void)a; hsm_free(p); }
-DEL(_ZdaPvmSt11align_val_t, void *p, size_t n, size_t a) { (void)n; (void)a; hsm_free(p); }
-DEL(_ZdlPvSt11align_val_tRKSt9nothrow_t, void *p, size_t a, const nothrow_t *t) { (void)a; (void)t; hsm_free(p); }
-DEL(_ZdaPvSt11align_val_tRKSt9nothrow_t, void *p, size_t a, const nothrow_t *t) { (void)a; (void)t; hsm_free(p); }
+/* every operator delete is free itself (free.c: an alias must live beside its target) */
 /* clang-format on */
