@@ -149,9 +149,14 @@ void hsm_options_read(void) {
   /* 0 none; new (3, the default): operator new called from GCC-built code; 1: malloc
    * too; all (2): every new too */
   const char *packed = getenv("HSMALLOC_PACKED");
-  if (packed != NULL && strcmp(packed, "all") == 0) hsm_options.packed = 2;
-  else if (packed == NULL || strcmp(packed, "new") == 0) hsm_options.packed = 3;
-  else hsm_options.packed = env_long("HSMALLOC_PACKED", 3) == 0 ? 0 : packed[0] == '1' ? 1 : 3;
+  hsm_options.packed = 3;
+  if (packed != NULL && *packed != '\0') {
+    static const char *const names[4] = {"0", "1", "all", "new"};
+    int k = 0;
+    while (k < 4 && strcmp(packed, names[k]) != 0) k++;
+    if (k < 4) hsm_options.packed = k;
+    else warn_once("hsmalloc: HSMALLOC_PACKED=%.40s is not 0, new, 1 or all; using new", packed);
+  }
   hsm_options.site_lanes = env_long("HSMALLOC_SITE_LANES", 1) != 0;
   hsm_options.hot_resample_ms = env_long("HSMALLOC_HOT_RESAMPLE_MS", HSM_HOT_RESAMPLE_MS);
   read_hot_sizes();

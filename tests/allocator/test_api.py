@@ -59,6 +59,16 @@ def test_api_suite_with_each_packed_setting(build, hsmalloc, packed):
                              env={"HSMALLOC_PACKED": packed})) >= 2900
 
 
+@pytest.mark.parametrize("value", ["2", "yes", "ALL", " 1"])
+def test_a_bad_packed_setting_is_one_warning_and_the_default(build, hsmalloc, value):
+    """Anything but 0, new, 1 or all: one line on stderr, and malloc 16-aligned (the
+    suite's rule for a value it does not know either)."""
+    exe = build(ALLOC + "api_suite.c", "-ldl", name="api_suite")
+    res = run(exe, "owned", preload=hsmalloc, env={"HSMALLOC_PACKED": value})
+    assert checks_passed(res) >= 2900
+    assert res.stderr == f"hsmalloc: HSMALLOC_PACKED={value} is not 0, new, 1 or all; using new\n"
+
+
 def test_api_suite_linked(build, native):
     exe = build(ALLOC + "api_suite.c", *linked_flags(native), name="api_suite_linked")
     needed = subprocess.run(["readelf", "-d", str(exe)], capture_output=True, text=True).stdout
