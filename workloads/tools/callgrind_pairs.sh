@@ -13,9 +13,10 @@ shift 3
 declare -A lib=([glibc]="" [jemalloc]=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
   [tcmalloc]=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
   [mimalloc]=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2 [hsmalloc]="$native/lib/libhsmalloc.so")
-# the names callgrind gives the entry points (one name per address, alias chosen by it)
+# the names callgrind gives the entry points (one name per address, alias chosen by it:
+# hsmalloc's free is also every operator delete)
 toggles=()
-for f in malloc free __libc_malloc __libc_free cfree tc_malloc tc_free; do
+for f in malloc free __libc_malloc __libc_free cfree tc_malloc tc_free _ZdlPv _ZdaPv; do
   toggles+=("--toggle-collect=$f")
 done
 for a in ${ALLOCATORS:-glibc jemalloc tcmalloc mimalloc hsmalloc}; do
