@@ -5,6 +5,8 @@ import re
 import time
 from pathlib import Path
 
+from heapscope.bench.runner import measure
+
 
 def update_section(path: str, begin: str, end: str, text: str) -> None:
     """Put `text` (which starts with `begin` and ends with `end`) into the file at `path`."""
@@ -36,7 +38,6 @@ def publish(lines: list, script: str, rounds: int, begin: str, end: str, update)
 
 def timed(cmd, env=None):
     """(wall s, CPU s, max RSS MiB) of one run of cmd; a failed run ends the script."""
-    from heapscope.bench.runner import measure
     m = measure([str(c) for c in cmd], env=env)
     if not m.ok:
         raise SystemExit(f"{' '.join(map(str, cmd))} {m.failure_text()}")

@@ -119,8 +119,9 @@ void *hsm_malloc(size_t size) {
  * 16k+1 .. 16k+8 up to 120 take the 16-aligned class above, unless HSMALLOC_PACKED=all
  * (C++ built by GCC, which assumes nothing). The request is counted as made. */
 void *hsm_new_malloc(size_t size) {
-  if (size - 17 >= 104 || ((size - 1) & 8) != 0) return hsm_malloc(size); /* not packed */
   if (hsm_packed_new) return hsm_packed_alloc(size);
+  /* not a packed size, or malloc rounds it up to 16 itself (the default): its fast path */
+  if (!hsm_malloc_packed || size - 17 >= 104 || ((size - 1) & 8) != 0) return hsm_malloc(size);
   return alloc_checked_sized((size + 15) & ~(size_t)15, size, 0);
 }
 

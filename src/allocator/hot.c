@@ -4,7 +4,8 @@
  *
  * Detection. A window samples a heap's next HSM_HOT_SAMPLE allocations: meanwhile its
  * fast_direct holds only hsm_page_empty, so malloc's fast path is unchanged and every
- * allocation takes the generic path, which counts its size rounded to 16. When the
+ * allocation takes the generic path, which counts the size whose class serves it in
+ * 8-byte steps. When the
  * window closes, a class size (hsm_hot_class_size: the request rounded to 8 up to 128
  * bytes with packed classes, to 16 above) whose sizes took at least 1/HSM_HOT_SHARE of
  * them is promoted: it gets a slot (a class after the fixed ones, process-wide, sized

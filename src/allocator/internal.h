@@ -186,6 +186,17 @@ typedef struct {
 
 enum { HSM_HEAP_OWNED = 1, HSM_HEAP_ABANDONED = 2 };
 
+/* Who takes the packed classes (HSMALLOC_PACKED, in the order its names are read) */
+typedef enum {
+  HSM_PACKED_NONE,   /* "0" */
+  HSM_PACKED_MALLOC, /* "1": malloc, and new from GCC-built code */
+  HSM_PACKED_ALL,    /* "all": malloc and every new */
+  HSM_PACKED_NEW     /* "new", the default: new from GCC-built code */
+} hsm_packing_t;
+static inline int hsm_packing_malloc(int packing) {
+  return packing == HSM_PACKED_MALLOC || packing == HSM_PACKED_ALL;
+}
+
 typedef struct {
   uintptr_t lo, hi;  /* the module's loaded segments */
   unsigned long gen; /* module.c's count of dlcloses when found */
@@ -279,7 +290,7 @@ typedef struct {
   long pressure_hold_ms;    /* HSMALLOC_PRESSURE_HOLD_MS */
   char pressure_files[200]; /* HSMALLOC_PRESSURE_FILES: test hook, read this directory */
   int numa;                 /* HSMALLOC_NUMA: -1 auto (several nodes), 0 off, 1 always */
-  int packed; /* HSMALLOC_PACKED: 8-byte aligned classes 24, 40 .. 120 (sizeclass.c); 2: new too */
+  int packed; /* HSMALLOC_PACKED, an hsm_packing_t (8-byte aligned classes 24 .. 120, sizeclass.c) */
   int site_lanes;       /* HSMALLOC_SITE_LANES: operator new's call-site lanes (site.c) */
   int stats_signal;     /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
   char trace_file[256]; /* HSMALLOC_TRACE: the event trace (trace.c) */

@@ -95,7 +95,7 @@ static int parse_sizes(const char *s, size_t *out, int *n, char *bad, size_t bad
       return 0;
     }
     /* rounded as malloc's classes are: named sizes serve malloc */
-    v = hsm_hot_class_size(v, hsm_options.packed == 1 || hsm_options.packed == 2);
+    v = hsm_hot_class_size(v, hsm_packing_malloc(hsm_options.packed));
     int dup = 0;
     for (int k = 0; k < *n; k++) dup |= out[k] == v;
     if (dup) continue;
@@ -146,10 +146,8 @@ void hsm_options_read(void) {
   hsm_options.cache_segments = env_long("HSMALLOC_CACHE_SEGMENTS", HSM_DEFAULT_CACHE_SEGS);
   hsm_options.hugepages = env_long("HSMALLOC_HUGEPAGES", 0) != 0;
   hsm_options.hot_detect = env_long("HSMALLOC_HOT_DETECT", 1) != 0;
-  /* 0 none; new (3, the default): operator new called from GCC-built code; 1: malloc
-   * too; all (2): every new too */
-  const char *packed = getenv("HSMALLOC_PACKED");
-  hsm_options.packed = 3;
+  const char *packed = getenv("HSMALLOC_PACKED"); /* the names of hsm_packing_t */
+  hsm_options.packed = HSM_PACKED_NEW;
   if (packed != NULL && *packed != '\0') {
     static const char *const names[4] = {"0", "1", "all", "new"};
     int k = 0;

@@ -277,12 +277,11 @@ static void page_abandon(hsm_heap_t *heap, hsm_page_t *pg) {
 void hsm_heap_pages_abandon(hsm_heap_t *heap) { heap_pages_each(heap, page_abandon); }
 
 /* At thread exit: hsm_heap_collect_empty and hsm_heap_pages_abandon in one walk of
- * the classes (threads that come and go pay it each time). */
+ * the classes (threads that come and go pay it each time); the kept lists are empty
+ * by then (collect_empty gives their pages back). */
 void hsm_heap_collect_abandon(hsm_heap_t *heap) {
   collect_empty(heap, 1);
   for (hsm_page_t *pg = heap->full.first; pg != NULL; pg = pg->next) page_abandon(heap, pg);
-  for (size_t k = 0; k < HSM_HOT_SLOTS; k++) /* (emptied by hsm_hot_release_kept) */
-    for (hsm_page_t *pg = heap->kept[k].first; pg != NULL; pg = pg->next) page_abandon(heap, pg);
 }
 
 /* Another thread may set a flag meanwhile (memalign on a block of the page from its

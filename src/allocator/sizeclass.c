@@ -107,9 +107,9 @@ void hsm_sizeclass_init(void) {
     hsm_class_lo8[c] = 1; /* empty range unless the table maps sizes to c */
     hsm_class_hi8[c] = 0;
   }
-  hsm_packed = hsm_options.packed != 0;
-  hsm_packed_new = hsm_options.packed == 2;
-  hsm_malloc_packed = hsm_options.packed == 1 || hsm_options.packed == 2;
+  hsm_packed = hsm_options.packed != HSM_PACKED_NONE;
+  hsm_packed_new = hsm_options.packed == HSM_PACKED_ALL;
+  hsm_malloc_packed = hsm_packing_malloc(hsm_options.packed);
   for (size_t c = 0; c < HSM_FIXED_CLASSES; c++) hsm_class_set_size(c, class_size_of(c));
   for (size_t c = HSM_LANE_BASE; c < HSM_CLASSES; c++)
     hsm_class_set_size(c, class_size_of(hsm_lane_fixed_class(c)));

@@ -7,26 +7,33 @@ import subprocess
 N, LATE = 1000, 10  # fast_owner.c: thread A's blocks of 48 bytes, its frees after its read
 
 
-def test_reused_thread_pointer_frees_another_heaps_blocks(build, native):
+def run_lines(build, native, *mode):
+    """fast_owner.c linked with libhsmalloc, in `mode`: its lines of output."""
     lib = str(native / "lib")
     exe = build("../allocator/fast_owner.c", "-O1", "-pthread", "-L" + lib, "-Wl,-rpath," + lib,
                 "-lhsmalloc", name="fast_owner")
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
-    res = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=60)
+    res = subprocess.run([str(exe), *mode], capture_output=True, text=True, env=env, timeout=60)
     assert res.returncode == 0 and res.stderr == "", res.stderr
-    lines = res.stdout.splitlines()
-    words = lines[1].split()
-    got = {words[i]: int(words[i + 1]) for i in range(0, len(words), 2)}
+    return res.stdout.splitlines()
+
+
+def pairs(line, first):
+    """The "name value" pairs of a line from word `first` on."""
+    w = line.split()
+    return {w[i]: int(w[i + 1]) for i in range(first, len(w), 2)}
+
+
+def test_reused_thread_pointer_frees_another_heaps_blocks(build, native):
+    lines = run_lines(build, native)
+    got = pairs(lines[1], 0)
     # the case under test: B runs on A's thread pointer with another heap (S's)
     assert got["reused"] == 1, "glibc gave B another stack than A's: " + lines[1]
     assert got["b_id"] == got["s_id"] != got["a_id"]
     # A's own frees, read by A itself (its pages' counts harvested for the read)
     assert got["a_self"] == N // 2 - LATE
-    rows = {}
-    for line in lines[2:]:
-        w = line.split()
-        rows[int(w[1])] = {w[i]: int(w[i + 1]) for i in range(2, len(w), 2)}
+    rows = {int(line.split()[1]): pairs(line, 2) for line in lines[2:]}
     a, b = rows[got["a_id"]], rows[got["b_id"]]
     # after A's exit: exactly its own frees (the last LATE counted when its heap was
     # abandoned); B's frees of A's blocks are B's (remote),
@@ -39,20 +46,11 @@ def test_reused_thread_pointer_frees_another_heaps_blocks(build, native):
 def test_fork_child_thread_on_a_parent_threads_pointer(build, native):
     """In a fork's child the parent's other threads' heaps are abandoned, and their
     stacks (so their thread pointers) go to the child's next threads."""
-    lib = str(native / "lib")
-    exe = build("../allocator/fast_owner.c", "-O1", "-pthread", "-L" + lib, "-Wl,-rpath," + lib,
-                "-lhsmalloc", name="fast_owner")
-    env = dict(os.environ)
-    env.pop("LD_PRELOAD", None)
-    res = subprocess.run([str(exe), "fork"], capture_output=True, text=True, env=env, timeout=60)
-    assert res.returncode == 0 and res.stderr == "", res.stderr
-    lines = res.stdout.splitlines()
-    words = lines[1].split()
-    got = {words[i]: int(words[i + 1]) for i in range(1, len(words), 2)}
+    lines = run_lines(build, native, "fork")
+    got = pairs(lines[1], 1)
     assert got["reused"] == 1, "the child's thread got another stack than A's: " + lines[1]
     assert got["b_id"] == got["s_id"] != got["a_id"]
-    w = lines[2].split()
-    b = {w[i]: int(w[i + 1]) for i in range(2, len(w), 2)}
+    b = pairs(lines[2], 2)
     assert b == {"allocs": 2, "frees": 2 + N // 2, "remote_frees": N // 2}
 
 
@@ -60,14 +58,6 @@ def test_another_live_threads_frees_join_its_figures_when_it_counts_them(build, 
     """A live thread's frees of its own blocks reach its row when it reads its figures
     and when it exits, each once; another thread reading in between sees the row as of
     its last count (docs/hsmalloc.md, "Statistics")."""
-    lib = str(native / "lib")
-    exe = build("../allocator/fast_owner.c", "-O1", "-pthread", "-L" + lib, "-Wl,-rpath," + lib,
-                "-lhsmalloc", name="fast_owner")
-    env = dict(os.environ)
-    env.pop("LD_PRELOAD", None)
-    res = subprocess.run([str(exe), "live"], capture_output=True, text=True, env=env, timeout=60)
-    assert res.returncode == 0 and res.stderr == "", res.stderr
-    w = res.stdout.splitlines()[1].split()
-    got = {w[i]: int(w[i + 1]) for i in range(0, len(w), 2)}
+    got = pairs(run_lines(build, native, "live")[1], 0)
     assert got == {"live": N // 2, "after_read": N - 1, "after_exit": N,
                    "behind_live": 1, "behind_after": 0}

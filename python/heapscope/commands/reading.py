@@ -11,9 +11,10 @@ Analysis hands these lines back as data (analysis/loading.py); only a command pr
 import sys
 from typing import Iterable, List, Sequence
 
-from heapscope.analysis.loading import read, reader_warnings
+from heapscope.analysis.loading import read, reader_warnings, require_stacks, weighted_stacks
 from heapscope.commands import progress
 from heapscope.analysis.processes import leave_out_launchers
+from heapscope.analysis.selection import SizeSet
 from heapscope.profile.model import Profile
 from heapscope.render.notes import collapse
 from heapscope.symbolize import Symbolizer
@@ -62,8 +63,6 @@ def warnings(lines: Iterable[str]) -> None:
 def selected_stacks(args):
     """(profiles, sizes, stacks): the symbolized stack trace types of the sizes and
     region the command's selection options name, or an error saying why there are none."""
-    from heapscope.analysis.loading import require_stacks, weighted_stacks
-    from heapscope.analysis.selection import SizeSet
     sizes = SizeSet(args.size)
     profiles = read_profiles(args.profiles, args)
     sym = symbolizer()
