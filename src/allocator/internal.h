@@ -239,6 +239,12 @@ struct hsm_heap_s {
   hsm_segment_t *segments;           /* segments with free slices */
   hsm_rbatch_t rbatch[HSM_RBATCH_SLOTS];
   uint32_t slow_until_decay;
+  /* allocation slow paths so far, and the classes from HSM_IDLE_CLASS_FIRST whose empty
+   * current page is kept (bit i: class HSM_IDLE_CLASS_FIRST + i) since slow path
+   * idle_since[i] (page.c, hsm_heap_expire_idle) */
+  uint32_t slow_seq;
+  uint32_t idle_pages;
+  uint32_t idle_since[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
   int state;
   hsm_heap_t *all_next; /* every heap ever made (never freed) */
   hsm_heap_t *abandoned_next;
@@ -406,6 +412,13 @@ HSM_HIDDEN void hsm_offset_refault(int64_t bytes);
 HSM_HIDDEN void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero);
 HSM_HIDDEN void hsm_page_free_generic(hsm_heap_t *heap, hsm_page_t *pg, void *p);
 HSM_HIDDEN void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg);
+HSM_HIDDEN void hsm_heap_expire_idle(hsm_heap_t *heap, size_t cls);
+/* A heap's allocation slow path for class cls (HSM_BIN_LARGE: a large block): counted,
+ * and the empty pages of other big classes kept too long go back. */
+static inline void hsm_heap_slow_tick(hsm_heap_t *heap, size_t cls) {
+  heap->slow_seq++;
+  if (HSM_UNLIKELY(heap->idle_pages != 0)) hsm_heap_expire_idle(heap, cls);
+}
 HSM_HIDDEN void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b);
 HSM_HIDDEN void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn);

@@ -6,6 +6,7 @@
 
 void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero) {
   HSM_COUNT(heap->stats.slow[HSM_BIN_LARGE], 1);
+  hsm_heap_slow_tick(heap, HSM_BIN_LARGE);
   if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
   if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL)
     hsm_heap_drain_remote(heap);

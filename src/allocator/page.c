@@ -106,16 +106,45 @@ static void page_free(hsm_heap_t *heap, hsm_page_t *pg) {
 /* A page whose blocks are all free goes back to its segment, unless it is the
  * class's current page (keeping one avoids freeing and re-carving a page when a
  * program allocates and frees one block in a loop), or a page of a hot class the heap
- * keeps (postponed free, hot.c). */
+ * keeps (postponed free, hot.c). The current page of a class above 8 KiB is kept only
+ * until HSM_IDLE_PAGE_SLOW slow paths have passed (hsm_heap_expire_idle). */
 static void page_retire(hsm_heap_t *heap, hsm_page_t *pg) {
   size_t cls = pg->class_id;
   int hot = hsm_is_hot(cls);
   /* (a retired hot class has no current page worth keeping) */
   if (!pg->flags.f.is_large && heap->direct[cls] == pg &&
-      (!hot || heap->hot_on[cls - HSM_FIXED_CLASSES]))
+      (!hot || heap->hot_on[cls - HSM_FIXED_CLASSES])) {
+    if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES) {
+      heap->idle_pages |= 1u << (cls - HSM_IDLE_CLASS_FIRST);
+      heap->idle_since[cls - HSM_IDLE_CLASS_FIRST] = heap->slow_seq;
+    }
     return;
+  }
   if (hot && hsm_hot_keep(heap, pg)) return;
   page_free(heap, pg);
+}
+
+/* Give back the empty current pages of big classes kept since HSM_IDLE_PAGE_SLOW slow
+ * paths or more, but class `cls`'s (being allocated now). A program that allocates and
+ * frees a 100 KiB block in a loop keeps its page (it never takes the slow path); one
+ * that has gone on to other sizes gets the page's carved, resident blocks back as free
+ * slices, which blocks of any size reuse (realloc-large held 34 such pages, 4.6 MiB). */
+void hsm_heap_expire_idle(hsm_heap_t *heap, size_t cls) {
+  if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES)
+    heap->idle_pages &= ~(1u << (cls - HSM_IDLE_CLASS_FIRST));
+  uint32_t mask = heap->idle_pages;
+  while (mask) {
+    unsigned i = (unsigned)__builtin_ctz(mask);
+    mask &= mask - 1;
+    if (heap->slow_seq - heap->idle_since[i] < HSM_IDLE_PAGE_SLOW) continue;
+    heap->idle_pages &= ~(1u << i);
+    size_t c = HSM_IDLE_CLASS_FIRST + i;
+    hsm_page_t *pg = heap->direct[c];
+    /* still the empty page it was (not the cache of other heaps' blocks, nor none) */
+    if (pg != &hsm_page_empty && pg != &heap->cache[c] && pg->used == 0 && pg->in_use &&
+        !pg->kept)
+      page_free(heap, pg);
+  }
 }
 
 /* After the owner put a block back: a parked full page can give again; an empty
@@ -139,6 +168,7 @@ void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
 
 void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
   HSM_COUNT(heap->stats.slow[cls], 1);
+  hsm_heap_slow_tick(heap, cls);
   if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
   hsm_page_t *pg = &heap->cache[cls];
   if (pg->free != NULL) goto pop; /* other heaps' blocks freed here: hot */
@@ -248,6 +278,7 @@ void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls) { free_empty_pages(
 
 static void collect_empty(hsm_heap_t *heap, int abandon) {
   hsm_hot_release_kept(heap);
+  heap->idle_pages = 0;
   for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
     free_empty_pages(heap, cls, abandon);
     hsm_page_set_direct(heap, cls);
