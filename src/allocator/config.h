@@ -54,8 +54,8 @@
 /* Above HSM_LARGE_MAX: huge, own mapping. A large block may take every slice of a
  * segment but the header's: freed, its slices serve large blocks of any size and
  * small pages, where a freed huge mapping serves only a request of nearly its size. */
-#define HSM_LARGE_MAX    ((size_t)31 * 64 * 1024)
-#define HSM_MIN_BLOCKS   8    /* a small page holds >= 8 blocks */
+#define HSM_LARGE_MAX  ((size_t)31 * 64 * 1024)
+#define HSM_MIN_BLOCKS 8 /* a small page holds >= 8 blocks */
 /* The classes above 8 KiB (fewer than HSM_MIN_BLOCKS blocks a slice: the fixed classes
  * from HSM_IDLE_CLASS_FIRST on, 32 of them) keep their empty current page for only
  * HSM_IDLE_PAGE_SLOW of the heap's allocation slow paths, then give it back to its
@@ -63,7 +63,7 @@
  * blocks in realloc-large, slices no large block could use. */
 #define HSM_IDLE_CLASS_FIRST 64
 #define HSM_IDLE_PAGE_SLOW   16
-#define HSM_EXTEND_BYTES 4096 /* carve fresh blocks 4 KiB at a time */
+#define HSM_EXTEND_BYTES     4096 /* carve fresh blocks 4 KiB at a time */
 
 /* Statistics bins: one per small class, then large, then huge. */
 #define HSM_BIN_LARGE HSM_CLASSES

@@ -141,8 +141,7 @@ void hsm_heap_expire_idle(hsm_heap_t *heap, size_t cls) {
     size_t c = HSM_IDLE_CLASS_FIRST + i;
     hsm_page_t *pg = heap->direct[c];
     /* still the empty page it was (not the cache of other heaps' blocks, nor none) */
-    if (pg != &hsm_page_empty && pg != &heap->cache[c] && pg->used == 0 && pg->in_use &&
-        !pg->kept)
+    if (pg != &hsm_page_empty && pg != &heap->cache[c] && pg->used == 0 && pg->in_use && !pg->kept)
       page_free(heap, pg);
   }
 }
