@@ -57,10 +57,10 @@
 #define HSM_LARGE_MAX  ((size_t)31 * 64 * 1024)
 #define HSM_MIN_BLOCKS 8 /* a small page holds >= 8 blocks */
 /* The classes above 8 KiB (fewer than HSM_MIN_BLOCKS blocks a slice: the fixed classes
- * from HSM_IDLE_CLASS_FIRST on, 32 of them) keep their empty current page for only
- * HSM_IDLE_PAGE_SLOW of the heap's allocation slow paths, then give it back to its
- * segment (page.c): one kept for good per class held up to 34 pages of idle carved
- * blocks in realloc-large, slices no large block could use. */
+ * from HSM_IDLE_CLASS_FIRST, 9216 B, to 128 KiB, 32 of them) keep their empty current
+ * page for only HSM_IDLE_PAGE_SLOW of the heap's allocation slow paths, then give it
+ * back to its segment (page.c): one kept for good per class held up to 32 pages of
+ * idle carved blocks in realloc-large, slices no large block could use. */
 #define HSM_IDLE_CLASS_FIRST 64
 #define HSM_IDLE_PAGE_SLOW   16
 #define HSM_EXTEND_BYTES     4096 /* carve fresh blocks 4 KiB at a time */

@@ -80,6 +80,16 @@ static void *worker(void *arg) {
   char *s = malloc(300000);
   record("reuse", (uintptr_t)s == at);
   free(s);
+  /* the edge: class 8192 (a slice of 8 blocks) keeps its page for good, class 9216
+   * (8193 bytes: 7 blocks a slice) only for 16 slow paths */
+  char *a = malloc(8192), *b = malloc(8193);
+  CHECK(a != NULL && b != NULL, "malloc(8192), malloc(8193)");
+  a[0] = b[0] = 1;
+  free(a);
+  free(b);
+  record("edge_kept", page_bytes());
+  large_blocks(16);
+  record("edge_after16", page_bytes());
   return NULL;
 }
 

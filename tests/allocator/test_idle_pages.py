@@ -36,6 +36,9 @@ def test_an_idle_big_page_goes_back_after_16_slow_paths(build, native):
     # with the default decay the slices stay resident, for the large block to reuse
     assert f["resident15"] == WRITTEN
     assert f["resident16"] == WRITTEN
+    # the first class above 8 KiB (9216) is the first whose page goes; 8192's stays
+    assert f["edge_kept"] == 2 * 64 * 1024
+    assert f["edge_after16"] == 64 * 1024
 
 
 def test_an_idle_big_page_given_back_is_purged_with_decay_0(build, native):
