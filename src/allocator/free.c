@@ -26,9 +26,16 @@ static void huge_free_counted(void *p, unsigned kind) {
   hsm_huge_free(h);
 }
 
+/* Not a block start among those carved (pg->limit: a pointer beyond the reserved limit
+ * is beyond it too), or a free block. */
+static __attribute__((noinline, cold)) void free_rejected(hsm_page_t *pg, void *p) {
+  if (!hsm_block_ok(pg, p, pg->limit)) hsm_bad_free("free", p);
+  hsm_double_free("free", p);
+}
+
 /* Secure mode, a block of this thread's heap: free's fast path with the list link and
  * the free mark encoded with the page's key. */
-static void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
+static __attribute__((noinline)) void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
   hsm_block_t *b = p;
   if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->limit))) hsm_bad_free("free", p);
   if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free("free", p);
@@ -40,26 +47,52 @@ static void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
   if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(heap, pg);
 }
 
+/* The first block of another heap onto this thread's empty cache for its class: the
+ * class's allocations take from the cache from now on (while it holds blocks, direct
+ * points to it: only this and hsm_page_alloc_slow set it then). A thread without a
+ * heap (hsm_heap_empty, whose caches stay empty) frees through the generic path. */
+static __attribute__((noinline)) void free_to_empty_cache(hsm_heap_t *heap, hsm_page_t *pg,
+                                                          hsm_block_t *b) {
+  if (heap == &hsm_heap_empty) {
+    hsm_page_free_generic(NULL, pg, b);
+    return;
+  }
+  size_t cls = pg->class_id;
+  hsm_page_t *cache = &heap->cache[cls];
+  b->mark = (uintptr_t)pg;
+  b->next = NULL;
+  cache->free = b;
+  if (heap->direct[cls] != cache) hsm_direct_set(heap, cls, cache);
+  HSM_COUNT(heap->stats.frees[cls], 1);
+  HSM_COUNT(heap->stats.remote_frees, 1);
+  if (--heap->cache_left[cls] == 0) hsm_cache_overflow(heap, cls);
+}
+
 /* Another heap's block (or a flagged page of ours): a small block of another heap goes
  * onto this thread's cache for its class; anything else takes the generic path. Out of
- * line so that free's own fast path needs no saved register. */
+ * line so that free's own fast path needs no saved register. The cache's budget counts
+ * down (one instruction to test), and its first block takes the path above. */
 static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
-  if (HSM_LIKELY(pg->heap != heap && heap != &hsm_heap_empty &&
-                 __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
+  if (HSM_LIKELY(pg->heap != heap && __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
     /* (a page not in use has a reserved limit of 0: no pointer passes) */
-    if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)))) hsm_bad_free("free", p);
+    hsm_block_t *b = p;
+    if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)) || b->mark == (uintptr_t)pg)) {
+      free_rejected(pg, p); /* a tail call: this path keeps no stack frame */
+      return;
+    }
     size_t cls = pg->class_id;
     hsm_page_t *cache = &heap->cache[cls];
-    hsm_block_t *b = p;
-    if (HSM_UNLIKELY(b->mark == (uintptr_t)pg)) hsm_double_free("free", p);
+    hsm_block_t *top = cache->free;
+    if (HSM_UNLIKELY(top == NULL)) {
+      free_to_empty_cache(heap, pg, b);
+      return;
+    }
     b->mark = (uintptr_t)pg; /* no flag: not a secure page, its key is 0 */
-    b->next = cache->free;
+    b->next = top;
     cache->free = b;
-    if (HSM_UNLIKELY(heap->direct[cls] != cache)) hsm_direct_set(heap, cls, cache);
     HSM_COUNT(heap->stats.frees[cls], 1);
     HSM_COUNT(heap->stats.remote_frees, 1);
-    if (HSM_UNLIKELY(++heap->cache_count[cls] >= hsm_cache_limit[cls]))
-      hsm_cache_overflow(heap, cls);
+    if (HSM_UNLIKELY(--heap->cache_left[cls] == 0)) hsm_cache_overflow(heap, cls);
     return;
   }
   if (pg->heap == heap &&
@@ -68,11 +101,6 @@ static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *p
     return;
   }
   hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
-}
-
-static __attribute__((noinline, cold)) void free_rejected(hsm_page_t *pg, void *p) {
-  if (!hsm_block_ok(pg, p, pg->limit)) hsm_bad_free("free", p);
-  hsm_double_free("free", p);
 }
 
 static int on_this_threads_stack(const void *p) {

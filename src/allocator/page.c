@@ -142,7 +142,7 @@ void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
   if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
   hsm_page_t *pg = &heap->cache[cls];
   if (pg->free != NULL) goto pop; /* other heaps' blocks freed here: hot */
-  heap->cache_count[cls] = 0;
+  heap->cache_left[cls] = hsm_cache_limit[cls];
   if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL)
     hsm_heap_drain_remote(heap);
   hsm_page_queue_t *q = &heap->queue[cls];
@@ -221,7 +221,7 @@ void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
     b->next = cache->free;
     cache->free = b;
     if (self->direct[bin] != cache) hsm_direct_set(self, bin, cache);
-    if (++self->cache_count[bin] >= hsm_cache_limit[bin]) hsm_cache_overflow(self, bin);
+    if (--self->cache_left[bin] == 0) hsm_cache_overflow(self, bin);
   } else {
     hsm_remote_free(self, pg, b);
   }
