@@ -80,18 +80,26 @@ void hsm_cache_init(hsm_heap_t *heap) {
 /* The cache list is already linked: each run of blocks with the same owner is
  * pushed to it as it stands, one compare-and-swap per run. The owner is looked up
  * where the page changes: a block whose free mark is its predecessor's (the page:
- * the cache holds no secure page's blocks) lies on the same page. */
+ * the cache holds no secure page's blocks) lies on the same page. direct stays on
+ * the empty cache: a thread that frees the class for others saves setting it back on
+ * its next free (free_to_empty_cache), and one that allocates the class finds it
+ * empty on the slow path, which gives the cache its whole budget and direct a page. */
 static void cache_flush(hsm_heap_t *self, size_t cls) {
   hsm_block_t *b = self->cache[cls].free;
   self->cache[cls].free = NULL;
   self->cache[cls].used = 0; /* allocations from the cache, counted by their pops */
   self->cache_left[cls] = cache_start(cls);
-  if (self->direct[cls] == &self->cache[cls]) hsm_page_set_direct(self, cls);
   while (b != NULL) {
     hsm_heap_t *dest = owner_of(b);
     hsm_block_t *tail = b, *next;
-    while ((next = tail->next) != NULL && (next->mark == tail->mark || owner_of(next) == dest))
+    uintptr_t mark = b->mark;
+    while ((next = tail->next) != NULL) {
+      if (HSM_UNLIKELY(next->mark != mark)) {
+        if (owner_of(next) != dest) break;
+        mark = next->mark;
+      }
       tail = next;
+    }
     hsm_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
     do {
       tail->next = old;
