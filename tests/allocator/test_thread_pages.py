@@ -4,6 +4,8 @@ blocks without allocating their class sends them home sooner (consumer_cache.c).
 import os
 import subprocess
 
+import pytest
+
 # churn_pages.c: 60 x 1024, 24 x 512, 1 x 64 and 1 x 16 bytes, every byte written
 CARVED_4K = 60 * 1024 // 4096 + 24 * 512 // 4096 + 1 + 1
 
@@ -45,3 +47,27 @@ def test_a_consumer_sends_blocks_home_in_quarter_batches(build, native):
     assert figures["only"] == {"remote_frees": 1024, "remote_pushes": 16}
     # the same heap (adopted): its counters go on from the first consumer's
     assert figures["allocating"] == {"remote_frees": 2048, "remote_pushes": 16 + 13}
+
+
+def figures_of(lines):
+    return {w[0]: w[1:] for w in lines}
+
+
+@pytest.mark.parametrize("secure", ["0", "1"])
+def test_the_owner_takes_back_runs_of_a_page_in_one_step(build, native, secure):
+    """remote_runs.c: a consumer frees 16220 of the owner's 16384 64-byte blocks (16
+    pages, 15 parked full), 4055 of 4096 of 256 bytes and 4 large blocks, a page apart
+    in turn. The owner's first slow path drains them all in one go (every page's runs
+    spliced back with its count of blocks out; secure mode: block by block, checked):
+    the figures are the blocks' own, the 16220 64-byte blocks it allocates again are
+    exactly the freed ones (the full pages came back to their queue; had a run not
+    unparked its page, 983040 bytes of fresh pages would be carved), and once all is
+    freed and collected no page is left (a run miscounted would keep its page)."""
+    lines = run(build, native, "remote_runs.c",
+                env={"HSMALLOC_HOT_DETECT": "0", "HSMALLOC_SECURE": secure})
+    f = figures_of(lines)
+    assert f["expect"] == ["blocks", "20279", "bytes", "3124736"]
+    assert f["queued"] == ["blocks", "0", "bytes", "0", "drains", "0"]
+    assert f["drained"] == ["blocks", "20279", "bytes", "3124736", "drains", "1"]
+    assert f["reused"] == ["16220", "of", "16220", "grown", "0"]
+    assert f["end"] == ["page_bytes", "0"]
