@@ -236,7 +236,7 @@ struct hsm_heap_s {
    * is used) */
   hsm_page_t cache[HSM_CLASSES];
   uint32_t cache_left[HSM_CLASSES]; /* pushes the cache takes before it is sent home */
-  hsm_segment_t *segments;           /* segments with free slices */
+  hsm_segment_t *segments;          /* segments with free slices */
   hsm_rbatch_t rbatch[HSM_RBATCH_SLOTS];
   uint32_t slow_until_decay;
   int state;
