@@ -49,8 +49,10 @@ static __attribute__((noinline)) void free_secure_own(hsm_heap_t *heap, hsm_page
 
 /* The first block of another heap onto this thread's empty cache for its class: the
  * class's allocations take from the cache from now on (while it holds blocks, direct
- * points to it: only this and hsm_page_alloc_slow set it then). A thread without a
- * heap (hsm_heap_empty, whose caches stay empty) frees through the generic path. */
+ * points to it: only this and hsm_page_alloc_slow set it then). The cache's owner
+ * (cache->heap) is the block's, its tail (cache->local_free) the block: remote.c. A
+ * thread without a heap (hsm_heap_empty, whose caches stay empty) frees through the
+ * generic path. */
 static __attribute__((noinline)) void free_to_empty_cache(hsm_heap_t *heap, hsm_page_t *pg,
                                                           hsm_block_t *b) {
   if (heap == &hsm_heap_empty) {
@@ -62,26 +64,64 @@ static __attribute__((noinline)) void free_to_empty_cache(hsm_heap_t *heap, hsm_
   b->mark = (uintptr_t)pg;
   b->next = NULL;
   cache->free = b;
+  cache->heap = pg->heap;
+  cache->local_free = b;
   if (heap->direct[cls] != cache) hsm_direct_set(heap, cls, cache);
   HSM_COUNT(heap->stats.frees[cls], 1);
   HSM_COUNT(heap->stats.remote_frees, 1);
   if (--heap->cache_left[cls] == 0) hsm_cache_overflow(heap, cls);
 }
 
-/* Another heap's block (or a flagged page of ours): a small block of another heap goes
- * onto this thread's cache for its class; anything else takes the generic path. Out of
- * line so that free's own fast path needs no saved register. The cache's budget counts
- * down (one instruction to test), and its first block takes the path above. */
+/* A page without flags whose heap is not the one of the blocks on this thread's cache
+ * for the class: ours (the generic path), or another heap's block onto the cache, which
+ * from now on holds more than one heap's blocks (no tail: the flush looks their owners
+ * up), or onto the empty cache. */
+static __attribute__((noinline)) void free_other_owner(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
+  if (pg->heap == heap || heap == &hsm_heap_empty) {
+    hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
+    return;
+  }
+  hsm_block_t *b = p;
+  if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)) || b->mark == (uintptr_t)pg)) {
+    free_rejected(pg, p);
+    return;
+  }
+  size_t cls = pg->class_id;
+  hsm_page_t *cache = &heap->cache[cls];
+  if (cache->free == NULL) {
+    free_to_empty_cache(heap, pg, b);
+    return;
+  }
+  b->mark = (uintptr_t)pg;
+  b->next = cache->free;
+  cache->free = b;
+  cache->heap = pg->heap;
+  cache->local_free = NULL;
+  HSM_COUNT(heap->stats.frees[cls], 1);
+  HSM_COUNT(heap->stats.remote_frees, 1);
+  if (--heap->cache_left[cls] == 0) hsm_cache_overflow(heap, cls);
+}
+
+/* Another heap's block (or a flagged page of ours): a small block of the heap whose
+ * blocks this thread's cache for the class holds goes onto it (its owner compared first:
+ * the cache never holds this heap's blocks, so "not ours" needs no test of its own);
+ * anything else takes the paths above or the generic one. Out of line so that free's
+ * own fast path needs no saved register. The cache's budget counts down (one
+ * instruction to test), and its first block takes the path above. */
 static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
-  if (HSM_LIKELY(pg->heap != heap && __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
+  if (HSM_LIKELY(__atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
+    size_t cls = pg->class_id;
+    hsm_page_t *cache = &heap->cache[cls];
+    if (HSM_UNLIKELY(pg->heap != cache->heap)) {
+      free_other_owner(heap, pg, p);
+      return;
+    }
     /* (a page not in use has a reserved limit of 0: no pointer passes) */
     hsm_block_t *b = p;
     if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)) || b->mark == (uintptr_t)pg)) {
       free_rejected(pg, p); /* a tail call: this path keeps no stack frame */
       return;
     }
-    size_t cls = pg->class_id;
-    hsm_page_t *cache = &heap->cache[cls];
     hsm_block_t *top = cache->free;
     if (HSM_UNLIKELY(top == NULL)) {
       free_to_empty_cache(heap, pg, b);

@@ -218,6 +218,13 @@ void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
     hsm_page_free_block(self, pg, b);
   } else if (self != NULL && bin != HSM_BIN_LARGE && !hsm_secure) { /* this thread's cache */
     hsm_page_t *cache = &self->cache[bin];
+    if (cache->free == NULL) { /* its owner and tail (remote.c's cache_flush) */
+      cache->heap = pg->heap;
+      cache->local_free = b;
+    } else if (cache->heap != pg->heap) { /* more than one heap's blocks: no tail */
+      cache->heap = pg->heap;
+      cache->local_free = NULL;
+    }
     b->next = cache->free;
     cache->free = b;
     if (self->direct[bin] != cache) hsm_direct_set(self, bin, cache);

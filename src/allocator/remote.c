@@ -77,28 +77,40 @@ void hsm_cache_init(hsm_heap_t *heap) {
   for (size_t cls = 0; cls < HSM_CLASSES; cls++) heap->cache_left[cls] = cache_start(cls);
 }
 
-/* The cache list is already linked: each run of blocks with the same owner is
- * pushed to it as it stands, one compare-and-swap per run. The owner is looked up
- * where the page changes: a block whose free mark is its predecessor's (the page:
- * the cache holds no secure page's blocks) lies on the same page. direct stays on
- * the empty cache: a thread that frees the class for others saves setting it back on
- * its next free (free_to_empty_cache), and one that allocates the class finds it
+/* The cache list is already linked. While it holds one heap's blocks only, its owner is
+ * cache->heap and its first block (the bottom of the list) cache->local_free, so the
+ * whole list goes home with one compare-and-swap, no block touched (free.c's free_other
+ * and free_to_empty_cache keep them; a block of another heap clears the tail). Else
+ * each run of blocks with the same owner is pushed as it stands, one compare-and-swap
+ * per run, the owner looked up where the page changes: a block whose free mark is its
+ * predecessor's (the page: the cache holds no secure page's blocks) lies on the same
+ * page. direct stays on the empty cache: a thread that frees the class for others
+ * saves setting it back on its next free, and one that allocates the class finds it
  * empty on the slow path, which gives the cache its whole budget and direct a page. */
 static void cache_flush(hsm_heap_t *self, size_t cls) {
-  hsm_block_t *b = self->cache[cls].free;
-  self->cache[cls].free = NULL;
-  self->cache[cls].used = 0; /* allocations from the cache, counted by their pops */
+  hsm_page_t *cache = &self->cache[cls];
+  hsm_block_t *b = cache->free, *one_owner_tail = cache->local_free;
+  cache->free = NULL;
+  cache->used = 0; /* allocations from the cache, counted by their pops */
   self->cache_left[cls] = cache_start(cls);
   while (b != NULL) {
-    hsm_heap_t *dest = owner_of(b);
-    hsm_block_t *tail = b, *next;
-    uintptr_t mark = b->mark;
-    while ((next = tail->next) != NULL) {
-      if (HSM_UNLIKELY(next->mark != mark)) {
-        if (owner_of(next) != dest) break;
-        mark = next->mark;
+    hsm_heap_t *dest;
+    hsm_block_t *tail, *next;
+    if (one_owner_tail != NULL) {
+      dest = cache->heap;
+      tail = one_owner_tail;
+      next = NULL;
+    } else {
+      dest = owner_of(b);
+      tail = b;
+      uintptr_t mark = b->mark;
+      while ((next = tail->next) != NULL) {
+        if (HSM_UNLIKELY(next->mark != mark)) {
+          if (owner_of(next) != dest) break;
+          mark = next->mark;
+        }
+        tail = next;
       }
-      tail = next;
     }
     hsm_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
     do {

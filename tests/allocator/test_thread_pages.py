@@ -71,3 +71,22 @@ def test_the_owner_takes_back_runs_of_a_page_in_one_step(build, native, secure):
     assert f["drained"] == ["blocks", "20279", "bytes", "3124736", "drains", "1"]
     assert f["reused"] == ["16220", "of", "16220", "grown", "0"]
     assert f["end"] == ["page_bytes", "0"]
+
+
+@pytest.mark.parametrize("secure", ["0", "1"])
+def test_a_cache_of_one_owner_goes_home_whole_and_of_two_by_runs(build, native, secure):
+    """remote_owners.c: a consumer frees 100 of owner A's 64-byte blocks, then A's and B's
+    in turn (1900 in all), pushing its cache home every 64. The first 64 (A's only) go in
+    one push without a look at the blocks; the next 64 hold 36 of A's after 28 alternating
+    (28 runs), 27 caches of 64 alternating blocks are 64 runs each and the last 44 at
+    exit 44: 1 + 28 + 27 * 64 + 44 = 1801 pushes. Each owner takes back exactly its own
+    blocks, and every page of theirs is given back after (a mixed cache sent whole to one
+    owner would give B A's blocks). Secure mode has no cache: per-owner batches of up to
+    128 blocks, 8 for each owner."""
+    lines = run(build, native, "remote_owners.c",
+                env={"HSMALLOC_HOT_DETECT": "0", "HSMALLOC_SECURE": secure})
+    f = figures_of(lines)
+    pushes = "1801" if secure == "0" else "16"
+    assert f["consumer"] == ["remote_frees", "1900", "remote_pushes", pushes]
+    assert f["A"] == ["drained", "blocks", "1000", "bytes", "64000", "end", "page_bytes", "0"]
+    assert f["B"] == ["drained", "blocks", "900", "bytes", "57600", "end", "page_bytes", "0"]
