@@ -76,7 +76,7 @@ static __attribute__((noinline)) void free_to_empty_cache(hsm_heap_t *heap, hsm_
  * for the class: ours (the generic path), or another heap's block onto the cache, which
  * from now on holds more than one heap's blocks (no tail: the flush looks their owners
  * up), or onto the empty cache. */
-static __attribute__((noinline)) void free_other_owner(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
+static __attribute__((noinline)) void free_other_owner(hsm_page_t *pg, void *p, hsm_heap_t *heap) {
   if (pg->heap == heap || heap == &hsm_heap_empty) {
     hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
     return;
@@ -108,12 +108,12 @@ static __attribute__((noinline)) void free_other_owner(hsm_heap_t *heap, hsm_pag
  * anything else takes the paths above or the generic one. Out of line so that free's
  * own fast path needs no saved register. The cache's budget counts down (one
  * instruction to test), and its first block takes the path above. */
-static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
+static __attribute__((noinline)) void free_other(hsm_page_t *pg, void *p, hsm_heap_t *heap) {
   if (HSM_LIKELY(__atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
     size_t cls = pg->class_id;
     hsm_page_t *cache = &heap->cache[cls];
     if (HSM_UNLIKELY(pg->heap != cache->heap)) {
-      free_other_owner(heap, pg, p);
+      free_other_owner(pg, p, heap);
       return;
     }
     /* (a page not in use has a reserved limit of 0: no pointer passes) */
@@ -174,7 +174,7 @@ static __attribute__((noinline)) void free_outside_segments(void *p) {
     kind = hsm_chain_free_routed(p, kind);
     if (kind == HSM_REG_CHAIN_BLOCK) return;
     if (kind == HSM_REG_SEGMENT) { /* a segment that also holds a chain's buffer */
-      free_other(hsm_tls_heap, hsm_page_of(hsm_segment_of(p), p), p);
+      free_other(hsm_page_of(hsm_segment_of(p), p), p, hsm_tls_heap);
       return;
     }
   }
@@ -225,7 +225,7 @@ static inline __attribute__((always_inline)) void free_fast(void *p, uintptr_t q
       if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(pg->heap, pg);
       return;
     }
-    free_other(hsm_tls_heap, pg, p);
+    free_other(pg, p, hsm_tls_heap);
     return;
   }
   free_outside_segments(p);
