@@ -33,6 +33,13 @@ static __attribute__((noinline, cold)) void free_rejected(hsm_page_t *pg, void *
   hsm_double_free("free", p);
 }
 
+/* The same for another heap's block: beyond the page's reserved blocks (0 once the page
+ * went back to its segment), or a free block. */
+static __attribute__((noinline, cold)) void free_rejected_other(hsm_page_t *pg, void *p) {
+  if (!hsm_block_ok(pg, p, hsm_reserved_limit(pg))) hsm_bad_free("free", p);
+  hsm_double_free("free", p);
+}
+
 /* Secure mode, a block of this thread's heap: free's fast path with the list link and
  * the free mark encoded with the page's key. */
 static __attribute__((noinline)) void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
@@ -83,7 +90,7 @@ static __attribute__((noinline)) void free_other_owner(hsm_page_t *pg, void *p, 
   }
   hsm_block_t *b = p;
   if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)) || b->mark == (uintptr_t)pg)) {
-    free_rejected(pg, p);
+    free_rejected_other(pg, p);
     return;
   }
   size_t cls = pg->class_id;
@@ -119,7 +126,7 @@ static __attribute__((noinline)) void free_other(hsm_page_t *pg, void *p, hsm_he
     /* (a page not in use has a reserved limit of 0: no pointer passes) */
     hsm_block_t *b = p;
     if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)) || b->mark == (uintptr_t)pg)) {
-      free_rejected(pg, p); /* a tail call: this path keeps no stack frame */
+      free_rejected_other(pg, p); /* a tail call: this path keeps no stack frame */
       return;
     }
     hsm_block_t *top = cache->free;
