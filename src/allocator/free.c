@@ -26,9 +26,23 @@ static void huge_free_counted(void *p, unsigned kind) {
   hsm_huge_free(h);
 }
 
+/* Not a block start among those carved (pg->limit: a pointer beyond the reserved limit
+ * is beyond it too), or a free block. */
+static __attribute__((noinline, cold)) void free_rejected(hsm_page_t *pg, void *p) {
+  if (!hsm_block_ok(pg, p, pg->limit)) hsm_bad_free("free", p);
+  hsm_double_free("free", p);
+}
+
+/* The same for another heap's block: beyond the page's reserved blocks (0 once the page
+ * went back to its segment), or a free block. */
+static __attribute__((noinline, cold)) void free_rejected_other(hsm_page_t *pg, void *p) {
+  if (!hsm_block_ok(pg, p, hsm_reserved_limit(pg))) hsm_bad_free("free", p);
+  hsm_double_free("free", p);
+}
+
 /* Secure mode, a block of this thread's heap: free's fast path with the list link and
  * the free mark encoded with the page's key. */
-static void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
+static __attribute__((noinline)) void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
   hsm_block_t *b = p;
   if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->limit))) hsm_bad_free("free", p);
   if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free("free", p);
@@ -40,26 +54,92 @@ static void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
   if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(heap, pg);
 }
 
-/* Another heap's block (or a flagged page of ours): a small block of another heap goes
- * onto this thread's cache for its class; anything else takes the generic path. Out of
- * line so that free's own fast path needs no saved register. */
-static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
-  if (HSM_LIKELY(pg->heap != heap && heap != &hsm_heap_empty &&
-                 __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
-    /* (a page not in use has a reserved limit of 0: no pointer passes) */
-    if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)))) hsm_bad_free("free", p);
+/* The first block of another heap onto this thread's empty cache for its class: the
+ * class's allocations take from the cache from now on (while it holds blocks, direct
+ * points to it: only this and hsm_page_alloc_slow set it then). The cache's owner
+ * (cache->heap) is the block's, its tail (cache->local_free) the block: remote.c. A
+ * thread without a heap (hsm_heap_empty, whose caches stay empty) frees through the
+ * generic path. */
+static __attribute__((noinline)) void free_to_empty_cache(hsm_heap_t *heap, hsm_page_t *pg,
+                                                          hsm_block_t *b) {
+  if (heap == &hsm_heap_empty) {
+    hsm_page_free_generic(NULL, pg, b);
+    return;
+  }
+  size_t cls = pg->class_id;
+  hsm_page_t *cache = &heap->cache[cls];
+  b->mark = (uintptr_t)pg;
+  b->next = NULL;
+  cache->free = b;
+  cache->heap = pg->heap;
+  cache->local_free = b;
+  if (heap->direct[cls] != cache) hsm_direct_set(heap, cls, cache);
+  HSM_COUNT(heap->stats.frees[cls], 1);
+  HSM_COUNT(heap->stats.remote_frees, 1);
+  if (--heap->cache_left[cls] == 0) hsm_cache_overflow(heap, cls);
+}
+
+/* A page without flags whose heap is not the one of the blocks on this thread's cache
+ * for the class: ours (the generic path), or another heap's block onto the cache, which
+ * from now on holds more than one heap's blocks (no tail: the flush looks their owners
+ * up), or onto the empty cache. */
+static __attribute__((noinline)) void free_other_owner(hsm_page_t *pg, void *p, hsm_heap_t *heap) {
+  if (pg->heap == heap || heap == &hsm_heap_empty) {
+    hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
+    return;
+  }
+  hsm_block_t *b = p;
+  if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)) || b->mark == (uintptr_t)pg)) {
+    free_rejected_other(pg, p);
+    return;
+  }
+  size_t cls = pg->class_id;
+  hsm_page_t *cache = &heap->cache[cls];
+  if (cache->free == NULL) {
+    free_to_empty_cache(heap, pg, b);
+    return;
+  }
+  b->mark = (uintptr_t)pg;
+  b->next = cache->free;
+  cache->free = b;
+  cache->heap = pg->heap;
+  cache->local_free = NULL;
+  HSM_COUNT(heap->stats.frees[cls], 1);
+  HSM_COUNT(heap->stats.remote_frees, 1);
+  if (--heap->cache_left[cls] == 0) hsm_cache_overflow(heap, cls);
+}
+
+/* Another heap's block (or a flagged page of ours): a small block of the heap whose
+ * blocks this thread's cache for the class holds goes onto it (its owner compared first:
+ * the cache never holds this heap's blocks, so "not ours" needs no test of its own);
+ * anything else takes the paths above or the generic one. Out of line so that free's
+ * own fast path needs no saved register. The cache's budget counts down (one
+ * instruction to test), and its first block takes the path above. */
+static __attribute__((noinline)) void free_other(hsm_page_t *pg, void *p, hsm_heap_t *heap) {
+  if (HSM_LIKELY(__atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
     size_t cls = pg->class_id;
     hsm_page_t *cache = &heap->cache[cls];
+    if (HSM_UNLIKELY(pg->heap != cache->heap)) {
+      free_other_owner(pg, p, heap);
+      return;
+    }
+    /* (a page not in use has a reserved limit of 0: no pointer passes) */
     hsm_block_t *b = p;
-    if (HSM_UNLIKELY(b->mark == (uintptr_t)pg)) hsm_double_free("free", p);
+    if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)) || b->mark == (uintptr_t)pg)) {
+      free_rejected_other(pg, p); /* a tail call: this path keeps no stack frame */
+      return;
+    }
+    hsm_block_t *top = cache->free;
+    if (HSM_UNLIKELY(top == NULL)) {
+      free_to_empty_cache(heap, pg, b);
+      return;
+    }
     b->mark = (uintptr_t)pg; /* no flag: not a secure page, its key is 0 */
-    b->next = cache->free;
+    b->next = top;
     cache->free = b;
-    if (HSM_UNLIKELY(heap->direct[cls] != cache)) hsm_direct_set(heap, cls, cache);
     HSM_COUNT(heap->stats.frees[cls], 1);
     HSM_COUNT(heap->stats.remote_frees, 1);
-    if (HSM_UNLIKELY(++heap->cache_count[cls] >= hsm_cache_limit[cls]))
-      hsm_cache_overflow(heap, cls);
+    if (HSM_UNLIKELY(--heap->cache_left[cls] == 0)) hsm_cache_overflow(heap, cls);
     return;
   }
   if (pg->heap == heap &&
@@ -68,11 +148,6 @@ static __attribute__((noinline)) void free_other(hsm_heap_t *heap, hsm_page_t *p
     return;
   }
   hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
-}
-
-static __attribute__((noinline, cold)) void free_rejected(hsm_page_t *pg, void *p) {
-  if (!hsm_block_ok(pg, p, pg->limit)) hsm_bad_free("free", p);
-  hsm_double_free("free", p);
 }
 
 static int on_this_threads_stack(const void *p) {
@@ -106,7 +181,7 @@ static __attribute__((noinline)) void free_outside_segments(void *p) {
     kind = hsm_chain_free_routed(p, kind);
     if (kind == HSM_REG_CHAIN_BLOCK) return;
     if (kind == HSM_REG_SEGMENT) { /* a segment that also holds a chain's buffer */
-      free_other(hsm_tls_heap, hsm_page_of(hsm_segment_of(p), p), p);
+      free_other(hsm_page_of(hsm_segment_of(p), p), p, hsm_tls_heap);
       return;
     }
   }
@@ -157,7 +232,7 @@ static inline __attribute__((always_inline)) void free_fast(void *p, uintptr_t q
       if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(pg->heap, pg);
       return;
     }
-    free_other(hsm_tls_heap, pg, p);
+    free_other(pg, p, hsm_tls_heap);
     return;
   }
   free_outside_segments(p);

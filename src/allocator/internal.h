@@ -232,11 +232,12 @@ struct hsm_heap_s {
   hsm_module_memo_t site_module;       /* the module of the last site learned (module.c) */
   hsm_page_queue_t queue[HSM_CLASSES]; /* pages with (possibly) free blocks */
   hsm_page_queue_t full;               /* pages with nothing to give */
-  /* other heaps' blocks this thread freed, reused first (pseudo-pages: only `free`
-   * is used) */
+  /* other heaps' blocks this thread freed, reused first (pseudo-pages: `free` is the
+   * list, `used` counts pops; while the list holds one heap's blocks only, `heap` is
+   * that heap and `local_free` the list's last block, else local_free is NULL) */
   hsm_page_t cache[HSM_CLASSES];
-  uint32_t cache_count[HSM_CLASSES]; /* pushes since the cache was last emptied */
-  hsm_segment_t *segments;           /* segments with free slices */
+  uint32_t cache_left[HSM_CLASSES]; /* pushes the cache takes before it is sent home */
+  hsm_segment_t *segments;          /* segments with free slices */
   hsm_rbatch_t rbatch[HSM_RBATCH_SLOTS];
   uint32_t slow_until_decay;
   /* allocation slow paths so far, and the classes from HSM_IDLE_CLASS_FIRST whose empty

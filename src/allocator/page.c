@@ -172,7 +172,7 @@ void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
   if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
   hsm_page_t *pg = &heap->cache[cls];
   if (pg->free != NULL) goto pop; /* other heaps' blocks freed here: hot */
-  heap->cache_count[cls] = 0;
+  heap->cache_left[cls] = hsm_cache_limit[cls];
   if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL)
     hsm_heap_drain_remote(heap);
   hsm_page_queue_t *q = &heap->queue[cls];
@@ -248,10 +248,17 @@ void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
     hsm_page_free_block(self, pg, b);
   } else if (self != NULL && bin != HSM_BIN_LARGE && !hsm_secure) { /* this thread's cache */
     hsm_page_t *cache = &self->cache[bin];
+    if (cache->free == NULL) { /* its owner and tail (remote.c's cache_flush) */
+      cache->heap = pg->heap;
+      cache->local_free = b;
+    } else if (cache->heap != pg->heap) { /* more than one heap's blocks: no tail */
+      cache->heap = pg->heap;
+      cache->local_free = NULL;
+    }
     b->next = cache->free;
     cache->free = b;
     if (self->direct[bin] != cache) hsm_direct_set(self, bin, cache);
-    if (++self->cache_count[bin] >= hsm_cache_limit[bin]) hsm_cache_overflow(self, bin);
+    if (--self->cache_left[bin] == 0) hsm_cache_overflow(self, bin);
   } else {
     hsm_remote_free(self, pg, b);
   }

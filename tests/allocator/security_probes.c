@@ -75,6 +75,23 @@ static void double_free_remote(void) {
   pthread_join(t, NULL);
 }
 
+/* A small block freed by its thread, which exits: its page goes back with it. Freed
+ * again by another thread: the page is not in use any more (its count of carved blocks
+ * stays, only its reserved limit says so). */
+static void *alloc_free_exit(void *arg) {
+  void **out = arg;
+  out[0] = malloc(96);
+  free(out[0]);
+  return NULL;
+}
+static void double_free_remote_page_gone(void) {
+  void *p[1];
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, alloc_free_exit, p) == 0, "pthread_create");
+  pthread_join(t, NULL);
+  free(launder(p[0]));
+}
+
 static void double_free_small_size(void) { /* a request of 8 bytes or less */
   char *p = malloc(5);
   free(p);
@@ -230,6 +247,7 @@ static const struct {
     {"double-free-other-thread", double_free_other_thread},
     {"double-free-remote", double_free_remote},
     {"double-free-small-size", double_free_small_size},
+    {"double-free-remote-page-gone", double_free_remote_page_gone},
     {"double-free-large", double_free_large},
     {"double-free-large-remote", double_free_large_remote},
     {"double-free-huge", double_free_huge},

@@ -25,6 +25,9 @@ PROBES = {
     "double-free-other-thread": (("abort", DOUBLE), SAME),
     "double-free-remote": (("abort", DOUBLE), SAME),
     "double-free-small-size": (("abort", DOUBLE), SAME),
+    # its page went back at its thread's exit: the reserved limit (0) rejects it, not
+    # the carved count the page keeps (which took it for a double free)
+    "double-free-remote-page-gone": (("abort", NOT_OURS), SAME),
     # the page went back to its segment with its only block: not in use any more
     "double-free-large": (("abort", NOT_OURS), SAME),
     "double-free-large-remote": (("abort", DOUBLE), SAME),

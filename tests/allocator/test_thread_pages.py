@@ -4,6 +4,8 @@ blocks without allocating their class sends them home sooner (consumer_cache.c).
 import os
 import subprocess
 
+import pytest
+
 # churn_pages.c: 60 x 1024, 24 x 512, 1 x 64 and 1 x 16 bytes, every byte written
 CARVED_4K = 60 * 1024 // 4096 + 24 * 512 // 4096 + 1 + 1
 
@@ -45,3 +47,46 @@ def test_a_consumer_sends_blocks_home_in_quarter_batches(build, native):
     assert figures["only"] == {"remote_frees": 1024, "remote_pushes": 16}
     # the same heap (adopted): its counters go on from the first consumer's
     assert figures["allocating"] == {"remote_frees": 2048, "remote_pushes": 16 + 13}
+
+
+def figures_of(lines):
+    return {w[0]: w[1:] for w in lines}
+
+
+@pytest.mark.parametrize("secure", ["0", "1"])
+def test_the_owner_takes_back_runs_of_a_page_in_one_step(build, native, secure):
+    """remote_runs.c: a consumer frees 16220 of the owner's 16384 64-byte blocks (16
+    pages, 15 parked full), 4055 of 4096 of 256 bytes and 4 large blocks, a page apart
+    in turn. The owner's first slow path drains them all in one go (every page's runs
+    spliced back with its count of blocks out; secure mode: block by block, checked):
+    the figures are the blocks' own, the 16220 64-byte blocks it allocates again are
+    exactly the freed ones (the full pages came back to their queue; had a run not
+    unparked its page, 983040 bytes of fresh pages would be carved), and once all is
+    freed and collected no page is left (a run miscounted would keep its page)."""
+    lines = run(build, native, "remote_runs.c",
+                env={"HSMALLOC_HOT_DETECT": "0", "HSMALLOC_SECURE": secure})
+    f = figures_of(lines)
+    assert f["expect"] == ["blocks", "20279", "bytes", "3124736"]
+    assert f["queued"] == ["blocks", "0", "bytes", "0", "drains", "0"]
+    assert f["drained"] == ["blocks", "20279", "bytes", "3124736", "drains", "1"]
+    assert f["reused"] == ["16220", "of", "16220", "grown", "0"]
+    assert f["end"] == ["page_bytes", "0"]
+
+
+@pytest.mark.parametrize("secure", ["0", "1"])
+def test_a_cache_of_one_owner_goes_home_whole_and_of_two_by_runs(build, native, secure):
+    """remote_owners.c: a consumer frees 100 of owner A's 64-byte blocks, then A's and B's
+    in turn (1900 in all), pushing its cache home every 64. The first 64 (A's only) go in
+    one push without a look at the blocks; the next 64 hold 36 of A's after 28 alternating
+    (28 runs), 27 caches of 64 alternating blocks are 64 runs each and the last 44 at
+    exit 44: 1 + 28 + 27 * 64 + 44 = 1801 pushes. Each owner takes back exactly its own
+    blocks, and every page of theirs is given back after (a mixed cache sent whole to one
+    owner would give B A's blocks). Secure mode has no cache: per-owner batches of up to
+    128 blocks, 8 for each owner."""
+    lines = run(build, native, "remote_owners.c",
+                env={"HSMALLOC_HOT_DETECT": "0", "HSMALLOC_SECURE": secure})
+    f = figures_of(lines)
+    pushes = "1801" if secure == "0" else "16"
+    assert f["consumer"] == ["remote_frees", "1900", "remote_pushes", pushes]
+    assert f["A"] == ["drained", "blocks", "1000", "bytes", "64000", "end", "page_bytes", "0"]
+    assert f["B"] == ["drained", "blocks", "900", "bytes", "57600", "end", "page_bytes", "0"]
