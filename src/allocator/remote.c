@@ -60,8 +60,9 @@ void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
 static hsm_heap_t *owner_of(hsm_block_t *b) { return hsm_page_of(hsm_segment_of(b), b)->heap; }
 
 /* The pushes a class's cache takes before it is sent home (cache_left counts them
- * down to 0 from what this gives; hsm_cache_limit[cls] is the whole budget). A thread that took none of its cached
- * blocks since they were last sent home frees the class's blocks for others without
+ * down to 0 from what this gives; hsm_cache_limit[cls] is the whole budget). A thread
+ * that took none of its cached blocks since they were last sent home frees the class's
+ * blocks for others without
  * allocating it (a consumer): held here they are of no use, and their owner carves
  * fresh memory meanwhile. So a cache starts with a quarter of the budget (at least
  * HSM_CACHE_MIN_BLOCKS blocks: one push each), and gets the whole budget once the
@@ -69,6 +70,10 @@ static hsm_heap_t *owner_of(hsm_block_t *b) { return hsm_page_of(hsm_segment_of(
  * the cache empty (hsm_page_alloc_slow). */
 static uint32_t cache_start(size_t cls) {
   uint32_t limit = hsm_cache_limit[cls], batch = limit / 4;
+  /* a hot slot's class has no size yet (its limit is 0) when a heap is made before a
+   * heap takes the slot: a budget of 0 would count down past 0 and never send the cache
+   * home; 1 sends its first block home, and the flush reads the budget then */
+  if (limit == 0) return 1;
   if (batch < HSM_CACHE_MIN_BLOCKS) batch = HSM_CACHE_MIN_BLOCKS;
   return batch < limit ? batch : limit;
 }

@@ -49,6 +49,17 @@ def test_a_consumer_sends_blocks_home_in_quarter_batches(build, native):
     assert figures["allocating"] == {"remote_frees": 2048, "remote_pushes": 16 + 13}
 
 
+def test_a_hot_class_cache_sized_after_the_heap_goes_home(build, native):
+    """hot_cache.c: the main thread's heap is made before HSMALLOC_HOT_SIZES gives the
+    slot of 528-byte blocks its size (its cache limit was 0 then); it frees 700 such
+    blocks of another heap without allocating the size. Its budget starts at 1 (the
+    first block goes home alone), then a quarter of 16384 // 528 = 31 blocks, 7: 1 + 99
+    pushes. With a budget of 0 counted down past 0 the cache held all 700 (0 pushes)."""
+    lines = run(build, native, "hot_cache.c",
+                env={"HSMALLOC_HOT_SIZES": "520", "HSMALLOC_HOT_DETECT": "0"})
+    figures = {w[0]: {w[i]: int(w[i + 1]) for i in range(1, len(w), 2)} for w in lines}
+    assert figures["consumer"] == {"remote_frees": 700, "remote_pushes": 1 + 699 // 7}
+
 def figures_of(lines):
     return {w[0]: w[1:] for w in lines}
 
