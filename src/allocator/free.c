@@ -56,10 +56,10 @@ static __attribute__((noinline)) void free_secure_own(hsm_heap_t *heap, hsm_page
 
 /* The first block of another heap onto this thread's empty cache for its class: the
  * class's allocations take from the cache from now on (while it holds blocks, direct
- * points to it: only this and hsm_page_alloc_slow set it then). The cache's owner
- * (cache->heap) is the block's, its tail (cache->local_free) the block: remote.c. A
- * thread without a heap (hsm_heap_empty, whose caches stay empty) frees through the
- * generic path. */
+ * points to it: set here, by page.c's generic free and by hsm_page_alloc_slow). The
+ * cache's owner (cache->heap) is the block's, its tail (cache->local_free) the block:
+ * remote.c. A thread without a heap (hsm_heap_empty, whose caches stay
+ * empty) frees through the generic path. */
 static __attribute__((noinline)) void free_to_empty_cache(hsm_heap_t *heap, hsm_page_t *pg,
                                                           hsm_block_t *b) {
   if (heap == &hsm_heap_empty) {

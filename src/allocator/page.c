@@ -128,7 +128,8 @@ static void page_retire(hsm_heap_t *heap, hsm_page_t *pg) {
  * paths or more, but class `cls`'s (being allocated now). A program that allocates and
  * frees a 100 KiB block in a loop keeps its page (it never takes the slow path); one
  * that has gone on to other sizes gets the page's carved, resident blocks back as free
- * slices, which blocks of any size reuse (realloc-large held 34 such pages, 4.6 MiB). */
+ * slices, which blocks of any size reuse (realloc-large held up to 4.6 MiB in such pages: one
+ * a class, 32 classes). */
 _Static_assert(HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST <= 32, "idle_pages is one 32-bit mask");
 void hsm_heap_expire_idle(hsm_heap_t *heap, size_t cls) {
   if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES)
