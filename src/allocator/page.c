@@ -142,8 +142,13 @@ void hsm_heap_expire_idle(hsm_heap_t *heap, size_t cls) {
     heap->idle_pages &= ~(1u << i);
     size_t c = HSM_IDLE_CLASS_FIRST + i;
     hsm_page_t *pg = heap->direct[c];
-    /* still the empty page it was (not the cache of other heaps' blocks, nor none) */
-    if (pg != &hsm_page_empty && pg != &heap->cache[c] && pg->used == 0 && pg->in_use && !pg->kept)
+    /* a cache of other heaps' blocks became the class's current page since: the page
+     * kept empty is no longer current (page_retire would give it back now), and is
+     * first on the class's queue (no slow path of the class since: none pushed before
+     * it); skipped, it stayed until the class's next slow path, however far off */
+    if (pg == &heap->cache[c]) pg = heap->queue[c].first;
+    /* still an empty page in use (not none) */
+    if (pg != NULL && pg != &hsm_page_empty && pg->used == 0 && pg->in_use && !pg->kept)
       page_free(heap, pg);
   }
 }

@@ -47,3 +47,20 @@ def test_an_idle_big_page_given_back_is_purged_with_decay_0(build, native):
     f = figures(build, native, env={"HSMALLOC_DECAY_MS": "0"})
     assert (f["after15"], f["resident15"]) == (PAGE, WRITTEN)
     assert (f["after16"], f["resident16"]) == (0, 0)
+
+
+def test_an_idle_big_page_goes_back_when_the_cache_took_its_class(build, native):
+    """idle_cache.c: the worker's empty 100000-byte page is kept; then another heap's
+    block of the class goes onto the worker's cache, which becomes the class's current
+    page; 16 slow paths later the kept page is no longer current and goes back (it
+    stayed, 327680 bytes, until the class's next slow path); the class's next block
+    still comes from the cache."""
+    lib = str(native / "lib")
+    exe = build("../allocator/idle_cache.c", "-O1", "-pthread", "-L" + lib,
+                "-Wl,-rpath," + lib, "-lhsmalloc", name="idle_cache")
+    full = dict(os.environ)
+    full.pop("LD_PRELOAD", None)
+    res = subprocess.run([str(exe)], capture_output=True, text=True, env=full, timeout=60)
+    assert res.returncode == 0, res.stderr
+    f = {w[0]: int(w[1]) for w in (line.split() for line in res.stdout.splitlines())}
+    assert f == {"kept": PAGE, "after16": 0, "from_cache": 1}
