@@ -1,6 +1,8 @@
 """Short-lived threads and the memory of their classes: a class's new page goes back to
 the slices its last page carved (churn_pages.c), and a thread that frees other threads'
-blocks without allocating their class sends them home sooner (consumer_cache.c)."""
+blocks without allocating their class sends them home sooner (consumer_cache.c, and
+hot_cache.c for a hot class), runs of a page drained in one step (remote_runs.c), a
+cache of one owner's blocks sent home whole (remote_owners.c)."""
 import os
 import subprocess
 
