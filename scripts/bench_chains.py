@@ -13,7 +13,8 @@ configuration once, the order rotated by one each round, after a warm-up round),
 through heapscope bench's runner (CPU and wall time from wait4). The workload's
 arguments default to --rounds 128 (about 1.3 s of CPU a run: the default 32 rounds
 take 0.3 s, too short for a few percent).
-Prints a Markdown table per thread count: medians, and the ratio of means to the custom
+Prints a Markdown table per thread count: medians (CPU, its user and system parts,
+minor page faults, wall), and the ratio of means to the custom
 pool on the same allocator (hsmalloc) with its 95% bootstrap interval, the rounds
 resampled as pairs (a load that changes between rounds changes both runs of a round),
 and the load average before and after.
@@ -138,19 +139,26 @@ def main():
         print(f"\n{threads} thread(s), {opts.runs} rounds of every configuration, order rotated "
               f"(hs-wl-mesh-refine --threads {threads} {' '.join(opts.args)}); "
               f"load average {load0:.1f} before, {load1:.1f} after\n")
-        print("| configuration | CPU s, median | wall s, median | CPU / custom pool on hsmalloc (95% CI) "
+        print("| configuration | CPU s, median | user s | sys s | minor faults | wall s, median "
+              "| CPU / custom pool on hsmalloc (95% CI) | user / pool (95% CI) "
               "| wall / custom pool on hsmalloc (95% CI) |")
-        print("|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|")
         for label, outcome in out.items():
             if outcome.failed:
-                print(f"| {label} | failed: {outcome.failure.failure_text().splitlines()[0]} | | | |")
+                print(f"| {label} | failed: {outcome.failure.failure_text().splitlines()[0]} | | | | | | | |")
                 continue
             cpu = [m.cpu for m in outcome.runs]
             wall = [m.wall for m in outcome.runs]
             rc = stats.ratio_paired(cpu, [m.cpu for m in base])
             rw = stats.ratio_paired(wall, [m.wall for m in base])
-            print(f"| {label} | {stats.median(cpu):.3f} | {stats.median(wall):.3f} "
+            ru = stats.ratio_paired([m.user for m in outcome.runs], [m.user for m in base])
+            user = stats.median([m.user for m in outcome.runs])
+            system = stats.median([m.sys for m in outcome.runs])
+            faults = stats.median([m.minflt for m in outcome.runs])
+            print(f"| {label} | {stats.median(cpu):.3f} | {user:.3f} | {system:.3f} | {faults:.0f} "
+                  f"| {stats.median(wall):.3f} "
                   f"| {rc.value:.3f} ({rc.ci[0]:.3f}–{rc.ci[1]:.3f}) "
+                  f"| {ru.value:.3f} ({ru.ci[0]:.3f}–{ru.ci[1]:.3f}) "
                   f"| {rw.value:.3f} ({rw.ci[0]:.3f}–{rw.ci[1]:.3f}) |")
 
 
