@@ -10,8 +10,6 @@
 
 #include "chain.h"
 
-__thread char hsm_chain_mark __attribute__((tls_model("initial-exec")));
-
 /* Pages of each class's span: the fewest (up to HSM_CHAIN_SPAN_MAX) whose unused tail
  * is at most 1/8 of the span, and blocks per span. */
 size_t hsm_chain_class_size[HSM_CHAIN_CLASSES];
@@ -189,8 +187,11 @@ hsmalloc_chain_t *hsm_chain_new(void *buf, size_t size, unsigned flags, int *err
 static void span_set(hsmalloc_chain_t *c, hsm_cregion_t *r, uint32_t first, uint32_t pages,
                      unsigned cls) {
   span_counted(c, r, first, pages);
-  for (uint32_t i = 0; i < pages; i++) r->head[first + i] = first;
-  r->span[first] = pages << HSM_CSPAN_PAGES_SHIFT | cls;
+  uint32_t info = pages << HSM_CSPAN_PAGES_SHIFT | cls;
+  for (uint32_t i = 0; i < pages; i++) {
+    r->head[first + i] = first;
+    r->span[first + i] = info;
+  }
 }
 
 static void spans_free_push(hsmalloc_chain_t *c, hsm_cregion_t *r, uint32_t first, uint32_t pages) {
@@ -263,7 +264,8 @@ static void span_release(hsmalloc_chain_t *c, hsm_cregion_t *r, uint32_t first) 
 /* p (inside the block it was cut from) is handed out: free must find the block start. */
 void hsm_chain_mark_aligned(hsm_cregion_t *r, const void *p) {
   size_t page = (size_t)((const uint8_t *)p - r->base) >> HSM_CHAIN_PAGE_SHIFT;
-  r->span[r->head[page]] |= HSM_CSPAN_ALIGNED;
+  uint32_t first = r->head[page], pages = r->span[first] >> HSM_CSPAN_PAGES_SHIFT;
+  for (uint32_t i = 0; i < pages; i++) r->span[first + i] |= HSM_CSPAN_ALIGNED;
 }
 
 static __attribute__((noinline)) void *alloc_small_slow(hsmalloc_chain_t *c, size_t cls) {

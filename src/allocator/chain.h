@@ -41,7 +41,8 @@ typedef struct hsm_cregion_s {
   uint8_t from_os;     /* an OS mapping (unmapped at destroy) */
   uint8_t dedicated;   /* an OS mapping made for one big block (unmapped at reset) */
   uint32_t *head;      /* per page: the first page of its span */
-  uint32_t *span;      /* per first page: pages << 9 | HSM_CSPAN_ALIGNED | class */
+  uint32_t *span;      /* per page of a span: pages << 9 | HSM_CSPAN_ALIGNED | class (every
+                          page holds it, so that free reads one map, not two) */
   struct hsm_cregion_s *next;
 } hsm_cregion_t;
 
@@ -60,10 +61,10 @@ typedef struct hsm_cfree_s {
 #define HSM_CHAIN_BINS    (HSM_CHAIN_CLASSES + 1)
 
 struct hsmalloc_chain {
+  uintptr_t owner;                      /* the owner thread's mark, or HSM_CHAIN_SHARED_OWNER */
+  hsm_block_t *free[HSM_CHAIN_CLASSES]; /* beside it: the fast paths read both */
   uint32_t magic;
   uint32_t flags;
-  uintptr_t owner; /* the owner thread's mark, or HSM_CHAIN_SHARED_OWNER */
-  hsm_block_t *free[HSM_CHAIN_CLASSES];
   uint8_t *cur[HSM_CHAIN_CLASSES], *cur_end[HSM_CHAIN_CLASSES]; /* the span being carved */
   _Atomic(hsm_block_t *) remote; /* blocks freed by other threads (unshared chains) */
   pthread_mutex_t lock;          /* shared chains */
@@ -94,9 +95,11 @@ struct hsmalloc_chain {
   char name[32];
 };
 
-/* ---- the owner's mark: the address of a thread-local byte ---- */
-HSM_HIDDEN extern __thread char hsm_chain_mark __attribute__((tls_model("initial-exec")));
-static inline uintptr_t hsm_chain_self(void) { return (uintptr_t)&hsm_chain_mark; }
+/* ---- the owner's mark: the thread pointer (one load of %fs:0; unique among live
+ * threads, as heaps' fast owners use it; never HSM_CHAIN_SHARED_OWNER) ---- */
+static inline __attribute__((always_inline)) uintptr_t hsm_chain_self(void) {
+  return (uintptr_t)hsm_thread_self();
+}
 
 /* ---- owner lookup (chain_map.c) ---- */
 /* The region holding block pointer p (in its pages), or NULL; *prior gets the registry
@@ -137,33 +140,34 @@ static inline size_t hsm_chain_class_of(size_t size, int packed) {
   return hsm_class_of(size);
 }
 
-/* A recycled block of class cls, or the next one of the class's span; NULL when the
- * span is spent (the caller's slow path cuts another). Inlined into both fast paths. */
-static inline __attribute__((always_inline)) void *hsm_chain_take(hsmalloc_chain_t *c, size_t cls,
-                                                                  size_t size) {
+/* A recycled block of class cls, or the next one of the class's span, in *out: 0 when
+ * the span is spent (the caller's slow path cuts another). Inlined into both fast paths
+ * (a flag, not a NULL test, so that the bump needs no test of its own). */
+static inline __attribute__((always_inline)) int hsm_chain_take(hsmalloc_chain_t *c, size_t cls,
+                                                                size_t size, void **out) {
   hsm_block_t *b = c->free[cls];
-  uint8_t *p = (uint8_t *)b;
   if (HSM_LIKELY(b != NULL)) {
     c->free[cls] = b->next;
+    *out = b;
   } else {
     /* no span yet: cur and cur_end are both NULL, so the bound test fails too */
     uintptr_t at = (uintptr_t)c->cur[cls], next = at + hsm_chain_class_size[cls];
-    if (HSM_UNLIKELY(next > (uintptr_t)c->cur_end[cls])) return NULL;
+    if (HSM_UNLIKELY(next > (uintptr_t)c->cur_end[cls])) return 0;
     c->cur[cls] = (uint8_t *)next;
-    p = (uint8_t *)at;
+    *out = (void *)at;
   }
   HSM_COUNT(c->allocs[cls], 1);
   HSM_COUNT(c->requested, size);
-  return p;
+  return 1;
 }
 
 /* A small block by hsm_chain_take, else hsm_chain_alloc. */
 static inline __attribute__((always_inline)) void *hsm_chain_alloc_fast(hsmalloc_chain_t *c,
                                                                         size_t size, int packed) {
-  if (HSM_LIKELY(size <= HSM_SMALL_MAX)) {
-    void *p = hsm_chain_take(c, hsm_chain_class_of(size, packed), size);
-    if (HSM_LIKELY(p != NULL)) return p;
-  }
+  void *p;
+  if (HSM_LIKELY(size <= HSM_SMALL_MAX) &&
+      hsm_chain_take(c, hsm_chain_class_of(size, packed), size, &p))
+    return p;
   return hsm_chain_alloc(c, size, packed);
 }
 
@@ -185,8 +189,7 @@ static inline hsm_cregion_t *hsm_chain_region_fast(const void *p, unsigned kind,
 static inline __attribute__((always_inline)) void hsm_chain_free_fast(hsmalloc_chain_t *c,
                                                                       hsm_cregion_t *r, void *p) {
   size_t page = (size_t)((uint8_t *)p - r->base) >> HSM_CHAIN_PAGE_SHIFT;
-  uint32_t info = r->span[r->head[page]];
-  unsigned cls = info & 0x1FF; /* the class, and the aligned flag */
+  size_t cls = r->span[page] & 0x1FF; /* the class, and the aligned flag */
   if (HSM_LIKELY(cls < HSM_CHAIN_CLASSES)) {
     hsm_block_t *b = p;
     b->next = c->free[cls];

@@ -181,10 +181,10 @@ static __attribute__((noinline)) void *chain_malloc_slow(hsmalloc_chain_t *c, si
  * from the table (sizes above it, whose class is computed, take the slow path), a
  * recycled block or the next one of the class's span, two counters. */
 HSM_EXPORT void *hsmalloc_chain_malloc(hsmalloc_chain_t *c, size_t size) {
-  if (HSM_LIKELY(c != NULL && size <= HSM_CLASS_TABLE_MAX && c->owner == hsm_chain_self())) {
-    void *p = hsm_chain_take(c, hsm_class_table[(size + 7) >> 3], size);
-    if (HSM_LIKELY(p != NULL)) return p;
-  }
+  void *p;
+  if (HSM_LIKELY(c != NULL && size <= HSM_CLASS_TABLE_MAX && c->owner == hsm_chain_self()) &&
+      HSM_LIKELY(hsm_chain_take(c, hsm_class_table[(size + 7) >> 3], size, &p)))
+    return p;
   return chain_malloc_slow(c, size);
 }
 
@@ -233,7 +233,7 @@ HSM_EXPORT void hsmalloc_chain_free(hsmalloc_chain_t *c, void *p) {
     /* one compare for base <= p < end: below base, the page number wraps above npages */
     size_t page = (size_t)((uint8_t *)p - r->base) >> HSM_CHAIN_PAGE_SHIFT;
     if (HSM_LIKELY(r->chain == c && page < r->npages && c->owner == hsm_chain_self())) {
-      unsigned cls = r->span[r->head[page]] & 0x1FF; /* the class, and the aligned flag */
+      size_t cls = r->span[page] & 0x1FF; /* the class, and the aligned flag (every page) */
       if (HSM_LIKELY(cls < HSM_CHAIN_CLASSES)) {
         hsm_block_t *b = p;
         b->next = c->free[cls];

@@ -41,7 +41,8 @@ static inline void *new_impl(size_t size, size_t align, int nothrow) {
 }
 
 /* The ways out of new_site's fast path, out of line and reached by tail calls, so that
- * the fast path itself needs no stack frame. */
+ * the fast path itself needs no stack frame; each takes the size first, where new got
+ * it (in the first argument's register: no move on the fast path). */
 static __attribute__((noinline)) void *new_plain(size_t n, int nothrow) {
   return new_impl(n, 0, nothrow);
 }
@@ -52,7 +53,7 @@ static __attribute__((noinline)) void *new_packed(size_t n, int nothrow) {
   return HSM_LIKELY(p != NULL) ? p : new_failed(n, 0, nothrow);
 }
 
-static __attribute__((noinline)) void *new_lane_slow(hsm_heap_t *heap, size_t n, size_t cls,
+static __attribute__((noinline)) void *new_lane_slow(size_t n, hsm_heap_t *heap, size_t cls,
                                                      int nothrow) {
   void *p = hsm_page_alloc_slow(heap, n, cls, 0);
   return p != NULL ? p : new_failed(n, 0, nothrow);
@@ -71,7 +72,7 @@ static __attribute__((noinline)) void *new_first(size_t n, uintptr_t pc, int not
 /* The fast path missed its slot: a site the table does not hold (learn its lane), a
  * site of lane 0 at 16-byte alignment (hsm_new_malloc's path), a known site asking for
  * another size, more than HSM_SITE_MAX bytes, lanes off, or no heap yet. */
-static __attribute__((noinline)) void *new_miss(hsm_heap_t *heap, size_t n, uintptr_t pc,
+static __attribute__((noinline)) void *new_miss(size_t n, hsm_heap_t *heap, uintptr_t pc,
                                                 int nothrow) {
   if (n > HSM_SITE_MAX || !heap->site_lanes) {
     if (n <= HSM_SITE_MAX && heap == &hsm_heap_empty) return new_first(n, pc, nothrow);
@@ -116,13 +117,13 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
   hsm_heap_t *heap = hsm_tls_heap;
   unsigned slot = (unsigned)(pc % HSM_SITE_SLOTS);
   if (HSM_UNLIKELY(n > HSM_SITE_MAX || heap->site_pc[slot] != pc))
-    return new_miss(heap, n, pc, nothrow);
+    return new_miss(n, heap, pc, nothrow);
   unsigned kept = heap->site_sc[slot][0];
   if (HSM_LIKELY(kept == n)) {
     size_t cls = heap->site_sc[slot][1];
     hsm_page_t *pg = heap->direct[cls];
     hsm_block_t *b = pg->free;
-    if (HSM_UNLIKELY(b == NULL)) return new_lane_slow(heap, n, cls, nothrow);
+    if (HSM_UNLIKELY(b == NULL)) return new_lane_slow(n, heap, cls, nothrow);
     return new_pop(heap, pg, b, cls, n);
   }
   if (HSM_LIKELY(kept == HSM_SITE_MALLOC)) {
@@ -132,7 +133,7 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
     if (HSM_UNLIKELY(b == NULL)) return new_packed(n, nothrow);
     return new_pop(heap, pg, b, cls, n);
   }
-  return new_miss(heap, n, pc, nothrow);
+  return new_miss(n, heap, pc, nothrow);
 }
 #define SITE ((uintptr_t)__builtin_return_address(0))
 

@@ -264,6 +264,44 @@ static void mode_shared(void) {
   hsmalloc_chain_destroy(shared);
 }
 
+/* ---- blocks handed out inside, in the later pages of a span ----
+ * Class 3328 cuts spans of 5 pages (6 blocks). Block 0 from malloc fixes the span's
+ * start; aligned_alloc(512, 2800) takes the same class (2800 + 496), so block k starts
+ * at b0 + 3328 k and is handed out at the next multiple of 512: inside its block for some
+ * k, in pages 0-4 of the span. Every page of the span must say so: a free of an inside
+ * pointer that took it for a block start would put it on the list, and the next block
+ * of the class would overlap its neighbour. */
+static void mode_aligned_pages(void) {
+  hsmalloc_chain_t *c = hsmalloc_chain_create(NULL, 0, 0);
+  CHECK(c != NULL, "create: %s", strerror(errno));
+  char *b[6];
+  b[0] = hsmalloc_chain_malloc(c, 3300);
+  for (int k = 1; k < 6; k++) b[k] = hsmalloc_chain_aligned_alloc(c, 512, 2800);
+  int later = 0;
+  for (int k = 0; k < 6; k++) {
+    uintptr_t start = (uintptr_t)b[0] + 3328 * (uintptr_t)k;
+    uintptr_t at = k == 0 ? start : (start + 511) & ~(uintptr_t)511;
+    CHECK((uintptr_t)b[k] == at, "block %d at +%td", k, b[k] - b[0]);
+    CHECK(malloc_usable_size(b[k]) == start + 3328 - at, "block %d usable %zu", k,
+          malloc_usable_size(b[k]));
+    if (at != start && (at - (uintptr_t)b[0]) / 4096 > 0) later++;
+    fill(b[k], 2800, (unsigned)k);
+  }
+  CHECK(later >= 2, "%d blocks handed out inside in later pages of the span", later);
+  for (int k = 1; k < 6; k++) {
+    uintptr_t start = (uintptr_t)b[0] + 3328 * (uintptr_t)k;
+    if ((uintptr_t)b[k] == start) continue;
+    if (k % 2) hsmalloc_chain_free(c, b[k]);
+    else free(b[k]); /* plain free() takes the chain's route */
+    char *again = hsmalloc_chain_malloc(c, 3300);
+    CHECK((uintptr_t)again == start, "block %d back from its start: +%td", k, again - b[0]);
+    b[k] = again;
+    fill(again, 3300, (unsigned)k);
+  }
+  for (int k = 0; k < 6; k++) CHECK(filled(b[k], 2800, (unsigned)k), "block %d intact", k);
+  hsmalloc_chain_destroy(c);
+}
+
 /* ---- free-all, then reuse ---- */
 static void mode_reset(void) {
   size_t size = 512 * 1024;
@@ -511,6 +549,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "remote") == 0) mode_remote();
   else if (strcmp(mode, "shared") == 0) mode_shared();
   else if (strcmp(mode, "reset") == 0) mode_reset();
+  else if (strcmp(mode, "aligned-pages") == 0) mode_aligned_pages();
   else if (strcmp(mode, "default") == 0) mode_default();
   else if (strcmp(mode, "mlock") == 0) mode_mlock();
   else if (strcmp(mode, "shm") == 0) mode_shm();

@@ -42,6 +42,7 @@ MODES = [
     ("remote", 8000),        # free() of an unshared chain's blocks by two other threads
     ("shared", 150000),      # four threads on one shared chain
     ("reset", 800),          # free-all, then the same addresses again
+    ("aligned-pages", 18),   # blocks handed out inside, in later pages of a span, freed
     ("default", 1000),       # strdup, qsort with an allocating comparator, nesting, ENOMEM
     ("mlock", 90000),        # a pinned buffer
     ("shm", 90000),          # a shm_open'd buffer, the blocks seen through a second mapping

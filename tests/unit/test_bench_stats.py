@@ -96,3 +96,28 @@ def test_ratio_interval_covers_true_ratio():
         r = stats.ratio(a, b, seed=t)
         hits += r.ci[0] <= 2.0 <= r.ci[1]
     assert 0.88 <= hits / trials <= 0.99, hits / trials
+
+
+def test_paired_ratio_cancels_a_load_shared_by_each_round():
+    # each round's load scales both runs alike: the paired interval is the ratio itself,
+    # the unpaired one is wide
+    load = np.random.default_rng(7).uniform(1.0, 1.6, 30)
+    base = list(0.30 * load)
+    data = list(0.315 * load)
+    paired = stats.ratio_paired(data, base)
+    assert paired.value == pytest.approx(1.05)
+    assert paired.ci == pytest.approx((1.05, 1.05))
+    unpaired = stats.ratio(data, base)
+    assert unpaired.ci[1] - unpaired.ci[0] > 0.1
+    # noise of its own in each run still shows
+    noisy = [d * f for d, f in zip(data, np.random.default_rng(8).normal(1.0, 0.03, 30))]
+    r = stats.ratio_paired(noisy, base)
+    assert r.ci[0] < r.value < r.ci[1]
+    assert 0.01 < r.ci[1] - r.ci[0] < 0.05
+
+
+def test_paired_ratio_needs_pairs():
+    with pytest.raises(ValueError):
+        stats.ratio_paired([1.0, 2.0], [1.0])
+    assert math.isnan(stats.ratio_paired([1.0], [0.0]).value)
+    assert stats.ratio_paired([3.0], [2.0]).ci == (1.5, 1.5)

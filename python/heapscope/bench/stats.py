@@ -102,3 +102,27 @@ def ratio(values: Sequence[float], baseline: Sequence[float], resamples: int = R
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(estimates, [alpha, 1.0 - alpha])
     return Ratio(value, (float(low), float(high)))
+
+
+def ratio_paired(values: Sequence[float], baseline: Sequence[float], resamples: int = RESAMPLES,
+                 confidence: float = CONFIDENCE, seed: int = SEED) -> Ratio:
+    """Ratio of means of runs made in pairs (values[i] and baseline[i] in the same round
+    of an interleaved schedule), the rounds resampled together for the interval: a load
+    that moves from round to round moves both, and drops out of the ratio."""
+    data, base = _array(values), _array(baseline)
+    if data.size != base.size:
+        raise ValueError("paired runs need as many values as baseline values")
+    if base.mean() == 0.0:
+        nan = float("nan")
+        return Ratio(nan, (nan, nan))
+    value = float(data.mean() / base.mean())
+    if data.size == 1:
+        return Ratio(value, (value, value))
+    rng = np.random.default_rng(seed)
+    rounds = rng.integers(0, data.size, size=(resamples, data.size))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        estimates = data[rounds].mean(axis=1) / base[rounds].mean(axis=1)
+    estimates = estimates[np.isfinite(estimates)]
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(estimates, [alpha, 1.0 - alpha])
+    return Ratio(value, (float(low), float(high)))
