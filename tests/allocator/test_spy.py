@@ -163,6 +163,36 @@ def test_alloc_stats_bad_input(tmp_path, heapscope):
         assert res.stderr.count("\n") == 1 and message in res.stderr, res.stderr
 
 
+def test_alloc_stats_reads_a_dump_among_the_programs_stderr(build, native, tmp_path, heapscope):
+    """HSMALLOC_STATS_FILE's default is stderr, which the program writes too (octave-cli
+    ends with "error: ignoring const execution_exception& while preparing to exit"): its
+    lines are skipped, the dumps read as from a file of their own; a dump cut short is
+    still an error, and a capture without a dump says so."""
+    _, clean = run_spy(build, native, tmp_path, 1)
+    signal_dump, exit_dump = clean.read_text().splitlines()
+    mixed = tmp_path / "stderr.txt"
+    mixed.write_text("\n".join(["Warning: something of the program's", "  indented, too",
+                                 signal_dump, "error: ignoring const execution_exception& "
+                                 "while preparing to exit", exit_dump, ""]))
+    res = heapscope("alloc-stats", str(mixed), "--format", "json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    want = json.loads(heapscope("alloc-stats", str(clean), "--format", "json").stdout)
+    (proc,) = doc["processes"]
+    assert proc["line"] == 5 and doc["dumps"] == want["dumps"] == 2
+    assert proc["figures"] == want["processes"][0]["figures"]
+    assert proc["heaps"] == want["processes"][0]["heaps"]
+    cut = tmp_path / "cut.txt"
+    cut.write_text("a line of the program\n" + exit_dump[:40] + "\nanother line\n")
+    only = tmp_path / "only.txt"
+    only.write_text("Info: no statistics here\n")
+    for path, message in [(cut, "cut.txt:2: not a complete JSON object"),
+                          (only, "holds no hsmalloc statistics (no line of it is a dump)")]:
+        res = heapscope("alloc-stats", str(path), check=False)
+        assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+        assert message in res.stderr, res.stderr
+
+
 def test_alloc_stats_several_processes_and_events(build, native, tmp_path, heapscope):
     """One file for two processes (as HSMALLOC_STATS_FILE without %p under mpirun): each
     process's last dump, and their totals; --event picks the signal dump."""

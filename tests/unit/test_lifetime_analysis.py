@@ -166,6 +166,10 @@ def test_leaks_reported_and_suppressed():
 def test_no_tracking_is_one_line_error():
     with pytest.raises(HeapscopeError, match=r"has no tracking data .*record --track -- ./app 3"):
         require_tracking([Profile(path="x.hsp", cmdline=["./app", "3"])])
+    # two ranks' profiles (lmp under mpirun, `heapscope peak DIR`): said once, not "none ... has no"
+    with pytest.raises(HeapscopeError) as err:
+        require_tracking([Profile(path="r0.hsp", cmdline=["lmp"]), Profile(path="r1.hsp", cmdline=["lmp"])])
+    assert str(err.value).startswith("none of the 2 profiles has tracking data (lifetimes, peak, leaks)")
 
 
 def test_entries_merge_processes_and_select():

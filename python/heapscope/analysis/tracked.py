@@ -78,8 +78,9 @@ def require_tracking(profiles: Sequence[Profile]) -> List[Profile]:
     tracked = [p for p in profiles if p.tracking is not None]
     if not tracked:
         cmd = " ".join(profiles[0].cmdline) if profiles and profiles[0].cmdline else "PROGRAM ARGS..."
-        which = profiles[0].path if len(profiles) == 1 else f"none of the {len(profiles)} profiles"
-        raise HeapscopeError(f"{which} has no tracking data (lifetimes, peak, leaks): record with "
+        which = (f"{profiles[0].path} has no" if len(profiles) == 1
+                 else f"none of the {len(profiles)} profiles has")
+        raise HeapscopeError(f"{which} tracking data (lifetimes, peak, leaks): record with "
                              f"`heapscope record --track -- {cmd}`")
     return tracked
 

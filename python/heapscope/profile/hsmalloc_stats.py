@@ -1,7 +1,11 @@
 """Reader of hsmalloc's statistics dumps: the JSON objects HSMALLOC_STATS=json writes at
 exit and on SIGUSR2, one per line, appended to HSMALLOC_STATS_FILE (several processes
 and several dumps per process may share a file). Each object is returned as written,
-with the line it came from; anything else is a one-line HeapscopeError."""
+with the line it came from. HSMALLOC_STATS_FILE's default is stderr, which the program
+writes too (octave's exit message, MPI warnings): a line that does not start with "{"
+is the program's and is skipped; hsmalloc's text report, a line starting with "{" that
+is not a whole hsmalloc object (a dump cut short) and a file without one object are a
+one-line HeapscopeError."""
 import json
 from pathlib import Path
 from typing import Dict, List
@@ -25,9 +29,11 @@ def read_stats(path: str) -> List[Dict]:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        if line.startswith("hsmalloc statistics") or line.startswith("  "):
+        if line.startswith("hsmalloc statistics"):  # the text report's first line
             raise HeapscopeError(f"{path}:{number}: hsmalloc's text report, not its JSON: "
                                  f"run with HSMALLOC_STATS=json")
+        if not line.startswith("{"):
+            continue  # the program's own output on the shared stderr
         try:
             obj = json.loads(line)
         except ValueError:
@@ -39,5 +45,6 @@ def read_stats(path: str) -> List[Dict]:
         obj["line"] = number
         snapshots.append(obj)
     if not snapshots:
-        raise HeapscopeError(f"{path}: holds no hsmalloc statistics (empty)")
+        what = "no line of it is a dump" if text.strip() else "empty"
+        raise HeapscopeError(f"{path}: holds no hsmalloc statistics ({what})")
     return snapshots
