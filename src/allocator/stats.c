@@ -437,6 +437,7 @@ HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
     char label[16];
     if (i == HSM_FIXED_CLASSES) snprintf(label, sizeof label, "large");
     else if (i == HSM_FIXED_CLASSES + 1) snprintf(label, sizeof label, "huge");
+    else if (i == 0) snprintf(label, sizeof label, "16 (<=8)"); /* requests of 0-8 bytes */
     else snprintf(label, sizeof label, "%llu", (unsigned long long)bin->size);
     fprintf(out, "  %10s %14llu %14llu %12llu\n", label, (unsigned long long)bin->allocs,
             (unsigned long long)bin->frees, (unsigned long long)bin->live);

@@ -146,10 +146,14 @@ static void write_fields(jout_t *o, const hsmalloc_stats_t *st) {
     const char *kind = i == HSM_FIXED_CLASSES       ? "large"
                        : i == HSM_FIXED_CLASSES + 1 ? "huge"
                                                     : "small";
+    /* class 0 (requests of 0-8 bytes) and class 1 (9-16) both have 16-byte blocks */
+    unsigned long long max_request = i == 0 ? 8 : bin->size;
     jput(o,
-         "%s{\"kind\": \"%s\", \"size\": %llu, \"allocs\": %llu, \"frees\": %llu, \"live\": %llu}",
-         first ? "" : ", ", kind, (unsigned long long)bin->size, (unsigned long long)bin->allocs,
-         (unsigned long long)bin->frees, (unsigned long long)bin->live);
+         "%s{\"kind\": \"%s\", \"size\": %llu, \"max_request\": %llu, \"allocs\": %llu, "
+         "\"frees\": %llu, \"live\": %llu}",
+         first ? "" : ", ", kind, (unsigned long long)bin->size, max_request,
+         (unsigned long long)bin->allocs, (unsigned long long)bin->frees,
+         (unsigned long long)bin->live);
     first = 0;
   }
   jput(o, "]");

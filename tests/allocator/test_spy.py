@@ -226,3 +226,22 @@ def test_alloc_stats_says_which_frees_are_not_counted_yet(build, native, tmp_pat
     assert "leave out" not in res.stdout
     doc = json.loads(heapscope("alloc-stats", str(path), "--event", "signal", "--format", "json").stdout)
     assert doc["processes"][0]["heaps_frees_behind"] == 1
+
+
+def test_the_two_classes_of_16_byte_blocks_are_told_apart(build, native, tmp_path):
+    """Requests of 0-8 and of 9-16 bytes both get 16-byte blocks, in two classes: the
+    text report printed two rows labelled 16 before; the first is now `16 (<=8)`, and
+    the JSON says the largest request of each (`max_request`)."""
+    exe = build("../allocator/tiny_bins.c", "-O1", name="tiny_bins")
+    env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libhsmalloc.so"))
+    out = tmp_path / "bins.json"
+    subprocess.run([str(exe)], env=dict(env, HSMALLOC_STATS="json", HSMALLOC_STATS_FILE=str(out)),
+                   check=True, timeout=60)
+    bins = json.loads(out.read_text())["bins"]
+    assert [(b["size"], b["max_request"], b["allocs"], b["frees"]) for b in bins] == \
+        [(16, 8, 50, 50), (16, 16, 70, 70)]
+    text = subprocess.run([str(exe)], env=dict(env, HSMALLOC_STATS="1"), capture_output=True,
+                          text=True, check=True, timeout=60).stderr
+    rows = [line.split() for line in text.splitlines()[text.splitlines().index(
+        next(x for x in text.splitlines() if x.split()[:2] == ["size", "allocs"])) + 1:]]
+    assert rows == [["16", "(<=8)", "50", "50", "0"], ["16", "70", "70", "0"]]
