@@ -54,8 +54,11 @@ static void page_extend(hsm_page_t *pg) {
     pg->free = (hsm_block_t *)first;
   }
   pg->free_is_zero = pg->span_zero;
-  /* read by other threads' frees of the page's flagged blocks (the generic path) */
-  __atomic_store_n(&pg->limit, (uint64_t)(capacity + n) * hsm_block_step(pg), __ATOMIC_RELAXED);
+  /* read by other threads' frees: of the page's flagged blocks (the generic path), and
+   * off the page's first line (remote_limit: the others) */
+  uint64_t limit = (uint64_t)(capacity + n) * hsm_block_step(pg);
+  __atomic_store_n(&pg->limit, limit, __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->remote_limit, (uint32_t)limit, __ATOMIC_RELAXED);
 }
 
 static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
@@ -67,9 +70,9 @@ static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
   pg->start_magic = (uint64_t)(uintptr_t)pg->start * pg->div_magic;
   pg->limit = 0;
   pg->reserved = (uint32_t)(((size_t)pg->slice_count * HSM_SLICE_SIZE) / pg->block_size);
-  /* below reserved * block size (2 MiB at most), so it fits in 32 bits */
-  __atomic_store_n(&pg->reserved_limit, (uint32_t)(pg->reserved * hsm_block_step(pg)),
-                   __ATOMIC_RELAXED);
+  /* nothing carved yet; a limit is below reserved * block size (2 MiB at most), so it
+   * fits in 32 bits */
+  __atomic_store_n(&pg->remote_limit, 0, __ATOMIC_RELAXED);
   if (HSM_UNLIKELY(hsm_secure)) hsm_secure_page_init(heap, pg);
   return pg;
 }
@@ -85,12 +88,12 @@ static void page_harvest(hsm_heap_t *heap, hsm_page_t *pg) {
 
 /* Back to its segment. Free's fast paths and the checks must no longer take the page's
  * old blocks for live ones: fast_owner NULL sends a late free of the owner's to the
- * generic path, which finds the page not in use; reserved_limit 0 makes another
+ * generic path, which finds the page not in use; remote_limit 0 makes another
  * thread's free reject it. */
 void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg) {
   __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_RELAXED);
   page_harvest(heap, pg);
-  __atomic_store_n(&pg->reserved_limit, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->remote_limit, 0, __ATOMIC_RELAXED);
   hsm_segment_page_free(heap, pg);
 }
 
@@ -196,7 +199,7 @@ void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
         pg->free = pg->local_free;
         pg->local_free = NULL;
         pg->free_is_zero = 0;
-      } else if (pg->limit < pg->reserved_limit) { /* capacity < reserved, no division */
+      } else if (pg->limit < pg->reserved * hsm_block_step(pg)) { /* capacity < reserved */
         page_extend(pg);
       }
     }
