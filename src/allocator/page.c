@@ -123,8 +123,7 @@ static void page_retire(hsm_heap_t *heap, hsm_page_t *pg) {
   hsm_page_t *current = heap->direct[cls];
   if (current == &heap->cache[cls]) current = heap->queue[cls].first;
   /* (a retired hot class has no current page worth keeping) */
-  if (!pg->flags.f.is_large && current == pg &&
-      (!hot || heap->hot_on[cls - HSM_FIXED_CLASSES])) {
+  if (!pg->flags.f.is_large && current == pg && (!hot || heap->hot_on[cls - HSM_FIXED_CLASSES])) {
     if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES) {
       heap->idle_pages |= 1u << (cls - HSM_IDLE_CLASS_FIRST);
       heap->idle_since[cls - HSM_IDLE_CLASS_FIRST] = heap->slow_seq;
