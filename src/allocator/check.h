@@ -48,10 +48,11 @@ static inline uint32_t hsm_page_capacity(const hsm_page_t *pg) {
 static inline uint64_t hsm_div_magic(size_t block_size) {
   return UINT64_MAX / block_size + 1 + ((block_size & (block_size - 1)) == 0);
 }
-/* hsm_block_ok's bound for every block that fits in pg, as another thread may read it:
- * 0 when the page is not in use. */
-static inline uint64_t hsm_reserved_limit(const hsm_page_t *pg) {
-  return __atomic_load_n(&pg->reserved_limit, __ATOMIC_RELAXED);
+/* hsm_block_ok's bound for pg's carved blocks, as another thread may read it off the
+ * page's first line: 0 when the page is not in use. (A block handed out was carved
+ * before, and whatever passed it to the freeing thread made the store visible.) */
+static inline uint64_t hsm_remote_limit(const hsm_page_t *pg) {
+  return __atomic_load_n(&pg->remote_limit, __ATOMIC_RELAXED);
 }
 /* The carved blocks' bound, as another thread may read it. */
 static inline uint64_t hsm_carved_limit(const hsm_page_t *pg) {

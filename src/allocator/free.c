@@ -33,10 +33,10 @@ static __attribute__((noinline, cold)) void free_rejected(hsm_page_t *pg, void *
   hsm_double_free("free", p);
 }
 
-/* The same for another heap's block: beyond the page's reserved blocks (0 once the page
- * went back to its segment), or a free block. */
+/* The same for another heap's block: beyond the page's carved blocks as other threads
+ * read them (remote_limit: 0 once the page went back to its segment), or a free block. */
 static __attribute__((noinline, cold)) void free_rejected_other(hsm_page_t *pg, void *p) {
-  if (!hsm_block_ok(pg, p, hsm_reserved_limit(pg))) hsm_bad_free("free", p);
+  if (!hsm_block_ok(pg, p, hsm_remote_limit(pg))) hsm_bad_free("free", p);
   hsm_double_free("free", p);
 }
 
@@ -89,7 +89,7 @@ static __attribute__((noinline)) void free_other_owner(hsm_page_t *pg, void *p, 
     return;
   }
   hsm_block_t *b = p;
-  if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)) || b->mark == (uintptr_t)pg)) {
+  if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_remote_limit(pg)) || b->mark == (uintptr_t)pg)) {
     free_rejected_other(pg, p);
     return;
   }
@@ -123,9 +123,9 @@ static __attribute__((noinline)) void free_other(hsm_page_t *pg, void *p, hsm_he
       free_other_owner(pg, p, heap);
       return;
     }
-    /* (a page not in use has a reserved limit of 0: no pointer passes) */
+    /* (a page not in use has a remote limit of 0: no pointer passes) */
     hsm_block_t *b = p;
-    if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_reserved_limit(pg)) || b->mark == (uintptr_t)pg)) {
+    if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_remote_limit(pg)) || b->mark == (uintptr_t)pg)) {
       free_rejected_other(pg, p); /* a tail call: this path keeps no stack frame */
       return;
     }

@@ -74,10 +74,11 @@ typedef struct hsm_page_s {
     } f;
     uint32_t any;
   } flags;
-  /* hsm_block_ok's bound for every block that fits in the page (reserved of them), for
-   * other threads' frees (the carved count lives on the owner's busy line); 0 while
-   * the page is not in use, so that such a free rejects every pointer into it */
-  uint32_t reserved_limit;
+  /* hsm_block_ok's bound for the blocks carved so far (limit's copy: the carved count
+   * lives on the owner's busy line), for other threads' frees; stored as the page
+   * carves (page_extend: once every few KiB), and 0 while the page is not in use, so
+   * that such a free rejects every pointer into it */
+  uint32_t remote_limit;
 #define HSM_FLAGS_SECURE_ONLY (1u << 16) /* flags.any with only f.secure set (little-endian) */
   /* free's block-start check (hsm_block_ok): 2^64 / block_size rounded down, plus 1,
    * and start times that */

@@ -582,7 +582,7 @@ void *hsm_segment_page_slide(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
   *moved = *pg;
   /* the old descriptor is no page now (as hsm_page_release leaves one) */
   __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_RELAXED);
-  __atomic_store_n(&pg->reserved_limit, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->remote_limit, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&pg->in_use, 0, __ATOMIC_RELAXED);
   moved->start = start;
   moved->slice_count = (uint8_t)slices;

@@ -177,6 +177,21 @@ static void never_returned_block(void) {
   free((char *)launder(p) + 64 * 1000);
 }
 
+/* The same freed by another thread (with a heap of its own: its free takes the path
+ * of another heap's blocks, which checks the page's bound as other threads see it). */
+static void *free_never_returned(void *p) {
+  void *volatile own = malloc(64);
+  free(own);
+  free((char *)p + 64 * 1000);
+  return NULL;
+}
+static void never_returned_block_remote(void) {
+  pthread_t t;
+  char *p = malloc(64);
+  if (pthread_create(&t, NULL, free_never_returned, launder(p)) != 0) exit(3);
+  pthread_join(t, NULL);
+}
+
 /* An address in the allocator's own metadata (the header of p's 2 MiB segment). */
 static void metadata_pointer(void) {
   char *p = malloc(64);
@@ -261,6 +276,7 @@ static const struct {
     {"stack-pointer-thread", stack_pointer_thread},
     {"global-pointer", global_pointer},
     {"never-returned-block", never_returned_block},
+    {"never-returned-block-remote", never_returned_block_remote},
     {"metadata-pointer", metadata_pointer},
     {"above-user-space", above_user_space},
     {"free-list-overwrite", free_list_overwrite},

@@ -43,6 +43,8 @@ PROBES = {
     "stack-pointer-thread": (("abort", "an address on this thread's stack"), SAME),
     "global-pointer": (("abort", "an address inside a loaded program or library"), SAME),
     "never-returned-block": (("abort", NOT_OURS), SAME),
+    # another thread's free: it was checked against the blocks that fit in the page
+    "never-returned-block-remote": (("abort", NOT_OURS), SAME),
     "metadata-pointer": (("abort", NOT_OURS), SAME),
     # free's fast path masks the address into the registry: the block's own page rejects it
     "above-user-space": (("abort", NOT_OURS), SAME),
