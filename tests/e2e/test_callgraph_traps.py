@@ -5,7 +5,8 @@ with its known fix target (docs/ranking.md):
 - a driver on 99% of the allocations, bypassed by one input-reading path;
 - a plugin built without symbols and stripped, whose frames are all `??`;
 - an OpenMP program whose allocations are the runtime's, one per task it creates;
-- a worker thread allocating 8.2% of the size beside the main thread's driver chain.
+- a worker thread allocating 8.2% of the size beside the main thread's driver chain;
+- OpenMP workers running the main thread's loop (each thread a root of its own).
 """
 import json
 import subprocess
@@ -126,3 +127,16 @@ def test_a_worker_thread_does_not_turn_the_main_threads_drivers_into_targets(bui
     assert kind["run_simulation"] == kind["time_loop"] == ("trunk", 9000)
     # the worker's own trunk: its start routine and the driver below it
     assert kind["monitor_main"] == kind["monitor"] == ("trunk", 800)
+
+
+def test_openmp_workers_running_the_main_threads_loop_leave_its_drivers_trunk(build, heapscope,
+                                                                               tmp_path):
+    out = record(heapscope, tmp_path, build("rank_omp_workers.c", "-fopenmp"), sizes="40")
+    doc = callgraph(heapscope, out, "40")
+    assert doc["count"] == 10000
+    ranked, kind = ranking_and_kinds(doc)
+    assert ranked == [("kernel", 10000), ("cell", 7500), ("face", 2500)]
+    # run and solve: the main thread's 5,000 (static schedule on 2 threads); the loop
+    # body: both threads', on each root's trunk
+    assert kind["run"] == kind["solve"] == ("trunk", 5000)
+    assert kind["solve._omp_fn.0"] == ("trunk", 10000)

@@ -9,7 +9,9 @@ The trunk: walk the calling-context tree from its root, following the callee tha
 carries at least TRUNK_SHARE of all allocations; the functions passed are trunk, up to
 the first real branch (no callee carries that share). A stray path (one input-reading
 call that bypasses the driver) leaves the walk on its way: it cannot turn a driver on
-99% of the allocations into a fix target.
+99% of the allocations into a fix target. The walk is made per thread root (the main
+thread's from the program's start, each worker's from its start routine, against its own
+root's total: thread_roots), so worker threads do not end the main thread's trunk.
 
 The last user function of the trunk (where the paths branch) is ranked only when the
 paths below it share nothing in user code deeper than the functions it calls directly:
