@@ -4,7 +4,9 @@ with its known fix target (docs/ranking.md):
 - many rare paths through an init function against one hot mesh routine carrying 94.3%;
 - a driver on 99% of the allocations, bypassed by one input-reading path;
 - a plugin built without symbols and stripped, whose frames are all `??`;
-- an OpenMP program whose allocations are the runtime's, one per task it creates.
+- an OpenMP program whose allocations are the runtime's, one per task it creates;
+- a worker thread allocating 8.2% of the size beside the main thread's driver chain;
+- OpenMP workers running the main thread's loop (each thread a root of its own).
 """
 import json
 import subprocess
@@ -92,3 +94,49 @@ def test_dot_past_its_time_bound_still_gives_the_result(build, heapscope, tmp_pa
     assert not svg.exists()
     res = heapscope("callgraph", out, "--size", "48", "--dot-timeout", "0", check=False)
     assert res.returncode == 2 and "bad --dot-timeout '0'" in res.stderr
+
+
+def ranking_and_kinds(doc):
+    ranked = [(r["function"], r["count"]) for r in doc["ranking"]]
+    kind = {v["function"]: (v["kind"], v["count"]) for v in doc["vertices"]}
+    return ranked, kind
+
+
+MAIN_THREAD_RANKING = [("element_matrix", 8000), ("assemble", 6000), ("boundary", 2000),
+                       ("format_row", 1000), ("write_output", 1000)]
+
+
+def test_a_worker_thread_does_not_turn_the_main_threads_drivers_into_targets(build, heapscope,
+                                                                              tmp_path):
+    program = build("rank_worker_thread.c", "-pthread")
+    alone = callgraph(heapscope, record(heapscope, tmp_path / "alone", program, sizes="48"), "48")
+    assert (alone["types"], alone["count"]) == (3, 9000)
+    ranked, kind = ranking_and_kinds(alone)
+    assert ranked == MAIN_THREAD_RANKING
+    assert kind["run_simulation"] == kind["time_loop"] == ("trunk", 9000)
+
+    both = callgraph(heapscope, record(heapscope, tmp_path / "both", program, "worker",
+                                       sizes="48"), "48")
+    # the worker's 800 blocks are 8.2%: the main thread's chain carries 91.8% of the whole
+    assert (both["types"], both["count"]) == (5, 9800)
+    ranked, kind = ranking_and_kinds(both)
+    # the main thread's targets in the same order, its drivers trunk; then the worker's
+    # target (its two paths meet again in write_log) and its callers
+    assert ranked == MAIN_THREAD_RANKING + [("write_log", 800), ("report_a", 500),
+                                            ("report_b", 300)]
+    assert kind["run_simulation"] == kind["time_loop"] == ("trunk", 9000)
+    # the worker's own trunk: its start routine and the driver below it
+    assert kind["monitor_main"] == kind["monitor"] == ("trunk", 800)
+
+
+def test_openmp_workers_running_the_main_threads_loop_leave_its_drivers_trunk(build, heapscope,
+                                                                               tmp_path):
+    out = record(heapscope, tmp_path, build("rank_omp_workers.c", "-fopenmp"), sizes="40")
+    doc = callgraph(heapscope, out, "40")
+    assert doc["count"] == 10000
+    ranked, kind = ranking_and_kinds(doc)
+    assert ranked == [("kernel", 10000), ("cell", 7500), ("face", 2500)]
+    # run and solve: the main thread's 5,000 (static schedule on 2 threads); the loop
+    # body: both threads', on each root's trunk
+    assert kind["run"] == kind["solve"] == ("trunk", 5000)
+    assert kind["solve._omp_fn.0"] == ("trunk", 10000)

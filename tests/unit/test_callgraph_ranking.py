@@ -292,3 +292,51 @@ def test_runtime_allocating_per_call_is_named_with_its_call_sites_and_reaches_th
     docs = {"stacks": {"groups": [], "notes": [], "not_recorded": []},
             "callgraphs": [dict(size=223, region="(none)", graph=g)]}
     assert section.data(docs)["callgraphs"][0]["patterns"] == g.patterns
+
+
+CLONE = [f("start_thread", module=LIBC), f("__clone3", module=LIBC)]
+LIBGOMP = "/usr/lib/x86_64-linux-gnu/libgomp.so.1.0.0"
+
+
+def _kernel_path(*callers, count):
+    kernel = [f("malloc", module=LIBC), f("kernel", "/src/k.c", 3)]
+    return WeightedStack(tuple(kernel + [f(c, "/src/k.c", 9) for c in callers]), count,
+                         64 * count, "", 64)
+
+
+def test_trunk_is_walked_per_thread_root():
+    # main -> run -> solve -> {kernel_a, kernel_b} -> kernel: 9,300; a worker thread
+    # (through libgomp's start) -> poll -> {log_a, log_b} -> kernel: 700 (7%)
+    drivers = ["run", "main"]
+    stacks = [_kernel_path("kernel_a", "solve", *drivers, count=6000),
+              _kernel_path("kernel_b", "solve", *drivers, count=3300),
+              _kernel_path("log_a", "poll", count=400),
+              _kernel_path("log_b", "poll", count=300)]
+    start = [f("??", module=LIBGOMP)] + CLONE
+    stacks[2:] = [WeightedStack(s.frames + tuple(start), s.count, s.bytes, "", 64) for s in stacks[2:]]
+    stacks[:2] = [WeightedStack(s.frames + (f("__libc_start_main", module=LIBC), f("_start")),
+                                s.count, s.bytes, "", 64) for s in stacks[:2]]
+    g = build_callgraph(stacks)
+    assert [(v.function, v.count) for v in g.ranking] == [
+        ("kernel", 10000), ("kernel_a", 6000), ("kernel_b", 3300), ("log_a", 400), ("log_b", 300)]
+    assert vertex(g, "run").trunk and vertex(g, "solve").trunk and vertex(g, "poll").trunk
+    # one root (the thread stacks cut short before their start): the old walk, no trunk
+    cut = [WeightedStack(s.frames[:-3], s.count, s.bytes, "", 64) if i >= 2 else s
+           for i, s in enumerate(stacks)]
+    assert not vertex(build_callgraph(cut), "run").trunk
+
+
+def test_a_worker_driver_the_main_thread_calls_below_its_branch_stays_ranked():
+    # main -> run -> {mesh_faces 3,000, mesh_volume 6,500} -> new_node; a worker ->
+    # mesh_faces -> new_node 500 (all of the worker's, so on its trunk): mesh_faces carries
+    # 3,500, only 14% of it where it is trunk, so it is ranked, as without the worker
+    main = (f("run", "/src/m.c", 5), f("main", "/src/m.c", 9), f("_start"))
+    leaf = (f("malloc", module=LIBC), f("new_node", "/src/m.c", 1))
+    faces, volume = (f("mesh_faces", "/src/m.c", 2),), (f("mesh_volume", "/src/m.c", 3),)
+    stacks = [WeightedStack(leaf + faces + main, 3000, 3000 * 64, "", 64),
+              WeightedStack(leaf + volume + main, 6500, 6500 * 64, "", 64),
+              WeightedStack(leaf + faces + tuple(CLONE), 500, 500 * 64, "", 64)]
+    g = build_callgraph(stacks)
+    assert [(v.function, v.count) for v in g.ranking] == [
+        ("new_node", 10000), ("mesh_volume", 6500), ("mesh_faces", 3500)]
+    assert vertex(g, "run").trunk

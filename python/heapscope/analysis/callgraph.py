@@ -9,7 +9,7 @@ Ranking (step three of the method of Gomes et al., "Memory allocation anomalies 
 high-performance computing applications", made automatic): analysis/fix_targets.py, the
 rule and its reasoning in docs/ranking.md. In short: user code only, by allocations
 through the vertex (bytes on request), the number of paths as support, the trunk (on
->= 95% of the allocations above the first real branch) never, nearest the allocation
+>= 95% of its thread root's allocations above the first real branch) never, nearest the allocation
 among equals. Runtime libraries that allocate per call of user code are named apart
 (analysis/runtime_patterns.py).
 

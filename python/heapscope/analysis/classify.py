@@ -34,6 +34,13 @@ ENTRY_FUNCTIONS = frozenset({
     "MAIN__",  # gfortran's main program
 })
 
+# Where a thread other than the main one starts (the C library's clone and its thread
+# trampoline, as glibc, musl and the BSDs name them): a stack rooted there is a worker's.
+THREAD_START_FUNCTIONS = frozenset({
+    "clone", "__clone", "__clone2", "__clone3", "start_thread", "thread_start",
+    "__thread_start", "_pthread_start", "pthread_start", "__pthread_start",
+})
+
 SYSTEM_LIBRARY_DIRS = ("/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/",
                        "/usr/libexec/")
 HEAPSCOPE_LIBRARIES = ("libheapscope", "libhsmalloc")

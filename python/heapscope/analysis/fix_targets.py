@@ -9,7 +9,9 @@ The trunk: walk the calling-context tree from its root, following the callee tha
 carries at least TRUNK_SHARE of all allocations; the functions passed are trunk, up to
 the first real branch (no callee carries that share). A stray path (one input-reading
 call that bypasses the driver) leaves the walk on its way: it cannot turn a driver on
-99% of the allocations into a fix target.
+99% of the allocations into a fix target. The walk is made per thread root (the main
+thread's from the program's start, each worker's from its start routine, against its own
+root's total: thread_roots), so worker threads do not end the main thread's trunk.
 
 The last user function of the trunk (where the paths branch) is ranked only when the
 paths below it share nothing in user code deeper than the functions it calls directly:
@@ -24,7 +26,7 @@ carries no more than they do (within the same share) ranks right after that call
 fix in `timestep()` is the fix in the `mesh_refine()` it calls for 99% of its
 allocations; the callee is where the code allocates).
 """
-from typing import Dict, List, Sequence, Set
+from typing import Dict, List, Sequence, Set, Tuple
 
 from heapscope.analysis import classify as kinds
 
@@ -64,27 +66,88 @@ def trunk_walk(root_functions: Sequence[Sequence[tuple]], weights: Sequence[int]
     return walk
 
 
+MAIN_ROOT = ("main",)
+
+
+def thread_roots(g, root_paths: Sequence[Sequence[tuple]],
+                 root_functions: Sequence[Sequence[tuple]]) -> List[Tuple[tuple, int]]:
+    """Each stack's root and the depth its trunk walk starts at. A stack whose outermost
+    frames (before any user code) pass a thread start (classify.THREAD_START_FUNCTIONS:
+    clone, start_thread) and no entry point is a worker thread's: its root is its first
+    user function (the thread's start routine, past the C library's trampoline and a
+    runtime's own start such as libgomp's), and its walk starts there. Every other
+    stack (the main thread's, a truncated one) is the main root's, walked from its
+    outermost frame: without worker threads, one root, as before."""
+    out: List[Tuple[tuple, int]] = []
+    for path, functions in zip(root_paths, root_functions):
+        root, start, worker = MAIN_ROOT, 0, False
+        for depth, (key, fkey) in enumerate(zip(path, functions)):
+            if fkey[1] in kinds.ENTRY_FUNCTIONS:
+                break
+            if g.vertices[key].kind == kinds.USER:
+                if worker:
+                    root, start = ("thread", fkey), depth
+                break
+            worker = worker or fkey[1] in kinds.THREAD_START_FUNCTIONS
+        else:
+            if worker:
+                root, start = ("thread", None), len(path)
+        out.append((root, start))
+    return out
+
+
 def rank(g, root_paths: Sequence[Sequence[tuple]], root_functions: Sequence[Sequence[tuple]],
          weights: Sequence[int], by: str = "allocations") -> None:
     """Mark g's trunk vertices and number its fix targets (Vertex.trunk, Vertex.rank).
     root_paths: each stack's vertex keys, outermost first; root_functions: the same frames
-    as function keys (equal to root_paths unless g.lines); weights: each stack's measure."""
-    walk = trunk_walk(root_functions, weights)
+    as function keys (equal to root_paths unless g.lines); weights: each stack's measure.
+
+    The trunk is walked per root (thread_roots): the main thread's stacks from the
+    program's start, each worker thread's from its start routine, each against its own
+    root's total, so that a worker allocating 6% does not end the main thread's trunk at
+    its first frame. A function is trunk when at least TRUNK_SHARE of the allocations
+    through it pass it where it is on its root's trunk: a worker's driver that the main
+    thread also calls below its branch (a mesher's face loop run by both) stays ranked."""
     function_of = _function_keys(g, root_paths, root_functions)
     kind_of = {fkey: g.vertices[key].kind for key, fkey in function_of.items()}
-    user_depths = [d for d, key in enumerate(walk) if kind_of[key] == kinds.USER]
-    trunk_functions = {walk[d] for d in user_depths}
+    members: Dict[tuple, List[int]] = {}
+    starts = thread_roots(g, root_paths, root_functions)
+    for i, (root, _) in enumerate(starts):
+        members.setdefault(root, []).append(i)
+    walks = []            # (paths, functions, walk, user depths) of each root with a user trunk
+    on_trunk: Dict[tuple, int] = {}
+    for root, indices in members.items():
+        paths = [root_paths[i][starts[i][1]:] for i in indices]
+        functions = [root_functions[i][starts[i][1]:] for i in indices]
+        walk = trunk_walk(functions, [weights[i] for i in indices])
+        user_depths = [d for d, key in enumerate(walk) if kind_of[key] == kinds.USER]
+        if not user_depths:
+            continue
+        walks.append((paths, functions, walk, user_depths))
+        trunk_here = {walk[d] for d in user_depths}
+        for i, fs in zip(indices, functions):
+            for fkey in trunk_here.intersection(fs):
+                on_trunk[fkey] = on_trunk.get(fkey, 0) + weights[i]
+    through: Dict[tuple, int] = {}
+    for fs, w in zip(root_functions, weights):
+        for fkey in on_trunk.keys() & set(fs):
+            through[fkey] = through.get(fkey, 0) + w
+    trunk_functions = {f for f, w in on_trunk.items() if w >= TRUNK_SHARE * through[f]}
     for key, v in g.vertices.items():
         if v.kind == kinds.USER and function_of.get(key) in trunk_functions:
             v.trunk = True
     candidates = [v for v in g.vertices.values() if v.kind == kinds.USER and not v.trunk]
-    if user_depths and not _branches_meet_again(g, root_paths, root_functions, walk):
-        # The branches never meet again in user code: where they last met is the target.
+    ends: List[tuple] = []
+    for paths, functions, walk, user_depths in walks:
         last = user_depths[-1]
-        followers = [i for i, path in enumerate(root_functions) if path[:last + 1] == walk[:last + 1]]
-        for key in sorted({root_paths[i][last] for i in followers}):
-            g.vertices[key].trunk = False
-            candidates.append(g.vertices[key])
+        if walk[last] in trunk_functions and not _branches_meet_again(g, paths, functions, walk):
+            # The branches never meet again in user code: where they last met is the target.
+            followers = [i for i, path in enumerate(functions) if path[:last + 1] == walk[:last + 1]]
+            ends.extend(key for key in sorted({paths[i][last] for i in followers})
+                        if key not in ends)
+    for key in ends:
+        g.vertices[key].trunk = False
+        candidates.append(g.vertices[key])
     ranked = {v.key for v in candidates}
     focus = _focus(g, ranked, by)
 
