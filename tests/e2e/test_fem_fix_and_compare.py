@@ -130,7 +130,7 @@ def test_callgraph_lines_keeps_the_phase_driver_on_the_trunk(heapscope, fem, tmp
                       (source_line("solutions.push_back(x);"), "trunk", None, 1)]
     text = heapscope("callgraph", fem / "anomalous", "--size", "24", "--region", "local", "--lines",
                      "-o", tmp_path / "cgl").stdout
-    assert "2 trunk vertices (on >= 95% of the allocations, before the first branch)" in text
+    assert "2 trunk vertices (on >= 95% of their thread's allocations, before its first branch)" in text
     first = next(line for line in text.splitlines() if re.match(r"\s+1\s", line))
     assert "anomalous::elementStiffness(" in first and "localPhase" not in first
 

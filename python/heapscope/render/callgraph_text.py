@@ -83,6 +83,6 @@ def _unranked(g: CallGraph) -> List[str]:
               "trunk": ("trunk vertex", "trunk vertices"), kinds.USER: ("user vertex", "user vertices")}
     parts = [counted(len(vs), *labels.get(k, (k, ""))) for k, vs in sorted(unranked.items())]
     if "trunk" in unranked:
-        parts[sorted(unranked).index("trunk")] += (" (on >= 95% of the allocations, before "
-                                                   "the first branch)")
+        parts[sorted(unranked).index("trunk")] += (" (on >= 95% of their thread's allocations, "
+                                                   "before its first branch)")
     return parts
