@@ -145,12 +145,12 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
  * reach free. At start-up each variant whose default reaches a replaced operator is
  * pointed at the next definition (libstdc++'s), which is that default; the others keep
  * the fast path, at the cost of a load and a never-taken branch. */
+/* clang-format off */
 enum {
   NEW, NEW_ARR, NEW_NT, NEW_ARR_NT, NEW_AL, NEW_ARR_AL, NEW_AL_NT, NEW_ARR_AL_NT,
   DEL, DEL_ARR, DEL_SZ, DEL_ARR_SZ, DEL_NT, DEL_ARR_NT,
   DEL_AL, DEL_ARR_AL, DEL_SZ_AL, DEL_ARR_SZ_AL, DEL_AL_NT, DEL_ARR_AL_NT, N_OPS
 };
-/* clang-format off */
 static const struct { const char *name; int calls; } ops[N_OPS] = { /* calls: its default's */
   {"_Znwm", -1}, {"_Znam", NEW}, {"_ZnwmRKSt9nothrow_t", NEW}, {"_ZnamRKSt9nothrow_t", NEW_ARR},
   {"_ZnwmSt11align_val_t", -1}, {"_ZnamSt11align_val_t", NEW_AL},
@@ -181,7 +181,7 @@ __attribute__((constructor)) static void hsm_cxx_find_replaced(void) {
   void *m = dlsym(RTLD_DEFAULT, "malloc");
   if (!dladdr((void *)hsm_cxx_find_replaced, &self)) return;
   const void *malloc_obj = m != NULL && dladdr(m, &mal) ? mal.dli_fbase : self.dli_fbase;
-  int reaches[N_OPS] = {0}; /* the default calls (maybe through ours) a replaced one */
+  int reaches[N_OPS] = {0};         /* the default calls (maybe through ours) a replaced one */
   for (int i = 0; i < N_OPS; i++) { /* a variant's callee comes before it in the table */
     int c = ops[i].calls;
     if (c < 0) continue;

@@ -94,10 +94,12 @@ int hsr_ops_wrap_malloc;
  * the next definition (libstdc++'s default), which calls the program's operator: the
  * malloc/free that one makes are what the recorder counts, one per new/delete. Each
  * variant's callee in its default ([i] -> index, -1: none); callees come first. */
+/* clang-format off */
 static const signed char op_calls[N_OPS] = {
     -1, NEW, NEW, NEW_ARR, -1, NEW_AL, NEW_AL, NEW_ARR_AL,
     -1, DEL, DEL, DEL_ARR, DEL, DEL_ARR, -1, DEL_AL, DEL_AL, DEL_ARR_AL, DEL_AL, DEL_ARR_AL,
 };
+/* clang-format on */
 static unsigned char op_forward[N_OPS];
 
 /* The first definition of `name` is in another object than the recorder and the
