@@ -164,7 +164,10 @@ static const struct { const char *name; int calls; } ops[N_OPS] = { /* calls: it
   {"_ZdaPvSt11align_val_tRKSt9nothrow_t", DEL_ARR_AL},
 };
 /* clang-format on */
-static void *fwd[N_OPS]; /* NULL: ours; else the default to call (reaches the program's) */
+/* NULL: ours; else the default to call (reaches the program's). Each operator tests it in
+ * memory and read it again to call (volatile): a compare, a branch and the jump to free,
+ * one instruction less than a load, a test, a branch and the jump. */
+static void *fwd[N_OPS];
 
 /* The object defining the first `name` in the global scope, if neither this library nor
  * the one whose malloc the program uses (a profiler preloaded before us defines all the
@@ -205,8 +208,8 @@ typedef void (*del2_nt_t)(void *, size_t, nothrow_t);
 /* clang-format off */
 #define OP_NEW(name, ...) HSM_EXPORT void *name(__VA_ARGS__)
 #define OP_DEL(name, ...) HSM_EXPORT void name(__VA_ARGS__)
-#define FWD(op, type, ...) do { void *f_ = fwd[op]; if (HSM_UNLIKELY(f_ != NULL)) return ((type)f_)(__VA_ARGS__); } while (0)
-#define DFWD(op, type, ...) do { void *f_ = fwd[op]; if (HSM_UNLIKELY(f_ != NULL)) { ((type)f_)(__VA_ARGS__); return; } } while (0)
+#define FWD(op, type, ...) do { if (HSM_UNLIKELY(fwd[op] != NULL)) return ((type)*(void *volatile *)&fwd[op])(__VA_ARGS__); } while (0)
+#define DFWD(op, type, ...) do { if (HSM_UNLIKELY(fwd[op] != NULL)) { ((type)*(void *volatile *)&fwd[op])(__VA_ARGS__); return; } } while (0)
 
 OP_NEW(_Znwm, size_t n) { return new_site(n, SITE, 0); }
 OP_NEW(_Znam, size_t n) { FWD(NEW_ARR, new1_t, n); return new_site(n, SITE, 0); }
