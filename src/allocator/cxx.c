@@ -137,19 +137,99 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
 }
 #define SITE ((uintptr_t)__builtin_return_address(0))
 
+/* A program may replace operator new(size_t) and operator delete(void*) (FreeFem++ does,
+ * to count its pointers) and not the other variants: their standard defaults then call
+ * the program's (sized delete calls delete(ptr), new[] calls new(size), nothrow new
+ * calls new in a try block...). Ours are free/malloc themselves, so under this library
+ * such a program's deletes would skip its operator delete, and its pool's blocks would
+ * reach free. At start-up each variant whose default reaches a replaced operator is
+ * pointed at the next definition (libstdc++'s), which is that default; the others keep
+ * the fast path, at the cost of a load and a never-taken branch. */
+/* clang-format off */
+enum {
+  NEW, NEW_ARR, NEW_NT, NEW_ARR_NT, NEW_AL, NEW_ARR_AL, NEW_AL_NT, NEW_ARR_AL_NT,
+  DEL, DEL_ARR, DEL_SZ, DEL_ARR_SZ, DEL_NT, DEL_ARR_NT,
+  DEL_AL, DEL_ARR_AL, DEL_SZ_AL, DEL_ARR_SZ_AL, DEL_AL_NT, DEL_ARR_AL_NT, N_OPS
+};
+static const struct { const char *name; int calls; } ops[N_OPS] = { /* calls: its default's */
+  {"_Znwm", -1}, {"_Znam", NEW}, {"_ZnwmRKSt9nothrow_t", NEW}, {"_ZnamRKSt9nothrow_t", NEW_ARR},
+  {"_ZnwmSt11align_val_t", -1}, {"_ZnamSt11align_val_t", NEW_AL},
+  {"_ZnwmSt11align_val_tRKSt9nothrow_t", NEW_AL},
+  {"_ZnamSt11align_val_tRKSt9nothrow_t", NEW_ARR_AL},
+  {"_ZdlPv", -1}, {"_ZdaPv", DEL}, {"_ZdlPvm", DEL}, {"_ZdaPvm", DEL_ARR},
+  {"_ZdlPvRKSt9nothrow_t", DEL}, {"_ZdaPvRKSt9nothrow_t", DEL_ARR},
+  {"_ZdlPvSt11align_val_t", -1}, {"_ZdaPvSt11align_val_t", DEL_AL},
+  {"_ZdlPvmSt11align_val_t", DEL_AL}, {"_ZdaPvmSt11align_val_t", DEL_ARR_AL},
+  {"_ZdlPvSt11align_val_tRKSt9nothrow_t", DEL_AL},
+  {"_ZdaPvSt11align_val_tRKSt9nothrow_t", DEL_ARR_AL},
+};
+/* clang-format on */
+/* NULL: ours; else the default to call (reaches the program's). Each operator tests it in
+ * memory and read it again to call (volatile): a compare, a branch and the jump to free,
+ * one instruction less than a load, a test, a branch and the jump. */
+static void *fwd[N_OPS];
+
+/* The object defining the first `name` in the global scope, if neither this library nor
+ * the one whose malloc the program uses (a profiler preloaded before us defines all the
+ * operators and forwards them here: that is no replacement). */
+static const void *replaced_in(const char *name, const void *self, const void *malloc_obj) {
+  void *f = dlsym(RTLD_DEFAULT, name);
+  Dl_info at;
+  if (f == NULL || !dladdr(f, &at)) return NULL;
+  return at.dli_fbase != self && at.dli_fbase != malloc_obj ? at.dli_fbase : NULL;
+}
+
+__attribute__((constructor)) static void hsm_cxx_find_replaced(void) {
+  Dl_info self, mal;
+  void *m = dlsym(RTLD_DEFAULT, "malloc");
+  if (!dladdr((void *)hsm_cxx_find_replaced, &self)) return;
+  const void *malloc_obj = m != NULL && dladdr(m, &mal) ? mal.dli_fbase : self.dli_fbase;
+  int reaches[N_OPS] = {0};         /* the default calls (maybe through ours) a replaced one */
+  for (int i = 0; i < N_OPS; i++) { /* a variant's callee comes before it in the table */
+    int c = ops[i].calls;
+    if (c < 0) continue;
+    reaches[i] = reaches[c] || replaced_in(ops[c].name, self.dli_fbase, malloc_obj) != NULL;
+    if (reaches[i]) fwd[i] = dlsym(RTLD_NEXT, ops[i].name); /* none: ours stays */
+  }
+}
+
+typedef const struct nothrow_s *nothrow_t;
+typedef void *(*new1_t)(size_t);
+typedef void *(*new2_t)(size_t, size_t);
+typedef void *(*new_nt_t)(size_t, nothrow_t);
+typedef void *(*new2_nt_t)(size_t, size_t, nothrow_t);
+typedef void (*del1_t)(void *);
+typedef void (*del2_t)(void *, size_t);
+typedef void (*del3_t)(void *, size_t, size_t);
+typedef void (*del_nt_t)(void *, nothrow_t);
+typedef void (*del2_nt_t)(void *, size_t, nothrow_t);
+
 /* One line per operator reads as the table it is. */
 /* clang-format off */
-#define NEW(name, ...) HSM_EXPORT void *name(__VA_ARGS__)
-typedef struct nothrow_s nothrow_t;
+#define OP_NEW(name, ...) HSM_EXPORT void *name(__VA_ARGS__)
+#define OP_DEL(name, ...) HSM_EXPORT void name(__VA_ARGS__)
+#define FWD(op, type, ...) do { if (HSM_UNLIKELY(fwd[op] != NULL)) return ((type)*(void *volatile *)&fwd[op])(__VA_ARGS__); } while (0)
+#define DFWD(op, type, ...) do { if (HSM_UNLIKELY(fwd[op] != NULL)) { ((type)*(void *volatile *)&fwd[op])(__VA_ARGS__); return; } } while (0)
 
-NEW(_Znwm, size_t n) { return new_site(n, SITE, 0); }
-NEW(_Znam, size_t n) { return new_site(n, SITE, 0); }
-NEW(_ZnwmRKSt9nothrow_t, size_t n, const nothrow_t *t) { (void)t; return new_impl(n, 0, 1); }
-NEW(_ZnamRKSt9nothrow_t, size_t n, const nothrow_t *t) { (void)t; return new_impl(n, 0, 1); }
-NEW(_ZnwmSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, 0); }
-NEW(_ZnamSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, 0); }
-NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const nothrow_t *t) { (void)t; return new_impl(n, a, 1); }
-NEW(_ZnamSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const nothrow_t *t) { (void)t; return new_impl(n, a, 1); }
+OP_NEW(_Znwm, size_t n) { return new_site(n, SITE, 0); }
+OP_NEW(_Znam, size_t n) { FWD(NEW_ARR, new1_t, n); return new_site(n, SITE, 0); }
+OP_NEW(_ZnwmRKSt9nothrow_t, size_t n, nothrow_t t) { FWD(NEW_NT, new_nt_t, n, t); return new_impl(n, 0, 1); }
+OP_NEW(_ZnamRKSt9nothrow_t, size_t n, nothrow_t t) { FWD(NEW_ARR_NT, new_nt_t, n, t); return new_impl(n, 0, 1); }
+OP_NEW(_ZnwmSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, 0); }
+OP_NEW(_ZnamSt11align_val_t, size_t n, size_t a) { FWD(NEW_ARR_AL, new2_t, n, a); return new_impl(n, a, 0); }
+OP_NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, nothrow_t t) { FWD(NEW_AL_NT, new2_nt_t, n, a, t); return new_impl(n, a, 1); }
+OP_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, nothrow_t t) { FWD(NEW_ARR_AL_NT, new2_nt_t, n, a, t); return new_impl(n, a, 1); }
 
-/* every operator delete is free itself (free.c: an alias must live beside its target) */
+/* operator delete(void*) and its aligned form are free itself (free.c: an alias must
+ * live beside its target); the others are free unless they go on to the program's */
+OP_DEL(_ZdaPv, void *p) { DFWD(DEL_ARR, del1_t, p); hsm_free(p); }
+OP_DEL(_ZdlPvm, void *p, size_t n) { DFWD(DEL_SZ, del2_t, p, n); hsm_free(p); }
+OP_DEL(_ZdaPvm, void *p, size_t n) { DFWD(DEL_ARR_SZ, del2_t, p, n); hsm_free(p); }
+OP_DEL(_ZdlPvRKSt9nothrow_t, void *p, nothrow_t t) { DFWD(DEL_NT, del_nt_t, p, t); hsm_free(p); }
+OP_DEL(_ZdaPvRKSt9nothrow_t, void *p, nothrow_t t) { DFWD(DEL_ARR_NT, del_nt_t, p, t); hsm_free(p); }
+OP_DEL(_ZdaPvSt11align_val_t, void *p, size_t a) { DFWD(DEL_ARR_AL, del2_t, p, a); hsm_free(p); }
+OP_DEL(_ZdlPvmSt11align_val_t, void *p, size_t n, size_t a) { DFWD(DEL_SZ_AL, del3_t, p, n, a); hsm_free(p); }
+OP_DEL(_ZdaPvmSt11align_val_t, void *p, size_t n, size_t a) { DFWD(DEL_ARR_SZ_AL, del3_t, p, n, a); hsm_free(p); }
+OP_DEL(_ZdlPvSt11align_val_tRKSt9nothrow_t, void *p, size_t a, nothrow_t t) { DFWD(DEL_AL_NT, del2_nt_t, p, a, t); hsm_free(p); }
+OP_DEL(_ZdaPvSt11align_val_tRKSt9nothrow_t, void *p, size_t a, nothrow_t t) { DFWD(DEL_ARR_AL_NT, del2_nt_t, p, a, t); hsm_free(p); }
 /* clang-format on */

@@ -298,19 +298,10 @@ HSM_ALIAS(free, hsm_free);
 HSM_ALIAS(__libc_free, hsm_free);
 HSM_ALIAS(cfree, hsm_free);
 #endif
-/* Every operator delete, sized and aligned ones included: the size says nothing free's
- * checks could skip, and the alignment is the page's to know; as aliases they cost no
- * jump (x86-64 passes the pointer first in each, the rest is ignored). Exported also
- * with HSMALLOC_NO_OVERRIDE, as cxx.c's operator new is. */
+/* The two operator deletes a program may replace and no other variant's default calls
+ * (plain and aligned): free itself, as aliases they cost no jump (x86-64 passes the
+ * pointer first, the alignment is the page's to know). The other ten, whose standard
+ * default calls one of these, are in cxx.c: they go on to the program's replacement
+ * when there is one. Exported also with HSMALLOC_NO_OVERRIDE, as operator new is. */
 HSM_ALIAS(_ZdlPv, hsm_free);
-HSM_ALIAS(_ZdaPv, hsm_free);
-HSM_ALIAS(_ZdlPvm, hsm_free);
-HSM_ALIAS(_ZdaPvm, hsm_free);
-HSM_ALIAS(_ZdlPvRKSt9nothrow_t, hsm_free);
-HSM_ALIAS(_ZdaPvRKSt9nothrow_t, hsm_free);
 HSM_ALIAS(_ZdlPvSt11align_val_t, hsm_free);
-HSM_ALIAS(_ZdaPvSt11align_val_t, hsm_free);
-HSM_ALIAS(_ZdlPvmSt11align_val_t, hsm_free);
-HSM_ALIAS(_ZdaPvmSt11align_val_t, hsm_free);
-HSM_ALIAS(_ZdlPvSt11align_val_tRKSt9nothrow_t, hsm_free);
-HSM_ALIAS(_ZdaPvSt11align_val_tRKSt9nothrow_t, hsm_free);

@@ -87,15 +87,59 @@ static _Atomic int ops_ready;
  * call malloc/free directly, one indirection less on the hot path. */
 int hsr_ops_wrap_malloc;
 
+/* A program may replace operator new(size_t) and operator delete(void*) only (FreeFem++
+ * does, to count its pointers): the standard defaults of the other variants call those
+ * (sized delete calls delete(ptr), new[] calls new(size), ...), and hooking them here
+ * would skip the program's. Such a variant is forwarded, uncounted and unguarded, to
+ * the next definition (libstdc++'s default), which calls the program's operator: the
+ * malloc/free that one makes are what the recorder counts, one per new/delete. Each
+ * variant's callee in its default ([i] -> index, -1: none); callees come first. */
+/* clang-format off */
+static const signed char op_calls[N_OPS] = {
+    -1, NEW, NEW, NEW_ARR, -1, NEW_AL, NEW_AL, NEW_ARR_AL,
+    -1, DEL, DEL, DEL_ARR, DEL, DEL_ARR, -1, DEL_AL, DEL_AL, DEL_ARR_AL, DEL_AL, DEL_ARR_AL,
+};
+/* clang-format on */
+static unsigned char op_forward[N_OPS];
+
+/* The first definition of `name` is in another object than the recorder and the
+ * program's malloc (a replacement, not a peer allocator's operators). */
+static int op_replaced(const char *name, const void *self, const void *malloc_obj)
+{
+    void *f = dlsym(RTLD_DEFAULT, name);
+    Dl_info at;
+    return f && dladdr(f, &at) && at.dli_fbase != self && at.dli_fbase != malloc_obj;
+}
+
+static int find_replaced(void)
+{
+    Dl_info self, mal;
+    int any = 0, saved = hsr_guard;
+    hsr_guard = 1; /* dlsym may allocate */
+    void *m = dlsym(RTLD_DEFAULT, "malloc");
+    if (dladdr((void *)find_replaced, &self)) {
+        const void *malloc_obj = m && dladdr(m, &mal) ? mal.dli_fbase : self.dli_fbase;
+        for (int i = 0; i < N_OPS; i++) {
+            int c = op_calls[i];
+            op_forward[i] = c >= 0 && next_op[i] &&
+                            (op_forward[c] || op_replaced(op_names[c], self.dli_fbase, malloc_obj));
+            any |= op_forward[i];
+        }
+    }
+    hsr_guard = saved;
+    return any;
+}
+
 static void resolve_ops(void)
 {
     if (!hsr_real.free)
         hsr_resolve();
     for (int i = 0; i < N_OPS; i++)
         next_op[i] = hsr_next(op_names[i]);
+    int forwards = find_replaced(); /* then no fast path: the counted ones forward */
     Dl_info new_at, delete_at, malloc_at;
     hsr_ops_wrap_malloc =
-        next_op[NEW] && next_op[DEL] && dladdr(next_op[NEW], &new_at) &&
+        !forwards && next_op[NEW] && next_op[DEL] && dladdr(next_op[NEW], &new_at) &&
         dladdr(next_op[DEL], &delete_at) && dladdr((void *)hsr_real.malloc, &malloc_at) &&
         new_at.dli_fbase == delete_at.dli_fbase && new_at.dli_fbase != malloc_at.dli_fbase &&
         strstr(new_at.dli_fname, "libstdc++") != NULL;
@@ -172,6 +216,8 @@ static void *counted_new(int which, size_t n, size_t align)
 {
     if (HSR_UNLIKELY(!hsr_real.free))
         hsr_resolve();
+    if (HSR_UNLIKELY(op(which) && op_forward[which])) /* the program's new counts itself */
+        return call_new(which, n, align);
     if (hsr_guard || !atomic_load_explicit(&hsr_recording, memory_order_relaxed))
         return call_new(which, n, align);
     hsr_guard = 1;
@@ -191,7 +237,8 @@ static void counted_delete(int which, void *p, size_t size, size_t align)
     if (!p)
         return;
     void *f = op(which);
-    int counting = !hsr_guard && atomic_load_explicit(&hsr_recording, memory_order_relaxed);
+    int counting = !hsr_guard && atomic_load_explicit(&hsr_recording, memory_order_relaxed) &&
+                   !op_forward[which]; /* the program's delete: its free is counted */
     if (counting) {
         hsr_guard = 1;
         hsr_note_free(p);
