@@ -171,10 +171,17 @@ static void stack_pointer_thread(void) {
 
 static void global_pointer(void) { free(launder(global_buffer + 16)); }
 
-/* A block-aligned address in a page, past the blocks carved so far. */
+/* A block-aligned address in p's page, past the blocks carved so far: the fourth block
+ * from the end of the 64 KiB page of a 64-byte class (pages start on 64 KiB). Not p +
+ * 1000 blocks: in secure mode p is any block of the first run, so that could leave
+ * the page and land on a free block of the next one ("double free"). */
+static char *uncarved_block(char *p) {
+  return (char *)(((uintptr_t)p & ~(uintptr_t)0xffff) + 0x10000 - 4 * 64);
+}
+
 static void never_returned_block(void) {
   char *p = malloc(64);
-  free((char *)launder(p) + 64 * 1000);
+  free(uncarved_block(launder(p)));
 }
 
 /* The same freed by another thread (with a heap of its own: its free takes the path
@@ -182,7 +189,7 @@ static void never_returned_block(void) {
 static void *free_never_returned(void *p) {
   void *volatile own = malloc(64);
   free(own);
-  free((char *)p + 64 * 1000);
+  free(uncarved_block(p));
   return NULL;
 }
 static void never_returned_block_remote(void) {
