@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
+#include "cxx_operators.h"
 #include "internal.h"
 
 typedef void (*new_handler_t)(void);
@@ -142,55 +143,19 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
  * the program's (sized delete calls delete(ptr), new[] calls new(size), nothrow new
  * calls new in a try block...). Ours are free/malloc themselves, so under this library
  * such a program's deletes would skip its operator delete, and its pool's blocks would
- * reach free. At start-up each variant whose default reaches a replaced operator is
- * pointed at the next definition (libstdc++'s), which is that default; the others keep
- * the fast path, at the cost of a load and a never-taken branch. */
-/* clang-format off */
-enum {
-  NEW, NEW_ARR, NEW_NT, NEW_ARR_NT, NEW_AL, NEW_ARR_AL, NEW_AL_NT, NEW_ARR_AL_NT,
-  DEL, DEL_ARR, DEL_SZ, DEL_ARR_SZ, DEL_NT, DEL_ARR_NT,
-  DEL_AL, DEL_ARR_AL, DEL_SZ_AL, DEL_ARR_SZ_AL, DEL_AL_NT, DEL_ARR_AL_NT, N_OPS
-};
-static const struct { const char *name; int calls; } ops[N_OPS] = { /* calls: its default's */
-  {"_Znwm", -1}, {"_Znam", NEW}, {"_ZnwmRKSt9nothrow_t", NEW}, {"_ZnamRKSt9nothrow_t", NEW_ARR},
-  {"_ZnwmSt11align_val_t", -1}, {"_ZnamSt11align_val_t", NEW_AL},
-  {"_ZnwmSt11align_val_tRKSt9nothrow_t", NEW_AL},
-  {"_ZnamSt11align_val_tRKSt9nothrow_t", NEW_ARR_AL},
-  {"_ZdlPv", -1}, {"_ZdaPv", DEL}, {"_ZdlPvm", DEL}, {"_ZdaPvm", DEL_ARR},
-  {"_ZdlPvRKSt9nothrow_t", DEL}, {"_ZdaPvRKSt9nothrow_t", DEL_ARR},
-  {"_ZdlPvSt11align_val_t", -1}, {"_ZdaPvSt11align_val_t", DEL_AL},
-  {"_ZdlPvmSt11align_val_t", DEL_AL}, {"_ZdaPvmSt11align_val_t", DEL_ARR_AL},
-  {"_ZdlPvSt11align_val_tRKSt9nothrow_t", DEL_AL},
-  {"_ZdaPvSt11align_val_tRKSt9nothrow_t", DEL_ARR_AL},
-};
-/* clang-format on */
-/* NULL: ours; else the default to call (reaches the program's). Each operator tests it in
+ * reach free. At start-up each variant whose default reaches a replaced operator
+ * (cxx_operators.h) is pointed at the next definition (libstdc++'s), which is that
+ * default; the others keep the fast path, at the cost of a compare and a never-taken
+ * branch. fwd[i] NULL: ours; else the default to call (reaches the program's). Each operator tests it in
  * memory and read it again to call (volatile): a compare, a branch and the jump to free,
  * one instruction less than a load, a test, a branch and the jump. */
 static void *fwd[N_OPS];
 
-/* The object defining the first `name` in the global scope, if neither this library nor
- * the one whose malloc the program uses (a profiler preloaded before us defines all the
- * operators and forwards them here: that is no replacement). */
-static const void *replaced_in(const char *name, const void *self, const void *malloc_obj) {
-  void *f = dlsym(RTLD_DEFAULT, name);
-  Dl_info at;
-  if (f == NULL || !dladdr(f, &at)) return NULL;
-  return at.dli_fbase != self && at.dli_fbase != malloc_obj ? at.dli_fbase : NULL;
-}
-
 __attribute__((constructor)) static void hsm_cxx_find_replaced(void) {
-  Dl_info self, mal;
-  void *m = dlsym(RTLD_DEFAULT, "malloc");
-  if (!dladdr((void *)hsm_cxx_find_replaced, &self)) return;
-  const void *malloc_obj = m != NULL && dladdr(m, &mal) ? mal.dli_fbase : self.dli_fbase;
-  int reaches[N_OPS] = {0};         /* the default calls (maybe through ours) a replaced one */
-  for (int i = 0; i < N_OPS; i++) { /* a variant's callee comes before it in the table */
-    int c = ops[i].calls;
-    if (c < 0) continue;
-    reaches[i] = reaches[c] || replaced_in(ops[c].name, self.dli_fbase, malloc_obj) != NULL;
-    if (reaches[i]) fwd[i] = dlsym(RTLD_NEXT, ops[i].name); /* none: ours stays */
-  }
+  unsigned char reaches[N_OPS];
+  cxx_ops_reaching_replaced((const void *)hsm_cxx_find_replaced, reaches);
+  for (int i = 0; i < N_OPS; i++)
+    if (reaches[i]) fwd[i] = dlsym(RTLD_NEXT, cxx_op_names[i]); /* none: ours stays */
 }
 
 typedef const struct nothrow_s *nothrow_t;

@@ -28,55 +28,9 @@
 #include "core/lifecycle.h"
 #include "count/counting.h"
 #include "count/heap.h"
+#include "cxx_operators.h"
 #include "hooks/blocks.h"
 #include "hooks/hooks.h"
-
-enum {
-    NEW,
-    NEW_ARR,
-    NEW_NT,
-    NEW_ARR_NT,
-    NEW_AL,
-    NEW_ARR_AL,
-    NEW_AL_NT,
-    NEW_ARR_AL_NT,
-    DEL,
-    DEL_ARR,
-    DEL_SZ,
-    DEL_ARR_SZ,
-    DEL_NT,
-    DEL_ARR_NT,
-    DEL_AL,
-    DEL_ARR_AL,
-    DEL_SZ_AL,
-    DEL_ARR_SZ_AL,
-    DEL_AL_NT,
-    DEL_ARR_AL_NT,
-    N_OPS
-};
-
-static const char *const op_names[N_OPS] = {
-    "_Znwm",
-    "_Znam",
-    "_ZnwmRKSt9nothrow_t",
-    "_ZnamRKSt9nothrow_t",
-    "_ZnwmSt11align_val_t",
-    "_ZnamSt11align_val_t",
-    "_ZnwmSt11align_val_tRKSt9nothrow_t",
-    "_ZnamSt11align_val_tRKSt9nothrow_t",
-    "_ZdlPv",
-    "_ZdaPv",
-    "_ZdlPvm",
-    "_ZdaPvm",
-    "_ZdlPvRKSt9nothrow_t",
-    "_ZdaPvRKSt9nothrow_t",
-    "_ZdlPvSt11align_val_t",
-    "_ZdaPvSt11align_val_t",
-    "_ZdlPvmSt11align_val_t",
-    "_ZdaPvmSt11align_val_t",
-    "_ZdlPvSt11align_val_tRKSt9nothrow_t",
-    "_ZdaPvSt11align_val_tRKSt9nothrow_t",
-};
 
 /* The next definitions, looked up on the first call of any operator (libstdc++
  * may come with a dlopen'ed library, after our constructor). NULL: none. */
@@ -92,41 +46,20 @@ int hsr_ops_wrap_malloc;
  * (sized delete calls delete(ptr), new[] calls new(size), ...), and hooking them here
  * would skip the program's. Such a variant is forwarded, uncounted and unguarded, to
  * the next definition (libstdc++'s default), which calls the program's operator: the
- * malloc/free that one makes are what the recorder counts, one per new/delete. Each
- * variant's callee in its default ([i] -> index, -1: none); callees come first. */
-/* clang-format off */
-static const signed char op_calls[N_OPS] = {
-    -1, NEW, NEW, NEW_ARR, -1, NEW_AL, NEW_AL, NEW_ARR_AL,
-    -1, DEL, DEL, DEL_ARR, DEL, DEL_ARR, -1, DEL_AL, DEL_AL, DEL_ARR_AL, DEL_AL, DEL_ARR_AL,
-};
-/* clang-format on */
+ * malloc/free that one makes are what the recorder counts, one per new/delete. */
 static unsigned char op_forward[N_OPS];
 
-/* The first definition of `name` is in another object than the recorder and the
- * program's malloc (a replacement, not a peer allocator's operators). */
-static int op_replaced(const char *name, const void *self, const void *malloc_obj)
-{
-    void *f = dlsym(RTLD_DEFAULT, name);
-    Dl_info at;
-    return f && dladdr(f, &at) && at.dli_fbase != self && at.dli_fbase != malloc_obj;
-}
-
+/* Those variants (cxx_operators.h) whose next definition exists; 1 if any. */
 static int find_replaced(void)
 {
-    Dl_info self, mal;
     int any = 0, saved = hsr_guard;
     hsr_guard = 1; /* dlsym may allocate */
-    void *m = dlsym(RTLD_DEFAULT, "malloc");
-    if (dladdr((void *)find_replaced, &self)) {
-        const void *malloc_obj = m && dladdr(m, &mal) ? mal.dli_fbase : self.dli_fbase;
-        for (int i = 0; i < N_OPS; i++) {
-            int c = op_calls[i];
-            op_forward[i] = c >= 0 && next_op[i] &&
-                            (op_forward[c] || op_replaced(op_names[c], self.dli_fbase, malloc_obj));
-            any |= op_forward[i];
-        }
-    }
+    cxx_ops_reaching_replaced((const void *)find_replaced, op_forward);
     hsr_guard = saved;
+    for (int i = 0; i < N_OPS; i++) {
+        op_forward[i] = op_forward[i] && next_op[i] != NULL;
+        any |= op_forward[i];
+    }
     return any;
 }
 
@@ -135,7 +68,7 @@ static void resolve_ops(void)
     if (!hsr_real.free)
         hsr_resolve();
     for (int i = 0; i < N_OPS; i++)
-        next_op[i] = hsr_next(op_names[i]);
+        next_op[i] = hsr_next(cxx_op_names[i]);
     int forwards = find_replaced(); /* then no fast path: the counted ones forward */
     Dl_info new_at, delete_at, malloc_at;
     hsr_ops_wrap_malloc =
