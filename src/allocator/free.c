@@ -54,6 +54,14 @@ static __attribute__((noinline)) void free_secure_own(hsm_heap_t *heap, hsm_page
   if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(heap, pg);
 }
 
+/* What every block put on this thread's cache of other heaps' blocks counts: a free, a
+ * remote free, and one push of the cache's budget (sent home at 0, remote.c). */
+static inline __attribute__((always_inline)) void cache_counted(hsm_heap_t *heap, size_t cls) {
+  HSM_COUNT(heap->stats.frees[cls], 1);
+  HSM_COUNT(heap->stats.remote_frees, 1);
+  if (HSM_UNLIKELY(--heap->cache_left[cls] == 0)) hsm_cache_overflow(heap, cls);
+}
+
 /* The first block of another heap onto this thread's empty cache for its class: the
  * class's allocations take from the cache from now on (while it holds blocks, direct
  * points to it: set here, by page.c's generic free and by hsm_page_alloc_slow). The
@@ -74,9 +82,7 @@ static __attribute__((noinline)) void free_to_empty_cache(hsm_heap_t *heap, hsm_
   cache->heap = pg->heap;
   cache->local_free = b;
   if (heap->direct[cls] != cache) hsm_direct_set(heap, cls, cache);
-  HSM_COUNT(heap->stats.frees[cls], 1);
-  HSM_COUNT(heap->stats.remote_frees, 1);
-  if (--heap->cache_left[cls] == 0) hsm_cache_overflow(heap, cls);
+  cache_counted(heap, cls);
 }
 
 /* A page without flags whose heap is not the one of the blocks on this thread's cache
@@ -104,9 +110,7 @@ static __attribute__((noinline)) void free_other_owner(hsm_page_t *pg, void *p, 
   cache->free = b;
   cache->heap = pg->heap;
   cache->local_free = NULL;
-  HSM_COUNT(heap->stats.frees[cls], 1);
-  HSM_COUNT(heap->stats.remote_frees, 1);
-  if (--heap->cache_left[cls] == 0) hsm_cache_overflow(heap, cls);
+  cache_counted(heap, cls);
 }
 
 /* Another heap's block (or a flagged page of ours): a small block of the heap whose
@@ -137,9 +141,7 @@ static __attribute__((noinline)) void free_other(hsm_page_t *pg, void *p, hsm_he
     b->mark = (uintptr_t)pg; /* no flag: not a secure page, its key is 0 */
     b->next = top;
     cache->free = b;
-    HSM_COUNT(heap->stats.frees[cls], 1);
-    HSM_COUNT(heap->stats.remote_frees, 1);
-    if (HSM_UNLIKELY(--heap->cache_left[cls] == 0)) hsm_cache_overflow(heap, cls);
+    cache_counted(heap, cls);
     return;
   }
   if (pg->heap == heap &&
