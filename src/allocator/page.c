@@ -117,11 +117,17 @@ static void page_free(hsm_heap_t *heap, hsm_page_t *pg) {
  * allocates a class and frees another thread's blocks of it (handover: two threads
  * swap their working sets each round) gave back and re-carved a page of the class
  * every round or two without it (8096 pages taken in 2000 rounds, now 38). */
+/* The class's current page: direct, or while direct is the cache of other heaps'
+ * blocks, the first page on the class's queue (what its next slow path takes). */
+static hsm_page_t *current_page(hsm_heap_t *heap, size_t cls) {
+  hsm_page_t *pg = heap->direct[cls];
+  return pg == &heap->cache[cls] ? heap->queue[cls].first : pg;
+}
+
 static void page_retire(hsm_heap_t *heap, hsm_page_t *pg) {
   size_t cls = pg->class_id;
   int hot = hsm_is_hot(cls);
-  hsm_page_t *current = heap->direct[cls];
-  if (current == &heap->cache[cls]) current = heap->queue[cls].first;
+  hsm_page_t *current = current_page(heap, cls);
   /* (a retired hot class has no current page worth keeping) */
   if (!pg->flags.f.is_large && current == pg && (!hot || heap->hot_on[cls - HSM_FIXED_CLASSES])) {
     if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES) {
@@ -151,12 +157,10 @@ void hsm_heap_expire_idle(hsm_heap_t *heap, size_t cls) {
     if (heap->slow_seq - heap->idle_since[i] < HSM_IDLE_PAGE_SLOW) continue;
     heap->idle_pages &= ~(1u << i);
     size_t c = HSM_IDLE_CLASS_FIRST + i;
-    hsm_page_t *pg = heap->direct[c];
-    /* a cache of other heaps' blocks became the class's current page since: the page
-     * kept empty is no longer current (page_retire would give it back now), and is
-     * first on the class's queue (no slow path of the class since: none pushed before
-     * it); skipped, it stayed until the class's next slow path, however far off */
-    if (pg == &heap->cache[c]) pg = heap->queue[c].first;
+    /* (when a cache of other heaps' blocks became direct since, the page kept empty is
+     * first on the class's queue: no slow path of the class since, none pushed before
+     * it; skipped, it stayed until the class's next slow path, however far off) */
+    hsm_page_t *pg = current_page(heap, c);
     /* still an empty page in use (not none) */
     if (pg != NULL && pg != &hsm_page_empty && pg->used == 0 && pg->in_use && !pg->kept)
       page_free(heap, pg);
