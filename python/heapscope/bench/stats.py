@@ -58,7 +58,12 @@ def bootstrap_ci(values: Sequence[float], statistic: Callable = np.mean,
         return float(data[0]), float(data[0])
     rng = np.random.default_rng(seed)
     samples = data[rng.integers(0, data.size, size=(resamples, data.size))]
-    estimates = statistic(samples, axis=1)
+    return _percentile_interval(statistic(samples, axis=1), confidence)
+
+
+def _percentile_interval(estimates, confidence: float) -> Tuple[float, float]:
+    """The central `confidence` share of bootstrap estimates (non-finite ones dropped)."""
+    estimates = estimates[np.isfinite(estimates)]
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(estimates, [alpha, 1.0 - alpha])
     return float(low), float(high)
@@ -97,11 +102,7 @@ def ratio(values: Sequence[float], baseline: Sequence[float], resamples: int = R
     num = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
     den = base[rng.integers(0, base.size, size=(resamples, base.size))].mean(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        estimates = num / den
-    estimates = estimates[np.isfinite(estimates)]
-    alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(estimates, [alpha, 1.0 - alpha])
-    return Ratio(value, (float(low), float(high)))
+        return Ratio(value, _percentile_interval(num / den, confidence))
 
 
 def ratio_paired(values: Sequence[float], baseline: Sequence[float], resamples: int = RESAMPLES,
@@ -122,7 +123,4 @@ def ratio_paired(values: Sequence[float], baseline: Sequence[float], resamples: 
     rounds = rng.integers(0, data.size, size=(resamples, data.size))
     with np.errstate(divide="ignore", invalid="ignore"):
         estimates = data[rounds].mean(axis=1) / base[rounds].mean(axis=1)
-    estimates = estimates[np.isfinite(estimates)]
-    alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(estimates, [alpha, 1.0 - alpha])
-    return Ratio(value, (float(low), float(high)))
+    return Ratio(value, _percentile_interval(estimates, confidence))
