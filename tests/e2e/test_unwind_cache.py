@@ -1,17 +1,26 @@
 """Exact stacks through the unwind cache (src/recorder/stacks/unwind_cache.c) are the
 stacks libunwind finds alone (HEAPSCOPE_UNWIND_CACHE=0): the same stack trace types
 with the same counts, on the test programs and on the C++ churn workload, whose
-loops revisit the same call sites at the same depths (the cache's hits), and on a
-program whose call sites recur at other depths and through other callers."""
+loops revisit the same call sites at the same depths (the cache's hits), on a
+program whose call sites recur at other depths and through other callers, and on
+deep stacks built as Debian builds (-O2, no frame pointers), walked by the rules
+read from the DWARF CFI (cfi.c). Walking costs no system call (strace counts them),
+and the cache stands aside where every stack goes to libunwind anyway."""
+import collections
 import json
+import re
+import subprocess
 
 import pytest
 
+from conftest import require
 from heapscope.bench.workloads import BY_NAME
 
+DEBIAN = ("-O2", "-fomit-frame-pointer")  # how Debian builds its packages
 
-def types(heapscope, out, program, *args, cache=True):
-    env = None if cache else {"HEAPSCOPE_UNWIND_CACHE": "0"}
+
+def types(heapscope, out, program, *args, cache=True, env=None):
+    env = dict(env or {}, **({} if cache else {"HEAPSCOPE_UNWIND_CACHE": "0"}))
     heapscope("record", "-o", out, "--sizes", "all", "--", program, *args, env=env)
     doc = json.loads(heapscope("stacks", out, "--size", "all", "--top", "0",
                                "--format", "json").stdout)
@@ -56,3 +65,90 @@ def test_same_types_on_the_cxx_churn_workload(heapscope, tmp_path):
     alone = types(heapscope, tmp_path / "alone", program, *args, cache=False)
     assert cached == alone
     assert sum(t[2] for t in cached) > 150_000
+
+
+@pytest.mark.parametrize("flags,how", [(DEBIAN, "direct"), (("-O2",), "direct"),
+                                       (DEBIAN, "tramp-then-direct")])
+def test_deep_optimized_stacks_same_as_libunwind_alone(heapscope, build, tmp_path, flags, how):
+    """unw_many_sites.c at -O2, with and without frame pointers, and through a frame
+    without CFI (libunwind's, by guessing from rbp)."""
+    program = build("unw_many_sites.c", *flags)
+    cached = types(heapscope, tmp_path / "cached", program, how)
+    alone = types(heapscope, tmp_path / "alone", program, how, cache=False)
+    assert cached == alone
+    leaf_types = [t for t in cached if t[3] and t[3][0][0] == "leaf"]
+    assert sorted(t[2] for t in leaf_types) == [40] * (512 if how == "tramp-then-direct" else 256)
+
+
+def test_known_deep_stacks_without_frame_pointers(heapscope, build, tmp_path):
+    """Path p goes down 4 + p % 28 levels and allocates 16 + 8 * (p % 4) bytes, 40
+    times, through level<k>_<(p >> 2k) & 3> at level k: the functions of every frame
+    from the allocating one to main (through rounds) are known."""
+    program = build("unw_many_sites.c", *DEBIAN)
+    got = collections.Counter()
+    for _, size, count, frames in types(heapscope, tmp_path / "cached", program):
+        names = [f[0] for f in frames]
+        if names and names[0] == "leaf":
+            got[(size, tuple(names[:names.index("main") + 1]))] += count
+    want = collections.Counter()
+    for p in range(256):
+        depth = 4 + p % 28
+        names = (("leaf",) + tuple(f"level{k}_{(p >> 2 * k) & 3}" for k in range(depth, -1, -1))
+                 + ("rounds", "main"))
+        want[(16 + 8 * (p % 4), names)] += 40
+    assert got == want
+
+
+def syscalls(native, tmp_path, program, *args, stacks):
+    """System calls of one run under the recorder, counted by strace: name -> calls."""
+    strace = require("strace")
+    out = tmp_path / f"strace-{stacks}.txt"
+    env = ["LD_PRELOAD=" + str(native / "lib" / "libheapscope.so"),
+           f"HEAPSCOPE_OUTPUT_DIR={tmp_path}", "HEAPSCOPE_TIMELINE_MS=0"]
+    if stacks:
+        env.append("HEAPSCOPE_STACK_SIZES=all")
+    subprocess.run([strace, "-f", "-c", "-U", "name,calls", "-o", str(out),
+                    "env", *env, str(program), *args], check=True, capture_output=True)
+    calls = {}
+    for line in out.read_text().splitlines():
+        m = re.match(r"^\s*(\w+)\s+(\d+)\s*$", line)
+        if m and m.group(1) != "total":
+            calls[m.group(1)] = int(m.group(2))
+    return calls
+
+
+def test_no_system_call_per_stack_or_return_address(native, build, tmp_path):
+    """10,240 stacks 11 to 38 frames deep through about 80 return addresses, built
+    without frame pointers: recording their stacks adds no signal masking, no mincore,
+    no pipe read or write (libunwind's step-by-step unwinder makes them at every step
+    in Debian's build), and in all no more system calls than a thread's one-off set-up
+    (its stack's bounds: glibc reads /proc/self/maps for the main thread)."""
+    program = build("unw_many_sites.c", *DEBIAN)
+    counts = syscalls(native, tmp_path, program, stacks=False)
+    stacks = syscalls(native, tmp_path, program, stacks=True)
+    extra = {name: stacks[name] - counts.get(name, 0) for name in stacks}
+    assert all(extra.get(name, 0) <= 0
+               for name in ("rt_sigprocmask", "mincore", "msync", "write", "pipe2")), extra
+    assert sum(extra.values()) <= 32, extra
+
+
+def unwinding_line(stderr):
+    m = re.search(r"unwinding: (\d+) stacks: (\d+) from call sites seen before, (\d+) walked "
+                  r"by CFI rules, (\d+) by libunwind; (\d+) more by libunwind while the cache "
+                  r"stood aside \((\d+) times\)", stderr)
+    assert m, stderr
+    return [int(g) for g in m.groups()]
+
+
+def test_cache_steps_aside_where_libunwind_does_every_stack(heapscope, build, tmp_path):
+    """The first 10,240 stacks pass through tramp, a frame without CFI: every walk
+    ends in libunwind. The cache judges windows of 256 stacks: after the first it
+    stands aside for 4,096 stacks, after the second (still all libunwind's) for
+    8,192, which reach 2,560 stacks into the direct half; the 7,680 after that are
+    the cache's again."""
+    program = build("unw_many_sites.c", *DEBIAN)
+    res = heapscope("record", "-o", tmp_path / "p", "--sizes", "all", "--", program,
+                    "tramp-then-direct", env={"HEAPSCOPE_UNWIND_STATS": "1"})
+    stacks, sites, walked, libunwind, aside, times = unwinding_line(res.stderr)
+    assert (stacks, libunwind, aside, times) == (20480, 512, 12288, 2)
+    assert sites + walked == 7680

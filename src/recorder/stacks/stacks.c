@@ -23,10 +23,12 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/lifecycle.h"
 #include "core/pool.h"
 #include "count/thread.h"
 #include "stacks/modules.h"
@@ -60,7 +62,8 @@ struct hsr_stack_table {
 };
 
 static int use_fp;
-static int use_cache = 1; /* HEAPSCOPE_UNWIND_CACHE=0: libunwind for every stack (to compare) */
+static int use_cache = 1;    /* HEAPSCOPE_UNWIND_CACHE=0: libunwind for every stack (to compare) */
+static int report_unwinding; /* HEAPSCOPE_UNWIND_STATS=1: what the cache did, at exit */
 static unsigned max_depth = 64;
 static _Atomic uint64_t lost;
 static HSR_TLS uintptr_t stack_lo, stack_hi; /* this thread's stack, for the fp walk */
@@ -70,6 +73,8 @@ void hsr_stacks_init(int unwinder, unsigned depth)
     use_fp = unwinder == HS_UNWINDER_FRAME_POINTERS;
     const char *cache = getenv("HEAPSCOPE_UNWIND_CACHE");
     use_cache = !(cache && strcmp(cache, "0") == 0);
+    const char *stats = getenv("HEAPSCOPE_UNWIND_STATS");
+    report_unwinding = stats && strcmp(stats, "1") == 0;
     max_depth = depth < 1 ? 1 : depth > HSR_MAX_DEPTH ? HSR_MAX_DEPTH : depth;
     if (!use_fp)
         unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
@@ -286,6 +291,28 @@ void hsr_stack_table_clear(struct hsr_stack_table *st)
     st->unwind = unwind;
     if (unwind)
         hsr_unwind_cache_clear(unwind); /* its types are gone */
+}
+
+void hsr_stacks_report(void)
+{
+    if (!report_unwinding || use_fp || !use_cache)
+        return;
+    struct hsr_unwind_stats s = {0};
+    for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t)) {
+        struct hsr_stack_table *st = hsr_thread_stacks(t);
+        if (st && st->unwind)
+            hsr_unwind_cache_stats(st->unwind, &s);
+    }
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "unwinding: %llu stacks: %llu from call sites seen before, %llu walked by CFI "
+             "rules, %llu by libunwind; %llu more by libunwind while the cache stood aside "
+             "(%llu times); %llu rules read from the CFI, %llu without a fixed rule",
+             (unsigned long long)s.stacks, (unsigned long long)s.from_sites,
+             (unsigned long long)s.walked, (unsigned long long)s.libunwind,
+             (unsigned long long)s.aside, (unsigned long long)s.steps_aside,
+             (unsigned long long)s.rules_read, (unsigned long long)s.rules_none);
+    hsr_warn(msg);
 }
 
 void hsr_stacks_after_fork_child(void) { atomic_store(&lost, 0); }
