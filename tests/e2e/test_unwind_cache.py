@@ -134,8 +134,9 @@ def test_no_system_call_per_stack_or_return_address(native, build, tmp_path):
 
 def unwinding_line(stderr):
     m = re.search(r"unwinding: (\d+) stacks: (\d+) from call sites seen before, (\d+) walked "
-                  r"by CFI rules, (\d+) by libunwind; (\d+) more by libunwind while the cache "
-                  r"stood aside \((\d+) times\)", stderr)
+                  r"by CFI rules \(\d+ of them joining a stack met before\), (\d+) by "
+                  r"libunwind; (\d+) more by libunwind while the cache stood aside \((\d+) "
+                  r"times\)", stderr)
     assert m, stderr
     return [int(g) for g in m.groups()]
 

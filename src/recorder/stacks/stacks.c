@@ -306,12 +306,14 @@ void hsr_stacks_report(void)
     char msg[512];
     snprintf(msg, sizeof msg,
              "unwinding: %llu stacks: %llu from call sites seen before, %llu walked by CFI "
-             "rules, %llu by libunwind; %llu more by libunwind while the cache stood aside "
-             "(%llu times); %llu rules read from the CFI, %llu without a fixed rule",
+             "rules (%llu of them joining a stack met before), %llu by libunwind; %llu more "
+             "by libunwind while the cache stood aside (%llu times); %llu rules read from the "
+             "CFI, %llu without a fixed rule; the call-site table doubled %llu times",
              (unsigned long long)s.stacks, (unsigned long long)s.from_sites,
-             (unsigned long long)s.walked, (unsigned long long)s.libunwind,
-             (unsigned long long)s.aside, (unsigned long long)s.steps_aside,
-             (unsigned long long)s.rules_read, (unsigned long long)s.rules_none);
+             (unsigned long long)s.walked, (unsigned long long)s.joined,
+             (unsigned long long)s.libunwind, (unsigned long long)s.aside,
+             (unsigned long long)s.steps_aside, (unsigned long long)s.rules_read,
+             (unsigned long long)s.rules_none, (unsigned long long)s.site_growths);
     hsr_warn(msg);
 }
 

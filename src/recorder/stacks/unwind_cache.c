@@ -39,7 +39,8 @@
 #include "stacks/modules.h"
 #include "stacks/unwind_cache.h"
 
-#define WAYS 512u       /* call sites remembered per thread: sets of two ways */
+#define SITES_MIN 512u  /* call sites remembered per thread at first: sets of two ways */
+#define SITES_MAX 8192u /* ... and at most, the table doubling while sets thrash */
 #define RULE_SETS 4096u /* return addresses with a rule per thread: sets of RULE_WAYS */
 #define RULE_WAYS 4u
 #define TYPES 4096u /* (call site, region, size) -> stack type, per thread: direct-mapped */
@@ -55,17 +56,22 @@ struct rule {
 };
 
 struct site {
-    uint64_t a0, r0; /* key: slot and return address of frame 0; a0 == 0: empty */
-    uint64_t gen;    /* this filling of the entry: its types are found under it */
-    uint32_t n;      /* frames */
-    struct {
-        uint64_t slot, ret; /* side by side: the check reads both, frame after frame */
-    } f[HSR_UNWIND_CACHE_DEPTH];
+    uint64_t a0, r0;   /* key: slot and return address of frame 0; a0 == 0: empty */
+    uint64_t gen;      /* this filling of the entry: its types are found under it */
+    uint32_t n;        /* frames */
+    uint32_t complete; /* the stack ended there (not cut at the depth asked) */
+    struct site_frame {
+        uint64_t slot, ret;          /* side by side: the check reads both, frame after frame */
+    } f[HSR_UNWIND_CACHE_DEPTH + 1]; /* f[n]: a sentinel that never matches (the check's end) */
 };
 
+/* The sentinel's slot: a word that never holds the sentinel's return address (1). */
+static const uint64_t never_one = 0;
+
 /* The type a call site's frames gave for one (region, size). A call site with many
- * sizes (a string or a vector growing) would thrash a few ways of its own; keyed by
- * the site's filling (gen), a stale entry can never match: gens are not reused. */
+ * sizes (a string or a vector growing) would thrash a few ways of its own; checked
+ * against the site's filling (gen), a stale entry can never match: gens are not
+ * reused. */
 struct known {
     uint64_t gen, size;
     uint32_t region;
@@ -82,11 +88,13 @@ struct hsr_unwind_cache {
     unsigned victim;          /* the way of a full set filled last */
     unsigned rule_victim;
     uint32_t code_gen; /* code_gen when the rules were read */
-    uint32_t window, window_fallbacks, aside_left, aside_len;
+    uint32_t window_left, window_fallbacks, window_conflicts, aside_left, aside_len;
+    uint32_t sites_used;     /* sites in use: SITES_MIN, doubled up to SITES_MAX */
+    const struct site *last; /* the call site met last: the stack a walk may join */
     struct hsr_unwind_stats stats;
-    struct site sites[WAYS];
+    struct site sites[SITES_MAX]; /* [0, sites_used) in use; pages touched as used */
     struct rule rules[RULE_SETS * RULE_WAYS];
-    struct known types[TYPES];
+    _Alignas(64) struct known types[TYPES]; /* pairs share a cache line */
 };
 
 struct hsr_unwind_cache *hsr_unwind_cache_new(void)
@@ -106,14 +114,17 @@ struct hsr_unwind_cache *hsr_unwind_cache_new(void)
     }
     hsr_recorder_text(&c->own_lo, &c->own_hi);
     c->aside_len = ASIDE_MIN;
+    c->window_left = WINDOW;
+    c->sites_used = SITES_MIN;
     c->code_gen = atomic_load_explicit(&code_gen, memory_order_relaxed);
     return c; /* unknown bounds (lo == hi == 0): every lookup misses, nothing is stored */
 }
 
 static void forget_sites(struct hsr_unwind_cache *c)
 {
-    for (unsigned i = 0; i < WAYS; i++)
+    for (unsigned i = 0; i < c->sites_used; i++)
         c->sites[i].a0 = 0;
+    c->last = NULL;
     /* their types stay keyed by gens no site will have again */
 }
 
@@ -121,7 +132,8 @@ void hsr_unwind_cache_clear(struct hsr_unwind_cache *c)
 {
     forget_sites(c); /* the rules stay true: the same code at the same addresses */
     memset(&c->stats, 0, sizeof c->stats);
-    c->window = c->window_fallbacks = c->aside_left = 0;
+    c->window_fallbacks = c->window_conflicts = c->aside_left = 0;
+    c->window_left = WINDOW;
     c->aside_len = ASIDE_MIN;
 }
 
@@ -142,8 +154,8 @@ static int on_stack(const struct hsr_unwind_cache *c, uintptr_t a)
 
 static struct site *site_of(struct hsr_unwind_cache *c, uint64_t a0, uint64_t r0)
 {
-    uint64_t h = (a0 ^ (r0 * 0x9e3779b97f4a7c15ull)) >> 4;
-    return &c->sites[(h ^ (h >> 17)) & (WAYS - 2)]; /* the first of a set of two */
+    uint64_t h = (a0 ^ (r0 * 0x9e3779b97f4a7c15ull)) * 0xc2b2ae3d27d4eb4full;
+    return &c->sites[(h >> 32) & (c->sites_used - 2)]; /* the first of a set of two */
 }
 
 /* The rule of a return address: from the table, else read from the CFI and kept
@@ -195,20 +207,64 @@ static inline int frame0(const struct hsr_unwind_cache *c, const uintptr_t *fp, 
     return 0;
 }
 
-/* The stack by the rules, from frame 0 (return address r in slot a, rbp the
- * caller's): the frames and their slots. Returns the frame count, or -1 at a frame
- * without a fixed rule, or one whose CFA leaves the stack (libunwind's then). Ends
- * where libunwind's unw_backtrace ends: a frame whose rule says it is the outermost,
- * or a return address below 0x4000. */
-static int walk(struct hsr_unwind_cache *c, uint64_t a, uint64_t r, uint64_t rbp, uint64_t *ret,
-                uint64_t *slot, int max)
+/* Joining a known stack: frame k of join lies in slot a and holds r, the frame the
+ * walk reached; if join's slots above still hold their return addresses, the rest
+ * of the stack is join's (what the call-site check trusts, below). The frame count
+ * with join's frames from k on after the n found, or 0. */
+static int joined(const struct site *join, uint32_t k, uint64_t *ret, uint64_t *slot, int n,
+                  int max, int *complete)
 {
-    int n = 0;
+    for (uint32_t i = k + 1; i < join->n; i++)
+        if (*(const volatile uint64_t *)join->f[i].slot != join->f[i].ret)
+            return 0;
+    uint32_t rest = join->n - k;
+    *complete = join->complete && n + (int)rest <= max;
+    if (n + (int)rest > max)
+        rest = (uint32_t)(max - n);
+    else if (!join->complete)
+        return 0; /* join was cut at the depth: the stack goes on beyond what it knows */
+    for (uint32_t i = 0; i < rest; i++) {
+        ret[n + (int)i] = join->f[k + i].ret;
+        slot[n + (int)i] = join->f[k + i].slot;
+    }
+    return n + (int)rest;
+}
+
+/* The stack by the rules, from frame 0 (return address r in slot a, rbp the
+ * caller's): the frames and their slots, and whether it ended (*complete) rather
+ * than being cut at max. Returns the frame count, or -1 at a frame without a fixed
+ * rule, or one whose CFA leaves the stack (libunwind's then). Ends where libunwind's
+ * unw_backtrace ends: a frame whose rule says it is the outermost, or a return
+ * address below 0x4000. On the way up, a frame of join (a stack met before, or
+ * NULL) in the same slot with the same return address ends the walk: the rest is
+ * join's, if its slots above still hold their return addresses. */
+static int walk(struct hsr_unwind_cache *c, uint64_t a, uint64_t r, uint64_t rbp, uint64_t *ret,
+                uint64_t *slot, int max, const struct site *join, int *complete)
+{
+    int n = 0, tries = 0;
+    uint32_t k = 0;
+    *complete = 1;
     for (;;) {
+        if (join) { /* slots rise frame after frame, in both stacks */
+            while (k < join->n && join->f[k].slot < a)
+                k++;
+            if (k == join->n || join->f[k].slot > a) {
+            } else if (join->f[k].ret == r) {
+                int m = joined(join, k, ret, slot, n, max, complete);
+                if (m > 0) {
+                    c->stats.joined++;
+                    return m;
+                }
+                if (++tries == 3) /* the stacks differ above: a few tries, boundedly */
+                    join = NULL;
+            }
+        }
         ret[n] = r;
         slot[n] = a;
-        if (++n == max)
+        if (++n == max) {
+            *complete = 0;
             return n;
+        }
         const struct rule *rule = rule_for(c, r);
         if (rule->kind == HSR_CFI_END)
             return n;
@@ -230,35 +286,50 @@ static int walk(struct hsr_unwind_cache *c, uint64_t a, uint64_t r, uint64_t rbp
     }
 }
 
-/* One stack more in the window; at its end, stand aside if most went to libunwind. */
-static void judge(struct hsr_unwind_cache *c, int fell_back)
+/* The end of a window of stacks: stand aside if most went to libunwind, and double
+ * the call sites if more than one stack in 16 found its set full of others (the
+ * sites are forgotten: their places change). */
+static void judge(struct hsr_unwind_cache *c)
 {
-    c->window_fallbacks += (uint32_t)fell_back;
-    if (++c->window < WINDOW)
-        return;
-    if (c->window_fallbacks * 4 > c->window * 3) {
+    if (c->window_conflicts * 16 > WINDOW && c->sites_used < SITES_MAX) {
+        forget_sites(c);
+        c->sites_used *= 2;
+        c->stats.site_growths++;
+    }
+    if (c->window_fallbacks * 4 > WINDOW * 3) {
         c->aside_left = c->aside_len;
         c->aside_len = c->aside_len < ASIDE_MAX ? c->aside_len * 2 : ASIDE_MAX;
         c->stats.steps_aside++;
     } else {
         c->aside_len = ASIDE_MIN;
     }
-    c->window = c->window_fallbacks = 0;
+    c->window_fallbacks = c->window_conflicts = 0;
+    c->window_left = WINDOW;
 }
 
-static struct known *known_slot(struct hsr_unwind_cache *c, uint64_t gen, uint32_t region,
+/* One stack more in the window (fell_back: it went to libunwind). */
+static inline void count(struct hsr_unwind_cache *c, int fell_back)
+{
+    c->window_fallbacks += (uint32_t)fell_back;
+    if (HSR_UNLIKELY(--c->window_left == 0))
+        judge(c);
+}
+
+/* The pair of entries (one a way of the site's set; one cache line) where the types
+ * of call site (a0, r0) for (region, size) are kept: known before the site is
+ * checked, so it is fetched while the check runs. */
+static struct known *known_pair(struct hsr_unwind_cache *c, uint64_t a0, uint64_t r0,
+                                uint32_t region, uint64_t size)
+{
+    uint64_t h = ((a0 ^ (r0 * 0x9e3779b97f4a7c15ull)) * 0xc2b2ae3d27d4eb4full) ^
+                 ((size ^ ((uint64_t)region << 40)) * 0xff51afd7ed558ccdull);
+    return &c->types[(h >> 40) & (TYPES - 2)];
+}
+
+static struct known *known_slot(struct hsr_unwind_cache *c, const struct site *s, uint32_t region,
                                 uint64_t size)
 {
-    uint64_t h =
-        (gen * 0x9e3779b97f4a7c15ull) ^ ((size ^ ((uint64_t)region << 40)) * 0xff51afd7ed558ccdull);
-    return &c->types[(h >> 40) & (TYPES - 1)];
-}
-
-static struct hsr_stack_entry *known_type(struct hsr_unwind_cache *c, const struct site *s,
-                                          uint32_t region, uint64_t size)
-{
-    const struct known *k = known_slot(c, s->gen, region, size);
-    return k->gen == s->gen && k->size == size && k->region == region ? k->type : NULL;
+    return known_pair(c, s->a0, s->r0, region, size) + ((s - c->sites) & 1);
 }
 
 int hsr_unwind_cached(struct hsr_unwind_cache *c, const void *fp, uint64_t *out, int max,
@@ -281,50 +352,67 @@ int hsr_unwind_cached(struct hsr_unwind_cache *c, const void *fp, uint64_t *out,
     uint64_t a0, r0, rbp0;
     if (!frame0(c, fp, &a0, &r0, &rbp0)) {
         c->stats.libunwind++;
-        judge(c, 1);
+        count(c, 1);
         return -1; /* an unknown stack: libunwind */
     }
     /* Two ways a set: one call site at one depth reached from two callers (a helper
      * called from two places in a loop) keeps both stacks instead of thrashing. */
     struct site *set = site_of(c, a0, r0);
+    const struct known *pair = known_pair(c, a0, r0, region, size);
+    __builtin_prefetch(pair); /* fetched while the slots are checked */
+    const struct site *join = c->last;
     for (struct site *s = set; s < set + 2; s++) {
         if (s->a0 != a0 || s->r0 != r0 || s->n > (uint32_t)max)
             continue;
-        uint32_t i = 1;
-        while (i < s->n && *(const volatile uint64_t *)s->f[i].slot == s->f[i].ret)
-            i++;
-        if (i < s->n)
+        const struct site_frame *f = s->f + 1; /* f[n] is the sentinel: no bound to test */
+        while (*(const volatile uint64_t *)f->slot == f->ret)
+            f++;
+        if (f < s->f + s->n) {
+            join = s; /* the same call site by another path: the paths may meet again */
             continue;
+        }
         c->stats.from_sites++;
-        judge(c, 0);
         *entry = s;
-        if ((*type = known_type(c, s, region, size)))
-            return (int)s->n; /* the caller needs the type, not the frames */
-        for (i = 0; i < s->n; i++)
-            out[i] = s->f[i].ret;
-        return (int)s->n;
+        c->last = s;
+        const struct known *k = pair + (s - set);
+        int n = (int)s->n;
+        if (k->gen == s->gen && k->size == size && k->region == region)
+            *type = k->type; /* the caller needs the type, not the frames */
+        else
+            for (int i = 0; i < n; i++)
+                out[i] = s->f[i].ret;
+        count(c, 0); /* last: judging may grow the table and forget every site */
+        return n;
     }
     uint64_t slot[HSR_MAX_DEPTH];
-    int n = walk(c, a0, r0, rbp0, out, slot, max);
+    int complete;
+    int n = walk(c, a0, r0, rbp0, out, slot, max, join, &complete);
     if (n < 0) {
         c->stats.libunwind++;
-        judge(c, 1);
+        count(c, 1);
         return -1; /* through a frame without a fixed rule: libunwind's unw_backtrace */
     }
     c->stats.walked++;
-    judge(c, 0);
+    if (set[0].a0 && set[1].a0 && (set[0].a0 != a0 || set[0].r0 != r0) &&
+        (set[1].a0 != a0 || set[1].r0 != r0))
+        c->window_conflicts++; /* a set full of other call sites */
     if (n <= (int)HSR_UNWIND_CACHE_DEPTH && c->hi) {
         struct site *s = set[0].a0 == 0 ? set : set[1].a0 == 0 ? set + 1 : set + (c->victim ^= 1);
         s->a0 = a0;
         s->r0 = r0;
         s->n = (uint32_t)n;
+        s->complete = (uint32_t)complete;
         s->gen = ++c->next_gen;
         for (int i = 0; i < n; i++) {
             s->f[i].slot = slot[i];
             s->f[i].ret = out[i];
         }
+        s->f[n].slot = (uintptr_t)&never_one;
+        s->f[n].ret = 1;
         *entry = s;
+        c->last = s;
     }
+    count(c, 0); /* after the store: judging may grow the table and forget every site */
     return n;
 }
 
@@ -332,7 +420,7 @@ void hsr_unwind_cache_type(struct hsr_unwind_cache *c, void *entry, uint32_t reg
                            struct hsr_stack_entry *type)
 {
     const struct site *s = entry;
-    struct known *k = known_slot(c, s->gen, region, size);
+    struct known *k = known_slot(c, s, region, size);
     k->gen = s->gen;
     k->size = size;
     k->region = region;

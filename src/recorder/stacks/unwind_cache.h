@@ -22,11 +22,13 @@ struct hsr_unwind_stats {
     uint64_t stacks;     /* asked of the cache */
     uint64_t from_sites; /* frames reused from a call site seen before */
     uint64_t walked;     /* walked by the rules */
+    uint64_t joined;     /* of which the walk joined a stack met before on the way up */
     uint64_t libunwind;  /* given to libunwind: a frame without a fixed rule, or an unknown stack */
     uint64_t aside;      /* given to libunwind while the cache stood aside */
     uint64_t steps_aside;
-    uint64_t rules_read; /* rules read from the CFI (return addresses, again after an eviction) */
-    uint64_t rules_none; /* of which without a fixed rule */
+    uint64_t rules_read;   /* rules read from the CFI (return addresses, again after an eviction) */
+    uint64_t rules_none;   /* of which without a fixed rule */
+    uint64_t site_growths; /* times the call-site table doubled */
 };
 
 /* A thread's cache (mmap'd, pages touched as used), or NULL. */
