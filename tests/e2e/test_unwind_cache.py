@@ -132,13 +132,22 @@ def test_no_system_call_per_stack_or_return_address(native, build, tmp_path):
     assert sum(extra.values()) <= 32, extra
 
 
-def unwinding_line(stderr):
-    m = re.search(r"unwinding: (\d+) stacks: (\d+) from call sites seen before, (\d+) walked "
-                  r"by CFI rules \(\d+ of them joining a stack met before\), (\d+) by "
-                  r"libunwind; (\d+) more by libunwind while the cache stood aside \((\d+) "
-                  r"times\)", stderr)
+def unwinding(stderr):
+    """The figures of the recorder's HEAPSCOPE_UNWIND_STATS=1 line."""
+    m = re.search(r"unwinding: (?P<stacks>\d+) stacks: (?P<sites>\d+) from call sites seen "
+                  r"before, (?P<walked>\d+) walked by CFI rules \((?P<joined>\d+) of them joining "
+                  r"a stack met before\), (?P<libunwind>\d+) by libunwind; (?P<aside>\d+) more by "
+                  r"libunwind while the cache stood aside \((?P<times>\d+) times\); "
+                  r"(?P<rules>\d+) rules read from the CFI, (?P<no_rule>\d+) without a fixed rule; "
+                  r"the call-site table doubled (?P<doubled>\d+) times", stderr)
     assert m, stderr
-    return [int(g) for g in m.groups()]
+    return {k: int(v) for k, v in m.groupdict().items()}
+
+
+def record_with_stats(heapscope, tmp_path, program, *args):
+    res = heapscope("record", "-o", tmp_path / "stats", "--sizes", "all", "--", program, *args,
+                    env={"HEAPSCOPE_UNWIND_STATS": "1"})
+    return unwinding(res.stderr)
 
 
 def test_cache_steps_aside_where_libunwind_does_every_stack(heapscope, build, tmp_path):
@@ -148,8 +157,34 @@ def test_cache_steps_aside_where_libunwind_does_every_stack(heapscope, build, tm
     8,192, which reach 2,560 stacks into the direct half; the 7,680 after that are
     the cache's again."""
     program = build("unw_many_sites.c", *DEBIAN)
-    res = heapscope("record", "-o", tmp_path / "p", "--sizes", "all", "--", program,
-                    "tramp-then-direct", env={"HEAPSCOPE_UNWIND_STATS": "1"})
-    stacks, sites, walked, libunwind, aside, times = unwinding_line(res.stderr)
-    assert (stacks, libunwind, aside, times) == (20480, 512, 12288, 2)
-    assert sites + walked == 7680
+    got = record_with_stats(heapscope, tmp_path, program, "tramp-then-direct")
+    assert (got["stacks"], got["libunwind"], got["aside"], got["times"]) == (20480, 512, 12288, 2)
+    assert got["sites"] + got["walked"] == 7680
+
+
+def test_call_site_table_grows_for_call_sites_that_come_back(heapscope, build, tmp_path):
+    """unw_sites_wide.c wide: 2,048 call sites in turn, 20 rounds, more than the 512
+    sites a thread's table holds at first. Call sites missed again make it double up
+    to its 4,096 (three times); then most stacks come from it (with 512 sites, about
+    2% did), and they are libunwind's."""
+    program = build("unw_sites_wide.c")
+    got = record_with_stats(heapscope, tmp_path, program, "wide")
+    assert (got["stacks"], got["libunwind"], got["doubled"]) == (40960, 0, 3)
+    assert got["sites"] > 0.5 * got["stacks"]
+    cached = types(heapscope, tmp_path / "cached", program, "wide")
+    assert cached == types(heapscope, tmp_path / "alone", program, "wide", cache=False)
+    assert sorted(t[2] for t in cached if t[1] == 24) == [20] * 2048
+
+
+def test_walk_joins_the_stack_met_before(heapscope, build, tmp_path):
+    """unw_sites_wide.c deep: down(d) for d = 1..40 in turn, 10 rounds. Each depth's
+    first stack is walked (40); all but the first join the stack of the depth before
+    (the same frames of down in the same slots) instead of walking to main; every
+    later one comes from its call site. The 40 stacks hold d + 1 frames of down."""
+    program = build("unw_sites_wide.c")
+    got = record_with_stats(heapscope, tmp_path, program, "deep")
+    assert (got["stacks"], got["walked"], got["joined"], got["sites"]) == (400, 40, 39, 360)
+    cached = types(heapscope, tmp_path / "cached", program, "deep")
+    assert cached == types(heapscope, tmp_path / "alone", program, "deep", cache=False)
+    downs = sorted(sum(f[0] == "down" for f in t[3]) for t in cached if t[1] == 40)
+    assert downs == list(range(2, 42)) and all(t[2] == 10 for t in cached if t[1] == 40)

@@ -40,11 +40,12 @@
 #include "stacks/unwind_cache.h"
 
 #define SITES_MIN 512u  /* call sites remembered per thread at first: sets of two ways */
-#define SITES_MAX 8192u /* ... and at most, the table doubling while sets thrash */
+#define SITES_MAX 4096u /* ... and at most, the table doubling while sets thrash */
 #define RULE_SETS 4096u /* return addresses with a rule per thread: sets of RULE_WAYS */
 #define RULE_WAYS 4u
-#define TYPES 4096u /* (call site, region, size) -> stack type, per thread: direct-mapped */
-#define WINDOW 256u /* stacks judged together for stepping aside */
+#define SEEN_BITS 65536u /* the filter of call sites seen before (cleared half full) */
+#define TYPES 4096u      /* (call site, region, size) -> stack type, per thread: direct-mapped */
+#define WINDOW 256u      /* stacks judged together for stepping aside */
 #define ASIDE_MIN 4096u
 #define ASIDE_MAX (1u << 20)
 
@@ -89,8 +90,10 @@ struct hsr_unwind_cache {
     unsigned rule_victim;
     uint32_t code_gen; /* code_gen when the rules were read */
     uint32_t window_left, window_fallbacks, window_conflicts, aside_left, aside_len;
-    uint32_t sites_used;     /* sites in use: SITES_MIN, doubled up to SITES_MAX */
-    const struct site *last; /* the call site met last: the stack a walk may join */
+    uint32_t sites_used;           /* sites in use: SITES_MIN, doubled up to SITES_MAX */
+    const struct site *last;       /* the call site met last: the stack a walk may join */
+    uint32_t seen_count;           /* bits set in seen */
+    uint64_t seen[SEEN_BITS / 64]; /* call sites stored since it was last cleared, by hash */
     struct hsr_unwind_stats stats;
     struct site sites[SITES_MAX]; /* [0, sites_used) in use; pages touched as used */
     struct rule rules[RULE_SETS * RULE_WAYS];
@@ -152,10 +155,31 @@ static int on_stack(const struct hsr_unwind_cache *c, uintptr_t a)
     return a >= c->lo && a + 8 <= c->hi && (a & 7) == 0;
 }
 
-static struct site *site_of(struct hsr_unwind_cache *c, uint64_t a0, uint64_t r0)
+static uint64_t site_hash(uint64_t a0, uint64_t r0)
 {
-    uint64_t h = (a0 ^ (r0 * 0x9e3779b97f4a7c15ull)) * 0xc2b2ae3d27d4eb4full;
+    return (a0 ^ (r0 * 0x9e3779b97f4a7c15ull)) * 0xc2b2ae3d27d4eb4full;
+}
+
+static struct site *site_of(struct hsr_unwind_cache *c, uint64_t h)
+{
     return &c->sites[(h >> 32) & (c->sites_used - 2)]; /* the first of a set of two */
+}
+
+/* A call site missing from the table: one stored before (its bit in the filter set)
+ * counts for growing the table. */
+static void missed(struct hsr_unwind_cache *c, uint64_t h)
+{
+    uint32_t bit = (uint32_t)(h >> 48);
+    uint64_t *word = &c->seen[bit / 64], mask = 1ull << (bit % 64);
+    if (*word & mask) {
+        c->window_conflicts++;
+        return;
+    }
+    *word |= mask;
+    if (++c->seen_count > SEEN_BITS / 2) { /* too full to tell: start again */
+        memset(c->seen, 0, sizeof c->seen);
+        c->seen_count = 0;
+    }
 }
 
 /* The rule of a return address: from the table, else read from the CFI and kept
@@ -287,7 +311,8 @@ static int walk(struct hsr_unwind_cache *c, uint64_t a, uint64_t r, uint64_t rbp
 }
 
 /* The end of a window of stacks: stand aside if most went to libunwind, and double
- * the call sites if more than one stack in 16 found its set full of others (the
+ * the call sites if more than one stack in 16 was of a call site seen before but no
+ * longer in the table (call sites seen once, as at start-up, cost no growth; the
  * sites are forgotten: their places change). */
 static void judge(struct hsr_unwind_cache *c)
 {
@@ -357,13 +382,16 @@ int hsr_unwind_cached(struct hsr_unwind_cache *c, const void *fp, uint64_t *out,
     }
     /* Two ways a set: one call site at one depth reached from two callers (a helper
      * called from two places in a loop) keeps both stacks instead of thrashing. */
-    struct site *set = site_of(c, a0, r0);
+    uint64_t h = site_hash(a0, r0);
+    struct site *set = site_of(c, h);
     const struct known *pair = known_pair(c, a0, r0, region, size);
     __builtin_prefetch(pair); /* fetched while the slots are checked */
     const struct site *join = c->last;
+    int key_found = 0;
     for (struct site *s = set; s < set + 2; s++) {
         if (s->a0 != a0 || s->r0 != r0 || s->n > (uint32_t)max)
             continue;
+        key_found = 1;
         const struct site_frame *f = s->f + 1; /* f[n] is the sentinel: no bound to test */
         while (*(const volatile uint64_t *)f->slot == f->ret)
             f++;
@@ -393,9 +421,8 @@ int hsr_unwind_cached(struct hsr_unwind_cache *c, const void *fp, uint64_t *out,
         return -1; /* through a frame without a fixed rule: libunwind's unw_backtrace */
     }
     c->stats.walked++;
-    if (set[0].a0 && set[1].a0 && (set[0].a0 != a0 || set[0].r0 != r0) &&
-        (set[1].a0 != a0 || set[1].r0 != r0))
-        c->window_conflicts++; /* a set full of other call sites */
+    if (!key_found)
+        missed(c, h);
     if (n <= (int)HSR_UNWIND_CACHE_DEPTH && c->hi) {
         struct site *s = set[0].a0 == 0 ? set : set[1].a0 == 0 ? set + 1 : set + (c->victim ^= 1);
         s->a0 = a0;
