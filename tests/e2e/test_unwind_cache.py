@@ -188,3 +188,17 @@ def test_walk_joins_the_stack_met_before(heapscope, build, tmp_path):
     assert cached == types(heapscope, tmp_path / "alone", program, "deep", cache=False)
     downs = sorted(sum(f[0] == "down" for f in t[3]) for t in cached if t[1] == 40)
     assert downs == list(range(2, 42)) and all(t[2] == 10 for t in cached if t[1] == 40)
+
+
+def test_thread_taking_over_a_record_unwinds_its_own_stack(heapscope, build, tmp_path):
+    """unw_sites_wide.c threads: 8 threads one after the other, each on a stack of its
+    own, each taking over the thread record (and unwind cache) of the one before. The
+    cache takes the new thread's stack bounds: no stack goes to libunwind (before,
+    every stack after the first thread's did, and the cache stood aside)."""
+    program = build("unw_sites_wide.c")
+    got = record_with_stats(heapscope, tmp_path, program, "threads")
+    assert (got["libunwind"], got["aside"], got["times"]) == (0, 0, 0)
+    assert got["walked"] >= 8 * 40  # each thread's first round: its sites are its own
+    cached = types(heapscope, tmp_path / "cached", program, "threads")
+    assert cached == types(heapscope, tmp_path / "alone", program, "threads", cache=False)
+    assert sorted(t[2] for t in cached if t[1] == 40) == [80] * 40

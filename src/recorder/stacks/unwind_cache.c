@@ -82,7 +82,12 @@ struct known {
 /* dlclose bumps it: the rules of unloaded code must not serve code loaded there later */
 static _Atomic uint32_t code_gen;
 
+/* Its address tells one live thread from another (a TLS block is reused only with
+ * the thread's stack: glibc caches both together). */
+static HSR_TLS char owner_mark;
+
 struct hsr_unwind_cache {
+    const char *owner;        /* &owner_mark of the thread whose stack lo, hi are */
     uintptr_t lo, hi;         /* the thread's stack */
     uintptr_t own_lo, own_hi; /* the recorder's code */
     uint64_t next_gen;        /* never reset, not even by a fork's clear */
@@ -100,14 +105,16 @@ struct hsr_unwind_cache {
     _Alignas(64) struct known types[TYPES]; /* pairs share a cache line */
 };
 
-struct hsr_unwind_cache *hsr_unwind_cache_new(void)
+/* The calling thread's stack, as its owner's; the state of another thread's stack
+ * (the cache hangs off a thread record, which a new thread adopts when one ends)
+ * forgotten. */
+static void forget_sites(struct hsr_unwind_cache *c);
+static void adopt(struct hsr_unwind_cache *c)
 {
-    struct hsr_unwind_cache *c = hsr_map(sizeof *c);
-    if (!c)
-        return NULL;
     pthread_attr_t attr;
     void *addr;
     size_t size;
+    c->lo = c->hi = 0;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
         if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
             c->lo = (uintptr_t)addr;
@@ -115,11 +122,22 @@ struct hsr_unwind_cache *hsr_unwind_cache_new(void)
         }
         pthread_attr_destroy(&attr);
     }
-    hsr_recorder_text(&c->own_lo, &c->own_hi);
-    c->aside_len = ASIDE_MIN;
+    c->owner = &owner_mark;
+    forget_sites(c);
+    c->window_fallbacks = c->window_conflicts = c->aside_left = 0;
     c->window_left = WINDOW;
+    c->aside_len = ASIDE_MIN;
+}
+
+struct hsr_unwind_cache *hsr_unwind_cache_new(void)
+{
+    struct hsr_unwind_cache *c = hsr_map(sizeof *c);
+    if (!c)
+        return NULL;
+    hsr_recorder_text(&c->own_lo, &c->own_hi);
     c->sites_used = SITES_MIN;
     c->code_gen = atomic_load_explicit(&code_gen, memory_order_relaxed);
+    adopt(c);
     return c; /* unknown bounds (lo == hi == 0): every lookup misses, nothing is stored */
 }
 
@@ -362,6 +380,8 @@ int hsr_unwind_cached(struct hsr_unwind_cache *c, const void *fp, uint64_t *out,
 {
     *type = NULL;
     *entry = NULL;
+    if (HSR_UNLIKELY(c->owner != &owner_mark))
+        adopt(c); /* a new thread took over the record: its own stack */
     c->stats.stacks++;
     if (HSR_UNLIKELY(c->aside_left)) {
         c->aside_left--;
