@@ -44,7 +44,7 @@
 #define RULE_SETS 4096u /* return addresses with a rule per thread: sets of RULE_WAYS */
 #define RULE_WAYS 4u
 #define SEEN_BITS 65536u /* the filter of call sites seen before (cleared half full) */
-#define TYPES 4096u      /* (call site, region, size) -> stack type, per thread: direct-mapped */
+#define TYPES 4096u      /* (call site, region, size) -> stack type, per thread: pairs of ways */
 #define WINDOW 256u      /* stacks judged together for stepping aside */
 #define ASIDE_MIN 4096u
 #define ASIDE_MAX (1u << 20)
