@@ -20,26 +20,14 @@ import subprocess
 import sys
 import tempfile
 
-from ab_configs import environ_without_preload, interval
+from ab_configs import environ_without_preload, measure, ratios
 
 USAGE = "usage: scripts/bench_stacks.py [--lib LIB] ROUNDS -- CMD [ARGS...]"
 
 
 def run(command, env):
     """(CPU seconds, max RSS KiB) of one run, its output thrown away."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, 1)
-            os.dup2(null, 2)
-            os.execvpe(command[0], command, env)
-        finally:
-            os._exit(127)
-    _, status, usage = os.wait4(pid, 0)
-    if status != 0:
-        sys.exit(f"bench_stacks: {' '.join(command)} failed (wait status {status})")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+    return measure(command, env, "bench_stacks", quiet=True)
 
 
 def configurations(lib, command, out):
@@ -92,14 +80,9 @@ def main(argv):
     print(f"{rounds} rounds: {' '.join(command)}")
     for name, _, _ in configs:
         mine = cpu[name]
-        pairs = list(zip(mine, base))
-        ratio = statistics.median(mine) / statistics.median(base)
-        lo, hi = interval(pairs, lambda ps: statistics.median([a for a, _ in ps]) /
-                          statistics.median([b for _, b in ps]))
-        per_round = [a / b for a, b in pairs]
-        plo, phi = interval(per_round, statistics.median)
+        ratio, (lo, hi), per_round, (plo, phi) = ratios(mine, base)
         print(f"{name:10s} median {statistics.median(mine):7.3f} s  ratio {ratio:6.2f}x "
-              f"[{lo:.2f}, {hi:.2f}]  per-round {statistics.median(per_round):6.2f}x "
+              f"[{lo:.2f}, {hi:.2f}]  per-round {per_round:6.2f}x "
               f"[{plo:.2f}, {phi:.2f}]  max RSS {rss[name] / 1024:.0f} MiB")
 
 

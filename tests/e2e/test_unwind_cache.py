@@ -6,7 +6,6 @@ program whose call sites recur at other depths and through other callers, and on
 deep stacks built as Debian builds (-O2, no frame pointers), walked by the rules
 read from the DWARF CFI (cfi.c). Walking costs no system call (strace counts them),
 and the cache stands aside where every stack goes to libunwind anyway."""
-import collections
 import json
 import re
 import subprocess
@@ -15,6 +14,7 @@ import pytest
 
 from conftest import require
 from heapscope.bench.workloads import BY_NAME
+from helpers.many_sites import leaf_paths, want_paths
 
 DEBIAN = ("-O2", "-fomit-frame-pointer")  # how Debian builds its packages
 
@@ -81,22 +81,11 @@ def test_deep_optimized_stacks_same_as_libunwind_alone(heapscope, build, tmp_pat
 
 
 def test_known_deep_stacks_without_frame_pointers(heapscope, build, tmp_path):
-    """Path p goes down 4 + p % 28 levels and allocates 16 + 8 * (p % 4) bytes, 40
-    times, through level<k>_<(p >> 2k) & 3> at level k: the functions of every frame
-    from the allocating one to main (through rounds) are known."""
+    """Every frame from the allocating one to main is known (helpers/many_sites.py)."""
     program = build("unw_many_sites.c", *DEBIAN)
-    got = collections.Counter()
-    for _, size, count, frames in types(heapscope, tmp_path / "cached", program):
-        names = [f[0] for f in frames]
-        if names and names[0] == "leaf":
-            got[(size, tuple(names[:names.index("main") + 1]))] += count
-    want = collections.Counter()
-    for p in range(256):
-        depth = 4 + p % 28
-        names = (("leaf",) + tuple(f"level{k}_{(p >> 2 * k) & 3}" for k in range(depth, -1, -1))
-                 + ("rounds", "main"))
-        want[(16 + 8 * (p % 4), names)] += 40
-    assert got == want
+    got = leaf_paths((size, count, [f[0] for f in frames])
+                     for _, size, count, frames in types(heapscope, tmp_path / "cached", program))
+    assert got == want_paths()
 
 
 def syscalls(native, tmp_path, program, *args, stacks):

@@ -2,13 +2,13 @@
 Debian builds its packages) says so in one line and unwinds with DWARF instead of
 recording 1-frame stacks; on code with frame pointers it stays as asked; and
 `record --help` lists every HEAPSCOPE_* variable the recorder reads."""
-import collections
 import glob
 import json
 import re
 
 from conftest import TESTS
 from heapscope.profile.reader import read_profile
+from helpers.many_sites import leaf_paths, want_paths
 
 DEBIAN = ("-O2", "-fomit-frame-pointer")
 FELL_BACK = re.compile(r"--unwind fp: (\d+) of the first 32 stacks ended after 1 or 2 frames "
@@ -16,28 +16,11 @@ FELL_BACK = re.compile(r"--unwind fp: (\d+) of the first 32 stacks ended after 1
                        r"pointers\): unwinding with DWARF instead")
 
 
-def leaf_paths(heapscope, out):
-    """unw_many_sites.c's stacks: (size, functions from leaf to main) -> allocations."""
+def recorded_paths(heapscope, out):
     doc = json.loads(heapscope("stacks", out, "--size", "all", "--top", "0",
                                "--format", "json").stdout)
-    got = collections.Counter()
-    for g in doc["groups"]:
-        for t in g["stack_types"]:
-            names = [f["function"] for f in t["frames"]]
-            if names[0] == "leaf":
-                cut = names.index("main") + 1 if "main" in names else len(names)
-                got[(g["size"], tuple(names[:cut]))] += t["count"]
-    return got
-
-
-def want_paths():
-    want = collections.Counter()
-    for p in range(256):
-        depth = 4 + p % 28
-        names = (("leaf",) + tuple(f"level{k}_{(p >> 2 * k) & 3}" for k in range(depth, -1, -1))
-                 + ("rounds", "main"))
-        want[(16 + 8 * (p % 4), names)] += 40
-    return want
+    return leaf_paths((g["size"], t["count"], [f["function"] for f in t["frames"]])
+                      for g in doc["groups"] for t in g["stack_types"])
 
 
 def unwinder(out):
@@ -56,7 +39,7 @@ def test_fp_without_frame_pointers_says_so_and_uses_dwarf(heapscope, build, tmp_
                     program)
     lines = [line for line in res.stderr.splitlines() if FELL_BACK.search(line)]
     assert len(lines) == 1 and FELL_BACK.search(lines[0]).group(1) == "32", res.stderr
-    assert leaf_paths(heapscope, tmp_path / "p") == want_paths()
+    assert recorded_paths(heapscope, tmp_path / "p") == want_paths()
     assert unwinder(tmp_path / "p") == "dwarf"
 
 
@@ -68,7 +51,7 @@ def test_fp_with_frame_pointers_stays(heapscope, build, tmp_path):
     res = heapscope("record", "-o", tmp_path / "p", "--unwind", "fp", "--sizes", "all", "--",
                     program)
     assert not FELL_BACK.search(res.stderr), res.stderr
-    assert leaf_paths(heapscope, tmp_path / "p") == want_paths()
+    assert recorded_paths(heapscope, tmp_path / "p") == want_paths()
     assert unwinder(tmp_path / "p") == "frame-pointers"
 
 
