@@ -147,15 +147,27 @@ def migrations(rows: Sequence[SizeChange]) -> List[Migration]:
     return out
 
 
-def _interval(count: int, samples: int, size: int, mean: int) -> Tuple[int, int]:
-    return sampling.count_interval(samples, size, mean) if mean else (count, count)
+def _interval(count: int, samples: int, region: str, size: int, mean: int,
+              cells: Optional[tuple]) -> Tuple[int, int]:
+    """A side's 95% interval of a type's allocations: its own count when that side's
+    stacks are exact, else from its samples among its size's (analysis/sampling.py;
+    a type the side never sampled runs from 0)."""
+    if not mean or cells is None:
+        return count, count
+    counted, sampled = cells
+    T, K = counted.get((region, size), 0), sampled.get((region, size), 0)
+    if not T:
+        return count, count
+    return sampling.hypergeometric_interval(samples, K, T, seen=samples > 0)
 
 
 def stack_changes(a: Sequence[WeightedStack], b: Sequence[WeightedStack], mean_a: int = 0,
-                  mean_b: int = 0) -> List[StackChange]:
+                  mean_b: int = 0, cells_a: Optional[tuple] = None,
+                  cells_b: Optional[tuple] = None) -> List[StackChange]:
     """Stack types of A and B matched by region, size and symbolized frames (merge each
     side first). The biggest change first. With sampled stacks on a side (mean_a,
-    mean_b: analysis/sampling.py), a change whose two intervals overlap is noise."""
+    mean_b; cells_*: sampling.cell_totals of the side), a change whose two intervals
+    overlap is noise."""
     index: Dict[tuple, List] = {}
     for side, stacks in ((0, a), (1, b)):
         for s in stacks:
@@ -169,8 +181,8 @@ def stack_changes(a: Sequence[WeightedStack], b: Sequence[WeightedStack], mean_a
     for ca, cb, ba, bb, s, ka, kb in index.values():
         noise = False
         if mean_a or mean_b:
-            lo_a, hi_a = _interval(ca, ka, s.size, mean_a)
-            lo_b, hi_b = _interval(cb, kb, s.size, mean_b)
+            lo_a, hi_a = _interval(ca, ka, s.region, s.size, mean_a, cells_a)
+            lo_b, hi_b = _interval(cb, kb, s.region, s.size, mean_b, cells_b)
             noise = lo_a <= hi_b and lo_b <= hi_a
         rows.append(StackChange(ca, cb, ba, bb, s.region, s.size, s, noise))
     rows.sort(key=lambda r: (-abs(r.delta), r.region, r.size, r.stack.key))
@@ -226,8 +238,10 @@ def compare(side_a: Sequence[Profile], side_b: Sequence[Profile], sizes: SizeSet
                                  "(record with `heapscope record --sizes SPEC`)")
         result["warnings"] = [f"{side} holds no stack trace types of the selection"
                               for side, held in (("A", stacks_a), ("B", stacks_b)) if not held]
-        result["stacks"] = stack_changes(stacks_a, stacks_b, sampling.sample_mean(side_a),
-                                         sampling.sample_mean(side_b))
+        mean_a, mean_b = sampling.one_mean(side_a), sampling.one_mean(side_b)
+        result["stacks"] = stack_changes(stacks_a, stacks_b, mean_a, mean_b,
+                                         sampling.cell_totals(side_a) if mean_a else None,
+                                         sampling.cell_totals(side_b) if mean_b else None)
         result["path_migrations"] = path_migrations(stacks_a, stacks_b)
     return result
 

@@ -54,6 +54,9 @@ def _groups(groups: list, filters: dict, full_names: bool) -> list:
             types += f" seen in {counted(g['samples'], 'sample')}"
         out += ["", f"Stack trace types for size {num(g['size'])} in region {g['region']}: "
                     f"{types}, {counted(g['count'], 'allocation')} ({counted(g['bytes'], 'byte')})"]
+        if g.get("unseen"):
+            out.append(f"  in types no sample saw: up to {counted(g['unseen']['count_high'], 'allocation')}"
+                       f" (95%; Good-Turing estimate ~{num(g['unseen']['count'])})")
         for t in g["stack_types"]:
             out += ["", f"Stack trace type {t['rank']}/{g['types']}: {_figures(t)}"]
             for i, f in enumerate(t["frames"]):
