@@ -4,7 +4,7 @@ Stack trace types of the chosen sizes and regions, symbolized and merged across
 processes by their symbolized frames (analysis.loading, the same merge the call
 graph and the diff use), grouped per (size, region), most frequent first. Sizes the
 profiles recorded no stacks for are listed in `not_recorded` with the command that
-records them. Rendered by render.stacks_text and render.csv_tables.
+records them; allocations of recorded sizes that hold no stack, in `without_stack`. Rendered by render.stacks_text and render.csv_tables.
 """
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -40,6 +40,7 @@ def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = N
                merged=len(profiles) > 1 and not per_process,
                filters=dict(size=sizes.spec, region=region, top=top, depth=depth),
                notes=[], groups=groups_of(profiles), not_recorded=not_recorded,
+               without_stack=recorded.without_stacks(profiles, sizes, region),
                sampling=sampling.describe(profiles))
     if per_process:
         doc["per_process"] = [dict(process=i, groups=groups_of([p])) for i, p in enumerate(profiles)]

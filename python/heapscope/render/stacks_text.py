@@ -20,7 +20,10 @@ def render(doc: dict, full_names: bool = False, verbose: bool = False) -> str:
     for miss in doc["not_recorded"]:
         out.append("")
         out.append(miss["message"].replace("; record them with: ", ";\n  record them with: "))
-    if not doc["groups"] and not doc["not_recorded"]:
+    for w in doc.get("without_stack", []):
+        out.append(f"  no stack  {counted(w['count'], 'allocation')} of size {num(w['size'])} in region "
+                   f"{w['region']}: {w['reason']}")
+    if not doc["groups"] and not doc["not_recorded"] and not doc.get("without_stack"):
         where = f" in region {doc['filters']['region']}" if doc["filters"]["region"] else ""
         out += ["", f"No allocation of size {doc['filters']['size']}{where} was recorded with "
                     f"its stack: the program made none there."]

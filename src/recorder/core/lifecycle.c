@@ -50,6 +50,7 @@ _Atomic int hsr_recording = 1;
 uint64_t hsr_start_real_ns, hsr_start_mono_ns;
 
 static int initialized;
+extern char **environ;
 
 uint64_t hsr_now_ns(int clock)
 {
@@ -198,6 +199,27 @@ static void read_settings(void)
     }
 }
 
+/* Libraries' constructors run before ours when the program links them (libstdc++'s
+ * emergency exception pool, 72,704 bytes, is allocated in its constructor): reading
+ * the settings and readying stack capture at the first allocation gives those blocks
+ * their stacks and samples too. The loader has mapped every object by then, the
+ * environment is set, and libunwind, which we link, is initialised before any object
+ * that may allocate in a constructor (it depends on nothing of theirs). */
+void hsr_settings_init(void)
+{
+    static int done;
+    if (done || !environ) /* no environment yet: our constructor reads it */
+        return;
+    done = 1;
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    read_settings();
+    hsr_regions_reselect();
+    hsr_modules_init();
+    hsr_stacks_init((int)hsr_settings.unwinder, hsr_settings.max_depth);
+    hsr_guard = saved_guard;
+}
+
 __attribute__((constructor)) void hsr_init(void)
 {
     if (initialized)
@@ -208,10 +230,7 @@ __attribute__((constructor)) void hsr_init(void)
     hsr_guard = 1;
     hsr_start_real_ns = hsr_now_ns(CLOCK_REALTIME);
     hsr_start_mono_ns = hsr_now_ns(CLOCK_MONOTONIC);
-    read_settings();
-    hsr_regions_reselect();
-    hsr_modules_init();
-    hsr_stacks_init((int)hsr_settings.unwinder, hsr_settings.max_depth);
+    hsr_settings_init();
     hsr_threads_init();
     hsr_exec_env_init();
     if (hsr_profile_open() != 0) {
