@@ -167,7 +167,7 @@ def test_every_size_and_region_when_each_allocation_is_a_sample(heapscope, build
     (["--sample-bytes", "0"], "bad --sample-bytes '0'"),
     (["--sample-bytes", "1k"], "bad --sample-bytes '1k'"),
     (["--sample-bytes", "4096", "--sizes", "all"], "does not go with --sizes"),
-    (["--sample-bytes", "--track"], "does not go with --track"),
+    (["--sample-bytes", "4096", "--trace"], "does not go with --trace"),
 ])
 def test_bad_options(heapscope, tmp_path, options, message):
     res = heapscope("record", "-o", tmp_path / "x", *options, "--", "true", check=False)

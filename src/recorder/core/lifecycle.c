@@ -184,9 +184,9 @@ static void read_settings(void)
     if (*sample && *hsr_settings.stack_sizes) {
         hsr_warn("HEAPSCOPE_SAMPLE_BYTES with HEAPSCOPE_STACK_SIZES: exact stacks of the chosen "
                  "sizes, no sampling");
-    } else if (*sample && (hsr_track_on || hsr_trace_on)) {
-        hsr_warn("HEAPSCOPE_SAMPLE_BYTES with tracking or the trace: no sampling (lifetimes "
-                 "need every block's stack type)");
+    } else if (*sample && hsr_trace_on) {
+        hsr_warn("HEAPSCOPE_SAMPLE_BYTES with the trace: no sampling (the trace names every "
+                 "block's stack type)");
     } else if (hsr_sampling_init(sample, getenv("HEAPSCOPE_SAMPLE_SEED"), err, sizeof err)) {
         hsr_warn(err);
     }
