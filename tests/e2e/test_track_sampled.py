@@ -32,7 +32,7 @@ def function(t):
 def test_track_alone_gives_call_paths(heapscope, program, tmp_path, seed):
     path = record(heapscope, program, tmp_path / "t", seed=seed)
     peak = report(heapscope, "peak", path)
-    assert peak["sampling"]["mean_bytes"] == 512 * 1024
+    assert peak["sampling"]["mean_bytes"] == 64 * 1024
     (pk,) = peak["peaks"]
     top = pk["stack_types"][0]
     # 8 blocks of 1 MiB: nearly every one sampled, and the size has no other path
@@ -55,7 +55,7 @@ def test_track_alone_gives_call_paths(heapscope, program, tmp_path, seed):
     assert by_path["scratch"]["temporaries"] + by_path["batches"]["temporaries"] == 22000
 
     text = heapscope("peak", path).stdout
-    assert "sampled   call paths from stacks sampled one a mean 524,288 bytes apart" in text
+    assert "sampled   call paths from stacks sampled one a mean 65,536 bytes apart" in text
     assert "1. ~8,388,608 bytes (99.5% of the peak): ~8 blocks of size 1,048,576" in text
     assert "this size was tracked without its stacks" not in text
 

@@ -120,7 +120,7 @@ def test_track_alone_splits_each_size_among_its_sampled_paths(tmp_path, heapscop
     (job_path,) = out.glob("heapscope.*.job.hsj")
     (tmp_path / "cuts").mkdir()
     profiles = [at_finalize(f, tmp_path / "cuts") for f in out.glob("heapscope.*.r*.hsp")]
-    assert all(p.settings["sample_bytes"] == 512 * 1024 for p in profiles)
+    assert all(p.settings["sample_bytes"] == 64 * 1024 for p in profiles)
     ps = read_job_file(job_path).peak_stacks
     assert _job_types(ps) == _expected(profiles)
     # blocks of a megabyte or more: nearly every one sampled, so nearly every path has frames;

@@ -69,6 +69,9 @@ recorder said which file, at which byte and why, and record's last line names it
 EXIT_INCOMPLETE = 74     # sysexits' EX_IOERR: the program succeeded, a profile is incomplete
 
 SAMPLE_BYTES_DEFAULT = 512 * 1024   # as tcmalloc's and jemalloc's production default
+# --track's: tracking watches every block already, so 8x the samples cost it nearly
+# nothing more (+0.06% instructions over 512 KiB on cxx-churn and FEM: BENCHMARKS.md)
+TRACK_SAMPLE_BYTES_DEFAULT = 64 * 1024
 REGION_LIST = re.compile(r"^[^,/]+(/[^,/]+)*(,[^,/]+(/[^,/]+)*)*$")
 # signals sent to `heapscope record` (kill, a batch scheduler) go to the program
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP)
@@ -101,15 +104,16 @@ def register(sub):
                         f"allocation a mean N bytes apart (default {SAMPLE_BYTES_DEFAULT} = 512 KiB) "
                         "takes its stack; reports estimate each stack type's allocations with a "
                         "95%% interval; counts stay exact (not with --sizes or --trace). --track "
-                        "samples so by default; off: --track without stacks")
+                        f"samples so by default, one a mean {TRACK_SAMPLE_BYTES_DEFAULT // 1024} KiB "
+                        "apart; off: --track without stacks")
     p.add_argument("--unwind", choices=["dwarf", "fp"], default="dwarf",
                    help="stack unwinding: DWARF via libunwind (default) or frame pointers")
     p.add_argument("--track", action="store_true",
                    help="tracking mode: lifetimes, temporaries, who holds the heap peak, "
                         "leaks at exit, extra bytes per size; per call path by sampled stacks "
-                        "(--sample-bytes, default 512 KiB: the reports' per-path figures are "
-                        "estimates, marked ~), or exactly for the --sizes/--regions chosen "
-                        "(per size for every other block)")
+                        f"(--sample-bytes, default {TRACK_SAMPLE_BYTES_DEFAULT // 1024} KiB with "
+                        "--track: the reports' per-path figures are estimates, marked ~), or "
+                        "exactly for the --sizes/--regions chosen (per size for every other block)")
     p.add_argument("--trace", action="store_true",
                    help="event trace mode: every allocation and free (address, size, thread, "
                         "time, stack type or size, region) streamed into the profile "
@@ -225,7 +229,7 @@ def _check_options(args):
                                  f"with {clash} (exact stacks, or a trace that names every "
                                  f"block's stack)")
     elif args.track and not args.size and not args.trace:
-        args.sample_bytes = SAMPLE_BYTES_DEFAULT    # --track's call paths, sampled
+        args.sample_bytes = TRACK_SAMPLE_BYTES_DEFAULT    # --track's call paths, sampled
     if args.region and not args.size and not args.sample_bytes:
         raise HeapscopeError("--regions selects where stacks are recorded: give --sizes "
                              "(or --sample-bytes) too")
