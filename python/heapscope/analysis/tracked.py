@@ -50,7 +50,8 @@ NO_STACK = {
     "start-up": "allocated before the recorder captured stacks, during program start-up",
     "start-up-or-lost": "allocated during program start-up, before the recorder captured "
                         "stacks, or its stack was not stored (the stack table was full)",
-    "not-sampled": "no sampled block of this size had this figure",
+    "not-sampled": "no sampled block of this size had this figure (or it is what rounding "
+                   "its paths' shares down left)",
 }
 
 

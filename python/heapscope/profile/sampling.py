@@ -72,10 +72,17 @@ def _classes(life: Lifetimes) -> Tuple[int, int, int]:
     return life.temporaries, life.frees - life.temporaries, life.allocs - life.frees
 
 
-def _split_figure(rows, typed, figure) -> List[int]:
-    """One figure of a cell split among its typed rows; the last entry what is left."""
+def _split_figure(rows, typed, figure, down: bool = False) -> List[int]:
+    """One figure of a cell split among its typed rows; the last entry what is left.
+    down: each share rounded down, what that leaves on the size's row (as the recorder
+    splits the blocks at the peak for the job file: output/job_peak_stacks.c)."""
     total = sum(figure(r) for r in rows)
-    shares = split(total, [figure(r) for r in typed])
+    weights = [figure(r) for r in typed]
+    whole = sum(weights)
+    if down:
+        shares = [total * w // whole if whole else 0 for w in weights]
+    else:
+        shares = split(total, weights)
     return shares + [total - sum(shares)]
 
 
@@ -104,7 +111,8 @@ def estimated_tracking(tracking: Tracking) -> Tracking:
     blocks are split in three disjoint classes, temporaries, other freed and not freed,
     so that a type's temporaries never exceed its frees nor its frees its allocations;
     blocks live at the peak and at the end are split on their own, at most the type's
-    blocks (not freed, for the end)."""
+    blocks (not freed, for the end: the rest stays on the size's row). Every figure of
+    a (region, size) adds up to the recorded one."""
     cells: Dict[Tuple[str, int], List[TrackedStack]] = {}
     for s in tracking.stacks:
         cells.setdefault((s.region, s.size), []).append(s)
@@ -116,14 +124,19 @@ def estimated_tracking(tracking: Tracking) -> Tracking:
             continue
         temps, freed, kept = (_split_figure(rows, typed, lambda r, c=c: _classes(r.life)[c])
                               for c in range(3))
-        peak = _split_figure(rows, typed, lambda r: r.life.live_at_peak)
+        peak = _split_figure(rows, typed, lambda r: r.life.live_at_peak, down=True)
         end = _split_figure(rows, typed, lambda r: r.life.live_at_end)
         frees = [t + f for t, f in zip(temps, freed)]
         hists = {name: _hists(rows, typed, frees, name) for name in ("time_hist", "between_hist")}
+        spill_peak = spill_end = 0      # what a path cannot hold goes to its size's row
         for i, r in enumerate(typed + [None]):
             allocs, frees = temps[i] + freed[i] + kept[i], temps[i] + freed[i]
-            at_peak = min(peak[i], allocs) if r is not None else peak[i]
-            at_end = min(end[i], allocs - frees) if r is not None else end[i]
+            if r is not None:
+                at_peak, at_end = min(peak[i], allocs), min(end[i], allocs - frees)
+                spill_peak += peak[i] - at_peak
+                spill_end += end[i] - at_end
+            else:
+                at_peak, at_end = peak[i] + spill_peak, end[i] + spill_end
             life = Lifetimes(allocs=allocs, frees=frees, temporaries=temps[i],
                              time_hist=hists["time_hist"][i], between_hist=hists["between_hist"][i],
                              live_at_peak=at_peak, live_at_peak_bytes=at_peak * size,

@@ -502,15 +502,16 @@ static struct cell *sampled_cells(struct hsr_arena *arena, uint64_t *mask)
     return cells;
 }
 
-/* A record's blocks at the peak, estimated when sampling: the paths first, then what
- * they left to the size's record. */
+/* A record's blocks at the peak, estimated when sampling: the paths first, each share
+ * rounded down (as profile/sampling.py does for the blocks at the peak), then what they
+ * left to the size's record. */
 static int64_t at_peak(struct hsr_track_rec *r, int64_t at, struct cell *cells, uint64_t mask)
 {
     if (!cells)
         return at;
     struct cell *c = cell_of(cells, mask, r->region, r->size);
     if (r->frames) {
-        int64_t share = (int64_t)((double)c->all * (double)at / (double)c->sampled + 0.5);
+        int64_t share = (int64_t)((unsigned __int128)c->all * (uint64_t)at / (uint64_t)c->sampled);
         c->given += share;
         return share;
     }

@@ -15,7 +15,7 @@ const COL = {
   path: { title: "call path", key: (r) => r.rank,
           cell: (r) => r.recorded ? HS.pathCell(HS.path(r.frames)) :
             (r.no_stack || "").startsWith("start-up") ? "(no stack: allocated at start-up)" :
-            r.no_stack === "not-sampled" ? "(no sampled block of this size)" : "(stack not recorded)" },
+            r.no_stack === "not-sampled" ? "(not on a sampled path)" : "(stack not recorded)" },
 };
 
 // uPlot bars of a log2 histogram: bins_json rows {bin, lo, hi, count}.
