@@ -159,7 +159,6 @@ static const char *setting(const char *name, const char *fallback)
 
 static void read_settings(void)
 {
-    hsr_timeline_settings();
     hsr_settings.output_dir = setting("HEAPSCOPE_OUTPUT_DIR", ".");
     hsr_settings.stack_sizes = setting("HEAPSCOPE_STACK_SIZES", "");
     hsr_settings.stack_regions = setting("HEAPSCOPE_STACK_REGIONS", "");
@@ -230,6 +229,8 @@ __attribute__((constructor)) void hsr_init(void)
     hsr_guard = 1;
     hsr_start_real_ns = hsr_now_ns(CLOCK_REALTIME);
     hsr_start_mono_ns = hsr_now_ns(CLOCK_MONOTONIC);
+    hsr_timeline_settings(); /* here, not at the first allocation: the heap in use and
+                              * the timeline start with the recorder's own start */
     hsr_settings_init();
     hsr_threads_init();
     hsr_exec_env_init();
