@@ -33,7 +33,9 @@ def absent(why: str) -> dict:
 
 
 def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,
-            callgraphs: int = CALLGRAPHS) -> Dict[str, object]:
+            callgraphs: int = CALLGRAPHS, runs=None) -> Dict[str, object]:
+    """The page's documents; runs: (runs of A, runs of B), paths each, when the diff is
+    over several runs per side (the rest of the page shows `paths`)."""
     sym = Symbolizer()
     job_doc = None
     if is_job(paths):
@@ -57,7 +59,7 @@ def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,
                                     "shows each process")
     docs["timeline"] = _timeline(profiles)
     docs.update(_tracking(profiles, sym))
-    docs["diff"] = _diff(profiles, compare, sym) if compare else absent(
+    docs["diff"] = _diff(profiles, compare, sym, runs) if compare else absent(
         "one recording given: give two (before, after) to compare them")
     docs["notes"] = list(sym.notes)
     docs["left_out"] = launchers_note
@@ -139,14 +141,22 @@ def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
                 tracking=tracking_settings(tracked))
 
 
-def _diff(before: Sequence[Profile], after_paths: Sequence[str], sym: Symbolizer) -> dict:
+def _diff(before: Sequence[Profile], after_paths: Sequence[str], sym: Symbolizer,
+          runs=None) -> dict:
     """The document of `heapscope diff A B --stacks` (analysis.diff), every size and region;
-    without stack trace types on either side, the document without them."""
+    without stack trace types on either side, the document without them. runs: several
+    runs per side (paths), compared as `diff --before ... --after ...` does."""
     from heapscope.analysis import diff
-    after = load_profiles(after_paths)
+    if runs is not None and (len(runs[0]) > 1 or len(runs[1]) > 1):
+        def run(path):
+            return leave_out_launchers(load_profiles([path]))[0]
+        runs_a = [before] + [run(r) for r in runs[0][1:]]
+        runs_b = [run(r) for r in runs[1]]
+    else:
+        runs_a, runs_b = [before], [load_profiles(after_paths)]
     try:
-        result = diff.compare(before, after, SizeSet(None), None, stacks=True, symbolizer=sym)
+        result = diff.compare_runs(runs_a, runs_b, SizeSet(None), None, stacks=True, symbolizer=sym)
     except HeapscopeError:        # neither side recorded stacks
-        result = diff.compare(before, after, SizeSet(None), None)
+        result = diff.compare_runs(runs_a, runs_b, SizeSet(None), None)
     return dict(diff.document(result, "A", "B", None, None, "count", None),
                 processes=list(result["processes"]), warnings=result["warnings"])

@@ -11,10 +11,11 @@ of every frame), so the same path in several processes is one entry whose figure
 are added up. Sizes tracked without stacks have frames () and stand for the whole
 size in their region, with the reason they have no stack (NO_STACK).
 """
+import shlex
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from heapscope.analysis import recorded
+from heapscope.analysis import recorded, sampling
 from heapscope.analysis.processes import describe
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.stacks import identity
@@ -32,6 +33,11 @@ class TrackedEntry:
     frames: Tuple[Frame, ...]   # innermost first; () when the stack was not recorded
     life: Lifetimes
     no_stack: Optional[str] = None   # why frames is (): a NO_STACK key; None with frames
+    sampled: Optional[Lifetimes] = None   # sampled stacks: life is estimated from these
+
+    @property
+    def estimated(self) -> bool:
+        return self.sampled is not None
 
     @property
     def key(self) -> tuple:
@@ -44,6 +50,8 @@ NO_STACK = {
     "start-up": "allocated before the recorder captured stacks, during program start-up",
     "start-up-or-lost": "allocated during program start-up, before the recorder captured "
                         "stacks, or its stack was not stored (the stack table was full)",
+    "not-sampled": "no sampled block of this size had this figure (or it is what rounding "
+                   "its paths' shares down left)",
 }
 
 
@@ -52,6 +60,8 @@ def no_stack_reason(p: Profile, size: int, region: str) -> str:
     the stacks of this size (and region), or it did and the row holds blocks allocated
     before stack capture started (a C++ runtime's emergency pool, other libraries'
     constructors) or whose stack found the table full."""
+    if p.settings.get("sample_bytes"):
+        return "not-sampled"
     if not recorded.covers(p, str(size), region):
         return "not-selected"
     return "start-up-or-lost" if p.lost_stacks else "start-up"
@@ -103,10 +113,13 @@ def tracked_entries(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
         for s in chosen:
             frames = tuple(f for a in s.frames for f in resolved[a])
             entry = TrackedEntry(s.region, s.size, frames, s.life,
-                                 None if frames else no_stack_reason(p, s.size, s.region))
+                                 None if frames else no_stack_reason(p, s.size, s.region),
+                                 getattr(s, "sampled", None))
             old = merged.get(entry.key)
             merged[entry.key] = entry if old is None else TrackedEntry(
-                old.region, old.size, old.frames, add_lifetimes(old.life, s.life), old.no_stack)
+                old.region, old.size, old.frames, add_lifetimes(old.life, s.life), old.no_stack,
+                None if old.sampled is None or entry.sampled is None
+                else add_lifetimes(old.sampled, entry.sampled))
     if not merged and required:
         have = sorted({s.size for p in profiles for s in p.tracking.stacks})
         where = f" in region {region!r}" if region else ""
@@ -175,4 +188,20 @@ def document_header(profiles: Sequence[Profile], sym: Symbolizer, size: Optional
     document starts with (docs/analysis-formats.md)."""
     return dict(processes=[describe(p) for p in profiles],
                 filters=dict(size=size or "all", region=region, top=top, depth=depth),
-                tracking=tracking_settings(profiles), notes=tracking_notes(profiles, sym))
+                tracking=tracking_settings(profiles), notes=tracking_notes(profiles, sym),
+                sampling=sampling.describe(profiles),
+                record_for_stacks=record_for_stacks(profiles, SizeSet(size), region))
+
+
+def record_for_stacks(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str]) -> Optional[str]:
+    """The `heapscope record` line that gives call paths to the selected sizes tracked
+    without them (not selected, or no sample among them); None when there is none."""
+    bare = sorted({s.size for p in profiles for s in p.tracking.stacks
+                   if not s.frames and s.size in sizes and region_matches(s.region, region)
+                   and no_stack_reason(p, s.size, s.region) in ("not-selected", "not-sampled")})
+    if not bare:
+        return None
+    cmd = next((p.cmdline for p in profiles if p.cmdline), None) or ["PROGRAM", "ARGS..."]
+    spec = ",".join(map(str, bare)) if len(bare) <= 12 else "all"
+    return (f"heapscope record --track --sizes {spec}" + (f" --regions {region}" if region else "")
+            + f" -- {shlex.join(cmd)}")

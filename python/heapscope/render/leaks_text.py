@@ -3,7 +3,7 @@ import csv
 import io
 
 from heapscope.render.text import counted, num, table
-from heapscope.render.tracked_text import frame_lines, frames_cell, header_text
+from heapscope.render.tracked_text import est, frame_lines, frames_cell, header_text
 
 
 def render(doc: dict, full_names: bool = False) -> str:
@@ -14,7 +14,7 @@ def render(doc: dict, full_names: bool = False) -> str:
                    f"not only at exit")
     tot = doc["totals"]
     for t in doc["leaks"]:
-        out += ["", f"Leak {t['rank']}/{tot['reported_types']}: {num(t['bytes'])} bytes in {num(t['blocks'])} "
+        out += ["", f"Leak {t['rank']}/{tot['reported_types']}: {est(t)}{num(t['bytes'])} bytes in {est(t)}{num(t['blocks'])} "
                     f"block{'s' if t['blocks'] != 1 else ''} of size {num(t['size'])} in {t['region']} "
                     f"(of {num(t['allocs'])} allocated there)"]
         out += frame_lines(t, full_names, "    ")

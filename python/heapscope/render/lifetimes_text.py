@@ -5,7 +5,7 @@ import io
 
 from heapscope.render.histogram_text import bound_text, histogram_line, range_text, span_text
 from heapscope.render.text import counted, num, percent, table
-from heapscope.render.tracked_text import frame_lines, frames_cell, header_text
+from heapscope.render.tracked_text import est, frame_lines, frames_cell, header_text
 
 
 def _range(p, time: bool) -> str:
@@ -43,7 +43,7 @@ def render_lifetimes(doc: dict, full_names: bool = False) -> str:
         out.append("  " + _hist_line("lifetime (time)", s["time"], True))
         out.append("  " + _hist_line("allocs in between", s["between"], False))
         for t in s["stack_types"]:
-            out += ["", f"  Stack trace type {t['rank']}/{s['types']} in {t['region']}: {_figures_text(t)}"]
+            out += ["", f"  Stack trace type {t['rank']}/{s['types']} in {t['region']}: {est(t)}{_figures_text(t)}"]
             out.append("    " + _hist_line("lifetime (time)", t["time"], True))
             out.append("    " + _hist_line("allocs in between", t["between"], False))
             out += frame_lines(t, full_names, "    ")
@@ -68,8 +68,8 @@ def render_temporaries(doc: dict, full_names: bool = False) -> str:
             table(["size", "temporaries", "allocations", "of size", "of all temps"], rows, left=0)]
     out += ["", "Stack trace types by temporaries:"]
     for t in doc["stack_types"]:
-        out += ["", f"  {t['rank']}. size {num(t['size'])} in {t['region']}: {num(t['temporaries'])} "
-                    f"temporaries of {num(t['allocs'])} "
+        out += ["", f"  {t['rank']}. size {num(t['size'])} in {t['region']}: {est(t)}{num(t['temporaries'])} "
+                    f"temporaries of {est(t)}{num(t['allocs'])} "
                     f"allocations ({percent(t['share'])}; {percent(t['share_of_temporaries'])} of all "
                     f"temporaries)"]
         out += frame_lines(t, full_names, "    ")

@@ -18,9 +18,21 @@ def header_text(title: str, doc: dict) -> List[str]:
                + (f", {counted(t['untracked'], 'block')} untracked"
                   + (f" ({t['untracked_bytes']:,} bytes)" if t.get("untracked_bytes") is not None else "")
                   if t["untracked"] else ""))
+    if doc.get("sampling"):
+        out.append(f"  sampled   call paths from stacks sampled one a mean "
+                   f"{doc['sampling']['mean_bytes']:,} bytes apart: a path's figures are "
+                   f"estimates (~), a size's are exact")
     for note in doc["notes"]:
         out.append(f"  note      {note}")
+    if doc.get("record_for_stacks"):
+        out.append(f"  stacks    sizes shown without a call path get theirs with: "
+                   f"{doc['record_for_stacks']}")
     return out
+
+
+def est(t: dict) -> str:
+    """'~' before an estimated figure (sampled stacks)."""
+    return "~" if t.get("estimated") else ""
 
 
 def frame_lines(t: dict, full_names: bool, indent: str = "    ") -> List[str]:
