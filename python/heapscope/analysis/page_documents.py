@@ -4,7 +4,8 @@
     docs = collect(["before/"], ["after/"])  # two: the diff too
 
 Every figure the page shows comes from one of these documents, unchanged: `report`
-(identify), `stacks` (stack trace types of every recorded size), `callgraphs` (one
+(identify), `stacks` (the TYPES_KEPT stack trace types with the most allocations of
+every recorded size and region, with each group's whole counts), `callgraphs` (one
 CallGraph per size and region with the most allocations), `timeline` (heap, RSS, PSS
 per process), `job` (an MPI job's ranks), `lifetimes`/`temporaries`/`peak`/`leaks`
 (record --track) and `diff`. A document the profiles cannot give is replaced by
@@ -26,6 +27,8 @@ from heapscope.analysis.timeline import document as timeline_document
 from heapscope.symbolize import Symbolizer
 
 CALLGRAPHS = 12        # size x region groups drawn as call graphs (most allocations first)
+TYPES_KEPT = 2000      # stack trace types kept per size and region (the most allocations
+                       # first; the group's counts stay whole): a page stays a few MB
 
 
 def absent(why: str) -> dict:
@@ -82,7 +85,9 @@ def recorded_sizes(profiles: Sequence[Profile]) -> SizeSet:
 def _stacks(profiles: Sequence[Profile], sym: Symbolizer, limit: int):
     everything = recorded_sizes(profiles)
     try:
-        doc = stack_types.build(profiles, everything, top=0, symbolizer=sym)
+        stacks = weighted_stacks(profiles, everything, None, symbolizer=sym)
+        doc = stack_types.build(profiles, everything, top=TYPES_KEPT, symbolizer=sym,
+                                stacks=stacks)
     except HeapscopeError as exc:
         return absent(str(exc)), []
     if not doc["groups"]:
@@ -90,7 +95,7 @@ def _stacks(profiles: Sequence[Profile], sym: Symbolizer, limit: int):
     ranked = sorted(doc["groups"], key=lambda g: (-g["count"], g["size"], g["region"]))[:limit]
     wanted = {(g["size"], g["region"]) for g in ranked}
     grouped: Dict[tuple, List[stack_paths.WeightedStack]] = {}
-    for s in weighted_stacks(profiles, everything, None, symbolizer=sym):
+    for s in stacks:
         if (s.size, s.region) in wanted:
             grouped.setdefault((s.size, s.region), []).append(s)
     main_exe = profiles[0].exe if len({p.exe for p in profiles}) == 1 else ""
@@ -129,9 +134,11 @@ def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
         return dict(lifetimes=why, temporaries=why, peak=why, leaks=why, tracking=why)
     everything = SizeSet(None)
     entries = tracked_entries(tracked, everything, None, sym, required=False)
+    # one process: its own entries are the merged ones (not worked out twice)
     peaks = [build_peak(i, p, every, every, top=20)
              for i, p in enumerate(tracked)
-             for every in [tracked_entries([p], everything, None, sym, required=False)]]
+             for every in [entries if len(tracked) == 1 else
+                           tracked_entries([p], everything, None, sym, required=False)]]
     return dict(lifetimes=build_lifetimes(tracked, entries, top=20),
                 temporaries=build_temporaries(tracked, entries, top=20),
                 peak=peak_document(peaks),

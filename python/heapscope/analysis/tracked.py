@@ -12,6 +12,7 @@ are added up. Sizes tracked without stacks have frames () and stand for the whol
 size in their region, with the reason they have no stack (NO_STACK).
 """
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis import recorded
@@ -33,8 +34,9 @@ class TrackedEntry:
     life: Lifetimes
     no_stack: Optional[str] = None   # why frames is (): a NO_STACK key; None with frames
 
-    @property
+    @cached_property
     def key(self) -> tuple:
+        """(region, size, frame identities): worked out once, reports sort by it."""
         return (self.region, self.size, tuple(identity(f) for f in self.frames))
 
 
@@ -66,6 +68,26 @@ def add_lifetimes(a: Lifetimes, b: Lifetimes) -> Lifetimes:
         live_at_peak=a.live_at_peak + b.live_at_peak,
         live_at_peak_bytes=a.live_at_peak_bytes + b.live_at_peak_bytes,
         live_at_end=a.live_at_end + b.live_at_end, live_at_end_bytes=a.live_at_end_bytes + b.live_at_end_bytes)
+
+
+def sum_lifetimes(lives: Sequence[Lifetimes]) -> Lifetimes:
+    """Lifetimes added field by field, in one pass (a size's many stack types)."""
+    if len(lives) == 1:
+        return lives[0]
+    time = [0] * LIFETIME_BINS
+    between = [0] * LIFETIME_BINS
+    for life in lives:
+        for i, n in enumerate(life.time_hist):
+            time[i] += n
+        for i, n in enumerate(life.between_hist):
+            between[i] += n
+    return Lifetimes(
+        allocs=sum(x.allocs for x in lives), frees=sum(x.frees for x in lives),
+        temporaries=sum(x.temporaries for x in lives), time_hist=tuple(time),
+        between_hist=tuple(between), live_at_peak=sum(x.live_at_peak for x in lives),
+        live_at_peak_bytes=sum(x.live_at_peak_bytes for x in lives),
+        live_at_end=sum(x.live_at_end for x in lives),
+        live_at_end_bytes=sum(x.live_at_end_bytes for x in lives))
 
 
 def _hist(h) -> tuple:
@@ -100,13 +122,20 @@ def tracked_entries(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
         if not chosen:
             continue
         resolved = sym.resolve(p, {a for s in chosen for a in s.frames})
+        # an address's identity worked out once (a deep program's 40,000 entries share
+        # their frames: a million identity() calls otherwise); by address, this profile's
+        identities = {a: tuple(identity(f) for f in frames) for a, frames in resolved.items()}
         for s in chosen:
             frames = tuple(f for a in s.frames for f in resolved[a])
-            entry = TrackedEntry(s.region, s.size, frames, s.life,
-                                 None if frames else no_stack_reason(p, s.size, s.region))
-            old = merged.get(entry.key)
-            merged[entry.key] = entry if old is None else TrackedEntry(
-                old.region, old.size, old.frames, add_lifetimes(old.life, s.life), old.no_stack)
+            key = (s.region, s.size, tuple(i for a in s.frames for i in identities[a]))
+            old = merged.get(key)
+            entry = TrackedEntry(
+                s.region, s.size, frames, s.life,
+                None if frames else no_stack_reason(p, s.size, s.region)) if old is None else \
+                TrackedEntry(old.region, old.size, old.frames, add_lifetimes(old.life, s.life),
+                             old.no_stack)
+            entry.__dict__["key"] = key      # the cached `key`, known already
+            merged[key] = entry
     if not merged and required:
         have = sorted({s.size for p in profiles for s in p.tracking.stacks})
         where = f" in region {region!r}" if region else ""
