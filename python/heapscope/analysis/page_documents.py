@@ -38,19 +38,20 @@ def absent(why: str) -> dict:
 def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,
             callgraphs: int = CALLGRAPHS) -> Dict[str, object]:
     sym = Symbolizer()
-    job_doc = None
-    if is_job(paths):
-        job_file = read_job(paths)
-        job_doc = job.build(load_summaries(paths, job=job_file), job=job_file)
+    a_job = is_job(paths)
+    job_file = read_job(paths) if a_job else None
     try:
         # a job reduced into its job file alone (record --per-rank none, the launcher not
         # recorded): the page is the job's; no size table, stacks or per-process timeline
-        profiles = [] if job_doc is not None and not _any_profile(paths) else load_profiles(paths)
+        profiles = [] if a_job and not _any_profile(paths) else load_profiles(paths)
     except NoSnapshotError as exc:
-        if job_doc is None:
+        if not a_job:
             raise
         # a killed rank: the job document has its timeline; the size tables cover the others
         profiles = load_profiles([f for f in profile_files(paths) if f != exc.path])
+    # (the rank files read once: the job's summaries from the profiles read above)
+    job_doc = job.build(load_summaries(paths, job=job_file, loaded=profiles),
+                        job=job_file) if a_job else None
     profiles, launchers_note = leave_out_launchers(profiles)   # mpirun, orted ...
     docs: Dict[str, object] = dict(
         inputs=[str(p) for p in paths], compare=[str(p) for p in compare] if compare else None,
@@ -125,7 +126,7 @@ def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
     from heapscope.analysis.leaks import build_leaks
     from heapscope.analysis.lifetimes import build_lifetimes, build_temporaries
     from heapscope.analysis.peak import build_peak, document as peak_document
-    from heapscope.analysis.tracked import tracked_entries, tracking_settings
+    from heapscope.analysis.tracked import merge_entries, profile_entries, tracking_settings
 
     tracked = [p for p in profiles if p.tracking is not None]
     if not tracked:
@@ -133,12 +134,11 @@ def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
                      "lifetimes, temporaries, the peak's holders and leaks")
         return dict(lifetimes=why, temporaries=why, peak=why, leaks=why, tracking=why)
     everything = SizeSet(None)
-    entries = tracked_entries(tracked, everything, None, sym, required=False)
-    # one process: its own entries are the merged ones (not worked out twice)
+    # each process's entries (its peak's holders), then merged: symbolized once
+    per_process = [profile_entries(p, everything, None, sym) for p in tracked]
+    entries = merge_entries(per_process)
     peaks = [build_peak(i, p, every, every, top=20)
-             for i, p in enumerate(tracked)
-             for every in [entries if len(tracked) == 1 else
-                           tracked_entries([p], everything, None, sym, required=False)]]
+             for i, (p, every) in enumerate(zip(tracked, per_process))]
     return dict(lifetimes=build_lifetimes(tracked, entries, top=20),
                 temporaries=build_temporaries(tracked, entries, top=20),
                 peak=peak_document(peaks),

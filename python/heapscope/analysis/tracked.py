@@ -13,7 +13,8 @@ size in their region, with the reason they have no stack (NO_STACK).
 """
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Dict, List, Optional, Sequence, Tuple
+from itertools import zip_longest
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from heapscope.analysis import recorded
 from heapscope.analysis.processes import describe
@@ -74,17 +75,12 @@ def sum_lifetimes(lives: Sequence[Lifetimes]) -> Lifetimes:
     """Lifetimes added field by field, in one pass (a size's many stack types)."""
     if len(lives) == 1:
         return lives[0]
-    time = [0] * LIFETIME_BINS
-    between = [0] * LIFETIME_BINS
-    for life in lives:
-        for i, n in enumerate(life.time_hist):
-            time[i] += n
-        for i, n in enumerate(life.between_hist):
-            between[i] += n
     return Lifetimes(
         allocs=sum(x.allocs for x in lives), frees=sum(x.frees for x in lives),
-        temporaries=sum(x.temporaries for x in lives), time_hist=tuple(time),
-        between_hist=tuple(between), live_at_peak=sum(x.live_at_peak for x in lives),
+        temporaries=sum(x.temporaries for x in lives),
+        time_hist=_hist(map(sum, zip_longest(*(x.time_hist for x in lives), fillvalue=0))),
+        between_hist=_hist(map(sum, zip_longest(*(x.between_hist for x in lives), fillvalue=0))),
+        live_at_peak=sum(x.live_at_peak for x in lives),
         live_at_peak_bytes=sum(x.live_at_peak_bytes for x in lives),
         live_at_end=sum(x.live_at_end for x in lives),
         live_at_end_bytes=sum(x.live_at_end_bytes for x in lives))
@@ -116,26 +112,7 @@ def tracked_entries(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
         check_region({r.path for p in profiles for r in p.regions.values()}
                      | {s.region for p in profiles for s in p.tracking.stacks}, region)
     sym = symbolizer or Symbolizer()
-    merged: Dict[tuple, TrackedEntry] = {}
-    for p in profiles:
-        chosen = [s for s in p.tracking.stacks if s.size in sizes and region_matches(s.region, region)]
-        if not chosen:
-            continue
-        resolved = sym.resolve(p, {a for s in chosen for a in s.frames})
-        # an address's identity worked out once (a deep program's 40,000 entries share
-        # their frames: a million identity() calls otherwise); by address, this profile's
-        identities = {a: tuple(identity(f) for f in frames) for a, frames in resolved.items()}
-        for s in chosen:
-            frames = tuple(f for a in s.frames for f in resolved[a])
-            key = (s.region, s.size, tuple(i for a in s.frames for i in identities[a]))
-            old = merged.get(key)
-            entry = TrackedEntry(
-                s.region, s.size, frames, s.life,
-                None if frames else no_stack_reason(p, s.size, s.region)) if old is None else \
-                TrackedEntry(old.region, old.size, old.frames, add_lifetimes(old.life, s.life),
-                             old.no_stack)
-            entry.__dict__["key"] = key      # the cached `key`, known already
-            merged[key] = entry
+    merged = merge_entries(profile_entries(p, sizes, region, sym) for p in profiles)
     if not merged and required:
         have = sorted({s.size for p in profiles for s in p.tracking.stacks})
         where = f" in region {region!r}" if region else ""
@@ -143,7 +120,49 @@ def tracked_entries(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
         raise HeapscopeError(f"no tracked allocation of {sizes}{where} (tracked sizes: "
                              f"{listed or 'none'}; record them with `heapscope record --track "
                              f"--sizes SPEC`)")
-    return list(merged.values())
+    return merged
+
+
+def profile_entries(p: Profile, sizes: SizeSet, region: Optional[str],
+                    sym: Symbolizer) -> List[TrackedEntry]:
+    """One tracked profile's symbolized entries of the selection, merged by key."""
+    chosen = [s for s in p.tracking.stacks if s.size in sizes and region_matches(s.region, region)]
+    if not chosen:
+        return []
+    resolved = sym.resolve(p, {a for s in chosen for a in s.frames})
+    # an address's identity worked out once (a deep program's 40,000 entries share
+    # their frames: a million identity() calls otherwise)
+    identities = {a: tuple(identity(f) for f in frames) for a, frames in resolved.items()}
+    entries = []
+    for s in chosen:
+        frames = tuple(f for a in s.frames for f in resolved[a])
+        entry = TrackedEntry(s.region, s.size, frames, s.life,
+                             None if frames else no_stack_reason(p, s.size, s.region))
+        entry.__dict__["key"] = (s.region, s.size,      # the cached `key`, known already
+                                 tuple(i for a in s.frames for i in identities[a]))
+        entries.append(entry)
+    return merge_entries([entries])
+
+
+def merge_entries(groups: Iterable[List[TrackedEntry]]) -> List[TrackedEntry]:
+    """Entries of one path (same region, size and frame identities) added up: the first
+    one's frames, the lifetimes summed (several processes, or stacks that differed only
+    below the symbol level)."""
+    merged: Dict[tuple, List[TrackedEntry]] = {}
+    for entries in groups:
+        for e in entries:
+            merged.setdefault(e.key, []).append(e)
+    out = []
+    for key, same in merged.items():
+        if len(same) == 1:
+            out.append(same[0])
+            continue
+        first = same[0]
+        entry = TrackedEntry(first.region, first.size, first.frames,
+                             sum_lifetimes([e.life for e in same]), first.no_stack)
+        entry.__dict__["key"] = key
+        out.append(entry)
+    return out
 
 
 def tracking_settings(profiles: Sequence[Profile]) -> dict:

@@ -16,7 +16,8 @@ def data(docs: dict) -> dict:
     with_stacks = [] if "absent" in stacks else sorted({g["size"] for g in carried(stacks["groups"])[0]})
     keep = ("regions", "distinct_sizes", "totals", "groups", "hot_sizes", "api")
     ranked = sorted(report["sizes"], key=lambda r: (-r["total_count"], r["size"]))
-    rest = ranked[MAX_ROWS:]
-    return dict({k: report[k] for k in keep}, with_stacks=with_stacks, sizes=ranked[:MAX_ROWS],
+    kept, rest = {r["size"] for r in ranked[:MAX_ROWS]}, ranked[MAX_ROWS:]
+    return dict({k: report[k] for k in keep}, with_stacks=with_stacks,
+                sizes=[r for r in report["sizes"] if r["size"] in kept],   # the report's order
                 folded=dict(sizes=len(rest), count=sum(r["total_count"] for r in rest)),
                 inputs=docs.get("inputs") or ["INPUT"])
