@@ -23,7 +23,8 @@ def recorded(request, heapscope, tmp_path_factory):
     tmp = tmp_path_factory.mktemp(f"fortran-{request.param}")
     program = tmp / "fortran_names"
     flags = ["-g"] if request.param == "debug" else []
-    subprocess.run(["gfortran", *flags, "-O0", "-o", program, PROGRAMS / SOURCE], check=True)
+    subprocess.run(["gfortran", *flags, "-O0", "-J", tmp, "-o", program, PROGRAMS / SOURCE],
+                   check=True)      # (-J: the module file in tmp, not the current directory)
     heapscope("record", "-o", tmp / "rec", "--sizes", "800,240", "--", program)
     main = "mesh_prog" if request.param == "debug" else f"main program ({SOURCE})"
     return tmp / "rec", main, request.param
