@@ -53,3 +53,15 @@ def test_a_note_from_two_sources_is_said_once():
     twice = [mca("a"), "eu-addr2line not found: install elfutils", mca("a")]
     assert collapse(twice) == [mca("a"), "eu-addr2line not found: install elfutils"]
     assert collapse(twice, verbose=True) == [mca("a"), "eu-addr2line not found: install elfutils"]
+
+
+def test_the_job_reports_peak_holders_say_their_notes_once():
+    from heapscope.render.job_peak_stacks_text import lines
+    doc = dict(ranks=2, ranks_tracked=2, per_rank=8, exact=True, types=[],
+               notes=[mca("a"), mca("b"), mca("c")])
+    notes = [line for line in lines(doc) if "no debug info" in line]
+    assert notes == ["  note: no debug info for 3 libraries (mca_btl_a.so, mca_btl_b.so, "
+                     "mca_btl_c.so; --verbose lists them); install their -dbgsym packages or "
+                     "rebuild with -g"]
+    assert [line for line in lines(doc, verbose=True) if "no debug info" in line] == \
+        [f"  note: {mca(n)}" for n in "abc"]
