@@ -9,12 +9,10 @@
   recorded with --track: the page says its notes once, in one block, one line for the
   three "no debug info" notes with the three in a fold, and nowhere else.
 """
-import subprocess
-
 import pytest
 
-from conftest import PROGRAMS
 from helpers.browser import browser, open_report, shoot, shots  # noqa: F401 (fixtures)
+from helpers.known_programs import quiet_libraries
 
 SIZES = {96: 700, 4000: 400, 24: 300, 48: 50}
 
@@ -99,12 +97,7 @@ def test_the_merged_flame_graph_has_one_box_per_path_coloured_by_size(page):
 def quiet(native, heapscope, tmp_path_factory):
     """quiet_libs through three libraries built without -g, recorded with --track."""
     tmp = tmp_path_factory.mktemp("html-notes")
-    for n in (1, 2, 3):
-        subprocess.run(["gcc", "-O0", "-fPIC", "-shared", f"-DLIB={n}", "-o", tmp / f"libquiet{n}.so",
-                        PROGRAMS / "quiet_libs.c"], check=True)
-    program = tmp / "quiet_main"
-    subprocess.run(["gcc", "-g", "-O0", "-o", program, PROGRAMS / "quiet_libs.c", f"-L{tmp}",
-                    "-lquiet1", "-lquiet2", "-lquiet3", f"-Wl,-rpath,{tmp}"], check=True)
+    program = quiet_libraries(tmp)
     heapscope("record", "-o", tmp / "rec", "--track", "--sizes", "16", "--", program)
     heapscope("html", tmp / "rec", "-o", tmp / "page.html")
     return tmp

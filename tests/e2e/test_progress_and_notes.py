@@ -8,19 +8,14 @@ import sys
 
 import pytest
 
-from conftest import PROGRAMS
+from helpers.known_programs import quiet_libraries
 
 
 @pytest.fixture(scope="module")
 def three_libraries(native, heapscope, tmp_path_factory):
     """A recording whose 16-byte stacks pass through three libraries without debug info."""
     tmp = tmp_path_factory.mktemp("quiet")
-    for n in (1, 2, 3):
-        subprocess.run(["gcc", "-O0", "-fPIC", "-shared", f"-DLIB={n}", "-o", tmp / f"libquiet{n}.so",
-                        PROGRAMS / "quiet_libs.c"], check=True)
-    program = tmp / "quiet_main"
-    subprocess.run(["gcc", "-g", "-O0", "-o", program, PROGRAMS / "quiet_libs.c", f"-L{tmp}",
-                    "-lquiet1", "-lquiet2", "-lquiet3", f"-Wl,-rpath,{tmp}"], check=True)
+    program = quiet_libraries(tmp)
     out = tmp / "prof"
     heapscope("record", "-o", out, "--sizes", "16", "--", program)
     heapscope("record", "-o", tmp / "tracked", "--track", "--sizes", "16", "--", program)
