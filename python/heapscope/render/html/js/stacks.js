@@ -170,7 +170,9 @@ HS.sections.stacks = function (body, d) {
       graphBox.append(HS.note("No user-code vertex to rank: every frame is an entry point or runtime code."));
     }
     if (cg.svg) {
-      const holder = el("div", { class: "hs-svg" });
+      // fitted to the page's width at first (the whole graph in view), 1:1 on a click
+      const holder = el("div", { class: "hs-svg hs-fit", title: "click: actual size / fit to width",
+        onclick: () => holder.classList.toggle("hs-fit") });
       holder.innerHTML = cg.svg;
       if (cg.note) graphBox.append(HS.note(cg.note));   // drawn in part: what is left out
       graphBox.append(holder);
