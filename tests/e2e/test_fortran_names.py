@@ -3,7 +3,8 @@ module procedure mesh_mod::build, gfortran's __mesh_mod_MOD_build, allocates 800
 5 times; the main program mesh_prog, gfortran's MAIN__, 240 bytes 3 times), built with
 debug information and without. The stacks report, its JSON (the raw symbol beside the
 name), the call graph's ranking (the main program an entry point, never a fix
-target), the collapsed export and the HTML page all say mesh_mod::build; the main
+target), the collapsed and pprof exports (the symbol as pprof's system name) and the
+HTML page all say mesh_mod::build; the main
 program is mesh_prog (DWARF's name) or, without -g, "main program (fortran_names.f90)"
 (the source file .symtab names)."""
 import json
@@ -13,6 +14,7 @@ import subprocess
 import pytest
 
 from conftest import PROGRAMS, require
+from helpers.pprof_profile import read_pprof
 
 SOURCE = "fortran_names.f90"
 
@@ -60,8 +62,11 @@ def test_callgraph_ranks_the_module_procedure_not_the_main_program(heapscope, re
     assert "mesh_mod::build" in dot and "__mesh_mod_MOD" not in dot
 
 
-def test_collapsed_export_and_the_page(heapscope, recorded, tmp_path):
+def test_collapsed_and_pprof_exports_and_the_page(heapscope, recorded, tmp_path):
     rec, main, kind = recorded
+    heapscope("export", rec, "--format", "pprof", "--size", "800", "-o", tmp_path / "p.pb.gz")
+    pprof = read_pprof(tmp_path / "p.pb.gz")
+    assert pprof.system_names["mesh_mod::build"] == "__mesh_mod_MOD_build"   # pprof's system_name
     collapsed = heapscope("export", rec, "--format", "collapsed", "--size", "800",
                           "-o", tmp_path / "c.txt")
     lines = (tmp_path / "c.txt").read_text().splitlines()
