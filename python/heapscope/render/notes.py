@@ -18,8 +18,6 @@ _PATH = re.compile(r"(?<![\w.])/[^\s;:,()]+")
 _HEX = re.compile(r"\b(?:0x)?[0-9a-f]{8,}\b")
 _NUMBER = re.compile(r"\d[\d,.]*")
 _NO_DEBUG = re.compile(r"^no debug info for (\S+); (.*)$")
-
-
 VERBOSE = "; --verbose lists them"
 
 
