@@ -191,3 +191,17 @@ def test_thread_taking_over_a_record_unwinds_its_own_stack(heapscope, build, tmp
     cached = types(heapscope, tmp_path / "cached", program, "threads")
     assert cached == types(heapscope, tmp_path / "alone", program, "threads", cache=False)
     assert sorted(t[2] for t in cached if t[1] == 40) == [80] * 40
+
+
+def test_start_up_stacks_end_where_libunwind_ends_them(heapscope, build, tmp_path):
+    """unw_ctor.c: 300 allocations in a library's constructor, under ld.so's entry code,
+    which has no call frame information and a zero rbp: libunwind ends the stack there,
+    and so does the walk (before, each such stack went to libunwind, and after 256 the
+    cache stood aside); then 300 in main."""
+    lib = build("unw_ctor.c", "-shared", "-fPIC", "-DCTOR_LIB", name="libunw_ctor.so")
+    program = build("unw_ctor.c", str(lib), f"-Wl,-rpath,{lib.parent}", name="unw_ctor")
+    got = record_with_stats(heapscope, tmp_path, program)
+    assert (got["libunwind"], got["aside"], got["times"]) == (0, 0, 0)
+    cached = types(heapscope, tmp_path / "cached", program)
+    assert cached == types(heapscope, tmp_path / "alone", program, cache=False)
+    assert sorted((t[1], t[2]) for t in cached if t[1] in (56, 72)) == [(56, 300), (72, 300)]

@@ -17,9 +17,10 @@
  * rbp + a constant, the return address at CFA - 8, rbp unchanged or saved at
  * CFA + a constant, rsp not restored from anywhere else; an undefined return
  * address or rbp ends the stack (libunwind's unw_step returns 0 there). Anything
- * else (no FDE, a signal frame, a CFA or register computed by an expression or
- * kept in another register, a register number libunwind refuses) is
- * HSR_CFI_NONE, and libunwind unwinds that stack.
+ * else (a signal frame, a CFA or register computed by an expression or kept in
+ * another register, a register number libunwind refuses, CFI we cannot read) is
+ * HSR_CFI_NONE, and libunwind unwinds that stack; an address no FDE covers is
+ * HSR_CFI_NOFDE (libunwind's guess from rbp, or the end of the stack).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -414,8 +415,12 @@ static struct hsr_cfi_rule rule_at(const uint8_t *lo, const uint8_t *hi, const u
         return none;
     uint64_t begin = rd_pointer(&r, c.fde_enc, 0);
     uint64_t range = rd_pointer(&r, c.fde_enc & 0x0f, 0);
-    if (r.bad || pc < begin || pc - begin >= range)
+    if (r.bad)
         return none;
+    if (pc < begin || pc - begin >= range) {
+        none.kind = HSR_CFI_NOFDE; /* the nearest FDE below ends before pc */
+        return none;
+    }
     if (c.has_z) {
         uint64_t len = rd_leb(&r, 0);
         if (r.bad || len > (size_t)(r.end - r.p))
@@ -458,9 +463,11 @@ static int segment_of(const struct dl_find_object *obj, uintptr_t addr, const ui
     return 0;
 }
 
-/* The FDE covering pc, from the binary search table of .eh_frame_hdr at hdr. */
+/* The FDE that may cover pc (the last starting at or below it), from the binary
+ * search table of .eh_frame_hdr at hdr; NULL, with *below_all set when the table
+ * says none starts at or below pc. */
 static const uint8_t *find_fde(const uint8_t *lo, const uint8_t *hi, const uint8_t *hdr,
-                               uintptr_t pc)
+                               uintptr_t pc, int *below_all)
 {
     struct rd r = {hdr, hi, 0};
     uint8_t version = (uint8_t)rd_u(&r, 1), ptr_enc = (uint8_t)rd_u(&r, 1);
@@ -483,8 +490,10 @@ static const uint8_t *find_fde(const uint8_t *lo, const uint8_t *hi, const uint8
         else
             b = m;
     }
-    if (a == 0)
+    if (a == 0) {
+        *below_all = 1;
         return NULL;
+    }
     int32_t off;
     memcpy(&off, table + 8 * (a - 1) + 4, 4);
     uintptr_t fde = (uintptr_t)hdr + (uintptr_t)(intptr_t)off;
@@ -499,10 +508,19 @@ struct hsr_cfi_rule hsr_cfi_rule(uintptr_t ret)
     uintptr_t pc = ret - 1;
     struct dl_find_object obj;
     const uint8_t *lo, *hi, *fde;
-    if (_dl_find_object((void *)pc, &obj) != 0 || !obj.dlfo_eh_frame || !obj.dlfo_link_map ||
-        !segment_of(&obj, (uintptr_t)obj.dlfo_eh_frame, &lo, &hi) ||
-        !(fde = find_fde(lo, hi, obj.dlfo_eh_frame, pc)))
+    int below_all = 0;
+    if (_dl_find_object((void *)pc, &obj) != 0) {
+        none.kind = HSR_CFI_NOFDE; /* in no loaded object */
         return none;
+    }
+    if (!obj.dlfo_eh_frame || !obj.dlfo_link_map ||
+        !segment_of(&obj, (uintptr_t)obj.dlfo_eh_frame, &lo, &hi))
+        return none;
+    if (!(fde = find_fde(lo, hi, obj.dlfo_eh_frame, pc, &below_all))) {
+        if (below_all)
+            none.kind = HSR_CFI_NOFDE;
+        return none;
+    }
     return rule_at(lo, hi, fde, pc);
 #else
     (void)ret;

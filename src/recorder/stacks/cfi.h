@@ -8,10 +8,12 @@
 #include "common.h"
 
 enum {
-    HSR_CFI_SP,   /* the caller's CFA = its stack pointer (this frame's CFA) + cfa_off */
-    HSR_CFI_RBP,  /* the caller's CFA = rbp + cfa_off */
-    HSR_CFI_END,  /* the outermost frame: the return address or rbp is undefined */
-    HSR_CFI_NONE, /* no fixed rule (no FDE, a signal frame, an expression): ask libunwind */
+    HSR_CFI_SP,    /* the caller's CFA = its stack pointer (this frame's CFA) + cfa_off */
+    HSR_CFI_RBP,   /* the caller's CFA = rbp + cfa_off */
+    HSR_CFI_END,   /* the outermost frame: the return address or rbp is undefined */
+    HSR_CFI_NONE,  /* no fixed rule (a signal frame, an expression...): ask libunwind */
+    HSR_CFI_NOFDE, /* no FDE covers it (no CFI: start-up code, JIT): libunwind guesses from
+                    * rbp, and ends the stack there when rbp is 0 */
 };
 #define HSR_CFI_RBP_SAME INT16_MIN /* rbp_off: the caller's rbp is the frame's own */
 

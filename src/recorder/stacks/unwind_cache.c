@@ -216,7 +216,7 @@ static const struct rule *rule_for(struct hsr_unwind_cache *c, uint64_t ret)
         r = &set[c->rule_victim++ % RULE_WAYS];
     struct hsr_cfi_rule cfi = hsr_cfi_rule((uintptr_t)ret);
     c->stats.rules_read++;
-    c->stats.rules_none += cfi.kind == HSR_CFI_NONE;
+    c->stats.rules_none += cfi.kind == HSR_CFI_NONE || cfi.kind == HSR_CFI_NOFDE;
     r->ret = ret;
     r->kind = cfi.kind;
     r->cfa_off = cfi.cfa_off;
@@ -310,6 +310,8 @@ static int walk(struct hsr_unwind_cache *c, uint64_t a, uint64_t r, uint64_t rbp
         const struct rule *rule = rule_for(c, r);
         if (rule->kind == HSR_CFI_END)
             return n;
+        if (rule->kind == HSR_CFI_NOFDE && rbp == 0)
+            return n; /* no CFI and rbp 0: libunwind's end of the call chain (ld.so's start) */
         if (rule->kind != HSR_CFI_SP && rule->kind != HSR_CFI_RBP)
             return -1;
         uint64_t cfa = (rule->kind == HSR_CFI_RBP ? rbp : a + 8) + (uint64_t)(int64_t)rule->cfa_off;
