@@ -39,6 +39,20 @@ HSR_HIDDEN void hsr_ending_set(unsigned kind, int sig, int si_code, int error_co
 HSR_HIDDEN void hsr_ending_clear(void);
 HSR_HIDDEN unsigned hsr_final_reason(unsigned reason); /* the ending's, if one is set */
 HSR_HIDDEN void hsr_ending_write(struct hsr_buf *b, unsigned reason); /* snapshot.c */
+/* how the process ends: PROCESS_END in its final snapshots */
+HSR_HIDDEN void hsr_end_start(void);                    /* at start, and in a fork child */
+HSR_HIDDEN void hsr_end_exit(unsigned how, int status); /* an exit hook: HS_END_*, status */
+HSR_HIDDEN void hsr_end_mpi_started(void);              /* the MPI layer attached */
+HSR_HIDDEN void hsr_process_end_write(struct hsr_buf *b, unsigned reason); /* snapshot.c */
+
+/* last_thread.c: the recorder's own threads never keep the process alive */
+HSR_HIDDEN void hsr_helper_thread_start(void); /* on the helper thread, first thing */
+HSR_HIDDEN void hsr_main_thread_exits(void);   /* pthread_exit: if the caller is main */
+HSR_HIDDEN int hsr_main_thread_gone(void);
+/* A helper's loop, now and then: once main has called pthread_exit and only the
+ * recorder's threads are left, ends the process (exit(0), as glibc would). */
+HSR_HIDDEN void hsr_helper_poll(void);
+HSR_HIDDEN void hsr_helpers_after_fork_child(void);
 HSR_HIDDEN uint64_t hsr_now_ns(int clock);
 
 /* exec_env.c: the program's environment for an exec, plus our variables and the

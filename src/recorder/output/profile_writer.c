@@ -278,6 +278,7 @@ static int lock_writer(void)
 static void unlock_writer(void) { atomic_store(&writer, 0); }
 
 void hsr_profile_background(void) { background = 1; }
+void hsr_profile_foreground(void) { background = 0; }
 
 void hsr_profile_seal(void)
 {
@@ -611,6 +612,21 @@ static void write_start(int rank)
     hsr_buf_release(&b);
 }
 
+/* A file or directory the recorder made: the program's umask decides who else may
+ * read it, never that its owner may not (umask(0777) before a fork made profiles of
+ * mode 000). fd >= 0: a file; else the directory at path. */
+void hsr_owner_may_use(int fd, const char *dir)
+{
+    struct stat st;
+    mode_t need = fd >= 0 ? S_IRUSR | S_IWUSR : S_IRWXU;
+    if (fd >= 0 ? fstat(fd, &st) != 0 : stat(dir, &st) != 0)
+        return;
+    if ((st.st_mode & need) == need)
+        return;
+    mode_t mode = (st.st_mode & 07777) | need;
+    (void)(fd >= 0 ? fchmod(fd, mode) : chmod(dir, mode));
+}
+
 /* Opens a new file for this process. Returns 0, or -1 (and warns once). */
 int hsr_profile_open(void)
 {
@@ -637,7 +653,8 @@ int hsr_profile_open(void)
                  rank, host, (int)getpid());
     else
         snprintf(base, sizeof base, "%s/heapscope.%s.%d", dir, host, (int)getpid());
-    mkdir(dir, 0777); /* one level, if missing; errors show at open */
+    if (mkdir(dir, 0777) == 0) /* one level, if missing; errors show at open */
+        hsr_owner_may_use(-1, dir);
     for (int n = 0; n < 1000; n++) {
         if (n == 0)
             snprintf(path, sizeof path, "%s.hsp", base);
@@ -655,6 +672,7 @@ int hsr_profile_open(void)
         path[0] = 0;
         return -1;
     }
+    hsr_owner_may_use(fd, NULL);
     fd_pid = (int)getpid();
     fd = move_high(fd);
     eof = room_end = 0;

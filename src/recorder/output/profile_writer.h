@@ -53,6 +53,11 @@ HSR_HIDDEN int hsr_profile_pid(void); /* the process the open file belongs to */
  * when the process is about to end, waits for the write in progress and refuses
  * background writes for a few seconds, so no write is cut by the process's end. */
 HSR_HIDDEN void hsr_profile_background(void);
+HSR_HIDDEN void hsr_profile_foreground(void);
+/* fd >= 0: that file, else the directory `dir`: its owner may read and write it,
+ * whatever the program's umask */
+HSR_HIDDEN void hsr_owner_may_use(
+    int fd, const char *dir); /* a helper ending the process (last_thread.c) */
 HSR_HIDDEN void hsr_profile_seal(void);
 HSR_HIDDEN int hsr_profile_sealed(void);
 HSR_HIDDEN void hsr_profile_after_fork_child(void);

@@ -335,7 +335,8 @@ int hsr_snapshot(unsigned reason, int from_signal)
     write_failed(&b, &now.failed, &baseline.failed);
     write_stacks(&b, &now.stacks, &baseline.stacks);
     hsr_tracking_write(&b);
-    hsr_ending_write(&b, reason); /* a crash's or MPI_Abort's ENDING chunk (core/ending.c) */
+    hsr_ending_write(&b, reason);      /* a crash's or MPI_Abort's ENDING chunk (core/ending.c) */
+    hsr_process_end_write(&b, reason); /* a final snapshot's PROCESS_END (core/ending.c) */
 
     int incomplete = now.sizes.failed || now.apis.failed || now.stacks.failed || now.failed.failed;
     c = hsr_chunk_begin(&b, HS_CHUNK_SNAPSHOT_END);

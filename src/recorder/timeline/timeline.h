@@ -11,7 +11,9 @@
 
 #include "common.h"
 
-extern HSR_HIDDEN int hsr_timeline_on;       /* HEAPSCOPE_TIMELINE_MS != 0 */
+extern HSR_HIDDEN int hsr_timeline_on; /* HEAPSCOPE_TIMELINE_MS != 0 */
+extern HSR_HIDDEN uint64_t
+    hsr_snapshot_period_ns;                  /* HEAPSCOPE_SNAPSHOT_MS: periodic snapshots, 0 none */
 HSR_HIDDEN void hsr_timeline_settings(void); /* read HEAPSCOPE_TIMELINE_* (before counting) */
 HSR_HIDDEN void hsr_timeline_start(void);    /* ring, sampler thread (file open) */
 HSR_HIDDEN void hsr_timeline_region(unsigned kind, uint32_t region); /* process-wide boundary */
