@@ -319,7 +319,8 @@ def _warnings(ranks: List[RankSummary], excluded: List[RankSummary], total: int)
                    f"{', ...' if n > 12 else ''} of {total} {NO_LAYER_WARNING}")
     if excluded:
         n = len(excluded)
-        named = [f"rank {s.rank} ({s.path.rsplit('/', 1)[-1]})" for s in excluded[:4]]
+        named = [f"rank {s.rank} ({s.path.rsplit('/', 1)[-1]}"
+                 + (f": {s.warnings[0]}" if s.warnings else "") + ")" for s in excluded[:4]]
         out.append(f"left out: {n} rank file{'s' if n != 1 else ''} with neither a snapshot nor "
                    f"timeline samples: {', '.join(named)}{', ...' if n > 4 else ''}")
     return out

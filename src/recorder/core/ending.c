@@ -1,10 +1,11 @@
 /*
  * ending.c — how the process is ending, when it is not a plain exit: a crash
- * (core/signals.c: which signal, si_code, fault address) or MPI_Abort (the MPI
+ * (core/signals.c: which signal, si_code, fault address), another signal whose
+ * default ends the process (SIGHUP, SIGPIPE ...: which one) or MPI_Abort (the MPI
  * layer calls heapscope__mpi_abort with the error code before PMPI_Abort).
  *
- * Once set, the process's final snapshots say so: their reason is "crash" or
- * "mpi-abort" (hsr_final_reason: the _exit that MPI_Abort ends with, or the
+ * Once set, the process's final snapshots say so: their reason is "crash",
+ * "mpi-abort" or "signal" (hsr_final_reason: the _exit that MPI_Abort ends with, or the
  * SIGTERM the launcher sends meanwhile, does not turn it back into "exit") and
  * they carry an ENDING chunk (profile_format.table). A fork child starts clean.
  *
@@ -24,7 +25,7 @@
 #include "output/snapshot.h"
 
 static struct {
-    _Atomic unsigned kind; /* 0: none; HS_REASON_CRASH or HS_REASON_MPI_ABORT */
+    _Atomic unsigned kind; /* 0: none; HS_REASON_CRASH, HS_REASON_MPI_ABORT or _SIGNAL */
     uint32_t signal;
     int32_t si_code, error_code;
     uint64_t address;
@@ -40,6 +41,7 @@ void hsr_ending_set(unsigned kind, int sig, int si_code, int error_code, uint64_
 }
 
 void hsr_ending_clear(void) { atomic_store(&ending.kind, 0); }
+int hsr_ending_is_set(void) { return atomic_load(&ending.kind) != 0; }
 
 /* ---- how the process ends (PROCESS_END) ---- */
 

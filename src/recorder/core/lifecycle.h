@@ -6,6 +6,8 @@
 #ifndef HSR_LIFECYCLE_H
 #define HSR_LIFECYCLE_H
 
+#include <signal.h>
+
 #include "common.h"
 
 struct hsr_settings {
@@ -27,7 +29,8 @@ HSR_HIDDEN void hsr_before_exit_now(void); /* _exit: dump if this process owns t
 struct sigaction;
 HSR_HIDDEN void hsr_signals_install(void);
 HSR_HIDDEN void hsr_signals_after_fork_child(void);
-HSR_HIDDEN int hsr_signal_owned(int sig); /* our handler is installed */
+HSR_HIDDEN int hsr_signal_owned(int sig);           /* our handler is installed */
+HSR_HIDDEN void hsr_dump_signal_set(sigset_t *set); /* the signals that dump (and end) */
 /* The program's sigaction on a signal we own (hooks/process.c): 0 or -1, as sigaction. */
 HSR_HIDDEN int hsr_signal_program_action(int sig, const struct sigaction *act,
                                          struct sigaction *old);
@@ -37,6 +40,7 @@ struct hsr_buf;
 HSR_HIDDEN void hsr_ending_set(unsigned kind, int sig, int si_code, int error_code,
                                uint64_t address);
 HSR_HIDDEN void hsr_ending_clear(void);
+HSR_HIDDEN int hsr_ending_is_set(void);
 HSR_HIDDEN unsigned hsr_final_reason(unsigned reason); /* the ending's, if one is set */
 HSR_HIDDEN void hsr_ending_write(struct hsr_buf *b, unsigned reason); /* snapshot.c */
 /* how the process ends: PROCESS_END in its final snapshots */

@@ -20,8 +20,8 @@
  * hsr_profile_write holds a lock for one whole buffer: the file is whole chunks at
  * every instant, never two buffers interleaved. The lock is an owner word (the
  * thread id), not a mutex, and is signal- and fork-safe:
- *   - while a thread holds it, SIGTERM/SIGINT/SIGUSR1 (the recorder's dump
- *     signals) are blocked on that thread, so a dump handler never runs on top
+ *   - while a thread holds it, SIGTERM/SIGINT/SIGUSR1 and the recorder's other
+ *     dump signals (core/signals.c) are blocked on that thread, so a dump handler never runs on top
  *     of its own thread's write; it runs on another thread and waits (at most
  *     5 s) for the write to end, or after the write, on this one;
  *   - a handler of the program's own that calls heapscope_dump() on top of a
@@ -464,10 +464,7 @@ static int write_locked(struct hsr_buf *b, int snapshot)
     if (background && hsr_profile_sealed())
         return -1;
     sigset_t dump_signals, old;
-    sigemptyset(&dump_signals);
-    sigaddset(&dump_signals, SIGTERM);
-    sigaddset(&dump_signals, SIGINT);
-    sigaddset(&dump_signals, SIGUSR1);
+    hsr_dump_signal_set(&dump_signals);
     pthread_sigmask(SIG_BLOCK, &dump_signals, &old);
     int rc = -1;
     if (lock_writer() == 0) {

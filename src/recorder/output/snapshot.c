@@ -312,7 +312,8 @@ int hsr_snapshot(unsigned reason, int from_signal)
         return -1;
     }
     hsr_trace_flush(reason == HS_REASON_EXIT || reason == HS_REASON_EXEC ||
-                        reason == HS_REASON_SIGTERM || reason == HS_REASON_SIGINT,
+                        reason == HS_REASON_SIGTERM || reason == HS_REASON_SIGINT ||
+                        reason == HS_REASON_SIGNAL,
                     from_signal);
     struct hsr_arena arena = {0};
     struct merged now;
