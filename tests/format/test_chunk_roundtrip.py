@@ -295,6 +295,35 @@ def test_ending_of_a_crash_and_of_mpi_abort(tmp_path):
     assert read_profile(b.write(tmp_path / "later.hsp")).ending is None
 
 
+def test_process_end_and_the_ending_of_another_signal(tmp_path):
+    """PROCESS_END: which exit and its status (when seen), a rank torn down before
+    MPI_Finalize, a parent gone; ENDING of kind "signal" names the signal."""
+    end = payload("PROCESS_END", how=fmt.END_EXIT, status=3,
+                  flags=fmt.END_STATUS_KNOWN | fmt.END_MPI_UNFINALIZED | fmt.END_ORPHANED)
+    b = ProfileBuilder()
+    b.snapshot(reason="exit", extra=[(fmt.PROCESS_END, end)])
+    p = read_profile(b.write(tmp_path / "exit.hsp"))
+    assert (p.process_end.how, p.process_end.status, p.process_end.mpi_unfinalized,
+            p.process_end.orphaned) == ("exit", 3, True, True)
+    unseen = payload("PROCESS_END", how=fmt.END_EXIT, status=0, flags=0)
+    b = ProfileBuilder()
+    b.snapshot(reason="exit", extra=[(fmt.PROCESS_END, unseen)])
+    p = read_profile(b.write(tmp_path / "main.hsp"))
+    assert (p.process_end.how, p.process_end.status, p.process_end.mpi_unfinalized) == ("exit", None, False)
+    hup = payload("ENDING", kind=fmt.REASON_SIGNAL, signal=1, si_code=0, error_code=0, fault_address=0)
+    b = ProfileBuilder()
+    b.snapshot(reason="signal", extra=[(fmt.ENDING, hup),
+                                       (fmt.PROCESS_END, payload("PROCESS_END", how=fmt.END_SIGNAL,
+                                                                 status=0, flags=0))])
+    p = read_profile(b.write(tmp_path / "hup.hsp"))
+    assert (p.ending.kind, p.ending.signal_name, p.process_end.how, p.complete) == (
+        "signal", "SIGHUP", "signal", True)
+    bad = ProfileBuilder()
+    bad.snapshot(extra=[(fmt.PROCESS_END, payload("PROCESS_END", how=77, status=0, flags=0))])
+    with pytest.raises(HeapscopeError, match=r"malformed SNAPSHOT_END chunk at byte \d+: PROCESS_END how 77"):
+        read_profile(bad.write(tmp_path / "bad.hsp"))
+
+
 def test_job_file_chunks(tmp_path):
     """A job file built from the table's layouts reads back figure by figure; a row
     naming a host the file does not have, and a cut file, are one-line errors."""
@@ -389,7 +418,7 @@ def test_every_chunk_type_has_a_test_here():
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
               "SIZE_COUNTS", "API_COUNTS", "STACK_TYPES", "TRACK_SUMMARY", "TRACK_TYPES",
               "TRACK_UNTRACKED", "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS",
-              "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS",
+              "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS", "PROCESS_END",
               "JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS", "JOB_HOSTS",
               "JOB_PEAK_STACKS"}
     assert set(ALL_CHUNKS) == tested
@@ -443,7 +472,8 @@ def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
     heapscope("record", "-o", tmp_path / "sampled", "--sample-bytes", "64", "--", exe, 30)
     (sampled,) = (tmp_path / "sampled").glob("*.hsp")
     assert "SAMPLING" in decoded_whole(sampled)
-    # ENDING: only a crash or MPI_Abort writes it (decoded whole in test_crash_snapshot.py);
+    # ENDING: only a crash, another fatal signal or MPI_Abort writes it (decoded whole in
+    # test_crash_snapshot.py);
     # FAILED_ALLOCS only when a call fails: tests/format/test_failed_allocs.py;
     # JOB*: only the job file (decoded whole in tests/mpi/test_job_file.py)
     assert seen | {"SAMPLING"} == {c for c in ALL_CHUNKS if c not in ("ENDING", "FAILED_ALLOCS")

@@ -67,11 +67,17 @@ def describe(ending: Optional[Ending]) -> str:
     return f"MPI_Abort({ending.error_code})"
 
 
+EXIT_CALLS = {"exit": "exit", "exit-now": "_exit", "quick-exit": "quick_exit"}
+
+
 def describe_exit(end: Optional[ProcessEnd]) -> str:
     """"exit(1)", "_exit(0)", "quick_exit(3)", "exit" (status not seen: main returned),
     "last thread ended"; "" when not an exit."""
-    if end is None or end.how not in ("exit", "_exit", "quick_exit", "last-thread"):
+    if end is None:
         return ""
     if end.how == "last-thread":
         return "last thread ended (main called pthread_exit)"
-    return f"{end.how}({end.status})" if end.status is not None else end.how
+    call = EXIT_CALLS.get(end.how)
+    if call is None:
+        return ""
+    return f"{call}({end.status})" if end.status is not None else call

@@ -50,8 +50,8 @@ class Ending:
 @dataclass(frozen=True)
 class ProcessEnd:
     """How the process ended (the PROCESS_END chunk of its final snapshot)."""
-    how: str                 # "exit", "_exit", "quick_exit", "last-thread", "signal", "exec",
-                             # "mpi-abort" (format table: process_end)
+    how: str                 # "exit", "exit-now" (_exit), "quick-exit", "last-thread", "signal",
+                             # "exec", "mpi-abort" (format table: process_end)
     status: Optional[int]    # the exit status the program gave, None when not seen
     mpi_unfinalized: bool    # the MPI layer saw MPI calls, and no MPI_Finalize
     orphaned: bool           # its parent (a launcher) had ended before it

@@ -75,7 +75,8 @@ def read_profile(path, modules: bool = True) -> Profile:
                                                  profile.size_counts)
     profile.ending = _decode(lambda _payload: ending.from_snapshot(profile), frame.chunks[end], path)
     profile.process_end = _decode(lambda _payload: ending.process_end(profile), frame.chunks[end], path)
-    if profile.snapshot_reason not in ending.FINAL_REASONS:
+    if profile.complete and profile.snapshot_reason not in ending.FINAL_REASONS:
+        # (a file already flagged says why it ends where it does)
         profile.complete = False
         profile.warnings.append(
             f"the last snapshot ({profile.snapshot_reason}, at {profile.snapshot_mono_ns / 1e9:.3f} s) "

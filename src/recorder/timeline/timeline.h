@@ -43,7 +43,8 @@ struct hsr_caliper_totals {
     uint64_t taken, skipped;
     int64_t rss_delta, pss_delta; /* the running sums of the measured calls' growth, now */
     int64_t rss_peak, pss_peak;   /* the highest they reached (from 0): the job file's figures,
-                                   * as analysis/timeline.py's caliper_figures computes them */
+                                   * as analysis/timeline.py's caliper_figures computes them;
+                                   * -1: no pair measured it (PSS without smaps_rollup) */
 };
 HSR_HIDDEN void hsr_calipers_totals(struct hsr_caliper_totals *t);
 extern HSR_HIDDEN int64_t hsr_caliper_ns;     /* rate limit; 0 every call; -1 off */
