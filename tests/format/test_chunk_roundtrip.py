@@ -364,12 +364,12 @@ def test_job_file_chunks(tmp_path):
     assert all(j.ranks[1].metrics[k] is None for k in ("heap_peak", "rss_peak", "pss_peak", "mpi_rss"))
     assert j.hosts == [dict(host="n1", ranks=2, rss_sum=4096, rss_max=4096, pss_sum=2048,
                             pss_max=2048)]
-    bad = payload("JOB_RANKS", count=1, ranks=[rank(0, 3, 31)])
+    bad = payload("JOB_RANKS", count=2, ranks=[rank(0, 3, 31), rank(2, 0, 1)])
     path.write_bytes(head + chunk("JOB", job) + chunk("JOB_RANKS", bad) + chunk("JOB_HOSTS", hosts))
     with pytest.raises(HeapscopeError, match="rank 0 on host 3 of 1"):
         read_job_file(path)
     path.write_bytes(body[:-5])
-    with pytest.raises(HeapscopeError, match="job file cut short"):
+    with pytest.raises(HeapscopeError, match=r"job file incomplete: cut short at byte \d+"):
         read_job_file(path)
 
 
@@ -379,7 +379,7 @@ def test_job_peak_stacks(tmp_path):
     a module the chunk does not list is a one-line error."""
     from heapscope.profile.job_file import read_job_file
     head = header(start_real_ns=5)
-    job = payload("JOB", ranks=4, hosts=1, summarized=4, reserved=0, summary_ns=1, reduce_ns=2,
+    job = payload("JOB", ranks=4, hosts=0, summarized=0, reserved=0, summary_ns=1, reduce_ns=2,
                   job_id="9", per_rank="", recorder_version="0.1.0", exe="/apps/sim")
 
     def peaks(types, modules=2):
@@ -393,7 +393,9 @@ def test_job_peak_stacks(tmp_path):
     nostack = dict(region=0, ranks=1, max_rank=0, size_min=64, size_max=64, blocks=2, bytes=128,
                    bytes_max=128, frame_modules=(), frame_offsets=())
     path = tmp_path / "heapscope.9.job.hsj"
-    path.write_bytes(head + chunk("JOB", job) + chunk("JOB_PEAK_STACKS", peaks([mesh, nostack])))
+    whole = (chunk("JOB_REGIONS", payload("JOB_REGIONS", count=0, regions=[]))
+             + chunk("JOB_HOSTS", payload("JOB_HOSTS", count=0, hosts=[])))
+    path.write_bytes(head + chunk("JOB", job) + whole + chunk("JOB_PEAK_STACKS", peaks([mesh, nostack])))
     ps = read_job_file(path).peak_stacks
     assert (ps.ranks_tracked, ps.per_rank, ps.missing_bound) == (3, 8, 0)
     assert ps.modules == [("/apps/sim", "ab01"), ("/lib/libc.so.6", "")]
@@ -408,7 +410,7 @@ def test_job_peak_stacks(tmp_path):
         assert mods[m].contains(a - 1) and a - 1 - mods[m].bias == o - 1
     for bad, why in ((dict(mesh, region=2), "region 2 of 2"),
                      (dict(mesh, frame_modules=(0, 0, 2)), "module past the 2 listed")):
-        path.write_bytes(head + chunk("JOB", job) + chunk("JOB_PEAK_STACKS", peaks([bad])))
+        path.write_bytes(head + chunk("JOB", job) + whole + chunk("JOB_PEAK_STACKS", peaks([bad])))
         with pytest.raises(HeapscopeError, match=why):
             read_job_file(path)
 

@@ -48,6 +48,12 @@ class Header:
     def write_failed(self) -> bool:
         return bool(self.flags & fmt.HEADER_WRITE_FAILED)
 
+    def unknown_flags(self) -> str:
+        """A warning for header flags this reader does not know (a later recorder's, or
+        damage the header's crc was redone over), or ""."""
+        unknown = self.flags & ~fmt.HEADER_WRITE_FAILED
+        return f"header flags 0x{unknown:x} unknown to this reader: ignored" if unknown else ""
+
     def write_failure(self) -> str:
         """What the recorder said of its failed write, as a reader warning."""
         why = os.strerror(self.write_errno) if self.write_errno else "unknown error"

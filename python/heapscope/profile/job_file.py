@@ -232,13 +232,17 @@ def read_job_file(path) -> JobFile:
             elif t == fmt.JOB_SIZE_COUNTS:
                 for region, _, size, count in _rows(payload, _SIZE_ROW, "JOB_SIZE_COUNTS"):
                     key = (_region(job, region), size)
-                    job.size_counts[key] = job.size_counts.get(key, 0) + count
+                    if key in job.size_counts:     # (the job's cells are unique: a chunk twice)
+                        raise Malformed(f"size {size} of region {key[0]!r} counted twice")
+                    job.size_counts[key] = count
             elif t == fmt.JOB_API_COUNTS:
                 for region, api, calls in _rows(payload, _API_ROW, "JOB_API_COUNTS"):
                     if not 0 <= api < len(fmt.API_NAMES) or not fmt.API_NAMES[api]:
                         raise Malformed(f"unknown API id {api}")
                     key = (_region(job, region), fmt.api_name(api))
-                    job.api_counts[key] = job.api_counts.get(key, 0) + calls
+                    if key in job.api_counts:
+                        raise Malformed(f"{key[1]} calls of region {key[0]!r} counted twice")
+                    job.api_counts[key] = calls
             elif t == fmt.JOB_RANKS:
                 rank_rows.append(_rank_rows(payload))
             elif t == fmt.JOB_HOSTS:
@@ -265,6 +269,8 @@ def read_job_file(path) -> JobFile:
     _check_counts(job, host_count, path)
     if frame.header.write_failed:
         job.warnings.append(frame.header.write_failure())
+    if frame.header.unknown_flags():
+        job.warnings.append(frame.header.unknown_flags())
     if damage:
         end = stop_at if stop_at is not None else frame.end
         job.warnings.append(f"{damage}: the job file is read up to byte {end}"

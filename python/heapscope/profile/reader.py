@@ -236,6 +236,8 @@ def _incomplete_warnings(profile: Profile, frame, open_snapshot, file_size: int,
     if frame.header.write_failed:
         profile.complete = False
         profile.warnings.append(frame.header.write_failure())
+    if frame.header.unknown_flags():
+        profile.warnings.append(frame.header.unknown_flags())
     if frame.corrupt:
         profile.complete = False
         profile.warnings.append(f"{frame.corrupt}: the chunks before it are read, "
