@@ -68,6 +68,10 @@
 #define HSR_LAST_THREAD_POLL_MS 20  /* once main called pthread_exit: is a helper alone? */
 #define HSR_HELPER_SLEEP_MAX_MS 250 /* a helper wakes at least this often to look */
 
+/* ---- a job torn down (core/teardown.c) ---- */
+#define HSR_TEARDOWN_WAIT_MS 3000  /* a rank waits at most this long for its siblings' snapshots */
+#define HSR_TEARDOWN_SETTLE_MS 200 /* and this long for a sibling's signal to arrive */
+
 /* ---- crashes (core/signals.c) ---- */
 #define HSR_CRASH_STACK_BYTES (256u * 1024u) /* alternate signal stack, reserved at start */
 #define HSR_CRASH_WAIT_MS 5000 /* another thread's crash snapshot is awaited this long */

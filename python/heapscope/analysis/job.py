@@ -511,7 +511,8 @@ def _endings(ranks: List[RankSummary], excluded: List[RankSummary],
             out["killed"].append(dict(rank=r.rank, signal=fate["signal"]))
         elif fate["ended"] == "no-finalize":
             out["unfinalized"].append(dict(rank=r.rank, status=fate["status"],
-                                           orphaned=bool(r.process_end["orphaned"])))
+                                           orphaned=bool(r.process_end["orphaned"]),
+                                           text=fate["text"]))
         elif fate["ended"] == "no-snapshot":
             out["no_snapshot"].append(r.rank)
     from heapscope.analysis.job_columns import missing

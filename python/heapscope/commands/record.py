@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import sys
+import time
 from pathlib import Path
 
 from heapscope import mpi_layer
@@ -378,7 +379,7 @@ def run(args):
               f"(the recorder could not write {'them' if len(incomplete) > 1 else 'it'} whole): "
               + "; ".join(f"{name}: {why}" for name, why in incomplete), file=sys.stderr)
     failed = {name for name, _ in incomplete}
-    unfinished = [(p.name, why) for p in written if p.name not in failed
+    unfinished = [(p.name, why) for p in _settled([p for p in written if p.name not in failed])
                   for why in [_no_final_snapshot(p)] if why]
     if unfinished:
         n = len(unfinished)
@@ -391,16 +392,50 @@ def run(args):
     return rc
 
 
+OWNER_WAIT_S = 10.0     # processes of the run still running when the program ended
+PROFILE_PID = re.compile(r"\.(\d+)(?:\.\d+)?\.hsp$")
+
+
+def _owner_running(path) -> bool:
+    """The process the profile is named after (its pid ends the name) still runs: an
+    orphan of the run (Open MPI's ranks end after mpirun when it dies of a second
+    SIGINT), a daemon it left."""
+    m = PROFILE_PID.search(path.name)
+    if not m:
+        return False
+    try:
+        with open(f"/proc/{m.group(1)}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[-1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")        # (a zombie has ended, its parent not reaped it yet)
+
+
+def _settled(files):
+    """The files, once the processes of those without a final snapshot have ended (at
+    most OWNER_WAIT_S: a daemon may outlive the run, and is then said to run still)."""
+    deadline = time.monotonic() + OWNER_WAIT_S
+    pending = [p for p in files if _owner_running(p) and _no_final_snapshot(p)]
+    while pending and time.monotonic() < deadline:
+        time.sleep(0.1)
+        pending = [p for p in pending if _owner_running(p) and _no_final_snapshot(p)]
+    return files
+
+
 def _no_final_snapshot(path) -> str:
     """Why the profile holds no snapshot written as its process ended, or ""."""
     try:
         last = last_snapshot(path)
     except HeapscopeError as exc:
         return str(exc).split(": ", 1)[-1]
+    if last is not None and last[0] in FINAL_REASONS:
+        return ""
+    if _owner_running(path):
+        return f"its process (pid {PROFILE_PID.search(path.name).group(1)}) still runs"
     if last is None:
         return "no snapshot at all"
     reason, seconds = last
-    return "" if reason in FINAL_REASONS else f"its last snapshot: {reason}, at {seconds:.3f} s"
+    return f"its last snapshot: {reason}, at {seconds:.3f} s"
 
 
 def _symbolize(files):

@@ -179,11 +179,10 @@ def endings_text(endings) -> List[Tuple[str, str]]:
     early = endings.get("unfinalized", [])
     if early:
         ranks = shorten([str(e["rank"]) for e in early], 12)
-        statuses = sorted({e["status"] for e in early if e["status"] is not None})
+        calls = sorted({e["text"].split(" before", 1)[0] for e in early})
         orphaned = sum(1 for e in early if e["orphaned"])
         lines.append(("ended", f"{'ranks' if len(early) != 1 else 'rank'} {ranks} exited before "
-                               f"MPI_Finalize"
-                      + (f" (exit status {'/'.join(map(str, statuses))})" if statuses else "")
+                               f"MPI_Finalize ({', '.join(calls[:3])})"
                       + (f", {'their' if len(early) != 1 else 'its'} launcher gone first: the job "
                          f"torn down" if orphaned == len(early) else
                          f", {orphaned} of them after their launcher had ended" if orphaned else "")

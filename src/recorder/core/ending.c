@@ -88,9 +88,14 @@ static unsigned end_how(unsigned reason)
     }
 }
 
+int hsr_reason_final(unsigned reason)
+{
+    return reason != HS_REASON_API && reason != HS_REASON_SIGUSR1 && reason != HS_REASON_PERIODIC;
+}
+
 void hsr_process_end_write(struct hsr_buf *b, unsigned reason)
 {
-    if (reason == HS_REASON_API || reason == HS_REASON_SIGUSR1 || reason == HS_REASON_PERIODIC)
+    if (!hsr_reason_final(reason))
         return; /* the process goes on */
     unsigned how = end_how(reason);
     int known = how != HS_END_SIGNAL && how != HS_END_EXEC && how != HS_END_MPI_ABORT &&

@@ -99,6 +99,7 @@ static void fork_child(void)
     hsr_ending_clear(); /* the parent's crash or abort is not the child's */
     hsr_end_start();
     hsr_helpers_after_fork_child();
+    hsr_teardown_after_fork_child();
     hsr_signals_after_fork_child();
     hsr_snapshot_after_fork_child(); /* also frees the dump lock */
     hsr_profile_after_fork_child();  /* and the writer lock */
@@ -231,6 +232,8 @@ __attribute__((constructor)) void hsr_init(void)
         atomic_store(&hsr_recording, 0);
     } else {
         check_malloc_is_ours();
+        if (hsr_profile_rank() >= 0)
+            hsr_teardown_join();
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         at_quick_exit(at_quick_exit_dump);
         hsr_signals_install();
@@ -244,6 +247,7 @@ __attribute__((destructor)) static void hsr_fini(void)
 {
     if (!atomic_load(&hsr_recording))
         return;
+    hsr_teardown_launcher_ends();
     hsr_profile_seal();
     hsr_snapshot(hsr_final_reason(HS_REASON_EXIT), 0);
     uint64_t unbalanced = hsr_regions_unbalanced();

@@ -49,6 +49,16 @@ HSR_HIDDEN void hsr_end_exit(unsigned how, int status); /* an exit hook: HS_END_
 HSR_HIDDEN void hsr_end_mpi_started(void);              /* the MPI layer attached */
 HSR_HIDDEN void hsr_process_end_write(struct hsr_buf *b, unsigned reason); /* snapshot.c */
 
+/* teardown.c: the ranks a launcher tears down together keep their snapshots */
+HSR_HIDDEN void hsr_teardown_join(void);  /* a rank starting (its parent: the launcher) */
+HSR_HIDDEN void hsr_teardown_leave(void); /* its final snapshot is written */
+HSR_HIDDEN void hsr_teardown_begin(void); /* a signal that ends it: its snapshot begins */
+/* its snapshot is written: wait while a sibling writes its own (bounded), then go on */
+HSR_HIDDEN void hsr_teardown_end(void);
+HSR_HIDDEN void hsr_teardown_after_fork_child(void);
+HSR_HIDDEN void hsr_teardown_launcher_ends(void);
+HSR_HIDDEN int hsr_reason_final(unsigned reason); /* ending.c: written as the process ends */
+
 /* last_thread.c: the recorder's own threads never keep the process alive */
 HSR_HIDDEN void hsr_helper_thread_start(void); /* on the helper thread, first thing */
 HSR_HIDDEN void hsr_main_thread_exits(void);   /* pthread_exit: if the caller is main */

@@ -85,22 +85,26 @@ static void die_of(int sig)
 
 /* ---- dump signals ---- */
 
-static void on_dump_signal(int sig)
+static void on_dump_signal(int sig, siginfo_t *info, void *uc)
 {
+    (void)uc;
     int saved_errno = errno;
     unsigned reason = sig == SIGTERM   ? HS_REASON_SIGTERM
                       : sig == SIGINT  ? HS_REASON_SIGINT
                       : sig == SIGUSR1 ? HS_REASON_SIGUSR1
                                        : HS_REASON_SIGNAL;
     if (reason == HS_REASON_SIGNAL && !hsr_ending_is_set())
-        hsr_ending_set(HS_REASON_SIGNAL, sig, 0, 0, 0); /* which one: its ENDING chunk */
+        hsr_ending_set(HS_REASON_SIGNAL, sig, info ? info->si_code : 0, 0, 0); /* its ENDING */
     if (sig != SIGUSR1) {
+        hsr_teardown_begin(); /* (a rank of a job torn down: core/teardown.c) */
         hsr_profile_seal();
         reason = hsr_final_reason(reason); /* an MPI_Abort being killed stays one */
     }
     hsr_snapshot(reason, 1);
-    if (sig != SIGUSR1)
-        die_of(sig); /* what the signal would have done without us */
+    if (sig != SIGUSR1) {
+        hsr_teardown_end(); /* the launcher kills the others once one dies (core/teardown.c) */
+        die_of(sig);        /* what the signal would have done without us */
+    }
     errno = saved_errno;
 }
 
@@ -195,8 +199,8 @@ static void install(int sig, int kind)
     memset(&act, 0, sizeof act);
     sigemptyset(&act.sa_mask);
     if (kind == 1) {
-        act.sa_handler = on_dump_signal;
-        act.sa_flags = SA_RESTART;
+        act.sa_sigaction = on_dump_signal;
+        act.sa_flags = SA_SIGINFO | SA_RESTART;
     } else {
         act.sa_sigaction = on_crash;
         act.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;

@@ -221,6 +221,8 @@ static size_t types_crc(uLong *crc, const struct hsr_buf *b, size_t from, size_t
 int hsr_profile_is_open(void) { return fd >= 0; }
 const char *hsr_profile_path(void) { return path; }
 int hsr_profile_pid(void) { return fd_pid; }
+static int file_rank = -1;
+int hsr_profile_rank(void) { return file_rank; }
 
 /* Descriptors at or above 512, close-on-exec, out of the program's way. */
 static int move_high(int f)
@@ -645,6 +647,7 @@ int hsr_profile_open(void)
     }
     char base[3072];
     int rank = mpi_rank();
+    file_rank = rank;
     if (rank >= 0)
         snprintf(base, sizeof base, "%s/heapscope.%s.r%d.%s.%d", dir, *job_id() ? job_id() : "job",
                  rank, host, (int)getpid());

@@ -353,6 +353,8 @@ int hsr_snapshot(unsigned reason, int from_signal)
     int rc = incomplete ? -1 : hsr_profile_write_snapshot(&b);
     if (rc == 0)
         seq++;
+    if (rc == 0 && hsr_reason_final(reason))
+        hsr_teardown_leave(); /* a sibling rank waiting for it may end (core/teardown.c) */
     if (rc == 0 && capture) {
         capture_rows(0, &now.sizes, &baseline.sizes);
         capture_rows(1, &now.apis, &baseline.apis);
