@@ -19,7 +19,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 from heapscope.analysis import histogram, job
 from heapscope.analysis.job_loading import is_job, load_summaries
 from heapscope.analysis.leaks import build_leaks
-from heapscope.analysis.loading import read, reader_warnings, weighted_stacks
+from heapscope.analysis.loading import left_out_lines, read, reader_warnings, weighted_stacks
 from heapscope.analysis.peak import build_peaks
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.tracked import load_tracked, tracking_settings
@@ -68,7 +68,9 @@ def open(path: Union[str, "PathLike", Iterable]) -> "Recording":   # noqa: A001 
     paths = [path] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else list(path)
     paths = [str(p) for p in paths]
     if not is_job(paths):
-        return Recording(paths, read(paths))
+        left_out: list = []       # files that cannot be read: named in `warnings`
+        profiles = read(paths, left_out)
+        return Recording(paths, profiles, left_out_lines(left_out))
     profiles, left_out = [], []
     for f in profile_files(paths):
         try:

@@ -13,17 +13,15 @@ import resource
 import struct
 import subprocess
 import sys
-import zlib
 
 import pytest
 
 from heapscope.analysis import job as job_analysis
-from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
 from heapscope.profile.job_file import read_job_file
-from helpers.profile_builder import chunk, chunk_crc, chunks_of, header, payload
+from helpers.mutants import HEAD, framing_mutants, outcomes, read_or_error, with_u32
+from helpers.profile_builder import chunk, chunks_of, header, payload
 
-HEAD = fmt.CHUNK_HEADER_SIZE
 JOB_TYPES = sorted(c.id for c in fmt.TABLE.chunks if c.name.startswith("JOB"))
 RANKS = 6                       # MPI_COMM_WORLD: rank 4 has no row (it kept its own file)
 
@@ -75,36 +73,11 @@ def reference(tmp_path_factory):
     return data, figures(j), j.peak_stacks
 
 
-def redo_crcs(buf: bytearray, at: int, length: int) -> None:
-    ctype = struct.unpack_from("<I", buf, at)[0]
-    body = bytes(buf[at + HEAD:at + HEAD + length])
-    struct.pack_into("<IIQ", buf, at, ctype, chunk_crc(ctype, body), length)
-    struct.pack_into("<II", buf, at + 16, zlib.crc32(bytes(buf[at:at + 16])), 0)
-
-
 def mutants(data: bytes):
     rng = random.Random(20261127)
-    chunks = chunks_of(data)
-    for cut in range(0, len(data), 3):                                   # truncations
-        yield "cut", data[:cut]
-    for _ in range(1500):                                                # bit flips
-        buf = bytearray(data)
-        for _ in range(rng.choice((1, 1, 2, 8))):
-            buf[rng.randrange(len(buf))] ^= 1 << rng.randrange(8)
-        yield "flip", bytes(buf)
-    for ctype, at, body in chunks:
-        for other in JOB_TYPES + [fmt.CHUNK_SNAPSHOT_BEGIN, fmt.CHUNK_PROCESS]:   # retyped
-            if other != ctype:
-                buf = bytearray(data)
-                struct.pack_into("<I", buf, at, other)
-                redo_crcs(buf, at, len(body))
-                yield "type", bytes(buf)
-        for delta in (-24, -8, -1, 1, 8, 24, 1000):                      # lengths changed
-            length = len(body) + delta
-            if 0 <= length and at + HEAD + length <= len(data):
-                buf = bytearray(data)
-                redo_crcs(buf, at, length)
-                yield "length", bytes(buf)
+    yield from framing_mutants(data, JOB_TYPES + [fmt.CHUNK_SNAPSHOT_BEGIN, fmt.CHUNK_PROCESS],
+                               seed=20261127, flips=1500)
+    for ctype, at, body in chunks_of(data):
         counts = [0] if fmt.CODECS[ctype].fields[0].name == "count" else []
         if ctype == fmt.JOB:
             counts = [0, 4, 8]                                           # ranks, hosts, summarized
@@ -112,12 +85,9 @@ def mutants(data: bytes):
             (n,) = struct.unpack_from("<I", body, offset)
             for value in {0, n - 1, n + 1, 2 * n + 1, 2 ** 31 - 1, 2 ** 32 - 1} - {n}:
                 if value >= 0:
-                    buf = bytearray(data)
-                    struct.pack_into("<I", buf, at + HEAD + offset, value)
-                    redo_crcs(buf, at, len(body))
-                    yield "count", bytes(buf)
-        twice = data[:at + HEAD + len(body)] + data[at:at + HEAD + len(body)] + data[at + HEAD + len(body):]
-        yield "twice", twice                                             # one chunk twice
+                    yield "count", with_u32(data, at, len(body), offset, value)
+        end = at + HEAD + len(body)
+        yield "twice", data[:end] + data[at:end] + data[end:]            # one chunk twice
     yield "twice", data + data[fmt.HEADER_SIZE:]                         # every chunk twice
     for tail in (b"\0" * 7, b"\0" * 24, bytes(rng.randrange(256) for _ in range(100)),
                  chunk("JOB_HOSTS", b"\0" * 4)):
@@ -128,12 +98,8 @@ def mutants(data: bytes):
 
 def check(path, data, reference) -> str:
     original_data, want, peaks = reference
-    path.write_bytes(data)
-    try:
-        j = read_job_file(path)
-    except HeapscopeError as exc:
-        message = str(exc)
-        assert exc.exit_code == 2 and "\n" not in message and message.startswith(str(path)), message
+    j = read_or_error(read_job_file, path, data)
+    if j is None:
         return "error"
     assert figures(j) == want, "figures differ from the original's"
     assert j.size >= max(j.rows["rank"]) + 1
@@ -145,21 +111,13 @@ def check(path, data, reference) -> str:
 
 
 def test_every_job_file_mutant_is_an_error_or_the_original_with_a_warning(tmp_path, reference):
-    data = reference[0]
-    outcomes = {}
-    path = tmp_path / "heapscope.42.job.hsj"
-    for kind, mutant in mutants(data):
-        try:
-            result = check(path, mutant, reference)
-        except AssertionError as exc:
-            (tmp_path / "failing.hsj").write_bytes(mutant)
-            raise AssertionError(f"{kind} mutant ({tmp_path / 'failing.hsj'}): {exc}") from None
-        outcomes[(kind, result)] = outcomes.get((kind, result), 0) + 1
+    seen = outcomes(mutants(reference[0]), lambda path, mutant: check(path, mutant, reference),
+                    tmp_path / "heapscope.42.job.hsj")
     for kind in ("cut", "flip", "type", "length", "count", "twice"):
-        assert outcomes.get((kind, "error"), 0) > 0, (kind, outcomes)
+        assert seen.get((kind, "error"), 0) > 0, (kind, seen)
     for kind in ("cut", "twice", "tail", "flag"):            # damage after a whole job, said
-        assert outcomes.get((kind, "warned"), 0) > 0, (kind, outcomes)
-    assert sum(outcomes.values()) > 2000
+        assert seen.get((kind, "warned"), 0) > 0, (kind, seen)
+    assert sum(seen.values()) > 2000
 
 
 def _limited(megabytes):
@@ -186,8 +144,7 @@ def test_cli_on_crafted_job_files(tmp_path, reference):
                               preexec_fn=_limited(1500))
 
     def huge(buf):
-        struct.pack_into("<I", buf, job_at + HEAD, 2 ** 31 - 1)
-        redo_crcs(buf, job_at, len(body))
+        buf[:] = with_u32(bytes(buf), job_at, len(body), 0, 2 ** 31 - 1)
     res = crafted(huge)
     assert res.returncode == 0, res.stderr
     assert "missing   ranks 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, ... and 2,147,483,630 more" \
@@ -197,8 +154,7 @@ def test_cli_on_crafted_job_files(tmp_path, reference):
     assert "out of place" in res.stderr + res.stdout
 
     def rows_off(buf):
-        struct.pack_into("<I", buf, job_at + HEAD + 8, 4)
-        redo_crcs(buf, job_at, len(body))
+        buf[:] = with_u32(bytes(buf), job_at, len(body), 8, 4)
     res = crafted(rows_off)
     assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
     assert "malformed job file: 5 rank rows, JOB says 4" in res.stderr
