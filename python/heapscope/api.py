@@ -62,9 +62,10 @@ def table(rows: List[Dict[str, Any]], columns: Sequence[str], as_frame: Optional
 
 def open(path: Union[str, "PathLike", Iterable]) -> "Recording":   # noqa: A001 (heapscope.open)
     """The recording at `path`: a profile file, a directory of them (one run, or an MPI
-    job's rank files), or a list of such paths. In a job, a rank's file without a
-    complete snapshot (a rank killed) is left out of the tables and named in
-    `warnings`; job() and ranks() still use its timeline, as the job report does."""
+    job's rank files), or a list of such paths. A file that cannot be read (no complete
+    snapshot: a process killed; damaged) is left out of the tables and named in
+    `warnings` (only when none can be read is it an error); in a job, job() and
+    ranks() still use a killed rank's timeline, as the job report does."""
     paths = [path] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else list(path)
     paths = [str(p) for p in paths]
     if not is_job(paths):
