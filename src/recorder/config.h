@@ -70,7 +70,8 @@
 
 /* ---- a job torn down (core/teardown.c) ---- */
 #define HSR_TEARDOWN_WAIT_MS 3000  /* a rank waits at most this long for its siblings' snapshots */
-#define HSR_TEARDOWN_SETTLE_MS 200 /* and this long for a sibling's signal to arrive */
+#define HSR_TEARDOWN_SETTLE_MS 250 /* and for this long for any that still runs */
+#define HSR_TEARDOWN_SLOTS 512     /* ranks of one launcher waited for */
 
 /* ---- crashes (core/signals.c) ---- */
 #define HSR_CRASH_STACK_BYTES (256u * 1024u) /* alternate signal stack, reserved at start */

@@ -5,10 +5,11 @@ recorder, and the report says how each rank ended.
 tests/programs/mpi_job_ranks.c segv: rank 1 segfaults after its allocations; Open MPI
 tears the others down (SIGCONT, SIGTERM a second later, SIGKILL as soon as one of them
 has died). tests/programs/mpi_wait_ranks.c: rank r keeps r + 1 blocks of 1,000,000
-bytes, then every rank waits; SIGINT is sent to the whole session, as a terminal's
-Ctrl-C would: hydra (MPICH) passes it to the ranks and SIGKILLs those left once one
-has died; Open MPI's mpirun, getting it twice (from the terminal and from record),
-dies at once, and its ranks, their launcher gone, _exit from inside the MPI library."""
+bytes, then every rank waits; then SIGINT is sent to record, which passes it on to the
+launcher: hydra (MPICH) passes it to the ranks and SIGKILLs those left as soon as one
+has died; Open MPI's mpirun tears the job down with SIGTERM (the same race). Sent
+twice to mpirun (a terminal's Ctrl-C reaches it besides record's), it dies at once,
+and its ranks, their launcher gone, _exit from inside the MPI library."""
 import json
 import os
 import signal
@@ -60,9 +61,22 @@ def test_a_crashed_open_mpi_job_ends_promptly_with_every_ranks_snapshot(heapscop
     assert doc["endings"]["crashed"] == [dict(rank=1, signal="SIGSEGV")]
 
 
-def _interrupted(mpi, tmp_path):
-    """mpi_wait_ranks on 4 ranks under record, SIGINT to the whole session once every
-    rank is waiting; (record's exit status, its stderr, the output directory)."""
+def _children(pid):
+    out = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                if int(fh.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
+def _interrupted(mpi, tmp_path, twice=False):
+    """mpi_wait_ranks on 4 ranks under record, interrupted once every rank is waiting:
+    SIGINT to record, or twice to the launcher; (record's exit status, its stderr, the
+    output directory)."""
     program = mpi.compile("mpi_wait_ranks.c", tmp_path / "mpi_wait_ranks")
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "heapscope", "record", "-o", str(out), "--",
@@ -71,7 +85,13 @@ def _interrupted(mpi, tmp_path):
     try:
         ready = [proc.stdout.readline() for _ in range(4)]
         assert sorted(line.split()[0] for line in ready) == ["ready"] * 4, ready
-        os.killpg(proc.pid, signal.SIGINT)
+        if twice:
+            [launcher] = _children(proc.pid)
+            for _ in range(2):
+                os.kill(launcher, signal.SIGINT)
+                time.sleep(0.05)
+        else:
+            proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
@@ -80,28 +100,38 @@ def _interrupted(mpi, tmp_path):
     return proc.returncode, err, out
 
 
-def test_ranks_interrupted_together_keep_their_counts(mpi, heapscope, tmp_path):
-    rc, err, out = _interrupted(mpi, tmp_path)
+def _every_rank_kept(out):
     files = _rank_files(out)
-    assert sorted(files) == [0, 1, 2, 3], err
+    assert sorted(files) == [0, 1, 2, 3]
     for rank, f in files.items():
         p = read_profile(f)
         assert p.complete, (rank, p.warnings)
         assert p.size_counts[("(none)", 1000000)] == rank + 1
+
+
+def test_ranks_interrupted_together_keep_their_counts(mpi, heapscope, tmp_path):
+    """The first rank to end its snapshot and die got the launcher to SIGKILL the
+    others: now they wait for each other (core/teardown.c)."""
+    rc, err, out = _interrupted(mpi, tmp_path)
+    _every_rank_kept(out)
+    doc = json.loads(heapscope("report", out, "--format", "json").stdout)
+    signal_name = "SIGINT" if mpi.name == "mpich" else "SIGTERM"
+    assert {r["rank"]: r["text"] for r in doc["per_rank"]} == {
+        r: f"killed: {signal_name}" for r in range(4)}
+
+
+def test_ranks_whose_launcher_died_are_no_plain_exit(heapscope, tmp_path):
+    """mpirun died of a second SIGINT; its ranks _exit before MPI_Finalize: a rank torn
+    down, not one that finished (the report said "exit")."""
+    rc, err, out = _interrupted(MPI_FAMILIES["openmpi"], tmp_path, twice=True)
+    _every_rank_kept(out)
     doc = json.loads(heapscope("report", out, "--format", "json").stdout)
     fates = {r["rank"]: (r["ended"], r["text"]) for r in doc["per_rank"]}
-    if mpi.name == "mpich":
-        # hydra passes SIGINT on: each rank's snapshot is written on it
-        assert fates == {r: ("killed", "killed: SIGINT") for r in range(4)}
-    else:
-        # mpirun died of the second SIGINT; the ranks _exit before MPI_Finalize: a rank
-        # torn down, not one that finished ("exit" before)
-        assert {e for e, _ in fates.values()} == {"no-finalize"}, fates
-        assert all(t.endswith("before MPI_Finalize; its launcher had ended") for _, t in fates.values())
-        early = doc["endings"]["unfinalized"]
-        assert [e["rank"] for e in early] == [0, 1, 2, 3] and all(e["orphaned"] for e in early)
-        text = heapscope("report", out).stdout
-        assert "ended     ranks 0, 1, 2, 3 exited before MPI_Finalize" in text
+    assert {e for e, _ in fates.values()} == {"no-finalize"}, fates
+    assert all(t.endswith("before MPI_Finalize; its launcher had ended") for _, t in fates.values())
+    early = doc["endings"]["unfinalized"]
+    assert [e["rank"] for e in early] == [0, 1, 2, 3] and all(e["orphaned"] for e in early)
+    assert "ended     ranks 0, 1, 2, 3 exited before MPI_Finalize" in heapscope("report", out).stdout
 
 
 def test_job_rows_and_kept_files_give_the_same_figures(mpi, heapscope, tmp_path):
