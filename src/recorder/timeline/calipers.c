@@ -96,8 +96,10 @@ void hsr_calipers_totals(struct hsr_caliper_totals *t)
     t->skipped = hsr_caliper_ns >= 0 && calls > t->taken ? calls - t->taken : 0;
     t->rss_delta = atomic_load_explicit(&rss_delta, memory_order_relaxed);
     t->pss_delta = atomic_load_explicit(&pss_delta, memory_order_relaxed);
-    t->rss_peak = atomic_load(&rss_seen) ? atomic_load_explicit(&rss_peak, memory_order_relaxed) : -1;
-    t->pss_peak = atomic_load(&pss_seen) ? atomic_load_explicit(&pss_peak, memory_order_relaxed) : -1;
+    t->rss_peak =
+        atomic_load(&rss_seen) ? atomic_load_explicit(&rss_peak, memory_order_relaxed) : -1;
+    t->pss_peak =
+        atomic_load(&pss_seen) ? atomic_load_explicit(&pss_peak, memory_order_relaxed) : -1;
 }
 
 void hsr_timeline_calipers_reset(void)
