@@ -347,9 +347,9 @@ def _environment(args):
     if args.snapshot_interval:
         env["HEAPSCOPE_SNAPSHOT_MS"] = str(args.snapshot_interval)
     # (Open MPI tears a failed job down with SIGCONT, SIGTERM after its
-    # odls_base_sigkill_timeout, 1 s, then SIGKILL after as long: a rank's SIGTERM
-    # snapshot takes milliseconds, and each second more is paid twice by every failed
-    # job, so its default stands; OMPI_MCA_odls_base_sigkill_timeout lengthens it.)
+    # odls_base_sigkill_timeout, 1 s, and SIGKILL as soon as one rank has died: the ranks
+    # wait for each other's snapshots, src/recorder/core/teardown.c, so its default
+    # stands; the 10 s record set only made every failed job 10 to 20 s longer.)
     env.pop("HEAPSCOPE_MPI", None)
     if args.mpi_mode:
         env["HEAPSCOPE_MPI"] = args.mpi_mode

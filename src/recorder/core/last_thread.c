@@ -57,9 +57,7 @@ void hsr_helpers_after_fork_child(void)
     atomic_store(&next_ns, 0);
 }
 
-/* Field `field` (2: state, 20: num_threads) of a /proc stat file, past the command
- * name (which may hold ')' and spaces); a pointer into buf, or NULL. No malloc. */
-static const char *stat_field(const char *path, int field, char *buf, size_t cap)
+const char *hsr_proc_stat_field(const char *path, int field, char *buf, size_t cap)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -84,10 +82,10 @@ static int helpers_alone(void)
 {
     char buf[1024], path[64];
     snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)getpid());
-    const char *state = stat_field(path, 3, buf, sizeof buf);
+    const char *state = hsr_proc_stat_field(path, 3, buf, sizeof buf);
     if (!state || (*state != 'Z' && *state != 'X'))
         return 0; /* main is still running its pthread_exit (its thread_local destructors) */
-    const char *threads = stat_field("/proc/self/stat", 20, buf, sizeof buf);
+    const char *threads = hsr_proc_stat_field("/proc/self/stat", 20, buf, sizeof buf);
     long n = threads ? strtol(threads, NULL, 10) : -1;
     return n > 0 && n - 1 <= atomic_load(&helpers);
 }

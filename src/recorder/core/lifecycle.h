@@ -70,6 +70,10 @@ HSR_HIDDEN int hsr_main_thread_gone(void);
  * recorder's threads are left, ends the process (exit(0), as glibc would). */
 HSR_HIDDEN void hsr_helper_poll(void);
 HSR_HIDDEN void hsr_helpers_after_fork_child(void);
+/* Field `field` (3: state, 20: num_threads, 22: start time) of a /proc/.../stat file,
+ * past the command name (which may hold ')' and spaces): a pointer into buf, or NULL.
+ * No malloc: a signal handler may call it. */
+HSR_HIDDEN const char *hsr_proc_stat_field(const char *path, int field, char *buf, size_t cap);
 HSR_HIDDEN uint64_t hsr_now_ns(int clock);
 
 /* exec_env.c: the program's environment for an exec, plus our variables and the

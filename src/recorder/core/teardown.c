@@ -57,18 +57,8 @@ static unsigned long long start_time(int pid)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    for (int field = 2; p && field < 22; field++)
-        p = strchr(p + 1, ' ');
-    return p ? strtoull(p + 1, NULL, 10) : 0;
+    const char *field = hsr_proc_stat_field(path, 22, buf, sizeof buf);
+    return field ? strtoull(field, NULL, 10) : 0;
 }
 
 static void name_of(int pid, char *out, size_t cap)
