@@ -209,7 +209,8 @@ static void realloc_done(struct hsr_dying *d, void *p, uint64_t n)
 /* ---- the hooks ---- */
 
 /* malloc and free: counts only over glibc, the fast path inline (the call counted
- * first, no guard); out of line, its second try after a miss (the thread's counts
+ * first, no guard; with the heap in use watched, the block's usable size added or
+ * taken away too); out of line, its second try after a miss (the thread's counts
  * cached anew), the fast path over a peer (the guard held over its call) and the
  * general path. */
 
@@ -228,7 +229,11 @@ static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
         hsr_tls.new_size = n;
         void *p = hsr_real.malloc(n);
         hsr_guard = 0;
-        return HSR_LIKELY(p) ? p : count_failed();
+        if (HSR_UNLIKELY(!p))
+            return count_failed();
+        if (fast == HSR_FAST_HEAP)
+            hsr_heap_fast_born(p);
+        return p;
     }
     if (HSR_UNLIKELY(!hsr_real.free)) {
         if (resolving)
@@ -244,6 +249,19 @@ static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
     return p;
 }
 
+/* The heap fast path, out of line: BARE's keeps no register across the call. */
+static __attribute__((noinline)) void *malloc_heap(size_t n)
+{
+    if (HSR_UNLIKELY(!hsr_fast_count_alloc(HS_API_MALLOC, n)))
+        return malloc_general(n, HSR_FAST_HEAP);
+    hsr_tls.new_size = n;
+    void *p = hsr_real.malloc(n);
+    if (HSR_UNLIKELY(!p))
+        return count_failed();
+    hsr_heap_fast_born(p);
+    return p;
+}
+
 void *malloc(size_t n)
 {
     int fast = HSR_HOT(c);
@@ -256,6 +274,8 @@ void *malloc(size_t n)
         void *p = hsr_real.malloc(n); /* (BARE's test is first: it pays nothing for this) */
         return HSR_LIKELY(p) ? p : count_failed();
     }
+    if (fast == HSR_FAST_HEAP)
+        return malloc_heap(n);
     return malloc_general(n, fast);
 }
 
@@ -278,6 +298,8 @@ void *calloc(size_t a, size_t b)
 static __attribute__((noinline)) void free_general(void *p, int fast)
 {
     if (fast != HSR_FAST_NONE && hsr_fast_retry_call(HS_API_FREE)) {
+        if (fast == HSR_FAST_HEAP)
+            hsr_heap_fast_dead(p);
         hsr_guard = fast == HSR_FAST_GUARDED;
         hsr_real.free(p);
         hsr_guard = 0;
@@ -295,6 +317,16 @@ static __attribute__((noinline)) void free_general(void *p, int fast)
     hsr_guard = 0;
 }
 
+static __attribute__((noinline)) void free_heap(void *p)
+{
+    if (HSR_UNLIKELY(!hsr_fast_count_call(HS_API_FREE))) {
+        free_general(p, HSR_FAST_HEAP);
+        return;
+    }
+    hsr_heap_fast_dead(p);
+    hsr_real.free(p); /* a tail call */
+}
+
 void free(void *p)
 {
     if (!p || HSR_UNLIKELY(is_boot(p)))
@@ -304,7 +336,10 @@ void free(void *p)
         hsr_real.free(p); /* a tail call */
         return;
     }
-    free_general(p, fast);
+    if (fast == HSR_FAST_HEAP)
+        free_heap(p);
+    else
+        free_general(p, fast);
 }
 
 void *realloc(void *old, size_t n)
