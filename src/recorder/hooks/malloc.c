@@ -222,6 +222,12 @@ static __attribute__((noinline)) void *count_failed(void)
     return NULL;
 }
 
+static __attribute__((noinline)) void *count_failed_as(unsigned api)
+{
+    hsr_fast_undo_alloc(api, hsr_tls.new_size);
+    return NULL;
+}
+
 static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
 {
     if (fast != HSR_FAST_NONE && fast != HSR_FAST_FREES && hsr_fast_retry_alloc(HS_API_MALLOC, n)) {
@@ -279,8 +285,15 @@ void *malloc(size_t n)
     return malloc_general(n, fast);
 }
 
-void *calloc(size_t a, size_t b)
+static __attribute__((noinline)) void *calloc_general(size_t a, size_t b, int fast)
 {
+    size_t n;
+    if (fast == HSR_FAST_BARE && !__builtin_mul_overflow(a, b, &n) && hsr_fast_refill() &&
+        hsr_fast_count_alloc(HS_API_CALLOC, n)) {
+        hsr_tls.new_size = n;
+        void *p = hsr_real.calloc(a, b);
+        return HSR_LIKELY(p) ? p : count_failed_as(HS_API_CALLOC);
+    }
     if (HSR_UNLIKELY(!hsr_real.free)) {
         if (resolving)
             return boot_alloc(product(a, b) == UINT64_MAX ? SIZE_MAX : a * b);
@@ -293,6 +306,21 @@ void *calloc(size_t a, size_t b)
     hsr_note_alloc(HS_API_CALLOC, product(a, b), p);
     hsr_guard = 0;
     return p;
+}
+
+/* calloc and realloc: counts only over glibc, inline as malloc's (a size that
+ * overflows, a realloc of a bootstrap block: the general way) */
+void *calloc(size_t a, size_t b)
+{
+    int fast = HSR_HOT(c);
+    size_t n;
+    if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(!__builtin_mul_overflow(a, b, &n)) &&
+        HSR_LIKELY(hsr_fast_count_alloc(HS_API_CALLOC, n))) {
+        hsr_tls.new_size = n;
+        void *p = hsr_real.calloc(a, b);
+        return HSR_LIKELY(p) ? p : count_failed_as(HS_API_CALLOC);
+    }
+    return calloc_general(a, b, fast);
 }
 
 static __attribute__((noinline)) void free_general(void *p, int fast)
@@ -342,7 +370,7 @@ void free(void *p)
         free_general(p, fast);
 }
 
-void *realloc(void *old, size_t n)
+static __attribute__((noinline)) void *realloc_general(void *old, size_t n)
 {
     if (HSR_UNLIKELY(old && is_boot(old))) {
         void *p = malloc(n);
@@ -369,6 +397,22 @@ void *realloc(void *old, size_t n)
     }
     hsr_guard = 0;
     return p;
+}
+
+void *realloc(void *old, size_t n)
+{
+    int fast = HSR_HOT(c);
+    if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(!is_boot(old))) {
+        if (HSR_UNLIKELY(old && n == 0)) { /* a free, not an allocation */
+            if (hsr_fast_count_call(HS_API_REALLOC))
+                return hsr_real.realloc(old, 0);
+        } else if (HSR_LIKELY(hsr_fast_count_alloc(HS_API_REALLOC, n))) {
+            hsr_tls.new_size = n;
+            void *p = hsr_real.realloc(old, n);
+            return HSR_LIKELY(p) ? p : count_failed_as(HS_API_REALLOC);
+        }
+    }
+    return realloc_general(old, n);
 }
 
 void *reallocarray(void *old, size_t a, size_t b)
