@@ -37,11 +37,14 @@
 
 int hsr_heap_watch;
 size_t (*hsr_usable_size)(void *);
+int hsr_usable_from_header;
 static int usable_missing;
 
 /* malloc_usable_size of the next allocator; 0 when it has none. */
 int64_t hsr_heap_usable(void *p)
 {
+    if (hsr_usable_from_header)
+        return hsr_glibc_usable(p);
     size_t (*f)(void *) = __atomic_load_n(&hsr_usable_size, __ATOMIC_RELAXED);
     if (HSR_UNLIKELY(!f)) {
         if (usable_missing)

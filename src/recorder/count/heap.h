@@ -22,10 +22,16 @@ HSR_HIDDEN int hsr_heap_measure_requested(void);
 
 HSR_HIDDEN int64_t hsr_heap_usable(void *p);
 extern HSR_HIDDEN size_t (*hsr_usable_size)(void *); /* found by hsr_heap_usable's first call */
+/* The allocator underneath is glibc's and its chunk header reads as malloc_usable_size
+ * answers (hsr_heap_header_usable): the usable size without a call (hooks/hot.c sets it). */
+extern HSR_HIDDEN int hsr_usable_from_header;
+static inline int64_t hsr_glibc_usable(const void *p);
 
 /* hsr_heap_usable without the call when the allocator's function is known. */
 static inline int64_t hsr_heap_usable_now(void *p)
 {
+    if (HSR_LIKELY(hsr_usable_from_header))
+        return hsr_glibc_usable(p);
     size_t (*f)(void *) = __atomic_load_n(&hsr_usable_size, __ATOMIC_RELAXED);
     return HSR_LIKELY(f) ? (int64_t)f(p) : hsr_heap_usable(p);
 }

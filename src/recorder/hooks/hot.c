@@ -50,8 +50,9 @@ void hsr_hot_update(void)
     int glibc = recording && next_is_glibc();
     /* the heap in use alone (no tracking, no trace, no stacks): each block's usable size
      * read inline from glibc's chunk header, once checked right (count/heap.c) */
-    int heap = recording && hsr_heap_watch && !hsr_track_on && !hsr_trace_on && glibc &&
-               !hsr_stacks_on && !hsr_sample_mean && hsr_heap_header_usable();
+    int header = recording && hsr_heap_watch && glibc && hsr_heap_header_usable();
+    __atomic_store_n(&hsr_usable_from_header, header, __ATOMIC_RELAXED);
+    int heap = header && !hsr_track_on && !hsr_trace_on && !hsr_stacks_on && !hsr_sample_mean;
     /* exact stacks: a free needs none (no block is watched), so it may still go inline */
     int c = heap              ? HSR_FAST_HEAP
             : !count          ? HSR_FAST_NONE

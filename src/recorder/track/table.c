@@ -26,14 +26,14 @@ static uint64_t cslot_addr(const struct hsr_cslot *c)
     return hsr_window_of(key >> 16) << HSR_WINDOW_SHIFT | (key & 0xFFFF) << 4;
 }
 
-void hsr_cslot_unpack(const struct hsr_cslot *c, uint64_t born, uint64_t span,
+void hsr_cslot_unpack(const struct hsr_cslot *c, uint64_t addr, uint64_t born, uint64_t span,
                       struct hsr_slot *out)
 {
     uint64_t tid = c->w1 & (HSR_CS_TABLES - 1);
     uint64_t low = (c->w1 >> 12) & ((1u << HSR_STAMP_SEQ_BITS) - 1);
     const struct hsr_thread *owner = hsr_thread_at((uint32_t)tid);
     const struct hsr_track_thread *ots = owner ? hsr_track_thread_peek(owner) : NULL;
-    out->addr = cslot_addr(c);
+    out->addr = addr ? addr : cslot_addr(c);
     out->born = born;
     out->rec = (uintptr_t)hsr_track_rec_by_id[(c->w0 >> 36) & (HSR_CS_RECORDS - 1)] |
                (uintptr_t)((c->w0 >> 57) & 1);
@@ -51,9 +51,14 @@ static int64_t find(const struct hsr_table_shard *sh, const struct hsr_where *w)
     return hsr_bucket_find(sh->s, w->key, b1, b2, &free);
 }
 
+/* Slot i emptied, its bucket kept packed: the bucket's last entry moves into it. */
 static void delete_at(struct hsr_table_shard *sh, uint64_t i)
 {
-    sh->s[i].w0 = sh->s[i].w1 = 0;
+    uint64_t last = i | (HSR_BUCKET - 1);
+    while (!sh->s[last].w0)
+        last--;
+    sh->s[i] = sh->s[last];
+    sh->s[last].w0 = sh->s[last].w1 = 0;
     sh->used--;
 }
 
@@ -199,7 +204,7 @@ int hsr_table_take(const struct hsr_where *w, uint64_t born_by, int try_only, st
     }
     delete_at(sh, (uint64_t)at);
     hsr_spin_unlock(&sh->lock);
-    hsr_cslot_unpack(&c, born, span, out);
+    hsr_cslot_unpack(&c, w->addr, born, span, out);
     return 0;
 }
 
@@ -280,22 +285,25 @@ void hsr_slot_set_born(const struct hsr_thread *t, uint64_t addr, uint64_t born)
 static void sweep(struct hsr_table_shard *sh, uint64_t parity, uint64_t gen)
 {
     hsr_spin_lock(&sh->lock);
-    for (uint64_t i = 0; i < (uint64_t)sh->m * HSR_BUCKET; i++) {
+    for (uint64_t i = 0; i < (uint64_t)sh->m * HSR_BUCKET;) {
         struct hsr_cslot *c = &sh->s[i];
         uint64_t field = hsr_cslot_clock(c);
-        if (!c->w0 || !hsr_stamp_young_of(field, parity))
+        if (!c->w0 || !hsr_stamp_young_of(field, parity)) {
+            i++;
             continue;
+        }
         uint64_t span, born = hsr_stamp_born(field, gen, &span);
         uint64_t old = hsr_stamp_clock_old(born);
         if (old) {
             c->w0 = (c->w0 & ((1ull << 58) - 1)) | (old >> 32) << 58;
             c->w1 = (c->w1 & 0xFFFFFFFFu) | old << 32;
+            i++;
             continue;
         }
         struct hsr_cslot copy = *c;
-        delete_at(sh, i);
+        delete_at(sh, i); /* slot i holds its bucket's last entry now: looked at again */
         struct hsr_slot s, other;
-        hsr_cslot_unpack(&copy, born, span, &s);
+        hsr_cslot_unpack(&copy, 0, born, span, &s);
         if (hsr_wide_insert(hsr_addr_hash(s.addr), &s, &other) < 0) {
             /* no memory: the block leaves tracking (counted untracked from now) */
             hsr_track_left_out(((struct hsr_track_rec *)(s.rec & ~(uintptr_t)1))->size);

@@ -80,6 +80,7 @@ struct hsr_where {
     struct hsr_table_shard *sh;
     uint64_t key;
     uint32_t h1, h2;
+    uint64_t addr; /* the address (0: known by its key only) */
 };
 
 /* A key's hashes: the shard (top 6 bits of the first), and its two buckets' 32 bits. */
@@ -98,6 +99,7 @@ static inline void hsr_where_key(uint64_t key, struct hsr_where *w)
     hsr_key_hashes(key, &w->h1, &w->h2, &shard);
     w->key = key;
     w->sh = &hsr_table_shards[shard];
+    w->addr = 0;
 }
 
 /* A key's two buckets (distinct when the shard has more than one). */
@@ -133,6 +135,7 @@ static inline void hsr_where_of(uint64_t a, struct hsr_track_thread *ts, int add
         }
     }
     hsr_where_key((uint64_t)id << 16 | ((a >> 4) & 0xFFFF), w);
+    w->addr = a;
 }
 
 /* The slot of a block that can be compact: OK, ADVANCE or WIDE (stamps.h). */
@@ -157,32 +160,31 @@ static inline uint64_t hsr_cslot_clock(const struct hsr_cslot *c)
     return (c->w0 >> 58) << 32 | c->w1 >> 32;
 }
 
-/* table.c: the whole entry of a compact slot, its birth clock [born, born + span) read
- * (under the shard's lock, with the generation then current) */
-HSR_HIDDEN void hsr_cslot_unpack(const struct hsr_cslot *c, uint64_t born, uint64_t span,
-                                 struct hsr_slot *out);
+/* table.c: the whole entry of a compact slot at address addr (0: found from its key),
+ * its birth clock [born, born + span) read (under the shard's lock, with the generation
+ * then current) */
+HSR_HIDDEN void hsr_cslot_unpack(const struct hsr_cslot *c, uint64_t addr, uint64_t born,
+                                 uint64_t span, struct hsr_slot *out);
 
 /* The slot of key in buckets b1, b2: its index, or -1; *free: a free slot there, in
- * the emptier bucket (the buckets stay even, and walks rare), or -1. */
+ * the emptier bucket (the buckets stay even, and walks rare), or -1. A bucket's
+ * entries are packed at its front (a deletion moves its last one into the hole), so
+ * a scan stops at the first free slot. */
 static inline int64_t hsr_bucket_find(const struct hsr_cslot *s, uint64_t key, uint32_t b1,
                                       uint32_t b2, int64_t *free)
 {
-    int64_t first[2] = {-1, -1};
-    unsigned empty[2] = {0, 0};
-    for (unsigned k = 0; k < 2; k++) {
-        uint64_t at = (uint64_t)(k ? b2 : b1) * HSR_BUCKET;
-        for (unsigned j = 0; j < HSR_BUCKET; j++) {
-            uint64_t w0 = s[at + j].w0;
-            if (!w0) {
-                empty[k]++;
-                if (first[k] < 0)
-                    first[k] = (int64_t)(at + j);
-            } else if ((w0 & HSR_CS_KEY_MASK) == key) {
-                return (int64_t)(at + j);
-            }
-        }
-    }
-    *free = empty[1] > empty[0] ? first[1] : first[0];
+    const struct hsr_cslot *p = &s[(uint64_t)b1 * HSR_BUCKET], *q = &s[(uint64_t)b2 * HSR_BUCKET];
+    unsigned n1 = 0, n2 = 0;
+    for (; n1 < HSR_BUCKET && p[n1].w0; n1++)
+        if ((p[n1].w0 & HSR_CS_KEY_MASK) == key)
+            return (int64_t)((uint64_t)b1 * HSR_BUCKET + n1);
+    for (; n2 < HSR_BUCKET && q[n2].w0; n2++)
+        if ((q[n2].w0 & HSR_CS_KEY_MASK) == key)
+            return (int64_t)((uint64_t)b2 * HSR_BUCKET + n2);
+    if (n1 == HSR_BUCKET && n2 == HSR_BUCKET)
+        *free = -1;
+    else
+        *free = (int64_t)(n2 < n1 ? (uint64_t)b2 * HSR_BUCKET + n2 : (uint64_t)b1 * HSR_BUCKET + n1);
     return -1;
 }
 
@@ -230,7 +232,7 @@ static inline int hsr_table_put(const struct hsr_where *w, const struct hsr_slot
     }
     hsr_spin_unlock(&sh->lock);
     if (found)
-        hsr_cslot_unpack(&old, born, span, replaced);
+        hsr_cslot_unpack(&old, in->addr, born, span, replaced);
     return found;
 }
 
