@@ -109,8 +109,7 @@ __attribute__((noinline, cold)) static int grow(struct hsr_table_shard *sh,
             return -1;
         if (bytes >= (2u << 20))
             madvise(s, bytes, MADV_HUGEPAGE); /* a random slot: no TLB miss too */
-        struct hsr_table_shard bigger = {.m = (uint32_t)m, .M = UINT64_MAX / m + 1,
-                                         .walk = sh->walk | 1, .s = s};
+        struct hsr_table_shard bigger = {.m = (uint32_t)m, .walk = sh->walk | 1, .s = s};
         int lost = 0;
         for (uint64_t i = 0; !lost && i < (uint64_t)sh->m * HSR_BUCKET; i++) {
             if (!sh->s[i].w0)
@@ -120,7 +119,7 @@ __attribute__((noinline, cold)) static int grow(struct hsr_table_shard *sh,
             uint32_t h1, h2;
             unsigned shard;
             hsr_key_hashes(sh->s[i].w0 & HSR_CS_KEY_MASK, &h1, &h2, &shard);
-            struct hsr_cslot *b = &s[(uint64_t)hsr_fastmod(h1, bigger.M, (uint32_t)m) * HSR_BUCKET];
+            struct hsr_cslot *b = &s[(uint64_t)hsr_range(h1, (uint32_t)m) * HSR_BUCKET];
             unsigned j = 0;
             while (j < HSR_BUCKET && b[j].w0)
                 j++;
@@ -146,7 +145,6 @@ __attribute__((noinline, cold)) static int grow(struct hsr_table_shard *sh,
         }
         atomic_fetch_add(&hsr_track_table_bytes, (int64_t)bytes);
         sh->s = s;
-        sh->M = bigger.M;
         sh->walk = bigger.walk;
         sh->limit = (uint32_t)(m * HSR_BUCKET * 9 / 10);
         __atomic_store_n(&sh->m, (uint32_t)m, __ATOMIC_RELEASE);

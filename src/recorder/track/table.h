@@ -58,7 +58,6 @@ struct hsr_table_shard {
     uint32_t m;     /* buckets (0 before the first block) */
     uint32_t limit; /* used >= limit: grow first */
     uint32_t used;
-    uint64_t M;    /* m's reciprocal for hsr_fastmod */
     uint64_t walk; /* the cuckoo walk's random state */
     struct hsr_cslot *s;
 } __attribute__((aligned(64)));
@@ -67,10 +66,11 @@ extern HSR_HIDDEN struct hsr_table_shard hsr_table_shards[HSR_SHARDS];
 extern HSR_HIDDEN struct hsr_split hsr_track_blocks;  /* blocks in both tables */
 extern HSR_HIDDEN struct hsr_track_rec **hsr_track_rec_by_id; /* records.c */
 
-/* a % n for a 32-bit a, by two multiplications (Lemire's): M = UINT64_MAX / n + 1 */
-static inline uint32_t hsr_fastmod(uint32_t a, uint64_t M, uint32_t n)
+/* A 32-bit hash mapped onto 0..n-1 by one multiplication (Lemire's "fast range"):
+ * as even as a modulo for a hash whose bits are all mixed, without the division. */
+static inline uint32_t hsr_range(uint32_t hash, uint32_t n)
 {
-    return (uint32_t)(((unsigned __int128)(M * a) * n) >> 64);
+    return (uint32_t)(((uint64_t)hash * n) >> 32);
 }
 
 /* Where an address's block is, or goes: its key (HSR_CS_NO_KEY: not in the compact
@@ -106,8 +106,8 @@ static inline void hsr_where_key(uint64_t key, struct hsr_where *w)
 static inline void hsr_buckets(const struct hsr_table_shard *sh, uint32_t h1, uint32_t h2,
                                uint32_t *b1, uint32_t *b2)
 {
-    *b1 = hsr_fastmod(h1, sh->M, sh->m);
-    *b2 = hsr_fastmod(h2, sh->M, sh->m);
+    *b1 = hsr_range(h1, sh->m);
+    *b2 = hsr_range(h2, sh->m);
     if (*b2 == *b1 && ++*b2 == sh->m)
         *b2 = 0;
 }
