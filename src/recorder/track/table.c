@@ -9,6 +9,7 @@
 
 #include "core/pool.h"
 #include "count/thread.h"
+#include "core/tls.h"
 #include "track/table.h"
 #include "track/tracking.h"
 
@@ -31,13 +32,19 @@ void hsr_cslot_unpack(const struct hsr_cslot *c, uint64_t addr, uint64_t born, u
 {
     uint64_t tid = c->w1 & (HSR_CS_TABLES - 1);
     uint64_t low = (c->w1 >> 12) & ((1u << HSR_STAMP_SEQ_BITS) - 1);
-    const struct hsr_thread *owner = hsr_thread_at((uint32_t)tid);
+    /* the block's allocating table: the calling thread's, most often */
+    const struct hsr_thread *owner = hsr_self;
+    if (!owner || owner->index != tid)
+        owner = hsr_thread_at((uint32_t)tid);
     const struct hsr_track_thread *ots = owner ? hsr_track_thread_peek(owner) : NULL;
     out->addr = addr ? addr : cslot_addr(c);
     out->born = born;
     out->rec = (uintptr_t)hsr_track_rec_by_id[(c->w0 >> 36) & (HSR_CS_RECORDS - 1)] |
                (uintptr_t)((c->w0 >> 57) & 1);
-    out->seq = tid << HSR_SEQ_BITS | (ots ? hsr_stamp_seq(ots, low, born, span) : low);
+    /* in its first epoch (no epoch logged), the low bits are the number */
+    if (ots && atomic_load_explicit(&ots->epochs, memory_order_acquire))
+        low = hsr_stamp_seq(ots, low, born, span);
+    out->seq = tid << HSR_SEQ_BITS | low;
 }
 
 /* The slot of key in the shard, or -1. */
@@ -47,7 +54,7 @@ static int64_t find(const struct hsr_table_shard *sh, const struct hsr_where *w)
         return -1;
     uint32_t b1, b2;
     int64_t free;
-    hsr_buckets(sh, w->h1, w->h2, &b1, &b2);
+    hsr_buckets(sh, w->key, w->h1, w->h2, &b1, &b2);
     return hsr_bucket_find(sh->s, w->key, b1, b2, &free);
 }
 
@@ -71,7 +78,7 @@ static int cuckoo_put(struct hsr_table_shard *sh, struct hsr_cslot *c)
         uint32_t h1, h2, b1, b2;
         unsigned shard;
         hsr_key_hashes(c->w0 & HSR_CS_KEY_MASK, &h1, &h2, &shard);
-        hsr_buckets(sh, h1, h2, &b1, &b2);
+        hsr_buckets(sh, c->w0 & HSR_CS_KEY_MASK, h1, h2, &b1, &b2);
         for (unsigned k = 0; k < 2; k++) {
             uint64_t at = (uint64_t)(k ? b2 : b1) * HSR_BUCKET;
             for (unsigned j = 0; j < HSR_BUCKET; j++)
@@ -116,10 +123,12 @@ __attribute__((noinline, cold)) static int grow(struct hsr_table_shard *sh,
                 continue;
             /* the first bucket nearly always has room (the table is 2/3 full): a walk
              * only when it has none */
-            uint32_t h1, h2;
+            uint32_t h1, h2, b1, b2;
             unsigned shard;
-            hsr_key_hashes(sh->s[i].w0 & HSR_CS_KEY_MASK, &h1, &h2, &shard);
-            struct hsr_cslot *b = &s[(uint64_t)hsr_range(h1, (uint32_t)m) * HSR_BUCKET];
+            uint64_t key = sh->s[i].w0 & HSR_CS_KEY_MASK;
+            hsr_key_hashes(key, &h1, &h2, &shard);
+            hsr_buckets(&bigger, key, h1, h2, &b1, &b2);
+            struct hsr_cslot *b = &s[(uint64_t)b1 * HSR_BUCKET];
             unsigned j = 0;
             while (j < HSR_BUCKET && b[j].w0)
                 j++;
