@@ -1,6 +1,6 @@
-"""What the A/B benchmark scripts share (bench_recorder_ab.py, bench_alloc_ab.py): the
-command line `ROUNDS CMD [ARGS...] -- NAME=LIB[:VAR=VALUE,...] ...` read into
-configurations, and a percentile-bootstrap interval."""
+"""What the A/B benchmark scripts share (bench_recorder_ab.py, bench_alloc_ab.py,
+bench_record_startup.py): the command line `ROUNDS CMD [ARGS...] -- NAME=LIB[:VAR=VALUE,...]
+...` read into configurations, a percentile-bootstrap interval, and one run's CPU time."""
 import os
 import random
 import sys
@@ -42,3 +42,22 @@ def environ_without_preload():
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     return env
+
+
+def cpu_seconds(command, env, quiet=False, who="benchmark"):
+    """CPU time (user + sys, from wait4: children it waited for included) of one run of
+    command, its output discarded (stderr too when quiet); a failed run ends the script."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            if quiet:
+                os.dup2(null, 2)
+            os.execve(command[0], command, env)
+        finally:
+            os._exit(127)
+    _, status, usage = os.wait4(pid, 0)
+    if status != 0:
+        sys.exit(f"{who}: {' '.join(map(str, command))} failed (wait status {status})")
+    return usage.ru_utime + usage.ru_stime

@@ -16,23 +16,13 @@ import statistics
 import sys
 import tempfile
 
+from ab_configs import cpu_seconds  # scripts/: beside this script
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def cpu(command, env):
-    pid = os.fork()
-    if pid == 0:
-        try:
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, 1)
-            os.dup2(null, 2)
-            os.execve(command[0], command, env)
-        finally:
-            os._exit(127)
-    _, status, usage = os.wait4(pid, 0)
-    if status != 0:
-        sys.exit(f"bench_record_startup: {' '.join(command)} failed (wait status {status})")
-    return usage.ru_utime + usage.ru_stime
+    return cpu_seconds(command, env, quiet=True, who="bench_record_startup")
 
 
 def main(argv):

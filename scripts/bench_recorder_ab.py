@@ -18,22 +18,11 @@ import statistics
 import sys
 import tempfile
 
-from ab_configs import interval, parse
+from ab_configs import cpu_seconds as ab_cpu_seconds, interval, parse
 
 
 def cpu_seconds(command, env):
-    pid = os.fork()
-    if pid == 0:
-        try:
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, 1)
-            os.execve(command[0], command, env)
-        finally:
-            os._exit(127)
-    _, status, usage = os.wait4(pid, 0)
-    if status != 0:
-        sys.exit(f"bench_recorder_ab: {command[0]} failed (wait status {status})")
-    return usage.ru_utime + usage.ru_stime
+    return ab_cpu_seconds(command, env, who="bench_recorder_ab")
 
 
 def main(argv):
