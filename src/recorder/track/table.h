@@ -14,10 +14,10 @@
  * in it; the record is the block's record by id (records.c); the birth stamp (clock and
  * allocation number) is stamps.h's.
  *
- * 64 shards chosen by a hash of the key, each a bucketized cuckoo table under its own
- * spinlock: buckets of 4 slots (64 bytes, one cache line), any number of them; a key
- * lives in one of two buckets its hash picks, so a lookup reads at most two lines and
- * a deletion only clears its slot. An insertion into two full buckets moves a block
+ * 64 shards chosen by a hash of the key's window, each a bucketized cuckoo table under
+ * its own spinlock: buckets of 4 slots (64 bytes, one cache line), any number of them;
+ * a key lives in one of two buckets (hsr_buckets), so a lookup reads at most two lines
+ * and a deletion only moves one slot. An insertion into two full buckets moves a block
  * of one to its other bucket, and so on (a random walk of at most HSR_CUCKOO_WALK
  * steps). A shard grows by a third when 9/10 full: from 16 / 0.9 to 16 / (0.9 * 3/4),
  * 17.8 to 23.7 bytes per live block. Its memory is in huge pages where the kernel
@@ -108,7 +108,10 @@ static inline void hsr_where_key(uint64_t key, struct hsr_where *w)
  * the address: four granules a bucket from the window's first, so that a program
  * allocating or freeing in address order walks the table in order (a random bucket
  * per block missed the cache at every one, with 10^6 blocks and more); the second is
- * random, for the blocks the first cannot hold. */
+ * a random one of the 64 buckets (a 4 KiB page) around it, for the blocks the first
+ * cannot hold: a walk and a second look miss the cache, not the TLB too (anywhere in
+ * the shard, the AMR-like patch-alloc with 4 M live blocks took 2.23x its plain run
+ * instead of 1.95x). */
 static inline void hsr_buckets(const struct hsr_table_shard *sh, uint64_t key, uint32_t h1,
                                uint32_t h2, uint32_t *b1, uint32_t *b2)
 {
@@ -120,7 +123,11 @@ static inline void hsr_buckets(const struct hsr_table_shard *sh, uint64_t key, u
     } else { /* a shard smaller than a window's buckets is in cache anyway: hashed */
         *b1 = hsr_range(h1 ^ (local * 0x9E3779B9u), m);
     }
-    *b2 = hsr_range(h2, m);
+    /* the second in the first's page (64 buckets): a walk and a lookup miss no TLB */
+    uint32_t base = *b1 & ~63u;
+    *b2 = base + (h2 & 63u);
+    if (HSR_UNLIKELY(base + 64 > m))
+        *b2 = hsr_range(h2, m);
     if (*b2 == *b1 && ++*b2 == m)
         *b2 = 0;
 }
