@@ -80,8 +80,8 @@ static inline void hsr_heap_count(struct hsr_thread *t, int64_t bytes, int compo
     int64_t total = hsr_heap_live_add(&hsr_heap_live_total, t, bytes);
     if (component) {
         int64_t part = hsr_heap_live_add(&hsr_heap_live_component, t, bytes);
-        if (bytes > 0 &&
-            HSR_UNLIKELY(part > atomic_load_explicit(&hsr_heap_max_component, memory_order_relaxed)))
+        if (bytes > 0 && HSR_UNLIKELY(part > atomic_load_explicit(&hsr_heap_max_component,
+                                                                  memory_order_relaxed)))
             hsr_heap_raise(&hsr_heap_max_component, part);
     }
     if (bytes <= 0)
@@ -113,10 +113,7 @@ static inline int64_t hsr_glibc_usable(const void *p)
 }
 
 /* The calling thread's record is attached: the fast path found its counts cached. */
-static inline void hsr_heap_fast_born(void *p)
-{
-    hsr_heap_count(hsr_self, hsr_glibc_usable(p), 0);
-}
+static inline void hsr_heap_fast_born(void *p) { hsr_heap_count(hsr_self, hsr_glibc_usable(p), 0); }
 
 static inline void hsr_heap_fast_dead(void *p)
 {

@@ -26,8 +26,8 @@ struct hsr_trace_thread;
 struct hsr_thread {
     struct hsr_thread *next; /* list of all records, append-only */
     _Atomic int in_use;
-    uint32_t index;                       /* hsr_thread_at; kept on adoption */
-    struct hsr_size_table *_Atomic large; /* counters.c: sizes >= HSR_SMALL_SIZES */
+    uint32_t index;                         /* hsr_thread_at; kept on adoption */
+    struct hsr_size_table *_Atomic large;   /* counters.c: sizes >= HSR_SMALL_SIZES */
     struct hsr_stack_table *_Atomic stacks; /* the subsystems' own state, see above */
     struct hsr_track_thread *_Atomic track;
     struct hsr_trace_thread *_Atomic trace;

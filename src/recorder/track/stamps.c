@@ -39,8 +39,8 @@ int hsr_stamps_init(void)
 
 static uint64_t epoch_clock(const struct hsr_track_thread *ts, uint64_t e)
 {
-    uint64_t *chunk = atomic_load_explicit(&ts->epoch_chunk[e / HSR_EPOCH_CHUNK],
-                                           memory_order_acquire);
+    uint64_t *chunk =
+        atomic_load_explicit(&ts->epoch_chunk[e / HSR_EPOCH_CHUNK], memory_order_acquire);
     return chunk[e % HSR_EPOCH_CHUNK];
 }
 

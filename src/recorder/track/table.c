@@ -8,8 +8,8 @@
 #include <sys/mman.h>
 
 #include "core/pool.h"
-#include "count/thread.h"
 #include "core/tls.h"
+#include "count/thread.h"
 #include "track/table.h"
 #include "track/tracking.h"
 
@@ -92,8 +92,8 @@ static int cuckoo_put(struct hsr_table_shard *sh, struct hsr_cslot *c)
         sh->walk ^= sh->walk << 13;
         sh->walk ^= sh->walk >> 7;
         sh->walk ^= sh->walk << 17;
-        uint64_t victim = (uint64_t)(sh->walk & 1 ? b2 : b1) * HSR_BUCKET +
-                          (sh->walk >> 32) % HSR_BUCKET;
+        uint64_t victim =
+            (uint64_t)(sh->walk & 1 ? b2 : b1) * HSR_BUCKET + (sh->walk >> 32) % HSR_BUCKET;
         struct hsr_cslot out = sh->s[victim];
         sh->s[victim] = *c;
         *c = out;

@@ -63,7 +63,7 @@ struct hsr_table_shard {
 } __attribute__((aligned(64)));
 
 extern HSR_HIDDEN struct hsr_table_shard hsr_table_shards[HSR_SHARDS];
-extern HSR_HIDDEN struct hsr_split hsr_track_blocks;  /* blocks in both tables */
+extern HSR_HIDDEN struct hsr_split hsr_track_blocks;          /* blocks in both tables */
 extern HSR_HIDDEN struct hsr_track_rec **hsr_track_rec_by_id; /* records.c */
 
 /* A 32-bit hash mapped onto 0..n-1 by one multiplication (Lemire's "fast range"):
@@ -204,7 +204,8 @@ static inline int64_t hsr_bucket_find(const struct hsr_cslot *s, uint64_t key, u
     if (n1 == HSR_BUCKET && n2 == HSR_BUCKET)
         *free = -1;
     else
-        *free = (int64_t)(n2 < n1 ? (uint64_t)b2 * HSR_BUCKET + n2 : (uint64_t)b1 * HSR_BUCKET + n1);
+        *free =
+            (int64_t)(n2 < n1 ? (uint64_t)b2 * HSR_BUCKET + n2 : (uint64_t)b1 * HSR_BUCKET + n1);
     return -1;
 }
 

@@ -2,9 +2,9 @@
  * windows.c — making the address windows' table (windows.h) and adding to it.
  */
 #define _GNU_SOURCE
+#include "track/windows.h"
 #include "core/pool.h"
 #include "track/tracking.h"
-#include "track/windows.h"
 
 _Atomic uint64_t *hsr_windows;
 
@@ -16,7 +16,7 @@ int hsr_windows_init(void)
 
 int64_t hsr_window_add(uint64_t window)
 {
-    uint64_t key = window + 1, h = window; /* nearby windows, nearby ids: few pages */
+    uint64_t key = window + 1, h = window;           /* nearby windows, nearby ids: few pages */
     for (uint64_t i = 0; i < HSR_WINDOWS / 2; i++) { /* half full: the rest stays wide */
         uint64_t at = (h + i) & (HSR_WINDOWS - 1), free_ = 0;
         if (atomic_compare_exchange_strong(&hsr_windows[at], &free_, key)) {

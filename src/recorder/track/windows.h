@@ -45,7 +45,7 @@ static inline uint64_t hsr_window_of(uint64_t id)
 }
 
 /* windows.c */
-HSR_HIDDEN int hsr_windows_init(void);            /* -1: no memory */
+HSR_HIDDEN int hsr_windows_init(void);              /* -1: no memory */
 HSR_HIDDEN int64_t hsr_window_add(uint64_t window); /* its id, new if need be; -1: full */
 
 #endif
