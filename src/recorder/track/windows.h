@@ -15,14 +15,6 @@
 
 extern HSR_HIDDEN _Atomic uint64_t *hsr_windows; /* by id: the window's number + 1; 0 free */
 
-/* A window's hash: its shard (top 6 bits) and where its granules start in the shard
- * (the low 31 bits); the same for the wide table's address hash (wide.h). */
-static inline uint64_t hsr_window_mix(uint64_t window)
-{
-    uint64_t w = window * 0x9E3779B97F4A7C15ull;
-    return w ^ (w >> 29);
-}
-
 /* The id of a window, or -1 if it was never seen. */
 static inline int64_t hsr_window_find(uint64_t window)
 {
