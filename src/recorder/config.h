@@ -32,6 +32,10 @@
 #define HSR_SHARDS 64u                          /* side table shards (address hash's top 6 bits) */
 #define HSR_SIZE_SLOTS (1u << 20)               /* per (region, size) records, all threads */
 #define HSR_TRACK_ROWS_PER_CHUNK 8192u
+#define HSR_EPOCH_CHUNK 4096u  /* a table's epoch clocks per chunk (track/stamps.h) */
+#define HSR_EPOCH_CHUNKS 4096u /* chunks: 2^24 epochs of 2^20 allocations a table */
+#define HSR_WINDOWS (1u << 20) /* 1 MiB address windows the compact side table knows */
+#define HSR_TABLE_FIRST 1024u  /* a compact side-table shard's first slots */
 
 /* ---- event trace (trace/) ---- */
 #define HSR_TRACE_BUFFER_BYTES (256u << 10)

@@ -12,19 +12,15 @@ import re
 import signal
 import sys
 import time
-from pathlib import Path
 
 from heapscope import mpi_layer
 from heapscope.allocators import ALL as ALLOCATORS, require_allocator
 from heapscope.analysis.selection import SizeSet
-from heapscope.commands.options import add_selection_options, duration_ns
+from heapscope.commands.options import HelpFormatter, add_selection_options, duration_ns
 from heapscope.errors import HeapscopeError
 from heapscope.launch import check_program, program_words, run_forwarding
-from heapscope.native import library
-from heapscope.profile.ending import FINAL_REASONS
-from heapscope.profile.framing import write_failure
-from heapscope.profile.job_file import is_job_file
-from heapscope.profile.reader import last_snapshot
+from heapscope.native import library_path
+from heapscope.profile.names import is_job_file
 
 ENVIRONMENT = """\
 environment (what record sets; set them yourself to record without this command,
@@ -187,7 +183,7 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-class _RawEpilog(argparse.HelpFormatter):
+class _RawEpilog(HelpFormatter):
     """Keeps the epilog's line breaks (argparse would refill it)."""
 
     def _fill_text(self, text, width, indent):
@@ -282,29 +278,39 @@ def _check_options(args):
     return command
 
 
+_RECORDED = re.compile(r"^heapscope\..*\.hs[pj]$")   # profiles and job files
+
+
+def _recorded_files(directory):
+    """The profiles and job files in `directory` (paths), as the recorder names them."""
+    try:
+        return {os.path.join(directory, n) for n in os.listdir(directory) if _RECORDED.match(n)}
+    except OSError:
+        return set()
+
+
 def _output_dir(args, program):
     if args.output:
-        out = Path(args.output)
-        held = sorted([*out.glob("heapscope.*.hsp"), *out.glob("heapscope.*.hsj")]) \
-            if out.is_dir() else []
+        out = os.path.normpath(args.output)
+        held = _recorded_files(out) if os.path.isdir(out) else set()
         if held and not args.append and not _inside_a_job():
             raise HeapscopeError(f"output directory {out} already holds {len(held)} profile"
                                  f"{'s' if len(held) != 1 else ''} of another run: use --append "
                                  f"to add this run to them, or a new directory")
     else:
-        base = "heapscope-" + (re.sub(r"[^\w.+-]", "_", Path(program).name) or "program")
-        out = Path(base)
+        base = "heapscope-" + (re.sub(r"[^\w.+-]", "_", os.path.basename(program)) or "program")
+        out = base
         n = 1
-        while out.exists():
-            out = Path(f"{base}.{n}")
+        while os.path.lexists(out):
+            out = f"{base}.{n}"
             n += 1
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        os.makedirs(out, exist_ok=True)
     except OSError as exc:
         raise HeapscopeError(f"cannot create output directory {out}: {exc.strerror}") from None
     if not os.access(out, os.W_OK | os.X_OK):
         raise HeapscopeError(f"output directory {out} is not writable")
-    return out.resolve()
+    return os.path.realpath(out)
 
 
 # set by launchers in each rank: `srun heapscope record -o DIR` or `mpirun heapscope
@@ -320,7 +326,7 @@ def _inside_a_job() -> bool:
 def _environment(args):
     """The program's environment, but for HEAPSCOPE_OUTPUT_DIR (set once DIR exists)."""
     env = dict(os.environ)
-    preload = [str(library("heapscope"))]
+    preload = [library_path("heapscope")]
     if args.mpi_layer:
         preload.append(str(args.mpi_layer))
     allocator = require_allocator(args.allocator)
@@ -369,7 +375,7 @@ def _environment(args):
 
 def run(args):
     if args.print_library:
-        print(library("heapscope"))
+        print(library_path("heapscope"))
         return 0
     command = _check_options(args)
     # without --mpi: automatic only where the layer was built (its MPI found at build time)
@@ -380,30 +386,34 @@ def run(args):
     env = _environment(args)  # (a missing allocator fails before DIR is created)
     out = _output_dir(args, command[0])
     env["HEAPSCOPE_OUTPUT_DIR"] = str(out)
-    before = set(out.glob("heapscope.*.hs[pj]"))
+    before = _recorded_files(out)
     rc = run_forwarding(command, env, FORWARDED)
-    written = sorted(set(out.glob("heapscope.*.hs[pj]")) - before)
+    # the readers after the run only (the file format's tables: ~10 ms of start-up)
+    from heapscope.profile.header import write_failure
+    written = sorted(_recorded_files(out) - before)
     jobs = [p for p in written if is_job_file(p)]
     written = [p for p in written if not is_job_file(p)]
     for job in jobs:
         print(f"heapscope: job file {job} (every rank's summary, reduced at MPI_Finalize)",
               file=sys.stderr)
     if written:
-        names = ", ".join(p.name for p in written[:4]) + (" ..." if len(written) > 4 else "")
+        names = ", ".join(os.path.basename(p) for p in written[:4]) + \
+            (" ..." if len(written) > 4 else "")
         print(f"heapscope: {len(written)} profile{'s' if len(written) > 1 else ''} in {out}: "
               f"{names}", file=sys.stderr)
     else:
         print(f"heapscope: no profile written in {out} (a statically linked or setuid program "
               f"cannot be recorded)", file=sys.stderr)
-    if written and args.size and not args.no_symbolize:
+    if written and _stacks_asked(env) and not args.no_symbolize:
         _symbolize(written)
-    incomplete = [(p.name, why) for p in written for why in [write_failure(p)] if why]
+    incomplete = [(os.path.basename(p), why) for p in written for why in [write_failure(p)] if why]
     if incomplete:
         print(f"heapscope: {len(incomplete)} incomplete profile{'s' if len(incomplete) > 1 else ''} "
               f"(the recorder could not write {'them' if len(incomplete) > 1 else 'it'} whole): "
               + "; ".join(f"{name}: {why}" for name, why in incomplete), file=sys.stderr)
     failed = {name for name, _ in incomplete}
-    unfinished = [(p.name, why) for p in _settled([p for p in written if p.name not in failed])
+    unfinished = [(os.path.basename(p), why)
+                  for p in _settled([p for p in written if os.path.basename(p) not in failed])
                   for why in [_no_final_snapshot(p)] if why]
     if unfinished:
         n = len(unfinished)
@@ -424,7 +434,7 @@ def _owner_running(path) -> bool:
     """The process the profile is named after (its pid ends the name) still runs: an
     orphan of the run (Open MPI's ranks end after mpirun when it dies of a second
     SIGINT), a daemon it left."""
-    m = PROFILE_PID.search(path.name)
+    m = PROFILE_PID.search(os.path.basename(path))
     if not m:
         return False
     try:
@@ -448,6 +458,8 @@ def _settled(files):
 
 def _no_final_snapshot(path) -> str:
     """Why the profile holds no snapshot written as its process ended, or ""."""
+    from heapscope.profile.ending import FINAL_REASONS   # after the run only (start-up time)
+    from heapscope.profile.reader import last_snapshot
     try:
         last = last_snapshot(path)
     except HeapscopeError as exc:
@@ -455,11 +467,17 @@ def _no_final_snapshot(path) -> str:
     if last is not None and last[0] in FINAL_REASONS:
         return ""
     if _owner_running(path):
-        return f"its process (pid {PROFILE_PID.search(path.name).group(1)}) still runs"
+        return f"its process (pid {PROFILE_PID.search(os.path.basename(path)).group(1)}) still runs"
     if last is None:
         return "no snapshot at all"
     reason, seconds = last
     return f"its last snapshot: {reason}, at {seconds:.3f} s"
+
+
+def _stacks_asked(env) -> bool:
+    """Whether the recorder was asked for stacks (of some sizes, or sampled): only then
+    are there frames to symbolize, and the profiles worth reading at the end."""
+    return bool(env.get("HEAPSCOPE_STACK_SIZES") or env.get("HEAPSCOPE_SAMPLE_BYTES"))
 
 
 def _symbolize(files):

@@ -14,9 +14,9 @@ from heapscope.analysis.job_loading import is_job
 from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (TOP_DEFAULT, add_html_option, add_output_options,
-                                        add_selection_options, add_top_option, emit, non_negative,
-                                        to_json)
+                                        add_selection_options, add_top_option, emit, non_negative)
 from heapscope.analysis.loading import left_out_lines
+from heapscope.render.json_text import to_json
 from heapscope.errors import HeapscopeError
 from heapscope.commands import progress
 from heapscope.commands.reading import warnings, without_launchers

@@ -36,8 +36,7 @@ from heapscope.profile import format as fmt
 from heapscope.profile.framing import parse, read_file
 from heapscope.profile.job_peak_stacks import JobPeakStacks, decode as decode_peak_stacks
 from heapscope.profile.layout import Malformed
-
-JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsj$")
+from heapscope.profile.names import JOB_FILE, is_job_file  # noqa: F401 (names kept here too)
 
 # JOB_RANKS present bits (profile_format.table); HEAP_EXACT: the heap peaks are the
 # recorder's exact ones, not the largest samples (older recorders did not say)
@@ -60,10 +59,6 @@ def rank_dtype():
     return dtype
 _SIZE_ROW = struct.Struct("<IIQQ")       # JOB_SIZE_COUNTS (SIZE_COUNTS' layout)
 _API_ROW = struct.Struct("<IIQ")         # JOB_API_COUNTS (API_COUNTS' layout)
-
-
-def is_job_file(path) -> bool:
-    return bool(JOB_FILE.match(os.path.basename(str(path))))
 
 
 @dataclass

@@ -377,10 +377,13 @@ void hsr_profile_lost(int err, const char *what)
     uint64_t at = eof;
     mark_header(err, at);
     char msg[4400];
+    /* strerrordesc_np, not strerror: no message catalog to load (with malloc), which the
+     * timeline's thread must not call (core/single_thread.c) */
+    const char *why = strerrordesc_np(err);
     snprintf(msg, sizeof msg,
              "cannot write %s to the profile %s at byte %llu: %s (the program goes on; "
              "this profile is incomplete)",
-             what, path, (unsigned long long)at, strerror(err));
+             what, path, (unsigned long long)at, why ? why : "unknown error");
     hsr_warn(msg);
 }
 

@@ -45,6 +45,7 @@
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/pool.h"
+#include "core/single_thread.h"
 #include "count/heap.h"
 #include "count/regions.h"
 #include "output/profile_writer.h"
@@ -490,11 +491,14 @@ static void start_sampler(void)
     pthread_sigmask(SIG_BLOCK, &all, &old); /* the thread starts with every signal blocked */
     int saved_guard = hsr_guard;
     hsr_guard = 1; /* the thread's TLS block (glibc: calloc) is not the program's */
+    int alone = hsr_single_threaded();
     pthread_t t;
     if (pthread_create(&t, &attr, sampler, NULL) != 0)
         hsr_warn("cannot start the timeline sampler thread: boundary samples only");
     else
         pthread_setname_np(t, "heapscope-tl");
+    if (alone)
+        hsr_single_threaded_again();
     hsr_guard = saved_guard;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
