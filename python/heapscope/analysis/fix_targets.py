@@ -11,7 +11,8 @@ the first real branch (no callee carries that share). A stray path (one input-re
 call that bypasses the driver) leaves the walk on its way: it cannot turn a driver on
 99% of the allocations into a fix target. The walk is made per thread root (the main
 thread's from the program's start, each worker's from its start routine, against its own
-root's total: thread_roots), so worker threads do not end the main thread's trunk.
+root's total: analysis.stack_roots, which also completes stacks cut short by the depth
+limit), so worker threads do not end the main thread's trunk.
 
 The last user function of the trunk (where the paths branch) is ranked only when the
 paths below it share nothing in user code deeper than the functions it calls directly:
@@ -28,7 +29,7 @@ allocations; the callee is where the code allocates).
 """
 from typing import Dict, List, Sequence, Set, Tuple
 
-from heapscope.analysis import classify as kinds
+from heapscope.analysis import classify as kinds, stack_roots
 
 TRUNK_SHARE = 0.95
 FOCUS_SHARE = 0.95
@@ -36,7 +37,18 @@ MEASURES = ("allocations", "bytes")
 
 
 def measure(item, by: str) -> int:
+    """What reaches the allocation through a vertex, an edge or a stack: allocations or bytes."""
     return item.bytes if by == "bytes" else item.count
+
+
+def repetition(item, by: str) -> int:
+    """What a fix there removes: the allocations (bytes) beyond the first of each path."""
+    return item.repeated_bytes if by == "bytes" else item.repeats
+
+
+def _ranked_user(v) -> bool:
+    """User code that may be ranked: not a wrapper (seen through like the allocator)."""
+    return v.kind == kinds.USER and not v.wrapper
 
 
 def trunk_walk(root_functions: Sequence[Sequence[tuple]], weights: Sequence[int]) -> List[tuple]:
@@ -66,61 +78,32 @@ def trunk_walk(root_functions: Sequence[Sequence[tuple]], weights: Sequence[int]
     return walk
 
 
-MAIN_ROOT = ("main",)
-
-
-def thread_roots(g, root_paths: Sequence[Sequence[tuple]],
-                 root_functions: Sequence[Sequence[tuple]]) -> List[Tuple[tuple, int]]:
-    """Each stack's root and the depth its trunk walk starts at. A stack whose outermost
-    frames (before any user code) pass a thread start (classify.THREAD_START_FUNCTIONS:
-    clone, start_thread) and no entry point is a worker thread's: its root is its first
-    user function (the thread's start routine, past the C library's trampoline and a
-    runtime's own start such as libgomp's), and its walk starts there. Every other
-    stack (the main thread's, a truncated one) is the main root's, walked from its
-    outermost frame: without worker threads, one root, as before."""
-    out: List[Tuple[tuple, int]] = []
-    for path, functions in zip(root_paths, root_functions):
-        root, start, worker = MAIN_ROOT, 0, False
-        for depth, (key, fkey) in enumerate(zip(path, functions)):
-            if fkey[1] in kinds.ENTRY_FUNCTIONS:
-                break
-            if g.vertices[key].kind == kinds.USER:
-                if worker:
-                    root, start = ("thread", fkey), depth
-                break
-            worker = worker or fkey[1] in kinds.THREAD_START_FUNCTIONS
-        else:
-            if worker:
-                root, start = ("thread", None), len(path)
-        out.append((root, start))
-    return out
-
-
 def rank(g, root_paths: Sequence[Sequence[tuple]], root_functions: Sequence[Sequence[tuple]],
          weights: Sequence[int], by: str = "allocations") -> None:
     """Mark g's trunk vertices and number its fix targets (Vertex.trunk, Vertex.rank).
     root_paths: each stack's vertex keys, outermost first; root_functions: the same frames
     as function keys (equal to root_paths unless g.lines); weights: each stack's measure.
 
-    The trunk is walked per root (thread_roots): the main thread's stacks from the
+    The trunk is walked per root (stack_roots): the main thread's stacks from the
     program's start, each worker thread's from its start routine, each against its own
     root's total, so that a worker allocating 6% does not end the main thread's trunk at
     its first frame. A function is trunk when at least TRUNK_SHARE of the allocations
     through it pass it where it is on its root's trunk: a worker's driver that the main
     thread also calls below its branch (a mesher's face loop run by both) stays ranked."""
     function_of = _function_keys(g, root_paths, root_functions)
-    kind_of = {fkey: g.vertices[key].kind for key, fkey in function_of.items()}
+    rankable = {fkey for key, fkey in function_of.items() if _ranked_user(g.vertices[key])}
     members: Dict[tuple, List[int]] = {}
-    starts = thread_roots(g, root_paths, root_functions)
-    for i, (root, _) in enumerate(starts):
+    stack_root, walked_paths, walked_functions = stack_roots.aligned(g, root_paths, root_functions,
+                                                                     weights)
+    for i, root in enumerate(stack_root):
         members.setdefault(root, []).append(i)
     walks = []            # (paths, functions, walk, user depths) of each root with a user trunk
     on_trunk: Dict[tuple, int] = {}
     for root, indices in members.items():
-        paths = [root_paths[i][starts[i][1]:] for i in indices]
-        functions = [root_functions[i][starts[i][1]:] for i in indices]
+        paths = [walked_paths[i] for i in indices]
+        functions = [walked_functions[i] for i in indices]
         walk = trunk_walk(functions, [weights[i] for i in indices])
-        user_depths = [d for d, key in enumerate(walk) if kind_of[key] == kinds.USER]
+        user_depths = [d for d, key in enumerate(walk) if key in rankable]
         if not user_depths:
             continue
         walks.append((paths, functions, walk, user_depths))
@@ -129,14 +112,14 @@ def rank(g, root_paths: Sequence[Sequence[tuple]], root_functions: Sequence[Sequ
             for fkey in trunk_here.intersection(fs):
                 on_trunk[fkey] = on_trunk.get(fkey, 0) + weights[i]
     through: Dict[tuple, int] = {}
-    for fs, w in zip(root_functions, weights):
+    for fs, w in zip(walked_functions, weights):
         for fkey in on_trunk.keys() & set(fs):
             through[fkey] = through.get(fkey, 0) + w
     trunk_functions = {f for f, w in on_trunk.items() if w >= TRUNK_SHARE * through[f]}
     for key, v in g.vertices.items():
-        if v.kind == kinds.USER and function_of.get(key) in trunk_functions:
+        if _ranked_user(v) and function_of.get(key) in trunk_functions:
             v.trunk = True
-    candidates = [v for v in g.vertices.values() if v.kind == kinds.USER and not v.trunk]
+    candidates = [v for v in g.vertices.values() if _ranked_user(v) and not v.trunk]
     ends: List[tuple] = []
     for paths, functions, walk, user_depths in walks:
         last = user_depths[-1]
@@ -152,9 +135,12 @@ def rank(g, root_paths: Sequence[Sequence[tuple]], root_functions: Sequence[Sequ
     focus = _focus(g, ranked, by)
 
     def own(v):
-        return (-measure(v, by), -v.types, v.distance, v.function, v.file, v.line)
+        return (-repetition(v, by), -measure(v, by), -v.types, v.distance, v.function, v.file,
+                v.line)
 
-    candidates.sort(key=lambda v: (own(g.vertices[focus[v.key]]), v.distance, own(v)))
+    # an equal right after its callee, the nearer (fewer calls up the chain) the earlier
+    candidates.sort(key=lambda v: (own(g.vertices[focus[v.key][0]]), focus[v.key][1],
+                                   v.distance, own(v)))
     for i, v in enumerate(candidates, 1):
         v.rank = i
 
@@ -189,36 +175,38 @@ def _branches_meet_again(g, root_paths, root_functions, walk) -> bool:
     return False
 
 
-def _focus(g, ranked: Set[tuple], by: str) -> Dict[tuple, tuple]:
-    """For each ranked vertex, its equal nearest the allocation: the ranked vertex reached
-    through a chain of calls carrying at least FOCUS_SHARE of its allocations, and
-    carrying itself no more than those (itself when there is none)."""
+def _focus(g, ranked: Set[tuple], by: str) -> Dict[tuple, Tuple[tuple, int]]:
+    """For each ranked vertex, its equal nearest the allocation and how many calls down it
+    is: the ranked vertex reached through a chain of calls carrying at least FOCUS_SHARE
+    of its repetition (allocations beyond the first of each path), and carrying itself
+    no more than that ((itself, 0) when there is none)."""
     out_edges: Dict[tuple, list] = {}
     for e in g.edges.values():
         out_edges.setdefault(e.caller, []).append(e)
-    focus: Dict[tuple, tuple] = {}
+    focus: Dict[tuple, Tuple[tuple, int]] = {}
 
-    def follow(key: tuple, visiting: Set[tuple]) -> tuple:
+    def follow(key: tuple, visiting: Set[tuple]) -> Tuple[tuple, int]:
         if key in focus:
             return focus[key]
         visiting.add(key)
-        need = FOCUS_SHARE * measure(g.vertices[key], by)
-        cur, seen = key, {key}
-        result = key
+        need = FOCUS_SHARE * repetition(g.vertices[key], by)
+        cur, seen, steps = key, {key}, 0
+        result = (key, 0)
         while True:
             edges = [e for e in out_edges.get(cur, ()) if e.callee not in seen
                      and g.vertices[e.callee].kind != "alloc"]
             if not edges:
                 break
-            best = max(edges, key=lambda e: (measure(e, by), e.callee))
-            if measure(best, by) < need or need <= 0:
+            best = max(edges, key=lambda e: (repetition(e, by), e.callee))
+            if repetition(best, by) < need or need <= 0:
                 break
-            cur = best.callee
+            cur, steps = best.callee, steps + 1
             seen.add(cur)
             if cur in ranked and cur not in visiting:
                 # an equal: it carries (nearly) only these allocations, no more
-                if FOCUS_SHARE * measure(g.vertices[cur], by) <= measure(g.vertices[key], by):
-                    result = follow(cur, visiting)
+                if FOCUS_SHARE * repetition(g.vertices[cur], by) <= repetition(g.vertices[key], by):
+                    target, below = follow(cur, visiting)
+                    result = (target, steps + below)
                 break
         focus[key] = result
         return result

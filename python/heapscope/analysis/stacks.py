@@ -65,6 +65,17 @@ class WeightedStack:
     region: str = ""           # region path
     size: int = 0              # exact requested size
     samples: int = 0           # sampled stacks: the samples behind count (an estimate); 0 = exact
+    paths: int = 1             # recorded stack trace types merged into this one (one per
+                               # process, or call sites that symbolize alike)
+
+    @property
+    def repeats(self) -> int:
+        """Allocations beyond the first of each recorded path: what repeats."""
+        return max(self.count - self.paths, 0)
+
+    @property
+    def repeated_bytes(self) -> int:
+        return self.bytes * self.repeats // self.count if self.count else 0
 
     @property
     def key(self) -> tuple:
@@ -87,14 +98,15 @@ def merge_stacks(stacks: Iterable[WeightedStack]) -> List[WeightedStack]:
         key = (s.region, s.size, tuple(ids))
         acc = merged.get(key)
         if acc is None:
-            merged[key] = [s, s.count, s.bytes, s.samples]
+            merged[key] = [s, s.count, s.bytes, s.samples, s.paths]
         else:
             acc[1] += s.count
             acc[2] += s.bytes
             acc[3] += s.samples
+            acc[4] += s.paths
     order = sorted(merged.items(), key=lambda kv: (-kv[1][1], kv[0]))   # (region, size, frames)
-    out = [WeightedStack(first.frames, count, nbytes, first.region, first.size, samples)
-           for _, (first, count, nbytes, samples) in order]
+    out = [WeightedStack(first.frames, count, nbytes, first.region, first.size, samples, paths)
+           for _, (first, count, nbytes, samples, paths) in order]
     return out
 
 

@@ -35,6 +35,7 @@ from heapscope.commands.reading import selected_stacks, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.render import callgraph_text
 from heapscope.render.callgraph_dot import DotTimeout, to_dot, write_svg
+from heapscope.symbolize.packages import application_libraries
 
 RESULT_SUFFIXES = (".txt", ".json")   # an -o with one of these is the result file
 DOT_TIMEOUT = 60.0                    # seconds graphviz gets by default
@@ -113,7 +114,8 @@ def run(args):
     profiles, sizes, stacks = selected_stacks(args)
     main_exe = profiles[0].exe if len({p.exe for p in profiles}) == 1 else ""
     with progress.phase(f"ranking {len(stacks):,} stack trace types"):
-        g = build_callgraph(stacks, lines=args.lines, main_executable=main_exe, by=args.rank_by)
+        g = build_callgraph(stacks, lines=args.lines, main_executable=main_exe, by=args.rank_by,
+                            packaged_with=application_libraries)
     doc = document(g, args.top, args.size, args.region)
 
     rc = 0

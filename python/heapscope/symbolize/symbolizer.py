@@ -87,7 +87,22 @@ class Symbolizer:
                                     for f, file, line, inlined in
                                     (_entry(*e) for e in (entries.get(offset) or [UNKNOWN]))]
                 step(1)
+        self._unnamed_program(profile, wanted, out)
         return out
+
+    def _unnamed_program(self, profile: Profile, wanted, out: Dict[int, List[Frame]]) -> None:
+        """Say once that the program has no symbols when none of its frames got a name
+        (said instead of its "no debug info" note)."""
+        for module, offsets in wanted.items():
+            if module.path != profile.exe or any(out[a][-1].function != "??" for a in offsets):
+                continue
+            name = os.path.basename(module.path)
+            self._note("program:" + module.path,
+                       f"this program has no symbols: install its -dbgsym package or build with "
+                       f"-g ({module.path}: its frames show as ?? ({name}+offset) for "
+                       f"eu-addr2line to resolve)")
+            generic = f"no debug info for {module.path};"
+            self.notes = [n for n in self.notes if not n.startswith(generic)]
 
     def _plan(self, module: Module, offsets) -> tuple:
         """("done", entries) when nothing needs eu-addr2line; else ("run", binary, key,

@@ -98,6 +98,6 @@ def data(docs: dict) -> dict:
         graphs.append(dict(size=c["size"], region=c["region"], title=heading, svg=svg, note=note,
                            types=doc["types"], count=doc["count"], bytes=doc["bytes"],
                            vertices=drawn, edges=len(doc["edges"]), ranking=doc["ranking"],
-                           patterns=doc["runtime_patterns"]))
+                           patterns=doc["runtime_patterns"], wrappers=doc["wrappers"]))
     return dict(frames=frames, groups=groups, callgraphs=graphs, notes=stacks["notes"],
                 not_recorded=stacks["not_recorded"], sampling=stacks.get("sampling"))
