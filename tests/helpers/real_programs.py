@@ -137,6 +137,15 @@ def rank_of(doc, function):
     return names.index(function) + 1 if function in names else None
 
 
+def frame_name(frame):
+    """A frame's function, or "?? (module+0x...)" as the text output names an
+    unresolved one."""
+    name = frame["function"] or "??"
+    if name == "??" and frame.get("module"):
+        return f"?? ({Path(frame['module']).name}+0x{frame['offset']:x})"
+    return name
+
+
 def allocating_frames(doc, skip=("malloc", "calloc", "realloc", "operator new(unsigned long)",
                                  "operator new[](unsigned long)", "posix_memalign")):
     """Counter of (function, module name) of the first frame past the allocator, weighted
@@ -145,7 +154,7 @@ def allocating_frames(doc, skip=("malloc", "calloc", "realloc", "operator new(un
     for count, stack in stack_types(doc):
         first = next((f for f in stack if (f["function"] or "??") not in skip), None)
         if first is not None:
-            frames[(first["function"] or "??", Path(first["module"] or "").name)] += count
+            frames[(frame_name(first), Path(first["module"] or "").name)] += count
     return frames
 
 
