@@ -51,13 +51,16 @@ def test_busiest_size_is_3_bytes(heapscope, pw):
 def test_the_program_has_no_symbols(heapscope, pw):
     doc = stacks(heapscope, pw / "stacks", 3)
     frames = allocating_frames(doc)
-    assert abs(frames[("?? (pw.x+0x625127)", "pw.x")] - 18_436) <= 5, frames.most_common(3)
+    # (18,436, 17,483 and 18,905 before the stacks of a program without symbols were
+    # kept apart: every ?? frame of pw.x was one frame, and the merged types kept the
+    # frames of the first of them)
+    assert abs(frames[("?? (pw.x+0x625127)", "pw.x")] - 17_811) <= 5, frames.most_common(3)
     assert all(name.startswith("?? ") for (name, module) in frames if module == "pw.x")
 
     def within(start, end):
         return lambda f: f["module"] == PW and start <= f["offset"] < end
-    assert abs(through(doc, within(*ADD_ATTRIBUTE)) - 17_483) <= 5
-    assert abs(through(doc, within(*QES_WRITE_MATRIX)) - 18_905) <= 5
+    assert abs(through(doc, within(*ADD_ATTRIBUTE)) - 17_630) <= 5
+    assert abs(through(doc, within(*QES_WRITE_MATRIX)) - 7_296) <= 5
     assert function_range(PW, 0x625127) == (0x624f54, 0x6251a8)
     assert function_range(PW, 0x602217) == ADD_ATTRIBUTE
     assert function_range(PW, 0x2fc45f) == QES_WRITE_MATRIX

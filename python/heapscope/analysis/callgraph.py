@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis import classify as kinds
 from heapscope.analysis import fix_targets, runtime_patterns, wrappers
-from heapscope.analysis.stacks import WeightedStack, frame_name
+from heapscope.analysis.stacks import WeightedStack, frame_name, function_name
 from heapscope.symbolize.frames import Frame
 
 ALLOC = "alloc"   # kind of the sink vertices
@@ -45,6 +45,7 @@ class Vertex:
     distance: int = 1 << 30       # fewest frames from the allocation call, over all paths
     trunk: bool = False
     wrapper: bool = False         # user code passing each call to one allocation (wrappers)
+    driver: bool = False          # below the trunk, its paths branch and meet again (drivers)
     rank: int = 0                 # 1 = first fix target; 0 = not ranked
 
     @property
@@ -82,12 +83,12 @@ class CallGraph:
 
 
 def vertex_key(frame: Frame, lines: bool) -> tuple:
-    """Functions are told apart by name and module (by offset too when unnamed); with
-    lines, by function, file and line."""
-    name = frame_name(frame)
+    """Functions are told apart by name and module (an unnamed one by where it starts,
+    or by the frame's own offset when that is unknown); with lines, by function, file
+    and line (an unnamed frame by its offset: its call site)."""
     if lines:
-        return ("f", name, frame.module, frame.file, frame.line)
-    return ("f", name, frame.module)
+        return ("f", frame_name(frame), frame.module, frame.file, frame.line)
+    return ("f", function_name(frame), frame.module)
 
 
 def _sink(size: int) -> Vertex:
@@ -127,7 +128,7 @@ def build_callgraph(stacks: Sequence[WeightedStack], lines: bool = False,
                 if (unnamed and kind == kinds.USER and frame.module == main_executable
                         and kinds.program_start(stack.frames, depth)):
                     kind = kinds.ENTRY
-                v = g.vertices[key] = Vertex(key, frame_name(frame), frame.file,
+                v = g.vertices[key] = Vertex(key, key[1], frame.file,
                                              frame.line if lines else 0, frame.module, kind)
             v.distance = min(v.distance, depth)
             path.append(key)
@@ -136,14 +137,21 @@ def build_callgraph(stacks: Sequence[WeightedStack], lines: bool = False,
         function_of.update(zip(path[1:], functions))
         root_paths.append(list(reversed(path[1:])))
         root_functions.append(functions[::-1])
-    found = wrappers.find(stacks, [fs[::-1] for fs in root_functions],
-                          lambda f: g.vertices[vertex_key(f, lines)].kind == kinds.USER)
+    def user(frame) -> bool:
+        return g.vertices[vertex_key(frame, lines)].kind == kinds.USER
+
+    def application(frame) -> bool:   # user code, or an unnamed frame of the application's
+        return user(frame) or (frame.function in ("", kinds.UNRESOLVED) and kinds.application_code(
+            frame.module, main_executable, apps))
+
+    found = wrappers.find(stacks, [fs[::-1] for fs in root_functions], user, application)
     for key, fkey in function_of.items():
         if fkey in found:
             g.vertices[key].wrapper = True
             g.wrapper_sites[key] = found[fkey]
     fix_targets.rank(g, root_paths, root_functions,
-                     [fix_targets.measure(s, by) for s in stacks], by)
+                     [fix_targets.measure(s, by) for s in stacks], by,
+                     [(s.repeats, s.repeated_bytes) for s in stacks])
     g.patterns = runtime_patterns.find(stacks, main_executable, apps)
     g.unnamed_program = unnamed
     return g
@@ -192,9 +200,11 @@ def shown(g: CallGraph, top: int) -> List[Vertex]:
 
 
 def shown_kind(v: Vertex) -> str:
-    """The kind outputs show: trunk, wrapper, or the frame's kind (user, runtime, entry,
-    alloc)."""
-    return "trunk" if v.trunk else wrappers.WRAPPER if v.wrapper else v.kind
+    """The kind outputs show: trunk, wrapper, driver, or the frame's kind (user, runtime,
+    entry, alloc)."""
+    if v.trunk:
+        return "trunk"
+    return wrappers.WRAPPER if v.wrapper else "driver" if v.driver else v.kind
 
 
 def vertex_json(v: Vertex) -> dict:

@@ -87,12 +87,7 @@ def classify(function: str, file: str, module: str, main_executable: str = "",
         return ENTRY
     if not function or function == UNRESOLVED:
         return USER if unnamed and main_executable and module == main_executable else RUNTIME
-    base = module.rsplit("/", 1)[-1]
-    if base.startswith(HEAPSCOPE_LIBRARIES) or runtime_family(module):
-        return RUNTIME
-    is_main = bool(main_executable) and module == main_executable
-    if (module and not is_main and ".so" in base and module.startswith(SYSTEM_LIBRARY_DIRS)
-            and module not in app_modules):
+    if not application_code(module, main_executable, app_modules):
         return RUNTIME
     if file:
         if file.startswith(SYSTEM_HEADER_DIRS) or "/include/c++/" in file:
@@ -101,6 +96,19 @@ def classify(function: str, file: str, module: str, main_executable: str = "",
     if function.startswith(RUNTIME_SYMBOL_PREFIXES):
         return RUNTIME
     return USER
+
+
+def application_code(module: str, main_executable: str = "",
+                     app_modules: Collection[str] = ()) -> bool:
+    """Whether code in `module` is the application's by where it comes from (rule 3): not
+    heapscope's, not a known runtime, not another package's library in a system
+    directory. Its unnamed frames are the application's too, though never ranked."""
+    base = module.rsplit("/", 1)[-1]
+    if base.startswith(HEAPSCOPE_LIBRARIES) or runtime_family(module):
+        return False
+    is_main = bool(main_executable) and module == main_executable
+    return not (module and not is_main and ".so" in base and module.startswith(SYSTEM_LIBRARY_DIRS)
+                and module not in app_modules)
 
 
 def classify_frame(frame, main_executable: str = "", app_modules: Collection[str] = (),

@@ -33,6 +33,16 @@ def frame_name(frame: Frame) -> str:
     return f"?? ({module}+{frame.offset:#x})"
 
 
+def function_name(frame: Frame) -> str:
+    """The function a frame is in: its name, or for an unnamed frame whose function's
+    start is known (Frame.function_start) "?? (module+start)", one name for every call
+    made from that function; else frame_name."""
+    if frame.function_start and (not frame.function or frame.function == UNKNOWN_FUNCTION):
+        module = os.path.basename(frame.module) if frame.module else "unknown module"
+        return f"?? ({module}+{frame.function_start:#x})"
+    return frame_name(frame)
+
+
 PROGRAM_MODULE = "(program)"
 _SHARED_OBJECT = re.compile(r"\.so(\.[0-9.]+)?$")
 
@@ -51,9 +61,13 @@ def identity(frame: Frame) -> Tuple[str, str, int]:
     """How frames of two runs are matched: function, source file name and line (not the
     file's directory: two checkouts of a program compare). A frame without line
     information is matched by function and module (its offset changes with every
-    build)."""
+    build); an unresolved one (??) by module and offset, the only thing that tells it
+    from the others (a stripped program's frames are all ??: matched by name alone,
+    its 121 call paths merged into two)."""
     if frame.file:
         return (frame.function, os.path.basename(frame.file), frame.line)
+    if not frame.function or frame.function == UNKNOWN_FUNCTION:
+        return (frame_name(frame), module_identity(frame.module), 0)
     return (frame.function, module_identity(frame.module), 0)
 
 

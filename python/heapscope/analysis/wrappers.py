@@ -1,4 +1,4 @@
-"""Allocation wrappers: user functions that pass each call straight to one allocation
+"""Allocation wrappers: user functions that pass each call straight to the allocator
 (docs/ranking.md, "Wrappers").
 
     void *app_malloc(size_t n, const char *what)        a NULL check, counters, a name
@@ -12,22 +12,28 @@ A user function W is a wrapper when
   1. on every stack through W, the frames inside W are allocation functions (malloc,
      operator new ...) or wrappers found before: W calls the allocator itself, every
      time it allocates;
-  2. W does so from one call site (one line; one return address without lines): it
-     passes each call to one allocation. A function that makes several objects itself
-     (a mesher creating the tetrahedra of a cavity from two lines) is not a wrapper;
-  3. its name says it hands out memory or a new object (says_it_allocates: malloc,
-     xcalloc, allocate, new, create, make, dup, clone, a constructor). The stacks
-     cannot tell a wrapper from a function that allocates a temporary for itself and
-     frees it (a kernel's work array): both call the allocator straight from one line,
-     from any number of call sites. What differs is whether the block outlives the call,
-     which a stack does not record, and the name, which is how programmers say it;
-  4. a wrapper of a wrapper (W calls a wrapper, not the allocator) is also entered from
-     at least two call sites: a function that calls app_malloc from one line and is
+  2. its name says it hands out memory or a new object (says_it_allocates: malloc,
+     xcalloc, allocate, new, create, make, dup, clone, a constructor): it makes one
+     object a call, of one block or a fixed few (SUNDIALS' N_VCloneEmpty_Serial takes a
+     vector's header and its content). The stacks cannot tell a wrapper from a function
+     that allocates a temporary for itself and frees it (a kernel's work array): both
+     call the allocator straight, from any number of call sites. What differs is
+     whether the block outlives the call, which a stack does not record, and the name,
+     which is how programmers say it. A mesher creating the tetrahedra of a cavity is
+     where the code allocates, and its name says so;
+  3. a function without a name (a stripped program's, told apart by where it starts)
+     has no name to say it: it is a wrapper when it calls the allocator from one call
+     site (one return address) and is entered from at least two;
+  4. a wrapper of a wrapper (W calls a wrapper) is entered from at least two call
+     sites, or from one, in a wrapper that qualifies itself (SUNDIALS' chain
+     N_VClone -> N_VClone_Serial -> N_VCloneEmpty_Serial -> N_VNewEmpty, entered at
+     N_VClone from everywhere): a function that calls app_malloc from one line and is
      called from one place (allocate() filling a table in a loop) is app_malloc's only
      user, where the allocation is decided, whatever its name;
-  5. W is called from user code only: seen through, the ranking lands on its callers,
-     and a wrapper called from main (an entry point) or from a runtime's callback would
-     leave nothing to rank.
+  5. W is called from the application's code (named, or a stripped library's static
+     function) somewhere: seen through, the ranking lands on those callers. A function
+     only main (an entry point) or a runtime's callback calls would leave nothing to
+     rank.
 Repeated until nothing new is found, so a wrapper of a wrapper is one too.
 """
 import re
@@ -47,38 +53,58 @@ def call_site(frame, key: tuple) -> tuple:
 
 
 def find(stacks: Sequence[WeightedStack], keyed: Sequence[Sequence[tuple]],
-         is_user: Callable) -> Dict[tuple, int]:
+         is_user: Callable, is_application: Callable) -> Dict[tuple, int]:
     """The wrappers among the user frames (is_user(frame)) of `stacks`, as their function
     keys with the number of call sites they are entered from; keyed: each stack's frames
-    as function keys, innermost first."""
+    as function keys, innermost first; is_application(frame): user code, or an unnamed
+    frame of the application's own code (a stripped library's static function), which may
+    call a wrapper."""
     wrappers: Dict[tuple, int] = {}
+    callers: Dict[tuple, Set[tuple]] = {}      # a wrapper of a wrapper: its callers' functions
     while True:
         inner: Dict[tuple, Set[tuple]] = {}
         outer: Dict[tuple, Set[tuple]] = {}
         not_straight: Set[tuple] = set()
-        via_wrapper: Set[tuple] = set()
         for s, keys in zip(stacks, keyed):
             i, through = _straight_in(s.frames, keys, wrappers)
             if i is None:
                 not_straight.update(keys)
                 continue
             key = keys[i]
-            if through:
-                via_wrapper.add(key)
             inner.setdefault(key, set()).add(call_site(s.frames[i], key))
-            if i + 1 < len(keys) and is_user(s.frames[i + 1]):
-                outer.setdefault(key, set()).add(call_site(s.frames[i + 1], keys[i + 1]))
-            else:   # called from an entry point, the runtime, or nothing: no caller to rank
-                not_straight.add(key)
+            sites = outer.setdefault(key, set())
+            if i + 1 < len(keys) and is_application(s.frames[i + 1]):
+                sites.add(call_site(s.frames[i + 1], keys[i + 1]))
+                if through:
+                    callers.setdefault(key, set()).add(keys[i + 1])
             not_straight.update(k for k in keys[i + 1:] if k != key)
         found = {key for key in inner
-                 if key not in wrappers and key not in not_straight and len(inner[key]) == 1
-                 and says_it_allocates(key[1])
-                 and (key not in via_wrapper or len(outer[key]) >= MIN_CALL_SITES)}
+                 if key not in wrappers and key not in not_straight and outer[key]
+                 and _passes_calls_on(key[1], len(inner[key]), len(outer[key]))}
         found = {key for key in found if _user(stacks, keyed, key, is_user)}
         if not found:
-            return wrappers
+            return _chains_entered_twice(wrappers, callers)
         wrappers.update((key, len(outer[key])) for key in found)
+
+
+def _chains_entered_twice(wrappers: Dict[tuple, int],
+                          callers: Dict[tuple, Set[tuple]]) -> Dict[tuple, int]:
+    """Rule 4: a wrapper of a wrapper entered from one call site stays one only when its
+    caller does (SUNDIALS' N_VCloneEmpty_Serial, called by N_VClone_Serial alone, called
+    by N_VClone from everywhere); the top of the chain is entered from two call sites."""
+    kept: Dict[tuple, bool] = {}
+
+    def keep(key: tuple, visiting: frozenset) -> bool:
+        if key not in kept:
+            if key not in callers or wrappers[key] >= MIN_CALL_SITES or key[1].startswith("?? ("):
+                kept[key] = True
+            else:
+                parent = next(iter(callers[key]))
+                kept[key] = (parent in wrappers and parent not in visiting
+                             and keep(parent, visiting | {key}))
+        return kept[key]
+
+    return {key: sites for key, sites in wrappers.items() if keep(key, frozenset())}
 
 
 def _straight_in(frames, keys, wrappers: Dict[tuple, int]):
@@ -92,6 +118,13 @@ def _straight_in(frames, keys, wrappers: Dict[tuple, int]):
     while i < len(frames) and keys[i] in wrappers:
         i += 1
     return (i if i < len(frames) else None), i > first
+
+
+def _passes_calls_on(function: str, allocating_sites: int, call_sites: int) -> bool:
+    """Rules 2 and 3, for a function straight into the allocator."""
+    if function.startswith("?? ("):   # no name to say what it does
+        return allocating_sites == 1 and call_sites >= MIN_CALL_SITES
+    return says_it_allocates(function)
 
 
 def _user(stacks, keyed, key: tuple, is_user) -> bool:

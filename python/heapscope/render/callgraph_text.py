@@ -98,9 +98,11 @@ def _unranked(g: CallGraph) -> List[str]:
             unranked.setdefault(shown_kind(v), []).append(v)
     labels = {kinds.ENTRY: ("entry point", ""), kinds.RUNTIME: ("runtime frame", ""),
               "trunk": ("trunk vertex", "trunk vertices"), kinds.USER: ("user vertex", "user vertices"),
-              "wrapper": ("wrapper", "")}
+              "wrapper": ("wrapper", ""), "driver": ("driver", "")}
     parts = [counted(len(vs), *labels.get(k, (k, ""))) for k, vs in sorted(unranked.items())]
     if "trunk" in unranked:
         parts[sorted(unranked).index("trunk")] += (" (on >= 95% of their thread's allocations, "
                                                    "before its first branch)")
+    if "driver" in unranked:
+        parts[sorted(unranked).index("driver")] += " (their paths branch and meet again below)"
     return parts

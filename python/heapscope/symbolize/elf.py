@@ -8,7 +8,7 @@ file, in its .debug/ subdirectory, and under /usr/lib/debug/<dir>/.
 import os
 import struct
 from dataclasses import dataclass
-from typing import Optional
+from typing import List, Optional, Tuple
 
 DEBUG_ROOT = "/usr/lib/debug"
 _SHT_NOTE = 7
@@ -23,53 +23,89 @@ class ElfInfo:
     debuglink: str       # .gnu_debuglink file name, "" if none
 
 
+def _sections(fh) -> Optional[List[Tuple[str, int, int, int, int]]]:
+    """The section headers of the ELF file open in `fh`: (name, type, address, file
+    offset, size) each; [] without section headers, None if it is not 64- or 32-bit
+    little-endian ELF."""
+    fh.seek(0)
+    ident = fh.read(64)
+    if len(ident) < 52 or ident[:4] != b"\x7fELF" or ident[5] != 1:
+        return None
+    if ident[4] == 2:
+        shoff, = struct.unpack_from("<Q", ident, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", ident, 0x3A)
+        sh = struct.Struct("<IIQQQQIIQQ")
+    else:
+        shoff, = struct.unpack_from("<I", ident, 0x20)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", ident, 0x2E)
+        sh = struct.Struct("<IIIIIIIIII")
+    if shoff == 0 or shnum == 0 or shentsize < sh.size or shstrndx >= shnum:
+        return []
+    fh.seek(shoff)
+    table = fh.read(shentsize * shnum)
+    sections = [sh.unpack_from(table, i * shentsize) for i in range(shnum)]
+    # fields: name, type, flags, addr, offset, size, link, info, align, entsize
+    strtab = sections[shstrndx]
+    fh.seek(strtab[4])
+    names = fh.read(strtab[5])
+
+    def name_of(sec):
+        end = names.find(b"\0", sec[0])
+        return names[sec[0]:end].decode("ascii", "replace")
+
+    return [(name_of(sec), sec[1], sec[3], sec[4], sec[5]) for sec in sections]
+
+
 def read_elf(path: str) -> Optional[ElfInfo]:
     """ElfInfo of the file, None if it is not a readable ELF file."""
     try:
         with open(path, "rb") as fh:
-            ident = fh.read(64)
-            if len(ident) < 52 or ident[:4] != b"\x7fELF" or ident[5] != 1:
+            sections = _sections(fh)
+            if sections is None:
                 return None
-            is64 = ident[4] == 2
-            if is64:
-                shoff, = struct.unpack_from("<Q", ident, 0x28)
-                shentsize, shnum, shstrndx = struct.unpack_from("<HHH", ident, 0x3A)
-                sh = struct.Struct("<IIQQQQIIQQ")
-            else:
-                shoff, = struct.unpack_from("<I", ident, 0x20)
-                shentsize, shnum, shstrndx = struct.unpack_from("<HHH", ident, 0x2E)
-                sh = struct.Struct("<IIIIIIIIII")
-            if shoff == 0 or shnum == 0 or shentsize < sh.size or shstrndx >= shnum:
-                return ElfInfo("", False, False, "")
-            fh.seek(shoff)
-            table = fh.read(shentsize * shnum)
-            sections = [sh.unpack_from(table, i * shentsize) for i in range(shnum)]
-            # fields: name, type, flags, addr, offset, size, link, info, align, entsize
-            strtab = sections[shstrndx]
-            fh.seek(strtab[4])
-            names = fh.read(strtab[5])
-
-            def name_of(sec):
-                end = names.find(b"\0", sec[0])
-                return names[sec[0]:end].decode("ascii", "replace")
-
             info = ElfInfo("", False, False, "")
-            for sec in sections:
-                name = name_of(sec)
+            for name, kind, _, offset, size in sections:
                 if name in (".debug_info", ".zdebug_info"):
                     info.has_dwarf = True
                 elif name in (".symtab", ".dynsym"):
                     info.has_symtab = True
                 elif name == ".gnu_debuglink":
-                    fh.seek(sec[4])
-                    raw = fh.read(sec[5])
+                    fh.seek(offset)
+                    raw = fh.read(size)
                     info.debuglink = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
-                if sec[1] == _SHT_NOTE and not info.build_id:
-                    fh.seek(sec[4])
-                    info.build_id = _build_id_in_notes(fh.read(sec[5]))
+                if kind == _SHT_NOTE and not info.build_id:
+                    fh.seek(offset)
+                    info.build_id = _build_id_in_notes(fh.read(size))
             return info
     except (OSError, struct.error):
         return None
+
+
+_DW_EH_PE_DATAREL_SDATA4 = 0x3b   # how every toolchain writes .eh_frame_hdr's table
+
+
+def function_starts(path: str) -> List[int]:
+    """Where each function of the file starts (link-time addresses, sorted), from the
+    binary search table of .eh_frame_hdr: the call-frame information stripping keeps, so
+    a stripped program's frames can still be told apart by function. [] when the file
+    has none (or another table encoding)."""
+    try:
+        with open(path, "rb") as fh:
+            hdr = next((s for s in _sections(fh) or () if s[0] == ".eh_frame_hdr"), None)
+            if hdr is None:
+                return []
+            _, _, address, offset, size = hdr
+            fh.seek(offset)
+            data = fh.read(size)
+    except (OSError, struct.error):
+        return []
+    if len(data) < 12 or data[0] != 1 or data[2:4] != bytes([0x03, _DW_EH_PE_DATAREL_SDATA4]):
+        return []   # version 1, fde_count as udata4, the table as datarel sdata4 pairs
+    count, = struct.unpack_from("<I", data, 8)
+    if 12 + 8 * count > len(data):
+        return []
+    starts = struct.unpack_from(f"<{2 * count}i", data, 12)[0::2]
+    return sorted(address + s for s in starts)
 
 
 def _build_id_in_notes(notes: bytes) -> str:

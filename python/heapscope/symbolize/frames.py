@@ -13,6 +13,8 @@ class Frame:
     module: str        # path of the loaded object; "" when the address is in none
     offset: int        # file-relative address looked up (return address - 1 - bias)
     inlined: bool = False  # an inlined call: the next frame is the function it was inlined into
+    function_start: int = 0  # an unnamed (??) frame: where its function starts (link-time
+                             # address, from the call-frame information); 0 when unknown
 
     @property
     def location(self) -> str:
@@ -31,4 +33,5 @@ class Frame:
     def to_json(self) -> dict:
         """As documents carry it: an unknown file or line is null (not "" or 0)."""
         return dict(function=self.function, file=self.file or None, line=self.line or None,
-                    module=self.module, offset=self.offset, inlined=self.inlined)
+                    module=self.module, offset=self.offset, inlined=self.inlined,
+                    function_start=self.function_start or None)

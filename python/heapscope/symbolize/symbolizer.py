@@ -10,6 +10,7 @@ there is none, what the cache holds of that build is all there is. Say once per
 module why frames may lack names or lines.
 """
 import bisect
+import dataclasses
 import os
 from contextlib import nullcontext
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +19,8 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from heapscope.profile.model import Module, Profile
 from heapscope.symbolize import addr2line
 from heapscope.symbolize.cache import SymbolCache, build_id_key, module_key
-from heapscope.symbolize.elf import build_id_debug_file, read_elf, separate_debug_file
+from heapscope.symbolize.elf import (build_id_debug_file, function_starts, read_elf,
+                                     separate_debug_file)
 from heapscope.symbolize.frames import Frame
 
 UNKNOWN = ("??", "", 0, False)
@@ -47,9 +49,11 @@ class Symbolizer:
     def __init__(self, cache: Optional[SymbolCache] = None):
         self.cache = cache if cache is not None else SymbolCache()
         self.notes: List[str] = []          # one per module with a problem, in order found
+        self.program_notes: List[str] = []  # of them, "this program has no symbols"
         self._noted = set()
         self._located: Dict[Tuple[str, str], Tuple[Optional[str], Optional[str]]] = {}
         self._memo: Dict[str, Dict[int, list]] = {}
+        self._starts: Dict[Tuple[str, str], List[int]] = {}   # (path, build id): function starts
         self.unsaved = 0                    # answers the cache could not store
         self.tool_missing = False           # eu-addr2line was needed and not found
         # progress(total) -> a context manager yielding step(n): a command's bar over the
@@ -86,9 +90,32 @@ class Symbolizer:
                     out[address] = [Frame(f, file, line, module.path, offset, inlined)
                                     for f, file, line, inlined in
                                     (_entry(*e) for e in (entries.get(offset) or [UNKNOWN]))]
+                self._unnamed_functions(module, offsets, out)
                 step(1)
         self._unnamed_program(profile, wanted, out)
         return out
+
+    def _unnamed_functions(self, module: Module, offsets: Dict[int, int],
+                           out: Dict[int, List[Frame]]) -> None:
+        """Give each unnamed frame of the module the start of its function (from the
+        binary's .eh_frame_hdr), so that a stripped program's frames group by function."""
+        unnamed = [a for a in offsets if out[a][-1].function == "??"]
+        if not unnamed:
+            return
+        starts = self._function_starts(module)
+        for address in unnamed:
+            i = bisect.bisect_right(starts, offsets[address]) - 1
+            if i >= 0:
+                frames = out[address]
+                frames[-1] = dataclasses.replace(frames[-1], function_start=starts[i])
+
+    def _function_starts(self, module: Module) -> List[int]:
+        ident = (module.path, module.build_id)
+        if ident not in self._starts:
+            info = read_elf(module.path) if os.path.isfile(module.path) else None
+            same = info is not None and (not module.build_id or info.build_id in ("", module.build_id))
+            self._starts[ident] = function_starts(module.path) if same else []
+        return self._starts[ident]
 
     def _unnamed_program(self, profile: Profile, wanted, out: Dict[int, List[Frame]]) -> None:
         """Say once that the program has no symbols when none of its frames got a name
@@ -97,10 +124,12 @@ class Symbolizer:
             if module.path != profile.exe or any(out[a][-1].function != "??" for a in offsets):
                 continue
             name = os.path.basename(module.path)
-            self._note("program:" + module.path,
-                       f"this program has no symbols: install its -dbgsym package or build with "
-                       f"-g ({module.path}: its frames show as ?? ({name}+offset) for "
-                       f"eu-addr2line to resolve)")
+            text = (f"this program has no symbols: install its -dbgsym package or build with -g "
+                    f"({module.path}: its frames show as ?? ({name}+offset) for eu-addr2line to "
+                    f"resolve)")
+            if "program:" + module.path not in self._noted:
+                self.program_notes.append(text)
+            self._note("program:" + module.path, text)
             generic = f"no debug info for {module.path};"
             self.notes = [n for n in self.notes if not n.startswith(generic)]
 
