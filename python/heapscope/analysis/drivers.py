@@ -37,7 +37,11 @@ def find(root_functions: Sequence[Sequence[tuple]], weights: Sequence[int],
                 if via.setdefault((caller, below), callee) != callee:
                     found.add(caller)
                     break
-    return found | _passing_into(found, callees, rankable)
+    while True:   # a caller passing everything into one that does is one too
+        more = _passing_into(found, callees, rankable)
+        if not more:
+            return found
+        found |= more
 
 
 def _passing_into(found: Set[tuple], callees: Dict[tuple, Dict[tuple, int]],
@@ -46,7 +50,7 @@ def _passing_into(found: Set[tuple], callees: Dict[tuple, Dict[tuple, int]],
     calls, into a driver (Octave's statement-list loop into the statement dispatcher):
     drivers too, as a caller passing everything to a target is that target's equal."""
     out: Set[tuple] = set()
-    for key in rankable - found:
+    for key in rankable - found:   # new ones only
         cur, seen = key, {key}
         while True:
             share = callees.get(cur)
