@@ -1,8 +1,9 @@
 """SUNDIALS 6.4 (Debian 12): its example arkode/C_serial/ark_heat1D_adapt.c (libsundials-dev),
 the 1-D heat equation on a mesh adapted after every time step.
 
-Busiest size: 24 bytes, 7,748 blocks: the headers of N_Vectors (content, ops, context:
-three pointers), made by `N_VNewEmpty` for every vector cloned. After each step the
+Busiest size: 24 bytes, 7,748 blocks: two per N_Vector cloned, its header (content, ops,
+context: `N_VNewEmpty`) and its serial content (length, own_data, data:
+`N_VCloneEmpty_Serial`). After each step the
 example builds a new mesh and calls `ARKStepResize(arkode_mem, y, hscale, t, NULL, NULL)`
 (ark_heat1D_adapt.c:260) without a resize function, so `arkResizeVec`
 (src/arkode/arkode.c:1584-1593) destroys each of the integrator's vectors and clones a
