@@ -18,7 +18,7 @@ fail() { echo "setup: $*" >&2; exit 1; }
 # `go tool pprof` (pprof export), git (hsmalloc's git workload), python3-venv for .venv,
 # chromium for the HTML report's browser tests (driven by pip's playwright, never a
 # downloaded browser); clang-format for scripts/lint.sh. The real-code corpus
-# (tests/real): Octave, GROMACS, Quantum ESPRESSO, FreeFem++ and gmsh as Debian ships
+# (tests/real): Octave, GROMACS, Quantum ESPRESSO, FreeFem++, gmsh and CP2K as Debian ships
 # them, and the PETSc and SUNDIALS development packages with their examples, which the
 # corpus builds (cached) and runs.
 APT_PACKAGES=(
@@ -30,7 +30,7 @@ APT_PACKAGES=(
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   libeigen3-dev graphviz golang-go chromium
   lammps lammps-examples
-  octave gromacs quantum-espresso freefem++ gmsh
+  octave gromacs quantum-espresso freefem++ gmsh cp2k
   libpetsc-real3.18-dev libpetsc3.18-dev-examples libsundials-dev
 )
 # Commands that may come from elsewhere (nodesource's nodejs brings its own npm, which
