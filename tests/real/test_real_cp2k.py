@@ -16,8 +16,8 @@ of a program without symbols names it by module and offset."""
 import pytest
 
 from helpers.real_programs import (allocating_frames, busiest, callgraph, copy_inputs,
-                                   function_range, offset_in, record, require_version,
-                                   size_counts, stacks, through)
+                                   first_ranked_offset, function_range, record_as_a_user,
+                                   require_version, size_counts, stacks, through, within)
 
 pytestmark = pytest.mark.real
 CP2K = "/usr/bin/cp2k.psmp"
@@ -33,14 +33,9 @@ def cp2k(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cp2k")
     copy_inputs(tmp, "h2o.inp")
     cmd = ["cp2k.psmp", "-i", "h2o.inp"]
-    res = record(tmp / "counts", cmd, cwd=tmp, env=ENV)
+    res = record_as_a_user(tmp, cmd, 272, env=ENV)
     assert "ENERGY| Total FORCE_EVAL ( QS ) energy" in res.stdout
-    record(tmp / "stacks", cmd, sizes=272, cwd=tmp, env=ENV)
     return tmp
-
-
-def _within(start, end):
-    return lambda f: f["module"] == CP2K and start <= f["offset"] < end
 
 
 def test_busiest_size_is_272_bytes(heapscope, cp2k):
@@ -53,14 +48,13 @@ def test_keyword_defaults_of_the_input_description(heapscope, cp2k):
     frames = allocating_frames(doc)
     assert frames[("?? (cp2k.psmp+0x24302c1)", "cp2k.psmp")] == 118_617
     assert function_range(CP2K, 0x24302c1) == (0x2430030, 0x24321ea)   # val_create
-    assert through(doc, _within(*KEYWORD_CREATE)) == 118_617
-    assert through(doc, _within(*LIBXC_ADD_SECTIONS)) == 79_090
-    assert through(doc, _within(*PRINT_KEY_SECTION)) == 39_507
+    assert through(doc, within(CP2K, *KEYWORD_CREATE)) == 118_617
+    assert through(doc, within(CP2K, *LIBXC_ADD_SECTIONS)) == 79_090
+    assert through(doc, within(CP2K, *PRINT_KEY_SECTION)) == 39_507
 
 
 def test_fix_target_is_libxc_add_sections_by_offset(heapscope, cp2k):
     doc = callgraph(heapscope, cp2k / "stacks", 272)
-    assert doc["ranking"], "nothing ranked: a stripped program is ranked by module+offset"
-    first = offset_in(doc["ranking"][0]["function"], "cp2k.psmp")
+    first = first_ranked_offset(doc, "cp2k.psmp")
     assert first is not None and LIBXC_ADD_SECTIONS[0] <= first < LIBXC_ADD_SECTIONS[1], \
         doc["ranking"][0]["function"]

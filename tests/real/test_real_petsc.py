@@ -14,7 +14,7 @@ wrappers. docs/real-applications.md has the evidence."""
 import pytest
 
 from helpers.real_programs import (busiest, cached_build, callgraph, pkg_config, ranked,
-                                   record, require_version, size_counts, stacks, through)
+                                   record_as_a_user, require_version, size_counts, stacks, through)
 
 pytestmark = pytest.mark.real
 EX12 = "/usr/share/petsc/3.18/share/petsc/examples/src/snes/tutorials/ex12.c"
@@ -33,8 +33,7 @@ def petsc(tmp_path_factory):
                            ["libpetsc-real3.18-dev", "libpetsc3.18-dev-examples",
                             "libopenmpi-dev"])
     tmp = tmp_path_factory.mktemp("petsc")
-    record(tmp / "counts", [program, *ARGS], cwd=tmp)
-    record(tmp / "stacks", [program, *ARGS], sizes=32, cwd=tmp)
+    record_as_a_user(tmp, [program, *ARGS], 32)
     return tmp
 
 

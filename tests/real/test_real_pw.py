@@ -15,8 +15,8 @@ ranking of a program without symbols can name it only by module and offset."""
 import pytest
 
 from helpers.real_programs import (allocating_frames, busiest, callgraph, copy_inputs,
-                                   function_range, offset_in, record, require_version,
-                                   size_counts, stacks, through)
+                                   first_ranked_offset, function_range, record_as_a_user,
+                                   require_version, size_counts, stacks, through, within)
 
 pytestmark = pytest.mark.real
 PW = "/usr/bin/pw.x"
@@ -36,9 +36,7 @@ def pw(tmp_path_factory):
                              cwd=tmp, timeout=120, env=dict(__import__("os").environ, **ENV))
     assert res.returncode == 0 and (tmp / "Si.pz-tm.UPF").exists(), res.stdout[-2000:]
     cmd = ["pw.x", "-in", "si.scf.in"]
-    res = record(tmp / "counts", cmd, cwd=tmp, env=ENV)
-    assert "convergence has been achieved" in res.stdout
-    record(tmp / "stacks", cmd, sizes=3, cwd=tmp, env=ENV)
+    assert "convergence has been achieved" in record_as_a_user(tmp, cmd, 3, env=ENV).stdout
     return tmp
 
 
@@ -53,11 +51,8 @@ def test_the_program_has_no_symbols(heapscope, pw):
     frames = allocating_frames(doc)
     assert abs(frames[("?? (pw.x+0x625127)", "pw.x")] - 18_436) <= 5, frames.most_common(3)
     assert all(name.startswith("?? ") for (name, module) in frames if module == "pw.x")
-
-    def within(start, end):
-        return lambda f: f["module"] == PW and start <= f["offset"] < end
-    assert abs(through(doc, within(*ADD_ATTRIBUTE)) - 17_483) <= 5
-    assert abs(through(doc, within(*QES_WRITE_MATRIX)) - 18_905) <= 5
+    assert abs(through(doc, within(PW, *ADD_ATTRIBUTE)) - 17_483) <= 5
+    assert abs(through(doc, within(PW, *QES_WRITE_MATRIX)) - 18_905) <= 5
     assert function_range(PW, 0x625127) == (0x624f54, 0x6251a8)
     assert function_range(PW, 0x602217) == ADD_ATTRIBUTE
     assert function_range(PW, 0x2fc45f) == QES_WRITE_MATRIX
@@ -70,7 +65,6 @@ def test_callgraph_says_the_program_has_no_symbols(heapscope, pw):
 
 def test_fix_target_is_fox_add_attribute_by_offset(heapscope, pw):
     doc = callgraph(heapscope, pw / "stacks", 3)
-    assert doc["ranking"], "nothing ranked: a stripped program is ranked by module+offset"
-    first = offset_in(doc["ranking"][0]["function"], "pw.x")
+    first = first_ranked_offset(doc, "pw.x")
     assert first is not None and ADD_ATTRIBUTE[0] <= first < ADD_ATTRIBUTE[1], \
         doc["ranking"][0]["function"]

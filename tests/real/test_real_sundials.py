@@ -15,7 +15,7 @@ every step (`SUNLinSol_PCG`, line 265) is second (1,341). docs/real-applications
 the evidence."""
 import pytest
 
-from helpers.real_programs import (busiest, cached_build, callgraph, ranked, record,
+from helpers.real_programs import (busiest, cached_build, callgraph, ranked, record_as_a_user,
                                    require_version, size_counts, stacks, through)
 
 pytestmark = pytest.mark.real
@@ -30,8 +30,7 @@ def sundials(tmp_path_factory):
                            ["gcc", "-g", "-O1", "-o", "{out}", "{src}", "-lsundials_arkode",
                             "-lsundials_nvecserial", "-lm"], ["libsundials-dev"])
     tmp = tmp_path_factory.mktemp("sundials")
-    record(tmp / "counts", [program], cwd=tmp)
-    record(tmp / "stacks", [program], sizes=24, cwd=tmp)
+    record_as_a_user(tmp, [program], 24)
     return tmp
 
 
