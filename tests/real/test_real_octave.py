@@ -37,9 +37,9 @@ DRIVERS = {
 def octave(tmp_path_factory):
     require_version("octave", "7.3.0-2")
     tmp = tmp_path_factory.mktemp("octave")
-    # run in a directory nobody writes to: Octave rescans a working directory changed
-    # within the last second whenever it looks a name up (19 blocks of 16 bytes a scan,
-    # as many scans as the clock decides), and the profiles go into a fresh one
+    # run in a directory nobody writes to: in one just created or written (as the
+    # profiles' directory is) the 16-byte count differs by 19 from run to run, as if
+    # Octave rescanned its working directory when the clock says so
     small = record(tmp / "counts10000", OCTAVE, cwd=INPUTS, env={"GROW_N": "10000"})
     assert small.stdout.split()[-1] == "25002500.0"
     res = record_as_a_user(tmp, OCTAVE, 16, cwd=INPUTS, env={"GROW_N": "20000"})
