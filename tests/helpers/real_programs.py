@@ -92,6 +92,14 @@ def record(out, cmd, *, sizes=None, cwd=None, env=None, timeout=600):
     return res
 
 
+def record_as_a_user(tmp, cmd, size, *, cwd=None, env=None):
+    """The method's first two steps: count every size (tmp/counts), then record the
+    stacks of `size`, the busiest (tmp/stacks). Returns the counting run."""
+    res = record(tmp / "counts", cmd, cwd=cwd or tmp, env=env)
+    record(tmp / "stacks", cmd, sizes=size, cwd=cwd or tmp, env=env)
+    return res
+
+
 def command_json(heapscope, *args):
     """A heapscope command's JSON document (every type and vertex: --top 0)."""
     return json.loads(heapscope(*args, "--format", "json").stdout)
@@ -161,6 +169,18 @@ def allocating_frames(doc, skip=("malloc", "calloc", "realloc", "operator new(un
 def through(doc, predicate):
     """Allocations whose stack has a frame for which predicate(frame) holds."""
     return sum(count for count, stack in stack_types(doc) if any(predicate(f) for f in stack))
+
+
+def within(module_path, start, end):
+    """A frame predicate: in `module_path` at an offset in [start, end)."""
+    return lambda f: f["module"] == module_path and start <= f["offset"] < end
+
+
+def first_ranked_offset(doc, module):
+    """The module offset of the first fix target of a program without symbols (named
+    "?? (module+0x...)"), or None when it is not one of that module's."""
+    assert doc["ranking"], "nothing ranked: a stripped program is ranked by module+offset"
+    return offset_in(doc["ranking"][0]["function"], module)
 
 
 def offset_in(name, module):

@@ -1,8 +1,9 @@
 """SUNDIALS 6.4 (Debian 12): its example arkode/C_serial/ark_heat1D_adapt.c (libsundials-dev),
 the 1-D heat equation on a mesh adapted after every time step.
 
-Busiest size: 24 bytes, 7,748 blocks: the headers of N_Vectors (content, ops, context:
-three pointers), made by `N_VNewEmpty` for every vector cloned. After each step the
+Busiest size: 24 bytes, 7,748 blocks: two per N_Vector cloned, its header (content, ops,
+context: `N_VNewEmpty`) and its serial content (length, own_data, data:
+`N_VCloneEmpty_Serial`). After each step the
 example builds a new mesh and calls `ARKStepResize(arkode_mem, y, hscale, t, NULL, NULL)`
 (ark_heat1D_adapt.c:260) without a resize function, so `arkResizeVec`
 (src/arkode/arkode.c:1584-1593) destroys each of the integrator's vectors and clones a
@@ -14,7 +15,7 @@ every step (`SUNLinSol_PCG`, line 265) is second (1,341). docs/real-applications
 the evidence."""
 import pytest
 
-from helpers.real_programs import (busiest, cached_build, callgraph, ranked, record,
+from helpers.real_programs import (busiest, cached_build, callgraph, ranked, record_as_a_user,
                                    require_version, size_counts, stacks, through)
 
 pytestmark = pytest.mark.real
@@ -29,8 +30,7 @@ def sundials(tmp_path_factory):
                            ["gcc", "-g", "-O1", "-o", "{out}", "{src}", "-lsundials_arkode",
                             "-lsundials_nvecserial", "-lm"], ["libsundials-dev"])
     tmp = tmp_path_factory.mktemp("sundials")
-    record(tmp / "counts", [program], cwd=tmp)
-    record(tmp / "stacks", [program], sizes=24, cwd=tmp)
+    record_as_a_user(tmp, [program], 24)
     return tmp
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.real_programs import (busiest, callgraph, record, require_version,
+from helpers.real_programs import (busiest, callgraph, record_as_a_user, require_version,
                                    size_counts)
 
 pytestmark = pytest.mark.real
@@ -23,8 +23,7 @@ def lammps(tmp_path_factory):
     assert MELT.exists(), f"{MELT} is missing: run scripts/setup.sh (lammps-examples)"
     tmp = tmp_path_factory.mktemp("lammps")
     cmd = ["lmp", "-in", MELT, "-log", "none", "-screen", "none"]
-    record(tmp / "counts", cmd, cwd=tmp)
-    record(tmp / "stacks", cmd, sizes=100, cwd=tmp)
+    record_as_a_user(tmp, cmd, 100)
     return tmp
 
 

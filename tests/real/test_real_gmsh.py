@@ -12,7 +12,7 @@ docs/real-applications.md has the evidence."""
 import pytest
 
 from helpers.real_programs import (allocating_frames, busiest, callgraph, copy_inputs,
-                                   ranked, record, require_version, size_counts, stacks,
+                                   ranked, record_as_a_user, require_version, size_counts, stacks,
                                    through)
 
 pytestmark = pytest.mark.real
@@ -25,8 +25,7 @@ def gmsh(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("gmsh")
     copy_inputs(tmp, "box.geo")
     cmd = ["gmsh", "-3", "box.geo", "-o", "box.msh", "-nt", "1"]
-    record(tmp / "counts", cmd, cwd=tmp)
-    record(tmp / "stacks", cmd, sizes=24, cwd=tmp)
+    record_as_a_user(tmp, cmd, 24)
     return tmp
 
 

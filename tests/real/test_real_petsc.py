@@ -2,8 +2,8 @@
 PetscFE; libpetsc3.18-dev-examples), built against libpetsc-real3.18-dev, on a 16 x 16
 quadrilateral mesh with Q2 elements.
 
-Busiest size: 32 bytes (7,381 blocks; 7,303 of them with stacks, the rest made before
-the recorder could unwind). 74% come from `PetscObjectComposeFunction`: every new object
+Busiest size: 32 bytes (7,381 blocks; the stacks hold 7,303 of them: 78 outside MPI are
+missing without a note, as on Octave and gmsh). 74% come from `PetscObjectComposeFunction`: every new object
 (each Mat, IS, PetscDualSpace) registers its type's methods by name in a linked list,
 and `PetscFunctionListAdd_Private` (src/sys/dll/reg.c:232-276) makes a 32-byte node
 (struct _n_PetscFunctionList: four pointers) and a copy of the name for each one, through
@@ -14,7 +14,7 @@ wrappers. docs/real-applications.md has the evidence."""
 import pytest
 
 from helpers.real_programs import (busiest, cached_build, callgraph, pkg_config, ranked,
-                                   record, require_version, size_counts, stacks, through)
+                                   record_as_a_user, require_version, size_counts, stacks, through)
 
 pytestmark = pytest.mark.real
 EX12 = "/usr/share/petsc/3.18/share/petsc/examples/src/snes/tutorials/ex12.c"
@@ -33,12 +33,13 @@ def petsc(tmp_path_factory):
                            ["libpetsc-real3.18-dev", "libpetsc3.18-dev-examples",
                             "libopenmpi-dev"])
     tmp = tmp_path_factory.mktemp("petsc")
-    record(tmp / "counts", [program, *ARGS], cwd=tmp)
-    record(tmp / "stacks", [program, *ARGS], sizes=32, cwd=tmp)
+    record_as_a_user(tmp, [program, *ARGS], 32)
     return tmp
 
 
 def test_busiest_size_is_32_bytes(heapscope, petsc):
+    # the same in every run here; 539 of them are Open MPI's start-up (region [MPI]),
+    # which depends on the host, hence a bound
     size, count = busiest(size_counts(heapscope, petsc / "counts"))
     assert size == 32 and abs(count - 7_381) <= 20, (size, count)
 
