@@ -6,23 +6,26 @@ import json
 import shutil
 import subprocess
 
-from conftest import require
+from conftest import compile_program, require
 
 NOTE = "this program has no symbols: install its -dbgsym package or build with -g"
 
 
-def stripped(build, tmp_path):
-    """rank_init_vs_mesh.c built with -g and a stripped copy: (stripped, with symbols)."""
+def stripped(native, tmp_path):
+    """rank_init_vs_mesh.c built with -g and a stripped copy: (stripped, with symbols).
+    A build-id of its own: the symbol cache answers for a build-id it has seen with
+    symbols (the other tests' build of the same source), stripped copy or not."""
     require("strip", "eu-addr2line")
-    full = build("rank_init_vs_mesh.c")
+    full = compile_program(native, "rank_init_vs_mesh.c", tmp_path / "mesh_full",
+                           "-Wl,--build-id=uuid")
     bare = tmp_path / "mesh_stripped"
     shutil.copy(full, bare)
     subprocess.run(["strip", "--strip-all", bare], check=True)
     return bare, full
 
 
-def test_a_stripped_program_is_ranked_by_module_and_offset(build, heapscope, tmp_path):
-    bare, full = stripped(build, tmp_path)
+def test_a_stripped_program_is_ranked_by_module_and_offset(native, heapscope, tmp_path):
+    bare, full = stripped(native, tmp_path)
     out = tmp_path / "prof"
     heapscope("record", "-o", out, "--sizes", "32", "--", bare)
     res = heapscope("callgraph", out, "--size", "32", "--format", "json", "--top", "0")
@@ -37,10 +40,11 @@ def test_a_stripped_program_is_ranked_by_module_and_offset(build, heapscope, tmp
         offsets = [r["function"].split("+")[1].rstrip(")") for r in rows]
         return subprocess.run(["eu-addr2line", "-f", "-e", full, *offsets], capture_output=True,
                               text=True, check=True).stdout.splitlines()[::2]
-    assert resolved(doc["ranking"][:3]) == ["mesh_refine", "timestep", "init_fields"]
-    # without a name to tell, a function that only calls malloc, entered from the four
-    # lines of init_fields, is taken for a wrapper (docs/ranking.md)
-    assert resolved(doc["wrappers"]) == ["register_item"]
+    assert resolved(doc["ranking"][:3]) == ["mesh_refine", "timestep", "initialize_comm"]
+    # without a name to tell, a function entered from more call sites than it allocates
+    # from is taken for a wrapper: register_item (1 malloc, 4 callers) and init_fields (4
+    # calls of it, 30 callers); with their names, both are ranked (docs/ranking.md)
+    assert sorted(resolved(doc["wrappers"])) == ["init_fields", "register_item"]
     # said once, in the result (JSON: its notes; text: its note lines)
     assert [n for n in doc["notes"] if NOTE in n] and NOTE not in res.stderr
     text = heapscope("callgraph", out, "--size", "32")
@@ -48,9 +52,9 @@ def test_a_stripped_program_is_ranked_by_module_and_offset(build, heapscope, tmp
     assert (text.stdout + text.stderr).count(NOTE) == 1
 
 
-def test_every_command_showing_frames_says_once_the_program_has_no_symbols(build, heapscope,
+def test_every_command_showing_frames_says_once_the_program_has_no_symbols(native, heapscope,
                                                                              tmp_path):
-    bare, _ = stripped(build, tmp_path)
+    bare, _ = stripped(native, tmp_path)
     a, b = tmp_path / "a", tmp_path / "b"
     for out in (a, b):
         heapscope("record", "--track", "--sizes", "all", "-o", out, "--", bare)

@@ -22,8 +22,11 @@ A user function W is a wrapper when
      which is how programmers say it. A mesher creating the tetrahedra of a cavity is
      where the code allocates, and its name says so;
   3. a function without a name (a stripped program's, told apart by where it starts)
-     has no name to say it: it is a wrapper when it calls the allocator from one call
-     site (one return address) and is entered from at least two;
+     has no name to say it: it is a wrapper when it is entered from at least two call
+     sites, and from more than it allocates from (a generic maker: CP2K's keyword_create,
+     three calls of val_create, entered from 3,527 places; FoX's vs_str_alloc, one
+     malloc, from 35). A function allocating from more places than it is called from
+     (FoX's xml_AddAttribute_Ch: 37 and 15) does its own work;
   4. a wrapper of a wrapper (W calls a wrapper) is entered from at least two call
      sites, or from one, in a wrapper that qualifies itself (SUNDIALS' chain
      N_VClone -> N_VClone_Serial -> N_VCloneEmpty_Serial -> N_VNewEmpty, entered at
@@ -37,6 +40,7 @@ A user function W is a wrapper when
 Repeated until nothing new is found, so a wrapper of a wrapper is one too.
 """
 import re
+from collections import Counter
 from typing import Callable, Dict, List, Sequence, Set
 
 from heapscope.analysis.runtime_patterns import is_allocation_function
@@ -58,33 +62,59 @@ def find(stacks: Sequence[WeightedStack], keyed: Sequence[Sequence[tuple]],
     keys with the number of call sites they are entered from; keyed: each stack's frames
     as function keys, innermost first; is_application(frame): user code, or an unnamed
     frame of the application's own code (a stripped library's static function), which may
-    call a wrapper."""
+    call a wrapper.
+
+    Each stack has a straight frame: the first past the allocation functions and the
+    wrappers found so far. Rounds find the straight frames that qualify (on no stack
+    further out), then move the stacks whose straight frame became a wrapper one step
+    out; the figures of each function are kept up to date, not recounted."""
     wrappers: Dict[tuple, int] = {}
     callers: Dict[tuple, Set[tuple]] = {}      # a wrapper of a wrapper: its callers' functions
+    inner: Dict[tuple, Set[tuple]] = {}        # call sites it allocates from
+    outer: Dict[tuple, Set[tuple]] = {}        # application call sites it is entered from
+    further_out: Counter = Counter()           # stacks on which it is past the straight frame
+    frame_of: Dict[tuple, object] = {}
+    at: Dict[tuple, List[int]] = {}            # function -> stacks it is the straight frame of
+    position: List[int] = []
+
+    def straighten(n: int, i: int, through: bool) -> None:
+        frames, keys = stacks[n].frames, keyed[n]
+        while i < len(keys) and keys[i] in wrappers:
+            i, through = i + 1, True
+        position[n] = i
+        if i >= len(keys):
+            return
+        key = keys[i]
+        further_out[key] -= 1          # counted as further out while a frame inside it was
+        frame_of.setdefault(key, frames[i])
+        at.setdefault(key, []).append(n)
+        inner.setdefault(key, set()).add(call_site(frames[i], key))
+        sites = outer.setdefault(key, set())
+        if i + 1 < len(keys) and is_application(frames[i + 1]):
+            sites.add(call_site(frames[i + 1], keys[i + 1]))
+            if through:
+                callers.setdefault(key, set()).add(keys[i + 1])
+
+    for n, (s, keys) in enumerate(zip(stacks, keyed)):
+        i = 0
+        while i < len(keys) and is_allocation_function(s.frames[i].function):
+            i += 1
+        further_out.update(set(keys[i:]))
+        position.append(i)
+        straighten(n, i, False)
+    candidates = set(at)
     while True:
-        inner: Dict[tuple, Set[tuple]] = {}
-        outer: Dict[tuple, Set[tuple]] = {}
-        not_straight: Set[tuple] = set()
-        for s, keys in zip(stacks, keyed):
-            i, through = _straight_in(s.frames, keys, wrappers)
-            if i is None:
-                not_straight.update(keys)
-                continue
-            key = keys[i]
-            inner.setdefault(key, set()).add(call_site(s.frames[i], key))
-            sites = outer.setdefault(key, set())
-            if i + 1 < len(keys) and is_application(s.frames[i + 1]):
-                sites.add(call_site(s.frames[i + 1], keys[i + 1]))
-                if through:
-                    callers.setdefault(key, set()).add(keys[i + 1])
-            not_straight.update(k for k in keys[i + 1:] if k != key)
-        found = {key for key in inner
-                 if key not in wrappers and key not in not_straight and outer[key]
-                 and _passes_calls_on(key[1], len(inner[key]), len(outer[key]))}
-        found = {key for key in found if _user(stacks, keyed, key, is_user)}
+        found = {key for key in candidates if further_out[key] <= 0 and outer[key]
+                 and _passes_calls_on(key[1], len(inner[key]), len(outer[key]))
+                 and is_user(frame_of[key])}
         if not found:
             return _chains_entered_twice(wrappers, callers)
         wrappers.update((key, len(outer[key])) for key in found)
+        candidates -= found
+        for key in found:
+            for n in at.pop(key):
+                straighten(n, position[n] + 1, True)
+        candidates |= set(at) - set(wrappers)
 
 
 def _chains_entered_twice(wrappers: Dict[tuple, int],
@@ -107,32 +137,11 @@ def _chains_entered_twice(wrappers: Dict[tuple, int],
     return {key: sites for key, sites in wrappers.items() if keep(key, frozenset())}
 
 
-def _straight_in(frames, keys, wrappers: Dict[tuple, int]):
-    """(the index of the first frame past the allocation functions and the wrappers
-    already found, innermost first, or None when there is none; whether a wrapper was
-    passed)."""
-    i = 0
-    while i < len(frames) and is_allocation_function(frames[i].function):
-        i += 1
-    first = i
-    while i < len(frames) and keys[i] in wrappers:
-        i += 1
-    return (i if i < len(frames) else None), i > first
-
-
 def _passes_calls_on(function: str, allocating_sites: int, call_sites: int) -> bool:
     """Rules 2 and 3, for a function straight into the allocator."""
     if function.startswith("?? ("):   # no name to say what it does
-        return allocating_sites == 1 and call_sites >= MIN_CALL_SITES
+        return MIN_CALL_SITES <= call_sites and allocating_sites < call_sites
     return says_it_allocates(function)
-
-
-def _user(stacks, keyed, key: tuple, is_user) -> bool:
-    for s, keys in zip(stacks, keyed):
-        if key in keys:
-            return is_user(s.frames[keys.index(key)])
-    return False
-
 
 
 MAKING_WORDS = frozenset({"new", "create", "make", "dup", "clone"})

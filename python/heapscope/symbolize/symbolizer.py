@@ -123,10 +123,9 @@ class Symbolizer:
         for module, offsets in wanted.items():
             if module.path != profile.exe or any(out[a][-1].function != "??" for a in offsets):
                 continue
-            name = os.path.basename(module.path)
             text = (f"this program has no symbols: install its -dbgsym package or build with -g "
-                    f"({module.path}: its frames show as ?? ({name}+offset) for eu-addr2line to "
-                    f"resolve)")
+                    f"({module.path}; its frames show as ?? (program+offset), which eu-addr2line "
+                    f"resolves once the symbols are there)")
             if "program:" + module.path not in self._noted:
                 self.program_notes.append(text)
             self._note("program:" + module.path, text)
