@@ -34,6 +34,7 @@ from heapscope.commands import progress
 from heapscope.commands.reading import selected_stacks, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.render import callgraph_text
+from heapscope.render.notes import collapse
 from heapscope.render.callgraph_dot import DotTimeout, to_dot, write_svg
 from heapscope.symbolize.packages import application_libraries
 
@@ -117,7 +118,8 @@ def run(args):
     with progress.phase(f"ranking {len(stacks):,} stack trace types"):
         g = build_callgraph(stacks, lines=args.lines, main_executable=main_exe, by=args.rank_by,
                             packaged_with=application_libraries)
-    doc = document(g, args.top, args.size, args.region, notes=unnamed)
+    doc = document(g, args.top, args.size, args.region,
+                   notes=collapse(unnamed, progress.VERBOSE))
 
     rc = 0
     if dot_path or svg_path:
