@@ -13,27 +13,25 @@ and the other rules of classify decide.
 import os
 import shutil
 import subprocess
-from functools import lru_cache
-from typing import Dict, Iterable, List, Set, Tuple
+from typing import Dict, Iterable, List, Set
 
 TIMEOUT = 30   # seconds for one dpkg-query (it reads the whole package database once)
 
 
+_KNOWN: Dict[str, str] = {}   # path -> its source package ("" for none), asked once a process
+
+
 def application_libraries(program: str, modules: Iterable[str]) -> Set[str]:
     """The modules (paths as recorded) built from the same source package as `program`."""
-    candidates = tuple(sorted({m for m in modules if m.startswith("/") and m != program}))
+    candidates = {m for m in modules if m.startswith("/") and m != program}
     if not program.startswith("/") or not candidates:
         return set()
-    return set(_same_source(program, candidates))
-
-
-@lru_cache(maxsize=64)
-def _same_source(program: str, modules: Tuple[str, ...]) -> Tuple[str, ...]:
-    sources = source_packages((program,) + modules)
-    mine = sources.get(program)
-    if not mine:
-        return ()
-    return tuple(m for m in modules if sources.get(m) == mine)
+    unknown = [p for p in sorted(candidates | {program}) if p not in _KNOWN]
+    if unknown:
+        found = source_packages(unknown)
+        _KNOWN.update((p, found.get(p, "")) for p in unknown)
+    mine = _KNOWN[program]
+    return {m for m in candidates if mine and _KNOWN[m] == mine}
 
 
 def _spellings(path: str) -> List[str]:

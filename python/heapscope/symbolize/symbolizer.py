@@ -120,9 +120,13 @@ class Symbolizer:
     def _unnamed_program(self, profile: Profile, wanted, out: Dict[int, List[Frame]]) -> None:
         """Say once that the program has no symbols when none of its frames got a name
         (said instead of its "no debug info" note)."""
+        program = getattr(profile, "exe", "")   # a job file's peak stacks have no program
         for module, offsets in wanted.items():
-            if module.path != profile.exe or any(out[a][-1].function != "??" for a in offsets):
+            if module.path != program or any(out[a][-1].function != "??" for a in offsets):
                 continue
+            if module.path in self._noted and not any(
+                    n.startswith(f"no debug info for {module.path};") for n in self.notes):
+                continue   # not on this machine, or changed since: said so already
             text = (f"this program has no symbols: install its -dbgsym package or build with -g "
                     f"({module.path}; its frames show as ?? (program+offset), which eu-addr2line "
                     f"resolves once the symbols are there)")
