@@ -1,5 +1,5 @@
 """Drivers below the trunk: functions whose paths branch and meet again in user code
-(docs/ranking.md, rule 4).
+(docs/ranking.md, rule 5).
 
 A function whose allocations go down several of its callees (none carries FOCUS_SHARE
 of them: else it is that callee's equal) and meet again below, in a function that two of

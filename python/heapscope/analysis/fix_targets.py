@@ -23,6 +23,11 @@ vector helpers). When a branch passes two user functions or more, it is a subsys
 with its own loop and targets, and the trunk's end is a driver (FreeFem's
 AssembleVarForm, gmsh's GenerateMesh, LAMMPS' constructor).
 
+Below the trunk, the drivers (analysis.drivers: functions whose paths branch and meet
+again in user code) are not ranked either, and the repetition a vertex is ranked by
+leaves out the paths on which a driver lies below it: what the driver's subsystems
+repeat is decided there.
+
 Among equals, the vertex nearest the allocation first: a caller whose allocations pass
 (through a chain of dominant calls) for at least FOCUS_SHARE into one ranked callee that
 carries no more than they do (within the same share) ranks right after that callee (a
