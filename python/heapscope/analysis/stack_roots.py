@@ -34,7 +34,7 @@ def roots(g, root_paths: Sequence[Sequence[tuple]],
                 if worker and not entered:
                     root, start = ("thread", fkey), depth
                 break
-            if kind == kinds.ENTRY or fkey[1] in kinds.ENTRY_FUNCTIONS:
+            if kind == kinds.ENTRY or kinds.is_entry(fkey[1]):
                 entered, start = True, depth + 1
             elif not entered:
                 worker = worker or fkey[1] in kinds.THREAD_START_FUNCTIONS
