@@ -20,9 +20,9 @@ LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6"
 START = ("main", "__libc_start_call_main", "__libc_start_main_impl", "_start")
 
 
-def f(function, line=0, module=EXE, file="/home/dev/app/src/app.c", start=0):
+def f(function, line=0, module=EXE, file="/home/dev/app/src/app.c"):
     return Frame(function, file if module == EXE and function != "??" else "", line, module,
-                 line or 1, False, start)
+                 line or 1)
 
 
 def stack(*names, count, size=48, module=EXE):
@@ -162,11 +162,11 @@ def test_known_runtimes_wherever_they_are_installed():
 
 def test_unnamed_frames_are_told_apart_by_offset_and_grouped_by_function():
     prog = "/usr/bin/stripped"
-    main = Frame("??", "", 0, prog, 0x1400, False, 0x13f0)
-    a = WeightedStack((Frame("??", "", 0, prog, 0x1181, False, 0x1169),
-                       Frame("??", "", 0, prog, 0x11ec, False, 0x11d0), main), 8, 256, "", 32)
-    b = WeightedStack((Frame("??", "", 0, prog, 0x1181, False, 0x1169),
-                       Frame("??", "", 0, prog, 0x11f9, False, 0x11d0), main), 8, 256, "", 32)
+    main = Frame("??", "", 0, prog, 0x1400, function_start=0x13f0)
+    a = WeightedStack((Frame("??", "", 0, prog, 0x1181, function_start=0x1169),
+                       Frame("??", "", 0, prog, 0x11ec, function_start=0x11d0), main), 8, 256, "", 32)
+    b = WeightedStack((Frame("??", "", 0, prog, 0x1181, function_start=0x1169),
+                       Frame("??", "", 0, prog, 0x11f9, function_start=0x11d0), main), 8, 256, "", 32)
     # two call sites of one function: two paths (before, every ?? was one frame: merged)
     assert len(merge_stacks([a, b])) == 2
     g = build_callgraph([a, b], main_executable=prog)
