@@ -37,7 +37,12 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
   HEAPSCOPE_SAMPLE_BYTES   sampled stacks in every size: one a mean N bytes apart
                            (instead of HEAPSCOPE_STACK_SIZES); HEAPSCOPE_SAMPLE_SEED fixes
                            the random choice
-  HEAPSCOPE_UNWIND         dwarf (default, libunwind) or fp (frame pointers)
+  HEAPSCOPE_UNWIND         dwarf (default) or fp (frame pointers; DWARF after the first
+                           32 stacks if most of them stop after 1 or 2 frames)
+  HEAPSCOPE_UNWIND_CACHE   0: every DWARF stack by libunwind alone, without the unwind
+                           cache (to compare; 2-4x the cost on deep stacks)
+  HEAPSCOPE_UNWIND_STATS   1: one line at exit on what the unwind cache did (stacks from
+                           call sites seen before, walked, left to libunwind)
   HEAPSCOPE_TRACK          1: tracking mode (lifetimes, temporaries, peak, leaks)
   HEAPSCOPE_TEMP_BETWEEN   a temporary has at most N other allocations in between (0)
   HEAPSCOPE_TEMP_NS        and lives at most this many ns (unset: no time bound)
@@ -107,7 +112,11 @@ def register(sub):
                         f"samples so by default, one a mean {TRACK_SAMPLE_BYTES_DEFAULT // 1024} KiB "
                         "apart; off: --track without stacks")
     p.add_argument("--unwind", choices=["dwarf", "fp"], default="dwarf",
-                   help="stack unwinding: DWARF via libunwind (default) or frame pointers")
+                   help="stack unwinding: DWARF (default: the program's call frame "
+                        "information, each call site's stack cached and checked; libunwind "
+                        "for frames it cannot read) or fp: frame pointers, for code built "
+                        "with -fno-omit-frame-pointer; on code without them the stacks stop "
+                        "after a frame or two, and the recorder says so and uses DWARF")
     p.add_argument("--track", action="store_true",
                    help="tracking mode: lifetimes, temporaries, who holds the heap peak, "
                         "leaks at exit, extra bytes per size; per call path by sampled stacks "

@@ -252,6 +252,7 @@ __attribute__((destructor)) static void hsr_fini(void)
         return;
     hsr_profile_seal();
     hsr_snapshot(hsr_final_reason(HS_REASON_EXIT), 0);
+    hsr_stacks_report();
     uint64_t unbalanced = hsr_regions_unbalanced();
     if (unbalanced) {
         char msg[120];

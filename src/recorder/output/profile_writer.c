@@ -85,6 +85,9 @@ static int room_off;                   /* fallocate is not supported here: plain
 static int dead;                       /* the header could not be written: no more writes */
 static _Atomic int failed;             /* a write failed: said, and marked in the header */
 static uint8_t header[HS_HEADER_SIZE]; /* as written: mark_header rewrites its end */
+static uint8_t settings[1024];         /* the SETTINGS chunk as written (hsr_profile_unwinder) */
+static size_t settings_len;            /* 0: none kept (too long) */
+static uint64_t settings_at;           /* its offset in the file */
 static uLong file_types;               /* crc32 of the types of the chunks written so far */
 
 /* ---- growable byte buffer (mmap/mremap) ---- */
@@ -184,12 +187,18 @@ size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type)
 
 /* The chunk header's fields filled in: crc over type, payload_len and payload, then
  * head_crc over the first 16 bytes (profile_format.h, chunk framing). */
+static void seal_chunk(uint8_t *head, uint64_t len);
+
 void hsr_chunk_end(struct hsr_buf *b, size_t start)
 {
     if (b->failed)
         return;
-    uint8_t *head = b->p + start;
-    uint64_t len = b->len - start - HS_CHUNK_HEADER_SIZE;
+    seal_chunk(b->p + start, b->len - start - HS_CHUNK_HEADER_SIZE);
+}
+
+/* A chunk's header filled in for a payload of len bytes after it. */
+static void seal_chunk(uint8_t *head, uint64_t len)
+{
     memcpy(head + 8, &len, 8);
     /* zlib's: about 10x the speed of a byte-wise table, which cost 0.5 s of
      * trace mode's writer thread on the churn benchmark (170 MB of events) */
@@ -338,6 +347,22 @@ static void mark_header(int err, uint64_t at)
     if (f < 0)
         return;
     (void)!pwrite(f, header + 24, HS_HEADER_SIZE - 24, 24);
+    close(f);
+}
+
+/* SETTINGS' unwinder (its last field), changed after the file was opened: the chunk
+ * rewritten in place, as the header is. */
+void hsr_profile_unwinder(uint32_t unwinder)
+{
+    hsr_settings.unwinder = unwinder; /* a fork child's file is written with it */
+    if (!settings_len || dead)
+        return;
+    memcpy(settings + settings_len - 4, &unwinder, 4);
+    seal_chunk(settings, settings_len - HS_CHUNK_HEADER_SIZE);
+    int f = open(path, O_WRONLY | O_CLOEXEC);
+    if (f < 0)
+        return;
+    (void)!pwrite(f, settings, settings_len, (off_t)settings_at);
     close(f);
 }
 
@@ -598,6 +623,10 @@ static void write_start(int rank)
     hsr_buf_u32(&b, hsr_settings.max_depth);
     hsr_buf_u32(&b, hsr_settings.unwinder);
     hsr_chunk_end(&b, c);
+    settings_len = !b.failed && b.len - c <= sizeof settings ? b.len - c : 0;
+    if (settings_len)
+        memcpy(settings, b.p + c, settings_len);
+    settings_at = c; /* b goes at the start of the new file */
 
     if (hsr_sample_mean) { /* the reader turns sample counts into estimates with it */
         c = hsr_chunk_begin(&b, HS_CHUNK_SAMPLING);

@@ -35,6 +35,7 @@ struct hsr_rows {
 HSR_HIDDEN void hsr_rows_next(struct hsr_buf *b, struct hsr_rows *r);
 HSR_HIDDEN void hsr_rows_done(struct hsr_buf *b, struct hsr_rows *r);
 HSR_HIDDEN int hsr_profile_open(void); /* open a new file, write header/PROCESS/SETTINGS */
+HSR_HIDDEN void hsr_profile_unwinder(uint32_t unwinder); /* SETTINGS rewritten in place */
 /* Append a buffer of whole chunks: 0, or -1 (a failure is said once and marked in the
  * file, see profile_writer.c). A stream write leaves room for the next snapshot; a
  * snapshot's write may take the last of it, and fills in its SNAPSHOT_END's
