@@ -121,12 +121,25 @@ def busiest(counts):
     return size, counts[size]
 
 
+_DOCUMENTS = {}
+
+
+def _document(heapscope, command, out, size):
+    """A recording's `stacks` or `callgraph` document, read once per session (several
+    tests read the same one; Octave's takes seconds). Callers must not modify it."""
+    key = (command, str(out), size)
+    if key not in _DOCUMENTS:
+        _DOCUMENTS[key] = command_json(heapscope, command, out, "--size", str(size),
+                                       "--top", "0")
+    return _DOCUMENTS[key]
+
+
 def stacks(heapscope, out, size):
-    return command_json(heapscope, "stacks", out, "--size", str(size), "--top", "0")
+    return _document(heapscope, "stacks", out, size)
 
 
 def callgraph(heapscope, out, size):
-    return command_json(heapscope, "callgraph", out, "--size", str(size), "--top", "0")
+    return _document(heapscope, "callgraph", out, size)
 
 
 def stack_types(doc):
