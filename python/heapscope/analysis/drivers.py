@@ -11,7 +11,7 @@ face mesher (its algorithms meeting in `MFace::MFace`). The trunk (the drivers o
 path) is found first by fix_targets; these are the drivers of one phase or branch.
 Meeting in a wrapper does not count: that is meeting in the allocator.
 """
-from typing import Dict, Sequence, Set, Tuple
+from typing import Dict, List, Sequence, Set
 
 FOCUS_SHARE = 0.95
 
@@ -20,28 +20,36 @@ def find(root_functions: Sequence[Sequence[tuple]], weights: Sequence[int],
          rankable: Set[tuple]) -> Set[tuple]:
     """The function keys of the drivers among `rankable` (user code, not a wrapper, not
     trunk). root_functions: each stack's frames as function keys, outermost first."""
-    via: Dict[Tuple[tuple, tuple], tuple] = {}     # (caller, a function below) -> first callee
-    found: Set[tuple] = set()
+    below: Dict[tuple, Dict[tuple, Set[tuple]]] = {}   # caller -> callee -> user functions below
     callees: Dict[tuple, Dict[tuple, int]] = {}
     for functions, w in zip(root_functions, weights):
         inner = list(dict.fromkeys(reversed(functions)))   # innermost first, once each
         for j in range(1, len(inner)):
             share = callees.setdefault(inner[j], {})
             share[inner[j - 1]] = share.get(inner[j - 1], 0) + w
-        user = [(j, key) for j, key in enumerate(inner) if key in rankable]
-        for n, (j, caller) in enumerate(user):
-            if caller in found or not j:
+        passed: List[tuple] = []        # the user functions below, innermost first
+        for j, key in enumerate(inner):
+            if key not in rankable:
                 continue
-            callee = inner[j - 1]
-            for _, below in user[:n]:
-                if via.setdefault((caller, below), callee) != callee:
-                    found.add(caller)
-                    break
+            if j and passed:
+                below.setdefault(key, {}).setdefault(inner[j - 1], set()).update(passed)
+            passed.append(key)
+    found = {key for key, by_callee in below.items() if _meet(by_callee.values())}
     while True:   # a caller passing everything into one that does is one too
         more = _passing_into(found, callees, rankable)
         if not more:
             return found
         found |= more
+
+
+def _meet(sets) -> bool:
+    """Whether two of the sets share a member."""
+    seen: Set[tuple] = set()
+    for members in sets:
+        if not seen.isdisjoint(members):
+            return True
+        seen |= members
+    return False
 
 
 def _passing_into(found: Set[tuple], callees: Dict[tuple, Dict[tuple, int]],
