@@ -23,6 +23,7 @@ COMMANDS = [
     "stacks",
     "callgraph",
     "diff",
+    "scaling",
     "lifetimes",
     "temporaries",
     "peak",

@@ -40,6 +40,10 @@ void heapscope__caliper_end(const char *fn);
 /* MPI_Abort(comm, errorcode) is about to end the job: the final snapshot, reason
  * "mpi-abort", with the code. 0 when written. */
 int heapscope__mpi_abort(int errorcode);
+/* The MPI library the process runs on, named once at its first MPI call: version and
+ * subversion from MPI_Get_version, text from MPI_Get_library_version (copied). The
+ * recorder writes it to the profile (MPI_LIBRARY) and rank 0 to the job file. */
+void heapscope__mpi_library(int version, int subversion, const char *text);
 
 /* ---- the job file: rank summaries reduced inside the job (MPI_Finalize) ----
  *

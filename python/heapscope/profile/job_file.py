@@ -7,7 +7,8 @@ ranks, one fixed row per rank (allocated blocks and bytes, application and MPI; 
 heap, RSS and PSS peaks over the rank's timeline samples up to MPI_Finalize; the
 calipers' figures; whether the rank kept its own file) and per host the ranks and the
 sum and maximum of their RSS and PSS peaks; with --track, the stack types that held the
-ranks' heap peaks (profile/job_peak_stacks.py).
+ranks' heap peaks (profile/job_peak_stacks.py); rank 0's MPI library and command line
+(profile/mpi_library.py).
 
 The rank rows are kept as they are in the file, one numpy structured array
 (JobFile.rows, RANK_DTYPE: the JOB_RANKS row), so that a job of 10^5 ranks is never
@@ -26,6 +27,7 @@ from heapscope.profile import format as fmt
 from heapscope.profile.framing import parse, read_file
 from heapscope.profile.job_peak_stacks import JobPeakStacks, decode as decode_peak_stacks
 from heapscope.profile.layout import Malformed
+from heapscope.profile.mpi_library import MpiLibrary, decode as decode_mpi_library, decode_command
 
 JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsj$")
 
@@ -82,6 +84,8 @@ class JobFile:
     # a numpy array of rank_dtype() (read_job_file)
     hosts: List[dict] = field(default_factory=list)
     peak_stacks: Optional[JobPeakStacks] = None   # JOB_PEAK_STACKS (None: an older recorder)
+    mpi_library: Optional[MpiLibrary] = None      # JOB_MPI_LIBRARY: rank 0's (None: unnamed)
+    cmdline: Optional[List[str]] = None           # JOB_COMMAND: rank 0's argv (None: not written)
 
     @cached_property
     def ranks(self) -> List[JobRank]:
@@ -209,6 +213,10 @@ def read_job_file(path) -> JobFile:
                              for h in fmt.CODECS[t].decode(payload).hosts]
             elif t == fmt.JOB_PEAK_STACKS:
                 job.peak_stacks = decode_peak_stacks(payload)
+            elif t == fmt.JOB_MPI_LIBRARY:
+                job.mpi_library = decode_mpi_library(payload)
+            elif t == fmt.JOB_COMMAND:
+                job.cmdline = decode_command(payload)
     except (Malformed, IndexError, struct.error) as exc:
         raise HeapscopeError(f"{path}: malformed job file: {exc}") from None
     if job is None:
