@@ -62,7 +62,7 @@ for what in ${WHAT[*]}; do
       -maxwarn 2 >/dev/null 2>&1
     for p in 1 2 4 8 16; do
       record "gromacs-p$p" "${OMPI[@]}" -np "$p" gmx_mpi -quiet mdrun -s md.tpr -ntomp 1 -npme 0 \
-        -deffnm "md$p"
+        -deffnm md
     done
     cd "$OUT"
     rm -rf "$work" ;;
