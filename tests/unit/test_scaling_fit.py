@@ -114,3 +114,18 @@ def test_first_above_finds_the_crossing():
     assert n == 1001 and f.predict(n) > limit >= f.predict(n - 1)
     assert first_above(lambda p: 5.0, 10.0, 16) is None
     assert first_above(lambda p: 50.0, 10.0, 16) == 16
+
+
+def test_repeated_runs_are_left_out_together():
+    """Two runs at each rank count: one left out is predicted without its twin, and two
+    rank counts are still too few to check a growth law."""
+    p = [2, 2, 4, 4, 8, 8]
+    y = [3_000_000 + 65_536 * q + d for q, d in zip(p, (0, 4096, 0, 4096, 0, 4096))]
+    c = choose(p, y, [64])
+    assert c.chosen.law.name == "p" and c.chosen.dof == 4
+    f = fit(LAW["p"], [4, 4, 8, 8], y[2:])
+    misses = [f.predict(2) - v for v in y[:2]]
+    assert held_out_error(LAW["p"], np.array(p, float), np.array(y, float)) >= \
+        math.sqrt(np.mean(np.square(misses))) / math.sqrt(3)
+    two = choose([2, 2, 4, 4], [1_000_000, 1_000_000, 2_000_000, 2_000_000], [8])
+    assert two.status == "too-few-points" and "p" in {f.law.name for f in two.exact}

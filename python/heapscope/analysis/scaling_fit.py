@@ -16,7 +16,8 @@ term comes out with a coefficient <= 0 does not describe the data (the memory do
 shrink or grow that way) and is dropped.
 
 Held-out checks: a law of k coefficients needs k + 1 rank counts; it is fitted once per
-rank count left out and predicts that one; its held-out error is the root mean square of
+rank count left out (with every run at it: repeated runs add points, not checks) and
+predicts that one; its held-out error is the root mean square of
 those misses. The laws within twice the best error, or within the noise floor (1% of the
 mean figure), fit equally well; of them the one with the fewest coefficients is chosen
 (then the smallest error). Another law of that set whose prediction at a requested rank
@@ -178,15 +179,16 @@ def fit(law: Law, p: Sequence[float], y: Sequence[float]) -> Optional[Fit]:
 
 
 def held_out_error(law: Law, p: np.ndarray, y: np.ndarray) -> Optional[float]:
-    """Root mean square of the misses of `law` fitted without each rank count in turn;
-    None when a fit without one has fewer points than coefficients (or is dropped)."""
+    """Root mean square of the misses of `law` fitted without each rank count in turn (every
+    run at it: repeated runs are not checked against their twins); None when a fit without
+    one has fewer points than coefficients (or is dropped)."""
     misses = []
-    for i in range(len(p)):
-        rest = np.arange(len(p)) != i
+    for count in np.unique(p):
+        rest = p != count
         f = fit(law, p[rest], y[rest])
         if f is None:
             return None
-        misses.append(f.predict(p[i]) - y[i])
+        misses += [f.predict(count) - v for v in y[~rest]]
     return math.sqrt(sum(m * m for m in misses) / len(misses))
 
 
@@ -209,9 +211,10 @@ def choose(p: Sequence[float], y: Sequence[float], targets: Sequence[float] = ()
     y = np.asarray(y, dtype=float)
     if len(p) == 0:
         return Choice("no-points")
+    counts = len(np.unique(p))
     checked, unchecked = [], []
     for law in laws:
-        if len(p) < law.coefficients + 1:
+        if counts < law.coefficients + 1:
             unchecked.append(law.name)
             continue
         f = fit(law, p, y)
@@ -222,14 +225,16 @@ def choose(p: Sequence[float], y: Sequence[float], targets: Sequence[float] = ()
             checked.append(f)
     floor = NOISE_FLOOR * float(np.mean(np.abs(y)))
     if not checked:
-        exact = [f for f in (fit(law, p, y) for law in laws) if f is not None and f.dof == 0]
+        exact = [f for f in (fit(law, p, y) for law in laws) if f is not None
+                 and f.law.coefficients == counts]
         return Choice("too-few-points", unchecked=unchecked, exact=exact)
     best = min(f.held_out for f in checked)
     equal = [f for f in checked if f.held_out <= max(EQUAL_FACTOR * best, floor)]
     chosen = min(equal, key=lambda f: (f.law.coefficients, f.held_out))
-    if len(p) == 2 and chosen.held_out > floor:
+    if counts == 2 and chosen.held_out > floor:
         # two rank counts that differ: only the constant law could be checked, and it misses
-        exact = [f for f in (fit(law, p, y) for law in laws) if f is not None and f.dof == 0]
+        exact = [f for f in (fit(law, p, y) for law in laws) if f is not None
+                 and f.law.coefficients == counts]
         return Choice("too-few-points", checked=checked, unchecked=unchecked, exact=exact)
     rivals, alike = [], []
     for f in equal:
