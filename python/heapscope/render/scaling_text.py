@@ -116,7 +116,8 @@ def _figures_table(comps: List[dict], targets: List[int]) -> List[str]:
                         + [_law_cell(law)] + [_prediction(preds.get(t)) for t in targets])
     lines = [table(header, rows, left=1).replace("  law", "  law", 1)]
     if any(c["sampled"] for c in comps):
-        lines.append("  * from timeline samples: a lower bound (a peak between two samples is missed)")
+        lines.append("  * sampled, as the job report marks it: from timeline samples where a rank's recorder "
+                     "did not keep the peak exactly, a lower bound")
     if any(c.get("lower_bound") for c in comps):
         lines.append("  library figures: what the module's stack types among each rank's largest "
                      "held at its peak, per rank (record --track): a lower bound")
