@@ -64,6 +64,15 @@
 #define HSR_ARENA_CHUNK (1u << 20)
 #define HSR_EXEC_ENV_SAVED 16 /* LD_PRELOAD and HEAPSCOPE_* variables kept */
 
+/* ---- the recorder's threads (core/last_thread.c) ---- */
+#define HSR_LAST_THREAD_POLL_MS 20  /* once main called pthread_exit: is a helper alone? */
+#define HSR_HELPER_SLEEP_MAX_MS 250 /* a helper wakes at least this often to look */
+
+/* ---- a job torn down (core/teardown.c) ---- */
+#define HSR_TEARDOWN_WAIT_MS 3000  /* a rank waits at most this long for its siblings' snapshots */
+#define HSR_TEARDOWN_SETTLE_MS 250 /* and for this long for any that still runs */
+#define HSR_TEARDOWN_SLOTS 512     /* ranks of one launcher waited for */
+
 /* ---- crashes (core/signals.c) ---- */
 #define HSR_CRASH_STACK_BYTES (256u * 1024u) /* alternate signal stack, reserved at start */
 #define HSR_CRASH_WAIT_MS 5000 /* another thread's crash snapshot is awaited this long */

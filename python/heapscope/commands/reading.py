@@ -11,7 +11,8 @@ Analysis hands these lines back as data (analysis/loading.py); only a command pr
 import sys
 from typing import Iterable, List, Sequence
 
-from heapscope.analysis.loading import read, reader_warnings, require_stacks, weighted_stacks
+from heapscope.analysis.loading import (left_out_lines, read, reader_warnings, require_stacks,
+                                       weighted_stacks)
 from heapscope.commands import progress
 from heapscope.analysis.processes import leave_out_launchers
 from heapscope.analysis.selection import SizeSet
@@ -21,8 +22,12 @@ from heapscope.symbolize import Symbolizer
 
 
 def read_profiles(paths: Sequence[str], args=None) -> List[Profile]:
+    """The profiles; a file that cannot be read (no snapshot, damaged) is left out with a
+    warning line, unless no file can be read (then that is the error)."""
+    left_out: list = []
     with progress.phase(f"reading {', '.join(paths) if len(paths) < 3 else f'{len(paths)} inputs'}"):
-        profiles = without_launchers(read(paths), args)
+        profiles = without_launchers(read(paths, left_out), args)
+    warnings(left_out_lines(left_out))
     for line in reader_warnings(profiles):
         print(f"heapscope: {line}", file=sys.stderr)
     return profiles

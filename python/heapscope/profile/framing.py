@@ -16,6 +16,7 @@ and timeline readers), scan() walks a file's chunk headers without reading paylo
 """
 import mmap
 import os
+import stat
 import struct
 import zlib
 from dataclasses import dataclass
@@ -46,6 +47,12 @@ class Header:
     @property
     def write_failed(self) -> bool:
         return bool(self.flags & fmt.HEADER_WRITE_FAILED)
+
+    def unknown_flags(self) -> str:
+        """A warning for header flags this reader does not know (a later recorder's, or
+        damage the header's crc was redone over), or ""."""
+        unknown = self.flags & ~fmt.HEADER_WRITE_FAILED
+        return f"header flags 0x{unknown:x} unknown to this reader: ignored" if unknown else ""
 
     def write_failure(self) -> str:
         """What the recorder said of its failed write, as a reader warning."""
@@ -100,21 +107,40 @@ class Corrupt(Exception):
         super().__init__(f"corrupt chunk at byte {offset} (type {ctype}, {fmt.chunk_name(ctype)}): {why}")
 
 
+def open_regular(path: str, what: str = "a profile file") -> BinaryIO:
+    """The file at path, open for reading, when it is a regular file; else one
+    HeapscopeError. Opened without blocking first: a FIFO named as a profile would wait
+    for a writer forever (every command hung), a device would be read without end."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise HeapscopeError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise HeapscopeError(f"{path}: is a directory, expected {what}") from None
+    except OSError as exc:
+        raise HeapscopeError(f"{path}: cannot read: {exc.strerror}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                else "a socket" if stat.S_ISSOCK(mode) else "a device")
+        raise HeapscopeError(f"{path}: is {kind}, not a regular file: expected {what}")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
 def read_file(path: str):
     """A whole profile file, mapped (pages of chunks never looked at, such as an event
-    trace's, are never read); a missing or unreadable one is one HeapscopeError."""
+    trace's, are never read); a missing, unreadable or not regular one is one
+    HeapscopeError."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             if os.fstat(fh.fileno()).st_size == 0:
                 return b""
             try:
                 return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-            except (OSError, ValueError):    # a file that cannot be mapped (a pipe)
+            except (OSError, ValueError):    # a file that cannot be mapped
                 return fh.read()
-    except FileNotFoundError:
-        raise HeapscopeError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise HeapscopeError(f"{path}: is a directory, expected a profile file") from None
     except OSError as exc:
         raise HeapscopeError(f"{path}: cannot read: {exc.strerror}") from None
 
@@ -166,9 +192,11 @@ def write_failure(path) -> Optional[str]:
     file the recorder wrote whole; what a reader of the whole file finds (a cut, a
     corrupt chunk) is not looked for here."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(str(path)) as fh:
             data = fh.read(fmt.HEADER_SIZE)
             size = os.fstat(fh.fileno()).st_size
+    except HeapscopeError as exc:
+        return str(exc).split(": ", 1)[-1]
     except OSError as exc:
         return f"cannot read it: {exc.strerror}"
     if not data:

@@ -25,7 +25,8 @@ struct hsr_trace_thread;
 
 struct hsr_thread {
     struct hsr_thread *next; /* list of all records, append-only */
-    _Atomic int in_use;
+    _Atomic int in_use;      /* 0 idle, 1 in use, 2 its thread is ending (owner_tid) */
+    int owner_tid;
     uint32_t index;                       /* hsr_thread_at; kept on adoption */
     struct hsr_size_table *_Atomic large; /* counters.c: sizes >= HSR_SMALL_SIZES */
     /* heap.c: bytes this thread allocated minus bytes it freed (signed: a block
@@ -42,6 +43,7 @@ struct hsr_thread {
 HSR_HIDDEN struct hsr_thread *hsr_thread_attach(void);
 HSR_HIDDEN void hsr_threads_init(void);             /* the thread-exit key */
 HSR_HIDDEN void hsr_threads_after_fork_child(void); /* all records but ours handed back */
+HSR_HIDDEN void hsr_thread_stand_in(void);          /* this thread's record is not a thread seen */
 HSR_HIDDEN uint64_t hsr_threads_seen(void);
 /* every record (the merge, tracking, the trace) */
 HSR_HIDDEN struct hsr_thread *hsr_threads_first(void);

@@ -202,6 +202,7 @@ static int write_file(const struct hsr_buf *b)
     int f = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (f < 0)
         return -1;
+    hsr_owner_may_use(f, NULL);
     size_t done = 0;
     while (done < b->len) {
         ssize_t n = write(f, b->p + done, b->len - done);
