@@ -25,7 +25,7 @@ def register(sub):
                     "(the largest rank's) the heap, RSS and PSS peaks, the application's and the "
                     "MPI library's heap peaks and the MPI library's non-heap memory, each fitted "
                     "to the law of the rank count p that held-out checks choose (constant, 1/p, "
-                    "log p, p, p log p, p^2, 1/p + p, 1/p + log p), predicted with 95%% "
+                    "log p, p, p log p, p^2, 1/p + p, 1/p + log p), predicted with 95% "
                     "intervals at larger rank counts, and the rank count where a rank would "
                     "exceed a memory limit; recorded with --track, the same per call path for "
                     "the largest stack types at the peak. Recordings under two MPI libraries are "
