@@ -27,7 +27,6 @@ and said in JobFile.warnings; damage before is one HeapscopeError. A header flag
 failed write is a warning too, as for a profile.
 """
 import os
-import re
 import struct
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
