@@ -105,8 +105,12 @@ def _facts(path: str, start: int, end: Optional[int]) -> Optional[CodeFacts]:
             code = fh.read(length)
     except OSError:
         return None
+    try:
+        disassembler = _disassembler(machine)
+    except ImportError:   # a broken install: the ranking falls back on names
+        return None
     instructions = []   # (address, size, mnemonic, operands)
-    for ins in _disassembler(machine).disasm_lite(code, start):
+    for ins in disassembler.disasm_lite(code, start):
         if ins[0] >= limit:
             break
         if len(instructions) == SMALL:
