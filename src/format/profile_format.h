@@ -231,10 +231,12 @@
  *   caliper rate limit (at most one measured call per period; 0 = every call; -1 =
  *   off). heap_measure (enum hs_heap_measure): usable bytes (malloc_usable_size),
  *   requested bytes, or not measured (the heap fields are -1). The totals
- *   (calipers_taken: outermost MPI calls measured; calipers_skipped: not measured,
- *   the rate limit; mpi_rss_delta / mpi_pss_delta: sum over measured calls of the
+ *   (calipers_taken: outermost MPI calls measured; calipers_skipped: MPI calls through
+ *   the layer not measured, the rate limit, and calls made inside another MPI call,
+ *   which never are; mpi_rss_delta / mpi_pss_delta: sum over measured calls of the
  *   RSS/PSS growth during the call minus the heap growth during it, the MPI library's
- *   non-heap memory; samples_lost: buffer full or write refused) are since process
+ *   non-heap memory: PSS over the calls that map memory, measured with it, the others
+ *   read RSS only, their samples' PSS -1; samples_lost: buffer full or write refused) are since process
  *   start as of this chunk (the last chunk has the run's). Per sample: kind (enum
  *   hs_sample_kind); heap_component_bytes: of the heap, blocks allocated inside MPI
  *   calls ("[MPI]" regions); -1 = not measured (boundary samples read RSS only, from

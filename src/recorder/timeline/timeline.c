@@ -85,7 +85,7 @@ void hsr_timeline_settings(void)
         hsr_caliper_ns = ms_setting("HEAPSCOPE_CALIPER_MS", HSR_CALIPER_MS_DEFAULT, 0) * 1000000;
     if (!hsr_timeline_on)
         hsr_caliper_ns = -1; /* caliper samples are timeline samples */
-    atomic_store(&hsr_caliper_armed, hsr_caliper_ns >= 0);
+    hsr_calipers_set_armed(hsr_caliper_ns >= 0);
     /* Heap in use costs every allocation and free a malloc_usable_size call and a
      * counter update (hsr_heap_watch): about +10-25% CPU on the churn benchmark, more
      * than the counts-only goal allows, so it is asked for (record --mpi asks; tracking
@@ -419,7 +419,7 @@ static void *sampler(void *arg)
         int arming =
             atomic_load_explicit(&hsr_calipers_active, memory_order_relaxed) && hsr_caliper_ns > 0;
         if (arming && now >= next_arm) {
-            atomic_store_explicit(&hsr_caliper_armed, 1, memory_order_relaxed);
+            hsr_calipers_set_armed(1);
             next_arm = now + hsr_caliper_period();
         }
         if (now >= next_refine) { /* the TSC clock of tracking and trace mode */

@@ -47,9 +47,12 @@ HSR_HIDDEN void hsr_calipers_totals(struct hsr_caliper_totals *t);
 extern HSR_HIDDEN int64_t hsr_caliper_ns;     /* rate limit; 0 every call; -1 off */
 HSR_HIDDEN uint64_t hsr_caliper_period(void); /* ns until the next measured call */
 /* The sampler thread arms the calipers every hsr_caliper_ns once they are active (a
- * layer attached); the next outermost MPI call disarms and is measured. */
-extern HSR_HIDDEN _Atomic int hsr_calipers_active, hsr_caliper_armed, hsr_sampler_running;
-HSR_HIDDEN _Atomic uint64_t *hsr_calipers_thread_calls(void); /* this thread's call counter */
+ * layer attached); the next outermost MPI call disarms and is measured. The flag is
+ * the layer's own word once it gave it (hsr_calipers_flag, at attach). */
+extern HSR_HIDDEN _Atomic int hsr_calipers_active, hsr_sampler_running;
+HSR_HIDDEN void hsr_calipers_set_armed(int armed);
+HSR_HIDDEN void hsr_calipers_flag(_Atomic int *layer);
+HSR_HIDDEN uint64_t *hsr_calipers_thread_calls(void); /* this thread's call counter */
 HSR_HIDDEN int hsr_read_memory(int64_t *rss, int64_t *pss);   /* smaps_rollup; pss -1 if unknown */
 HSR_HIDDEN int hsr_read_rss(int64_t *rss);                    /* statm (cheap) */
 
