@@ -37,7 +37,7 @@ LIFETIME_COLUMNS = ("region", "size", "allocs", "frees", "temporaries", "live_at
                     "live_at_peak_bytes", "live_at_end", "live_at_end_bytes",
                     "lifetime_median_ns", "lifetime_p90_ns", "function", "frames")
 TIMELINE_COLUMNS = ("process", "pid", "rank", "time_s", "kind", "region", "label",
-                    "heap_bytes", "heap_mpi_bytes", "rss_bytes", "pss_bytes")
+                    "heap_bytes", "heap_mpi_bytes", "rss_bytes", "pss_bytes", "recorder_bytes")
 
 
 def pandas_module():
@@ -194,7 +194,9 @@ class Recording:
 
     def timeline(self, as_frame: Optional[bool] = None) -> Table:
         """Every timeline sample of every process: heap in use, its MPI part, RSS and
-        PSS (-1: not measured), time in seconds since the process started."""
+        PSS of the program (net of the recorder's own memory), the recorder's own memory
+        (-1: not measured; in files of older recorders, RSS and PSS include it), time in
+        seconds since the process started."""
         rows = []
         for i, p in enumerate(self.profiles):
             if p.timeline is None:
@@ -202,7 +204,8 @@ class Recording:
             rows += [dict(process=i, pid=p.pid, rank=p.rank, time_s=s.mono_ns / 1e9, kind=s.kind,
                           region=s.region, label=s.label, heap_bytes=s.heap_bytes,
                           heap_mpi_bytes=s.heap_mpi_bytes, rss_bytes=s.rss_bytes,
-                          pss_bytes=s.pss_bytes) for s in p.timeline.samples]
+                          pss_bytes=s.pss_bytes, recorder_bytes=s.recorder_bytes)
+                     for s in p.timeline.samples]
         return table(rows, TIMELINE_COLUMNS, as_frame)
 
     def job(self, points: int = 200) -> dict:

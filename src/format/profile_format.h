@@ -114,10 +114,12 @@
  *    44  JOB_RANKS         file      job file: one fixed row per rank (HS_JOB_RANKS)
  *    45  JOB_HOSTS         file      job file: per host its ranks, RSS/PSS sum and max (HS_JOB_HOSTS)
  *    46  JOB_PEAK_STACKS   file      job file: stack types at the ranks' heap peaks, merged (HS_JOB_PEAK_STACKS)
+ *    55  TIMELINE_RECORDER stream    the recorder's own memory at each sample of the TIMELINE before it (HS_TIMELINE_RECORDER)
+ *    56  JOB_RECORDER      file      job file: per rank the recorder's own memory at its largest (HS_JOB_RECORDER)
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
  * hs_track_chunk_type, hs_timeline_chunk_type, hs_ending_chunk_type,
- * hs_sampling_chunk_type, hs_failed_chunk_type) belong to optional modes or rare
+ * hs_sampling_chunk_type, hs_failed_chunk_type, hs_recorder_chunk_type) belong to optional modes or rare
  * events, and a reader that does not know them skips them. Ids 15..19 and 23..29 are free for those
  * families; 30 and above for new ones.
  *
@@ -246,6 +248,15 @@
  *   TIMELINE_REGIONS: the regions defined since the previous one, in the layout of
  *   REGIONS and with the same ids; written before the TIMELINE chunk that first
  *   refers to them.
+ *   TIMELINE_RECORDER: written after each TIMELINE chunk, in the same write (so with
+ *   it, or lost with it): for each of its samples, in order, the recorder's own
+ *   resident memory when the sample was taken (src/recorder/timeline/own_memory.c: the
+ *   resident pages of every mapping the recorder made and of its library's writable
+ *   data, by mincore; -1 = not measured). The TIMELINE sample's rss_bytes and
+ *   pss_bytes are the process's and include it: the program's are those minus it (its
+ *   pages are private, the same bytes of RSS and of PSS). The calipers' mpi_rss_delta
+ *   and mpi_pss_delta already leave its growth out. A file without it (an older
+ *   recorder) has the process's figures only.
  *   HEAP_PEAK: written after each TIMELINE chunk when heap in use is measured: the
  *   maxima of heap in use, of its MPI part and of the rest since process start (a
  *   fork child: since the fork), as of that chunk (the last one has the run's). Kept
@@ -266,10 +277,13 @@
  *   MPI_Finalize from every rank's summary reduced inside the job (the MPI layer,
  *   src/mpi/mpi_job.c; the writer, src/recorder/output/job_file.c). It holds no
  *   snapshot: JOB, JOB_REGIONS, JOB_SIZE_COUNTS..., JOB_API_COUNTS..., JOB_RANKS...,
- *   JOB_HOSTS, JOB_PEAK_STACKS, in that order. Region ids of the counts index JOB_REGIONS (paths, not
+ *   JOB_HOSTS, JOB_PEAK_STACKS, JOB_RECORDER..., in that order. Region ids of the counts index JOB_REGIONS (paths, not
  *   trees: the ranks' region ids differ). A rank's figures are those of its snapshot
  *   at MPI_Finalize; its heap/RSS/PSS peaks are the maxima of the timeline samples its
- *   file had received by then. Readers of profiles skip job files by name.
+ *   file had received by then: RSS and PSS the program's, net of the recorder's own
+ *   memory at each sample, whose own maximum is the rank's JOB_RECORDER row (rows in
+ *   JOB_RANKS' order; a job file without JOB_RECORDER comes from an older recorder,
+ *   whose RSS/PSS peaks include that memory). JOB_HOSTS sums the net figures. Readers of profiles skip job files by name.
  *   JOB_PEAK_STACKS (src/recorder/output/job_peak_stacks.c): each rank recorded with
  *   --track gives its per_rank largest stack types by requested bytes live at its own
  *   tracking peak (a type: region path and call path, its sizes added up; region path

@@ -70,13 +70,16 @@ enum heapscope_job_field {
     HEAPSCOPE_JOB_HEAP = 2,     /* heap_* (timeline samples measured the heap) */
     HEAPSCOPE_JOB_RSS = 4,      /* rss_peak */
     HEAPSCOPE_JOB_PSS = 8,      /* pss_peak */
-    HEAPSCOPE_JOB_CALIPERS = 16 /* mpi_rss, mpi_pss */
+    HEAPSCOPE_JOB_CALIPERS = 16, /* mpi_rss, mpi_pss */
+    HEAPSCOPE_JOB_RECORDER = 32  /* recorder_peak (then rss_peak, pss_peak are net of it);
+                                  * in the JOB_RECORDER chunk, not in JOB_RANKS' bits */
 };
 struct heapscope_job_rank {             /* fixed size: gathered as bytes */
     int64_t rank, pid, present, reason; /* reason: HS_REASON_* of the rank's snapshot */
     uint64_t alloc_app_blocks, alloc_mpi_blocks, alloc_app_bytes, alloc_mpi_bytes;
     int64_t heap_peak, heap_app_peak, heap_mpi_peak; /* maxima over the timeline samples */
-    int64_t rss_peak, pss_peak, mpi_rss, mpi_pss;
+    int64_t rss_peak, pss_peak, mpi_rss, mpi_pss; /* rss/pss: the program's */
+    int64_t recorder_peak; /* the recorder's own resident memory at its largest */
     char host[HEAPSCOPE_JOB_HOST];
 };
 /* rank: this process's rank in MPI_COMM_WORLD (named in the peak stack types) */

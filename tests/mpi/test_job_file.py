@@ -59,6 +59,9 @@ def test_every_figure_of_the_job_file_equals_the_rank_files(job_all):
         assert p.size_counts[("(none)", 1000000)] == rank + 1
         assert row.metrics["alloc_app_bytes"] >= (rank + 1) * 1000000 + 14000
         assert row.metrics["alloc_mpi_blocks"] > 0 and row.metrics["rss_peak"] > 0
+        # the recorder's own memory, apart: RSS/PSS peaks are net of it (equal to the rank
+        # file's, whose samples the reader nets the same way)
+        assert row.metrics["recorder_peak"] > 0, rank
         for k, n in p.size_counts.items():
             sizes[k] = sizes.get(k, 0) + n
         for k, n in p.api_counts.items():
@@ -70,9 +73,9 @@ def test_every_figure_of_the_job_file_equals_the_rank_files(job_all):
     hosts = {}
     for r in job.ranks:
         h = hosts.setdefault(r.host, dict(host=r.host, ranks=0, rss_sum=0, rss_max=0,
-                                          pss_sum=0, pss_max=0))
+                                          pss_sum=0, pss_max=0, recorder_sum=0, recorder_max=0))
         h["ranks"] += 1
-        for k in ("rss", "pss"):
+        for k in ("rss", "pss", "recorder"):
             h[f"{k}_sum"] += r.metrics[f"{k}_peak"]
             h[f"{k}_max"] = max(h[f"{k}_max"], r.metrics[f"{k}_peak"])
     assert job.hosts == list(hosts.values())
@@ -91,7 +94,7 @@ def test_the_recorders_job_file_decodes_whole(job_all):
         assert codec.encode(codec.decode(c.payload, whole=True)) == bytes(c.payload)
         names.append(fmt.chunk_name(c.type))
     assert names == ["JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS",
-                     "JOB_HOSTS", "JOB_PEAK_STACKS"]
+                     "JOB_HOSTS", "JOB_PEAK_STACKS", "JOB_RECORDER"]
 
 
 def test_the_job_report_with_every_rank_file_kept(job_all, heapscope):

@@ -7,7 +7,9 @@ ranks, one fixed row per rank (allocated blocks and bytes, application and MPI; 
 heap, RSS and PSS peaks over the rank's timeline samples up to MPI_Finalize; the
 calipers' figures; whether the rank kept its own file) and per host the ranks and the
 sum and maximum of their RSS and PSS peaks; with --track, the stack types that held the
-ranks' heap peaks (profile/job_peak_stacks.py).
+ranks' heap peaks (profile/job_peak_stacks.py). From recorders that measure their own
+memory (JOB_RECORDER), each rank's recorder peak, and its RSS/PSS peaks are the
+program's, net of it; per host, the recorder peaks' sum and maximum.
 
 The rank rows are kept as they are in the file, one numpy structured array
 (JobFile.rows, RANK_DTYPE: the JOB_RANKS row), so that a job of 10^5 ranks is never
@@ -47,6 +49,7 @@ def rank_dtype():
     assert dtype.itemsize == _RANK_ROW.size
     return dtype
 _SIZE_ROW = struct.Struct("<IIQQ")       # JOB_SIZE_COUNTS (SIZE_COUNTS' layout)
+_RECORDER_ROW = struct.Struct("<IIq")    # JOB_RECORDER
 _API_ROW = struct.Struct("<IIQ")         # JOB_API_COUNTS (API_COUNTS' layout)
 
 
@@ -82,6 +85,9 @@ class JobFile:
     # a numpy array of rank_dtype() (read_job_file)
     hosts: List[dict] = field(default_factory=list)
     peak_stacks: Optional[JobPeakStacks] = None   # JOB_PEAK_STACKS (None: an older recorder)
+    # JOB_RECORDER: per row (JOB_RANKS' order) the recorder's own memory peak, -1 where not
+    # measured; None: an older recorder (its RSS/PSS peaks include that memory)
+    recorder: object = field(default=None, compare=False, repr=False)
 
     @cached_property
     def ranks(self) -> List[JobRank]:
@@ -89,9 +95,12 @@ class JobFile:
         names = [h["host"] for h in self.hosts]
         reasons: Dict[int, str] = {}
         out = []
-        for rank, host, pid, reason, present, kept, *figures in self.rows.tolist():
+        own = self.recorder.tolist() if self.recorder is not None else [-1] * len(self.rows)
+        for (rank, host, pid, reason, present, kept, *figures), mine in zip(self.rows.tolist(), own):
             name = reasons.get(reason) or reasons.setdefault(reason, fmt.reason_name(reason))
-            out.append(JobRank(rank, names[host], pid, name, bool(kept), _rank_metrics(present, *figures)))
+            metrics = _rank_metrics(present, *figures)
+            metrics["recorder_peak"] = mine if mine >= 0 else None
+            out.append(JobRank(rank, names[host], pid, name, bool(kept), metrics))
         return out
 
     def rank_columns(self) -> Dict[str, tuple]:
@@ -107,6 +116,7 @@ class JobFile:
             raise OverflowError("a count past 2^62")
         app_blocks, mpi_blocks, app_bytes, mpi_bytes = (c.astype(np.int64) for c in counts)
         present = r["present"]
+        own = self.recorder if self.recorder is not None else np.full(len(r), -1, dtype=np.int64)
         have = {bit: (present & bit) != 0 for bit in (PRESENT_COUNTS, PRESENT_HEAP, PRESENT_RSS,
                                                        PRESENT_PSS, PRESENT_CALIPERS)}
         return dict(
@@ -121,6 +131,7 @@ class JobFile:
             heap_mpi_peak=(r["heap_mpi_peak"], have[PRESENT_HEAP]),
             rss_peak=(r["rss_peak"], have[PRESENT_RSS]),
             pss_peak=(r["pss_peak"], have[PRESENT_PSS]),
+            recorder_peak=(own, own >= 0),
             mpi_rss=(r["mpi_rss"], have[PRESENT_CALIPERS]),
             mpi_pss=(r["mpi_pss"], have[PRESENT_CALIPERS]))
 
@@ -176,7 +187,7 @@ def read_job_file(path) -> JobFile:
     if frame.truncated_at is not None:
         raise HeapscopeError(f"{path}: job file cut short at byte {frame.truncated_at}")
     job: Optional[JobFile] = None
-    rank_rows = []
+    rank_rows, recorder_rows = [], []
     try:
         for chunk in frame.chunks:
             t, payload = chunk.type, chunk.payload
@@ -209,6 +220,8 @@ def read_job_file(path) -> JobFile:
                              for h in fmt.CODECS[t].decode(payload).hosts]
             elif t == fmt.JOB_PEAK_STACKS:
                 job.peak_stacks = decode_peak_stacks(payload)
+            elif t == fmt.JOB_RECORDER:
+                recorder_rows += list(_rows(payload, _RECORDER_ROW, "JOB_RECORDER"))
     except (Malformed, IndexError, struct.error) as exc:
         raise HeapscopeError(f"{path}: malformed job file: {exc}") from None
     if job is None:
@@ -221,4 +234,28 @@ def read_job_file(path) -> JobFile:
         row = job.rows[bad[0]]
         raise HeapscopeError(f"{path}: malformed job file: rank {row['rank']} on host {row['host']} of "
                              f"{len(job.hosts)}")
+    if recorder_rows:
+        ranks = [rank for rank, _, _ in recorder_rows]
+        if ranks != job.rows["rank"].tolist():
+            raise HeapscopeError(f"{path}: malformed job file: JOB_RECORDER's {len(ranks)} ranks are "
+                                 f"not JOB_RANKS' {len(job.rows)}")
+        job.recorder = np.array([peak for _, _, peak in recorder_rows], dtype=np.int64)
+        if (job.recorder < -1).any():
+            raise HeapscopeError(f"{path}: malformed job file: a negative recorder peak")
+        _host_recorder(job)
     return job
+
+
+def _host_recorder(job: JobFile) -> None:
+    """Per host: the sum and the largest of its ranks' recorder peaks (None: none has it)."""
+    import numpy as np
+    have = job.recorder >= 0
+    host = job.rows["host"][have].astype(np.int64)
+    n = len(job.hosts)
+    total = np.zeros(n, dtype=np.int64)
+    top = np.full(n, -1, dtype=np.int64)
+    np.add.at(total, host, job.recorder[have])
+    np.maximum.at(top, host, job.recorder[have])
+    for h, s, m in zip(job.hosts, total.tolist(), top.tolist()):
+        h["recorder_sum"] = s if m >= 0 else None
+        h["recorder_max"] = m if m >= 0 else None

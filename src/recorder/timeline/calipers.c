@@ -12,7 +12,9 @@
  * A measured call reads heap in use and the resident memory before and after,
  * records "mpi-before"/"mpi-after" timeline samples labelled with the function, and
  * adds (RSS growth - heap growth) and (PSS growth - heap growth) over the call to
- * the totals: the library's non-heap memory, signed (a call may give memory back).
+ * the totals, less the growth of the recorder's own memory (own_memory.c: its tables
+ * grow with what the call allocates): the library's non-heap memory, signed (a call
+ * may give memory back).
  * The calls that map memory (MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Alloc_mem,
  * MPI_Win_allocate(_shared): `always`) are measured every time, RSS and PSS from
  * smaps_rollup (a page-table walk: 0.1 to several ms in an MPI process with big
@@ -157,7 +159,7 @@ static int claim(int always)
 
 static void measure(struct hsr_sample *s, unsigned kind, const char *fn, int with_pss)
 {
-    hsr_timeline_measure(s, with_pss);
+    hsr_timeline_measure(s, with_pss ? HSR_MEASURE_PSS : 0);
     s->kind = kind;
     s->region = hsr_current_region();
     s->label = fn;
@@ -204,10 +206,12 @@ void heapscope__caliper_end(const char *fn)
                           memory_order_relaxed);
     hsr_timeline_add(&after);
     int64_t heap = after.heap >= 0 && before.heap >= 0 ? after.heap - before.heap : 0;
+    /* the recorder's tables grow with what the call allocates: not the library's */
+    int64_t own = after.own >= 0 && before.own >= 0 ? after.own - before.own : 0;
     if (after.rss >= 0 && before.rss >= 0)
-        add_growth(&rss_delta, &rss_peak, after.rss - before.rss - heap);
+        add_growth(&rss_delta, &rss_peak, after.rss - before.rss - heap - own);
     if (after.pss >= 0 && before.pss >= 0)
-        add_growth(&pss_delta, &pss_peak, after.pss - before.pss - heap);
+        add_growth(&pss_delta, &pss_peak, after.pss - before.pss - heap - own);
     atomic_fetch_add_explicit(&taken, 1, memory_order_relaxed);
     hsr_guard = saved_guard;
 }

@@ -20,10 +20,11 @@ HSR_HIDDEN void hsr_timeline_snapshot(
 HSR_HIDDEN void hsr_timeline_after_fork_child(void);
 /* Maxima over the samples written to the file so far (the job summary's row: the
  * same figures the job report takes from the file's samples). n: samples; heap
- * -1 when never measured, rss/pss -1 when never read. */
+ * -1 when never measured, rss/pss -1 when never read. rss/pss: the program's, net of
+ * the recorder's own memory (own: its largest; -1 when never measured). */
 struct hsr_timeline_peaks {
     uint64_t n;
-    int64_t heap, heap_component, heap_app, rss, pss;
+    int64_t heap, heap_component, heap_app, rss, pss, own;
 };
 HSR_HIDDEN void hsr_timeline_peaks(struct hsr_timeline_peaks *out);
 struct hsr_sample {
@@ -31,9 +32,13 @@ struct hsr_sample {
     uint32_t kind; /* HS_SAMPLE_* */
     uint32_t region;
     const char *label; /* MPI function (a string that lives forever), or NULL */
-    int64_t heap, heap_component, rss, pss; /* -1: not measured */
+    int64_t heap, heap_component, rss, pss; /* -1: not measured; rss, pss: the process's */
+    int64_t own; /* of them, the recorder's own resident memory (own_memory.c); -1: unknown */
 };
-HSR_HIDDEN void hsr_timeline_measure(struct hsr_sample *s, int with_pss); /* heap + memory now */
+/* hsr_timeline_measure's `how` */
+#define HSR_MEASURE_PSS 1   /* smaps_rollup (RSS and PSS), else statm (RSS) */
+#define HSR_MEASURE_FRESH 2 /* the recorder's own memory read page by page (own_memory.h) */
+HSR_HIDDEN void hsr_timeline_measure(struct hsr_sample *s, int how); /* heap + memory now */
 HSR_HIDDEN void hsr_timeline_add(const struct hsr_sample *s); /* append (may flush when full) */
 HSR_HIDDEN void hsr_timeline_calipers_reset(void);
 /* the caliper totals written in every TIMELINE chunk */
