@@ -6,7 +6,8 @@ runtimes, and code instantiated from system headers such as std::vector or Eigen
 internals) on most, so ranking them would tell the developer nothing.
 
 Rules, in order:
-  1. entry point: the function is one of ENTRY_FUNCTIONS (main, _start, ...);
+  1. entry point: the function is one of ENTRY_FUNCTIONS (main, _start, ...) or a
+     Fortran main program;
   2. runtime: the frame is unresolved (function ?? : a library or plugin without
      symbols, or an address in no module): nothing there a developer could edit by name;
   3. runtime: the module is one of heapscope's own libraries, or a library of a known
@@ -24,6 +25,8 @@ Rules, in order:
 """
 from typing import Collection, Iterable, Set
 
+from heapscope.symbolize.names import MAIN_PROGRAM
+
 ENTRY = "entry"
 RUNTIME = "runtime"
 USER = "user"
@@ -33,6 +36,11 @@ ENTRY_FUNCTIONS = frozenset({
     "__libc_start_main_alias_2", "_dl_start_user", "_dl_start",
     "MAIN__",  # gfortran's main program
 })
+
+
+def is_entry(function: str) -> bool:
+    """main, _start, ..., or a Fortran main program (its symbol, or as the reports name it)."""
+    return function in ENTRY_FUNCTIONS or function.startswith(MAIN_PROGRAM)
 
 # Where a thread other than the main one starts (the C library's clone and its thread
 # trampoline, as glibc, musl and the BSDs name them): a stack rooted there is a worker's.
@@ -68,7 +76,7 @@ RUNTIME_SYMBOL_PREFIXES = ("std::", "__gnu_cxx::", "__cxxabiv1::", "__cxa_", "op
 def classify(function: str, file: str, module: str, main_executable: str = "",
              app_modules: Collection[str] = ()) -> str:
     """ENTRY, RUNTIME or USER for one symbolized frame."""
-    if function in ENTRY_FUNCTIONS:
+    if is_entry(function):
         return ENTRY
     if not function or function == UNRESOLVED:
         return RUNTIME
@@ -118,7 +126,7 @@ def application_modules(stacks: Iterable, main_executable: str = "") -> Set[str]
         for frame in reversed(stack.frames):          # outermost first
             base = frame.module.rsplit("/", 1)[-1]
             in_main = bool(main_executable) and frame.module == main_executable
-            if frame.function in ENTRY_FUNCTIONS or in_main:
+            if is_entry(frame.function) or in_main:
                 started = True
                 continue
             if runtime_family(frame.module) == "C library":

@@ -82,7 +82,7 @@ def thread_roots(g, root_paths: Sequence[Sequence[tuple]],
     for path, functions in zip(root_paths, root_functions):
         root, start, worker = MAIN_ROOT, 0, False
         for depth, (key, fkey) in enumerate(zip(path, functions)):
-            if fkey[1] in kinds.ENTRY_FUNCTIONS:
+            if kinds.is_entry(fkey[1]):
                 break
             if g.vertices[key].kind == kinds.USER:
                 if worker:

@@ -18,13 +18,14 @@ between opening its file and writing the header) from its name, with no figures.
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
-from typing import Iterable, List, Optional
+from typing import Iterable, List, Optional, Sequence
 
 from heapscope.analysis.job import METRICS, NO_SNAPSHOT, RankSummary, summarize
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import profile_files, read_profile
 from heapscope.profile.job_file import JOB_FILE, JobFile, read_job_file
 from heapscope.profile.timeline import read_timeline
+from heapscope.profile.model import Profile
 
 PARALLEL_FROM = 64      # files; below this a pool costs more than it saves
 CHUNK = 32              # files per task sent to a worker
@@ -105,16 +106,21 @@ def _summarize_files(files: List[str]):
     return out
 
 
-def load_summaries(paths: Iterable, workers: int = 0, job: Optional[JobFile] = None) -> List[RankSummary]:
+def load_summaries(paths: Iterable, workers: int = 0, job: Optional[JobFile] = None,
+                   loaded: Sequence[Profile] = ()) -> List[RankSummary]:
     """The profile files' summaries. workers: 0 = as many as CPUs when there are
     PARALLEL_FROM files or more, 1 = serial. job: the job file among these paths
     (read_job): it is not read here but by analysis.job.build(..., job=job), whose rows
     stand for the ranks without a file of their own (a rank's own file, where kept, is
     the more complete: its exit snapshot counts what MPI_Finalize itself allocated; its
-    timeline)."""
-    if job is None:
-        return _load_files(profile_files(paths), workers)
-    return _load_files(_other_files(paths), workers)
+    timeline). loaded: profiles the caller has read already (by path): summarized as
+    they are, not read again."""
+    files = profile_files(paths) if job is None else _other_files(paths)
+    have = {p.path: p for p in loaded}
+    if not have:
+        return _load_files(files, workers)
+    rest = iter(_load_files([f for f in files if f not in have], workers))
+    return [summarize(have[f]) if f in have else next(rest) for f in files]
 
 
 def _load_files(files: List[str], workers: int) -> List[RankSummary]:

@@ -74,8 +74,8 @@ def write_html(args) -> None:
     """The --html page of a command that took add_html_option, if asked for."""
     if getattr(args, "html_page", None):   # bench's own --html FILE is not this one
         from heapscope.commands.html import write_page
-        before, after = args.html_inputs(args)
-        write_page(before, after, args.html_page)
+        before, after, *runs = args.html_inputs(args)   # diff: also its runs per side
+        write_page(before, after, args.html_page, runs=runs[0] if runs else None)
 
 
 def non_negative(option: str) -> Callable[[str], int]:

@@ -69,6 +69,9 @@ recorder said which file, at which byte and why, and record's last line names it
 EXIT_INCOMPLETE = 74     # sysexits' EX_IOERR: the program succeeded, a profile is incomplete
 
 SAMPLE_BYTES_DEFAULT = 512 * 1024   # as tcmalloc's and jemalloc's production default
+# --track's: tracking watches every block already, so 8x the samples cost it nearly
+# nothing more (+0.06% instructions over 512 KiB on cxx-churn and FEM: BENCHMARKS.md)
+TRACK_SAMPLE_BYTES_DEFAULT = 64 * 1024
 REGION_LIST = re.compile(r"^[^,/]+(/[^,/]+)*(,[^,/]+(/[^,/]+)*)*$")
 # signals sent to `heapscope record` (kill, a batch scheduler) go to the program
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP)
@@ -96,17 +99,21 @@ def register(sub):
                                       '--region is the same option)')
     p.add_argument("--depth", type=int, default=64, metavar="N",
                    help="frames per stack (1..256, default 64)")
-    p.add_argument("--sample-bytes", nargs="?", const=str(SAMPLE_BYTES_DEFAULT), metavar="N",
+    p.add_argument("--sample-bytes", nargs="?", const=str(SAMPLE_BYTES_DEFAULT), metavar="N|off",
                    help="stacks of every size by sampling, cheap enough for production: one "
                         f"allocation a mean N bytes apart (default {SAMPLE_BYTES_DEFAULT} = 512 KiB) "
                         "takes its stack; reports estimate each stack type's allocations with a "
-                        "95%% interval; counts stay exact (not with --sizes, --track, --trace)")
+                        "95%% interval; counts stay exact (not with --sizes or --trace). --track "
+                        f"samples so by default, one a mean {TRACK_SAMPLE_BYTES_DEFAULT // 1024} KiB "
+                        "apart; off: --track without stacks")
     p.add_argument("--unwind", choices=["dwarf", "fp"], default="dwarf",
                    help="stack unwinding: DWARF via libunwind (default) or frame pointers")
     p.add_argument("--track", action="store_true",
                    help="tracking mode: lifetimes, temporaries, who holds the heap peak, "
-                        "leaks at exit, extra bytes per size (per stack trace type for the "
-                        "--sizes/--regions chosen, per size for every other block)")
+                        "leaks at exit, extra bytes per size; per call path by sampled stacks "
+                        f"(--sample-bytes, default {TRACK_SAMPLE_BYTES_DEFAULT // 1024} KiB with "
+                        "--track: the reports' per-path figures are estimates, marked ~), or "
+                        "exactly for the --sizes/--regions chosen (per size for every other block)")
     p.add_argument("--trace", action="store_true",
                    help="event trace mode: every allocation and free (address, size, thread, "
                         "time, stack type or size, region) streamed into the profile "
@@ -209,13 +216,21 @@ def _check_options(args):
             not name.strip() for name in re.split(r"[,/]", args.region))):
         raise HeapscopeError(f"bad --regions {args.region!r}: expected a comma list of "
                              f"region names or paths like local,split/local")
-    if args.sample_bytes is not None:
+    if args.sample_bytes == "off":
+        if not args.track:
+            raise HeapscopeError("--sample-bytes off turns --track's sampled stacks off: give "
+                                 "--track too (without --sample-bytes nothing is sampled)")
+        args.sample_bytes = 0
+    elif args.sample_bytes is not None:
         args.sample_bytes = _count("--sample-bytes", args.sample_bytes, least=1)
-        clash = "--sizes" if args.size else "--track" if args.track else "--trace" if args.trace else None
+        clash = "--sizes" if args.size else "--trace" if args.trace else None
         if clash:
             raise HeapscopeError(f"--sample-bytes samples the stacks of every size; it does not go "
-                                 f"with {clash} (exact stacks or lifetimes need every block's stack)")
-    if args.region and not args.size and args.sample_bytes is None:
+                                 f"with {clash} (exact stacks, or a trace that names every "
+                                 f"block's stack)")
+    elif args.track and not args.size and not args.trace:
+        args.sample_bytes = TRACK_SAMPLE_BYTES_DEFAULT    # --track's call paths, sampled
+    if args.region and not args.size and not args.sample_bytes:
         raise HeapscopeError("--regions selects where stacks are recorded: give --sizes "
                              "(or --sample-bytes) too")
     for option, value, ok in (("--temporary-between", args.temporary_between, args.track or args.trace),

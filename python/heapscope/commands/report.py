@@ -139,6 +139,7 @@ def _job(args, profiles):
     if args.plot:
         write_job_plot(doc, args.plot)
     # compact JSON: indenting thousands of ranks' timelines takes 10x longer
-    emit(args, doc, {"text": lambda d: job_text.render(d, max_ranks=args.ranks),
+    emit(args, doc, {"text": lambda d: job_text.render(d, max_ranks=args.ranks,
+                                                       verbose=progress.VERBOSE),
                      "csv": job_text.render_csv, "json": lambda d: to_json(d, compact=True)})
     return 0

@@ -157,11 +157,14 @@ class Lifetimes:
 @dataclass(frozen=True)
 class TrackedStack:
     """One stack trace type (region, size, frames) with its lifetimes. frames is ()
-    for sizes/regions whose stacks were not captured: then it aggregates per size."""
+    for sizes/regions whose stacks were not captured: then it aggregates per size.
+    Sampled stacks (profile/sampling.py): life holds estimates, sampled the figures of
+    the sampled blocks behind them."""
     region: str
     size: int
     frames: Tuple[int, ...]
     life: Lifetimes
+    sampled: Optional[Lifetimes] = None
 
 
 @dataclass

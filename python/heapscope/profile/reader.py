@@ -75,6 +75,8 @@ def read_profile(path, modules: bool = True) -> Profile:
                                                  profile.size_counts)
     profile.ending = _decode(lambda _payload: ending.from_snapshot(profile), frame.chunks[end], path)
     profile.tracking = tracking.from_snapshot(profile)
+    if profile.tracking is not None and profile.settings["sample_bytes"]:
+        profile.tracking = sampling.estimated_tracking(profile.tracking)
     if profile.tracking is None and fmt.TRACE_START in profile.file_chunks:
         # record --trace without --track: replayed when a report first reads it
         profile.defer_tracking(lambda: trace.replay(profile))

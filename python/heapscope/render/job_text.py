@@ -14,6 +14,7 @@ import io
 from typing import List, Sequence, Tuple
 
 from heapscope.render import job_peak_stacks_text
+from heapscope.render.notes import collapse
 from heapscope.render.text import counted, num, shorten, sparkline, table
 
 SPARK_WIDTH = 60
@@ -40,14 +41,15 @@ def _value(v) -> str:
     return num(v) if isinstance(v, int) else f"{v:,.1f}"
 
 
-def render(doc: dict, max_ranks: int = 64) -> str:
+def render(doc: dict, max_ranks: int = 64, verbose: bool = False) -> str:
+    """verbose: every note on its own line (otherwise one line per kind of note)."""
     hosts = doc["hosts"]
     out = [f"heapscope job report: job {doc['job_id'] or '(no id)'}, {counted(doc['ranks'], 'rank')} on "
            f"{counted(len(hosts), 'host')} ({shorten(hosts, 4)})",
            f"  program   {' | '.join(doc['executables'])}"]
     for label, line in others_text(doc["others"]):
         out.append(f"  {label:<9} {line}")
-    for note in doc["notes"]:
+    for note in collapse(doc["notes"], verbose):
         out.append(f"  note      {note}")
     for w in doc["warnings"]:
         out.append(f"  warning   {w}")
@@ -94,7 +96,7 @@ def render(doc: dict, max_ranks: int = 64) -> str:
                    f"JSON and CSV have all)")
 
     if jf is not None:
-        out += _job_file_text(jf)
+        out += _job_file_text(jf, verbose)
     if not doc["regions"]:
         out += _timeline_text(doc, max_ranks)
         return "\n".join(out).rstrip() + "\n"
@@ -113,7 +115,7 @@ def render(doc: dict, max_ranks: int = 64) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _job_file_text(jf: dict) -> List[str]:
+def _job_file_text(jf: dict, verbose: bool = False) -> List[str]:
     """The job file's own sections: its source line, per host, per region summed."""
     kept = [str(r) for r in jf["kept"]]
     out = ["", f"From the job file {jf['path'].rsplit('/', 1)[-1]} ({counted(jf['summarized'], 'rank')} "
@@ -132,7 +134,7 @@ def _job_file_text(jf: dict) -> List[str]:
     rows = [[r["region"], _value(r["alloc_app_bytes"]), _value(r["alloc_mpi_bytes"]),
              _value(r["alloc_app_blocks"]), _value(r["alloc_mpi_blocks"])] for r in jf["regions"]]
     out.append(table(["region", "app bytes", "MPI bytes", "app blocks", "MPI blocks"], rows))
-    return out + job_peak_stacks_text.lines(jf.get("peak_stacks"))
+    return out + job_peak_stacks_text.lines(jf.get("peak_stacks"), verbose=verbose)
 
 
 def _ended(r: dict) -> str:

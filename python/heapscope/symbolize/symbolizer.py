@@ -18,8 +18,10 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from heapscope.profile.model import Module, Profile
 from heapscope.symbolize import addr2line
 from heapscope.symbolize.cache import SymbolCache, build_id_key, module_key
-from heapscope.symbolize.elf import build_id_debug_file, read_elf, separate_debug_file
+from heapscope.symbolize.elf import (build_id_debug_file, read_elf, separate_debug_file,
+                                     source_file_of)
 from heapscope.symbolize.frames import Frame
+from heapscope.symbolize.names import MAIN_PROGRAM, fortran_name
 
 UNKNOWN = ("??", "", 0, False)
 # The C runtime's start-up code (crt1.o, crti.o, crtbegin.o): assembly or code built
@@ -32,11 +34,20 @@ CRT_FUNCTIONS = frozenset({"_start", "_init", "_fini", "deregister_tm_clones",
 ASSEMBLY_SUFFIXES = (".S", ".s", ".asm")
 
 
-def _entry(function: str, file: str, line: int, inlined: bool) -> tuple:
-    """eu-addr2line's answer for one frame, with a stray line of start-up code dropped."""
+def _frame(entry, module: str, offset: int) -> Frame:
+    """eu-addr2line's answer for one frame, with a stray line of start-up code dropped and
+    a Fortran symbol read as Fortran (the symbol kept beside it); a main program without
+    debug information is named by its source file, as .symtab gives it."""
+    function, file, line, inlined = entry
     if function in CRT_FUNCTIONS and file and not file.endswith(ASSEMBLY_SUFFIXES):
-        return function, "", 0, inlined
-    return function, file, line, inlined
+        file, line = "", 0
+    fortran = fortran_name(function)
+    if fortran is None:
+        return Frame(function, file, line, module, offset, inlined)
+    if fortran == MAIN_PROGRAM and not file and module:
+        source = source_file_of(module, function)
+        fortran += f" ({source})" if source else ""
+    return Frame(fortran, file, line, module, offset, inlined, symbol=function)
 
 
 def _no_step(n: int = 1) -> None:
@@ -83,9 +94,8 @@ class Symbolizer:
                 plan = plans[module]
                 entries = plan[1] if plan[0] == "done" else self._finish(plan, found[module])
                 for address, offset in offsets.items():
-                    out[address] = [Frame(f, file, line, module.path, offset, inlined)
-                                    for f, file, line, inlined in
-                                    (_entry(*e) for e in (entries.get(offset) or [UNKNOWN]))]
+                    out[address] = [_frame(e, module.path, offset)
+                                    for e in (entries.get(offset) or [UNKNOWN])]
                 step(1)
         return out
 

@@ -50,6 +50,7 @@ _Atomic int hsr_recording = 1;
 uint64_t hsr_start_real_ns, hsr_start_mono_ns;
 
 static int initialized;
+extern char **environ;
 
 uint64_t hsr_now_ns(int clock)
 {
@@ -158,7 +159,6 @@ static const char *setting(const char *name, const char *fallback)
 
 static void read_settings(void)
 {
-    hsr_timeline_settings();
     hsr_settings.output_dir = setting("HEAPSCOPE_OUTPUT_DIR", ".");
     hsr_settings.stack_sizes = setting("HEAPSCOPE_STACK_SIZES", "");
     hsr_settings.stack_regions = setting("HEAPSCOPE_STACK_REGIONS", "");
@@ -183,9 +183,9 @@ static void read_settings(void)
     if (*sample && *hsr_settings.stack_sizes) {
         hsr_warn("HEAPSCOPE_SAMPLE_BYTES with HEAPSCOPE_STACK_SIZES: exact stacks of the chosen "
                  "sizes, no sampling");
-    } else if (*sample && (hsr_track_on || hsr_trace_on)) {
-        hsr_warn("HEAPSCOPE_SAMPLE_BYTES with tracking or the trace: no sampling (lifetimes "
-                 "need every block's stack type)");
+    } else if (*sample && hsr_trace_on) {
+        hsr_warn("HEAPSCOPE_SAMPLE_BYTES with the trace: no sampling (the trace names every "
+                 "block's stack type)");
     } else if (hsr_sampling_init(sample, getenv("HEAPSCOPE_SAMPLE_SEED"), err, sizeof err)) {
         hsr_warn(err);
     }
@@ -198,6 +198,27 @@ static void read_settings(void)
     }
 }
 
+/* Libraries' constructors run before ours when the program links them (libstdc++'s
+ * emergency exception pool, 72,704 bytes, is allocated in its constructor): reading
+ * the settings and readying stack capture at the first allocation gives those blocks
+ * their stacks and samples too. The loader has mapped every object by then, the
+ * environment is set, and libunwind, which we link, is initialised before any object
+ * that may allocate in a constructor (it depends on nothing of theirs). */
+void hsr_settings_init(void)
+{
+    static int done;
+    if (done || !environ) /* no environment yet: our constructor reads it */
+        return;
+    done = 1;
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    read_settings();
+    hsr_regions_reselect();
+    hsr_modules_init();
+    hsr_stacks_init((int)hsr_settings.unwinder, hsr_settings.max_depth);
+    hsr_guard = saved_guard;
+}
+
 __attribute__((constructor)) void hsr_init(void)
 {
     if (initialized)
@@ -208,10 +229,9 @@ __attribute__((constructor)) void hsr_init(void)
     hsr_guard = 1;
     hsr_start_real_ns = hsr_now_ns(CLOCK_REALTIME);
     hsr_start_mono_ns = hsr_now_ns(CLOCK_MONOTONIC);
-    read_settings();
-    hsr_regions_reselect();
-    hsr_modules_init();
-    hsr_stacks_init((int)hsr_settings.unwinder, hsr_settings.max_depth);
+    hsr_timeline_settings(); /* here, not at the first allocation: the heap in use and
+                              * the timeline start with the recorder's own start */
+    hsr_settings_init();
     hsr_threads_init();
     hsr_exec_env_init();
     if (hsr_profile_open() != 0) {

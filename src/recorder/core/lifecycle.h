@@ -18,7 +18,10 @@ struct hsr_settings {
 extern HSR_HIDDEN struct hsr_settings hsr_settings;
 extern HSR_HIDDEN _Atomic int hsr_recording; /* 0: hooks only forward */
 extern HSR_HIDDEN uint64_t hsr_start_real_ns, hsr_start_mono_ns;
-HSR_HIDDEN void hsr_init(void);            /* idempotent */
+HSR_HIDDEN void hsr_init(void); /* idempotent */
+/* The settings and stack capture, idempotent: from the first allocation on (hooks/malloc.c,
+ * when it first resolves the allocator), at the latest from hsr_init. */
+HSR_HIDDEN void hsr_settings_init(void);
 HSR_HIDDEN void hsr_warn(const char *msg); /* "heapscope: <msg>\n" on stderr */
 HSR_HIDDEN void hsr_before_exec(void);
 HSR_HIDDEN void hsr_before_exit_now(void); /* _exit: dump if this process owns the file */

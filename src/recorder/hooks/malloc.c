@@ -113,8 +113,9 @@ void hsr_resolve(void)
     /* free last, published: it is the "resolved" flag the hooks test */
     __atomic_store_n(&hsr_real.free, next_free, __ATOMIC_RELEASE);
     resolving = 0;
-    hsr_tracking_init(); /* tracking and trace from the very first allocation on */
+    hsr_tracking_init(); /* tracking, trace and stacks from the very first allocation on */
     hsr_trace_init();
+    hsr_settings_init();
 }
 
 #define RESOLVE()                         \

@@ -8,7 +8,7 @@
     tracking.py   4. lifetimes, temporaries, peak, leaks      js/tracking.js
     timeline.py   5. heap/RSS/PSS over time, MPI ranks        js/timeline.js
     diff.py       6. two recordings compared                  js/diff.js
-    bench.py      7. allocator comparison (bench results)     js/bench.js
+    bench.py      7. allocator or profiler comparison (bench)  js/bench.js
 Each section module has ID, TITLE, SCRIPT and data(docs): the part of the documents its
 script lays out (no figure is computed in JavaScript).
 """
@@ -27,5 +27,7 @@ def render_profile_page(docs: dict, title: str) -> str:
 
 
 def render_bench_page(doc: dict, title: str = "heapscope bench") -> str:
-    """The `heapscope bench` document (bench.results.document) as a page."""
-    return page.render(dict(bench=doc), _sections([bench]), title)
+    """The `heapscope bench` document (bench.results.document) as a page, its section
+    titled by what was compared (allocators, or profilers)."""
+    section = (bench.ID, bench.title(doc), bench.SCRIPT, bench.data)
+    return page.render(dict(bench=doc), [section], title)
