@@ -32,8 +32,8 @@ static uint32_t unattached_depth;
 static uint64_t unattached_calls;
 static __thread __attribute__((tls_model("initial-exec"))) uint32_t own_depth;
 static __thread __attribute__((tls_model("initial-exec"))) uint64_t own_calls;
-HSR_MPI_TLS struct hsr_mpi_thread hsr_mpi_self = {&unattached, &unattached_depth,
-                                                  &unattached_calls, 0};
+HSR_MPI_TLS struct hsr_mpi_thread hsr_mpi_self = {&unattached, &unattached_depth, &unattached_calls,
+                                                  0};
 
 void hsr_mpi_attach(void)
 {

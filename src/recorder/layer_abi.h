@@ -4,9 +4,10 @@
  *
  * A layer brackets every call into its component (the MPI library):
  *
- *   enter:  if (*depth == 0 && (always || armed)) measured = heapscope__caliper_begin(fn, always);
+ *   enter:  ++*calls;
+ *           if (*depth == 0 && (always || armed)) measured = heapscope__caliper_begin(fn, always);
  *           ++*depth;
- *   leave:  if (--*depth == 0) { ++*calls; if (measured) heapscope__caliper_end(fn); }
+ *   leave:  if (--*depth == 0 && measured) heapscope__caliper_end(fn);
  *
  * depth and calls come from heapscope__layer_attach, once per thread, and armed is
  * the layer's own word, whose address the layer gives at attach; so the bracket
@@ -14,8 +15,8 @@
  * recorder counts the thread's allocations for the child region named by the layer
  * (e.g. "[MPI]") of the region the thread is in, and its heap blocks as the
  * component's. The recorder sets *armed when the next outermost call should be
- * measured (calipers, timeline/calipers.c); calls lets it tell how many outermost
- * calls the rate limit skipped.
+ * measured (calipers, timeline/calipers.c); calls lets it tell how many calls
+ * were not measured.
  *
  * The layer declares these functions weak: without the recorder it only forwards.
  */
@@ -26,10 +27,11 @@
 #include <stdint.h>
 
 struct heapscope_layer_thread {
-    uint32_t *depth;         /* the calling thread's component depth (recorder TLS) */
-    uint64_t *calls;         /* the calling thread's count of outermost calls: only the
-                              * thread writes it (plain stores), the recorder reads it
-                              * (__atomic_load_n, relaxed) */
+    /* the calling thread's component depth (recorder TLS) */
+    uint32_t *depth;
+    /* the calling thread's count of calls: only the thread writes it (plain stores),
+     * the recorder reads it (__atomic_load_n, relaxed) */
+    uint64_t *calls;
 };
 
 /* Fills *t for the calling thread; component: the child region's name, the same
@@ -66,10 +68,10 @@ int heapscope__mpi_abort(int errorcode);
 #define HEAPSCOPE_JOB_HOST 64
 /* bits of heapscope_job_rank.present: which figures the rank has */
 enum heapscope_job_field {
-    HEAPSCOPE_JOB_COUNTS = 1,   /* alloc_* */
-    HEAPSCOPE_JOB_HEAP = 2,     /* heap_* (timeline samples measured the heap) */
-    HEAPSCOPE_JOB_RSS = 4,      /* rss_peak */
-    HEAPSCOPE_JOB_PSS = 8,      /* pss_peak */
+    HEAPSCOPE_JOB_COUNTS = 1,    /* alloc_* */
+    HEAPSCOPE_JOB_HEAP = 2,      /* heap_* (timeline samples measured the heap) */
+    HEAPSCOPE_JOB_RSS = 4,       /* rss_peak */
+    HEAPSCOPE_JOB_PSS = 8,       /* pss_peak */
     HEAPSCOPE_JOB_CALIPERS = 16, /* mpi_rss, mpi_pss */
     HEAPSCOPE_JOB_RECORDER = 32  /* recorder_peak (then rss_peak, pss_peak are net of it);
                                   * in the JOB_RECORDER chunk, not in JOB_RANKS' bits */
@@ -78,7 +80,7 @@ struct heapscope_job_rank {             /* fixed size: gathered as bytes */
     int64_t rank, pid, present, reason; /* reason: HS_REASON_* of the rank's snapshot */
     uint64_t alloc_app_blocks, alloc_mpi_blocks, alloc_app_bytes, alloc_mpi_bytes;
     int64_t heap_peak, heap_app_peak, heap_mpi_peak; /* maxima over the timeline samples */
-    int64_t rss_peak, pss_peak, mpi_rss, mpi_pss; /* rss/pss: the program's */
+    int64_t rss_peak, pss_peak, mpi_rss, mpi_pss;    /* rss/pss: the program's */
     int64_t recorder_peak; /* the recorder's own resident memory at its largest */
     char host[HEAPSCOPE_JOB_HOST];
 };

@@ -11,22 +11,12 @@
  * thread's CPU time (CLOCK_THREAD_CPUTIME_ID), then the checksum. The MPI layer's
  * overhead benchmark (scripts/bench_mpi.sh), with hs-wl-mpi-msgrate.
  */
-#include <mpi.h>
-#include <time.h>
-
-#include "wl_common.h"
+#include "wl_mpi.h"
 
 static void fill(unsigned char *buf, size_t n, long long step, int from, int side)
 {
     for (size_t i = 0; i < n; i++)
         buf[i] = (unsigned char)(step * 7 + from * 3 + side + (long long)i);
-}
-
-static double thread_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* steps of: 2 x MPI_Irecv, 2 x MPI_Isend, MPI_Waitall, MPI_Allreduce (not inlined: a
@@ -79,18 +69,13 @@ int main(int argc, char **argv)
 
     exchange(rank, nprocs, warmup, size, buf, WL_FNV_INIT);
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime(), c0 = thread_cpu_seconds();
+    double t0 = MPI_Wtime(), c0 = wl_thread_cpu_seconds();
     uint64_t h = exchange(rank, nprocs, steps, size, buf, WL_FNV_INIT);
-    double spent[2] = {MPI_Wtime() - t0, thread_cpu_seconds() - c0}, most[2] = {0, 0};
+    double spent[2] = {MPI_Wtime() - t0, wl_thread_cpu_seconds() - c0}, most[2] = {0, 0};
     MPI_Reduce(spent, most, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 
-    uint64_t *all = rank == 0 ? wl_check(malloc((size_t)nprocs * sizeof *all), "gather") : NULL;
-    MPI_Gather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    const uint64_t total = wl_mpi_checksum(h, rank, nprocs);
     if (rank == 0) {
-        uint64_t total = WL_FNV_INIT;
-        for (int r = 0; r < nprocs; r++)
-            total = wl_hash_u64(total, all[r]);
-        free(all);
         printf("mpi-halo: %d processes, %lld steps of 2 halos of %zu bytes in %.6f s\n", nprocs,
                steps, size, most[0]);
         printf("steps/s: %.0f\n", most[0] > 0 ? steps / most[0] : 0.0);

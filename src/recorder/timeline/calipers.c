@@ -66,7 +66,10 @@ void hsr_calipers_flag(_Atomic int *layer)
         atomic_store(layer, atomic_load(&own_flag));
 }
 
-void hsr_calipers_set_armed(int armed) { atomic_store_explicit(flag(), armed, memory_order_relaxed); }
+void hsr_calipers_set_armed(int armed)
+{
+    atomic_store_explicit(flag(), armed, memory_order_relaxed);
+}
 
 static _Atomic uint64_t last_ns; /* clock of the last measured call (no sampler) */
 static _Atomic uint64_t taken;
@@ -92,8 +95,8 @@ uint64_t *hsr_calipers_thread_calls(void)
     if (!s)
         return &no_slots;
     return &s[i < HSR_CALIPER_THREAD_SLOTS
-                      ? i
-                      : HSR_CALIPER_THREAD_SLOTS - 1]; /* past a million threads: shared, racy */
+                  ? i
+                  : HSR_CALIPER_THREAD_SLOTS - 1]; /* past a million threads: shared, racy */
 }
 
 static HSR_TLS struct hsr_sample before; /* of this thread's call being measured */

@@ -36,8 +36,8 @@
 
 #include "timeline/own_memory.h"
 
-#define GRANULES 48                 /* per mapping: a 48-bit mask, 16 bits of tag */
-#define GRANULE_MIN (2u << 20)      /* bytes */
+#define GRANULES 48            /* per mapping: a 48-bit mask, 16 bits of tag */
+#define GRANULE_MIN (2u << 20) /* bytes */
 #define MASK ((1ull << GRANULES) - 1)
 
 struct own_map {
@@ -176,7 +176,8 @@ static int add_segments(struct dl_phdr_info *info, size_t size, void *ours)
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
             continue;
         uintptr_t lo = (info->dlpi_addr + ph->p_vaddr) & ~(uintptr_t)(page - 1);
-        uintptr_t hi = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + page - 1) & ~(uintptr_t)(page - 1);
+        uintptr_t hi =
+            (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + page - 1) & ~(uintptr_t)(page - 1);
         hsr_own_add((void *)lo, hi - lo);
     }
     return mine;

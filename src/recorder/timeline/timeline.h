@@ -57,8 +57,8 @@ HSR_HIDDEN uint64_t hsr_caliper_period(void); /* ns until the next measured call
 extern HSR_HIDDEN _Atomic int hsr_calipers_active, hsr_sampler_running;
 HSR_HIDDEN void hsr_calipers_set_armed(int armed);
 HSR_HIDDEN void hsr_calipers_flag(_Atomic int *layer);
-HSR_HIDDEN uint64_t *hsr_calipers_thread_calls(void); /* this thread's call counter */
-HSR_HIDDEN int hsr_read_memory(int64_t *rss, int64_t *pss);   /* smaps_rollup; pss -1 if unknown */
-HSR_HIDDEN int hsr_read_rss(int64_t *rss);                    /* statm (cheap) */
+HSR_HIDDEN uint64_t *hsr_calipers_thread_calls(void);       /* this thread's call counter */
+HSR_HIDDEN int hsr_read_memory(int64_t *rss, int64_t *pss); /* smaps_rollup; pss -1 if unknown */
+HSR_HIDDEN int hsr_read_rss(int64_t *rss);                  /* statm (cheap) */
 
 #endif
