@@ -73,7 +73,7 @@ METRICS = (
     ("pss_peak", "PSS peak", "bytes"),
     ("recorder_peak", "recorder's own memory peak, not in RSS/PSS", "bytes"),
     ("mpi_rss", "MPI non-heap RSS peak (calipers)", "bytes"),
-    ("mpi_pss", "MPI non-heap PSS peak (calipers)", "bytes"),
+    ("mpi_pss", "MPI non-heap PSS peak (calipers of the calls that map memory)", "bytes"),
     ("tracked_peak", "live requested bytes at heap peak", "bytes"),
 )
 # the figures that split application from MPI: unknown without the MPI layer

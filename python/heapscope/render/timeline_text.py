@@ -119,7 +119,8 @@ def _one(p: dict, width: int) -> List[str]:
     if c["taken"] or c["skipped"]:
         out += ["", f"MPI calipers: {counted(c['taken'], 'call')} measured, {num(c['skipped'])} not "
                     f"(rate limit, nested calls); non-heap memory of the MPI library at its largest: RSS "
-                    f"{_maybe(c['rss'])}, PSS {_maybe(c['pss'])}; net change over the measured "
+                    f"{_maybe(c['rss'])}, PSS {_maybe(c['pss'])} (around the calls that map "
+                    f"memory); net change over the measured "
                     f"calls: RSS {_signed(c['mpi_rss_delta_bytes'])}, PSS "
                     f"{_signed(c['mpi_pss_delta_bytes'])}"]
     out += ["", "Regions (process-wide, in order of beginning)"]
