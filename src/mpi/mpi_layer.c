@@ -39,6 +39,7 @@ void hsr_mpi_attach(void)
 {
     struct hsr_mpi_thread *t = &hsr_mpi_self;
     struct heapscope_layer_thread rec;
+    hsr_mpi_name_library();
     if (heapscope__layer_attach && heapscope__layer_attach(MPI_REGION, &hsr_mpi_armed, &rec) == 0) {
         t->calls = rec.calls;
         t->depth = rec.depth;

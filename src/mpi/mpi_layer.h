@@ -50,6 +50,8 @@ HSR_MPI_HIDDEN void hsr_mpi_attach(void); /* the thread's first MPI call */
 /* The outermost call `fn` may be measured (out of line: the rare path). */
 HSR_MPI_HIDDEN void hsr_mpi_measure(const char *fn, int always);
 HSR_MPI_HIDDEN void hsr_mpi_measured_end(const char *fn);
+/* The process's first MPI call: the MPI library named to the recorder (mpi_library.c) */
+HSR_MPI_HIDDEN void hsr_mpi_name_library(void);
 /* MPI_Finalize, before PMPI_Finalize: the job file when every rank has the
  * recorder (mpi_job.c), else this rank's snapshot. */
 HSR_MPI_HIDDEN void hsr_mpi_finalize_dump(void);
