@@ -101,7 +101,7 @@ def test_the_recorders_job_file_decodes_whole(job_all):
 def test_the_job_report_with_every_rank_file_kept(job_all, heapscope):
     """Every rank kept its file: the report's rows are the files' (their exit snapshots
     also count what MPI_Finalize allocated), the job file adds its regions; per host the
-    ranks' RSS and PSS peaks of the rows shown (the job file's JOB_HOSTS, summed at
+    ranks' RSS and PSS peaks (the program's) and recorder peaks of the rows shown (the job file's JOB_HOSTS, summed at
     MPI_Finalize, would differ from the files' later samples)."""
     _, out, _ = job_all
     job = read_job_file(next(out.glob("heapscope.*.job.hsj")))
@@ -112,7 +112,10 @@ def test_the_job_report_with_every_rank_file_kept(job_all, heapscope):
     rows = doc["per_rank"]
     assert host == dict(host=rows[0]["host"], ranks=4, rss_sum=sum(r["rss_peak"] for r in rows),
                         rss_max=max(r["rss_peak"] for r in rows), pss_sum=sum(r["pss_peak"] for r in rows),
-                        pss_max=max(r["pss_peak"] for r in rows))
+                        pss_max=max(r["pss_peak"] for r in rows),
+                        recorder_sum=sum(r["recorder_peak"] for r in rows),
+                        recorder_max=max(r["recorder_peak"] for r in rows))
+    assert 0 < host["recorder_max"] < host["rss_max"]
     assert [h["host"] for h in job.hosts] == [host["host"]] and job.hosts[0]["ranks"] == 4
     files = {p.rank: p for p in map(read_profile, out.glob("heapscope.*.r*.hsp"))}
     for row in doc["per_rank"]:
