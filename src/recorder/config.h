@@ -52,6 +52,7 @@
 /* The calipers' reads take at most 1/this of the time: the period stretches. */
 #define HSR_CALIPER_COST_SHARE 100
 #define HSR_CALIPER_THREAD_SLOTS (1u << 20) /* per-thread call counters */
+#define HSR_OWN_MAPS (1u << 16) /* the recorder's own mappings measured (own_memory.c) */
 
 /* ---- the file (output/) ---- */
 #define HSR_SEAL_NS 3000000000ull /* background writes refused this long after a seal */

@@ -273,6 +273,49 @@ def test_heap_peak_the_last_one_counts(tmp_path):
         read_timeline(bad.write(tmp_path / "bad.hsp"))
 
 
+def _timeline(b, rss_pss):
+    b.add("TIMELINE", interval_ns=0, caliper_ns=-1, heap_measure=fmt.HEAP_MEASURE_USABLE,
+          calipers_taken=0, calipers_skipped=0, mpi_rss_delta=0, mpi_pss_delta=0,
+          samples_lost=0, labels=(), samples=[dict(
+              mono_ns=t, kind=fmt.SAMPLE_PERIODIC, region=0, label=fmt.NO_LABEL, heap_bytes=10,
+              heap_component_bytes=0, rss_bytes=rss, pss_bytes=pss) for t, (rss, pss) in rss_pss])
+
+
+def test_timeline_recorder_memory_is_apart_from_the_program(tmp_path):
+    """TIMELINE_RECORDER follows each TIMELINE chunk: the recorder's own resident bytes per
+    sample, which the reader takes out of RSS and PSS (the program's figures) and keeps
+    beside them; a file without it (an older recorder) keeps the process's figures, the
+    recorder's unknown (-1); a count that does not match its TIMELINE is an error."""
+    old = ProfileBuilder()
+    _timeline(old, [(1, (9000, 7000))])
+    tl = read_timeline(old.write(tmp_path / "old.hsp")).timeline
+    assert [(s.rss_bytes, s.pss_bytes, s.recorder_bytes) for s in tl.samples] == [(9000, 7000, -1)]
+    assert not tl.recorder_measured
+    b = ProfileBuilder()
+    _timeline(b, [(1, (9000, 7000)), (2, (12000, -1))])
+    b.add("TIMELINE_RECORDER", count=2, recorder_bytes=(3000, 4000))
+    _timeline(b, [(3, (15000, 11000))])
+    b.add("TIMELINE_RECORDER", count=1, recorder_bytes=(-1,))
+    _timeline(b, [(4, (16000, 12000))])      # cut short before its TIMELINE_RECORDER
+    for read in (read_timeline, lambda f: (b.snapshot(), read_profile(b.write(f)))[1]):
+        tl = read(b.write(tmp_path / "new.hsp")).timeline
+        assert [(s.mono_ns, s.rss_bytes, s.pss_bytes, s.recorder_bytes) for s in tl.samples] == [
+            (1, 6000, 4000, 3000), (2, 8000, -1, 4000), (3, 15000, 11000, -1),
+            (4, 16000, 12000, -1)]
+        assert tl.recorder_measured
+    for bad_count, why in ((3, "3 samples, but the TIMELINE chunk before it has 2"),):
+        bad = ProfileBuilder()
+        _timeline(bad, [(1, (9000, 7000)), (2, (9000, 7000))])
+        bad.add("TIMELINE_RECORDER", count=bad_count, recorder_bytes=(1, 2, 3))
+        with pytest.raises(HeapscopeError, match="malformed TIMELINE_RECORDER chunk.*" + why):
+            read_timeline(bad.write(tmp_path / "bad.hsp"))
+    bad = ProfileBuilder()
+    _timeline(bad, [(1, (9000, 7000))])
+    bad.add("TIMELINE_RECORDER", count=1, recorder_bytes=(-5,))
+    with pytest.raises(HeapscopeError, match="malformed TIMELINE_RECORDER chunk.*negative"):
+        read_timeline(bad.write(tmp_path / "neg.hsp"))
+
+
 def test_ending_of_a_crash_and_of_mpi_abort(tmp_path):
     crash = payload("ENDING", kind=fmt.REASON_CRASH, signal=11, si_code=1, error_code=0,
                     fault_address=0xDEAD0)
@@ -364,6 +407,37 @@ def test_job_file_chunks(tmp_path):
     assert all(j.ranks[1].metrics[k] is None for k in ("heap_peak", "rss_peak", "pss_peak", "mpi_rss"))
     assert j.hosts == [dict(host="n1", ranks=2, rss_sum=4096, rss_max=4096, pss_sum=2048,
                             pss_max=2048)]
+    assert j.recorder is None       # an older recorder: RSS/PSS peaks include its memory
+    assert all(r.metrics["recorder_peak"] is None for r in j.ranks)
+    # JOB_RECORDER: per rank, in JOB_RANKS' order, the recorder's own peak (-1: none)
+    own = payload("JOB_RECORDER", count=2, ranks=[dict(rank=0, reserved=0, recorder_peak=1536),
+                                                  dict(rank=2, reserved=0, recorder_peak=-1)])
+    path.write_bytes(body + chunk("JOB_RECORDER", own))
+    j = read_job_file(path)
+    assert [r.metrics["recorder_peak"] for r in j.ranks] == [1536, None]
+    values, have = j.rank_columns()["recorder_peak"]
+    assert values.tolist() == [1536, -1] and have.tolist() == [True, False]
+    assert (j.hosts[0]["recorder_sum"], j.hosts[0]["recorder_max"]) == (1536, 1536)
+    assert not j.warnings
+    swapped = payload("JOB_RECORDER", count=2, ranks=[dict(rank=2, reserved=0, recorder_peak=1),
+                                                      dict(rank=0, reserved=0, recorder_peak=1)])
+    path.write_bytes(body + chunk("JOB_RECORDER", swapped))
+    with pytest.raises(HeapscopeError, match="JOB_RECORDER's 2 ranks are not JOB_RANKS'"):
+        read_job_file(path)
+    # its rows over two chunks, the second cut: the first rank's peak, the other's unknown
+    first = payload("JOB_RECORDER", count=1, ranks=[dict(rank=0, reserved=0, recorder_peak=1536)])
+    second = payload("JOB_RECORDER", count=1, ranks=[dict(rank=2, reserved=0, recorder_peak=7)])
+    path.write_bytes(body + chunk("JOB_RECORDER", first) + chunk("JOB_RECORDER", second)[:-3])
+    j = read_job_file(path)
+    assert [r.metrics["recorder_peak"] for r in j.ranks] == [1536, None]
+    assert len(j.warnings) == 1 and j.warnings[0].endswith(
+        "without the recorder's own memory of 1 rank")
+    # it comes before rank 0's command line: after it, out of place, read up to it and said
+    path.write_bytes(body + chunk("JOB_COMMAND", payload("JOB_COMMAND", cmdline="sim"))
+                     + chunk("JOB_RECORDER", own))
+    j = read_job_file(path)
+    assert j.cmdline == ["sim"] and j.recorder is None
+    assert "JOB_RECORDER chunk at byte" in j.warnings[0] and "out of place" in j.warnings[0]
     bad = payload("JOB_RANKS", count=2, ranks=[rank(0, 3, 31), rank(2, 0, 1)])
     path.write_bytes(head + chunk("JOB", job) + chunk("JOB_RANKS", bad) + chunk("JOB_HOSTS", hosts))
     with pytest.raises(HeapscopeError, match="rank 0 on host 3 of 1"):
@@ -461,7 +535,8 @@ def test_every_chunk_type_has_a_test_here():
               "TRACK_UNTRACKED", "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS",
               "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS", "PROCESS_END",
               "JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS", "JOB_HOSTS",
-              "JOB_PEAK_STACKS", "MPI_LIBRARY", "JOB_MPI_LIBRARY", "JOB_COMMAND"}
+              "JOB_PEAK_STACKS", "TIMELINE_RECORDER", "JOB_RECORDER", "MPI_LIBRARY",
+              "JOB_MPI_LIBRARY", "JOB_COMMAND"}
     assert set(ALL_CHUNKS) == tested
 
 

@@ -208,8 +208,11 @@ class Sample:
     label: str             # the region name or MPI function for non-periodic samples, else ""
     heap_bytes: int        # heap in use (all)
     heap_mpi_bytes: int    # of it, allocated inside MPI calls (component regions)
-    rss_bytes: int         # from /proc/self/smaps_rollup; -1 when unreadable
-    pss_bytes: int
+    rss_bytes: int         # the program's: the process's (smaps_rollup or statm) net of
+    pss_bytes: int         # recorder_bytes when that was measured; -1 when unreadable
+    recorder_bytes: int = -1   # the recorder's own resident memory (its tables, rings,
+                               # buffers); -1: not measured (files of older recorders,
+                               # whose RSS/PSS then include it)
 
 
 @dataclass
@@ -226,3 +229,8 @@ class Timeline:
     heap_peak: Optional[int] = None
     heap_peak_mpi: Optional[int] = None
     heap_peak_app: Optional[int] = None
+
+    @property
+    def recorder_measured(self) -> bool:
+        """Whether the samples carry the recorder's own memory (then RSS/PSS are net of it)."""
+        return any(s.recorder_bytes >= 0 for s in self.samples)

@@ -324,6 +324,10 @@ static void rank_row(struct heapscope_job_rank *row)
         row->present |= HEAPSCOPE_JOB_PSS;
         row->pss_peak = pk.pss;
     }
+    if (pk.own >= 0) { /* rss/pss above are net of it (timeline.c) */
+        row->present |= HEAPSCOPE_JOB_RECORDER;
+        row->recorder_peak = pk.own;
+    }
     struct hsr_caliper_totals t;
     hsr_calipers_totals(&t);
     if (t.taken) {
