@@ -27,6 +27,7 @@ COMMANDS = [
     "temporaries",
     "peak",
     "leaks",
+    "access",
     "timeline",
     "html",
     "export",

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "access/access.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/pool.h"
@@ -335,7 +336,8 @@ int hsr_snapshot(unsigned reason, int from_signal)
     write_failed(&b, &now.failed, &baseline.failed);
     write_stacks(&b, &now.stacks, &baseline.stacks);
     hsr_tracking_write(&b);
-    hsr_ending_write(&b, reason); /* a crash's or MPI_Abort's ENDING chunk (core/ending.c) */
+    hsr_access_write(&b, from_signal); /* record --access (access/write.c) */
+    hsr_ending_write(&b, reason);      /* a crash's or MPI_Abort's ENDING chunk (core/ending.c) */
 
     int incomplete = now.sizes.failed || now.apis.failed || now.stacks.failed || now.failed.failed;
     c = hsr_chunk_begin(&b, HS_CHUNK_SNAPSHOT_END);
