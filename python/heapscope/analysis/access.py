@@ -193,14 +193,14 @@ def _figures(e: _Entry, total: int, cell: List[int], exact_blocks: bool) -> dict
 
 
 def _sum(rows: Sequence[dict]) -> dict:
-    """Estimates added up (no interval): None when a part is unknown."""
-    out = {}
-    for name in ("blocks", "bytes", "touched_bytes", "untouched_bytes", "never_touched_blocks",
+    """Estimates added up (no interval); the access figures over the measured entries,
+    `unmeasured_blocks` the blocks of entries none of whose samples was measured."""
+    out = {name: sum(r[name] for r in rows) for name in ("blocks", "bytes", "samples", "measured")}
+    measured = [r for r in rows if r["measured"]]
+    for name in ("touched_bytes", "untouched_bytes", "never_touched_blocks",
                  "read_before_written_blocks"):
-        values = [r[name] for r in rows]
-        out[name] = None if any(v is None for v in values) else sum(values)
-    out["samples"] = sum(r["samples"] for r in rows)
-    out["measured"] = sum(r["measured"] for r in rows)
+        out[name] = sum(r[name] for r in measured)
+    out["unmeasured_blocks"] = sum(r["blocks"] for r in rows if not r["measured"])
     return out
 
 

@@ -66,15 +66,17 @@ def _header(doc: dict) -> List[str]:
 
 
 def _total_line(t: dict, what: str) -> str:
-    if t["bytes"] is None:
-        return f"{what}: nothing measured"
-    share = t["touched_bytes"] / t["bytes"] if t["bytes"] else 0.0
-    return (f"{what}: ~{size_text(t['bytes'])} in ~{counted(t['blocks'], 'block')}; "
+    measured_bytes = t["touched_bytes"] + t["untouched_bytes"]
+    share = t["touched_bytes"] / measured_bytes if measured_bytes else 0.0
+    line = (f"{what}: ~{size_text(t['bytes'])} in ~{counted(t['blocks'], 'block')}; "
             f"~{size_text(t['touched_bytes'])} touched ({percent(share)}), "
             f"~{size_text(t['untouched_bytes'])} never touched; "
             f"~{counted(t['never_touched_blocks'], 'block')} never touched, "
             f"~{num(t['read_before_written_blocks'])} read before written "
             f"(from {counted(t['measured'], 'measured sample')})")
+    if t["unmeasured_blocks"]:
+        line += f"; ~{counted(t['unmeasured_blocks'], 'block')} on paths none of whose samples was measured"
+    return line
 
 
 def render(doc: dict, full_names: bool = False) -> str:

@@ -227,7 +227,8 @@ void *hsr_access_take(uint64_t size, size_t align)
         pending.what = UNMEASURED_OTHER;
         return NULL;
     }
-    if (size >= HSR_ACCESS_LARGE) {
+    /* aligned beyond a page, it starts a page: its pages are its own where it is */
+    if (size >= HSR_ACCESS_LARGE || (align > hsr_page_size && size >= hsr_page_size)) {
         pending.what = TO_PLACE;
         return NULL;
     }
@@ -369,20 +370,24 @@ static void release(void *p)
 }
 
 /* A block measured in place, before the allocator frees or moves it. */
-static void forget_in_place(uintptr_t a)
+/* Its requested size, or 0 when a is no such block. */
+static uint64_t forget_in_place(uintptr_t a)
 {
     if (!hsr_access_filter[hsr_access_filter_slot(a)])
-        return;
+        return 0;
     hsr_access_lock();
     uint32_t *s = place_index ? place_find(a) : NULL;
     uint32_t id = s ? *s : 0;
+    uint64_t size = 0;
     if (id) {
         place_remove(s);
         hsr_access_blocks[id].state = HSR_BLOCK_FREE;
+        size = hsr_access_blocks[id].size;
     }
     hsr_access_unlock();
     if (id)
         end_record(id);
+    return size;
 }
 
 int hsr_access_free(void *p, unsigned api)
@@ -436,17 +441,17 @@ void *hsr_access_realloc(void *old, size_t n, uint64_t *kept, int raw)
         carried = pooled ? 0 : (have < n ? have : n); /* a pool block's copy is seen */
         release(old);
     } else {
-        if (old)
-            forget_in_place((uintptr_t)old);
+        /* what is carried over: a sampled block's requested bytes, else its usable ones */
+        uint64_t have = old ? forget_in_place((uintptr_t)old) : 0;
+        if (old && !have)
+            have = hsr_access_next_usable(old);
         p = raw ? NULL : hsr_access_take(n, 0);
         if (p) {
             if (old) {
-                size_t have = hsr_access_next_usable(old);
                 memcpy(p, old, have < n ? have : n);
                 hsr_real.free(old);
             }
         } else {
-            uint64_t have = old ? hsr_access_next_usable(old) : 0;
             p = hsr_real.realloc(old, n);
             carried = have < n ? have : n;
         }
@@ -486,7 +491,7 @@ void hsr_access_blocks_after_fork_child(void)
     hsr_access_settle_after_fork_child();
     memset(&hsr_access_state, 0, sizeof hsr_access_state);
     for (uint32_t id = 1; id < hsr_access_blocks_used; id++)
-        if (hsr_access_blocks[id].state == HSR_BLOCK_LIVE)
+        if (hsr_access_blocks[id].state != HSR_BLOCK_FREE) /* freed ones not read yet too */
             hsr_access_blocks[id].inherited = 1;
 }
 
