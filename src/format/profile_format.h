@@ -114,10 +114,12 @@
  *    44  JOB_RANKS         file      job file: one fixed row per rank (HS_JOB_RANKS)
  *    45  JOB_HOSTS         file      job file: per host its ranks, RSS/PSS sum and max (HS_JOB_HOSTS)
  *    46  JOB_PEAK_STACKS   file      job file: stack types at the ranks' heap peaks, merged (HS_JOB_PEAK_STACKS)
+ *    50  ACCESS            snapshot  record --access: how pages were read, samples not measured (HS_ACCESS)
+ *    51  ACCESS_TYPES      snapshot  record --access: the sampled blocks' use per stack type (HS_ACCESS_TYPES)
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
  * hs_track_chunk_type, hs_timeline_chunk_type, hs_ending_chunk_type,
- * hs_sampling_chunk_type, hs_failed_chunk_type) belong to optional modes or rare
+ * hs_sampling_chunk_type, hs_failed_chunk_type, hs_access_chunk_type) belong to optional modes or rare
  * events, and a reader that does not know them skips them. Ids 15..19 and 23..29 are free for those
  * families; 30 and above for new ones.
  *
@@ -259,6 +261,25 @@
  *   snapshots of a process that is ending so (the _exit MPI_Abort ends with, the
  *   SIGTERM of the launcher) keep that reason and chunk.
  *
+ *   Memory access, record --access (HEAPSCOPE_ACCESS=1, with SAMPLING): ACCESS and
+ *   ACCESS_TYPES come inside a snapshot, after the tracking chunks. The measured blocks
+ *   are the sampled ones (SAMPLING): a sample under large_bytes got fresh pages of its own
+ *   (it starts a page), a larger one had its whole inner pages made fresh where the
+ *   allocator put it (its partial first and last pages take the state of their inner
+ *   neighbour; bytes a realloc carried over count as touched). A page is touched when
+ *   present or swapped at the look (the zero page counts: it was read); a block is read
+ *   first when a look found a page of it on the zero page (read, not written) and it is
+ *   not zeroed by contract (calloc). Looks: the watcher's, every poll_ns, at the free, and
+ *   at the snapshot for blocks still live. mechanism (enum access_mechanism) says how pages
+ *   were read: NONE, none measured (every sample counted in unmeasured_other). Counts in
+ *   ACCESS_TYPES are of samples, cumulative since process start (a fork child: since the
+ *   fork; heapscope_reset() does not reset them); a row per (region, size, stack type), or
+ *   per (region, size) (depth 0) for samples without a stack; several chunks may appear,
+ *   rows add up by (region, size, frames). after_bins and by_bins are histograms, binned
+ *   as TRACK_TYPES's, of the touched measured blocks' first touch: ns from allocation to
+ *   the last look that saw the block untouched (after) and to the first that saw it
+ *   touched (by). The readers scale the samples to estimates (analysis/access.py).
+ *
  *   The job file (heapscope.<job>.job.hsj, hs_job_chunk_type): another kind of file
  *   with the same header and framing, written once by an MPI job's rank 0 at
  *   MPI_Finalize from every rank's summary reduced inside the job (the MPI layer,
@@ -289,7 +310,7 @@
  * hs_failed_chunk_type (HS_FAILED_ALLOCS), hs_snapshot_reason
  * (HS_REASON_*), hs_api (HS_API_*), hs_unwinder, hs_sample_kind (HS_SAMPLE_*),
  * hs_heap_measure, hs_trace_codec (HS_CODEC_*), hs_trace_event (HS_EVENT_*),
- * hs_ending_chunk_type (HS_ENDING). */
+ * hs_ending_chunk_type (HS_ENDING), hs_access_chunk_type (HS_ACCESS*), hs_access_mechanism. */
 #include "profile_format_table.h"
 
 #endif

@@ -165,6 +165,49 @@ def test_track_summary_and_types(tmp_path):
     assert t.untracked_bytes is None and t.peak_is_lower_bound
 
 
+def test_access_and_its_types(tmp_path):
+    """record --access: the summary, and rows added up per (region, size, frames) over the
+    threads that saw a path; figures that cannot hold are a malformed chunk."""
+    summary = payload("ACCESS", mechanism=1, page_size=4096, poll_ns=10_000_000,
+                      sample_mean=4096, large_bytes=65536, unmeasured_pool=1, unmeasured_align=2,
+                      unmeasured_other=3, pool_bytes=1 << 36, pool_peak_bytes=8192, rows_lost=4,
+                      live_unread=5, flags=1)
+    after, by = {0: 3, 20: 1}, {24: 4}
+    row = dict(region=1, depth=2, size=3000, samples=5, measured=5, live=1, touched_bytes=12000,
+               never_touched=1, read_first=2, zeroed=0, huge=0,
+               after_mask=sum(1 << b for b in after), by_mask=sum(1 << b for b in by),
+               after_bins=tuple(after[b] for b in sorted(after)), by_bins=(4,),
+               frames=(0x401234, 0x401500))
+    bare = dict(row, region=0, depth=0, size=200, samples=3, measured=2, live=0, touched_bytes=0,
+                never_touched=2, read_first=0, after_mask=0, by_mask=0, after_bins=(),
+                by_bins=(), frames=())
+    rows = payload("ACCESS_TYPES", rows=[row, bare, row])     # one path from two threads
+    b = ProfileBuilder()
+    b.snapshot(regions=[(1, 0, "work")], extra=[(fmt.ACCESS, summary), (fmt.ACCESS_TYPES, rows)])
+    a = read_profile(b.write(tmp_path / "a.hsp")).access
+    assert (a.mechanism, a.page_size, a.poll_ns, a.sample_mean, a.large_bytes) == (
+        "pagemap-scan", 4096, 10_000_000, 4096, 65536)
+    assert a.unmeasured == dict(pool=1, align=2, other=3)
+    assert (a.pool_bytes, a.pool_peak_bytes, a.rows_lost, a.live_unread, a.forked_flags) == (
+        1 << 36, 8192, 4, 5, True)
+    bare_row, path = a.rows
+    assert (path.region, path.size, path.frames) == ("work", 3000, (0x401234, 0x401500))
+    assert (path.samples, path.measured, path.live, path.touched_bytes, path.never_touched,
+            path.read_first) == (10, 10, 2, 24000, 2, 4)
+    assert {b: n for b, n in enumerate(path.after_hist) if n} == {0: 6, 20: 2}
+    assert {b: n for b, n in enumerate(path.by_hist) if n} == {24: 8}
+    assert (bare_row.region, bare_row.size, bare_row.frames, bare_row.never_touched) == (
+        "(none)", 200, (), 2)
+    for bad, why in ((dict(row, measured=6), "6 measured of 5 samples"),
+                     (dict(row, touched_bytes=15001), "15001 bytes touched"),
+                     (dict(row, by_bins=(3,)), "first-touch histograms")):
+        b = ProfileBuilder()
+        b.snapshot(extra=[(fmt.ACCESS, summary), (fmt.ACCESS_TYPES, payload("ACCESS_TYPES", rows=[bad]))])
+        path_ = b.write(tmp_path / "bad.hsp")
+        with pytest.raises(HeapscopeError, match=f"malformed ACCESS_TYPES chunk.*{why}"):
+            read_profile(path_)
+
+
 def test_track_untracked(tmp_path):
     summary = payload("TRACK_SUMMARY", temporary_max_between=0, temporary_max_ns=0,
                       peak_bytes=4096, peak_mono_ns=1, end_bytes=0, untracked=7,
@@ -389,7 +432,7 @@ def test_every_chunk_type_has_a_test_here():
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
               "SIZE_COUNTS", "API_COUNTS", "STACK_TYPES", "TRACK_SUMMARY", "TRACK_TYPES",
               "TRACK_UNTRACKED", "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS",
-              "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS",
+              "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS", "ACCESS", "ACCESS_TYPES",
               "JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS", "JOB_HOSTS",
               "JOB_PEAK_STACKS"}
     assert set(ALL_CHUNKS) == tested
@@ -440,13 +483,14 @@ def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
               "--timeline-interval", "20ms", "--timeline-heap", "on", "--", exe, 30)
     (path,) = tmp_path.glob("*.hsp")
     seen = decoded_whole(path)
-    heapscope("record", "-o", tmp_path / "sampled", "--sample-bytes", "64", "--", exe, 30)
+    heapscope("record", "-o", tmp_path / "sampled", "--sample-bytes", "64", "--access", "--",
+              exe, 30)
     (sampled,) = (tmp_path / "sampled").glob("*.hsp")
-    assert "SAMPLING" in decoded_whole(sampled)
+    assert {"SAMPLING", "ACCESS", "ACCESS_TYPES"} <= decoded_whole(sampled)
     # ENDING: only a crash or MPI_Abort writes it (decoded whole in test_crash_snapshot.py);
     # FAILED_ALLOCS only when a call fails: tests/format/test_failed_allocs.py;
     # JOB*: only the job file (decoded whole in tests/mpi/test_job_file.py)
-    assert seen | {"SAMPLING"} == {c for c in ALL_CHUNKS if c not in ("ENDING", "FAILED_ALLOCS")
+    assert seen | {"SAMPLING", "ACCESS", "ACCESS_TYPES"} == {c for c in ALL_CHUNKS if c not in ("ENDING", "FAILED_ALLOCS")
                                    and not c.startswith("JOB")}
     p = read_profile(path)
     assert p.tracking.source == "track" and p.timeline.samples

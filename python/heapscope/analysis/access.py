@@ -98,7 +98,7 @@ def _cells(profiles: Sequence[Profile]) -> Tuple[Dict[tuple, int], Dict[tuple, L
     return counted, sampled
 
 
-def _count(x: int, draws: int, total: int, seen: bool) -> dict:
+def count_estimate(x: int, draws: int, total: int, seen: bool) -> dict:
     """x of `draws` sampled blocks of a cell of `total`: the estimate and its interval."""
     if not draws:
         return dict(value=None, low=None, high=None)
@@ -108,7 +108,7 @@ def _count(x: int, draws: int, total: int, seen: bool) -> dict:
     return dict(value=sampling.ratio_estimate(x, draws, total), low=low, high=high)
 
 
-def _shares(share: float, draws: int, total: int, size: int, whole: int) -> dict:
+def bytes_estimate(share: float, draws: int, total: int, size: int, whole: int) -> dict:
     """Bytes from a sum of per-block shares in [0, 1] (touched or untouched): the
     estimate, and the interval of the 0/1 count at that sum (module docstring), between
     the intervals of its two neighbouring whole counts in proportion, times the size.
@@ -172,17 +172,17 @@ def _figures(e: _Entry, total: int, cell: List[int], exact_blocks: bool) -> dict
         low, high = sampling.count_interval(k, K, total)
         blocks = dict(value=sampling.ratio_estimate(k, K, total), low=low, high=high)
     touched_share = c["touched_bytes"] / e.size if e.size else 0.0
-    touched = _shares(touched_share, Km, total, e.size, m)
-    untouched = _shares(m - touched_share, Km, total, e.size, m)
+    touched = bytes_estimate(touched_share, Km, total, e.size, m)
+    untouched = bytes_estimate(m - touched_share, Km, total, e.size, m)
     out = dict(region=e.region, size=e.size, samples=k, measured=m, estimated=True)
     for name, f in (("blocks", blocks),
                     ("bytes", {key: None if v is None else v * e.size for key, v in blocks.items()}),
                     ("touched_bytes", touched), ("untouched_bytes", untouched),
-                    ("never_touched_blocks", _count(c["never_touched"], Km, total,
+                    ("never_touched_blocks", count_estimate(c["never_touched"], Km, total,
                                                     c["never_touched"] == m and m > 0)),
-                    ("read_before_written_blocks", _count(c["read_first"], Km, total,
+                    ("read_before_written_blocks", count_estimate(c["read_first"], Km, total,
                                                           c["read_first"] == m and m > 0)),
-                    ("live_blocks", _count(c["live"], Km, total, c["live"] == m and m > 0))):
+                    ("live_blocks", count_estimate(c["live"], Km, total, c["live"] == m and m > 0))):
         out[name], out[name + "_low"], out[name + "_high"] = f["value"], f["low"], f["high"]
     out["touched_share"] = (c["touched_bytes"] / (m * e.size)) if m and e.size else None
     out.update(sampled=dict(touched_bytes=c["touched_bytes"], never_touched=c["never_touched"],

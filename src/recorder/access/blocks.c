@@ -499,7 +499,7 @@ void hsr_access_blocks_after_fork_child(void)
  * with the child now, no longer told read from written. */
 void hsr_access_blocks_after_fork_parent(void)
 {
-    if (hsr_pages_mechanism != HS_ACCESS_FLAGS)
+    if (hsr_pages_mechanism != HS_ACCESS_PAGEMAP)
         return;
     for (uint32_t id = 1; id < hsr_access_blocks_used; id++)
         if (hsr_access_blocks[id].state == HSR_BLOCK_LIVE)

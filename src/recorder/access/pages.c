@@ -149,9 +149,9 @@ int hsr_pages_touched(uintptr_t lo, uintptr_t hi, void *ctx, hsr_pages_fn fn)
 {
     if (lo >= hi)
         return 0;
-    if (hsr_pages_mechanism == HS_ACCESS_SCAN)
+    if (hsr_pages_mechanism == HS_ACCESS_PAGEMAP_SCAN)
         return scan_runs(lo, hi, ctx, fn);
-    if (hsr_pages_mechanism == HS_ACCESS_FLAGS)
+    if (hsr_pages_mechanism == HS_ACCESS_PAGEMAP)
         return flag_runs(lo, hi, ctx, fn);
     return -1;
 }
@@ -214,10 +214,10 @@ int hsr_pages_init(const char *forced)
         return hsr_pages_mechanism = HS_ACCESS_NONE;
     }
     int want_scan = !forced || strcmp(forced, "pagemap") != 0;
-    if (want_scan && probe(HS_ACCESS_SCAN))
-        return hsr_pages_mechanism = HS_ACCESS_SCAN;
-    if (probe(HS_ACCESS_FLAGS))
-        return hsr_pages_mechanism = HS_ACCESS_FLAGS;
+    if (want_scan && probe(HS_ACCESS_PAGEMAP_SCAN))
+        return hsr_pages_mechanism = HS_ACCESS_PAGEMAP_SCAN;
+    if (probe(HS_ACCESS_PAGEMAP))
+        return hsr_pages_mechanism = HS_ACCESS_PAGEMAP;
     hsr_warn("--access: the page tables (/proc/self/pagemap) do not tell the zero page from a "
              "written one here: the sampled blocks are counted, their pages not measured");
     return hsr_pages_mechanism = HS_ACCESS_NONE;
