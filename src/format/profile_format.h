@@ -116,6 +116,9 @@
  *    46  JOB_PEAK_STACKS   file      job file: stack types at the ranks' heap peaks, merged (HS_JOB_PEAK_STACKS)
  *    50  ACCESS            snapshot  record --access: how pages were read, samples not measured (HS_ACCESS)
  *    51  ACCESS_TYPES      snapshot  record --access: the sampled blocks' use per stack type (HS_ACCESS_TYPES)
+ *    52  JOB_ACCESS        file      job file, --access: ranks measured, how (HS_JOB_ACCESS)
+ *    53  JOB_ACCESS_SIZES  file      job file, --access: sampled blocks' use per region and size, all ranks (HS_JOB_ACCESS_SIZES)
+ *    54  JOB_ACCESS_RANKS  file      job file, --access: each rank's own estimates (HS_JOB_ACCESS_RANKS)
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
  * hs_track_chunk_type, hs_timeline_chunk_type, hs_ending_chunk_type,
@@ -285,7 +288,8 @@
  *   MPI_Finalize from every rank's summary reduced inside the job (the MPI layer,
  *   src/mpi/mpi_job.c; the writer, src/recorder/output/job_file.c). It holds no
  *   snapshot: JOB, JOB_REGIONS, JOB_SIZE_COUNTS..., JOB_API_COUNTS..., JOB_RANKS...,
- *   JOB_HOSTS, JOB_PEAK_STACKS, in that order. Region ids of the counts index JOB_REGIONS (paths, not
+ *   JOB_HOSTS, JOB_PEAK_STACKS, [JOB_ACCESS, JOB_ACCESS_SIZES..., JOB_ACCESS_RANKS...] (with
+ *   --access), in that order. Region ids of the counts index JOB_REGIONS (paths, not
  *   trees: the ranks' region ids differ). A rank's figures are those of its snapshot
  *   at MPI_Finalize; its heap/RSS/PSS peaks are the maxima of the timeline samples its
  *   file had received by then. Readers of profiles skip job files by name.
@@ -300,6 +304,13 @@
  *   message of the reduction keeps at most HSR_JOB_PEAK_KEPT types: missing_bound > 0
  *   says some were dropped and the figures are lower bounds. ranks_tracked 0: no rank
  *   had --track, no type (a report says how to record them, never a figure).
+ *   JOB_ACCESS, JOB_ACCESS_SIZES, JOB_ACCESS_RANKS (src/recorder/access/job.c), after
+ *   JOB_PEAK_STACKS when some rank recorded with --access: ACCESS_TYPES' counts per
+ *   (region path, size) summed over the ranks as of their MPI_Finalize (no histograms),
+ *   and each rank's estimates: its counts of each (region, size) it measured split by
+ *   its measured samples (blocks and bytes of those cells, touched and untouched bytes,
+ *   blocks never touched, read first). sample_mean 0: the ranks sampled with different
+ *   means, and the rows must not be pooled into one estimate.
  */
 #ifndef HEAPSCOPE_PROFILE_FORMAT_H
 #define HEAPSCOPE_PROFILE_FORMAT_H

@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from heapscope.allocators import find_allocator
+from conftest import MPI_FAMILIES
 
 ROUNDS = 20
 MIB = 1 << 20
@@ -82,8 +83,8 @@ def test_mpi_recv_into_measured_blocks(heapscope, mpi, tmp_path):
     plain = subprocess.run([*mpi.mpirun(2), str(program), str(n)], capture_output=True, text=True,
                            check=True, timeout=120)
     out = tmp_path / "out"
-    res = heapscope("record", "--access", "--sample-bytes", "4096", "-o", out, "--",
-                    *mpi.mpirun(2), program, n, timeout=300)
+    res = heapscope("record", "--access", "--sample-bytes", "4096", "--per-rank", "all", "-o", out,
+                    "--", *mpi.mpirun(2), program, n, timeout=300)
     assert sorted(plain.stdout.splitlines()) == sorted(
         line for line in res.stdout.splitlines() if line.startswith("rank "))
     doc = access_doc(heapscope, out)
@@ -94,4 +95,34 @@ def test_mpi_recv_into_measured_blocks(heapscope, mpi, tmp_path):
     assert big["never_touched_blocks"] == 0
     assert small["measured"] >= 1 and small["sampled"]["never_touched"] == 0
     assert small["touched_share"] == 1.0
-    assert {r["rank"] for r in doc["per_rank"]} == {0, 1}
+    ranks = {r["rank"]: r for r in doc["per_rank"]}
+    assert set(ranks) == {0, 1}
+    # the job file: every rank's figures per size and region, and per rank, as of
+    # MPI_Finalize (the rank files' are as of exit: a few samples more)
+    job = doc["job"]
+    assert (job["ranks"], job["ranks_measured"], job["pages"]) == (2, 2, "pagemap-scan")
+    sizes = {(x["size"], x["region"]): x for x in job["entries"]}
+    jb = sizes[(2 * MIB, "(none)")]
+    assert (jb["blocks"], jb["touched_bytes"]) == (n, big["touched_bytes"])
+    for r in job["per_rank"]:
+        mine = ranks[r["rank"]]
+        assert 0 < r["measured"] <= r["samples"] <= mine["samples"]
+    assert job["per_rank"][1]["touched_bytes"] >= n * MIB
+
+
+def test_job_file_alone(heapscope, tmp_path):
+    """--per-rank none: the job file is all there is of the ranks, and access reads it."""
+    openmpi = MPI_FAMILIES["openmpi"]
+    program = openmpi.compile("acc_mpi.c", tmp_path / "acc_mpi", "-O1")
+    out = tmp_path / "out"
+    heapscope("record", "--access", "--sample-bytes", "4096", "--per-rank", "none", "-o", out,
+              "--", *openmpi.mpirun(2), program, 4, timeout=300)
+    doc = access_doc(heapscope, out)
+    assert doc["processes"] == [] and doc["entries"] == []        # launchers left out
+    job = doc["job"]
+    sizes = {(x["size"], x["region"]): x for x in job["entries"]}
+    assert sizes[(2 * MIB, "(none)")]["blocks"] == 4
+    assert 4 * MIB <= sizes[(2 * MIB, "(none)")]["touched_bytes"] <= 4 * (MIB + 8192)
+    assert [r["rank"] for r in job["per_rank"]] == [0, 1]
+    text = heapscope("access", out).stdout
+    assert "Job file" in text and "Per rank (its own estimates)" in text

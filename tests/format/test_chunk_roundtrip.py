@@ -387,6 +387,43 @@ def test_job_file_chunks(tmp_path):
         read_job_file(path)
 
 
+def test_job_access(tmp_path):
+    """record --access in a job file: rows per (region, size) added up, each rank's
+    estimates; a row that cannot hold and rows before JOB_ACCESS are one-line errors."""
+    from heapscope.profile.job_file import read_job_file
+    head = header(start_real_ns=5)
+    job = payload("JOB", ranks=2, hosts=1, summarized=2, reserved=0, summary_ns=1, reduce_ns=2,
+                  job_id="78", per_rank="none", recorder_version="0.1.0", exe="/apps/sim")
+    summary = payload("JOB_ACCESS", ranks=2, mechanism=2, sample_mean=4096, poll_ns=10_000_000,
+                      unmeasured=3)
+    row = dict(region="solve/[MPI]", size=3000, samples=4, measured=4, live=1, touched_bytes=9000,
+               never_touched=1, read_first=0, zeroed=0, huge=0)
+    sizes = payload("JOB_ACCESS_SIZES", count=2, rows=[row, row])
+    ranks = payload("JOB_ACCESS_RANKS", count=2, ranks=[
+        dict(rank=r, samples=4, measured=4, blocks=10, bytes=30000, touched_bytes=22500,
+             untouched_bytes=7500, never_touched=2, read_first=r) for r in (1, 0)])
+    path = tmp_path / "heapscope.78.job.hsj"
+    path.write_bytes(head + b"".join(chunk(name, p) for name, p in (
+        ("JOB", job), ("JOB_ACCESS", summary), ("JOB_ACCESS_SIZES", sizes),
+        ("JOB_ACCESS_RANKS", ranks))))
+    a = read_job_file(path).access
+    assert (a.ranks_measured, a.mechanism, a.sample_mean, a.poll_ns, a.unmeasured) == (
+        2, "pagemap", 4096, 10_000_000, 3)
+    (r,) = a.sizes.values()
+    assert (r.region, r.size, r.samples, r.measured, r.live, r.touched_bytes, r.never_touched) == (
+        "solve/[MPI]", 3000, 8, 8, 2, 18000, 2)
+    assert [(x["rank"], x["touched_bytes"], x["read_before_written_blocks"]) for x in a.ranks] == [
+        (1, 22500, 1), (0, 22500, 0)]
+    too_many = payload("JOB_ACCESS_SIZES", count=1, rows=[dict(row, measured=5)])
+    for bad, why in ((chunk("JOB_ACCESS", summary) + chunk("JOB_ACCESS_SIZES", too_many),
+                      "5 measured of 4 samples"),
+                     (chunk("JOB_ACCESS_RANKS", ranks),
+                      "JOB_ACCESS_RANKS chunk at byte .* before JOB_ACCESS")):
+        path.write_bytes(head + chunk("JOB", job) + bad)
+        with pytest.raises(HeapscopeError, match=f"malformed job file: .*{why}"):
+            read_job_file(path)
+
+
 def test_job_peak_stacks(tmp_path):
     """JOB_PEAK_STACKS reads back type by type, its frames as (module, offset) placed in
     made-up module spans the symbolizer reads as a rank file's; a type naming a region or
@@ -434,7 +471,7 @@ def test_every_chunk_type_has_a_test_here():
               "TRACK_UNTRACKED", "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS",
               "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS", "ACCESS", "ACCESS_TYPES",
               "JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS", "JOB_HOSTS",
-              "JOB_PEAK_STACKS"}
+              "JOB_PEAK_STACKS", "JOB_ACCESS", "JOB_ACCESS_SIZES", "JOB_ACCESS_RANKS"}
     assert set(ALL_CHUNKS) == tested
 
 

@@ -272,10 +272,51 @@ def _by_region(rows: Sequence[dict]) -> List[dict]:
     return out
 
 
+def job_section(job, size: Optional[str] = None, region: Optional[str] = None,
+                top: int = 20) -> dict:
+    """The job file's figures (record --access in an MPI job): per (region, size) over every
+    rank, pooled as merged processes are (T, K and K_m summed over the ranks; no pooled
+    estimate when the ranks sampled with different means), and each rank's own estimates."""
+    a = job.access
+    sizes = SizeSet(size)
+    rows = []
+    notes = []
+    if a.sample_mean:
+        for (reg, sz), r in a.sizes.items():
+            if sz not in sizes or not region_matches(reg, region):
+                continue
+            e = _Entry(reg, sz, ())
+            e.add(r)
+            rows.append(_figures(e, job.size_counts.get((reg, sz), 0), [r.samples, r.measured],
+                                 True))
+        rows.sort(key=lambda r: (-(r["untouched_bytes"] or 0), -(r["bytes"] or 0), r["size"],
+                                 r["region"]))
+        for rank, r in enumerate(rows, 1):
+            r.update(rank=rank, frames=[], frames_total=0)
+    else:
+        notes.append("the ranks sampled with different means: no figure per size over the job, "
+                     "only each rank's own")
+    if a.unmeasured:
+        notes.append(f"{a.unmeasured:,} sampled blocks were not measured (see the rank files' "
+                     f"notes); the figures come from the measured ones")
+    return dict(file=job.path, ranks=job.size, ranks_measured=a.ranks_measured,
+                pages=a.mechanism, sample_mean=a.sample_mean, poll_ns=a.poll_ns, notes=notes,
+                totals=_sum(rows) if rows else None, regions=_by_region(rows),
+                entries=rows[:top] if top else rows, entries_total=len(rows),
+                per_rank=sorted(a.ranks, key=lambda r: r["rank"]))
+
+
 def build(profiles: Sequence[Profile], size: Optional[str] = None, region: Optional[str] = None,
           by: str = "type", top: int = 20, depth: int = 0,
-          symbolizer: Optional[Symbolizer] = None) -> dict:
-    """The access document of the profiles recorded with --access among `profiles`."""
+          symbolizer: Optional[Symbolizer] = None, job=None) -> dict:
+    """The access document of the profiles recorded with --access among `profiles`, and of
+    the job file `job` when it holds --access figures (then the profiles may have none)."""
+    job_doc = job_section(job, size, region, top) if job is not None and job.access else None
+    if job_doc is not None and not any(p.access is not None for p in profiles):
+        return dict(format=ACCESS_FORMAT, version=VERSION, processes=[], merged=False,
+                    filters=dict(size=size or "all", region=region, by=by, top=top, depth=depth),
+                    mechanism=None, sampling=None, notes=[], totals=None, regions=[],
+                    per_rank=[], entries=[], entries_total=0, job=job_doc)
     profiles = require_access(profiles)
     sizes = SizeSet(size)
     check_region({r.path for p in profiles for r in p.regions.values()}
@@ -300,4 +341,4 @@ def build(profiles: Sequence[Profile], size: Optional[str] = None, region: Optio
                 mechanism=mech, sampling=sampling.describe(profiles),
                 notes=_notes(profiles, mech, rows, sym),
                 totals=_sum(rows), regions=_by_region(rows), per_rank=per_rank,
-                entries=rows[:top] if top else rows, entries_total=len(rows))
+                entries=rows[:top] if top else rows, entries_total=len(rows), job=job_doc)

@@ -10,7 +10,9 @@ from typing import Dict, List, Optional, Tuple
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
 from heapscope.profile.layout import Malformed
-from heapscope.profile.model import Access, AccessRow
+from heapscope.profile.model import ACCESS_BINS, Access, AccessRow, JobAccess
+
+NO_HIST = (0,) * ACCESS_BINS
 from heapscope.profile.tracking import _hist, region_namer
 
 MECHANISMS = fmt.TABLE.enums["access_mechanism"].labels()
@@ -79,3 +81,37 @@ def from_snapshot(profile) -> Optional[Access]:
                    for (region, size, frames), (counts, after, by) in merged.items()]
     access.rows.sort(key=lambda r: (r.region, r.size, r.frames))
     return access
+
+
+# ---- the job file's share (JOB_ACCESS, JOB_ACCESS_SIZES, JOB_ACCESS_RANKS) ----
+
+def job_summary(payload) -> JobAccess:
+    r = fmt.CODECS[fmt.JOB_ACCESS].decode(payload)
+    if not 0 <= r.mechanism < len(MECHANISMS):
+        raise Malformed(f"unknown mechanism {r.mechanism}")
+    return JobAccess(ranks_measured=r.ranks, mechanism=MECHANISMS[r.mechanism],
+                     sample_mean=r.sample_mean, poll_ns=r.poll_ns, unmeasured=r.unmeasured)
+
+
+def job_sizes(access: JobAccess, payload) -> None:
+    """JOB_ACCESS_SIZES rows into access.sizes: (region, size) -> AccessRow without frames
+    (no first-touch histograms in the job file)."""
+    for r in fmt.CODECS[fmt.JOB_ACCESS_SIZES].decode(payload).rows:
+        if not (r.live <= r.measured <= r.samples and r.never_touched <= r.measured and
+                r.touched_bytes <= r.measured * r.size):
+            raise Malformed(f"JOB_ACCESS_SIZES row of size {r.size}: {r.measured} measured of "
+                            f"{r.samples} samples, {r.touched_bytes} bytes touched")
+        counts = [getattr(r, c) for c in _COUNTS]
+        old = access.sizes.get((r.region, r.size))
+        if old is not None:
+            counts = [getattr(old, c) + v for c, v in zip(_COUNTS, counts)]
+        access.sizes[(r.region, r.size)] = AccessRow(r.region, r.size, (), *counts,
+                                                     NO_HIST, NO_HIST)
+
+
+def job_ranks(access: JobAccess, payload) -> None:
+    for row in fmt.CODECS[fmt.JOB_ACCESS_RANKS].decode(payload).ranks:
+        rank, _, samples, measured, blocks, nbytes, touched, untouched, never, first = row
+        access.ranks.append(dict(rank=rank, samples=samples, measured=measured, blocks=blocks,
+                                 bytes=nbytes, touched_bytes=touched, untouched_bytes=untouched,
+                                 never_touched_blocks=never, read_before_written_blocks=first))

@@ -7,7 +7,8 @@ ranks, one fixed row per rank (allocated blocks and bytes, application and MPI; 
 heap, RSS and PSS peaks over the rank's timeline samples up to MPI_Finalize; the
 calipers' figures; whether the rank kept its own file) and per host the ranks and the
 sum and maximum of their RSS and PSS peaks; with --track, the stack types that held the
-ranks' heap peaks (profile/job_peak_stacks.py).
+ranks' heap peaks (profile/job_peak_stacks.py); with --access, the sampled blocks' use
+per (region path, size) and per rank (profile/access.py).
 
 The rank rows are kept as they are in the file, one numpy structured array
 (JobFile.rows, RANK_DTYPE: the JOB_RANKS row), so that a job of 10^5 ranks is never
@@ -22,10 +23,12 @@ from functools import cached_property, lru_cache
 from typing import Dict, List, Optional, Tuple
 
 from heapscope.errors import HeapscopeError
+from heapscope.profile import access
 from heapscope.profile import format as fmt
 from heapscope.profile.framing import parse, read_file
 from heapscope.profile.job_peak_stacks import JobPeakStacks, decode as decode_peak_stacks
 from heapscope.profile.layout import Malformed
+from heapscope.profile.model import JobAccess
 
 JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsj$")
 
@@ -82,6 +85,7 @@ class JobFile:
     # a numpy array of rank_dtype() (read_job_file)
     hosts: List[dict] = field(default_factory=list)
     peak_stacks: Optional[JobPeakStacks] = None   # JOB_PEAK_STACKS (None: an older recorder)
+    access: Optional[JobAccess] = None            # JOB_ACCESS* (record --access)
 
     @cached_property
     def ranks(self) -> List[JobRank]:
@@ -209,6 +213,12 @@ def read_job_file(path) -> JobFile:
                              for h in fmt.CODECS[t].decode(payload).hosts]
             elif t == fmt.JOB_PEAK_STACKS:
                 job.peak_stacks = decode_peak_stacks(payload)
+            elif t == fmt.JOB_ACCESS:                       # record --access
+                job.access = access.job_summary(payload)
+            elif t in (fmt.JOB_ACCESS_SIZES, fmt.JOB_ACCESS_RANKS):
+                if job.access is None:
+                    raise Malformed(f"{fmt.chunk_name(t)} chunk at byte {chunk.offset} before JOB_ACCESS")
+                (access.job_sizes if t == fmt.JOB_ACCESS_SIZES else access.job_ranks)(job.access, payload)
     except (Malformed, IndexError, struct.error) as exc:
         raise HeapscopeError(f"{path}: malformed job file: {exc}") from None
     if job is None:

@@ -228,6 +228,19 @@ class Access:
     rows: List[AccessRow] = field(default_factory=list)
 
 
+@dataclass
+class JobAccess:
+    """record --access in a job file: the sampled blocks' figures per (region path, size)
+    summed over the ranks, and each rank's own estimates."""
+    ranks_measured: int
+    mechanism: str
+    sample_mean: int         # 0: the ranks sampled with different means
+    poll_ns: int
+    unmeasured: int
+    sizes: Dict[Tuple[str, int], AccessRow] = field(default_factory=dict)
+    ranks: List[dict] = field(default_factory=list)
+
+
 # ---- timeline (heap in use and RSS/PSS over time; MPI calipers) ----
 @dataclass(frozen=True)
 class Sample:

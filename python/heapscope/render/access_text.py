@@ -80,8 +80,9 @@ def _total_line(t: dict, what: str) -> str:
 
 
 def render(doc: dict, full_names: bool = False) -> str:
-    out = _header(doc)
-    out += ["", _total_line(doc["totals"], "total")]
+    out = _header(doc) if doc["processes"] else ["heapscope access: memory allocated and not used"]
+    if doc["totals"] is not None:
+        out += ["", _total_line(doc["totals"], "total")]
     by_size = doc["filters"]["by"] == "size"
     for e in doc["entries"]:
         where = f"size {num(e['size'])} in {e['region']}"
@@ -111,19 +112,51 @@ def render(doc: dict, full_names: bool = False) -> str:
         out += ["", f"({len(doc['entries'])} of {doc['entries_total']} "
                     f"{'sizes' if by_size else 'call paths'} shown; --top 0 shows all)"]
     if len(doc["regions"]) > 1:
-        out += ["", "Per region:"]
-        out.append(table(["region", "bytes", "touched", "never touched", "blocks never touched",
-                          "read before written"],
-                         [[r["region"], _approx(r["bytes"]), _approx(r["touched_bytes"]),
-                           _approx(r["untouched_bytes"]), _approx(r["never_touched_blocks"], num),
-                           _approx(r["read_before_written_blocks"], num)] for r in doc["regions"]]))
+        out += ["", "Per region:", _region_table(doc["regions"])]
     if doc["per_rank"]:
-        out += ["", "Per rank:"]
-        out.append(table(["rank", "pid", "bytes", "touched", "never touched", "blocks never touched"],
-                         [[str(r["rank"]), str(r["pid"]), _approx(r["bytes"]),
-                           _approx(r["touched_bytes"]), _approx(r["untouched_bytes"]),
-                           _approx(r["never_touched_blocks"], num)] for r in doc["per_rank"]]))
+        out += ["", "Per rank (its file):"]
+        out.append(_rank_table(doc["per_rank"]))
+    if doc.get("job"):
+        out += _job(doc["job"])
     return "\n".join(out).rstrip() + "\n"
+
+
+def _rank_table(ranks) -> str:
+    return table(["rank", "bytes", "touched", "never touched", "blocks never touched",
+                  "read before written"],
+                 [[str(r["rank"]), _approx(r["bytes"]), _approx(r["touched_bytes"]),
+                   _approx(r["untouched_bytes"]), _approx(r["never_touched_blocks"], num),
+                   _approx(r["read_before_written_blocks"], num)] for r in ranks])
+
+
+def _job(job: dict) -> List[str]:
+    out = ["", f"Job file {job['file']}: {job['ranks_measured']} of {counted(job['ranks'], 'rank')} "
+               f"measured (reduced at MPI_Finalize; pages read with {PAGES.get(job['pages'], job['pages'])})"]
+    out += [f"  note      {n}" for n in job["notes"]]
+    if job["totals"] is not None:
+        out += ["", _total_line(job["totals"], "all ranks")]
+    if job["entries"]:
+        out += ["", "Per size and region, all ranks (the bytes never touched first):"]
+        out.append(table(["size", "region", "blocks", "bytes", "touched", "never touched",
+                          "blocks never touched", "read before written"],
+                         [[num(e["size"]), e["region"], num(e["blocks"]), size_text(e["bytes"]),
+                           _fig(e, "touched_bytes", size_text), _fig(e, "untouched_bytes", size_text),
+                           _fig(e, "never_touched_blocks"), _fig(e, "read_before_written_blocks")]
+                          for e in job["entries"]], left=2))
+        if len(job["entries"]) < job["entries_total"]:
+            out.append(f"  ({len(job['entries'])} of {job['entries_total']} shown; --top 0 shows all)")
+    if len(job["regions"]) > 1:
+        out += ["", "Per region, all ranks:", _region_table(job["regions"])]
+    out += ["", "Per rank (its own estimates):", _rank_table(job["per_rank"])]
+    return out
+
+
+def _region_table(regions) -> str:
+    return table(["region", "bytes", "touched", "never touched", "blocks never touched",
+                  "read before written"],
+                 [[r["region"], _approx(r["bytes"]), _approx(r["touched_bytes"]),
+                   _approx(r["untouched_bytes"]), _approx(r["never_touched_blocks"], num),
+                   _approx(r["read_before_written_blocks"], num)] for r in regions])
 
 
 def _approx(v: Optional[int], unit=size_text) -> str:

@@ -79,6 +79,16 @@ HSR_HIDDEN size_t hsr_access_next_usable(void *p);
 /* The ACCESS chunks of a snapshot (output/snapshot.c). */
 HSR_HIDDEN void hsr_access_write(struct hsr_buf *b, int from_signal);
 
+/* The job file (job.c): this rank's section of the part (nothing when not measuring;
+ * counted gives its allocations of a region id and size), two sections merged, and the
+ * JOB_ACCESS* chunks from the reduced one; 0, or -1 (a section that does not hold). */
+typedef uint64_t (*hsr_access_counted_fn)(void *ctx, uint32_t region, uint64_t size);
+HSR_HIDDEN int hsr_access_job_own(struct hsr_buf *b, int rank, hsr_access_counted_fn counted,
+                                  void *ctx);
+HSR_HIDDEN int hsr_access_job_merge(const uint8_t *x, size_t xlen, const uint8_t *y, size_t ylen,
+                                    struct hsr_buf *out);
+HSR_HIDDEN int hsr_access_job_write(struct hsr_buf *b, const uint8_t *section, size_t len);
+
 /* ---- the hooks' one-liners ---- */
 
 /* The block a hook hands out: a pool block, or what `call` (the real allocation)

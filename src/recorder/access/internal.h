@@ -20,6 +20,7 @@
 
 #include "access/access.h"
 #include "common.h"
+#include "core/pool.h"
 
 struct hsr_stack_entry;
 
@@ -151,6 +152,27 @@ HSR_HIDDEN void hsr_access_settle_pool(uint64_t now);
  * slots given back; drop 0: not the drops (a signal's snapshot). */
 HSR_HIDDEN void hsr_access_settle(uint64_t now, int drop);
 HSR_HIDDEN void hsr_access_settle_after_fork_child(void);
+
+/* ---- write.c: every row's figures as of now (finished blocks, and the live ones looked
+ * at now), for the snapshot and the job file ---- */
+struct hsr_access_live_figures {
+    struct hsr_access_figures f;
+    uint64_t live;
+};
+struct hsr_access_now {
+    int locked; /* the lock is held until hsr_access_now_end */
+    uint32_t nrows;
+    struct hsr_access_live_figures **extra; /* per row, NULL: no live block */
+    uint64_t live_unread;
+    struct hsr_arena arena;
+};
+HSR_HIDDEN int hsr_access_now_begin(struct hsr_access_now *n, int from_signal);
+/* Row id's figures now; NULL when it has no sample. */
+HSR_HIDDEN const struct hsr_access_row *hsr_access_now_row(const struct hsr_access_now *n,
+                                                           uint32_t id,
+                                                           struct hsr_access_figures *f,
+                                                           uint64_t *live);
+HSR_HIDDEN void hsr_access_now_end(struct hsr_access_now *n);
 
 /* ---- watch.c: the watcher thread ---- */
 HSR_HIDDEN void hsr_watch_start(void);

@@ -1,8 +1,9 @@
 /*
  * write.c — the ACCESS and ACCESS_TYPES chunks of a snapshot (profile_format.table):
- * each row's finished blocks plus its blocks live now, looked at now. A snapshot
- * from a signal handler only tries the lock (the thread it interrupted may hold it):
- * without it, the live blocks are left out and counted in live_unread.
+ * each row's finished blocks plus its blocks live now, looked at now (the same pass
+ * gives the job file its figures: job.c). A snapshot from a signal handler only tries
+ * the lock (the thread it interrupted may hold it): without it, the live blocks are
+ * left out and counted in live_unread.
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -14,11 +15,6 @@
 #include "output/profile_writer.h"
 #include "stacks/sampling.h"
 #include "stacks/stacks.h"
-
-struct live_figures {
-    struct hsr_access_figures f;
-    uint64_t live;
-};
 
 static void add_figures(struct hsr_access_figures *to, const struct hsr_access_figures *from)
 {
@@ -76,33 +72,62 @@ static void write_row(struct hsr_buf *b, const struct hsr_access_row *r,
         hsr_buf_bytes(b, frames, (size_t)depth * 8);
 }
 
+int hsr_access_now_begin(struct hsr_access_now *n, int from_signal)
+{
+    memset(n, 0, sizeof *n);
+    n->locked = hsr_access_trylock(from_signal ? 1000 : -1);
+    n->nrows = hsr_access_rows_count();
+    n->extra = hsr_arena_alloc(&n->arena, (size_t)n->nrows * sizeof *n->extra);
+    uint64_t now = hsr_now_ns(CLOCK_MONOTONIC);
+    if (n->locked)
+        hsr_access_settle_pool(now); /* the freed pool blocks not read yet: added up now */
+    for (uint32_t id = 1; id < hsr_access_blocks_used; id++) {
+        struct hsr_access_block *blk = &hsr_access_blocks[id];
+        if (blk->state != HSR_BLOCK_LIVE || blk->inherited || !blk->row || blk->row >= n->nrows)
+            continue;
+        struct hsr_access_look look;
+        if (n->locked && n->extra)
+            hsr_access_look_at(blk, now, &look);
+        if (!n->locked || !n->extra || !look.ok ||
+            (!n->extra[blk->row] &&
+             !(n->extra[blk->row] = hsr_arena_alloc(&n->arena, sizeof **n->extra)))) {
+            n->live_unread++;
+            continue;
+        }
+        hsr_access_add_finished(&n->extra[blk->row]->f, blk, &look, now);
+        n->extra[blk->row]->live++;
+    }
+    return 0;
+}
+
+const struct hsr_access_row *hsr_access_now_row(const struct hsr_access_now *n, uint32_t id,
+                                                struct hsr_access_figures *f, uint64_t *live)
+{
+    const struct hsr_access_row *r = hsr_access_rows_at(id);
+    if (!r || !r->f.samples)
+        return NULL;
+    *f = r->f;
+    *live = 0;
+    if (n->extra && n->extra[id]) {
+        add_figures(f, &n->extra[id]->f);
+        *live = n->extra[id]->live;
+    }
+    return r;
+}
+
+void hsr_access_now_end(struct hsr_access_now *n)
+{
+    if (n->locked)
+        hsr_access_unlock();
+    hsr_arena_free(&n->arena);
+}
+
 void hsr_access_write(struct hsr_buf *b, int from_signal)
 {
     if (!hsr_access_on)
         return;
-    int locked = hsr_access_trylock(from_signal ? 1000 : -1);
-    uint32_t nrows = hsr_access_rows_count();
-    struct hsr_arena arena = {0};
-    struct live_figures **extra = hsr_arena_alloc(&arena, (size_t)nrows * sizeof *extra);
-    uint64_t live_unread = 0, now = hsr_now_ns(CLOCK_MONOTONIC);
-    if (locked)
-        hsr_access_settle_pool(now); /* the freed pool blocks not read yet: added up now */
-    for (uint32_t id = 1; id < hsr_access_blocks_used; id++) {
-        struct hsr_access_block *blk = &hsr_access_blocks[id];
-        if (blk->state != HSR_BLOCK_LIVE || blk->inherited || !blk->row || blk->row >= nrows)
-            continue;
-        struct hsr_access_look look;
-        if (locked && extra)
-            hsr_access_look_at(blk, now, &look);
-        if (!locked || !extra || !look.ok ||
-            (!extra[blk->row] && !(extra[blk->row] = hsr_arena_alloc(&arena, sizeof **extra)))) {
-            live_unread++;
-            continue;
-        }
-        hsr_access_add_finished(&extra[blk->row]->f, blk, &look, now);
-        extra[blk->row]->live++;
-    }
-
+    struct hsr_access_now now;
+    hsr_access_now_begin(&now, from_signal);
     size_t c = hsr_chunk_begin(b, HS_ACCESS);
     hsr_buf_u32(b, (uint32_t)hsr_pages_mechanism);
     hsr_buf_u32(b, (uint32_t)hsr_page_size);
@@ -115,27 +140,21 @@ void hsr_access_write(struct hsr_buf *b, int from_signal)
     hsr_buf_u64(b, hsr_pool_span);
     hsr_buf_u64(b, hsr_pool_peak);
     hsr_buf_u64(b, atomic_load(&hsr_access_rows_lost));
-    hsr_buf_u64(b, live_unread);
+    hsr_buf_u64(b, now.live_unread);
     hsr_buf_u32(b, hsr_access_state.flags);
     hsr_buf_u32(b, 0);
     hsr_chunk_end(b, c);
 
     struct hsr_rows rows = {.type = HS_ACCESS_TYPES, .per_chunk = HSR_STACK_TYPES_PER_CHUNK};
-    for (uint32_t id = 1; id < nrows; id++) {
-        const struct hsr_access_row *r = hsr_access_rows_at(id);
-        if (!r || !r->f.samples)
+    for (uint32_t id = 1; id < now.nrows; id++) {
+        struct hsr_access_figures f;
+        uint64_t live;
+        const struct hsr_access_row *r = hsr_access_now_row(&now, id, &f, &live);
+        if (!r)
             continue;
-        struct hsr_access_figures f = r->f;
-        uint64_t live = 0;
-        if (extra && extra[id]) {
-            add_figures(&f, &extra[id]->f);
-            live = extra[id]->live;
-        }
         hsr_rows_next(b, &rows);
         write_row(b, r, &f, live);
     }
     hsr_rows_done(b, &rows);
-    if (locked)
-        hsr_access_unlock();
-    hsr_arena_free(&arena);
+    hsr_access_now_end(&now);
 }

@@ -4,9 +4,10 @@
  * (heapscope__job_write, layer_abi.h), and decides which ranks keep their own file.
  *
  *   [header][JOB][JOB_REGIONS][JOB_SIZE_COUNTS]*[JOB_API_COUNTS][JOB_RANKS]*[JOB_HOSTS]
- *   [JOB_PEAK_STACKS]
+ *   [JOB_PEAK_STACKS][JOB_ACCESS JOB_ACCESS_SIZES* JOB_ACCESS_RANKS*]
  *
- * (layouts in profile_format.table, ids 40..46; the last one: job_peak_stacks.c). The file is written under a
+ * (layouts in profile_format.table, ids 40..46 and 52..54; JOB_PEAK_STACKS: job_peak_stacks.c,
+ * JOB_ACCESS*: access/job.c, record --access only). The file is written under a
  * temporary name and renamed, so a reader sees a whole job file or none.
  *
  * Which ranks keep their per-rank file (HEAPSCOPE_PER_RANK, record --per-rank):
@@ -24,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access/access.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/pool.h"
@@ -304,6 +306,7 @@ __attribute__((visibility("default"))) int heapscope__job_write(
         }
         hsr_chunk_end(&b, c);
         rc = hsr_job_peaks_chunk(&b, v.peaks, v.peaks_len);
+        rc = rc || hsr_access_job_write(&b, v.access, v.access_len); /* access/job.c */
         rc = rc || b.failed ? -1 : write_file(&b);
         hsr_buf_release(&b);
         hsr_unmap(mem, bytes);

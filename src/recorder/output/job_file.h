@@ -14,6 +14,8 @@ struct hsr_job_part_view {
     const uint8_t *regions, *sizes, *apis;
     const uint8_t *peaks; /* the peak stack types' section (job_peak_stacks.c) */
     size_t peaks_len;
+    const uint8_t *access; /* record --access's section (access/job.c), 0 bytes: none */
+    size_t access_len;
 };
 HSR_HIDDEN int hsr_job_part_visit(const void *part, size_t len, struct hsr_job_part_view *v);
 HSR_HIDDEN const char *hsr_profile_job_id(void);
