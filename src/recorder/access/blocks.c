@@ -241,7 +241,7 @@ void *hsr_access_take(uint64_t size, size_t align)
     uintptr_t slot = hsr_pool_take(size);
     uint32_t id = slot ? record_new() : 0;
     if (slot && !id) {
-        hsr_pool_give(slot, size);
+        hsr_pool_read(slot, size, 0); /* no record: the slot goes unused */
         slot = 0;
     }
     if (id) {
@@ -488,7 +488,6 @@ void hsr_access_blocks_after_fork_child(void)
 {
     atomic_store(&lock_word, 0);
     pending.what = NOT_SAMPLE;
-    hsr_access_settle_after_fork_child();
     memset(&hsr_access_state, 0, sizeof hsr_access_state);
     for (uint32_t id = 1; id < hsr_access_blocks_used; id++)
         if (hsr_access_blocks[id].state != HSR_BLOCK_FREE) /* freed ones not read yet too */

@@ -27,16 +27,8 @@ struct hsr_stack_entry;
 #define HSR_ACCESS_HIST 64u /* first-touch bins: 0 for 0 ns, else floor(log2 ns) + 1, capped */
 
 /* A record's life: READY (a pool slot taken, the block not born yet), LIVE; a pool
- * block then RELEASED (freed, its pages not read yet), DONE (read and added up, its
- * pages not dropped yet), DROPPING; FREE again. */
-enum {
-    HSR_BLOCK_FREE,
-    HSR_BLOCK_LIVE,
-    HSR_BLOCK_READY,
-    HSR_BLOCK_RELEASED,
-    HSR_BLOCK_DONE,
-    HSR_BLOCK_DROPPING
-};
+ * block then RELEASED (freed, its pages not read yet); FREE again once read. */
+enum { HSR_BLOCK_FREE, HSR_BLOCK_LIVE, HSR_BLOCK_READY, HSR_BLOCK_RELEASED };
 enum { HSR_IN_POOL = 1, HSR_IN_PLACE = 2 };
 
 /* One sampled block being measured. */
@@ -103,14 +95,21 @@ HSR_HIDDEN int hsr_pages_touched(uintptr_t lo, uintptr_t hi, void *ctx, hsr_page
 /* madvise(MADV_DONTNEED) through libc (MPI memory hooks see it); 0 on success. */
 HSR_HIDDEN int hsr_pages_drop(uintptr_t lo, uintptr_t hi);
 
-/* ---- pool.c: pages of their own for small sampled blocks ---- */
+/* ---- pool.c: pages of their own for small sampled blocks (all with the lock but for
+ * hsr_pool_drop) ---- */
 HSR_HIDDEN int hsr_pool_reserve(void); /* 0, or -1: no pool (small blocks unmeasured) */
 extern HSR_HIDDEN uintptr_t hsr_pool_base;
 extern HSR_HIDDEN uint64_t hsr_pool_span, hsr_pool_peak;
-HSR_HIDDEN uintptr_t hsr_pool_take(uint64_t size);            /* 0 when full; with the lock */
-HSR_HIDDEN void hsr_pool_give(uintptr_t slot, uint64_t size); /* with the lock */
-HSR_HIDDEN uint32_t hsr_pool_record(uintptr_t addr);          /* 0: none */
+HSR_HIDDEN uintptr_t hsr_pool_take(uint64_t size);   /* 0 when full */
+HSR_HIDDEN uint32_t hsr_pool_record(uintptr_t addr); /* 0: none */
 HSR_HIDDEN void hsr_pool_set_record(uintptr_t slot, uint64_t size, uint32_t rec);
+/* A freed block's pages were read (dirty: some present): its slot no longer holds it. */
+HSR_HIDDEN void hsr_pool_read(uintptr_t slot, uint64_t size, int dirty);
+/* The next chunk from id `after` on to drop (id + 1, 0: none): drained (whole), or kept by
+ * live blocks with many read pages still holding memory. */
+HSR_HIDDEN uint32_t hsr_pool_to_drop(uint32_t after, int *whole);
+HSR_HIDDEN void hsr_pool_drop(uint32_t id, int whole);    /* without the lock */
+HSR_HIDDEN void hsr_pool_dropped(uint32_t id, int whole); /* with it, after */
 HSR_HIDDEN uintptr_t hsr_pool_used_end(void);
 HSR_HIDDEN void hsr_pool_after_fork_child(void);
 
@@ -146,12 +145,11 @@ extern HSR_HIDDEN _Atomic uint64_t hsr_access_rows_lost;
 
 /* ---- settle.c: the pool's blocks read in one scan, their pages dropped in runs ---- */
 /* With the lock: the live pool blocks' first touches, the released ones read and added
- * up (DONE). */
+ * up (their records free again). */
 HSR_HIDDEN void hsr_access_settle_pool(uint64_t now);
-/* Takes the lock: settle_pool, then DONE blocks' pages dropped (outside the lock), their
- * slots given back; drop 0: not the drops (a signal's snapshot). */
+/* Takes the lock: settle_pool, then the chunks to drop dropped (outside the lock);
+ * drop 0: not those (a signal's snapshot). */
 HSR_HIDDEN void hsr_access_settle(uint64_t now, int drop);
-HSR_HIDDEN void hsr_access_settle_after_fork_child(void);
 
 /* ---- write.c: every row's figures as of now (finished blocks, and the live ones looked
  * at now), for the snapshot and the job file ---- */
