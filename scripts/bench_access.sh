@@ -1,0 +1,40 @@
+#!/bin/sh
+# What record --access costs: CPU time (user + sys) of interleaved runs against the plain
+# run, with the stacks' sampling alone beside it (the same samples, not measured), on the
+# C++ churn, two C malloc-heavy programs and LAMMPS; then callgrind's instructions (user
+# space only: a sample's page fault and the watcher's system calls are not in them).
+#
+#   scripts/bench_access.sh BUILD_NATIVE_DIR [ROUNDS]
+#
+# BUILD_NATIVE_DIR: <cmake build dir>/native. LAMMPS: Debian's lammps + lammps-examples.
+set -eu
+NATIVE=$1
+ROUNDS=${2:-15}
+LIB=$NATIVE/lib/libheapscope.so
+HERE=$(cd "$(dirname "$0")" && pwd)
+MELT=$(mktemp -d)
+trap 'rm -rf "$MELT"' EXIT
+cp /usr/share/lammps/examples/melt/in.melt "$MELT/"
+CONFIGS="plain=none sampled=$LIB:HEAPSCOPE_SAMPLE_BYTES=524288 access=$LIB:HEAPSCOPE_SAMPLE_BYTES=524288,HEAPSCOPE_ACCESS=1"
+for w in cxx-churn small-churn hot-odd; do
+    python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" "$NATIVE/bin/hs-wl-$w" -- $CONFIGS
+done
+(cd "$MELT" && python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" /usr/bin/lmp -in in.melt -log none -- $CONFIGS)
+
+echo "== callgrind: instructions, whole program (millions)"
+run() { # name workload-args...
+    name=$1; shift
+    n=$(cd "$MELT" && env HEAPSCOPE_OUTPUT_DIR="$MELT" "$@" 2>&1 >/dev/null | awk '/Collected/ {print $4}')
+    echo "$name $n"
+}
+CG="valgrind --tool=callgrind --callgrind-out-file=/dev/null"
+for w in "cxx-churn --ops 100000" "small-churn --ops 1000000" "hot-odd" "lmp"; do
+    case $w in
+    lmp) set -- /usr/bin/lmp -in in.melt -log none -screen none ;;
+    *) set -- "$NATIVE/bin/hs-wl-$w" ;;
+    esac
+    echo "-- $w"
+    run plain $CG "$@"
+    run sampled env LD_PRELOAD="$LIB" HEAPSCOPE_SAMPLE_BYTES=524288 $CG "$@"
+    run access env LD_PRELOAD="$LIB" HEAPSCOPE_SAMPLE_BYTES=524288 HEAPSCOPE_ACCESS=1 $CG "$@"
+done
