@@ -7,13 +7,12 @@ blocks have) is a malformed chunk.
 """
 from typing import Dict, List, Optional, Tuple
 
-from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
 from heapscope.profile.layout import Malformed
 from heapscope.profile.model import ACCESS_BINS, Access, AccessRow, JobAccess
 
 NO_HIST = (0,) * ACCESS_BINS
-from heapscope.profile.tracking import _hist, region_namer
+from heapscope.profile.tracking import _hist, chunk_decoder, region_namer
 
 MECHANISMS = fmt.TABLE.enums["access_mechanism"].labels()
 _COUNTS = ("samples", "measured", "live", "touched_bytes", "never_touched", "read_first",
@@ -56,13 +55,7 @@ def from_snapshot(profile) -> Optional[Access]:
     summaries = profile.extra_chunks.get(fmt.ACCESS)
     if not summaries:
         return None
-
-    def decode(decoder, payload, name):
-        try:
-            return decoder(memoryview(payload))
-        except Malformed as exc:
-            raise HeapscopeError(f"{profile.path}: malformed {name} chunk in snapshot "
-                                 f"{profile.snapshot_seq}: {exc}") from None
+    decode = chunk_decoder(profile)
 
     access = Access(**decode(_summary, summaries[-1], "ACCESS"))
     region_path = region_namer(profile)

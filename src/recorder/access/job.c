@@ -35,8 +35,7 @@ struct cell {
 /* paths and cells of a section being built */
 struct acc {
     struct hsr_arena *arena;
-    const char **path;
-    uint32_t *path_len, npaths, cap;
+    struct hsr_job_paths paths;
     struct cell *cells;
     uint64_t mask, ncells;
     uint8_t *ranks; /* encoded rank entries */
@@ -62,28 +61,9 @@ static uint64_t get_u64(const uint8_t *p)
 
 static uint32_t path_of(struct acc *a, const char *s, uint32_t len)
 {
-    for (uint32_t i = 0; i < a->npaths; i++)
-        if (a->path_len[i] == len && memcmp(a->path[i], s, len) == 0)
-            return i;
-    if (a->npaths == a->cap) {
-        uint32_t cap = a->cap ? a->cap * 2 : 64;
-        const char **p = hsr_arena_alloc(a->arena, cap * sizeof *p);
-        uint32_t *l = hsr_arena_alloc(a->arena, cap * sizeof *l);
-        if (!p || !l) {
-            a->failed = 1;
-            return 0;
-        }
-        if (a->npaths) {
-            memcpy(p, a->path, a->npaths * sizeof *p);
-            memcpy(l, a->path_len, a->npaths * sizeof *l);
-        }
-        a->path = p;
-        a->path_len = l;
-        a->cap = cap;
-    }
-    a->path[a->npaths] = s;
-    a->path_len[a->npaths] = len;
-    return a->npaths++;
+    uint32_t i = hsr_job_path_index(&a->paths, s, len);
+    a->failed |= a->paths.failed;
+    return i;
 }
 
 static struct cell *cell_at(struct acc *a, uint32_t path, uint64_t size)
@@ -158,15 +138,15 @@ static int encode(const struct acc *a, struct hsr_buf *b)
 {
     if (a->failed)
         return -1;
-    hsr_buf_u32(b, a->npaths);
+    hsr_buf_u32(b, a->paths.n);
     hsr_buf_u32(b, (uint32_t)a->ncells);
     hsr_buf_u32(b, a->nranks);
     hsr_buf_u32(b, a->mechanism);
     hsr_buf_u64(b, a->sample_mean);
     hsr_buf_u64(b, a->poll_ns);
     hsr_buf_u64(b, a->unmeasured);
-    for (uint32_t i = 0; i < a->npaths; i++)
-        hsr_buf_str(b, a->path[i], a->path_len[i]);
+    for (uint32_t i = 0; i < a->paths.n; i++)
+        hsr_buf_str(b, a->paths.s[i], a->paths.len[i]);
     for (uint64_t i = 0; a->cells && i <= a->mask; i++) {
         const struct cell *c = &a->cells[i];
         if (!c->used)
@@ -188,7 +168,7 @@ int hsr_access_job_own(struct hsr_buf *b, int rank, hsr_access_counted_fn counte
     if (!hsr_access_on)
         return 0; /* an empty section */
     struct hsr_arena arena = {0};
-    struct acc a = {.arena = &arena, .first = 1};
+    struct acc a = {.arena = &arena, .paths.arena = &arena, .first = 1};
     settings(&a, (uint32_t)hsr_pages_mechanism, hsr_sample_mean, hsr_watch_poll_ns,
              hsr_access_state.unmeasured_pool + hsr_access_state.unmeasured_align +
                  hsr_access_state.unmeasured_other);
@@ -297,7 +277,7 @@ int hsr_access_job_merge(const uint8_t *x, size_t xlen, const uint8_t *y, size_t
     if (!xlen && !ylen)
         return 0;
     struct hsr_arena arena = {0};
-    struct acc a = {.arena = &arena, .first = 1};
+    struct acc a = {.arena = &arena, .paths.arena = &arena, .first = 1};
     int rc = add_section(&a, x, xlen) == 0 && add_section(&a, y, ylen) == 0 ? encode(&a, out) : -1;
     hsr_arena_free(&arena);
     return rc;
@@ -310,7 +290,7 @@ int hsr_access_job_write(struct hsr_buf *b, const uint8_t *p, size_t len)
     if (len == 0)
         return 0;
     struct hsr_arena arena = {0};
-    struct acc a = {.arena = &arena, .first = 1};
+    struct acc a = {.arena = &arena, .paths.arena = &arena, .first = 1};
     if (add_section(&a, p, len) != 0) { /* checked whole before anything is written */
         hsr_arena_free(&arena);
         return -1;
@@ -328,7 +308,7 @@ int hsr_access_job_write(struct hsr_buf *b, const uint8_t *p, size_t len)
         if (!cl->used)
             continue;
         hsr_rows_next(b, &sizes);
-        hsr_buf_str(b, a.path[cl->path], a.path_len[cl->path]);
+        hsr_buf_str(b, a.paths.s[cl->path], a.paths.len[cl->path]);
         hsr_buf_u64(b, cl->size);
         for (int k = 0; k < C_N; k++)
             hsr_buf_u64(b, cl->f[k]);

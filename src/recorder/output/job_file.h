@@ -18,6 +18,17 @@ struct hsr_job_part_view {
     size_t access_len;
 };
 HSR_HIDDEN int hsr_job_part_visit(const void *part, size_t len, struct hsr_job_part_view *v);
+/* Region paths interned in an arena (job_summary.c): the index of s, added if new;
+ * failed set (and 0 returned) when the arena is out of memory. */
+struct hsr_arena;
+struct hsr_job_paths {
+    const char **s;
+    uint32_t *len;
+    uint32_t n, cap;
+    struct hsr_arena *arena;
+    int failed;
+};
+HSR_HIDDEN uint32_t hsr_job_path_index(struct hsr_job_paths *p, const char *s, uint32_t len);
 HSR_HIDDEN const char *hsr_profile_job_id(void);
 /* The reader's path of a region id ("solve/[MPI]"), as the parts name regions. */
 HSR_HIDDEN size_t hsr_job_region_path(uint32_t id, char *out,

@@ -89,15 +89,8 @@ static void cell_add(struct cells *t, uint32_t region, uint64_t key, uint64_t co
 
 /* ---- region paths ---- */
 
-struct paths {
-    const char **s;
-    uint32_t *len;
-    uint32_t n, cap;
-    struct hsr_arena *arena;
-    int failed;
-};
-
-static uint32_t path_index(struct paths *p, const char *s, uint32_t len)
+/* (job_file.h: access/job.c keeps its region paths so too) */
+uint32_t hsr_job_path_index(struct hsr_job_paths *p, const char *s, uint32_t len)
 {
     for (uint32_t i = 0; i < p->n; i++)
         if (p->len[i] == len && memcmp(p->s[i], s, len) == 0)
@@ -157,7 +150,7 @@ static int is_mpi_path(const char *p, size_t len)
 /* ---- encoding ---- */
 
 struct part {
-    struct paths paths;
+    struct hsr_job_paths paths;
     struct cells sizes, apis;
 };
 
@@ -247,7 +240,7 @@ static int part_add(struct part *p, const uint8_t *b, size_t len)
         uint32_t n = get_u32(b + at);
         if (n > len - at - 4)
             return -1;
-        map[i] = path_index(&p->paths, (const char *)b + at + 4, n);
+        map[i] = hsr_job_path_index(&p->paths, (const char *)b + at + 4, n);
         at += 4 + n;
     }
     if ((len - at) != (size_t)nsizes * 24 + (size_t)napis * 16)
@@ -293,7 +286,7 @@ static void capture_row(void *ctx, int api, uint32_t region, uint64_t key, uint6
             return;
         }
         memcpy(s, buf, n);
-        c->path_of[region] = path_index(&c->part.paths, s, (uint32_t)n) + 1;
+        c->path_of[region] = hsr_job_path_index(&c->part.paths, s, (uint32_t)n) + 1;
     }
     uint32_t idx = c->path_of[region] - 1;
     if (api) {
