@@ -4,7 +4,7 @@
 # C++ churn, two C malloc-heavy programs and LAMMPS; then callgrind's instructions (user
 # space only: a sample's page fault and the watcher's system calls are not in them).
 #
-#   scripts/bench_access.sh BUILD_NATIVE_DIR [ROUNDS]
+#   scripts/bench_access.sh BUILD_NATIVE_DIR [ROUNDS]      (CALLGRIND_ONLY=1: the instructions only)
 #
 # BUILD_NATIVE_DIR: <cmake build dir>/native. LAMMPS: Debian's lammps + lammps-examples.
 set -eu
@@ -16,10 +16,12 @@ MELT=$(mktemp -d)
 trap 'rm -rf "$MELT"' EXIT
 cp /usr/share/lammps/examples/melt/in.melt "$MELT/"
 CONFIGS="plain=none sampled=$LIB:HEAPSCOPE_SAMPLE_BYTES=524288 access=$LIB:HEAPSCOPE_SAMPLE_BYTES=524288,HEAPSCOPE_ACCESS=1"
-for w in cxx-churn small-churn hot-odd; do
-    python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" "$NATIVE/bin/hs-wl-$w" -- $CONFIGS
-done
-(cd "$MELT" && python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" /usr/bin/lmp -in in.melt -log none -- $CONFIGS)
+if [ -z "${CALLGRIND_ONLY:-}" ]; then
+    python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" "$NATIVE/bin/hs-wl-cxx-churn" -- $CONFIGS
+    python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" "$NATIVE/bin/hs-wl-small-churn" --ops 16000000 -- $CONFIGS
+    python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" "$NATIVE/bin/hs-wl-hot-odd" --rounds 100000 -- $CONFIGS
+    (cd "$MELT" && python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" /usr/bin/lmp -in in.melt -log none -- $CONFIGS)
+fi
 
 echo "== callgrind: instructions, whole program (millions)"
 run() { # name workload-args...
@@ -28,10 +30,12 @@ run() { # name workload-args...
     echo "$name $n"
 }
 CG="valgrind --tool=callgrind --callgrind-out-file=/dev/null"
-for w in "cxx-churn --ops 100000" "small-churn --ops 1000000" "hot-odd" "lmp"; do
+for w in cxx small hot lmp; do
     case $w in
+    cxx) set -- "$NATIVE/bin/hs-wl-cxx-churn" --ops 100000 ;;
+    small) set -- "$NATIVE/bin/hs-wl-small-churn" --ops 1000000 ;;
+    hot) set -- "$NATIVE/bin/hs-wl-hot-odd" ;;
     lmp) set -- /usr/bin/lmp -in in.melt -log none -screen none ;;
-    *) set -- "$NATIVE/bin/hs-wl-$w" ;;
     esac
     echo "-- $w"
     run plain $CG "$@"

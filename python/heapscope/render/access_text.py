@@ -99,7 +99,8 @@ def render(doc: dict, full_names: bool = False) -> str:
                  if e["sampled"]["zeroed"] else "blocks"],
                 ["first touch", first_touch_text(e["first_touch"]),
                  f"median, of {counted(e['first_touch']['blocks'], 'touched sample')}"]]
-        out.append(table(["", "", ""], rows, left=1, indent="    ").split("\n", 1)[1])
+        width = max(len(r[1]) for r in rows)
+        out += [f"    {label:<20}  {value:>{width}}  {note}".rstrip() for label, value, note in rows]
         if not by_size:
             if not e["frames"]:
                 out.append("    (no stack: sampled where stacks were not taken)")
