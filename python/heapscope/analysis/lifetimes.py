@@ -15,7 +15,7 @@ from typing import Dict, List, Sequence
 
 from heapscope.analysis import histogram
 from heapscope.analysis.tracked import (NO_HIST, TrackedEntry, add_lifetimes, frames_json,
-                                        tracking_settings)
+                                        sum_lifetimes, tracking_settings)
 from heapscope.profile.model import Lifetimes, Profile
 
 LIFETIMES_FORMAT, TEMPORARIES_FORMAT, VERSION = "heapscope-lifetimes", "heapscope-temporaries", 1
@@ -55,9 +55,7 @@ def build_lifetimes(profiles: Sequence[Profile], entries: List[TrackedEntry], to
     total = EMPTY
     for size in sorted(by_size):
         members = sorted(by_size[size], key=lambda e: (-e.life.allocs, e.region, e.key))
-        life = EMPTY
-        for e in members:
-            life = add_lifetimes(life, e.life)
+        life = sum_lifetimes([EMPTY] + [e.life for e in members])
         total = add_lifetimes(total, life)
         blocks, extra_bytes = extra.get(size, (0, 0))
         # a size's blocks no sample saw but at the peak hold no lifetime (sampled stacks)

@@ -22,7 +22,9 @@ STACKS_VERSION = 1
 
 def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = None,
           top: int = 10, depth: int = 0, symbolizer: Optional[Symbolizer] = None,
-          per_process: bool = False) -> dict:
+          per_process: bool = False, stacks: Optional[List] = None) -> dict:
+    """stacks: the merged weighted_stacks of this selection when the caller has them
+    already (the HTML page draws its call graphs from the same ones)."""
     sym = symbolizer or Symbolizer()
     check_region(region_paths(profiles), region)   # before saying what was not recorded there
     not_recorded = recorded.not_recorded(profiles, sizes, region)
@@ -30,16 +32,17 @@ def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = N
         raise HeapscopeError(not_recorded[0]["message"])
     order = _region_order(profiles)
 
-    def groups_of(selected):
-        stacks = weighted_stacks(selected, sizes, region, merge=True, symbolizer=sym)
-        return _groups(stacks, order, top, depth, sampling.one_mean(selected),
+    def groups_of(selected, given=None):
+        found = given if given is not None else weighted_stacks(selected, sizes, region,
+                                                                merge=True, symbolizer=sym)
+        return _groups(found, order, top, depth, sampling.one_mean(selected),
                        _exact_counts(selected))
 
     doc = dict(format=STACKS_FORMAT, version=STACKS_VERSION,
                processes=[describe(p) for p in profiles],
                merged=len(profiles) > 1 and not per_process,
                filters=dict(size=sizes.spec, region=region, top=top, depth=depth),
-               notes=[], groups=groups_of(profiles), not_recorded=not_recorded,
+               notes=[], groups=groups_of(profiles, stacks), not_recorded=not_recorded,
                without_stack=recorded.without_stacks(profiles, sizes, region),
                sampling=sampling.describe(profiles))
     if per_process:

@@ -6,8 +6,8 @@ from heapscope.render.text import counted, num, table
 from heapscope.render.tracked_text import est, frame_lines, frames_cell, header_text
 
 
-def render(doc: dict, full_names: bool = False) -> str:
-    out = header_text("leaks", doc)
+def render(doc: dict, full_names: bool = False, verbose: bool = False) -> str:
+    out = header_text("leaks", doc, verbose)
     reasons = sorted({p["reason"] for p in doc["processes"]})
     if reasons != ["exit"]:
         out.append(f"  note      leaks are blocks not freed at the snapshot ({', '.join(reasons)}), "

@@ -28,8 +28,8 @@ def _figures_text(f: dict) -> str:
             f"at the snapshot, {counted(f['temporaries'], 'temporary', 'temporaries')}")
 
 
-def render_lifetimes(doc: dict, full_names: bool = False) -> str:
-    out = header_text("lifetimes", doc)
+def render_lifetimes(doc: dict, full_names: bool = False, verbose: bool = False) -> str:
+    out = header_text("lifetimes", doc, verbose)
     out.append(f"  temporary {bound_text(doc['tracking']['temporary_max_between'], doc['tracking']['temporary_max_ns'])}")
     out.append("  bins      log2: lifetimes in time (ns) and in allocations of the same thread in "
                "between; median and p90 are the bins holding them")
@@ -52,8 +52,8 @@ def render_lifetimes(doc: dict, full_names: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_temporaries(doc: dict, full_names: bool = False) -> str:
-    out = header_text("temporaries", doc)
+def render_temporaries(doc: dict, full_names: bool = False, verbose: bool = False) -> str:
+    out = header_text("temporaries", doc, verbose)
     b = doc["bound"]
     out.append(f"  temporary {bound_text(b['max_between'], b['max_ns'])}")
     tot = doc["totals"]

@@ -8,8 +8,8 @@ from heapscope.render.text import counted, num, percent, table
 from heapscope.render.tracked_text import est, frame_lines, frames_cell, header_text
 
 
-def render(doc: dict, full_names: bool = False) -> str:
-    out = header_text("peak", doc)
+def render(doc: dict, full_names: bool = False, verbose: bool = False) -> str:
+    out = header_text("peak", doc, verbose)
     for pk in doc["peaks"]:
         proc = doc["processes"][pk["process"]]
         at_least = "at least " if pk.get("peak_lower_bound") else ""

@@ -67,6 +67,9 @@ HS.sections.tracking = function (body, d) {
   };
   body.append(HS.select("size", life.sizes.map((s, i) => [String(i),
     `${s.size} B (${HS.num(s.allocs)} allocations)`]), (v) => { which = v; draw(); }, which), hist);
+  if (life.folded && life.folded.sizes) body.append(HS.note(`${HS.counted(life.folded.sizes, "more size")} ` +
+    `with fewer allocations (${HS.num(life.folded.allocs)} together) not carried in the page: ` +
+    `\`heapscope lifetimes ${d.inputs.join(" ")} --format json\` has them.`));
   draw();
 
   body.append(el("h3", {}, "Temporaries"));
