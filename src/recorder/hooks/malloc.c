@@ -305,11 +305,11 @@ static __attribute__((noinline)) void *calloc_general(size_t a, size_t b, int fa
     if (PASS_THROUGH())
         return hsr_real.calloc(a, b);
     hsr_guard = 1;
-    uint64_t n = product(a, b); /* a pool block is fresh pages: zero */
-    void *p =
-        n == UINT64_MAX ? hsr_real.calloc(a, b) : HSR_ACCESS_ALLOC(n, 0, hsr_real.calloc(a, b));
-    struct hsr_site site = hsr_note_alloc(HS_API_CALLOC, n, p);
-    HSR_ACCESS_BORN(p, n, site, HS_API_CALLOC);
+    uint64_t bytes = product(a, b); /* a pool block is fresh pages: zero */
+    void *p = bytes == UINT64_MAX ? hsr_real.calloc(a, b)
+                                  : HSR_ACCESS_ALLOC(bytes, 0, hsr_real.calloc(a, b));
+    struct hsr_site site = hsr_note_alloc(HS_API_CALLOC, bytes, p);
+    HSR_ACCESS_BORN(p, bytes, site, HS_API_CALLOC);
     hsr_guard = 0;
     return p;
 }
