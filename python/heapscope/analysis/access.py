@@ -29,9 +29,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from heapscope.analysis import sampling
 from heapscope.analysis.processes import describe
+from heapscope.analysis.recorded import require_recorded
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.stacks import identity
-from heapscope.errors import HeapscopeError
 from heapscope.profile.model import ACCESS_BINS, Profile
 from heapscope.symbolize import Frame, Symbolizer
 
@@ -58,14 +58,8 @@ class _Entry:
 
 def require_access(profiles: Sequence[Profile]) -> List[Profile]:
     """The profiles recorded with --access; none -> one line saying how to record them."""
-    measured = [p for p in profiles if p.access is not None]
-    if not measured:
-        cmd = " ".join(profiles[0].cmdline) if profiles and profiles[0].cmdline else "PROGRAM ARGS..."
-        which = (f"{profiles[0].path} has no" if len(profiles) == 1
-                 else f"none of the {len(profiles)} profiles has")
-        raise HeapscopeError(f"{which} memory access data: record with "
-                             f"`heapscope record --access -- {cmd}`")
-    return measured
+    return require_recorded(profiles, lambda p: p.access is not None, "memory access data",
+                            "--access")
 
 
 def _entries(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str], by: str,

@@ -45,20 +45,6 @@ struct acc {
     int failed, first;
 };
 
-static uint32_t get_u32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 static uint32_t path_of(struct acc *a, const char *s, uint32_t len)
 {
     uint32_t i = hsr_job_path_index(&a->paths, s, len);
@@ -242,29 +228,29 @@ static int add_section(struct acc *a, const uint8_t *p, size_t len)
         return 0;
     if (len < HEAD)
         return -1;
-    uint32_t npaths = get_u32(p), ncells = get_u32(p + 4), nranks = get_u32(p + 8);
-    settings(a, get_u32(p + 12), get_u64(p + 16), get_u64(p + 24), get_u64(p + 32));
+    uint32_t npaths = hsr_get_u32(p), ncells = hsr_get_u32(p + 4), nranks = hsr_get_u32(p + 8);
+    settings(a, hsr_get_u32(p + 12), hsr_get_u64(p + 16), hsr_get_u64(p + 24), hsr_get_u64(p + 32));
     size_t at = HEAD;
     uint32_t *map = hsr_arena_alloc(a->arena, (npaths ? npaths : 1) * sizeof *map);
     if (!map)
         return -1;
     for (uint32_t i = 0; i < npaths; i++) {
-        if (at + 4 > len || get_u32(p + at) > len - at - 4)
+        if (at + 4 > len || hsr_get_u32(p + at) > len - at - 4)
             return -1;
-        map[i] = path_of(a, (const char *)p + at + 4, get_u32(p + at));
-        at += 4 + get_u32(p + at);
+        map[i] = path_of(a, (const char *)p + at + 4, hsr_get_u32(p + at));
+        at += 4 + hsr_get_u32(p + at);
     }
     if (len - at != (size_t)ncells * CELL + (size_t)nranks * RANK)
         return -1;
     for (uint32_t i = 0; i < ncells; i++, at += CELL) {
-        uint32_t path = get_u32(p + at);
+        uint32_t path = hsr_get_u32(p + at);
         if (path >= npaths)
             return -1;
-        struct cell *c = cell_at(a, map[path], get_u64(p + at + 8));
+        struct cell *c = cell_at(a, map[path], hsr_get_u64(p + at + 8));
         if (!c)
             return -1;
         for (int k = 0; k < C_N; k++)
-            c->f[k] += get_u64(p + at + 16 + 8 * (size_t)k);
+            c->f[k] += hsr_get_u64(p + at + 16 + 8 * (size_t)k);
     }
     for (uint32_t i = 0; i < nranks; i++, at += RANK)
         rank_add(a, p + at);

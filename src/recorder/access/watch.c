@@ -16,6 +16,7 @@
 #include "access/internal.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
+#include "core/single_thread.h"
 
 uint64_t hsr_watch_poll_ns = HSR_ACCESS_POLL_MS_DEFAULT * 1000000ull;
 static _Atomic int started;
@@ -70,12 +71,17 @@ void hsr_watch_start(void)
     pthread_sigmask(SIG_BLOCK, &all, &old); /* the program's signals are not ours to take */
     int saved_guard = hsr_guard;
     hsr_guard = 1;
+    /* it never calls the allocator, locks only atomic words and uses no stdio: it may
+     * leave glibc's single-threaded flag set (core/single_thread.c) */
+    int alone = hsr_single_threaded();
     pthread_t t;
     if (pthread_create(&t, &attr, watcher, NULL) != 0)
         hsr_warn("--access: cannot start the watcher thread: first touches are known only to "
                  "within each block's life, freed small blocks are read in batches");
     else
         pthread_setname_np(t, "heapscope-ac");
+    if (alone)
+        hsr_single_threaded_again();
     hsr_guard = saved_guard;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);

@@ -5,7 +5,24 @@
 #ifndef HSR_JOB_FILE_H
 #define HSR_JOB_FILE_H
 
+#include <string.h>
+
 #include "common.h"
+
+/* Little-endian fields of an encoded part, read from any alignment (job_summary.c,
+ * access/job.c). */
+static inline uint32_t hsr_get_u32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static inline uint64_t hsr_get_u64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
 
 /* An encoded part, checked, with pointers to its three arrays (job_summary.c's
  * encoding). -1 when its lengths disagree. */

@@ -207,29 +207,15 @@ static int part_encode(const struct part *p, const struct hsr_buf *access,
     return m ? 0 : -1;
 }
 
-static uint32_t get_u32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 /* Adds an encoded part (checked against its length) into p. */
 static int part_add(struct part *p, const uint8_t *b, size_t len)
 {
     if (len == 0)
         return 0; /* a rank without a summary */
-    if (len < PART_HEAD || (uint64_t)get_u32(b + 12) + get_u32(b + 16) > len - PART_HEAD)
+    if (len < PART_HEAD || (uint64_t)hsr_get_u32(b + 12) + hsr_get_u32(b + 16) > len - PART_HEAD)
         return -1;
-    uint32_t nreg = get_u32(b), nsizes = get_u32(b + 4), napis = get_u32(b + 8);
-    len -= get_u32(b + 12) + get_u32(b + 16); /* (access, peak stack types: merged apart) */
+    uint32_t nreg = hsr_get_u32(b), nsizes = hsr_get_u32(b + 4), napis = hsr_get_u32(b + 8);
+    len -= hsr_get_u32(b + 12) + hsr_get_u32(b + 16); /* (access, peak stack types: merged apart) */
     size_t at = PART_HEAD;
     uint32_t *map = hsr_arena_alloc(p->paths.arena, (nreg ? nreg : 1) * sizeof *map);
     if (!map)
@@ -237,7 +223,7 @@ static int part_add(struct part *p, const uint8_t *b, size_t len)
     for (uint32_t i = 0; i < nreg; i++) {
         if (at + 4 > len)
             return -1;
-        uint32_t n = get_u32(b + at);
+        uint32_t n = hsr_get_u32(b + at);
         if (n > len - at - 4)
             return -1;
         map[i] = hsr_job_path_index(&p->paths, (const char *)b + at + 4, n);
@@ -246,16 +232,16 @@ static int part_add(struct part *p, const uint8_t *b, size_t len)
     if ((len - at) != (size_t)nsizes * 24 + (size_t)napis * 16)
         return -1;
     for (uint32_t i = 0; i < nsizes; i++, at += 24) {
-        uint32_t r = get_u32(b + at);
+        uint32_t r = hsr_get_u32(b + at);
         if (r >= nreg)
             return -1;
-        cell_add(&p->sizes, map[r], get_u64(b + at + 8), get_u64(b + at + 16));
+        cell_add(&p->sizes, map[r], hsr_get_u64(b + at + 8), hsr_get_u64(b + at + 16));
     }
     for (uint32_t i = 0; i < napis; i++, at += 16) {
-        uint32_t r = get_u32(b + at);
+        uint32_t r = hsr_get_u32(b + at);
         if (r >= nreg)
             return -1;
-        cell_add(&p->apis, map[r], get_u32(b + at + 4), get_u64(b + at + 8));
+        cell_add(&p->apis, map[r], hsr_get_u32(b + at + 4), hsr_get_u64(b + at + 8));
     }
     return p->paths.failed ? -1 : 0;
 }
@@ -427,22 +413,22 @@ int hsr_job_part_visit(const void *part, size_t len, struct hsr_job_part_view *v
     memset(v, 0, sizeof *v);
     if (len == 0)
         return 0;
-    if (len < PART_HEAD || (uint64_t)get_u32(b + 12) + get_u32(b + 16) > len - PART_HEAD)
+    if (len < PART_HEAD || (uint64_t)hsr_get_u32(b + 12) + hsr_get_u32(b + 16) > len - PART_HEAD)
         return -1;
-    v->peaks_len = get_u32(b + 12);
+    v->peaks_len = hsr_get_u32(b + 12);
     v->peaks = b + len - v->peaks_len;
-    v->access_len = get_u32(b + 16);
+    v->access_len = hsr_get_u32(b + 16);
     v->access = v->peaks - v->access_len;
     len -= v->peaks_len + v->access_len;
-    v->nregions = get_u32(b);
-    v->nsizes = get_u32(b + 4);
-    v->napis = get_u32(b + 8);
+    v->nregions = hsr_get_u32(b);
+    v->nsizes = hsr_get_u32(b + 4);
+    v->napis = hsr_get_u32(b + 8);
     v->regions = b + PART_HEAD;
     size_t at = PART_HEAD;
     for (uint32_t i = 0; i < v->nregions; i++) {
-        if (at + 4 > len || get_u32(b + at) > len - at - 4)
+        if (at + 4 > len || hsr_get_u32(b + at) > len - at - 4)
             return -1;
-        at += 4 + get_u32(b + at);
+        at += 4 + hsr_get_u32(b + at);
     }
     if (len - at != (size_t)v->nsizes * 24 + (size_t)v->napis * 16)
         return -1;
