@@ -53,7 +53,9 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
                            each figure's min/max ranks)
   HEAPSCOPE_ACCESS         1: measure which pages of the sampled blocks were used (needs
                            HEAPSCOPE_SAMPLE_BYTES); HEAPSCOPE_ACCESS_POLL_MS: how often the
-                           live ones are looked at (default 10)
+                           live ones are looked at (default 10); HEAPSCOPE_ACCESS_PAGES:
+                           scan (PAGEMAP_SCAN, Linux >= 6.7) or pagemap (its flags),
+                           default the best the kernel has
   HEAPSCOPE_TRACE          1: event trace mode (every allocation and free)
   HEAPSCOPE_TRACE_COMPRESS 0: raw trace chunks (default: zstd, ~40% smaller, more CPU)
   HEAPSCOPE_TIMELINE_MS    heap/RSS/PSS sampling interval in ms (default 100; 0 = no
