@@ -10,7 +10,8 @@ sum and maximum of their RSS and PSS peaks; with --track, the stack types that h
 ranks' heap peaks (profile/job_peak_stacks.py); rank 0's MPI library and command line
 (profile/mpi_library.py). From recorders that measure their own memory (JOB_RECORDER),
 each rank's recorder peak, and its RSS/PSS peaks are the program's, net of it; per
-host, the recorder peaks' sum and maximum.
+host, the recorder peaks' sum and maximum. With --access, the sampled blocks' use per
+(region path, size) and per rank (profile/access.py).
 
 The rank rows are kept as they are in the file, one numpy structured array
 (JobFile.rows, RANK_DTYPE: the JOB_RANKS row), so that a job of 10^5 ranks is never
@@ -19,7 +20,8 @@ a mask of the ranks that have it; JobFile.ranks builds the JobRank objects on fi
 
 Read as strictly as a profile: the chunks come in the writer's order (JOB, JOB_REGIONS,
 JOB_SIZE_COUNTS*, JOB_API_COUNTS*, JOB_RANKS*, JOB_HOSTS, JOB_PEAK_STACKS,
-JOB_RECORDER*, JOB_MPI_LIBRARY, JOB_COMMAND; a type this reader does not know is
+JOB_RECORDER*, JOB_MPI_LIBRARY, JOB_COMMAND, JOB_ACCESS, JOB_ACCESS_SIZES*,
+JOB_ACCESS_RANKS*; a type this reader does not know is
 skipped), and the counts agree with each other before any is
 trusted: the rows are JOB's `summarized`, each names a rank below JOB's `ranks`, once;
 the hosts are JOB's `hosts`, their ranks add up to the rows, each host's to its rows;
@@ -36,10 +38,12 @@ from functools import cached_property, lru_cache
 from typing import Dict, List, Optional, Tuple
 
 from heapscope.errors import HeapscopeError
+from heapscope.profile import access
 from heapscope.profile import format as fmt
 from heapscope.profile.framing import parse, read_file
 from heapscope.profile.job_peak_stacks import JobPeakStacks, decode as decode_peak_stacks
 from heapscope.profile.layout import Malformed
+from heapscope.profile.model import JobAccess
 from heapscope.profile.mpi_library import MpiLibrary, decode as decode_mpi_library, decode_command
 from heapscope.profile.names import JOB_FILE, is_job_file  # noqa: F401 (names kept here too)
 
@@ -103,6 +107,7 @@ class JobFile:
     # JOB_RECORDER: per row (JOB_RANKS' order) the recorder's own memory peak, -1 where not
     # measured; None: an older recorder (its RSS/PSS peaks include that memory)
     recorder: object = field(default=None, compare=False, repr=False)
+    access: Optional[JobAccess] = None            # JOB_ACCESS* (record --access)
 
     @cached_property
     def ranks(self) -> List[JobRank]:
@@ -199,13 +204,14 @@ def _rank_rows(payload):
 
 
 # the writer's order: a chunk may follow one of its own stage (the repeated ones) or an
-# earlier one; JOB, JOB_REGIONS, JOB_HOSTS, JOB_PEAK_STACKS, JOB_MPI_LIBRARY and JOB_COMMAND
-# come once
+# earlier one; JOB, JOB_REGIONS, JOB_HOSTS, JOB_PEAK_STACKS, JOB_MPI_LIBRARY, JOB_COMMAND
+# and JOB_ACCESS come once
 _STAGE = {fmt.JOB: 0, fmt.JOB_REGIONS: 1, fmt.JOB_SIZE_COUNTS: 2, fmt.JOB_API_COUNTS: 3,
           fmt.JOB_RANKS: 4, fmt.JOB_HOSTS: 5, fmt.JOB_PEAK_STACKS: 6, fmt.JOB_RECORDER: 7,
-          fmt.JOB_MPI_LIBRARY: 8, fmt.JOB_COMMAND: 9}
+          fmt.JOB_MPI_LIBRARY: 8, fmt.JOB_COMMAND: 9, fmt.JOB_ACCESS: 10,
+          fmt.JOB_ACCESS_SIZES: 11, fmt.JOB_ACCESS_RANKS: 12}
 _ONCE = {fmt.JOB, fmt.JOB_REGIONS, fmt.JOB_HOSTS, fmt.JOB_PEAK_STACKS, fmt.JOB_MPI_LIBRARY,
-         fmt.JOB_COMMAND}
+         fmt.JOB_COMMAND, fmt.JOB_ACCESS}
 
 
 def read_job_file(path) -> JobFile:
@@ -274,7 +280,13 @@ def read_job_file(path) -> JobFile:
                 job.mpi_library = decode_mpi_library(payload)
             elif t == fmt.JOB_COMMAND:
                 job.cmdline = decode_command(payload)
-    except (Malformed, struct.error) as exc:
+            elif t == fmt.JOB_ACCESS:                       # record --access
+                job.access = access.job_summary(payload)
+            elif t in (fmt.JOB_ACCESS_SIZES, fmt.JOB_ACCESS_RANKS):
+                if job.access is None:
+                    raise Malformed(f"{fmt.chunk_name(t)} chunk at byte {chunk.offset} before JOB_ACCESS")
+                (access.job_sizes if t == fmt.JOB_ACCESS_SIZES else access.job_ranks)(job.access, payload)
+    except (Malformed, IndexError, struct.error) as exc:
         raise HeapscopeError(f"{path}: malformed job file: {exc}") from None
     if job is None:
         if damage:

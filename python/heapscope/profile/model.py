@@ -95,6 +95,7 @@ class Profile:
     timeline: Optional["Timeline"] = None   # samples written as the run went
     ending: Optional[Ending] = None         # a crash, a signal or MPI_Abort (profile/ending.py)
     process_end: Optional[ProcessEnd] = None   # in a final snapshot (profile/ending.py)
+    access: Optional["Access"] = None       # record --access (profile/access.py)
 
     def defer_tracking(self, loader: Callable[[], Optional["Tracking"]]) -> None:
         """Profile.tracking comes from loader(), called on its first read: reports that do
@@ -197,6 +198,59 @@ class Tracking:
     def peak_is_lower_bound(self) -> bool:
         """Untracked blocks may have been live at the peak: the true peak is higher or equal."""
         return self.untracked > 0
+
+
+# ---- memory access (record --access): which pages of the sampled blocks were used ----
+ACCESS_BINS = 64    # first-touch histograms, in ns, binned as lifetime_bin
+
+
+@dataclass(frozen=True)
+class AccessRow:
+    """The sampled blocks of one stack trace type (frames () : samples without a stack,
+    one (region, size)), as the recorder measured them (counts of samples, not
+    estimates: analysis/access.py scales them)."""
+    region: str
+    size: int
+    frames: Tuple[int, ...]
+    samples: int             # allocations sampled
+    measured: int            # of them, blocks whose pages were read
+    live: int                # of those, alive at the snapshot (read then)
+    touched_bytes: int       # bytes of the measured blocks on pages read or written
+    never_touched: int       # measured blocks with no page read or written
+    read_first: int          # measured blocks a page of which was read while unwritten
+    zeroed: int              # measured blocks zeroed by contract (calloc)
+    huge: int                # measured blocks on a huge page (2 MiB granularity)
+    after_hist: Tuple[int, ...]   # touched blocks: last seen untouched, ns after allocation
+    by_hist: Tuple[int, ...]      # ... first seen touched
+
+
+@dataclass
+class Access:
+    mechanism: str           # "pagemap-scan", "pagemap" or "none"
+    page_size: int
+    poll_ns: int             # a first touch is known to within it
+    sample_mean: int
+    large_bytes: int         # measured in place from this size on; smaller: pages of their own
+    unmeasured: Dict[str, int]   # samples not measured: pool (full), align, other
+    pool_bytes: int
+    pool_peak_bytes: int
+    rows_lost: int           # samples in no row (table full)
+    live_unread: int         # live measured blocks left out of this snapshot
+    forked_flags: bool       # read-only not told from written for blocks alive at a fork
+    rows: List[AccessRow] = field(default_factory=list)
+
+
+@dataclass
+class JobAccess:
+    """record --access in a job file: the sampled blocks' figures per (region path, size)
+    summed over the ranks, and each rank's own estimates."""
+    ranks_measured: int
+    mechanism: str
+    sample_mean: int         # 0: the ranks sampled with different means
+    poll_ns: int
+    unmeasured: int
+    sizes: Dict[Tuple[str, int], AccessRow] = field(default_factory=dict)
+    ranks: List[dict] = field(default_factory=list)
 
 
 # ---- timeline (heap in use and RSS/PSS over time; MPI calipers) ----

@@ -21,6 +21,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
+#include "access/access.h"
 #include "core/lifecycle.h"
 #include "count/heap.h"
 #include "count/selection.h"
@@ -58,6 +59,7 @@ void hsr_hot_update(void)
             : !count          ? HSR_FAST_NONE
             : hsr_stacks_on   ? (glibc ? HSR_FAST_FREES : HSR_FAST_NONE)
             : !glibc          ? HSR_FAST_GUARDED
+            : hsr_access_on   ? HSR_FAST_ACCESS /* frees out of line: access/access.h */
             : hsr_sample_mean ? HSR_FAST_SAMPLED
                               : HSR_FAST_BARE;
     __atomic_store_n(&hsr_hot.c, c, __ATOMIC_RELAXED);

@@ -5,9 +5,11 @@
  *
  *   [header][JOB][JOB_REGIONS][JOB_SIZE_COUNTS]*[JOB_API_COUNTS][JOB_RANKS]*[JOB_HOSTS]
  *   [JOB_PEAK_STACKS][JOB_RECORDER]*[JOB_MPI_LIBRARY][JOB_COMMAND]
+ *   [JOB_ACCESS JOB_ACCESS_SIZES* JOB_ACCESS_RANKS*]
  *
- * (layouts in profile_format.table, ids 40..46; JOB_PEAK_STACKS: job_peak_stacks.c;
- * JOB_RECORDER, id 56: below; the last two, ids 61 and 62: mpi_library.c). The file is written under a
+ * (layouts in profile_format.table, ids 40..46, 56, 61, 62 and 52..54; JOB_PEAK_STACKS:
+ * job_peak_stacks.c; JOB_RECORDER: below; JOB_MPI_LIBRARY and JOB_COMMAND: mpi_library.c;
+ * JOB_ACCESS*: access/job.c, record --access only). The file is written under a
  * temporary name and renamed, so a reader sees a whole job file or none.
  *
  * Which ranks keep their per-rank file (HEAPSCOPE_PER_RANK, record --per-rank):
@@ -25,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access/access.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/pool.h"
@@ -325,6 +328,7 @@ __attribute__((visibility("default"))) int heapscope__job_write(
         rc = hsr_job_peaks_chunk(&b, v.peaks, v.peaks_len);
         write_recorder(&b, rows, n);
         hsr_mpi_library_job_chunks(&b);
+        rc = rc || hsr_access_job_write(&b, v.access, v.access_len); /* access/job.c */
         rc = rc || b.failed ? -1 : write_file(&b);
         hsr_buf_release(&b);
         hsr_unmap(mem, bytes);
