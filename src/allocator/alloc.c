@@ -12,7 +12,8 @@ static inline __attribute__((always_inline)) void *alloc_sized(hsm_heap_t *heap,
                                                                size_t size, int zero) {
   if (HSM_LIKELY(size <= HSM_SMALL_MAX)) {
     size_t cls = hsm_heap_class_of(heap, csize);
-    hsm_page_t *pg = heap->direct[cls];
+    /* the class's cache; in secure mode its current page */
+    hsm_page_t *pg = HSM_UNLIKELY(hsm_secure) ? heap->direct[cls] : &heap->cache[cls];
     if (HSM_LIKELY(pg->free != NULL)) return hsm_page_pop(heap, pg, cls, size, zero);
     return hsm_page_alloc_slow(heap, size, cls, zero);
   }
@@ -189,11 +190,8 @@ void *hsm_memalign(size_t align, size_t size) {
     /* The block may come from this thread's cache of another heap's blocks, and other
      * threads read the flag to free blocks of the page: atomic accesses only. */
     hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
-    if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)) {
-      /* in this order (an adopting owner sets fast_owner only where no flag: page.c) */
-      __atomic_store_n(&pg->flags.f.has_aligned, 1, __ATOMIC_SEQ_CST);
-      __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_SEQ_CST);
-    }
+    if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED))
+      __atomic_store_n(&pg->flags.f.has_aligned, 1, __ATOMIC_RELAXED);
   }
   return q;
 }

@@ -85,7 +85,6 @@ void hsm_double_free(const char *fn, const void *p) {
 void hsm_secure_page_init(hsm_heap_t *heap, hsm_page_t *pg) {
   pg->key = (uintptr_t)hsm_random(heap) | 1u;
   pg->flags.f.secure = 1;
-  pg->fast_owner = NULL;
 }
 
 /* Link n fresh blocks from `first` in a random order (Fisher-Yates over their indexes,

@@ -37,6 +37,22 @@ static inline __attribute__((always_inline)) int hsm_block_ok(const hsm_page_t *
                                                               uint64_t limit) {
   return (uint64_t)((uintptr_t)p * pg->div_magic - pg->start_magic) < limit;
 }
+/* hsm_block_ok with free's fast path's bound, off the page's first line: 0 when the page
+ * is not in use, is a large or a secure-mode page (their frees take the slow path). (A
+ * block handed out was carved before, and whatever passed it to the freeing thread made
+ * the store visible.) Compared in memory: an atomic load would be an instruction of its
+ * own; on x86-64 this is the same single read. */
+static inline __attribute__((always_inline)) int hsm_block_ok_free(const hsm_page_t *pg,
+                                                                   const void *p) {
+  uint64_t v = (uint64_t)((uintptr_t)p * pg->div_magic - pg->start_magic);
+#if defined(__x86_64__)
+  int below;
+  __asm__("cmpq %2, %1" : "=@ccb"(below) : "r"(v), "m"(pg->free_limit));
+  return below;
+#else
+  return v < __atomic_load_n(&pg->free_limit, __ATOMIC_RELAXED);
+#endif
+}
 static inline uint64_t hsm_block_step(const hsm_page_t *pg) {
   return (uint64_t)pg->block_size * pg->div_magic; /* e, modulo 2^64 */
 }
@@ -47,12 +63,6 @@ static inline uint32_t hsm_page_capacity(const hsm_page_t *pg) {
 }
 static inline uint64_t hsm_div_magic(size_t block_size) {
   return UINT64_MAX / block_size + 1 + ((block_size & (block_size - 1)) == 0);
-}
-/* hsm_block_ok's bound for pg's carved blocks, as another thread may read it off the
- * page's first line: 0 when the page is not in use. (A block handed out was carved
- * before, and whatever passed it to the freeing thread made the store visible.) */
-static inline uint64_t hsm_remote_limit(const hsm_page_t *pg) {
-  return __atomic_load_n(&pg->remote_limit, __ATOMIC_RELAXED);
 }
 /* The carved blocks' bound, as another thread may read it. */
 static inline uint64_t hsm_carved_limit(const hsm_page_t *pg) {

@@ -77,12 +77,17 @@
 #define HSM_RBATCH_BLOCKS 128
 #define HSM_RBATCH_BYTES  HSM_SMALL_MAX
 
-/* A thread keeps up to this many bytes per class of blocks it freed for other
- * heaps, and allocates them first (4..1024 blocks per class); a quarter of it while
- * the thread does not allocate the class (remote.c). */
+/* A thread's cache of a class (cache.c) holds up to this many bytes of blocks it freed
+ * (4..1024 blocks per class), and allocates them first; a quarter of it while the
+ * thread does not allocate the class. A fixed class above 8 KiB (from
+ * HSM_IDLE_CLASS_FIRST) keeps one block, and its cache goes home when HSM_IDLE_PAGE_SLOW
+ * to twice that of the heap's slow paths pass without an allocation of the class
+ * (cache.c's sweep, every HSM_IDLE_PAGE_SLOW slow paths), its page with it when that
+ * empties it. */
 #define HSM_CACHE_BYTES      ((size_t)16 * 1024)
 #define HSM_CACHE_MIN_BLOCKS 4
 #define HSM_CACHE_MAX_BLOCKS 1024
+#define HSM_CACHE_BIG_BOUND  1
 
 /* Heap objects are carved from mappings of this size (never freed). */
 #define HSM_HEAP_POOL_CHUNK ((size_t)1 << 20)

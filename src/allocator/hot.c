@@ -89,7 +89,7 @@ static void retire(hsm_heap_t *heap, int s) {
   atomic_fetch_add_explicit(&hsm_hot_slots[s].retirements, 1, memory_order_relaxed);
   for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++)
     set_class8(heap, i, hsm_class_table[i]);
-  if (heap->cache[cls].free != NULL) hsm_cache_overflow(heap, cls); /* other heaps' blocks */
+  hsm_cache_flush_class(heap, cls);
   release_kept_slot(heap, s);
   hsm_heap_free_empty_pages(heap, cls);
   hsm_direct_set(heap, cls, &hsm_page_empty); /* no 8-byte step points to it any more */

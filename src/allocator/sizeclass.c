@@ -95,6 +95,7 @@ void hsm_class_set_size(size_t cls, size_t size) {
   size_t limit = HSM_CACHE_BYTES / size;
   if (limit < HSM_CACHE_MIN_BLOCKS) limit = HSM_CACHE_MIN_BLOCKS;
   if (limit > HSM_CACHE_MAX_BLOCKS) limit = HSM_CACHE_MAX_BLOCKS;
+  if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES) limit = HSM_CACHE_BIG_BOUND;
   hsm_cache_limit[cls] = (uint32_t)limit;
   if (hsm_is_hot(cls)) {
     hsm_class_lo8[cls] = (uint16_t)hsm_hot_first_step(size);

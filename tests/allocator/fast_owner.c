@@ -1,6 +1,6 @@
-/* free's fast path takes a block as the thread's own when its page's fast owner is the
- * thread pointer, which glibc gives a later thread once the thread exits (its stack and
- * TCB are cached). Thread A makes N blocks of 48 bytes, frees N/2 itself (reading its
+/* glibc gives a thread's pointer (its stack and TCB, cached) to a later thread once the
+ * thread exits; free's fast path once took a block as the thread's own when its page's
+ * fast owner was the thread pointer. Thread A makes N blocks of 48 bytes, frees N/2 itself (reading its
  * figures before the last LATE of them) and exits;
  * thread S (a small stack, so that it does not take A's from the cache) exits after A;
  * thread B (the default stack: A's, so A's thread pointer) adopts S's heap (the last
@@ -142,11 +142,10 @@ static int fork_case(void) {
   return 0;
 }
 
-/* Another live thread's figures (docs/hsmalloc.md, "Statistics"): L frees A made of
- * its own blocks are not in A's row while A lives and has not read its figures, and
- * are, once, after its read and after its exit; the process figures say one running
- * thread's frees are behind while L lives, none after. Prints "live B after_read R
- * after_exit X behind_live 1 behind_after 0". */
+/* Another live thread's figures (docs/hsmalloc.md, "Statistics"): the frees thread L
+ * makes of its own blocks are in its row at once, while it lives, after its read of its
+ * own figures and after its exit; the process figures say no running thread's frees are
+ * behind. Prints "live B after_read R after_exit X behind_live 0 behind_after 0". */
 static void *thread_l(void *arg) {
   (void)arg;
   for (int i = 0; i < N; i++) blocks[i] = malloc(48);

@@ -1,5 +1,5 @@
-/* A consumer's cache holding one owner's blocks goes home in one push; holding two
- * owners' blocks, each run of one owner's goes to that owner. Owner A (the main thread,
+/* A consumer's cache goes home in one batch per owner, each owner's blocks to that
+ * owner. Owner A (the main thread,
  * heap 0) allocates 1000 blocks of 64 bytes, owner B (heap 1) 900; the consumer (heap
  * 2) frees A's first 100 alone, then A's and B's in turn, and exits. Then A and B each
  * take their queue back (hsmalloc_collect), free nothing more and print:
