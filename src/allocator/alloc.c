@@ -10,8 +10,10 @@
  * to 16: hsm_new_malloc); size: the request, as counted. */
 static inline __attribute__((always_inline)) void *alloc_sized(hsm_heap_t *heap, size_t csize,
                                                                size_t size, int zero) {
-  if (HSM_LIKELY(size <= HSM_SMALL_MAX)) {
-    size_t cls = hsm_heap_class_of(heap, csize);
+  size_t cls;
+  if (HSM_LIKELY(size <= HSM_SMALL_MAX) ||
+      (HSM_UNLIKELY(heap->hot_big_n != 0) && (cls = hsm_hot_big_class(heap, size)) != 0)) {
+    if (size <= HSM_SMALL_MAX) cls = hsm_heap_class_of(heap, csize);
     /* the class's cache; in secure mode its current page */
     hsm_page_t *pg = HSM_UNLIKELY(hsm_secure) ? heap->direct[cls] : &heap->cache[cls];
     if (HSM_LIKELY(pg->free != NULL)) return hsm_page_pop(heap, pg, cls, size, zero);
@@ -22,10 +24,10 @@ static inline __attribute__((always_inline)) void *alloc_sized(hsm_heap_t *heap,
     if (b != NULL) b->mark = 0; /* the slices may hold a free mark from an earlier page */
     return b;
   }
-  int zeroed;
-  void *p = hsm_huge_alloc(size, 0, &zeroed);
+  size_t dirty;
+  void *p = hsm_huge_alloc(size, 0, &dirty);
   if (p != NULL) {
-    if (zero && !zeroed) memset(p, 0, size);
+    if (zero && dirty) memset(p, 0, dirty < size ? dirty : size);
     hsm_huge_t *h = hsm_huge_of(p, HSM_REG_HUGE);
     HSM_COUNT(heap->stats.allocs[HSM_BIN_HUGE], 1);
     HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_HUGE], h->usable);
@@ -160,8 +162,13 @@ void *hsm_memalign(size_t align, size_t size) {
   if (size <= HSM_SMALL_MAX && align <= HSM_SLICE_SIZE &&
       hsm_class_size[hsm_heap_class_of(heap, size)] % align == 0)
     return alloc_checked(size, 0);
-  if (size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && align <= HSM_SLICE_SIZE)
-    return alloc_checked(size, 0);
+  if (size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && align <= HSM_SLICE_SIZE) {
+    /* a large block (64 KiB-aligned), whatever hot class serves the size */
+    hsm_block_t *b = hsm_large_alloc(heap, size, 0);
+    if (b == NULL) errno = ENOMEM;
+    else b->mark = 0;
+    return b;
+  }
   size_t total;
   /* size + align - 16 (a 16-aligned block has an aligned address that far in), rounded
    * up to 16 so that no packed class (8-byte aligned) serves it */
@@ -171,8 +178,8 @@ void *hsm_memalign(size_t align, size_t size) {
   }
   total &= ~(size_t)15;
   if (total > HSM_LARGE_MAX) {
-    int zeroed;
-    void *p = hsm_huge_alloc(size, align, &zeroed);
+    size_t dirty;
+    void *p = hsm_huge_alloc(size, align, &dirty);
     if (p == NULL) {
       errno = ENOMEM;
       return NULL;

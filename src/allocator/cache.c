@@ -12,7 +12,9 @@
  * them while their owner carves fresh memory. `limit` (unused by a cache otherwise)
  * keeps the class's allocation count at the last flush, which tells the two apart.
  *
- * A flush sends the older blocks home by runs: consecutive blocks with the same free
+ * A flush sends the newest blocks home by runs (just touched by their frees: walking
+ * them costs no cache miss; TCMalloc's thread cache does the same): consecutive blocks
+ * with the same free
  * mark lie on the same page (the mark is the page's address, with HSM_MARK_FRESH on a
  * block never handed out), so a run goes onto its page's list in one step when the page
  * is this heap's (its count of blocks out down by the run's length: a parked full page
@@ -54,59 +56,53 @@ void hsm_cache_grow(hsm_heap_t *heap, size_t cls) {
 
 /* A run of one page's blocks, head .. tail (n of them, linked, each marked free), goes
  * home: onto the page's list when it is this heap's, else into its heap's batch. */
-static void run_home(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *head, hsm_block_t *tail,
-                     uint32_t n) {
+static int run_home(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *head, hsm_block_t *tail,
+                    uint32_t n) {
   if (pg->heap == self) {
     hsm_page_return_run(self, pg, head, tail, n);
-    return;
+    return 0;
   }
   HSM_COUNT(self->stats.remote_frees, n);
   hsm_rbatch_add_run(self, pg->heap, head, tail, n, (size_t)n * pg->block_size);
+  return 1;
 }
 
-/* Send all but the newest `keep` blocks of the cache home. */
-static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t keep) {
+/* Send the newest `count` blocks of the cache home (every block: 0). */
+static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
   hsm_page_t *cache = &self->cache[cls];
   hsm_block_t *b = cache->free;
   cache->limit = HSM_READ(self->stats.allocs[cls]);
-  if (keep == 0) {
-    cache->free = NULL;
-  } else {
-    hsm_block_t *last = b;
-    for (uint32_t k = 1; k < keep && last != NULL; k++) last = last->next;
-    if (last == NULL) return;
-    b = last->next;
-    last->next = NULL;
-  }
-  uint32_t sent = 0;
-  while (b != NULL) {
+  uint32_t sent = 0, left = count ? count : UINT32_MAX;
+  int remote = 0;
+  while (b != NULL && sent < left) {
     uintptr_t mark = b->mark;
     hsm_block_t *head = b, *tail = b;
     uint32_t run = 1;
-    while ((b = tail->next) != NULL && b->mark == mark) {
+    while ((b = tail->next) != NULL && b->mark == mark && sent + run < left) {
       tail = b;
       run++;
     }
     sent += run;
-    run_home(self, (hsm_page_t *)(mark & ~HSM_MARK_FRESH), head, tail, run);
+    remote |= run_home(self, (hsm_page_t *)(mark & ~HSM_MARK_FRESH), head, tail, run);
   }
+  cache->free = b;
   cache->used += sent;
-  hsm_rbatch_flush_all(self);
+  if (remote) hsm_rbatch_flush_all(self); /* each owner's batch goes now */
 }
 
 /* The cache has no room for the free of b (of page pg, marked free and counted). Its
  * bound is the whole limit if the thread allocated the class since the last flush (read
- * again: a hot slot sized since the heap was made), else a quarter; the older half goes
- * home (all of it for a quarter, and for a class above 8 KiB, whose cache holds one
- * block), then b goes on. */
+ * again: a hot slot sized since the heap was made), else a quarter; the newest half of
+ * the bound goes home (every block for a quarter, and for a class above 8 KiB, whose
+ * cache holds one), then b goes on. */
 void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
   size_t cls = pg->class_id;
   hsm_page_t *cache = &self->cache[cls];
   uint32_t limit = hsm_cache_limit[cls];
   int allocating = HSM_READ(self->stats.allocs[cls]) != cache->limit;
   uint32_t bound = allocating ? limit : quarter(cls);
-  cache_flush(self, cls, allocating && limit > HSM_CACHE_BIG_BOUND ? bound / 2 : 0);
   set_bound(cache, bound);
+  cache_flush(self, cls, allocating && limit > HSM_CACHE_BIG_BOUND ? bound / 2 : 0);
   hsm_cache_push(cache, b);
 }
 

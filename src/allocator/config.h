@@ -28,14 +28,19 @@
  * allocations gets an exact class (the size rounded to 16) in that thread's heap. The
  * classes live in HSM_HOT_SLOTS slots after the fixed ones; a slot keeps its size for
  * the life of the process, so blocks of a retired class stay valid. */
-#define HSM_HOT_SLOTS        16
-#define HSM_HOT_PER_HEAP     8 /* hot classes installed in one heap at most */
-#define HSM_HOT_MAX_SIZE     HSM_CLASS_TABLE_MAX
+#define HSM_HOT_SLOTS    16
+#define HSM_HOT_PER_HEAP 8 /* hot classes installed in one heap at most */
+#define HSM_HOT_MAX_SIZE ((size_t)256 * 1024)
+/* Sizes above HSM_CLASS_TABLE_MAX (the 8-byte table) a window counts apart, rounded to
+ * 16 (the first this many distinct ones); a hot class of such a size serves its 16-byte
+ * step, found by a look through the heap's big hot classes (hot.c) */
+#define HSM_HOT_BIG_SAMPLES  32
 #define HSM_HOT_SAMPLE       1024 /* allocations sampled per window */
 #define HSM_HOT_SHARE        8    /* hot: >= 1/8 of a window's allocations */
 #define HSM_HOT_COLD_WINDOWS 2    /* windows below half that share before a class retires */
 #define HSM_HOT_RESAMPLE_MS  1000 /* HSMALLOC_HOT_RESAMPLE_MS: a new window this often */
-/* Postponed free: empty pages of a hot class a heap keeps, per class. */
+/* Postponed free: empty pages of a hot class a heap keeps, per class (at least one page,
+ * when a page is bigger: a hot class above 64 KiB has pages of several slices). */
 #define HSM_HOT_KEEP_BYTES ((size_t)256 * 1024)
 
 /* Call-site lanes (site.c): operator new of up to HSM_SITE_MAX bytes from a call site
@@ -102,10 +107,12 @@
 #define HSM_SEGMENT_CACHE_MAX  64   /* ... at most, whatever the variable says */
 #define HSM_DECAY_EVERY_SLOW   256  /* slow paths between decay checks */
 #define HSM_HUGE_HEADER        4096 /* huge block starts this far into its mapping */
-#define HSM_HUGE_CACHE         8    /* freed huge mappings kept for reuse */
-#define HSM_HUGE_CACHE_MAX     ((size_t)64 << 20) /* ... if at most this big */
-/* A cached huge mapping serves a request of `need` bytes it exceeds by at most this. */
-#define HSM_HUGE_CACHE_SLACK(need) ((need) / 4 + HSM_SLICE_SIZE)
+/* Freed huge mappings are kept as pieces of resident memory (huge.c): at most this many
+ * pieces, and max(HSM_HUGE_KEEP, the huge bytes in use / HSM_HUGE_KEEP_SHARE) resident
+ * bytes (a quarter of that under some memory pressure, none under high pressure). */
+#define HSM_HUGE_CACHE      32
+#define HSM_HUGE_KEEP       ((size_t)64 << 20)
+#define HSM_HUGE_KEEP_SHARE 2
 /* Cached segments and huge mappings are purged after the decay delay, and unmapped
  * once idle this long. */
 #define HSM_UNMAP_IDLE_MS(decay_ms) (8 * (decay_ms) + 1000)

@@ -255,15 +255,24 @@ struct hsm_heap_s {
   hsm_heap_t *all_next; /* every heap ever made (never freed) */
   hsm_heap_t *abandoned_next;
   /* hot sizes (hot.c) */
-  uint32_t sample_left;                            /* allocations left in the window, 0: none */
-  uint32_t sample_total;                           /* allocations seen in the window */
-  uint16_t sample_count[HSM_HOT_MAX_SIZE / 8 + 1]; /* by 8-byte step: size rounded to 8, / 8 */
-  uint64_t sampled_ms;                             /* when the last window began */
-  uint8_t hot_on[HSM_HOT_SLOTS];                   /* slot installed in this heap */
-  uint8_t hot_pinned[HSM_HOT_SLOTS];               /* named by HSMALLOC_HOT_SIZES: never retired */
-  uint8_t hot_cold[HSM_HOT_SLOTS];                 /* consecutive windows below half the share */
-  uint32_t hot_count;                              /* slots installed */
-  hsm_page_queue_t kept[HSM_HOT_SLOTS];            /* empty pages held by postponed free */
+  uint32_t sample_left;                               /* allocations left in the window, 0: none */
+  uint32_t sample_total;                              /* allocations seen in the window */
+  uint16_t sample_count[HSM_CLASS_TABLE_MAX / 8 + 1]; /* by 8-byte step: size rounded to 8, / 8 */
+  /* the window's sizes above HSM_CLASS_TABLE_MAX: rounded to 16, and their counts */
+  uint32_t sample_big[HSM_HOT_BIG_SAMPLES];
+  uint16_t sample_big_count[HSM_HOT_BIG_SAMPLES];
+  uint32_t sample_big_n;
+  /* the big hot classes installed (above HSM_CLASS_TABLE_MAX: no 8-byte step to slot
+   * them into): each serves the 16-byte step its block size ends */
+  uint32_t hot_big_size[HSM_HOT_PER_HEAP];
+  uint8_t hot_big_cls[HSM_HOT_PER_HEAP];
+  uint32_t hot_big_n;
+  uint64_t sampled_ms;                  /* when the last window began */
+  uint8_t hot_on[HSM_HOT_SLOTS];        /* slot installed in this heap */
+  uint8_t hot_pinned[HSM_HOT_SLOTS];    /* named by HSMALLOC_HOT_SIZES: never retired */
+  uint8_t hot_cold[HSM_HOT_SLOTS];      /* consecutive windows below half the share */
+  uint32_t hot_count;                   /* slots installed */
+  hsm_page_queue_t kept[HSM_HOT_SLOTS]; /* empty pages held by postponed free */
   size_t kept_bytes[HSM_HOT_SLOTS];
   struct hsmalloc_chain *chain; /* the thread's default chain (hsmalloc_chain_set_default) */
   uint64_t rng;                 /* secure mode: page keys and the order of fresh blocks (check.c) */
@@ -359,10 +368,20 @@ static inline size_t hsm_class_of(size_t size) {
   if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) return hsm_class_table[(size + 7) >> 3];
   return hsm_class_of_computed(size);
 }
-/* The class serving `size` in this heap: a hot class where one is installed. */
+/* The big hot class (above HSM_CLASS_TABLE_MAX) installed in heap that serves `size`
+ * (its block size rounded down to 16 is below size), or 0. */
+static inline size_t hsm_hot_big_class(const hsm_heap_t *heap, size_t size) {
+  for (uint32_t i = 0; i < heap->hot_big_n; i++)
+    if (heap->hot_big_size[i] >= size && heap->hot_big_size[i] - size < 16)
+      return heap->hot_big_cls[i];
+  return 0;
+}
+/* The class serving `size` (at most HSM_SMALL_MAX) in this heap: a hot class where one
+ * is installed. */
 static inline size_t hsm_heap_class_of(const hsm_heap_t *heap, size_t size) {
   if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) return heap->class8[(size + 7) >> 3];
-  return hsm_class_of_computed(size);
+  size_t hot = HSM_UNLIKELY(heap->hot_big_n != 0) ? hsm_hot_big_class(heap, size) : 0;
+  return hot ? hot : hsm_class_of_computed(size);
 }
 
 /* ---- OS and registry (os.c) ---- */
@@ -594,7 +613,8 @@ static inline hsm_heap_t *hsm_heap_get(void) {
 }
 
 /* ---- huge blocks (huge.c) ---- */
-HSM_HIDDEN void *hsm_huge_alloc(size_t size, size_t align, int *zeroed);
+/* *dirty: the bytes from the block's start that may hold old contents (0: all zero) */
+HSM_HIDDEN void *hsm_huge_alloc(size_t size, size_t align, size_t *dirty);
 HSM_HIDDEN void hsm_huge_cache_decay(uint64_t now, int force);
 HSM_HIDDEN int64_t hsm_huge_cache_trim(int64_t want);
 HSM_HIDDEN void hsm_huge_cache_lock(void);

@@ -91,7 +91,7 @@ static int parse_sizes(const char *s, size_t *out, int *n, char *bad, size_t bad
       if (v <= HSM_HOT_MAX_SIZE) v = v * 10 + (size_t)(tok[i] - '0'); /* else: too big */
     }
     if (v == 0 || v > HSM_HOT_MAX_SIZE) {
-      *why = "is outside 1..4096 bytes";
+      *why = "is outside 1..262144 bytes";
       return 0;
     }
     /* rounded as malloc's classes are: named sizes serve malloc */

@@ -226,7 +226,9 @@ static hsm_page_t *page_with_free(hsm_heap_t *heap, size_t cls) {
 }
 
 /* The empty cache takes up to half its bound of pg's free blocks, in list order (fresh
- * ones are in address order): they count as out of the page from now on. */
+ * ones are in address order, returned ones in runs of the page): they count as out of
+ * the page, and as held by the cache (its room), from now on. (Walking them costs no
+ * cache miss of its own: the blocks are about to be handed out.) */
 static void cache_refill(hsm_page_t *cache, hsm_page_t *pg) {
   uint32_t want = cache->reserved / 2, n = 1;
   hsm_block_t *head = pg->free, *tail = head;
