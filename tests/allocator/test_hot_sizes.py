@@ -150,6 +150,17 @@ def test_the_hint_groups_sizes_as_hsmalloc_rounds_named_sizes():
     assert [class_of(n, packed=True) for n in (9, 20, 24, 28, 129)] == [16, 24, 24, 32, 144]
 
 
+def test_the_hint_names_sizes_up_to_256_kib():
+    """Arrays of 2^k + 2 doubles above 4 KiB are hot sizes too (hsmalloc's classes reach
+    256 KiB); 262160 bytes (2^15 + 2 doubles) is beyond them. Before, the hint stopped at
+    4096."""
+    from types import SimpleNamespace
+    counts = {(0, 4112): 300, (0, 65552): 200, (0, 262160): 500, (0, 100): 100}
+    hot = hot_sizes([SimpleNamespace(size_counts=counts)])
+    assert [(h.size, h.count) for h in hot] == [(4112, 300), (65552, 200), (112, 100)]
+    assert variable_value(hot) == "4112,65552,112"
+
+
 def test_profile_names_the_hot_sizes_with_exact_counts(pattern_profile):
     # 500 rounds of 4 x 520, 2 x 1030, 2 x 2050, 1 x 600 bytes
     hot = hot_sizes(load_profiles([pattern_profile]))
