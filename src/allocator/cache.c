@@ -67,6 +67,12 @@ static int run_home(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *head, hsm_blo
   return 1;
 }
 
+/* Secure mode: a block of the cache (checked: a forged link stops here) and its page. */
+static hsm_page_t *secure_page_of(hsm_block_t *b) {
+  hsm_secure_check_free(b);
+  return hsm_page_of(hsm_segment_of(b), b);
+}
+
 /* Send the newest `count` blocks of the cache home (every block: 0). */
 static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
   hsm_page_t *cache = &self->cache[cls];
@@ -75,15 +81,26 @@ static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
   uint32_t sent = 0, left = count ? count : UINT32_MAX;
   int remote = 0;
   while (b != NULL && sent < left) {
-    uintptr_t mark = b->mark;
     hsm_block_t *head = b, *tail = b;
     uint32_t run = 1;
-    while ((b = tail->next) != NULL && b->mark == mark && sent + run < left) {
-      tail = b;
-      run++;
+    hsm_page_t *pg;
+    if (HSM_UNLIKELY(hsm_secure)) { /* marks are the blocks' own: runs by their pages */
+      pg = secure_page_of(b);
+      while ((b = (hsm_block_t *)((uintptr_t)tail->next ^ hsm_remote_key)) != NULL &&
+             sent + run < left && secure_page_of(b) == pg) {
+        tail = b;
+        run++;
+      }
+    } else {
+      uintptr_t mark = b->mark;
+      pg = (hsm_page_t *)(mark & ~HSM_MARK_FRESH);
+      while ((b = tail->next) != NULL && b->mark == mark && sent + run < left) {
+        tail = b;
+        run++;
+      }
     }
     sent += run;
-    remote |= run_home(self, (hsm_page_t *)(mark & ~HSM_MARK_FRESH), head, tail, run);
+    remote |= run_home(self, pg, head, tail, run);
   }
   cache->free = b;
   cache->used += sent;

@@ -11,6 +11,7 @@
 static hsm_huge_t *checked_huge(void *p, unsigned kind, const char *fn) {
   hsm_huge_t *h = hsm_huge_of(p, kind);
   if (HSM_UNLIKELY(h->magic != HSM_HUGE_MAGIC || h->block != (uint8_t *)p)) hsm_bad_free(fn, p);
+  if (HSM_UNLIKELY(hsm_secure)) hsm_secure_unseal_big(fn, p, p, h->requested);
   return h;
 }
 
@@ -26,29 +27,19 @@ static void huge_free_counted(void *p, unsigned kind) {
   hsm_huge_free(h);
 }
 
-/* Secure mode, a block of this thread's heap: free's fast path with the list link and
- * the free mark encoded with the page's key. */
-static __attribute__((noinline)) void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
-  hsm_block_t *b = p;
-  if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->limit))) hsm_bad_free("free", p);
-  if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free("free", p);
-  b->mark = hsm_mark(pg);
-  b->next = hsm_link(pg, pg->free);
-  pg->free = b;
-  pg->free_is_zero = 0;
-  HSM_COUNT(heap->stats.frees[pg->class_id], 1);
-  if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(heap, pg);
-}
-
 /* The fast path's check turned p away: a block of a large page or a secure-mode one, or
  * of a page not in use (their bound on the first line is 0), an aligned block's
  * interior, a block marked free; the generic path's checks tell the misuses (one line
  * and abort) from the rest. */
-static __attribute__((noinline, cold)) void free_rejected(hsm_page_t *pg, void *p) {
+static __attribute__((noinline)) void free_rejected(hsm_page_t *pg, void *p) {
   hsm_heap_t *heap = hsm_tls_heap;
-  if (pg->heap == heap &&
-      __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == HSM_FLAGS_SECURE_ONLY) {
-    free_secure_own(heap, pg, p);
+  /* secure mode's every free: a block start of a small page in use, by a thread that has
+   * a heap, is secure.c's; the rest the generic path's */
+  if (HSM_LIKELY(hsm_secure) &&
+      __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == HSM_FLAGS_SECURE_ONLY &&
+      heap != &hsm_heap_empty && __atomic_load_n(&pg->in_use, __ATOMIC_RELAXED) &&
+      hsm_block_ok(pg, p, hsm_carved_limit(pg))) {
+    hsm_secure_free(heap, pg, p);
     return;
   }
   hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
@@ -187,13 +178,14 @@ size_t hsm_usable_size(const void *p) {
     size_t usable = hsm_chain_usable_routed(p, &kind);
     if (kind == HSM_REG_CHAIN_BLOCK) return usable;
   }
+  if (kind == HSM_REG_NONE) return hsm_foreign_usable_size((void *)p);
+  if (HSM_UNLIKELY(hsm_secure)) return hsm_secure_usable(p, kind);
   if (kind == HSM_REG_SEGMENT) {
     hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
     if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)) return pg->block_size;
     const uint8_t *b = (const uint8_t *)hsm_block_start(pg, p);
     return (size_t)(b + pg->block_size - (const uint8_t *)p);
   }
-  if (kind == HSM_REG_NONE) return hsm_foreign_usable_size((void *)p);
   hsm_huge_t *h = hsm_huge_of(p, kind);
   return (size_t)(h->block + h->usable - (const uint8_t *)p);
 }

@@ -71,9 +71,12 @@ typedef struct hsm_page_s {
     } f;
     uint32_t any;
   } flags;
-  /* offsetof(hsm_heap_t, cache[class_id]): free's fast path finds the freeing thread's
-   * cache of the class from its heap with one add */
-  uint32_t cache_off;
+  union {
+    /* offsetof(hsm_heap_t, cache[class_id]): free's fast path finds the freeing thread's
+     * cache of the class from its heap with one add */
+    uint32_t cache_off;
+    uint32_t large_request; /* a large page in secure mode: the request (its canary's place) */
+  };
 #define HSM_FLAGS_SECURE_ONLY (1u << 16) /* flags.any with only f.secure set (little-endian) */
   /* free's fast path's bound for hsm_block_ok: the carved blocks' (limit's copy: the
    * carved count lives on the owner's busy line), stored as the page carves
@@ -91,17 +94,15 @@ typedef struct hsm_page_s {
    * while it is parked on the full list; a cache: its room, the frees it takes before
    * it is flushed (allocations from it give one back: hsm_dec_le0 on free's fast path) */
   uint32_t used;
-  /* secure mode: every block on `free` is fresh zeroed OS memory (the default mode
-   * tells such a block by its free mark, 0: never handed out; see hsm_page_pop) */
-  uint8_t free_is_zero;
+  uint8_t unused1;
   uint8_t kept;   /* empty, held by postponed free (on the heap's kept list) */
   uint8_t in_use; /* read by other threads' generic frees (atomic loads) */
   /* blocks carved so far (hsm_page_capacity) times hsm_block_step(pg): hsm_block_ok's
    * bound, the carved blocks' end in the units of its product (other threads read it
    * with atomic loads) */
   uint64_t limit;
-  /* secure mode: random, xor'd into the links of `free` and `local_free` and into the
-   * free mark; 0 otherwise (here, so that the first line stays one line) */
+  /* secure mode: hsm_remote_key, xor'd into the links of `free` and `local_free`; 0
+   * otherwise (here, so that the first line stays one line) */
   uintptr_t key;
   /* a cache: the frees into it (free's fast path counts here, beside the list; the
    * statistics add them to the heap's frees[class]) */
@@ -130,8 +131,9 @@ typedef struct hsm_huge_s { /* header of a huge block's own mapping */
   uint32_t pad;
   void *map_base;
   size_t map_size;
-  uint8_t *block; /* start of the block */
-  size_t usable;  /* usable bytes from `block` */
+  uint8_t *block;   /* start of the block */
+  size_t usable;    /* usable bytes from `block` */
+  size_t requested; /* secure mode: the request (its canary's place) */
 } hsm_huge_t;
 
 #define HSM_SEGMENT_MAGIC 0x48534D31u /* "HSM1" */
@@ -435,6 +437,8 @@ HSM_HIDDEN void hsm_offset_refault(int64_t bytes);
 
 /* ---- pages (page.c), large blocks (large.c) ---- */
 HSM_HIDDEN void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero);
+/* The slow path's work: the class's empty cache refilled from its pages (0: no memory). */
+HSM_HIDDEN int hsm_page_fill_cache(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_page_free_generic(hsm_heap_t *heap, hsm_page_t *pg, void *p);
 HSM_HIDDEN void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN void hsm_heap_expire_idle(hsm_heap_t *heap, size_t cls);
@@ -531,11 +535,11 @@ HSM_HIDDEN void hsm_cache_grow(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);
 HSM_HIDDEN void hsm_cache_flush_class(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_cache_flush_all(hsm_heap_t *heap);
-/* b (marked free) onto the cache, which has room for it */
+/* b (marked free) onto the cache, which has room for it (the link encoded: secure mode) */
 static inline __attribute__((always_inline)) void hsm_cache_push(hsm_page_t *cache,
                                                                  hsm_block_t *b) {
   cache->used--;
-  b->next = cache->free;
+  b->next = (hsm_block_t *)((uintptr_t)cache->free ^ hsm_remote_key);
   cache->free = b;
 }
 /* Free a block of another heap through a per-destination batch (large blocks, and
@@ -574,27 +578,19 @@ static inline __attribute__((always_inline)) void hsm_count_class(hsm_heap_t *he
 #endif
 }
 
-/* Pop the first block of pg's free list (not empty) for a request of `size` in class
- * `cls`: the list pop, the counters, and zeroing for calloc where the block is not
- * fresh OS memory. pg is the thread's cache of the class in the default mode, a page in
- * secure mode. Shared by the generic fast path and the slow path; hsm_malloc's leaf has
- * its own copy without zeroing. */
+/* Pop the first block of the class's cache (not empty) for a request of `size` in class
+ * `cls`: the list pop, the counters, and zeroing for calloc where the block is not fresh
+ * OS memory. The default mode's (secure mode has its own: secure.c). Shared by the
+ * generic fast path and the slow path; hsm_malloc's leaf has its own copy without
+ * zeroing. */
 static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap, hsm_page_t *pg,
                                                                 size_t cls, size_t size, int zero) {
   hsm_block_t *b = pg->free;
-  hsm_block_t *next = b->next;
-  int fresh = 0;
-  if (HSM_UNLIKELY(hsm_secure)) { /* the key is 0 otherwise */
-    hsm_secure_pop_check(pg, b);
-    next = hsm_link(pg, next);
-    /* secure mode marks fresh blocks too, and keeps free_is_zero instead */
-    if (zero) fresh = pg->span_zero && pg->free_is_zero;
-  } else if (zero && (b->mark & HSM_MARK_FRESH)) {
-    /* fresh zeroed OS memory: a block never handed out (its mark is its page's address
-     * with the fresh bit: page_extend) of a page carved from zeroed memory */
-    fresh = ((const hsm_page_t *)(b->mark - HSM_MARK_FRESH))->span_zero;
-  }
-  pg->free = next;
+  /* fresh zeroed OS memory: a block never handed out (its mark is its page's address
+   * with the fresh bit: page_extend) of a page carved from zeroed memory */
+  int fresh = zero && (b->mark & HSM_MARK_FRESH) &&
+              ((const hsm_page_t *)(b->mark - HSM_MARK_FRESH))->span_zero;
+  pg->free = b->next;
   b->mark = 0;
   pg->used++;
   HSM_COUNT(heap->stats.allocs[cls], 1);

@@ -60,7 +60,6 @@ static void page_extend(hsm_page_t *pg) {
     ((hsm_block_t *)p)->mark = mark;
     pg->free = (hsm_block_t *)first;
   }
-  pg->free_is_zero = pg->span_zero;
   /* read by every thread's frees: by the slow path (checked blocks), and off the page's
    * first line by the fast path, which a secure page's frees must not take */
   uint64_t limit = (uint64_t)(capacity + n) * hsm_block_step(pg);
@@ -179,7 +178,7 @@ void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
 
 void hsm_page_return_run(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head, hsm_block_t *tail,
                          uint32_t n) {
-  tail->next = pg->local_free; /* the page's key is 0: not a secure page */
+  tail->next = hsm_link(pg, pg->local_free);
   pg->local_free = head;
   pg->used -= n;
   if ((int32_t)pg->used <= 0) hsm_page_after_free(heap, pg);
@@ -196,7 +195,6 @@ static hsm_page_t *page_with_free(hsm_heap_t *heap, size_t cls) {
       if (pg->local_free != NULL) {
         pg->free = pg->local_free;
         pg->local_free = NULL;
-        pg->free_is_zero = 0;
       } else if (pg->limit < pg->reserved * hsm_block_step(pg)) { /* capacity < reserved */
         page_extend(pg);
       }
@@ -210,7 +208,6 @@ static hsm_page_t *page_with_free(hsm_heap_t *heap, size_t cls) {
   if (pg != NULL && pg->free == NULL) { /* a kept page: all its blocks are free */
     pg->free = pg->local_free;
     pg->local_free = NULL;
-    pg->free_is_zero = 0;
     if (pg->free == NULL) page_extend(pg);
   } else if (pg == NULL) {
     pg = page_new(heap, cls);
@@ -231,36 +228,38 @@ static hsm_page_t *page_with_free(hsm_heap_t *heap, size_t cls) {
  * cache miss of its own: the blocks are about to be handed out.) */
 static void cache_refill(hsm_page_t *cache, hsm_page_t *pg) {
   uint32_t want = cache->reserved / 2, n = 1;
-  hsm_block_t *head = pg->free, *tail = head;
-  while (n < want && tail->next != NULL) {
-    tail = tail->next;
+  hsm_block_t *head = pg->free, *tail = head, *next; /* (links encoded in secure mode) */
+  while (n < want && (next = hsm_link(pg, tail->next)) != NULL) {
+    tail = next;
     n++;
   }
-  pg->free = tail->next;
-  tail->next = NULL;
+  pg->free = hsm_link(pg, tail->next);
+  tail->next = hsm_link(pg, NULL);
   cache->free = head;
   cache->used -= n;
   pg->used += n;
 }
 
-/* malloc's slow path: in the default mode the class's cache refilled when it is empty
- * (its whole bound from now on: the thread allocates the class), its blocks of other
- * heaps and of this one alike; in secure mode a block of the class's current page. */
-void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
+/* malloc's slow path: the class's cache refilled when it is empty (its whole bound from
+ * now on: the thread allocates the class), from the class's current page. */
+int hsm_page_fill_cache(hsm_heap_t *heap, size_t cls) {
   HSM_COUNT(heap->stats.slow[cls], 1);
   hsm_heap_slow_tick(heap, cls);
   if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
   hsm_page_t *cache = &heap->cache[cls];
-  if (HSM_LIKELY(!hsm_secure) && cache->free != NULL) /* a window, or a default chain */
-    return hsm_page_pop(heap, cache, cls, size, zero);
+  if (cache->free != NULL) return 1; /* a window, or a default chain, missed the fast path */
   if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL)
     hsm_heap_drain_remote(heap);
   hsm_page_t *pg = page_with_free(heap, cls);
-  if (pg == NULL) return NULL;
-  if (HSM_UNLIKELY(hsm_secure)) return hsm_page_pop(heap, pg, cls, size, zero);
+  if (pg == NULL) return 0;
   hsm_cache_grow(heap, cls);
   cache_refill(cache, pg);
-  return hsm_page_pop(heap, cache, cls, size, zero);
+  return 1;
+}
+
+void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
+  if (!hsm_page_fill_cache(heap, cls)) return NULL;
+  return hsm_page_pop(heap, &heap->cache[cls], cls, size, zero);
 }
 
 /* The block p starts (or, on a page with aligned blocks, lies in), after the checks:
@@ -280,7 +279,12 @@ hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn) {
     b = aligned ? hsm_block_start(pg, p) : (hsm_block_t *)p;
     if (HSM_UNLIKELY(!hsm_block_ok(pg, b, hsm_carved_limit(pg)))) hsm_bad_free(fn, p);
   }
-  if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free(fn, p);
+  if (HSM_UNLIKELY(b->mark == hsm_block_mark(pg, b))) hsm_double_free(fn, p);
+  if (HSM_UNLIKELY(hsm_secure)) { /* the canary behind the request */
+    if (__atomic_load_n(&pg->flags.f.is_large, __ATOMIC_RELAXED))
+      hsm_secure_unseal_big(fn, p, b, pg->large_request);
+    else (void)hsm_secure_unseal(fn, p, b, pg->block_size);
+  }
   return b;
 }
 
@@ -290,16 +294,20 @@ hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn) {
  * to its owner (`self` NULL: a thread that has no heap and gets none pushes it alone). */
 void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
   hsm_block_t *b = hsm_checked_block(pg, p, "free");
-  b->mark = hsm_mark(pg); /* on its way to a free list: a second free finds it */
+  b->mark = hsm_block_mark(pg, b); /* on its way to a free list: a second free finds it */
   size_t bin = pg->class_id;
   if (self == NULL) self = hsm_heap_for_free();
   if (self == NULL) {
     atomic_fetch_add_explicit(&hsm_gstats.orphan_frees, 1, memory_order_relaxed);
   } else {
-    HSM_COUNT(self->stats.frees[bin], 1);
-    if (bin == HSM_BIN_LARGE) HSM_COUNT(self->stats.free_bytes[bin], pg->block_size);
+    if (bin == HSM_BIN_LARGE) {
+      HSM_COUNT(self->stats.frees[bin], 1);
+      HSM_COUNT(self->stats.free_bytes[bin], pg->block_size);
+    } else {
+      HSM_COUNT(self->cache[bin].frees, 1);
+    }
   }
-  if (self != NULL && bin != HSM_BIN_LARGE && !hsm_secure) {
+  if (self != NULL && bin != HSM_BIN_LARGE) {
     hsm_page_t *cache = &self->cache[bin];
     if (cache->used <= 1) hsm_cache_overflow(self, pg, b);
     else hsm_cache_push(cache, b);

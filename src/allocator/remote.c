@@ -37,11 +37,12 @@ static hsm_rbatch_t *rbatch_for(hsm_heap_t *self, hsm_heap_t *dest) {
   return s;
 }
 
-/* Default mode (the links are plain): a cache's run goes into its batch whole. */
+/* A cache's run goes into its batch whole (its links are the batch's: encoded with the
+ * same key in secure mode). */
 void hsm_rbatch_add_run(hsm_heap_t *self, hsm_heap_t *dest, hsm_block_t *head, hsm_block_t *tail,
                         uint32_t n, size_t bytes) {
   hsm_rbatch_t *s = rbatch_for(self, dest);
-  tail->next = s->head;
+  tail->next = rlink(s->head);
   s->head = head;
   if (s->tail == NULL) s->tail = tail;
   s->count += n;
@@ -76,8 +77,10 @@ void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
 static void drained_check(hsm_heap_t *heap, hsm_block_t *b) {
   hsm_page_t *pg =
       hsm_registry_kind(b) == HSM_REG_SEGMENT ? hsm_page_of(hsm_segment_of(b), b) : NULL;
-  if (pg == NULL || !pg->in_use || pg->heap != heap || b->mark != hsm_mark(pg) ||
-      (!pg->flags.f.is_large && !pg->flags.f.has_aligned && !hsm_block_ok(pg, b, pg->limit)))
+  if (pg == NULL || !pg->in_use || pg->heap != heap || b->mark != hsm_block_mark(pg, b) ||
+      (!__atomic_load_n(&pg->flags.f.is_large, __ATOMIC_RELAXED) &&
+       !__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED) &&
+       !hsm_block_ok(pg, b, pg->limit)))
     hsm_fatal("free", b,
               "a block in the queue of other threads' frees was overwritten (a write after "
               "free)");

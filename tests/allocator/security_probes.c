@@ -264,6 +264,36 @@ static void segment_end_write(void) {
   *end = 1;
 }
 
+/* A linear overflow off the end of a 40-byte request, over the next block's
+ * first bytes (blocks of 48 are side by side), then the block freed. */
+static void heap_overflow_next_block(void) {
+  char *p = malloc(40), *q = malloc(40);
+  memset(launder(p), 0x41, 40 + 24);
+  free(p);
+  free(q);
+}
+
+/* One byte past a 1000-byte request (the block has room after it). */
+static void heap_overflow_one_byte(void) {
+  char *p = malloc(1000);
+  ((char *)launder(p))[1000] = 1;
+  free(p);
+}
+
+/* Eight bytes past a 200000-byte (large) and an 8388000-byte (huge) request
+ * (its mapping goes on for 608 bytes in the default mode). */
+static void heap_overflow_large(void) {
+  char *p = malloc(200000);
+  memset((char *)launder(p) + 200000, 0x42, 8);
+  free(p);
+}
+
+static void heap_overflow_huge(void) {
+  char *p = malloc(8388000);
+  memset((char *)launder(p) + 8388000, 0x43, 8);
+  free(p);
+}
+
 /* 64 blocks of a fresh size: handed out in address order, or not. */
 static void allocation_order(void) {
   char *prev = malloc(1008);
@@ -307,6 +337,10 @@ static const struct {
     {"free-mark-overwrite", free_mark_overwrite},
     {"segment-end-write", segment_end_write},
     {"allocation-order", allocation_order},
+    {"heap-overflow-next-block", heap_overflow_next_block},
+    {"heap-overflow-one-byte", heap_overflow_one_byte},
+    {"heap-overflow-large", heap_overflow_large},
+    {"heap-overflow-huge", heap_overflow_huge},
 };
 
 int main(int argc, char **argv) {
