@@ -633,6 +633,31 @@ HSM_HIDDEN int hsm_owns(const void *p);
 
 static inline int hsm_is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
+/* Text without libc's formatting and conversion code (vfprintf, strtol: hundreds of KiB
+ * of libc pages a process would map just for hsmalloc's readings of /proc and /sys,
+ * mimalloc-bench's small programs' max RSS): the decimal number at s (optional '-'),
+ * *end after it (s when there is none); and a, b, c joined into dst (cap bytes). */
+static inline long long hsm_parse_dec(const char *s, const char **end) {
+  const char *p = s;
+  int neg = *p == '-';
+  if (neg) p++;
+  unsigned long long v = 0;
+  const char *digits = p;
+  while (*p >= '0' && *p <= '9') {
+    if (v < (1ull << 62)) v = v * 10 + (unsigned long long)(*p - '0');
+    p++;
+  }
+  *end = p == digits ? s : p;
+  return neg ? -(long long)v : (long long)v;
+}
+static inline void hsm_join(char *dst, size_t cap, const char *a, const char *b, const char *c) {
+  size_t n = 0;
+  const char *parts[3] = {a, b, c};
+  for (int k = 0; k < 3; k++)
+    for (const char *q = parts[k]; q != NULL && *q && n + 1 < cap; q++) dst[n++] = *q;
+  dst[n] = '\0';
+}
+
 /* ---- pointers we do not own (foreign.c) ---- */
 HSM_HIDDEN void hsm_foreign_free(void *p);
 HSM_HIDDEN size_t hsm_foreign_usable_size(void *p);
