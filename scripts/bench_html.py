@@ -1,20 +1,31 @@
 #!/usr/bin/env python3
-"""Measure `heapscope html`: page size, time to write it, and time until the page is drawn
-in Debian's chromium (Playwright, network off), median of interleaved runs; and the
-charting library's time to draw 10^5 points in that page.
+"""Measure `heapscope html`: page size, time to write it (wall, and CPU of heapscope and
+its children: graphviz), and time until the page is drawn in Debian's chromium
+(Playwright, network off), median of interleaved runs; and the charting library's time
+to draw 10^5 points in that page.
 
-    python3 scripts/bench_html.py RECORDING [RECORDING...] [--runs 5]
+    python3 scripts/bench_html.py RECORDING [RECORDING...] [--runs 5] [--base REV]
 
-Needs playwright (pip) and chromium (apt). Prints one line per recording.
+--base REV: the same pages written by an older revision too (python/ exported with `git
+archive`, this tree's vendored JavaScript beside it), interleaved with this tree's runs:
+its page size and write times, and the ratio of CPU with a bootstrap interval. Needs
+playwright (pip) and chromium (apt). Prints one line per recording (and side).
 """
 import argparse
 import os
+import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_analysis_speed import export, timed  # noqa: E402
+from heapscope.bench.stats import ratio  # noqa: E402
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run", "--disable-sync"]
@@ -32,18 +43,31 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("recordings", nargs="+")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--base", help="git revision whose pages to write too (A/B)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
     out = Path(tempfile.mkdtemp(prefix="bench-html-"))
-    pages, write_s = {}, {r: [] for r in args.recordings}
-    for _ in range(args.runs):          # interleaved: each run writes every recording's page
+    sides = {"this": ROOT / "python"}
+    if args.base:
+        sides = {"base": export(args.base), **sides}
+        shutil.copytree(ROOT / "python/heapscope/render/html/assets",
+                        sides["base"] / "heapscope/render/html/assets", dirs_exist_ok=True)
+    pages, sizes = {}, {}
+    write = {(side, r): ([], []) for side in sides for r in args.recordings}
+    for side, path in sides.items():     # symbols cached, untimed
+        timed(path, ["html", args.recordings[0], "-o", str(out / "warm.html")], None)
+    for _ in range(args.runs):          # interleaved: each run writes every side's every page
         for r in args.recordings:
-            page = out / (Path(r).name + ".html")
-            t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "heapscope", "html", r, "-o", str(page)],
-                           check=True, capture_output=True)
-            write_s[r].append(time.perf_counter() - t)
-            pages[r] = page
+            for side, path in sides.items():
+                page = out / f"{Path(r).name}.{side}.html"
+                wall, cpu = timed(path, ["html", r, "-o", str(page)], None)
+                if wall is None:
+                    raise SystemExit(f"heapscope html {r} failed ({side})")
+                write[(side, r)][0].append(wall)
+                write[(side, r)][1].append(cpu)
+                sizes[(side, r)] = os.path.getsize(page)
+                if side == "this":
+                    pages[r] = page
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         draw_s = {r: [] for r in args.recordings}
@@ -60,9 +84,16 @@ def main() -> int:
                 ctx.close()
         browser.close()
     for r in args.recordings:
-        print(f"{r}: page {os.path.getsize(pages[r]) / 1e6:.2f} MB, written in "
-              f"{statistics.median(write_s[r]):.2f} s, drawn in {statistics.median(draw_s[r]):.2f} s "
-              f"(medians of {args.runs})")
+        for side in sides:
+            wall, cpu = write[(side, r)]
+            line = (f"{r} [{side}]: page {sizes[(side, r)] / 1e6:.2f} MB, written in "
+                    f"{statistics.median(wall):.2f} s wall, {statistics.median(cpu):.2f} s CPU")
+            if side == "this":
+                line += f", drawn in {statistics.median(draw_s[r]):.2f} s"
+                if args.base:
+                    q = ratio(cpu, write[("base", r)][1])
+                    line += f"; CPU ratio to base {q.value:.3f} [{q.ci[0]:.3f}, {q.ci[1]:.3f}]"
+            print(line + f" (medians of {args.runs})")
     print(f"uPlot, 10^5 points: {statistics.median(uplot_ms):.1f} ms (median of {len(uplot_ms)})")
     return 0
 

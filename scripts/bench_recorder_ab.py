@@ -18,22 +18,11 @@ import statistics
 import sys
 import tempfile
 
-from ab_configs import interval, parse
+from ab_configs import measure, parse, ratios
 
 
 def cpu_seconds(command, env):
-    pid = os.fork()
-    if pid == 0:
-        try:
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, 1)
-            os.execve(command[0], command, env)
-        finally:
-            os._exit(127)
-    _, status, usage = os.wait4(pid, 0)
-    if status != 0:
-        sys.exit(f"bench_recorder_ab: {command[0]} failed (wait status {status})")
-    return usage.ru_utime + usage.ru_stime
+    return measure(command, env, "bench_recorder_ab")[0]
 
 
 def main(argv):
@@ -50,14 +39,9 @@ def main(argv):
     print(f"{rounds} rounds: {' '.join(command)}")
     for name, _ in configs:
         mine = runs[name]
-        ratio = statistics.median(mine) / statistics.median(base)
-        pairs = list(zip(mine, base))
-        lo, hi = interval(pairs, lambda ps: statistics.median([a for a, _ in ps]) /
-                          statistics.median([b for _, b in ps]))
-        per_round = [a / b for a, b in pairs]
-        plo, phi = interval(per_round, statistics.median)
+        ratio, (lo, hi), per_round, (plo, phi) = ratios(mine, base)
         print(f"{name:12s} median {statistics.median(mine):.3f} s  ratio {ratio:.3f} "
-              f"[{lo:.3f}, {hi:.3f}]  per-round {statistics.median(per_round):.3f} "
+              f"[{lo:.3f}, {hi:.3f}]  per-round {per_round:.3f} "
               f"[{plo:.3f}, {phi:.3f}]  fastest {min(mine):.3f} s")
 
 

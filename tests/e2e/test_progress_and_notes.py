@@ -8,21 +8,17 @@ import sys
 
 import pytest
 
-from conftest import PROGRAMS
+from helpers.known_programs import quiet_libraries
 
 
 @pytest.fixture(scope="module")
 def three_libraries(native, heapscope, tmp_path_factory):
     """A recording whose 16-byte stacks pass through three libraries without debug info."""
     tmp = tmp_path_factory.mktemp("quiet")
-    for n in (1, 2, 3):
-        subprocess.run(["gcc", "-O0", "-fPIC", "-shared", f"-DLIB={n}", "-o", tmp / f"libquiet{n}.so",
-                        PROGRAMS / "quiet_libs.c"], check=True)
-    program = tmp / "quiet_main"
-    subprocess.run(["gcc", "-g", "-O0", "-o", program, PROGRAMS / "quiet_libs.c", f"-L{tmp}",
-                    "-lquiet1", "-lquiet2", "-lquiet3", f"-Wl,-rpath,{tmp}"], check=True)
+    program = quiet_libraries(tmp)
     out = tmp / "prof"
     heapscope("record", "-o", out, "--sizes", "16", "--", program)
+    heapscope("record", "-o", tmp / "tracked", "--track", "--sizes", "16", "--", program)
     return out
 
 
@@ -81,3 +77,16 @@ def test_repeated_notes_collapse_and_verbose_lists_them(heapscope, three_librari
     assert sum("no debug info" in line for line in text.splitlines()) == 1
     text = heapscope("stacks", three_libraries, "--size", "16", "--verbose").stdout
     assert sum("no debug info" in line for line in text.splitlines()) == 3
+
+
+@pytest.mark.parametrize("report", ["lifetimes", "temporaries", "peak", "leaks"])
+def test_tracking_reports_say_one_line_per_kind_of_note(heapscope, three_libraries, report):
+    tracked = three_libraries.parent / "tracked"
+    text = heapscope(report, tracked).stdout
+    notes = [line for line in text.splitlines() if "no debug info" in line]
+    assert len(notes) == 1 and notes[0].lstrip().startswith(
+        "note      no debug info for 3 libraries (libquiet1.so, libquiet2.so, libquiet3.so; "
+        "--verbose lists them)"), text
+    text = heapscope(report, tracked, "--verbose").stdout
+    listed = sorted(line for line in text.splitlines() if "no debug info" in line)
+    assert len(listed) == 3 and all(f"libquiet{n}.so;" in listed[n - 1] for n in (1, 2, 3))

@@ -39,30 +39,90 @@ def types_by_site(heapscope, path):
     return doc, out
 
 
+SEEDS = range(1, 21)
+MEAN = 8192
+
+
+def rare_count(size: int, depth: int) -> int:
+    """count_of() in smp_rare.c: the allocations of the type `depth` levels deep."""
+    if size == 48:
+        return 2
+    if size == 64:
+        return 250
+    if size == 80:
+        return 3
+    if size == 96:
+        return 2000 if depth == 0 else 20
+    return 1 + math.floor(400.0 * 0.8 ** depth)
+
+
+RARE_TYPES = {48: 400, 64: 1, 80: 112, 96: 21, 112: 30}
+
+
+def true_counts(program: str, group: dict) -> list:
+    """The exact count of each listed type of a group (smp_types: by its site; smp_rare:
+    by how deep in descend() it allocated)."""
+    out = []
+    for t in group["stack_types"]:
+        functions = [f["function"] for f in t["frames"]]
+        if program == "smp_types":
+            out.append(exact_count(int(functions[0].rpartition("_")[2])))
+        else:
+            out.append(rare_count(group["size"], functions.count("descend") - 1))
+    return out
+
+
 def test_intervals_cover_the_exact_counts(heapscope, build, tmp_path):
-    program = build("smp_types.c")
-    _, exact = types_by_site(heapscope, record(heapscope, program, tmp_path / "exact",
-                                               "--sizes", "all"))
-    # the all-stacks recording is what the program says it does
-    assert {k: (t["size"], t["count"]) for k, t in exact.items()} == {
-        k: (site_size(k), exact_count(k)) for k in range(SITES)}
-    covered = total = 0
-    for seed in range(1, 11):
-        doc, sampled = types_by_site(heapscope, record(
-            heapscope, program, tmp_path / f"s{seed}", "--sample-bytes", "8192", seed=seed))
-        assert doc["sampling"]["mean_bytes"] == 8192
-        for k, t in sampled.items():
-            assert t["estimated"] and t["samples"] >= 1
-            assert t["count_low"] <= t["count"] <= t["count_high"]
-            # a size's total is the exact count, whatever was sampled
-            assert t["group_count"] == sum(exact_count(j) for j in range(k - k % 4, k - k % 4 + 4))
-            total += 1
-            covered += t["count_low"] <= exact[k]["count"] <= t["count_high"]
-        # a type seen in no sample is missing: only the rarest types may be
-        assert all(exact_count(k) * -math.expm1(-site_size(k) / 8192) < 20
-                   for k in set(range(SITES)) - set(sampled))
-    assert total >= 10 * (SITES - 4)
-    assert covered / total >= 0.95, f"{covered} of {total} intervals hold the exact count"
+    """Over 20 seeds, on two programs whose per-type counts are known: every estimate
+    lies in its interval, at least 95% of the intervals hold the type's exact count,
+    and so do at least 95% of those of sizes seen in 1-3 samples; the bound on the
+    allocations of types no sample saw holds too."""
+    programs = {"smp_types": (build("smp_types.c"), "all", ()),
+                "smp_rare": (build("smp_rare.c", "-lm"), "48-112", ("--depth", "256"))}
+    # the programs do what they say: an exact recording of each
+    for name, (program, sizes, options) in programs.items():
+        doc = json.loads(heapscope("stacks", record(heapscope, program, tmp_path / f"{name}-x",
+                                                    "--sizes", sizes, *options),
+                                   "--size", sizes, "--top", "0", "--format", "json").stdout)
+        groups = [g for g in doc["groups"] if name == "smp_rare" or g["size"] in
+                  {site_size(k) for k in range(SITES)}]
+        for g in groups:
+            assert [t["count"] for t in g["stack_types"]] == true_counts(name, g)
+        if name == "smp_rare":
+            assert {g["size"]: g["types"] for g in groups} == RARE_TYPES
+    held = listed = few_held = few_listed = unseen_held = cells = 0
+    outside = []
+    for seed in SEEDS:
+        for name, (program, sizes, options) in programs.items():
+            path = record(heapscope, program, tmp_path / f"{name}-{seed}", "--sample-bytes",
+                          str(MEAN), *options, seed=seed)
+            doc = json.loads(heapscope("stacks", path, "--size", sizes, "--top", "0",
+                                       "--format", "json").stdout)
+            assert doc["sampling"]["mean_bytes"] == MEAN
+            for g in doc["groups"]:
+                if name == "smp_types" and g["size"] not in {site_size(k) for k in range(SITES)}:
+                    continue
+                truth = true_counts(name, g)
+                assert sum(t["count"] for t in g["stack_types"]) == pytest.approx(g["count"], abs=len(truth))
+                for t, n in zip(g["stack_types"], truth):
+                    assert t["estimated"] and t["samples"] >= 1
+                    if not t["count_low"] <= t["count"] <= t["count_high"]:
+                        outside.append((name, seed, g["size"], t["count"], t["count_low"], t["count_high"]))
+                    ok = t["count_low"] <= n <= t["count_high"]
+                    held += ok
+                    listed += 1
+                    if g["samples"] <= 3:
+                        few_held += ok
+                        few_listed += 1
+                # the types no sample saw: the exact count less the listed types' exact counts
+                cells += 1
+                unseen_held += g["count"] - sum(truth) <= g["unseen"]["count_high"]
+    assert not outside, f"estimates outside their interval: {outside[:5]}"
+    assert listed > 20 * 40 and few_listed >= 30
+    assert held / listed >= 0.95, f"{held} of {listed} intervals hold the exact count"
+    assert few_held / few_listed >= 0.95, \
+        f"{few_held} of {few_listed} intervals of sizes seen in 1-3 samples hold the exact count"
+    assert unseen_held / cells >= 0.95, f"{unseen_held} of {cells} unseen bounds hold"
 
 
 def test_counts_stay_exact_and_a_seed_repeats(heapscope, build, tmp_path):
@@ -107,7 +167,7 @@ def test_every_size_and_region_when_each_allocation_is_a_sample(heapscope, build
     (["--sample-bytes", "0"], "bad --sample-bytes '0'"),
     (["--sample-bytes", "1k"], "bad --sample-bytes '1k'"),
     (["--sample-bytes", "4096", "--sizes", "all"], "does not go with --sizes"),
-    (["--sample-bytes", "--track"], "does not go with --track"),
+    (["--sample-bytes", "4096", "--trace"], "does not go with --trace"),
 ])
 def test_bad_options(heapscope, tmp_path, options, message):
     res = heapscope("record", "-o", tmp_path / "x", *options, "--", "true", check=False)

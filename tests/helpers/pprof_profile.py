@@ -73,6 +73,7 @@ class PprofProfile:
     mappings: Dict[int, Mapping]
     locations: Dict[int, Location]
     samples: List[Sample]
+    system_names: Dict[str, str] = field(default_factory=dict)   # function name -> system name
 
 
 def read_pprof(path) -> PprofProfile:
@@ -85,10 +86,11 @@ def read_pprof(path) -> PprofProfile:
             strings.append(value.decode())
         elif number in raw:
             raw[number].append(value)
-    functions = {}
+    functions, system_names = {}, {}
     for msg in raw[5]:
         f = dict(_fields(msg))
         functions[f[1]] = strings[f.get(2, 0)]
+        system_names[functions[f[1]]] = strings[f.get(3, 0)]
     mappings = {}
     for msg in raw[3]:
         f = dict(_fields(msg))
@@ -116,4 +118,4 @@ def read_pprof(path) -> PprofProfile:
             elif number == 2:
                 values += _packed(value)
         samples.append(Sample(ids, values))
-    return PprofProfile(mappings, locations, samples)
+    return PprofProfile(mappings, locations, samples, system_names)

@@ -105,14 +105,40 @@ def test_the_job_files_peak_types_equal_the_rank_files(run):
     assert _job_types(ps) == _expected(profiles)
 
 
-def test_track_without_stacks_gives_types_per_region_and_size(tmp_path, heapscope):
-    """--track alone: no call paths, a type is a (region, size); the same figures as the
-    rank files, and the report says the sizes were tracked without their stacks."""
+def test_track_alone_splits_each_size_among_its_sampled_paths(tmp_path, heapscope):
+    """--track alone samples stacks: a rank's blocks at its peak are split among the paths
+    of their size by the sampled ones, in the job file as in the rank files (whose reader
+    splits them the same way), so a path's figure is all its blocks, not its samples."""
     mpi = MPI_FAMILIES["openmpi"]
     program = mpi.compile("mpi_peak_stacks.c", tmp_path / "mpi_peak_stacks")
     out = tmp_path / "out"
-    res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--track", "--per-rank",
-                          "all", "-o", out, "--", *mpi.mpirun(4), program],
+    # a mean of 2 MB: a block of 1-4 MB is sampled with probability 0.39-0.86, so some of
+    # hold_halo's three blocks of a size on a rank are samples and some not
+    res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--track", "--sample-bytes",
+                          "2000000", "--per-rank", "all", "-o", out, "--", *mpi.mpirun(4), program],
+                         capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, HEAPSCOPE_SAMPLE_SEED="5"))
+    assert res.returncode == 0, res.stderr
+    (job_path,) = out.glob("heapscope.*.job.hsj")
+    (tmp_path / "cuts").mkdir()
+    profiles = [at_finalize(f, tmp_path / "cuts") for f in out.glob("heapscope.*.r*.hsp")]
+    assert all(p.settings["sample_bytes"] == 2000000 for p in profiles)
+    # the split is at work: a path's estimate is more blocks than its samples somewhere
+    assert any(s.sampled is not None and s.sampled.live_at_peak < s.life.live_at_peak
+               for p in profiles for s in p.tracking.stacks)
+    ps = read_job_file(job_path).peak_stacks
+    assert _job_types(ps) == _expected(profiles)
+
+
+def test_track_without_stacks_gives_types_per_region_and_size(tmp_path, heapscope):
+    """--track --sample-bytes off: no call paths, a type is a (region, size); the same
+    figures as the rank files, and the report says the sizes were tracked without their
+    stacks."""
+    mpi = MPI_FAMILIES["openmpi"]
+    program = mpi.compile("mpi_peak_stacks.c", tmp_path / "mpi_peak_stacks")
+    out = tmp_path / "out"
+    res = subprocess.run([sys.executable, "-m", "heapscope", "record", "--track", "--sample-bytes",
+                          "off", "--per-rank", "all", "-o", out, "--", *mpi.mpirun(4), program],
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     (job_path,) = out.glob("heapscope.*.job.hsj")

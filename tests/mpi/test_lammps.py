@@ -2,11 +2,14 @@
 lammps-examples), the Lennard-Jones melt example on 4 ranks. The recorded run prints
 the same thermodynamic output as a plain run, leaves one profile per rank, and the
 job and library reports are plausible: LAMMPS's own blocks are the application's and
-come from liblammps, the MPI library's come from Open MPI's libraries."""
+come from liblammps, the MPI library's come from Open MPI's libraries. The Python API's
+tables on that job (docs/python-api.md's worked example) are the reports' figures, the
+launcher left out."""
 import json
 import subprocess
 from pathlib import Path
 
+import heapscope
 from heapscope.profile import read_profile
 
 from conftest import require
@@ -51,6 +54,7 @@ def test_lammps_melt_on_4_ranks(heapscope, tmp_path):
         # lists and the communication buffers are more. Open MPI's start-up is megabytes.
         assert row["alloc_app_blocks"] > 1000 and row["alloc_app_bytes"] > 500_000, row
         assert row["alloc_mpi_blocks"] > 1000 and row["alloc_mpi_bytes"] > 1_000_000, row
+    api_tables_are_the_reports(out, doc)
     s = doc["stats"]["alloc_app_bytes"]
     values = {r["rank"]: r["alloc_app_bytes"] for r in doc["per_rank"]}
     assert (s["min"], s["max"]) == (min(values.values()), max(values.values()))
@@ -65,3 +69,22 @@ def test_lammps_melt_on_4_ranks(heapscope, tmp_path):
         stacked = sum(t.count for t in p.stack_types)
         assert lib["no_stack"]["count"] == sum(p.size_counts.values()) - stacked
         assert sum(d["count"] for d in lib["libraries"]) == stacked
+
+
+def api_tables_are_the_reports(out, doc):
+    rec = heapscope.open(out)
+    assert rec.is_job and any(n.startswith("left out") for n in rec.notes)
+    procs = rec.processes(as_frame=False)
+    assert sorted(p["rank"] for p in procs) == [0, 1, 2, 3]             # no mpirun
+    assert all(p["exe"].endswith("/lmp") and p["reason"] == "exit" for p in procs)
+    per_rank = {r["rank"]: r for r in doc["per_rank"]}
+    counted = {}
+    for row in rec.sizes(as_frame=False):
+        counted[row["rank"]] = counted.get(row["rank"], 0) + row["count"]
+    assert counted == {r: per_rank[r]["alloc_blocks"] for r in per_rank}
+    ranks = {r["rank"]: r for r in rec.ranks(as_frame=False)}
+    for r in per_rank:
+        assert (ranks[r]["alloc_mpi_blocks"], ranks[r]["heap_peak"]) == \
+            (per_rank[r]["alloc_mpi_blocks"], per_rank[r]["heap_peak"])
+    frame = rec.sizes()                                                 # pandas: a test extra
+    assert str(frame["rank"].dtype) == "int64" and set(frame["rank"]) == {0, 1, 2, 3}

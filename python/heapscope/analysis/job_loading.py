@@ -13,18 +13,21 @@ are added by analysis.job.build(summaries, job=...), as columns; the files prese
 
 Nothing recorded is dropped: a file without a complete snapshot (a rank killed by
 SIGKILL) is summarized from its timeline (has_snapshot=False); an empty file (killed
-between opening its file and writing the header) from its name, with no figures.
+between opening its file and writing the header) or a damaged one (a bad header, a
+corrupt chunk before any snapshot) from its name, with no figures and the reason: the
+job report lists it as left out, and reads the others.
 """
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
-from typing import Iterable, List, Optional
+from typing import Iterable, List, Optional, Sequence
 
 from heapscope.analysis.job import METRICS, NO_SNAPSHOT, RankSummary, summarize
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import profile_files, read_profile
 from heapscope.profile.job_file import JOB_FILE, JobFile, read_job_file
 from heapscope.profile.timeline import read_timeline
+from heapscope.profile.model import Profile
 
 PARALLEL_FROM = 64      # files; below this a pool costs more than it saves
 CHUNK = 32              # files per task sent to a worker
@@ -77,21 +80,31 @@ def summarize_file(path: str) -> RankSummary:
     except OSError:
         empty = False                # read_profile says what is wrong
     if empty:
-        return _empty_file(path)
+        return _unreadable(path, "empty file (the process ended before it wrote anything)")
     try:
         return summarize(read_profile(path, modules=False))
     except NoSnapshotError:
-        return summarize(read_timeline(path), has_snapshot=False)
+        try:
+            return summarize(read_timeline(path), has_snapshot=False)
+        except HeapscopeError as exc:
+            return _unreadable(path, _why(path, exc))
+    except HeapscopeError as exc:
+        return _unreadable(path, _why(path, exc))
 
 
-def _empty_file(path: str) -> RankSummary:
+def _why(path: str, exc: HeapscopeError) -> str:
+    text = str(exc)
+    return text[len(path) + 2:] if text.startswith(path + ": ") else text
+
+
+def _unreadable(path: str, why: str) -> RankSummary:
+    """A file with no figure to give: known by its name (rank, host, pid), and why."""
     name = RANK_FILE.match(os.path.basename(path))
     job = name["job"] if name and name["job"] != "job" else ""
     return RankSummary(path=path, rank=int(name["rank"]) if name else -1,
                        pid=int(name["pid"]) if name else 0, ppid=0,
                        host=name["host"] if name else "", exe="", job_id=job, start_real_ns=0,
-                       reason=NO_SNAPSHOT, complete=False,
-                       warnings=["empty file (the process ended before it wrote anything)"],
+                       reason=NO_SNAPSHOT, complete=False, warnings=[why],
                        metrics={k: None for k, _, _ in METRICS}, has_snapshot=False)
 
 
@@ -105,16 +118,21 @@ def _summarize_files(files: List[str]):
     return out
 
 
-def load_summaries(paths: Iterable, workers: int = 0, job: Optional[JobFile] = None) -> List[RankSummary]:
+def load_summaries(paths: Iterable, workers: int = 0, job: Optional[JobFile] = None,
+                   loaded: Sequence[Profile] = ()) -> List[RankSummary]:
     """The profile files' summaries. workers: 0 = as many as CPUs when there are
     PARALLEL_FROM files or more, 1 = serial. job: the job file among these paths
     (read_job): it is not read here but by analysis.job.build(..., job=job), whose rows
     stand for the ranks without a file of their own (a rank's own file, where kept, is
     the more complete: its exit snapshot counts what MPI_Finalize itself allocated; its
-    timeline)."""
-    if job is None:
-        return _load_files(profile_files(paths), workers)
-    return _load_files(_other_files(paths), workers)
+    timeline). loaded: profiles the caller has read already (by path): summarized as
+    they are, not read again."""
+    files = profile_files(paths) if job is None else _other_files(paths)
+    have = {p.path: p for p in loaded}
+    if not have:
+        return _load_files(files, workers)
+    rest = iter(_load_files([f for f in files if f not in have], workers))
+    return [summarize(have[f]) if f in have else next(rest) for f in files]
 
 
 def _load_files(files: List[str], workers: int) -> List[RankSummary]:

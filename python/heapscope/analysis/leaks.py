@@ -37,6 +37,7 @@ def build_leaks(entries: List[TrackedEntry], rules: Sequence[Suppression],
         return dict(rank=rank, size=e.size, region=e.region, blocks=e.life.live_at_end,
                     bytes=e.life.live_at_end_bytes, allocs=e.life.allocs,
                     suppressed_by=rule.pattern if rule else None, recorded=bool(e.frames), no_stack=e.no_stack,
+                    estimated=e.estimated,
                     frames_total=len(e.frames), frames=frames_json(e.frames, depth))
 
     shown = reported[:top] if top else reported

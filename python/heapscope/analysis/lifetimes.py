@@ -15,7 +15,7 @@ from typing import Dict, List, Sequence
 
 from heapscope.analysis import histogram
 from heapscope.analysis.tracked import (NO_HIST, TrackedEntry, add_lifetimes, frames_json,
-                                        tracking_settings)
+                                        sum_lifetimes, tracking_settings)
 from heapscope.profile.model import Lifetimes, Profile
 
 LIFETIMES_FORMAT, TEMPORARIES_FORMAT, VERSION = "heapscope-lifetimes", "heapscope-temporaries", 1
@@ -31,7 +31,7 @@ def _figures(life: Lifetimes) -> dict:
 
 def _type_json(rank: int, e: TrackedEntry, depth: int) -> dict:
     return dict(rank=rank, region=e.region, size=e.size, recorded=bool(e.frames), no_stack=e.no_stack,
-                frames_total=len(e.frames), frames=frames_json(e.frames, depth))
+                estimated=e.estimated, frames_total=len(e.frames), frames=frames_json(e.frames, depth))
 
 
 def extra_per_size(profiles: Sequence[Profile]) -> Dict[int, tuple]:
@@ -55,11 +55,11 @@ def build_lifetimes(profiles: Sequence[Profile], entries: List[TrackedEntry], to
     total = EMPTY
     for size in sorted(by_size):
         members = sorted(by_size[size], key=lambda e: (-e.life.allocs, e.region, e.key))
-        life = EMPTY
-        for e in members:
-            life = add_lifetimes(life, e.life)
+        life = sum_lifetimes([EMPTY] + [e.life for e in members])
         total = add_lifetimes(total, life)
         blocks, extra_bytes = extra.get(size, (0, 0))
+        # a size's blocks no sample saw but at the peak hold no lifetime (sampled stacks)
+        members = [e for e in members if e.life.allocs or e.frames]
         shown = members[:top] if top else members
         sizes.append(dict(
             size=size, regions=sorted({e.region for e in members}), types=len(members),

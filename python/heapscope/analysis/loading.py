@@ -5,12 +5,14 @@
 
 Every stack trace type of the chosen sizes and regions becomes a WeightedStack with
 symbolized frames (heapscope.symbolize); identical symbolized paths from several
-processes are merged unless asked not to. Nothing here prints: the reader's warnings
+processes are merged unless asked not to (sampled stacks: their estimates taken over
+the merge, analysis/sampling.py). Nothing here prints: the reader's warnings
 (reader_warnings) and the symbolizer's notes (Symbolizer.notes) are handed back for
 the command to show (commands/reading.py).
 """
 from typing import List, Optional, Sequence
 
+from heapscope.analysis import sampling
 from heapscope.analysis.recorded import no_stacks_reason
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.stacks import WeightedStack, merge_stacks
@@ -20,10 +22,16 @@ from heapscope.profile.model import Profile
 from heapscope.symbolize import Symbolizer
 
 
-def read(paths: Sequence[str]) -> List[Profile]:
+def read(paths: Sequence[str], left_out: Optional[list] = None) -> List[Profile]:
     """The profiles in `paths` (files, or directories of them); their warnings stay on
-    Profile.warnings (reader_warnings)."""
-    return load_profiles(paths)
+    Profile.warnings (reader_warnings). left_out: receives (path, why) of the files that
+    cannot be read, then left out (profile.load_profiles)."""
+    return load_profiles(paths, left_out)
+
+
+def left_out_lines(left_out: Sequence[tuple]) -> List[str]:
+    """One line per file left out, naming it and why."""
+    return [f"{path}: left out: {why}" for path, why in left_out]
 
 
 def reader_warnings(profiles: Sequence[Profile]) -> List[str]:
@@ -57,7 +65,7 @@ def weighted_stacks(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
         for t in types:
             frames = tuple(f for a in t.frames for f in resolved[a])
             out.append(WeightedStack(frames, t.count, t.bytes, t.region, t.size, t.samples))
-    return merge_stacks(out) if merge else out
+    return sampling.pooled(merge_stacks(out), profiles) if merge else out
 
 
 def require_stacks(stacks: List[WeightedStack], profiles: Sequence[Profile], sizes: SizeSet,

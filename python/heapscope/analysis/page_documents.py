@@ -4,7 +4,8 @@
     docs = collect(["before/"], ["after/"])  # two: the diff too
 
 Every figure the page shows comes from one of these documents, unchanged: `report`
-(identify), `stacks` (stack trace types of every recorded size), `callgraphs` (one
+(identify), `stacks` (the TYPES_KEPT stack trace types with the most allocations of
+every recorded size and region, with each group's whole counts), `callgraphs` (one
 CallGraph per size and region with the most allocations), `timeline` (heap, RSS, PSS
 per process), `job` (an MPI job's ranks), `lifetimes`/`temporaries`/`peak`/`leaks`
 (record --track) and `diff`. A document the profiles cannot give is replaced by
@@ -24,8 +25,11 @@ from heapscope.profile.model import Profile
 from heapscope.analysis import identify, stack_types
 from heapscope.analysis.timeline import document as timeline_document
 from heapscope.symbolize import Symbolizer
+from heapscope.symbolize.packages import application_libraries
 
 CALLGRAPHS = 12        # size x region groups drawn as call graphs (most allocations first)
+TYPES_KEPT = 2000      # stack trace types kept per size and region (the most allocations
+                       # first; the group's counts stay whole): a page stays a few MB
 
 
 def absent(why: str) -> dict:
@@ -33,21 +37,24 @@ def absent(why: str) -> dict:
 
 
 def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,
-            callgraphs: int = CALLGRAPHS) -> Dict[str, object]:
+            callgraphs: int = CALLGRAPHS, runs=None) -> Dict[str, object]:
+    """The page's documents; runs: (runs of A, runs of B), paths each, when the diff is
+    over several runs per side (the rest of the page shows `paths`)."""
     sym = Symbolizer()
-    job_doc = None
-    if is_job(paths):
-        job_file = read_job(paths)
-        job_doc = job.build(load_summaries(paths, job=job_file), job=job_file)
+    a_job = is_job(paths)
+    job_file = read_job(paths) if a_job else None
     try:
         # a job reduced into its job file alone (record --per-rank none, the launcher not
         # recorded): the page is the job's; no size table, stacks or per-process timeline
-        profiles = [] if job_doc is not None and not _any_profile(paths) else load_profiles(paths)
+        profiles = [] if a_job and not _any_profile(paths) else load_profiles(paths)
     except NoSnapshotError as exc:
-        if job_doc is None:
+        if not a_job:
             raise
         # a killed rank: the job document has its timeline; the size tables cover the others
         profiles = load_profiles([f for f in profile_files(paths) if f != exc.path])
+    # (the rank files read once: the job's summaries from the profiles read above)
+    job_doc = job.build(load_summaries(paths, job=job_file, loaded=profiles),
+                        job=job_file) if a_job else None
     profiles, launchers_note = leave_out_launchers(profiles)   # mpirun, orted ...
     docs: Dict[str, object] = dict(
         inputs=[str(p) for p in paths], compare=[str(p) for p in compare] if compare else None,
@@ -57,7 +64,7 @@ def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,
                                     "shows each process")
     docs["timeline"] = _timeline(profiles)
     docs.update(_tracking(profiles, sym))
-    docs["diff"] = _diff(profiles, compare, sym) if compare else absent(
+    docs["diff"] = _diff(profiles, compare, sym, runs) if compare else absent(
         "one recording given: give two (before, after) to compare them")
     docs["notes"] = list(sym.notes)
     docs["left_out"] = launchers_note
@@ -82,7 +89,9 @@ def recorded_sizes(profiles: Sequence[Profile]) -> SizeSet:
 def _stacks(profiles: Sequence[Profile], sym: Symbolizer, limit: int):
     everything = recorded_sizes(profiles)
     try:
-        doc = stack_types.build(profiles, everything, top=0, symbolizer=sym)
+        stacks = weighted_stacks(profiles, everything, None, symbolizer=sym)
+        doc = stack_types.build(profiles, everything, top=TYPES_KEPT, symbolizer=sym,
+                                stacks=stacks)
     except HeapscopeError as exc:
         return absent(str(exc)), []
     if not doc["groups"]:
@@ -90,13 +99,14 @@ def _stacks(profiles: Sequence[Profile], sym: Symbolizer, limit: int):
     ranked = sorted(doc["groups"], key=lambda g: (-g["count"], g["size"], g["region"]))[:limit]
     wanted = {(g["size"], g["region"]) for g in ranked}
     grouped: Dict[tuple, List[stack_paths.WeightedStack]] = {}
-    for s in weighted_stacks(profiles, everything, None, symbolizer=sym):
+    for s in stacks:
         if (s.size, s.region) in wanted:
             grouped.setdefault((s.size, s.region), []).append(s)
     main_exe = profiles[0].exe if len({p.exe for p in profiles}) == 1 else ""
     graphs = [dict(size=g["size"], region=g["region"],
                    graph=build_callgraph(grouped[(g["size"], g["region"])],
-                                         main_executable=main_exe))
+                                         main_executable=main_exe,
+                                         packaged_with=application_libraries))
               for g in ranked if grouped.get((g["size"], g["region"]))]
     return doc, graphs
 
@@ -120,7 +130,7 @@ def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
     from heapscope.analysis.leaks import build_leaks
     from heapscope.analysis.lifetimes import build_lifetimes, build_temporaries
     from heapscope.analysis.peak import build_peak, document as peak_document
-    from heapscope.analysis.tracked import tracked_entries, tracking_settings
+    from heapscope.analysis.tracked import merge_entries, profile_entries, tracking_settings
 
     tracked = [p for p in profiles if p.tracking is not None]
     if not tracked:
@@ -128,10 +138,11 @@ def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
                      "lifetimes, temporaries, the peak's holders and leaks")
         return dict(lifetimes=why, temporaries=why, peak=why, leaks=why, tracking=why)
     everything = SizeSet(None)
-    entries = tracked_entries(tracked, everything, None, sym, required=False)
+    # each process's entries (its peak's holders), then merged: symbolized once
+    per_process = [profile_entries(p, everything, None, sym) for p in tracked]
+    entries = merge_entries(per_process)
     peaks = [build_peak(i, p, every, every, top=20)
-             for i, p in enumerate(tracked)
-             for every in [tracked_entries([p], everything, None, sym, required=False)]]
+             for i, (p, every) in enumerate(zip(tracked, per_process))]
     return dict(lifetimes=build_lifetimes(tracked, entries, top=20),
                 temporaries=build_temporaries(tracked, entries, top=20),
                 peak=peak_document(peaks),
@@ -139,14 +150,22 @@ def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
                 tracking=tracking_settings(tracked))
 
 
-def _diff(before: Sequence[Profile], after_paths: Sequence[str], sym: Symbolizer) -> dict:
+def _diff(before: Sequence[Profile], after_paths: Sequence[str], sym: Symbolizer,
+          runs=None) -> dict:
     """The document of `heapscope diff A B --stacks` (analysis.diff), every size and region;
-    without stack trace types on either side, the document without them."""
+    without stack trace types on either side, the document without them. runs: several
+    runs per side (paths), compared as `diff --before ... --after ...` does."""
     from heapscope.analysis import diff
-    after = load_profiles(after_paths)
+    if runs is not None and (len(runs[0]) > 1 or len(runs[1]) > 1):
+        def run(path):
+            return leave_out_launchers(load_profiles([path]))[0]
+        runs_a = [before] + [run(r) for r in runs[0][1:]]
+        runs_b = [run(r) for r in runs[1]]
+    else:
+        runs_a, runs_b = [before], [load_profiles(after_paths)]
     try:
-        result = diff.compare(before, after, SizeSet(None), None, stacks=True, symbolizer=sym)
+        result = diff.compare_runs(runs_a, runs_b, SizeSet(None), None, stacks=True, symbolizer=sym)
     except HeapscopeError:        # neither side recorded stacks
-        result = diff.compare(before, after, SizeSet(None), None)
+        result = diff.compare_runs(runs_a, runs_b, SizeSet(None), None)
     return dict(diff.document(result, "A", "B", None, None, "count", None),
                 processes=list(result["processes"]), warnings=result["warnings"])

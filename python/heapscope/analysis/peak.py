@@ -52,7 +52,8 @@ def build_peak(process: int, profile, entries: List[TrackedEntry], all_entries: 
                for i, (s, v) in enumerate(size_rows, 1)],
         stack_types=[dict(rank=i, size=e.size, region=e.region, blocks=e.life.live_at_peak,
                           bytes=e.life.live_at_peak_bytes, share=_share(e.life.live_at_peak_bytes, peak),
-                          recorded=bool(e.frames), no_stack=e.no_stack, frames_total=len(e.frames),
+                          recorded=bool(e.frames), no_stack=e.no_stack, estimated=e.estimated,
+                          frames_total=len(e.frames),
                           frames=frames_json(e.frames, depth))
                      for i, e in enumerate(shown, 1)],
         holders=len(holders))

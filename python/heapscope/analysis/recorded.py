@@ -10,6 +10,9 @@ these it is, in one line:
                  says which, all_means_recorded)
   not allocated  it covered them, but the program made no such allocation (there)
   lost           allocations were counted, but the stack table was full
+
+and, when some of a recorded size's allocations have a stack and others not, which
+and why (without_stacks).
 """
 import shlex
 from typing import List, Optional, Sequence
@@ -114,3 +117,28 @@ def no_stacks_reason(profiles: Sequence[Profile], sizes: SizeSet, region: Option
            else recorded_text(profiles))
     return (f"no stack trace types of {what}{where}: {count:,} allocation"
             f"{'s were' if count != 1 else ' was'} counted, none with a stored stack ({why})")
+
+
+def without_stacks(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str]) -> List[dict]:
+    """Allocations counted in a size and region whose stacks were recorded (exactly: not
+    sampled) but that hold no stack: per (size, region), how many and why. The recorder
+    takes stacks from the first allocation of the process on; what is left are blocks
+    allocated while it could not (before the C library had set the environment up, or
+    a stack table full: lost_stacks)."""
+    missing = {}
+    lost = 0
+    for p in profiles:
+        if p.settings.get("sample_bytes"):
+            continue
+        typed = {}
+        for t in p.stack_types:
+            typed[(t.region, t.size)] = typed.get((t.region, t.size), 0) + t.count
+        for (reg, size), n in p.size_counts.items():
+            if size in sizes and region_matches(reg, region) and covers(p, str(size), reg) \
+                    and n > typed.get((reg, size), 0):
+                missing[(size, reg)] = missing.get((size, reg), 0) + n - typed.get((reg, size), 0)
+        lost += p.lost_stacks
+    why = ("allocated before the recorder could take stacks (at the process's start, before "
+           "the C library was ready)" + (", or the stack table was full" if lost else ""))
+    return [dict(size=size, region=reg, count=n, reason=why)
+            for (size, reg), n in sorted(missing.items())]

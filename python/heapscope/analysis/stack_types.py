@@ -4,7 +4,7 @@ Stack trace types of the chosen sizes and regions, symbolized and merged across
 processes by their symbolized frames (analysis.loading, the same merge the call
 graph and the diff use), grouped per (size, region), most frequent first. Sizes the
 profiles recorded no stacks for are listed in `not_recorded` with the command that
-records them. Rendered by render.stacks_text and render.csv_tables.
+records them; allocations of recorded sizes that hold no stack, in `without_stack`. Rendered by render.stacks_text and render.csv_tables.
 """
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -22,7 +22,9 @@ STACKS_VERSION = 1
 
 def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = None,
           top: int = 10, depth: int = 0, symbolizer: Optional[Symbolizer] = None,
-          per_process: bool = False) -> dict:
+          per_process: bool = False, stacks: Optional[List] = None) -> dict:
+    """stacks: the merged weighted_stacks of this selection when the caller has them
+    already (the HTML page draws its call graphs from the same ones)."""
     sym = symbolizer or Symbolizer()
     check_region(region_paths(profiles), region)   # before saying what was not recorded there
     not_recorded = recorded.not_recorded(profiles, sizes, region)
@@ -30,16 +32,18 @@ def build(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str] = N
         raise HeapscopeError(not_recorded[0]["message"])
     order = _region_order(profiles)
 
-    def groups_of(selected):
-        stacks = weighted_stacks(selected, sizes, region, merge=True, symbolizer=sym)
-        return _groups(stacks, order, top, depth, sampling.sample_mean(selected),
+    def groups_of(selected, given=None):
+        found = given if given is not None else weighted_stacks(selected, sizes, region,
+                                                                merge=True, symbolizer=sym)
+        return _groups(found, order, top, depth, sampling.one_mean(selected),
                        _exact_counts(selected))
 
     doc = dict(format=STACKS_FORMAT, version=STACKS_VERSION,
                processes=[describe(p) for p in profiles],
                merged=len(profiles) > 1 and not per_process,
                filters=dict(size=sizes.spec, region=region, top=top, depth=depth),
-               notes=[], groups=groups_of(profiles), not_recorded=not_recorded,
+               notes=[], groups=groups_of(profiles, stacks), not_recorded=not_recorded,
+               without_stack=recorded.without_stacks(profiles, sizes, region),
                sampling=sampling.describe(profiles))
     if per_process:
         doc["per_process"] = [dict(process=i, groups=groups_of([p])) for i, p in enumerate(profiles)]
@@ -57,11 +61,12 @@ def _exact_counts(profiles: Sequence[Profile]) -> Dict[Tuple[int, str], int]:
     return out
 
 
-def _type_figures(s, mean: int, exact: Optional[int]) -> dict:
-    """A type's count and bytes; for sampled stacks also its samples and 95% interval."""
+def _type_figures(s, mean: int, cell_samples: int, exact: Optional[int]) -> dict:
+    """A type's count and bytes; for sampled stacks also its samples and 95% interval
+    (analysis/sampling.py: the type's samples among its size's, of its size's count)."""
     out = dict(count=s.count, bytes=s.bytes)
     if mean:
-        low, high = sampling.count_interval(s.samples, s.size, mean, exact)
+        low, high = sampling.count_interval(s.samples, cell_samples, exact)
         out.update(estimated=True, samples=s.samples, count_low=low, count_high=high)
     return out
 
@@ -70,7 +75,8 @@ def _groups(stacks, order: Dict[str, int], top: int, depth: int, mean: int = 0,
             exact: Optional[Dict[Tuple[int, str], int]] = None) -> List[dict]:
     """Stacks (most frequent first) -> one group per (size, region), by size then region
     order. Sampled stacks (mean > 0): the group's count is the exact one, each type's an
-    estimate with its interval."""
+    estimate with its interval, and `unseen` bounds the allocations of the types no
+    sample saw."""
     groups: Dict[Tuple[int, str], list] = {}
     for s in stacks:
         groups.setdefault((s.size, s.region), []).append(s)
@@ -83,14 +89,19 @@ def _groups(stacks, order: Dict[str, int], top: int, depth: int, mean: int = 0,
             count = counted
         nbytes = count * size if counted is not None else sum(s.bytes for s in members)
         shown = members[:top] if top else members
-        out.append(dict(
+        samples = sum(s.samples for s in members) if mean else None
+        group = dict(
             size=size, region=reg, types=len(members), count=count, bytes=nbytes,
-            samples=sum(s.samples for s in members) if mean else None,
-            stack_types=[dict(rank=i, **_type_figures(s, mean, counted),
+            samples=samples,
+            stack_types=[dict(rank=i, **_type_figures(s, mean, samples, count),
                               share=s.count / count if count else 0.0,
                               frames_total=len(s.frames),
                               frames=[f.to_json() for f in (s.frames[:depth] if depth else s.frames)])
-                         for i, s in enumerate(shown, 1)]))
+                         for i, s in enumerate(shown, 1)])
+        if mean:
+            estimate, high = sampling.unseen_bound((s.samples for s in members), count, size, mean)
+            group["unseen"] = dict(count=estimate, count_high=high)
+        out.append(group)
     return out
 
 

@@ -11,10 +11,13 @@ of every frame), so the same path in several processes is one entry whose figure
 are added up. Sizes tracked without stacks have frames () and stand for the whole
 size in their region, with the reason they have no stack (NO_STACK).
 """
+import shlex
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from functools import cached_property
+from itertools import zip_longest
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from heapscope.analysis import recorded
+from heapscope.analysis import recorded, sampling
 from heapscope.analysis.processes import describe
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.stacks import identity
@@ -32,9 +35,15 @@ class TrackedEntry:
     frames: Tuple[Frame, ...]   # innermost first; () when the stack was not recorded
     life: Lifetimes
     no_stack: Optional[str] = None   # why frames is (): a NO_STACK key; None with frames
+    sampled: Optional[Lifetimes] = None   # sampled stacks: life is estimated from these
 
     @property
+    def estimated(self) -> bool:
+        return self.sampled is not None
+
+    @cached_property
     def key(self) -> tuple:
+        """(region, size, frame identities): worked out once, reports sort by it."""
         return (self.region, self.size, tuple(identity(f) for f in self.frames))
 
 
@@ -44,6 +53,8 @@ NO_STACK = {
     "start-up": "allocated before the recorder captured stacks, during program start-up",
     "start-up-or-lost": "allocated during program start-up, before the recorder captured "
                         "stacks, or its stack was not stored (the stack table was full)",
+    "not-sampled": "no sampled block of this size had this figure (or it is what rounding "
+                   "its paths' shares down left)",
 }
 
 
@@ -52,6 +63,8 @@ def no_stack_reason(p: Profile, size: int, region: str) -> str:
     the stacks of this size (and region), or it did and the row holds blocks allocated
     before stack capture started (a C++ runtime's emergency pool, other libraries'
     constructors) or whose stack found the table full."""
+    if p.settings.get("sample_bytes"):
+        return "not-sampled"
     if not recorded.covers(p, str(size), region):
         return "not-selected"
     return "start-up-or-lost" if p.lost_stacks else "start-up"
@@ -66,6 +79,21 @@ def add_lifetimes(a: Lifetimes, b: Lifetimes) -> Lifetimes:
         live_at_peak=a.live_at_peak + b.live_at_peak,
         live_at_peak_bytes=a.live_at_peak_bytes + b.live_at_peak_bytes,
         live_at_end=a.live_at_end + b.live_at_end, live_at_end_bytes=a.live_at_end_bytes + b.live_at_end_bytes)
+
+
+def sum_lifetimes(lives: Sequence[Lifetimes]) -> Lifetimes:
+    """Lifetimes added field by field, in one pass (a size's many stack types)."""
+    if len(lives) == 1:
+        return lives[0]
+    return Lifetimes(
+        allocs=sum(x.allocs for x in lives), frees=sum(x.frees for x in lives),
+        temporaries=sum(x.temporaries for x in lives),
+        time_hist=_hist(map(sum, zip_longest(*(x.time_hist for x in lives), fillvalue=0))),
+        between_hist=_hist(map(sum, zip_longest(*(x.between_hist for x in lives), fillvalue=0))),
+        live_at_peak=sum(x.live_at_peak for x in lives),
+        live_at_peak_bytes=sum(x.live_at_peak_bytes for x in lives),
+        live_at_end=sum(x.live_at_end for x in lives),
+        live_at_end_bytes=sum(x.live_at_end_bytes for x in lives))
 
 
 def _hist(h) -> tuple:
@@ -94,19 +122,7 @@ def tracked_entries(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
         check_region({r.path for p in profiles for r in p.regions.values()}
                      | {s.region for p in profiles for s in p.tracking.stacks}, region)
     sym = symbolizer or Symbolizer()
-    merged: Dict[tuple, TrackedEntry] = {}
-    for p in profiles:
-        chosen = [s for s in p.tracking.stacks if s.size in sizes and region_matches(s.region, region)]
-        if not chosen:
-            continue
-        resolved = sym.resolve(p, {a for s in chosen for a in s.frames})
-        for s in chosen:
-            frames = tuple(f for a in s.frames for f in resolved[a])
-            entry = TrackedEntry(s.region, s.size, frames, s.life,
-                                 None if frames else no_stack_reason(p, s.size, s.region))
-            old = merged.get(entry.key)
-            merged[entry.key] = entry if old is None else TrackedEntry(
-                old.region, old.size, old.frames, add_lifetimes(old.life, s.life), old.no_stack)
+    merged = merge_entries(profile_entries(p, sizes, region, sym) for p in profiles)
     if not merged and required:
         have = sorted({s.size for p in profiles for s in p.tracking.stacks})
         where = f" in region {region!r}" if region else ""
@@ -114,7 +130,53 @@ def tracked_entries(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
         raise HeapscopeError(f"no tracked allocation of {sizes}{where} (tracked sizes: "
                              f"{listed or 'none'}; record them with `heapscope record --track "
                              f"--sizes SPEC`)")
-    return list(merged.values())
+    return merged
+
+
+def profile_entries(p: Profile, sizes: SizeSet, region: Optional[str],
+                    sym: Symbolizer) -> List[TrackedEntry]:
+    """One tracked profile's symbolized entries of the selection, merged by key."""
+    chosen = [s for s in p.tracking.stacks if s.size in sizes and region_matches(s.region, region)]
+    if not chosen:
+        return []
+    resolved = sym.resolve(p, {a for s in chosen for a in s.frames})
+    # an address's identity worked out once (a deep program's 40,000 entries share
+    # their frames: a million identity() calls otherwise)
+    identities = {a: tuple(identity(f) for f in frames) for a, frames in resolved.items()}
+    entries = []
+    for s in chosen:
+        frames = tuple(f for a in s.frames for f in resolved[a])
+        entry = TrackedEntry(s.region, s.size, frames, s.life,
+                             None if frames else no_stack_reason(p, s.size, s.region),
+                             getattr(s, "sampled", None))
+        entry.__dict__["key"] = (s.region, s.size,      # the cached `key`, known already
+                                 tuple(i for a in s.frames for i in identities[a]))
+        entries.append(entry)
+    return merge_entries([entries])
+
+
+def merge_entries(groups: Iterable[List[TrackedEntry]]) -> List[TrackedEntry]:
+    """Entries of one path (same region, size and frame identities) added up: the first
+    one's frames, the lifetimes summed (several processes, or stacks that differed only
+    below the symbol level)."""
+    merged: Dict[tuple, List[TrackedEntry]] = {}
+    for entries in groups:
+        for e in entries:
+            merged.setdefault(e.key, []).append(e)
+    out = []
+    for key, same in merged.items():
+        if len(same) == 1:
+            out.append(same[0])
+            continue
+        first = same[0]
+        # sampled figures add up only when every part has them (exact parts: none)
+        sampled = (None if any(e.sampled is None for e in same)
+                   else sum_lifetimes([e.sampled for e in same]))
+        entry = TrackedEntry(first.region, first.size, first.frames,
+                             sum_lifetimes([e.life for e in same]), first.no_stack, sampled)
+        entry.__dict__["key"] = key
+        out.append(entry)
+    return out
 
 
 def tracking_settings(profiles: Sequence[Profile]) -> dict:
@@ -175,4 +237,20 @@ def document_header(profiles: Sequence[Profile], sym: Symbolizer, size: Optional
     document starts with (docs/analysis-formats.md)."""
     return dict(processes=[describe(p) for p in profiles],
                 filters=dict(size=size or "all", region=region, top=top, depth=depth),
-                tracking=tracking_settings(profiles), notes=tracking_notes(profiles, sym))
+                tracking=tracking_settings(profiles), notes=tracking_notes(profiles, sym),
+                sampling=sampling.describe(profiles),
+                record_for_stacks=record_for_stacks(profiles, SizeSet(size), region))
+
+
+def record_for_stacks(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str]) -> Optional[str]:
+    """The `heapscope record` line that gives call paths to the selected sizes tracked
+    without them (not selected, or no sample among them); None when there is none."""
+    bare = sorted({s.size for p in profiles for s in p.tracking.stacks
+                   if not s.frames and s.size in sizes and region_matches(s.region, region)
+                   and no_stack_reason(p, s.size, s.region) in ("not-selected", "not-sampled")})
+    if not bare:
+        return None
+    cmd = next((p.cmdline for p in profiles if p.cmdline), None) or ["PROGRAM", "ARGS..."]
+    spec = ",".join(map(str, bare)) if len(bare) <= 12 else "all"
+    return (f"heapscope record --track --sizes {spec}" + (f" --regions {region}" if region else "")
+            + f" -- {shlex.join(cmd)}")

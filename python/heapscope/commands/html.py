@@ -53,13 +53,16 @@ def run(args):
     return 0
 
 
-def write_page(before, after, out, callgraphs: int = CALLGRAPHS, say=sys.stderr) -> None:
+def write_page(before, after, out, callgraphs: int = CALLGRAPHS, say=sys.stderr,
+               runs=None) -> None:
     """The page of recording `before` (paths), compared with `after` when given, to `out`;
     "wrote FILE" to `say`. Also the `--html FILE` of report, stacks, callgraph, diff and
-    timeline (their result keeps stdout)."""
+    timeline (their result keeps stdout). runs: (runs of A, runs of B) for a diff over
+    several runs per side (each run a path)."""
     from heapscope.commands import progress
     from heapscope.render.html import render_profile_page
-    docs = progress.run("collecting the reports", collect, before, after, callgraphs=callgraphs)
+    docs = progress.run("collecting the reports", collect, before, after, callgraphs=callgraphs,
+                        runs=runs)
     processes = docs["report"]["processes"]
     exe = processes[0]["exe"] if processes else (docs["job"].get("executables") or [""])[0]
     program = os.path.basename(exe) or "program"

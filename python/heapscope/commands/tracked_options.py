@@ -11,6 +11,7 @@ from heapscope.analysis.tracked import document_header, load_tracked
 from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (add_output_options, add_selection_options,
                                         add_top_option, emit, non_negative)
+from heapscope.commands import progress
 from heapscope.commands.reading import read_profiles
 
 
@@ -38,4 +39,5 @@ def header(args, profiles, sym) -> dict:
 
 
 def emit_tracked(args, doc: dict, text_fn, csv_fn) -> None:
-    emit(args, doc, {"text": lambda d: text_fn(d, full_names=args.full_names), "csv": csv_fn})
+    emit(args, doc, {"text": lambda d: text_fn(d, full_names=args.full_names, verbose=progress.VERBOSE),
+                     "csv": csv_fn})

@@ -73,12 +73,14 @@ class _Builder:
             self.mappings.append(msg)
         return mid
 
-    def function(self, name: str, file: str) -> int:
+    def function(self, name: str, file: str, symbol: str = "") -> int:
+        """symbol: the linkage name when `name` is its Fortran reading (pprof's
+        system_name), else the name itself."""
         fid = self.function_ids.get((name, file))
         if fid is None:
             fid = self.function_ids[(name, file)] = len(self.function_ids) + 1
             self.functions.append(Message().varint(1, fid).varint(2, self.s(name))
-                                  .varint(3, self.s(name)).varint(4, self.s(file)))
+                                  .varint(3, self.s(symbol or name)).varint(4, self.s(file)))
         return fid
 
     def location(self, group) -> int:
@@ -91,7 +93,7 @@ class _Builder:
             address = outer.offset + (m.bias if m is not None else 0)
             msg = Message().varint(1, lid).varint(2, self.mapping(outer.module)).varint(3, address)
             for f in group:   # inlined callees first, the enclosing function last
-                line = Message().varint(1, self.function(frame_name(f), f.file)).varint(2, f.line)
+                line = Message().varint(1, self.function(frame_name(f), f.file, f.symbol)).varint(2, f.line)
                 msg.message(4, line)
             self.locations.append(msg)
         return lid

@@ -23,6 +23,8 @@ from heapscope.analysis.stacks import frame_name
 
 DIFF_FIELDS = ["kind", "region", "size", "count_a", "count_b", "delta", "ratio", "bytes_a", "bytes_b",
                "bytes_delta", "status", "stack"]
+# several runs per side (diff --before ... --after ...): each side's runs and range
+DIFF_RUN_FIELDS = ["runs_a", "runs_b", "count_a_min", "count_a_max", "count_b_min", "count_b_max"]
 
 
 def _process_name(doc: dict, index) -> str:
@@ -97,7 +99,9 @@ def library_csv(doc: dict) -> str:
 def diff_csv(result: dict) -> str:
     """The comparison of analysis.diff.compare."""
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=DIFF_FIELDS, lineterminator="\n")
+    several = result.get("runs", (1, 1)) != (1, 1)
+    w = csv.DictWriter(buf, fieldnames=DIFF_FIELDS + (DIFF_RUN_FIELDS if several else []),
+                       lineterminator="\n")
     w.writeheader()
     w.writerow(change_row("total", result["total"], "", ""))
     for r in result["sizes"]:

@@ -2,6 +2,7 @@
 types that held the ranks' heap peaks, from the job file."""
 from typing import List, Optional
 
+from heapscope.render.notes import collapse
 from heapscope.render.text import counted, num
 from heapscope.render.tracked_text import frame_lines
 
@@ -13,7 +14,8 @@ def _sizes(t: dict) -> str:
     return f"of {num(lo)} bytes" if lo == hi else f"of {num(lo)} to {num(hi)} bytes"
 
 
-def lines(doc: Optional[dict], full_names: bool = False) -> List[str]:
+def lines(doc: Optional[dict], full_names: bool = False, verbose: bool = False) -> List[str]:
+    """verbose: every note on its own line (otherwise one line per kind of note)."""
     if doc is None:
         return []
     title = "Who held the heap peak (stack types live at each rank's own tracking peak)"
@@ -34,6 +36,6 @@ def lines(doc: Optional[dict], full_names: bool = False) -> List[str]:
                     f"{counted(t['blocks'], 'block')} {_sizes(t)} in {t['region']}"]
         shown = dict(t, frames=t["frames"][:FRAMES_SHOWN])
         out += frame_lines(shown, full_names, "    ")
-    for note in doc["notes"]:
+    for note in collapse(doc["notes"], verbose):
         out.append(f"  note: {note}")
     return out

@@ -14,6 +14,7 @@ import io
 from typing import List, Sequence, Tuple
 
 from heapscope.render import job_peak_stacks_text
+from heapscope.render.notes import collapse
 from heapscope.render.text import counted, num, shorten, sparkline, table
 
 SPARK_WIDTH = 60
@@ -38,14 +39,15 @@ def _value(v) -> str:
     return num(v) if isinstance(v, int) else f"{v:,.1f}"
 
 
-def render(doc: dict, max_ranks: int = 64) -> str:
+def render(doc: dict, max_ranks: int = 64, verbose: bool = False) -> str:
+    """verbose: every note on its own line (otherwise one line per kind of note)."""
     hosts = doc["hosts"]
     out = [f"heapscope job report: job {doc['job_id'] or '(no id)'}, {counted(doc['ranks'], 'rank')} on "
            f"{counted(len(hosts), 'host')} ({shorten(hosts, 4)})",
            f"  program   {' | '.join(doc['executables'])}"]
     for label, line in others_text(doc["others"]):
         out.append(f"  {label:<9} {line}")
-    for note in doc["notes"]:
+    for note in collapse(doc["notes"], verbose):
         out.append(f"  note      {note}")
     for w in doc["warnings"]:
         out.append(f"  warning   {w}")
@@ -90,7 +92,7 @@ def render(doc: dict, max_ranks: int = 64) -> str:
                    f"JSON and CSV have all)")
 
     if jf is not None:
-        out += _job_file_text(jf)
+        out += _job_file_text(jf, verbose)
     if not doc["regions"]:
         out += _timeline_text(doc, max_ranks)
         return "\n".join(out).rstrip() + "\n"
@@ -109,7 +111,7 @@ def render(doc: dict, max_ranks: int = 64) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _job_file_text(jf: dict) -> List[str]:
+def _job_file_text(jf: dict, verbose: bool = False) -> List[str]:
     """The job file's own sections: its source line, per host, per region summed."""
     kept = [str(r) for r in jf["kept"]]
     out = ["", f"From the job file {jf['path'].rsplit('/', 1)[-1]} ({counted(jf['summarized'], 'rank')} "
@@ -125,12 +127,12 @@ def _job_file_text(jf: dict) -> List[str]:
     rows = [[r["region"], _value(r["alloc_app_bytes"]), _value(r["alloc_mpi_bytes"]),
              _value(r["alloc_app_blocks"]), _value(r["alloc_mpi_blocks"])] for r in jf["regions"]]
     out.append(table(["region", "app bytes", "MPI bytes", "app blocks", "MPI blocks"], rows))
-    return out + job_peak_stacks_text.lines(jf.get("peak_stacks"))
+    return out + job_peak_stacks_text.lines(jf.get("peak_stacks"), verbose=verbose)
 
 
 def _ended(r: dict) -> str:
     """The per-rank table's cell, one word: exit, crash:SIGSEGV, MPI_Abort(17),
-    killed:SIGTERM, none (no snapshot), exec, api."""
+    killed:SIGTERM, exit-early (exited before MPI_Finalize), none (no snapshot), exec, api."""
     ended = r.get("ended", r["reason"])
     if ended == "crash":
         return f"crash:{r['signal'] or '?'}"
@@ -138,6 +140,8 @@ def _ended(r: dict) -> str:
         return r["text"]
     if ended == "killed":
         return f"killed:{r['signal']}"
+    if ended == "no-finalize":
+        return "exit-early"
     return "none" if ended == "no-snapshot" else ended
 
 
@@ -174,10 +178,23 @@ def endings_text(endings) -> List[Tuple[str, str]]:
         lines.append(("killed", f"{'ranks' if len(nothing) != 1 else 'rank'} {shorten(nothing, 12)} "
                                 f"without any data (no snapshot; killed before the first timeline "
                                 f"flush, e.g. by the launcher's SIGKILL)"))
-    missing = [str(n) for n in endings["missing"]]
-    if missing:
-        lines.append(("missing", f"{'ranks' if len(missing) != 1 else 'rank'} {shorten(missing, 12)}: "
-                                 f"no profile file"))
+    early = endings.get("unfinalized", [])
+    if early:
+        ranks = shorten([str(e["rank"]) for e in early], 12)
+        calls = sorted({e["text"].split(" before", 1)[0] for e in early})
+        orphaned = sum(1 for e in early if e["orphaned"])
+        lines.append(("ended", f"{'ranks' if len(early) != 1 else 'rank'} {ranks} exited before "
+                               f"MPI_Finalize ({', '.join(calls[:3])})"
+                      + (f", {'their' if len(early) != 1 else 'its'} launcher gone first: the job "
+                         f"torn down" if orphaned == len(early) else
+                         f", {orphaned} of them after their launcher had ended" if orphaned else "")
+                      + f": {'their' if len(early) != 1 else 'its'} exit snapshot"))
+    missing = [str(n) for n in endings["missing"][:12]]
+    total = endings.get("missing_count", len(endings["missing"]))
+    if total:
+        listed = ", ".join(missing) + (f", ... and {total - len(missing):,} more"
+                                       if total > len(missing) else "")
+        lines.append(("missing", f"{'ranks' if total != 1 else 'rank'} {listed}: no profile file"))
     return lines
 
 

@@ -3,18 +3,18 @@ import csv
 import io
 
 from heapscope.render.text import counted, num, table
-from heapscope.render.tracked_text import frame_lines, frames_cell, header_text
+from heapscope.render.tracked_text import est, frame_lines, frames_cell, header_text
 
 
-def render(doc: dict, full_names: bool = False) -> str:
-    out = header_text("leaks", doc)
+def render(doc: dict, full_names: bool = False, verbose: bool = False) -> str:
+    out = header_text("leaks", doc, verbose)
     reasons = sorted({p["reason"] for p in doc["processes"]})
     if reasons != ["exit"]:
         out.append(f"  note      leaks are blocks not freed at the snapshot ({', '.join(reasons)}), "
                    f"not only at exit")
     tot = doc["totals"]
     for t in doc["leaks"]:
-        out += ["", f"Leak {t['rank']}/{tot['reported_types']}: {num(t['bytes'])} bytes in {num(t['blocks'])} "
+        out += ["", f"Leak {t['rank']}/{tot['reported_types']}: {est(t)}{num(t['bytes'])} bytes in {est(t)}{num(t['blocks'])} "
                     f"block{'s' if t['blocks'] != 1 else ''} of size {num(t['size'])} in {t['region']} "
                     f"(of {num(t['allocs'])} allocated there)"]
         out += frame_lines(t, full_names, "    ")

@@ -5,7 +5,7 @@ import io
 
 from heapscope.render.histogram_text import bound_text, histogram_line, range_text, span_text
 from heapscope.render.text import counted, num, percent, table
-from heapscope.render.tracked_text import frame_lines, frames_cell, header_text
+from heapscope.render.tracked_text import est, frame_lines, frames_cell, header_text
 
 
 def _range(p, time: bool) -> str:
@@ -28,8 +28,8 @@ def _figures_text(f: dict) -> str:
             f"at the snapshot, {counted(f['temporaries'], 'temporary', 'temporaries')}")
 
 
-def render_lifetimes(doc: dict, full_names: bool = False) -> str:
-    out = header_text("lifetimes", doc)
+def render_lifetimes(doc: dict, full_names: bool = False, verbose: bool = False) -> str:
+    out = header_text("lifetimes", doc, verbose)
     out.append(f"  temporary {bound_text(doc['tracking']['temporary_max_between'], doc['tracking']['temporary_max_ns'])}")
     out.append("  bins      log2: lifetimes in time (ns) and in allocations of the same thread in "
                "between; median and p90 are the bins holding them")
@@ -43,7 +43,7 @@ def render_lifetimes(doc: dict, full_names: bool = False) -> str:
         out.append("  " + _hist_line("lifetime (time)", s["time"], True))
         out.append("  " + _hist_line("allocs in between", s["between"], False))
         for t in s["stack_types"]:
-            out += ["", f"  Stack trace type {t['rank']}/{s['types']} in {t['region']}: {_figures_text(t)}"]
+            out += ["", f"  Stack trace type {t['rank']}/{s['types']} in {t['region']}: {est(t)}{_figures_text(t)}"]
             out.append("    " + _hist_line("lifetime (time)", t["time"], True))
             out.append("    " + _hist_line("allocs in between", t["between"], False))
             out += frame_lines(t, full_names, "    ")
@@ -52,8 +52,8 @@ def render_lifetimes(doc: dict, full_names: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_temporaries(doc: dict, full_names: bool = False) -> str:
-    out = header_text("temporaries", doc)
+def render_temporaries(doc: dict, full_names: bool = False, verbose: bool = False) -> str:
+    out = header_text("temporaries", doc, verbose)
     b = doc["bound"]
     out.append(f"  temporary {bound_text(b['max_between'], b['max_ns'])}")
     tot = doc["totals"]
@@ -68,8 +68,8 @@ def render_temporaries(doc: dict, full_names: bool = False) -> str:
             table(["size", "temporaries", "allocations", "of size", "of all temps"], rows, left=0)]
     out += ["", "Stack trace types by temporaries:"]
     for t in doc["stack_types"]:
-        out += ["", f"  {t['rank']}. size {num(t['size'])} in {t['region']}: {num(t['temporaries'])} "
-                    f"temporaries of {num(t['allocs'])} "
+        out += ["", f"  {t['rank']}. size {num(t['size'])} in {t['region']}: {est(t)}{num(t['temporaries'])} "
+                    f"temporaries of {est(t)}{num(t['allocs'])} "
                     f"allocations ({percent(t['share'])}; {percent(t['share_of_temporaries'])} of all "
                     f"temporaries)"]
         out += frame_lines(t, full_names, "    ")

@@ -1,59 +1,82 @@
-"""Notes said once: repeated notes that differ only in the file they name collapse into
-one line with a count (an MPI program's 27 "no debug info for .../mca_*.so" become one),
-`--verbose` lists them all.
+"""Notes said once: one line per kind of note, `--verbose` (text) or a fold (the HTML
+page) lists them all.
 
-Notes are grouped by their wording with each path taken out; a group of COLLAPSE_FROM
-or more becomes one line: the first note, then how many more there are and a few of
-their file names.
+A kind is a note's wording with what varies from one note to the next taken out (file
+paths, build-ids and other long hex numbers, counts): an MPI program's 49 "no debug info
+for .../mca_*.so" are one kind, said as "no debug info for 49 libraries (a, b, c and 46
+more; --verbose lists them)". A kind of one note is said as it is; an identical note
+coming from two sources is one note. A new wording needs nothing here: it is a kind of
+its own, collapsed in the generic way ("... (and 3 more like it ...)").
 """
 import os
 import re
+from dataclasses import dataclass, field
 from typing import Dict, Iterable, List
 
-COLLAPSE_FROM = 3
 NAMES_SHOWN = 3
 _PATH = re.compile(r"(?<![\w.])/[^\s;:,()]+")
+_HEX = re.compile(r"\b(?:0x)?[0-9a-f]{8,}\b")
+_NUMBER = re.compile(r"\d[\d,.]*")
 _NO_DEBUG = re.compile(r"^no debug info for (\S+); (.*)$")
+VERBOSE = "; --verbose lists them"
+
+
+@dataclass
+class Kind:
+    members: List[str] = field(default_factory=list)   # every note of the kind, in order
+
+    @property
+    def line(self) -> str:
+        """What a text report says for the whole kind (pointing at --verbose)."""
+        return self.members[0] if len(self.members) == 1 else _one_line(self.members, VERBOSE)
+
+    @property
+    def summary(self) -> str:
+        """The same line for a page, where the list is a fold under it."""
+        return self.members[0] if len(self.members) == 1 else _one_line(self.members, "")
+
+
+def kind_of(line: str) -> str:
+    """The wording of a note with its paths, hex ids and counts taken out."""
+    return _NUMBER.sub("N", _HEX.sub("HEX", _PATH.sub("PATH", line)))
+
+
+def kinds(lines: Iterable[str]) -> List[Kind]:
+    """The notes grouped by kind, kinds in the order of their first note; repeats of one
+    note (the same symbolizer note in two documents) counted once."""
+    groups: Dict[str, Kind] = {}
+    seen = set()
+    for line in lines:
+        if not line or line in seen:
+            continue
+        seen.add(line)
+        groups.setdefault(kind_of(line), Kind()).members.append(line)
+    return list(groups.values())
 
 
 def collapse(lines: Iterable[str], verbose: bool = False) -> List[str]:
-    lines = [line for line in lines if line]
+    """One line per kind; verbose: every note (repeats of one note still said once)."""
     if verbose:
-        return lines
-    groups: Dict[str, List[str]] = {}
-    for line in lines:
-        groups.setdefault(_PATH.sub("PATH", line), []).append(line)
-    out: List[str] = []
-    done = set()
-    for line in lines:
-        shape = _PATH.sub("PATH", line)
-        if shape in done:
-            continue
-        members = groups[shape]
-        if len(members) < COLLAPSE_FROM:
-            out.append(line)
-            continue
-        done.add(shape)
-        out.append(_one_line(members))
-    return out
+        return list(dict.fromkeys(line for line in lines if line))
+    return [k.line for k in kinds(lines)]
 
 
 def _names(members: List[str]) -> str:
     names = []
     for line in members:
         m = _PATH.search(line)
-        names.append(os.path.basename(m.group(0)) if m else line)
-    names.sort()
+        names.append(os.path.basename(m.group(0)) if m else "")
+    names = sorted(n for n in names if n)
     shown = ", ".join(names[:NAMES_SHOWN])
     more = len(names) - NAMES_SHOWN
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def _one_line(members: List[str]) -> str:
+def _one_line(members: List[str], pointer: str) -> str:
     n = len(members)
     if all(_NO_DEBUG.match(m) for m in members):
         advice = _NO_DEBUG.match(members[0]).group(2)
         advice = advice.replace("install its -dbgsym package", "install their -dbgsym packages")
-        return (f"no debug info for {n} libraries ({_names(members)}; --verbose lists them); "
-                f"{advice}")
-    return f"{members[0]} (and {n - 1} more like it: {_names(members[1:])}; --verbose lists them)"
+        return f"no debug info for {n} libraries ({_names(members)}{pointer}); {advice}"
+    names = _names(members[1:])
+    return f"{members[0]} (and {n - 1} more like it{': ' + names if names else ''}{pointer})"

@@ -5,11 +5,11 @@ import io
 from heapscope.render.histogram_text import format_ns
 from heapscope.render.processes import label
 from heapscope.render.text import counted, num, percent, table
-from heapscope.render.tracked_text import frame_lines, frames_cell, header_text
+from heapscope.render.tracked_text import est, frame_lines, frames_cell, header_text
 
 
-def render(doc: dict, full_names: bool = False) -> str:
-    out = header_text("peak", doc)
+def render(doc: dict, full_names: bool = False, verbose: bool = False) -> str:
+    out = header_text("peak", doc, verbose)
     for pk in doc["peaks"]:
         proc = doc["processes"][pk["process"]]
         at_least = "at least " if pk.get("peak_lower_bound") else ""
@@ -35,8 +35,8 @@ def render(doc: dict, full_names: bool = False) -> str:
                 table(["size", "bytes", "of peak", "blocks", "types"], rows, left=0, indent="    ")]
         out += ["", "  Stack trace types by bytes live at the peak:"]
         for t in pk["stack_types"]:
-            out += ["", f"  {t['rank']}. {num(t['bytes'])} bytes ({percent(t['share'])} of the peak): "
-                        f"{counted(t['blocks'], 'block')} of size {num(t['size'])} in {t['region']}"]
+            out += ["", f"  {t['rank']}. {est(t)}{num(t['bytes'])} bytes ({percent(t['share'])} of the peak): "
+                        f"{est(t)}{counted(t['blocks'], 'block')} of size {num(t['size'])} in {t['region']}"]
             out += frame_lines(t, full_names, "    ")
         if len(pk["stack_types"]) < pk["holders"]:
             out += ["", f"  ({len(pk['stack_types'])} of {pk['holders']} types shown; --top 0 shows all)"]

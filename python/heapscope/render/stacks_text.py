@@ -20,7 +20,10 @@ def render(doc: dict, full_names: bool = False, verbose: bool = False) -> str:
     for miss in doc["not_recorded"]:
         out.append("")
         out.append(miss["message"].replace("; record them with: ", ";\n  record them with: "))
-    if not doc["groups"] and not doc["not_recorded"]:
+    for w in doc.get("without_stack", []):
+        out.append(f"  no stack  {counted(w['count'], 'allocation')} of size {num(w['size'])} in region "
+                   f"{w['region']}: {w['reason']}")
+    if not doc["groups"] and not doc["not_recorded"] and not doc.get("without_stack"):
         where = f" in region {doc['filters']['region']}" if doc["filters"]["region"] else ""
         out += ["", f"No allocation of size {doc['filters']['size']}{where} was recorded with "
                     f"its stack: the program made none there."]
@@ -54,6 +57,9 @@ def _groups(groups: list, filters: dict, full_names: bool) -> list:
             types += f" seen in {counted(g['samples'], 'sample')}"
         out += ["", f"Stack trace types for size {num(g['size'])} in region {g['region']}: "
                     f"{types}, {counted(g['count'], 'allocation')} ({counted(g['bytes'], 'byte')})"]
+        if g.get("unseen"):
+            out.append(f"  in types no sample saw: up to {counted(g['unseen']['count_high'], 'allocation')}"
+                       f" (95%; Good-Turing estimate ~{num(g['unseen']['count'])})")
         for t in g["stack_types"]:
             out += ["", f"Stack trace type {t['rank']}/{g['types']}: {_figures(t)}"]
             for i, f in enumerate(t["frames"]):

@@ -2,7 +2,14 @@
  * lifecycle.c — when the recorder starts, dumps and stops.
  *
  *   load (constructor)   read HEAPSCOPE_* settings, open the profile file
- *   exit (destructor)    snapshot, reason "exit" (also on _exit, hooks/process.c)
+ *   exit (destructor)    snapshot, reason "exit" (also on _exit, _Exit and, after the
+ *                        program's at_quick_exit handlers, quick_exit: hooks/process.c)
+ *   last thread          main called pthread_exit and the program's last thread ended:
+ *                        the recorder's own threads end the process, exit(0), as glibc
+ *                        would have in that thread (core/last_thread.c)
+ *   periodic             HEAPSCOPE_SNAPSHOT_MS: a snapshot every so often (the sampler
+ *                        thread), which bounds what an end without a hook loses (a raw
+ *                        exit_group system call, SIGKILL)
  *   SIGTERM / SIGINT     snapshot, then the default action (the exit status stays
  *                        "killed by signal"); SIGUSR1: snapshot and continue;
  *                        SIGSEGV/SIGBUS/SIGFPE/SIGILL/SIGABRT: a "crash" snapshot,
@@ -50,6 +57,7 @@ _Atomic int hsr_recording = 1;
 uint64_t hsr_start_real_ns, hsr_start_mono_ns;
 
 static int initialized;
+extern char **environ;
 
 uint64_t hsr_now_ns(int clock)
 {
@@ -90,6 +98,9 @@ static void fork_child(void)
     hsr_pool_unlock();
     hsr_regions_unlock();
     hsr_ending_clear(); /* the parent's crash or abort is not the child's */
+    hsr_end_start();
+    hsr_helpers_after_fork_child();
+    hsr_teardown_after_fork_child();
     hsr_signals_after_fork_child();
     hsr_snapshot_after_fork_child(); /* also frees the dump lock */
     hsr_profile_after_fork_child();  /* and the writer lock */
@@ -117,6 +128,9 @@ void hsr_before_exec(void)
         hsr_snapshot(HS_REASON_EXEC, 0);
     }
 }
+
+/* quick_exit: our at_quick_exit handler, registered first so that it runs last. */
+static void at_quick_exit_dump(void) { hsr_before_exit_now(); }
 
 void hsr_before_exit_now(void)
 {
@@ -158,7 +172,6 @@ static const char *setting(const char *name, const char *fallback)
 
 static void read_settings(void)
 {
-    hsr_timeline_settings();
     hsr_settings.output_dir = setting("HEAPSCOPE_OUTPUT_DIR", ".");
     hsr_settings.stack_sizes = setting("HEAPSCOPE_STACK_SIZES", "");
     hsr_settings.stack_regions = setting("HEAPSCOPE_STACK_REGIONS", "");
@@ -183,9 +196,9 @@ static void read_settings(void)
     if (*sample && *hsr_settings.stack_sizes) {
         hsr_warn("HEAPSCOPE_SAMPLE_BYTES with HEAPSCOPE_STACK_SIZES: exact stacks of the chosen "
                  "sizes, no sampling");
-    } else if (*sample && (hsr_track_on || hsr_trace_on)) {
-        hsr_warn("HEAPSCOPE_SAMPLE_BYTES with tracking or the trace: no sampling (lifetimes "
-                 "need every block's stack type)");
+    } else if (*sample && hsr_trace_on) {
+        hsr_warn("HEAPSCOPE_SAMPLE_BYTES with the trace: no sampling (the trace names every "
+                 "block's stack type)");
     } else if (hsr_sampling_init(sample, getenv("HEAPSCOPE_SAMPLE_SEED"), err, sizeof err)) {
         hsr_warn(err);
     }
@@ -198,6 +211,27 @@ static void read_settings(void)
     }
 }
 
+/* Libraries' constructors run before ours when the program links them (libstdc++'s
+ * emergency exception pool, 72,704 bytes, is allocated in its constructor): reading
+ * the settings and readying stack capture at the first allocation gives those blocks
+ * their stacks and samples too. The loader has mapped every object by then, the
+ * environment is set, and libunwind, which we link, is initialised before any object
+ * that may allocate in a constructor (it depends on nothing of theirs). */
+void hsr_settings_init(void)
+{
+    static int done;
+    if (done || !environ) /* no environment yet: our constructor reads it */
+        return;
+    done = 1;
+    int saved_guard = hsr_guard;
+    hsr_guard = 1;
+    read_settings();
+    hsr_regions_reselect();
+    hsr_modules_init();
+    hsr_stacks_init((int)hsr_settings.unwinder, hsr_settings.max_depth);
+    hsr_guard = saved_guard;
+}
+
 __attribute__((constructor)) void hsr_init(void)
 {
     if (initialized)
@@ -208,17 +242,20 @@ __attribute__((constructor)) void hsr_init(void)
     hsr_guard = 1;
     hsr_start_real_ns = hsr_now_ns(CLOCK_REALTIME);
     hsr_start_mono_ns = hsr_now_ns(CLOCK_MONOTONIC);
-    read_settings();
-    hsr_regions_reselect();
-    hsr_modules_init();
-    hsr_stacks_init((int)hsr_settings.unwinder, hsr_settings.max_depth);
+    hsr_timeline_settings(); /* here, not at the first allocation: the heap in use and
+                              * the timeline start with the recorder's own start */
+    hsr_settings_init();
+    hsr_end_start();
     hsr_threads_init();
     hsr_exec_env_init();
     if (hsr_profile_open() != 0) {
         atomic_store(&hsr_recording, 0);
     } else {
         check_malloc_is_ours();
+        if (hsr_profile_rank() >= 0)
+            hsr_teardown_join();
         pthread_atfork(fork_prepare, fork_parent, fork_child);
+        at_quick_exit(at_quick_exit_dump);
         hsr_signals_install();
         hsr_timeline_start();
     }
@@ -230,8 +267,10 @@ __attribute__((destructor)) static void hsr_fini(void)
 {
     if (!atomic_load(&hsr_recording))
         return;
+    hsr_teardown_launcher_ends();
     hsr_profile_seal();
     hsr_snapshot(hsr_final_reason(HS_REASON_EXIT), 0);
+    hsr_stacks_report();
     uint64_t unbalanced = hsr_regions_unbalanced();
     if (unbalanced) {
         char msg[120];

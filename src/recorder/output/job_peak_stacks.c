@@ -27,6 +27,7 @@
 #include "output/profile_writer.h"
 #include "output/snapshot.h"
 #include "stacks/modules.h"
+#include "stacks/sampling.h"
 #include "track/track.h"
 #include "track/tracking.h"
 
@@ -447,6 +448,76 @@ static void convert(struct peaks *raw, struct peaks *p, int rank, const struct m
     }
 }
 
+/* ---- sampled stacks: the blocks at the peak split among the paths ---- */
+
+/* Per (region, size): its blocks live at the peak, and those of them that were samples. */
+struct cell {
+    uint32_t used, region;
+    uint64_t size;
+    int64_t all, sampled, given;
+};
+
+static struct cell *cell_of(struct cell *cells, uint64_t mask, uint32_t region, uint64_t size)
+{
+    for (uint64_t h = (size * 0x9E3779B97F4A7C15ull) ^ region;; h++) {
+        struct cell *c = &cells[h & mask];
+        if (!c->used) {
+            *c = (struct cell){.used = 1, .region = region, .size = size};
+            return c;
+        }
+        if (c->region == region && c->size == size)
+            return c;
+    }
+}
+
+/* With sampled stacks (record --track's default) a record with frames holds the sampled
+ * blocks of its path, the one without the rest of its (region, size). The reader splits
+ * every figure of a size among its paths by their sampled blocks (profile/sampling.py);
+ * the rank's section does the same for the blocks at the peak, so a path's figure is an
+ * estimate of all its blocks, not its samples; a size none of whose blocks at the peak
+ * was sampled keeps them. NULL when not sampling (or no memory: the raw figures). */
+static struct cell *sampled_cells(struct hsr_arena *arena, uint64_t *mask)
+{
+    if (!hsr_sample_mean)
+        return NULL;
+    uint64_t n = 0;
+    for (struct hsr_track_rec *r = hsr_track_records(); r; r = r->next)
+        n++;
+    uint64_t slots = 16;
+    while (slots < 2 * n)
+        slots *= 2;
+    struct cell *cells = hsr_arena_alloc(arena, slots * sizeof *cells);
+    if (!cells)
+        return NULL;
+    *mask = slots - 1;
+    for (struct hsr_track_rec *r = hsr_track_records(); r; r = r->next) {
+        int64_t at = atomic_load_explicit(&r->live_at_peak, memory_order_relaxed);
+        if (at <= 0 || !r->size)
+            continue;
+        struct cell *c = cell_of(cells, *mask, r->region, r->size);
+        c->all += at;
+        if (r->frames)
+            c->sampled += at;
+    }
+    return cells;
+}
+
+/* A record's blocks at the peak, estimated when sampling: the paths first, each share
+ * rounded down (as profile/sampling.py does for the blocks at the peak), then what they
+ * left to the size's record. */
+static int64_t at_peak(struct hsr_track_rec *r, int64_t at, struct cell *cells, uint64_t mask)
+{
+    if (!cells)
+        return at;
+    struct cell *c = cell_of(cells, mask, r->region, r->size);
+    if (r->frames) {
+        int64_t share = (int64_t)((unsigned __int128)c->all * (uint64_t)at / (uint64_t)c->sampled);
+        c->given += share;
+        return share;
+    }
+    return c->sampled ? (c->all > c->given ? c->all - c->given : 0) : at;
+}
+
 int hsr_job_peaks_own(struct hsr_buf *out, int rank)
 {
     struct hsr_arena arena = {0};
@@ -456,19 +527,25 @@ int hsr_job_peaks_own(struct hsr_buf *out, int rank)
         struct peaks raw = {.arena = &arena, .fw = 1};
         p.ranks_tracked = 1;
         hsr_track_peak_now(); /* (the snapshot just did: a peak reached since) */
-        for (struct hsr_track_rec *r = hsr_track_records(); r; r = r->next) {
-            int64_t at = atomic_load_explicit(&r->live_at_peak, memory_order_relaxed);
-            if (at <= 0 || !r->size)
-                continue;
-            struct ptype t = {.region = r->region,
-                              .depth = r->frames ? r->depth : 0,
-                              .size_min = r->size,
-                              .size_max = r->size,
-                              .blocks = (uint64_t)at,
-                              .bytes = (uint64_t)at * r->size,
-                              .frames = r->frames};
-            type_add(&raw, &t, 1);
-        }
+        uint64_t mask = 0;
+        struct cell *cells = sampled_cells(&arena, &mask);
+        for (int paths = 1; paths >= 0; paths--) /* paths first: sizes get what is left */
+            for (struct hsr_track_rec *r = hsr_track_records(); r; r = r->next) {
+                int64_t at = atomic_load_explicit(&r->live_at_peak, memory_order_relaxed);
+                if (at <= 0 || !r->size || (r->frames != NULL) != paths)
+                    continue;
+                at = at_peak(r, at, cells, mask);
+                if (at <= 0)
+                    continue;
+                struct ptype t = {.region = r->region,
+                                  .depth = r->frames ? r->depth : 0,
+                                  .size_min = r->size,
+                                  .size_max = r->size,
+                                  .blocks = (uint64_t)at,
+                                  .bytes = (uint64_t)at * r->size,
+                                  .frames = r->frames};
+                type_add(&raw, &t, 1);
+            }
         /* the module list as the snapshot writes it (its encoder's state is the dump's) */
         hsr_dump_lock_for_fork();
         hsr_modules_write(&mb);

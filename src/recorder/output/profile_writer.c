@@ -20,8 +20,8 @@
  * hsr_profile_write holds a lock for one whole buffer: the file is whole chunks at
  * every instant, never two buffers interleaved. The lock is an owner word (the
  * thread id), not a mutex, and is signal- and fork-safe:
- *   - while a thread holds it, SIGTERM/SIGINT/SIGUSR1 (the recorder's dump
- *     signals) are blocked on that thread, so a dump handler never runs on top
+ *   - while a thread holds it, SIGTERM/SIGINT/SIGUSR1 and the recorder's other
+ *     dump signals (core/signals.c) are blocked on that thread, so a dump handler never runs on top
  *     of its own thread's write; it runs on another thread and waits (at most
  *     5 s) for the write to end, or after the write, on this one;
  *   - a handler of the program's own that calls heapscope_dump() on top of a
@@ -85,6 +85,9 @@ static int room_off;                   /* fallocate is not supported here: plain
 static int dead;                       /* the header could not be written: no more writes */
 static _Atomic int failed;             /* a write failed: said, and marked in the header */
 static uint8_t header[HS_HEADER_SIZE]; /* as written: mark_header rewrites its end */
+static uint8_t settings[1024];         /* the SETTINGS chunk as written (hsr_profile_unwinder) */
+static size_t settings_len;            /* 0: none kept (too long) */
+static uint64_t settings_at;           /* its offset in the file */
 static uLong file_types;               /* crc32 of the types of the chunks written so far */
 
 /* ---- growable byte buffer (mmap/mremap) ---- */
@@ -184,12 +187,18 @@ size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type)
 
 /* The chunk header's fields filled in: crc over type, payload_len and payload, then
  * head_crc over the first 16 bytes (profile_format.h, chunk framing). */
+static void seal_chunk(uint8_t *head, uint64_t len);
+
 void hsr_chunk_end(struct hsr_buf *b, size_t start)
 {
     if (b->failed)
         return;
-    uint8_t *head = b->p + start;
-    uint64_t len = b->len - start - HS_CHUNK_HEADER_SIZE;
+    seal_chunk(b->p + start, b->len - start - HS_CHUNK_HEADER_SIZE);
+}
+
+/* A chunk's header filled in for a payload of len bytes after it. */
+static void seal_chunk(uint8_t *head, uint64_t len)
+{
     memcpy(head + 8, &len, 8);
     /* zlib's: about 10x the speed of a byte-wise table, which cost 0.5 s of
      * trace mode's writer thread on the churn benchmark (170 MB of events) */
@@ -221,6 +230,8 @@ static size_t types_crc(uLong *crc, const struct hsr_buf *b, size_t from, size_t
 int hsr_profile_is_open(void) { return fd >= 0; }
 const char *hsr_profile_path(void) { return path; }
 int hsr_profile_pid(void) { return fd_pid; }
+static int file_rank = -1;
+int hsr_profile_rank(void) { return file_rank; }
 
 /* Descriptors at or above 512, close-on-exec, out of the program's way. */
 static int move_high(int f)
@@ -278,6 +289,7 @@ static int lock_writer(void)
 static void unlock_writer(void) { atomic_store(&writer, 0); }
 
 void hsr_profile_background(void) { background = 1; }
+void hsr_profile_foreground(void) { background = 0; }
 
 void hsr_profile_seal(void)
 {
@@ -341,6 +353,22 @@ static void mark_header(int err, uint64_t at)
     close(f);
 }
 
+/* SETTINGS' unwinder (its last field), changed after the file was opened: the chunk
+ * rewritten in place, as the header is. */
+void hsr_profile_unwinder(uint32_t unwinder)
+{
+    hsr_settings.unwinder = unwinder; /* a fork child's file is written with it */
+    if (!settings_len || dead)
+        return;
+    memcpy(settings + settings_len - 4, &unwinder, 4);
+    seal_chunk(settings, settings_len - HS_CHUNK_HEADER_SIZE);
+    int f = open(path, O_WRONLY | O_CLOEXEC);
+    if (f < 0)
+        return;
+    (void)!pwrite(f, settings, settings_len, (off_t)settings_at);
+    close(f);
+}
+
 void hsr_profile_lost(int err, const char *what)
 {
     int was = 0;
@@ -349,10 +377,13 @@ void hsr_profile_lost(int err, const char *what)
     uint64_t at = eof;
     mark_header(err, at);
     char msg[4400];
+    /* strerrordesc_np, not strerror: no message catalog to load (with malloc), which the
+     * timeline's thread must not call (core/single_thread.c) */
+    const char *why = strerrordesc_np(err);
     snprintf(msg, sizeof msg,
              "cannot write %s to the profile %s at byte %llu: %s (the program goes on; "
              "this profile is incomplete)",
-             what, path, (unsigned long long)at, strerror(err));
+             what, path, (unsigned long long)at, why ? why : "unknown error");
     hsr_warn(msg);
 }
 
@@ -463,10 +494,7 @@ static int write_locked(struct hsr_buf *b, int snapshot)
     if (background && hsr_profile_sealed())
         return -1;
     sigset_t dump_signals, old;
-    sigemptyset(&dump_signals);
-    sigaddset(&dump_signals, SIGTERM);
-    sigaddset(&dump_signals, SIGINT);
-    sigaddset(&dump_signals, SIGUSR1);
+    hsr_dump_signal_set(&dump_signals);
     pthread_sigmask(SIG_BLOCK, &dump_signals, &old);
     int rc = -1;
     if (lock_writer() == 0) {
@@ -598,6 +626,10 @@ static void write_start(int rank)
     hsr_buf_u32(&b, hsr_settings.max_depth);
     hsr_buf_u32(&b, hsr_settings.unwinder);
     hsr_chunk_end(&b, c);
+    settings_len = !b.failed && b.len - c <= sizeof settings ? b.len - c : 0;
+    if (settings_len)
+        memcpy(settings, b.p + c, settings_len);
+    settings_at = c; /* b goes at the start of the new file */
 
     if (hsr_sample_mean) { /* the reader turns sample counts into estimates with it */
         c = hsr_chunk_begin(&b, HS_CHUNK_SAMPLING);
@@ -609,6 +641,21 @@ static void write_start(int rank)
     (void)hsr_profile_write_snapshot(&b); /* a failure is said and leaves the file empty */
     hsr_buf_release(&cmd);
     hsr_buf_release(&b);
+}
+
+/* A file or directory the recorder made: the program's umask decides who else may
+ * read it, never that its owner may not (umask(0777) before a fork made profiles of
+ * mode 000). fd >= 0: a file; else the directory at path. */
+void hsr_owner_may_use(int fd, const char *dir)
+{
+    struct stat st;
+    mode_t need = fd >= 0 ? S_IRUSR | S_IWUSR : S_IRWXU;
+    if (fd >= 0 ? fstat(fd, &st) != 0 : stat(dir, &st) != 0)
+        return;
+    if ((st.st_mode & need) == need)
+        return;
+    mode_t mode = (st.st_mode & 07777) | need;
+    (void)(fd >= 0 ? fchmod(fd, mode) : chmod(dir, mode));
 }
 
 /* Opens a new file for this process. Returns 0, or -1 (and warns once). */
@@ -632,12 +679,14 @@ int hsr_profile_open(void)
     }
     char base[3072];
     int rank = mpi_rank();
+    file_rank = rank;
     if (rank >= 0)
         snprintf(base, sizeof base, "%s/heapscope.%s.r%d.%s.%d", dir, *job_id() ? job_id() : "job",
                  rank, host, (int)getpid());
     else
         snprintf(base, sizeof base, "%s/heapscope.%s.%d", dir, host, (int)getpid());
-    mkdir(dir, 0777); /* one level, if missing; errors show at open */
+    if (mkdir(dir, 0777) == 0) /* one level, if missing; errors show at open */
+        hsr_owner_may_use(-1, dir);
     for (int n = 0; n < 1000; n++) {
         if (n == 0)
             snprintf(path, sizeof path, "%s.hsp", base);
@@ -655,6 +704,7 @@ int hsr_profile_open(void)
         path[0] = 0;
         return -1;
     }
+    hsr_owner_may_use(fd, NULL);
     fd_pid = (int)getpid();
     fd = move_high(fd);
     eof = room_end = 0;

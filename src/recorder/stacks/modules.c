@@ -27,6 +27,7 @@
 #include "hooks/hooks.h"
 #include "output/profile_writer.h"
 #include "stacks/modules.h"
+#include "stacks/unwind_cache.h"
 
 #define MAX_OWN_RANGES 4
 static uintptr_t own_lo[MAX_OWN_RANGES], own_hi[MAX_OWN_RANGES];
@@ -222,5 +223,7 @@ int dlclose(void *handle)
         forget(handle);
         hsr_guard = saved;
     }
-    return next ? next(handle) : -1;
+    int rc = next ? next(handle) : -1;
+    hsr_unwind_code_changed(); /* its rules must not serve code loaded there later */
+    return rc;
 }

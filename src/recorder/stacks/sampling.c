@@ -76,11 +76,15 @@ static uint64_t next_random(void)
     return rng * 0x2545f4914f6cdd1dull;
 }
 
-/* Bytes until the next sample: exponential with mean N, at least 1. */
+/* Bytes until the next sample: an exponential X of mean N, rounded up. An allocation of
+ * s bytes crosses a countdown c when c <= s: P(ceil(X) <= s) = P(X <= s) = 1 - exp(-s/N),
+ * and what is left after it goes by, ceil(X) - s given ceil(X) > s, is distributed as
+ * ceil(X) again, so every allocation is a sample with that same probability, the first
+ * after a sample too (rounding down gave the first one 1 - exp(-(s+1)/N)). */
 static int64_t draw_countdown(void)
 {
     double u = ((double)(next_random() >> 11) + 1.0) * 0x1.0p-53; /* (0, 1] */
-    double bytes = -log(u) * (double)hsr_sample_mean;
+    double bytes = ceil(-log(u) * (double)hsr_sample_mean);
     if (bytes < 1.0)
         return 1;
     return bytes > 0x1.0p62 ? (int64_t)1 << 62 : (int64_t)bytes;

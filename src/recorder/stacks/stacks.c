@@ -2,13 +2,16 @@
  * stacks.c — call stacks of the selected allocations, aggregated per thread into
  * stack trace types: distinct (region, size, frame sequence), with a count.
  *
- * Capture: DWARF CFI through libunwind by default, behind a per-thread cache of the
- * last unwind of each call site, checked against the stack (unwind_cache.c); beyond
- * its depth libunwind's unw_backtrace alone; with HEAPSCOPE_UNWIND=fp a walk
+ * Capture: DWARF CFI by default, through a per-thread cache of the last unwind of
+ * each call site checked against the stack, and rules read from the CFI
+ * (unwind_cache.c), else libunwind's unw_backtrace; with HEAPSCOPE_UNWIND=fp a walk
  * of the frame-pointer chain, bounds-checked against the thread's stack so code
- * without frame pointers ends the walk instead of crashing it. Leading frames
- * inside libheapscope.so are dropped: frame 0 is the return address into the
- * code that called the allocation function.
+ * without frame pointers ends the walk instead of crashing it. Such code ends it
+ * after a frame or two: the first FP_PROBES stacks are unwound both ways (the
+ * DWARF frames are kept), and if most frame-pointer walks stopped short, DWARF
+ * unwinds from then on, said in one line and in the profile's settings. Leading
+ * frames inside libheapscope.so are dropped: frame 0 is the return address into
+ * the code that called the allocation function.
  *
  * Storage, per thread: a dense array of types in order of first sight, and an
  * array of their frames, both reserved with mmap at a fixed size (pages are
@@ -23,12 +26,15 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/lifecycle.h"
 #include "core/pool.h"
 #include "count/thread.h"
+#include "output/profile_writer.h"
 #include "stacks/modules.h"
 #include "stacks/stacks.h"
 #include "stacks/unwind_cache.h"
@@ -55,21 +61,27 @@ struct hsr_stack_table {
     uint64_t *frames;
     struct index_slot *index; /* owner only */
     uint64_t index_mask;
-    struct hsr_unwind_cache *unwind; /* owner only; NULL: none could be made */
+    struct hsr_unwind_cache *unwind; /* owner only; NULL: none (yet, or could not be made) */
+    int unwind_tried;                /* made or tried: not again */
     struct hsr_stack_entry e[HSR_STACK_TYPES];
 };
 
-static int use_fp;
-static int use_cache = 1; /* HEAPSCOPE_UNWIND_CACHE=0: libunwind for every stack (to compare) */
+static _Atomic int use_fp; /* cleared when the frame-pointer walks stop short (probe) */
+#define FP_PROBES 32u
+static _Atomic uint32_t fp_probes, fp_short; /* the first stacks of --unwind fp, both ways */
+static int use_cache = 1;    /* HEAPSCOPE_UNWIND_CACHE=0: libunwind for every stack (to compare) */
+static int report_unwinding; /* HEAPSCOPE_UNWIND_STATS=1: what the cache did, at exit */
 static unsigned max_depth = 64;
 static _Atomic uint64_t lost;
 static HSR_TLS uintptr_t stack_lo, stack_hi; /* this thread's stack, for the fp walk */
 
 void hsr_stacks_init(int unwinder, unsigned depth)
 {
-    use_fp = unwinder == HS_UNWINDER_FRAME_POINTERS;
+    atomic_store(&use_fp, unwinder == HS_UNWINDER_FRAME_POINTERS);
     const char *cache = getenv("HEAPSCOPE_UNWIND_CACHE");
     use_cache = !(cache && strcmp(cache, "0") == 0);
+    const char *stats = getenv("HEAPSCOPE_UNWIND_STATS");
+    report_unwinding = stats && strcmp(stats, "1") == 0;
     max_depth = depth < 1 ? 1 : depth > HSR_MAX_DEPTH ? HSR_MAX_DEPTH : depth;
     if (!use_fp)
         unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
@@ -117,11 +129,11 @@ static __attribute__((noinline)) int walk_frame_pointers(uint64_t *out, int max)
 
 /* Return addresses of the caller's stack, recorder frames removed (libunwind's
  * unw_backtrace or the frame-pointer walk). */
-static int capture(uint64_t *out)
+static int capture(uint64_t *out, int fp)
 {
     uint64_t raw[HSR_MAX_DEPTH + HSR_STACK_SKIP_MAX];
     int want = (int)max_depth + HSR_STACK_SKIP_MAX;
-    int n = use_fp ? walk_frame_pointers(raw, want) : unw_backtrace((void **)raw, want);
+    int n = fp ? walk_frame_pointers(raw, want) : unw_backtrace((void **)raw, want);
     int skip = 0;
     while (skip < n && hsr_in_recorder((uintptr_t)raw[skip]))
         skip++;
@@ -132,6 +144,35 @@ static int capture(uint64_t *out)
         n = 0;
     memcpy(out, raw + skip, (size_t)n * sizeof *out);
     return n;
+}
+
+/* One of the first stacks of --unwind fp, unwound both ways. A walk that stopped
+ * after 1 or 2 frames where DWARF found 3 more or over was cut short: its DWARF
+ * frames are kept; else the frame pointers', as asked. After FP_PROBES, if three in
+ * four were cut short, DWARF from then on (code built without frame pointers:
+ * Debian's packages, most -O2 builds). */
+static int probe(uint64_t *out)
+{
+    uint64_t dwarf[HSR_MAX_DEPTH];
+    int nf = capture(out, 1), nd = capture(dwarf, 0);
+    int cut = nf <= 2 && nd >= nf + 3;
+    if (cut) {
+        memcpy(out, dwarf, (size_t)nd * sizeof *out);
+        atomic_fetch_add(&fp_short, 1);
+    }
+    if (atomic_fetch_add(&fp_probes, 1) + 1 == FP_PROBES &&
+        atomic_load(&fp_short) * 4 >= FP_PROBES * 3) {
+        atomic_store(&use_fp, 0);
+        hsr_profile_unwinder(HS_UNWINDER_DWARF);
+        char msg[300];
+        snprintf(msg, sizeof msg,
+                 "--unwind fp: %u of the first %u stacks ended after 1 or 2 frames where the "
+                 "DWARF unwind found 3 more or over (code built without frame pointers): "
+                 "unwinding with DWARF instead, as without --unwind fp",
+                 (unsigned)atomic_load(&fp_short), FP_PROBES);
+        hsr_warn(msg);
+    }
+    return cut ? nd : nf;
 }
 
 static uint64_t hash_stack(uint32_t region, uint64_t size, const uint64_t *f, int n)
@@ -156,8 +197,6 @@ static struct hsr_stack_table *table_of(struct hsr_thread *t)
         hsr_unmap(st, sizeof *st);
         return NULL;
     }
-    if (!use_fp && use_cache)
-        st->unwind = hsr_unwind_cache_new();
     atomic_store_explicit((struct hsr_stack_table * _Atomic *)hsr_thread_stacks_slot(t), st,
                           memory_order_release);
     return st;
@@ -237,11 +276,19 @@ struct hsr_stack_entry *hsr_stack_record(struct hsr_thread *t, uint32_t region, 
     struct hsr_stack_table *st = table_of(t);
     struct hsr_stack_entry *known = NULL;
     void *site = NULL;
-    int n = st && st->unwind ? hsr_unwind_cached(st->unwind, __builtin_frame_address(0), frames,
-                                                 (int)max_depth, region, size, &known, &site)
-                             : -1;
+    int fp = atomic_load_explicit(&use_fp, memory_order_relaxed);
+    if (HSR_UNLIKELY(st && !st->unwind_tried) && !fp && use_cache) {
+        st->unwind = hsr_unwind_cache_new(); /* on the first stack by DWARF */
+        st->unwind_tried = 1;
+    }
+    int n = -1;
+    if (st && st->unwind && !fp)
+        n = hsr_unwind_cached(st->unwind, __builtin_frame_address(0), frames, (int)max_depth,
+                              region, size, &known, &site);
     if (n < 0)
-        n = capture(frames);
+        n = HSR_UNLIKELY(fp) && atomic_load_explicit(&fp_probes, memory_order_relaxed) < FP_PROBES
+                ? probe(frames)
+                : capture(frames, fp);
     if (known) { /* the call site's frames, unchanged, and the type they gave */
         hsr_bump(&known->count, 1);
         return known;
@@ -284,8 +331,33 @@ void hsr_stack_table_clear(struct hsr_stack_table *st)
     madvise(frames, (size_t)HSR_STACK_FRAME_SLOTS * sizeof(uint64_t), MADV_DONTNEED);
     st->frames = frames; /* the rest is zero again: empty, no index */
     st->unwind = unwind;
+    st->unwind_tried = unwind != NULL;
     if (unwind)
         hsr_unwind_cache_clear(unwind); /* its types are gone */
+}
+
+void hsr_stacks_report(void)
+{
+    if (!report_unwinding || atomic_load(&use_fp) || !use_cache)
+        return;
+    struct hsr_unwind_stats s = {0};
+    for (struct hsr_thread *t = hsr_threads_first(); t; t = hsr_threads_next(t)) {
+        struct hsr_stack_table *st = hsr_thread_stacks(t);
+        if (st && st->unwind)
+            hsr_unwind_cache_stats(st->unwind, &s);
+    }
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "unwinding: %llu stacks: %llu from call sites seen before, %llu walked by CFI "
+             "rules (%llu of them joining a stack met before), %llu by libunwind; %llu more "
+             "by libunwind while the cache stood aside (%llu times); %llu rules read from the "
+             "CFI, %llu without a fixed rule; the call-site table doubled %llu times",
+             (unsigned long long)s.stacks, (unsigned long long)s.from_sites,
+             (unsigned long long)s.walked, (unsigned long long)s.joined,
+             (unsigned long long)s.libunwind, (unsigned long long)s.aside,
+             (unsigned long long)s.steps_aside, (unsigned long long)s.rules_read,
+             (unsigned long long)s.rules_none, (unsigned long long)s.site_growths);
+    hsr_warn(msg);
 }
 
 void hsr_stacks_after_fork_child(void) { atomic_store(&lost, 0); }

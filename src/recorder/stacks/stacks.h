@@ -22,6 +22,7 @@ HSR_HIDDEN const uint64_t *hsr_stack_entry_frames(const struct hsr_stack_entry *
 HSR_HIDDEN void *_Atomic *hsr_stack_entry_slot(struct hsr_stack_entry *e);
 HSR_HIDDEN uint32_t *hsr_stack_entry_trace_id(struct hsr_stack_entry *e); /* owner thread only */
 HSR_HIDDEN void hsr_stacks_after_fork_child(void);
+HSR_HIDDEN void hsr_stacks_report(void); /* HEAPSCOPE_UNWIND_STATS=1: one line on stderr */
 HSR_HIDDEN uint64_t hsr_stacks_lost(void);
 typedef void (*hsr_stack_fn)(void *ctx, uint32_t region, uint64_t size, uint32_t depth,
                              const uint64_t *frames, uint64_t count);

@@ -4,6 +4,12 @@ chart and one table per workload and metric (`heapscope bench --html FILE`)."""
 from heapscope.bench.results import METRICS
 
 ID, TITLE, SCRIPT = "bench", "Allocator comparison", "bench.js"
+TITLES = {"allocators": TITLE, "profilers": "Profiler comparison"}
+
+
+def title(doc: dict) -> str:
+    """The section's title for what was compared (bench --profilers compares profilers)."""
+    return TITLES.get(doc["settings"].get("mode"), TITLE)
 
 
 def data(docs: dict) -> dict:

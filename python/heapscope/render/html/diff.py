@@ -34,6 +34,7 @@ def data(docs: dict) -> dict:
         stacks = [dict(s, frames=frames(s["frames"])) for s in d["stacks"]]
     return dict(
         a=docs["inputs"], b=docs["compare"], processes=d["processes"], warnings=d["warnings"],
+        runs=d.get("runs", dict(a=1, b=1)),
         total=dict(d["total"], percent=d["percent"]["count"]), rows=len(d["sizes"]),
         sizes=d["sizes"][:MAX_ROWS], migrations=d["migrations"], names=table, stacks=stacks,
         path_migrations=[dict(m, frames=frames(m["frames"])) for m in d.get("path_migrations", [])])

@@ -1,6 +1,8 @@
-"""Section 1, overview: who ran, the totals, and what to mistrust, in plain words at the top."""
+"""Section 1, overview: who ran, the totals, and what to mistrust, in plain words at the
+top; then the page's notes, each said once (one line per kind, its notes in a fold)."""
 from typing import List
 
+from heapscope.render.notes import kinds
 from heapscope.render.processes import label
 from heapscope.render.text import counted
 
@@ -28,8 +30,19 @@ def warnings(docs: dict) -> List[str]:
     job = docs.get("job") or {}
     out += job.get("warnings", [])
     out += [docs["left_out"]] if docs.get("left_out") else []   # MPI launchers and daemons
-    out += [f"symbols: {n}" for n in docs.get("notes", [])]
     return out
+
+
+def notes(docs: dict) -> List[dict]:
+    """Every note of the page's documents (the symbolizer's, the stacks', the MPI job's),
+    each once, by kind: {line, notes} (notes: the kind's every note, when more than one)."""
+    stacks = docs.get("stacks") or {}
+    job = docs.get("job") or {}
+    peak_stacks = (job.get("job_file") or {}).get("peak_stacks") or {}
+    found = (list(docs.get("notes", [])) + list(stacks.get("notes", [])) +
+             list(job.get("notes", [])) + list(peak_stacks.get("notes", [])))
+    return [dict(line=k.summary, notes=k.members if len(k.members) > 1 else [])
+            for k in kinds(found)]
 
 
 def data(docs: dict) -> dict:
@@ -43,4 +56,5 @@ def data(docs: dict) -> dict:
                          bytes=sum(t["bytes"] for t in totals.values())),
         job=None if "absent" in job else dict(job_id=job["job_id"], ranks=job["ranks"],
                                                hosts=job["hosts"]),
-        inputs=docs["inputs"], compare=docs.get("compare"), warnings=warnings(docs))
+        inputs=docs["inputs"], compare=docs.get("compare"), warnings=warnings(docs),
+        notes=notes(docs))

@@ -1,32 +1,30 @@
 // Section 7: bench results: per workload and metric, each configuration's median with its
-// 95% bootstrap interval (uPlot bars with whiskers) and its ratio to the baseline.
+// 95% bootstrap interval (a bar with whiskers) and its ratio to the baseline.
 "use strict";
-HS.ciChart = function (title, names, medians, lows, highs) {
-  const holder = HS.el("div", { class: "hs-chart", "data-title": title });
-  const whiskers = (u) => {
-    const ctx = u.ctx;
-    ctx.save(); ctx.strokeStyle = "#222"; ctx.lineWidth = 1.5 * devicePixelRatio;
-    names.forEach((_, i) => {
-      if (lows[i] === null) return;
-      const x = u.valToPos(i, "x", true), y0 = u.valToPos(lows[i], "y", true), y1 = u.valToPos(highs[i], "y", true);
-      const w = 6 * devicePixelRatio;
-      ctx.beginPath(); ctx.moveTo(x, y0); ctx.lineTo(x, y1);
-      ctx.moveTo(x - w, y0); ctx.lineTo(x + w, y0); ctx.moveTo(x - w, y1); ctx.lineTo(x + w, y1); ctx.stroke();
-    });
-    ctx.restore();
-  };
-  requestAnimationFrame(() => {
-    holder.uplot = new uPlot({
-      title, width: 420, height: 240, scales: { x: { time: false, range: [-0.6, names.length - 0.4] },
-        y: { range: (u, lo, hi) => [0, Math.max(hi, ...highs.filter((v) => v !== null)) * 1.1] } },
-      series: [{ label: "configuration", value: (u, v) => v === null ? "-" : names[v] },
-        { label: "median", fill: "rgba(28,126,214,0.45)", stroke: "#1c7ed6",
-          paths: uPlot.paths.bars({ size: [0.6, 80] }), points: { show: false } }],
-      axes: [{ values: (u, vals) => vals.map((v) => Number.isInteger(v) ? names[v] || "" : ""), splits: () => names.map((_, i) => i) },
-        { size: 60 }],
-      hooks: { draw: [whiskers] },
-    }, [names.map((_, i) => i), medians], holder);
+// One chart of a metric: a row per configuration (its name, a bar to its median, the
+// whisker of its interval, the median's value), so names never run into each other
+// however many configurations there are; the scale under the bars starts at 0.
+HS.ciChart = function (title, names, medians, lows, highs, fmt) {
+  const el = HS.el, known = medians.concat(highs).filter((v) => v !== null && v !== undefined);
+  const max = Math.max(0, ...known) || 1;
+  const at = (v) => `${(100 * Math.max(0, v) / max).toFixed(3)}%`;
+  const holder = el("div", { class: "hs-chart hs-ci-chart", "data-title": title },
+    el("div", { class: "hs-chart-title" }, title));
+  names.forEach((name, i) => {
+    const m = medians[i], track = el("div", { class: "hs-ci-track" });
+    if (m !== null && m !== undefined) track.append(el("div", { class: "hs-ci-bar", style: `width: ${at(m)}` }));
+    if (lows[i] !== null && lows[i] !== undefined) {
+      track.append(el("div", { class: "hs-ci-whisker", title: `interval [${fmt(lows[i])}, ${fmt(highs[i])}]`,
+        style: `left: ${at(lows[i])}; width: calc(${at(highs[i])} - ${at(lows[i])})` }));
+    }
+    holder.append(el("div", { class: "hs-ci-row", "data-config": name },
+      el("span", { class: "hs-ci-label", title: name }, name), track,
+      el("span", { class: "hs-ci-value" }, fmt(m))));
   });
+  holder.append(el("div", { class: "hs-ci-row hs-ci-axis" }, el("span"),
+    el("div", { class: "hs-ci-scale" }, el("span", {}, "0"), el("span", {}, fmt(max / 2)), el("span", {}, fmt(max))),
+    el("span")));
+  holder.medians = medians;   // what the bars show, for a reader of the DOM
   return holder;
 };
 
@@ -37,6 +35,7 @@ HS.sections.bench = function (body, d) {
     `(${s.resamples} resamples); ratios to ${s.baseline}.`));
   for (const why of Object.values(d.missing)) body.append(HS.note(why));
   const fmt = (v) => v === null || v === undefined ? "-" : Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(4);
+  const short = (v) => v === null || v === undefined ? "-" : Math.abs(v) >= 100 ? HS.num(Math.round(v)) : v.toPrecision(3);
   for (const c of d.commands) {
     body.append(el("h3", {}, `${c.name}`), el("p", { class: "hs-note" }, c.command.join(" ")));
     if (c.checksum_error) body.append(el("p", { class: "hs-warn" }, c.checksum_error));
@@ -46,7 +45,7 @@ HS.sections.bench = function (body, d) {
     for (const m of d.metrics.filter((m) => ok.some((g) => g.stats[m.key]))) {
       const st = ok.map((g) => g.stats[m.key]);
       charts.append(HS.ciChart(`${c.name}: ${m.title}`, ok.map((g) => g.name), st.map((x) => x.median),
-        st.map((x) => x.median_ci[0]), st.map((x) => x.median_ci[1])));
+        st.map((x) => x.median_ci[0]), st.map((x) => x.median_ci[1]), short));
     }
     body.append(charts, HS.table([{ title: "configuration", key: (g) => g.name, cell: (g) => g.name }]
       .concat(d.metrics.filter((m) => ok.some((g) => g.stats[m.key])).flatMap((m) => [

@@ -43,26 +43,29 @@ HS.note = (text) => HS.el("p", { class: "hs-note" }, text);
 
 // A table whose columns sort on a click of their header. columns: [{title, key(row) ->
 // sort value, cell(row) -> node or text, num: right-aligned}]; rows: data objects.
-// limit: rows drawn at first (a "show all" button draws the rest).
+// limit: rows drawn at first (a "show all" button draws the rest); sort: [column index,
+// descending] the table opens sorted by; more: a line under the table for rows the page
+// does not carry (a bounded page: "N more sizes ... in the JSON export").
 HS.table = (columns, rows, opts) => {
   opts = opts || {};
   let order = rows.slice(), sortCol = null, desc = false, limit = opts.limit || 0;
   const table = HS.el("table", { class: "hs-table" + (opts.cls ? " " + opts.cls : "") });
   const thead = HS.el("thead"), tbody = HS.el("tbody"), foot = HS.el("div", { class: "hs-more" });
   const headRow = HS.el("tr");
+  const sortBy = (i, descending) => {
+    const c = columns[i];
+    desc = descending;
+    sortCol = i;
+    order = rows.slice().sort((a, b) => {
+      const x = c.key(a), y = c.key(b);
+      return (x < y ? -1 : x > y ? 1 : 0) * (desc ? -1 : 1);
+    });
+    headRow.querySelectorAll("th").forEach((h, j) =>
+      h.setAttribute("aria-sort", j === i ? (desc ? "descending" : "ascending") : "none"));
+  };
   columns.forEach((c, i) => {
     const th = HS.el("th", { class: c.num ? "num" : null, title: "sort by " + c.title,
-      onclick: () => {
-        desc = sortCol === i ? !desc : !!c.num;
-        sortCol = i;
-        order = rows.slice().sort((a, b) => {
-          const x = c.key(a), y = c.key(b);
-          return (x < y ? -1 : x > y ? 1 : 0) * (desc ? -1 : 1);
-        });
-        headRow.querySelectorAll("th").forEach((h, j) =>
-          h.setAttribute("aria-sort", j === i ? (desc ? "descending" : "ascending") : "none"));
-        draw();
-      } }, c.title);
+      onclick: () => { sortBy(i, sortCol === i ? !desc : !!c.num); draw(); } }, c.title);
     headRow.append(th);
   });
   thead.append(headRow);
@@ -80,7 +83,9 @@ HS.table = (columns, rows, opts) => {
       foot.append(`${HS.num(limit)} of ${HS.num(order.length)} rows shown `,
         HS.el("button", { onclick: () => { limit = 0; draw(); } }, "show all"));
     }
+    if (opts.more) foot.append(HS.el("p", { class: "hs-note hs-folded" }, opts.more));
   }
+  if (opts.sort) sortBy(opts.sort[0], opts.sort[1]);
   draw();
   return HS.el("div", { class: "hs-table-wrap" }, table, foot);
 };

@@ -33,6 +33,14 @@ HS.sections.diff = function (body, d) {
     `B: ${d.b.join(" ")} (${d.processes[1]}). Allocations ${HS.num(t.count_a)} → ${HS.num(t.count_b)} ` +
     `(${HS.signed(t.delta)}, ${pct(t)}); bytes ${HS.num(t.bytes_a)} → ${HS.num(t.bytes_b)} ` +
     `(${HS.signed(t.bytes_delta)}).`));
+  // several runs per side: means, each side's lowest..highest run, and the status
+  // "within run-to-run variation" where the ranges meet
+  const several = d.runs.a > 1 || d.runs.b > 1;
+  const runCell = (r, s) => HS.num(r["count_" + s]) +
+    (r["runs_" + s] ? ` (${HS.num(r["count_" + s + "_min"])}..${HS.num(r["count_" + s + "_max"])})` : "");
+  if (several) body.append(el("p", { id: "hs-diff-runs" }, `Runs: A ${d.runs.a}, B ${d.runs.b}: ` +
+    `before and after are their means with each side's lowest..highest run; allocations per run ` +
+    `A ${runCell(t, "a")}, B ${runCell(t, "b")}: ${t.status}.`));
   body.append(el("h3", {}, "Per size and region, biggest change first"));
   const changed = d.sizes.filter((r) => r.delta);
   if (!d.sizes.length) body.append(HS.absent("No allocation in A or in B: nothing to compare."));
@@ -40,8 +48,8 @@ HS.sections.diff = function (body, d) {
   else body.append(HS.table([
     { title: "region", key: (r) => r.region, cell: (r) => r.region },
     { title: "size", num: true, key: (r) => r.size, cell: (r) => HS.num(r.size) },
-    { title: "before", num: true, key: (r) => r.count_a, cell: (r) => HS.num(r.count_a) },
-    { title: "after", num: true, key: (r) => r.count_b, cell: (r) => HS.num(r.count_b) },
+    { title: "before", num: true, key: (r) => r.count_a, cell: (r) => runCell(r, "a") },
+    { title: "after", num: true, key: (r) => r.count_b, cell: (r) => runCell(r, "b") },
     { title: "delta", num: true, key: (r) => r.delta, cell: (r) => HS.signed(r.delta) },
     { title: "ratio", num: true, key: (r) => r.ratio === null ? Infinity : r.ratio,
       cell: (r) => r.ratio === null ? "new" : r.ratio.toFixed(3) },
@@ -59,15 +67,16 @@ HS.sections.diff = function (body, d) {
   body.append(el("h3", {}, "Stack trace types"));
   if (!d.stacks) { body.append(HS.absent("Neither recording holds stack trace types (record with --sizes).")); return; }
   const path = (s) => s.frames.slice(0, 6).map((i) => d.names[i]).join(" ← ") + (s.frames.length > 6 ? " ← …" : "");
-  const kinds = [["new", "appeared in B"], ["gone", "disappeared from B"], ["more", "more in B"], ["fewer", "fewer in B"]];
+  const kinds = [["new", "appeared in B"], ["gone", "disappeared from B"], ["more", "more in B"], ["fewer", "fewer in B"],
+    ["within run-to-run variation", "changed within run-to-run variation"]];
   for (const [status, title] of kinds) {
     const rows = d.stacks.filter((s) => s.status === status);
     if (!rows.length) continue;
     body.append(el("h4", {}, `${rows.length} ${title}`), HS.table([
       { title: "size", num: true, key: (s) => s.size, cell: (s) => HS.num(s.size) },
       { title: "region", key: (s) => s.region, cell: (s) => s.region },
-      { title: "before", num: true, key: (s) => s.count_a, cell: (s) => HS.num(s.count_a) },
-      { title: "after", num: true, key: (s) => s.count_b, cell: (s) => HS.num(s.count_b) },
+      { title: "before", num: true, key: (s) => s.count_a, cell: (s) => runCell(s, "a") },
+      { title: "after", num: true, key: (s) => s.count_b, cell: (s) => runCell(s, "b") },
       { title: "delta", num: true, key: (s) => s.delta, cell: (s) => HS.signed(s.delta) },
       { title: "call path (innermost first)", key: (s) => s.delta, cell: (s) => HS.pathCell(path(s)) }],
     rows, { limit: 10, cls: "hs-diff-stacks", rowAttrs: () => ({ "data-status": status }) }));

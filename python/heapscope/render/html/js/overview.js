@@ -10,6 +10,13 @@ HS.sections.overview = function (body, d) {
     body.append(el("p", { class: "hs-ok", id: "hs-warnings" },
       "No warnings: every file is complete, no stack was lost."));
   }
+  if (d.notes.length) {   // every note of the page, once: a line per kind, its notes folded
+    body.append(el("div", { class: "hs-notes", id: "hs-notes" },
+      el("strong", {}, "Notes"),
+      el("ul", {}, d.notes.map((k) => el("li", {}, k.notes.length
+        ? el("details", {}, el("summary", {}, k.line), el("ul", {}, k.notes.map((n) => el("li", {}, n))))
+        : k.line)))));
+  }
   const procs = d.processes, first = procs[0];
   if (!procs.length) { // a job known from its job file alone
     const job = d.job;

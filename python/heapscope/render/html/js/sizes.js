@@ -26,9 +26,13 @@ HS.sections.sizes = function (body, d) {
   const holder = el("div", { id: "hs-size-table" });
   const draw = () => { holder.textContent = "";
     holder.append(HS.table(columns, d.sizes, { limit: 300, cls: "hs-sizes",
+      sort: [columns.length - 2, true],            // by allocations, the most first
+      more: d.folded.sizes ? `${HS.counted(d.folded.sizes, "more size")} with fewer allocations ` +
+        `(${HS.num(d.folded.count)} together) not carried in the page: \`heapscope report ` +
+        `${d.inputs.join(" ")} --top 0 --format json\` lists every size.` : null,
       rowAttrs: (x) => ({ "data-size": x.size }) })); };
-  body.append(el("p", {}, `${HS.num(d.sizes.length)} sizes; allocations per region, coloured ` +
-      `by count (log scale). Click a column to sort` +
+  body.append(el("p", {}, `${HS.num(d.distinct_sizes)} sizes, the most allocated first; allocations ` +
+      `per region, coloured by count (log scale). Click a column to sort by it` +
       (withStacks.size ? "; an underlined size opens its stack trace types." : "."),
     " ", HS.button("heat map on/off", () => { heat = !heat; draw(); })), holder);
   draw();

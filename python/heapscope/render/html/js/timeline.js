@@ -177,8 +177,7 @@ HS.jobPeakStacks = function (body, ps) {
     { title: "region", key: (t) => t.region, cell: (t) => t.region },
     { title: "call path", key: path,
       cell: (t) => t.recorded ? HS.pathCell(path(t)) : "(no stack: tracked per size)" }],
-  ps.types, { cls: "hs-peak-stacks" }));
-  for (const n of ps.notes) body.append(HS.note(n));
+  ps.types, { cls: "hs-peak-stacks" }));   // (its notes are the overview's)
 };
 
 HS.fmtUnit = (v, unit) => unit === "bytes" ? HS.bytes(v) : HS.num(v);

@@ -9,11 +9,13 @@ const COL = {
   rank: { title: "#", num: true, key: (r) => r.rank, cell: (r) => r.rank },
   size: { title: "size", num: true, key: (r) => r.size, cell: (r) => HS.num(r.size) },
   region: { title: "region", key: (r) => r.region, cell: (r) => r.region },
-  blocks: { title: "blocks", num: true, key: (r) => r.blocks, cell: (r) => HS.num(r.blocks) },
-  bytes: { title: "bytes", num: true, key: (r) => r.bytes, cell: (r) => HS.num(r.bytes) },
+  // "~": a path's figure estimated from sampled stacks (record --track's default)
+  blocks: { title: "blocks", num: true, key: (r) => r.blocks, cell: (r) => (r.estimated ? "~" : "") + HS.num(r.blocks) },
+  bytes: { title: "bytes", num: true, key: (r) => r.bytes, cell: (r) => (r.estimated ? "~" : "") + HS.num(r.bytes) },
   path: { title: "call path", key: (r) => r.rank,
           cell: (r) => r.recorded ? HS.pathCell(HS.path(r.frames)) :
-            (r.no_stack || "").startsWith("start-up") ? "(no stack: allocated at start-up)" : "(stack not recorded)" },
+            (r.no_stack || "").startsWith("start-up") ? "(no stack: allocated at start-up)" :
+            r.no_stack === "not-sampled" ? "(not on a sampled path)" : "(stack not recorded)" },
 };
 
 // uPlot bars of a log2 histogram: bins_json rows {bin, lo, hi, count}.
@@ -65,6 +67,9 @@ HS.sections.tracking = function (body, d) {
   };
   body.append(HS.select("size", life.sizes.map((s, i) => [String(i),
     `${s.size} B (${HS.num(s.allocs)} allocations)`]), (v) => { which = v; draw(); }, which), hist);
+  if (life.folded && life.folded.sizes) body.append(HS.note(`${HS.counted(life.folded.sizes, "more size")} ` +
+    `with fewer allocations (${HS.num(life.folded.allocs)} together) not carried in the page: ` +
+    `\`heapscope lifetimes ${d.inputs.join(" ")} --format json\` has them.`));
   draw();
 
   body.append(el("h3", {}, "Temporaries"));
