@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mimalloc-bench's in-repo programs under glibc, jemalloc, tcmalloc, mimalloc and hsmalloc.
 
-    scripts/bench_mimalloc_suite.py CHECKOUT [--rounds N] [--procs N] [--only ROW,...]
+    scripts/bench_mimalloc_suite.py CHECKOUT [--rounds N] [--warmup N] [--procs N] [--only ROW,...]
         [--build DIR] [--hsmalloc LIB] [--no-secure] [--json FILE] [--markdown FILE]
 
 CHECKOUT is a checkout of https://github.com/daanx/mimalloc-bench (only its bench/
@@ -15,8 +15,9 @@ libhsmalloc.so or build/native/lib/libhsmalloc.so), and "hsmalloc-secure" is the
 library with HSMALLOC_SECURE=1.
 
 Every round runs each row under every allocator, the allocators in an order rotated
-each round (so a load that drifts over the round is spread over all of them), after one
-warm-up round. The rows and their arguments are bench.sh's with its -j set to --procs
+each round (so a load that drifts over the round is spread over all of them), after
+--warmup rounds (default 1) that are not counted. --markdown and --json are written after
+every round, so a run stopped early keeps the rounds it finished. The rows and their arguments are bench.sh's with its -j set to --procs
 (default: the machine's cores). A row's time is the suite's own: the elapsed time,
 except for the programs that run for a fixed time and print their throughput (larson,
 xmalloc-test, rptest, glibc-thread), whose time is the suite's "relative time" derived
@@ -277,6 +278,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("checkout")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1, help="rounds run first and not counted")
     ap.add_argument("--procs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--only", default="", help="rows to run, comma separated")
     ap.add_argument("--allocators", default="", help="a subset of the configurations")
@@ -292,8 +294,9 @@ def main():
     ap.add_argument("--json", default="")
     ap.add_argument("--markdown", default="")
     a = ap.parse_args()
-    if a.rounds < 1 or a.procs < 1:
-        sys.exit("bench_mimalloc_suite: --rounds and --procs must be at least 1")
+    if a.rounds < 1 or a.procs < 1 or a.warmup < 0:
+        sys.exit("bench_mimalloc_suite: --rounds and --procs must be at least 1, --warmup "
+                 "at least 0")
     if not MEASURE.exists():
         sys.exit(f"bench_mimalloc_suite: {MEASURE} is missing (build the native parts, or set "
                  "HEAPSCOPE_NATIVE_DIR)")
@@ -312,19 +315,31 @@ def main():
     results = {r[0]: {n: [] for n in names} for r in chosen}
     load0 = os.getloadavg()[0]
     started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-    for rnd in range(a.rounds + 1):
+    for rnd in range(a.warmup + a.rounds):
         for row in chosen:
             k = rnd % len(confs)
             for name, env in confs[k:] + confs[:k]:
                 res = run_one(exe_dir, row, env)
                 if "error" in res:
                     sys.exit(f"bench_mimalloc_suite: {name}: {res['error']}")
-                if rnd > 0:
+                if rnd >= a.warmup:
                     results[row[0]][name].append(res)
-        print(f"round {rnd}/{a.rounds} done (load {os.getloadavg()[0]:.1f})", file=sys.stderr)
+        done = rnd + 1 - a.warmup
+        print(f"round {done}/{a.rounds} done (load {os.getloadavg()[0]:.1f})", file=sys.stderr)
+        if done > 0 and done < a.rounds:
+            write(a, names, results, done, started, load0, quiet=True)
+    write(a, names, results, a.rounds, started, load0, quiet=False)
+
+
+def write(a, names, results, rounds, started, load0, quiet):
+    """The tables of the rounds so far: printed at the end, and written to --markdown and
+    --json after every round (a run cut short keeps the rounds it finished)."""
     load1 = os.getloadavg()[0]
-    out = [f"mimalloc-bench ({a.checkout}), {a.rounds} interleaved rounds after a warm-up, "
-           f"--procs {a.procs}, started {started}, load average {load0:.1f} -> {load1:.1f}", ""]
+    warm = f"after {a.warmup} warm-up round{'s' if a.warmup != 1 else ''}" if a.warmup else \
+        "without a warm-up"
+    out = [f"mimalloc-bench ({a.checkout}), {rounds} interleaved round{'s' if rounds != 1 else ''} "
+           f"{warm}, --procs {a.procs}, --metric {a.metric}, started {started}, load average "
+           f"{load0:.1f} -> {load1:.1f}", ""]
     five = [n for n in names if n in FIVE]
     time_metric = "time" if a.metric == "suite" else "cpu_work"
     time_title = ("time, s (median; the suite's elapsed or relative time)" if a.metric == "suite"
@@ -356,11 +371,12 @@ def main():
         out.append(f"| {row} | " + " | ".join(
             f"{stats.median([r['minflt'] for r in per[n]]):,.0f}" for n in names) + " |")
     text = "\n".join(out)
-    print(text)
+    if not quiet:
+        print(text)
     if a.markdown:
         Path(a.markdown).write_text(text + "\n")
     if a.json:
-        Path(a.json).write_text(json.dumps({"rounds": a.rounds, "procs": a.procs,
+        Path(a.json).write_text(json.dumps({"rounds": rounds, "procs": a.procs,
                                             "started": started, "results": results}, indent=1))
 
 
