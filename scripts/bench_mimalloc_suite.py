@@ -16,9 +16,10 @@ library with HSMALLOC_SECURE=1.
 
 Every round runs each row under every allocator, the allocators in an order rotated
 each round (so a load that drifts over the round is spread over all of them), after
---warmup rounds (default 1) that are not counted. --markdown and --json are written after
-every round, so a run stopped early keeps the rounds it finished. The rows and their arguments are bench.sh's with its -j set to --procs
-(default: the machine's cores). A row's time is the suite's own: the elapsed time,
+--warmup rounds (default 1) that are not counted. --markdown and --json are written
+after every round, so a run stopped early keeps the rounds it finished. The rows and
+their arguments are bench.sh's with its -j set to --procs (default: the machine's
+cores). A row's time is the suite's own: the elapsed time,
 except for the programs that run for a fixed time and print their throughput (larson,
 xmalloc-test, rptest, glibc-thread), whose time is the suite's "relative time" derived
 from it. Max RSS and minor faults come from wait4 (build/native/bin/hs-measure).
