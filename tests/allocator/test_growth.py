@@ -1,24 +1,13 @@
 """Resident memory of arrays grown by copies (FreeFem++'s pattern: fresh memory must
 not pile up on top of freed memory kept idle), purged huge mappings reused, and freed
 large memory serving the next large request (realloc-large's pattern)."""
-import os
-import subprocess
+from hsm_linked import program_figures
 
 MIB = 1 << 20
 
 
 def figures(build, native, mode, env=None):
-    lib = str(native / "lib")
-    exe = build("../allocator/growth.c", "-O1", "-L" + lib, "-Wl,-rpath," + lib, "-lhsmalloc",
-                name="growth")
-    full = dict(os.environ)
-    full.pop("LD_PRELOAD", None)
-    full.pop("HSMALLOC_DECAY_MS", None)
-    full.update(env or {})
-    res = subprocess.run([str(exe), mode], capture_output=True, text=True, env=full, timeout=120)
-    assert res.returncode == 0, res.stderr
-    words = res.stdout.split()
-    return {words[i]: int(words[i + 1]) for i in range(0, len(words), 2)}
+    return program_figures(build, native, "growth.c", mode, env)
 
 
 def test_growth_by_copies_keeps_rss_at_what_is_live(build, native):

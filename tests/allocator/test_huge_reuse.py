@@ -1,24 +1,13 @@
 """Huge blocks made of the memory freed huge blocks left resident, moved rather than
 faulted in again (huge_reuse.c: mimalloc-bench's malloc-large in small: 8 live blocks of
 5-25 MiB, 300 replaced one at a time, every byte written)."""
-import os
-import subprocess
+from hsm_linked import program_figures
 
 MIB = 1 << 20
 
 
 def figures(build, native, mode, env=None):
-    lib = str(native / "lib")
-    exe = build("../allocator/huge_reuse.c", "-O1", "-L" + lib, "-Wl,-rpath," + lib,
-                "-lhsmalloc", name="huge_reuse")
-    full = dict(os.environ)
-    full.pop("LD_PRELOAD", None)
-    full.pop("HSMALLOC_DECAY_MS", None)
-    full.update(env or {})
-    res = subprocess.run([str(exe), mode], capture_output=True, text=True, env=full, timeout=120)
-    assert res.returncode == 0, res.stderr
-    words = res.stdout.split()
-    return {words[i]: int(words[i + 1]) for i in range(0, len(words), 2)}
+    return program_figures(build, native, "huge_reuse.c", mode, env)
 
 
 def test_replaced_huge_blocks_reuse_resident_memory(build, native):
