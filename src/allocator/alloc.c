@@ -10,9 +10,11 @@
  * to 16: hsm_new_malloc); size: the request, as counted. */
 static inline __attribute__((always_inline)) void *alloc_sized(hsm_heap_t *heap, size_t csize,
                                                                size_t size, int zero) {
-  if (HSM_LIKELY(size <= HSM_SMALL_MAX)) {
-    size_t cls = hsm_heap_class_of(heap, csize);
-    hsm_page_t *pg = heap->direct[cls];
+  size_t cls;
+  if (HSM_LIKELY(size <= HSM_SMALL_MAX) ||
+      (HSM_UNLIKELY(heap->hot_big_n != 0) && (cls = hsm_hot_big_class(heap, size)) != 0)) {
+    if (size <= HSM_SMALL_MAX) cls = hsm_heap_class_of(heap, csize);
+    hsm_page_t *pg = &heap->cache[cls];
     if (HSM_LIKELY(pg->free != NULL)) return hsm_page_pop(heap, pg, cls, size, zero);
     return hsm_page_alloc_slow(heap, size, cls, zero);
   }
@@ -21,10 +23,10 @@ static inline __attribute__((always_inline)) void *alloc_sized(hsm_heap_t *heap,
     if (b != NULL) b->mark = 0; /* the slices may hold a free mark from an earlier page */
     return b;
   }
-  int zeroed;
-  void *p = hsm_huge_alloc(size, 0, &zeroed);
+  size_t dirty;
+  void *p = hsm_huge_alloc(size, 0, &dirty);
   if (p != NULL) {
-    if (zero && !zeroed) memset(p, 0, size);
+    if (zero && dirty) memset(p, 0, dirty < size ? dirty : size);
     hsm_huge_t *h = hsm_huge_of(p, HSM_REG_HUGE);
     HSM_COUNT(heap->stats.allocs[HSM_BIN_HUGE], 1);
     HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_HUGE], h->usable);
@@ -45,7 +47,8 @@ static inline __attribute__((always_inline)) void *alloc_checked_sized(size_t cs
     }
   }
   if (HSM_UNLIKELY(heap->chain != NULL)) return hsm_chain_alloc_default(heap->chain, csize, zero);
-  void *p = alloc_sized(heap, csize, size, zero);
+  void *p = HSM_UNLIKELY(hsm_secure) ? hsm_secure_alloc(heap, csize, size, zero)
+                                     : alloc_sized(heap, csize, size, zero);
   /* after: the window's allocations are all served by the classes it began with; the
    * size whose class serves it (new's 16-aligned sizes are not a packed class's) */
   if (HSM_UNLIKELY(heap->sample_left != 0)) hsm_hot_sample(heap, csize);
@@ -58,34 +61,30 @@ static inline __attribute__((always_inline)) void *alloc_checked(size_t size, in
   return alloc_checked_sized(hsm_malloc_csize(size), size, zero);
 }
 
-/* malloc's fallback in the default mode, and secure mode's where malloc_secure's
- * shortcut does not apply (fast_direct holds no page then): the class's current page, its
- * first block (checked by hsm_secure_pop_check in secure mode) popped. */
+/* malloc's fallback: the class's cache refilled, or a size the fast path does not take
+ * (secure mode's every allocation: hsm_secure_alloc). */
 static __attribute__((noinline)) void *malloc_checked(size_t size) {
   return alloc_checked(size, 0);
 }
 
-static __attribute__((noinline, cold)) void *malloc_secure_bad(hsm_page_t *pg, hsm_block_t *b) {
-  hsm_secure_pop_check(pg, b); /* says what was overwritten, and aborts */
-  return NULL;
-}
-
+/* Secure mode's malloc (its fast_direct holds no page): a block of the class of the
+ * request + 8 (16-aligned) popped from the thread's cache, checked, and sealed
+ * (secure.c); anything else, hsm_secure_alloc through malloc_checked. */
 static __attribute__((noinline)) void *malloc_secure(size_t size) {
   hsm_heap_t *heap = hsm_tls_heap;
-  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX && heap->sample_left == 0)) {
-    size_t cls = heap->fast_class[size]; /* malloc's classes */
-    hsm_page_t *pg = heap->direct[cls];
-    hsm_block_t *b = pg->free;
+  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX - 24 && heap->sample_left == 0 &&
+                 heap->chain == NULL)) {
+    size_t need = (size + 8 + 15) & ~(size_t)15;
+    size_t cls = heap->class8[need >> 3];
+    hsm_page_t *cache = &heap->cache[cls];
+    hsm_block_t *b = cache->free;
     if (HSM_LIKELY(b != NULL)) {
-      hsm_block_t *next = hsm_link(pg, b->next);
-      if (HSM_UNLIKELY(b->mark != hsm_mark(pg) ||
-                       (next != NULL && !hsm_block_ok(pg, next, pg->limit))))
-        return malloc_secure_bad(pg, b); /* a tail call: no stack frame on the way */
-      pg->free = next;
+      hsm_secure_check_inline(b);
+      cache->free = (hsm_block_t *)((uintptr_t)b->next ^ hsm_remote_key);
       b->mark = 0;
-      pg->used++;
-      HSM_COUNT(heap->stats.allocs[cls], 1);
-      HSM_COUNT(heap->stats.requested[cls], size);
+      cache->used++;
+      hsm_count_class(heap, cls, size);
+      hsm_seal_inline(b, hsm_class_size[cls], size);
       return b;
     }
   }
@@ -156,11 +155,18 @@ void *hsm_memalign(size_t align, size_t size) {
   }
   if (HSM_UNLIKELY(heap->chain != NULL))
     return hsm_chain_memalign_default(heap->chain, align, size);
-  if (size <= HSM_SMALL_MAX && align <= HSM_SLICE_SIZE &&
+  /* (secure mode's blocks are 8 bytes longer than asked: the class of size says nothing;
+   * over-allocation, below, serves it) */
+  if (size <= HSM_SMALL_MAX && align <= HSM_SLICE_SIZE && !hsm_secure &&
       hsm_class_size[hsm_heap_class_of(heap, size)] % align == 0)
     return alloc_checked(size, 0);
-  if (size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && align <= HSM_SLICE_SIZE)
-    return alloc_checked(size, 0);
+  if (size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && align <= HSM_SLICE_SIZE && !hsm_secure) {
+    /* a large block (64 KiB-aligned), whatever hot class serves the size */
+    hsm_block_t *b = hsm_large_alloc(heap, size, 0);
+    if (b == NULL) errno = ENOMEM;
+    else b->mark = 0;
+    return b;
+  }
   size_t total;
   /* size + align - 16 (a 16-aligned block has an aligned address that far in), rounded
    * up to 16 so that no packed class (8-byte aligned) serves it */
@@ -170,13 +176,17 @@ void *hsm_memalign(size_t align, size_t size) {
   }
   total &= ~(size_t)15;
   if (total > HSM_LARGE_MAX) {
-    int zeroed;
-    void *p = hsm_huge_alloc(size, align, &zeroed);
+    size_t dirty;
+    void *p = hsm_huge_alloc(hsm_secure ? size + 8 : size, align, &dirty);
     if (p == NULL) {
       errno = ENOMEM;
       return NULL;
     }
     hsm_huge_t *h = hsm_huge_of(p, hsm_registry_kind(p));
+    if (HSM_UNLIKELY(hsm_secure)) {
+      h->requested = size;
+      hsm_secure_seal_big(p, size);
+    }
     HSM_COUNT(heap->stats.allocs[HSM_BIN_HUGE], 1);
     HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_HUGE], h->usable);
     HSM_COUNT(heap->stats.requested[HSM_BIN_HUGE], size);
@@ -189,11 +199,8 @@ void *hsm_memalign(size_t align, size_t size) {
     /* The block may come from this thread's cache of another heap's blocks, and other
      * threads read the flag to free blocks of the page: atomic accesses only. */
     hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
-    if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)) {
-      /* in this order (an adopting owner sets fast_owner only where no flag: page.c) */
-      __atomic_store_n(&pg->flags.f.has_aligned, 1, __ATOMIC_SEQ_CST);
-      __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_SEQ_CST);
-    }
+    if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED))
+      __atomic_store_n(&pg->flags.f.has_aligned, 1, __ATOMIC_RELAXED);
   }
   return q;
 }
@@ -216,9 +223,14 @@ void *hsm_realloc(void *p, size_t size) {
   if (counted != NULL) HSM_COUNT(counted->stats.reallocs, 1);
   int ours = hsm_realloc_owned(p); /* a freed or stray pointer aborts, as free would */
   size_t usable = hsm_usable_size(p);
-  if (ours && size <= usable && size >= usable / 2) return p;
   void *q;
-  if (ours && size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX && (q = hsm_large_resize(p, size)))
+  if (HSM_UNLIKELY(hsm_secure) && ours) { /* the request is the usable size: see secure.c */
+    if ((q = hsm_secure_resize(p, size)) != NULL) return q;
+  } else if (ours && size <= usable && size >= usable / 2) {
+    return p;
+  }
+  if (ours && !hsm_secure && size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX &&
+      (q = hsm_large_resize(p, size)))
     return q;
   q = hsm_malloc(size);
   if (q == NULL) return NULL;

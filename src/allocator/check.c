@@ -40,6 +40,8 @@ void hsm_check_init(void) {
   if (hsm_secure) {
     uint64_t s = seed_value();
     hsm_remote_key = (uintptr_t)splitmix(&s) | 1u;
+    hsm_mark_key = (uintptr_t)splitmix(&s) | 1u;
+    hsm_tail_key = splitmix(&s);
   }
 }
 
@@ -82,10 +84,12 @@ void hsm_double_free(const char *fn, const void *p) {
 
 /* ---- secure mode ---- */
 
+/* A secure page: its links encoded with the link key, every free into it through the
+ * slow path (its bound on the first line stays 0: page_extend). */
 void hsm_secure_page_init(hsm_heap_t *heap, hsm_page_t *pg) {
-  pg->key = (uintptr_t)hsm_random(heap) | 1u;
+  (void)heap;
+  pg->key = hsm_remote_key;
   pg->flags.f.secure = 1;
-  pg->fast_owner = NULL;
 }
 
 /* Link n fresh blocks from `first` in a random order (Fisher-Yates over their indexes,
@@ -103,22 +107,10 @@ hsm_block_t *hsm_secure_link_run(hsm_page_t *pg, uint8_t *first, size_t n) {
   for (size_t i = 0; i < n; i++) {
     hsm_block_t *b = (hsm_block_t *)(first + (size_t)order[i] * pg->block_size);
     b->next = hsm_link(pg, next);
-    b->mark = hsm_mark(pg);
+    b->mark = hsm_block_mark(pg, b);
     next = b;
   }
   return next;
-}
-
-/* Secure mode, before a block leaves pg's free list: it still carries the free mark,
- * and its link decodes to NULL or to a block of the page; anything else was written
- * after the block was freed. */
-void hsm_secure_pop_check(const hsm_page_t *pg, const hsm_block_t *b) {
-  if (!pg->flags.f.secure) return; /* this thread's cache of other heaps' blocks */
-  hsm_block_t *next = hsm_link(pg, b->next);
-  if (b->mark != hsm_mark(pg) || (next != NULL && !hsm_block_ok(pg, next, pg->limit)))
-    hsm_fatal("malloc", b,
-              "this free block was written after it was freed (its list link or free mark "
-              "changed)");
 }
 
 /* Secure mode keeps the last slice of every segment out of use, its last 4 KiB page

@@ -11,7 +11,11 @@
  * at the end of every segment, and fresh blocks handed out in random order; every
  * malloc and free then takes the checked (generic) path. */
 HSM_HIDDEN extern int hsm_secure;
-HSM_HIDDEN extern uintptr_t hsm_remote_key; /* links of remote batches and queues */
+/* secure mode: the links of every free list (caches, pages, batches, queues) are xor'd
+ * with hsm_remote_key, a free block's mark is its address xor hsm_mark_key, the request
+ * behind a small block is encoded with hsm_tail_key (secure.c); all 0 otherwise */
+HSM_HIDDEN extern uintptr_t hsm_remote_key, hsm_mark_key;
+HSM_HIDDEN extern uint64_t hsm_tail_key;
 HSM_HIDDEN void hsm_check_init(void);
 HSM_HIDDEN __attribute__((noreturn, cold)) void hsm_fatal(const char *fn, const void *p,
                                                           const char *what);
@@ -20,7 +24,52 @@ HSM_HIDDEN __attribute__((noreturn, cold)) void hsm_double_free(const char *fn, 
 HSM_HIDDEN uint64_t hsm_random(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_secure_page_init(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN hsm_block_t *hsm_secure_link_run(hsm_page_t *pg, uint8_t *first, size_t n);
-HSM_HIDDEN void hsm_secure_pop_check(const hsm_page_t *pg, const hsm_block_t *b);
+HSM_HIDDEN __attribute__((noinline, cold, noreturn)) void hsm_written_after_free(const void *b);
+/* Secure mode's check of a block about to leave a free list: a block of one of our
+ * segments, still marked free (else a write after free changed a link or a mark). */
+static inline __attribute__((always_inline)) void hsm_secure_check_inline(const hsm_block_t *b) {
+  if (HSM_UNLIKELY(hsm_registry_kind(b) != HSM_REG_SEGMENT ||
+                   b->mark != ((uintptr_t)b ^ hsm_mark_key)))
+    hsm_written_after_free(b);
+}
+HSM_HIDDEN void hsm_secure_check_free(const hsm_block_t *b);
+/* secure.c: the last word of a small block b for a request of n, and the canary after
+ * the request (every byte of it depends on the whole word) */
+static inline uint64_t hsm_tail_word(const void *b, size_t n) {
+  return (uint64_t)n ^ (uint64_t)(uintptr_t)b ^ hsm_tail_key;
+}
+static inline uint64_t hsm_canary_of(uint64_t tw) { return tw * 0x9E3779B97F4A7C15ull + 1; }
+HSM_HIDDEN __attribute__((noinline, cold, noreturn)) void hsm_overflow(const char *fn,
+                                                                       const void *p, uint64_t n,
+                                                                       int size_lost);
+static inline __attribute__((always_inline)) void hsm_seal_inline(void *b, size_t bs, size_t n) {
+  uint64_t tw = hsm_tail_word(b, n), c = hsm_canary_of(tw);
+  memcpy((uint8_t *)b + n, &c, 8);
+  memcpy((uint8_t *)b + bs - 8, &tw, 8);
+}
+static inline __attribute__((always_inline)) size_t hsm_unseal_inline(const char *fn, const void *p,
+                                                                      const void *b, size_t bs) {
+  uint64_t tw, w;
+  memcpy(&tw, (const uint8_t *)b + bs - 8, 8);
+  uint64_t n = tw ^ (uint64_t)(uintptr_t)b ^ hsm_tail_key;
+  if (HSM_UNLIKELY(n > bs - 8)) hsm_overflow(fn, p, 0, 1);
+  memcpy(&w, (const uint8_t *)b + n, 8);
+  uint64_t c = hsm_canary_of(tw), s = bs - 8 - n;
+  uint64_t expect = s >= 8 ? c : (c & ((1ull << (8 * s)) - 1)) | (tw << (8 * s));
+  if (HSM_UNLIKELY(w != expect)) hsm_overflow(fn, p, n, 0);
+  return (size_t)n;
+}
+/* secure.c: the canary behind the request n of a small block b of size bs (written, and
+ * checked: returns n, or says what was overwritten and aborts), and of a big one (n
+ * kept in its metadata) */
+HSM_HIDDEN void hsm_secure_seal(void *b, size_t bs, size_t n);
+HSM_HIDDEN size_t hsm_secure_unseal(const char *fn, const void *p, const void *b, size_t bs);
+HSM_HIDDEN void hsm_secure_seal_big(void *b, size_t n);
+HSM_HIDDEN void hsm_secure_unseal_big(const char *fn, const void *p, const void *b, size_t n);
+HSM_HIDDEN void *hsm_secure_alloc(hsm_heap_t *heap, size_t csize, size_t size, int zero);
+HSM_HIDDEN void hsm_secure_free(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b);
+HSM_HIDDEN void *hsm_secure_resize(void *p, size_t size);
+HSM_HIDDEN size_t hsm_secure_usable(const void *p, unsigned kind);
 HSM_HIDDEN uint32_t hsm_segment_free_all(void);
 HSM_HIDDEN void hsm_segment_guard(void *seg);
 
@@ -37,6 +86,22 @@ static inline __attribute__((always_inline)) int hsm_block_ok(const hsm_page_t *
                                                               uint64_t limit) {
   return (uint64_t)((uintptr_t)p * pg->div_magic - pg->start_magic) < limit;
 }
+/* hsm_block_ok with free's fast path's bound, off the page's first line: 0 when the page
+ * is not in use, is a large or a secure-mode page (their frees take the slow path). (A
+ * block handed out was carved before, and whatever passed it to the freeing thread made
+ * the store visible.) Compared in memory: an atomic load would be an instruction of its
+ * own; on x86-64 this is the same single read. */
+static inline __attribute__((always_inline)) int hsm_block_ok_free(const hsm_page_t *pg,
+                                                                   const void *p) {
+  uint64_t v = (uint64_t)((uintptr_t)p * pg->div_magic - pg->start_magic);
+#if defined(__x86_64__)
+  int below;
+  __asm__("cmpq %2, %1" : "=@ccb"(below) : "r"(v), "m"(pg->free_limit));
+  return below;
+#else
+  return v < __atomic_load_n(&pg->free_limit, __ATOMIC_RELAXED);
+#endif
+}
 static inline uint64_t hsm_block_step(const hsm_page_t *pg) {
   return (uint64_t)pg->block_size * pg->div_magic; /* e, modulo 2^64 */
 }
@@ -48,18 +113,16 @@ static inline uint32_t hsm_page_capacity(const hsm_page_t *pg) {
 static inline uint64_t hsm_div_magic(size_t block_size) {
   return UINT64_MAX / block_size + 1 + ((block_size & (block_size - 1)) == 0);
 }
-/* hsm_block_ok's bound for pg's carved blocks, as another thread may read it off the
- * page's first line: 0 when the page is not in use. (A block handed out was carved
- * before, and whatever passed it to the freeing thread made the store visible.) */
-static inline uint64_t hsm_remote_limit(const hsm_page_t *pg) {
-  return __atomic_load_n(&pg->remote_limit, __ATOMIC_RELAXED);
-}
 /* The carved blocks' bound, as another thread may read it. */
 static inline uint64_t hsm_carved_limit(const hsm_page_t *pg) {
   return __atomic_load_n(&pg->limit, __ATOMIC_RELAXED);
 }
-/* The free mark of pg's blocks, and the encoding of pg's list links. */
-static inline uintptr_t hsm_mark(const hsm_page_t *pg) { return (uintptr_t)pg ^ pg->key; }
+/* The free mark of block b of page pg: the page's address (the default mode: a cache's
+ * flush finds the page there), or the block's address xor hsm_mark_key (secure mode);
+ * and the encoding of pg's list links. */
+static inline uintptr_t hsm_block_mark(const hsm_page_t *pg, const void *b) {
+  return HSM_UNLIKELY(hsm_secure) ? (uintptr_t)b ^ hsm_mark_key : (uintptr_t)pg;
+}
 static inline hsm_block_t *hsm_link(const hsm_page_t *pg, const hsm_block_t *next) {
   return (hsm_block_t *)((uintptr_t)next ^ pg->key);
 }

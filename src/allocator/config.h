@@ -28,14 +28,19 @@
  * allocations gets an exact class (the size rounded to 16) in that thread's heap. The
  * classes live in HSM_HOT_SLOTS slots after the fixed ones; a slot keeps its size for
  * the life of the process, so blocks of a retired class stay valid. */
-#define HSM_HOT_SLOTS        16
-#define HSM_HOT_PER_HEAP     8 /* hot classes installed in one heap at most */
-#define HSM_HOT_MAX_SIZE     HSM_CLASS_TABLE_MAX
+#define HSM_HOT_SLOTS    16
+#define HSM_HOT_PER_HEAP 8 /* hot classes installed in one heap at most */
+#define HSM_HOT_MAX_SIZE ((size_t)256 * 1024)
+/* Sizes above HSM_CLASS_TABLE_MAX (the 8-byte table) a window counts apart, rounded to
+ * 16 (the first this many distinct ones); a hot class of such a size serves its 16-byte
+ * step, found by a look through the heap's big hot classes (hot.c) */
+#define HSM_HOT_BIG_SAMPLES  32
 #define HSM_HOT_SAMPLE       1024 /* allocations sampled per window */
 #define HSM_HOT_SHARE        8    /* hot: >= 1/8 of a window's allocations */
 #define HSM_HOT_COLD_WINDOWS 2    /* windows below half that share before a class retires */
 #define HSM_HOT_RESAMPLE_MS  1000 /* HSMALLOC_HOT_RESAMPLE_MS: a new window this often */
-/* Postponed free: empty pages of a hot class a heap keeps, per class. */
+/* Postponed free: empty pages of a hot class a heap keeps, per class (at least one page,
+ * when a page is bigger: a hot class above 64 KiB has pages of several slices). */
 #define HSM_HOT_KEEP_BYTES ((size_t)256 * 1024)
 
 /* Call-site lanes (site.c): operator new of up to HSM_SITE_MAX bytes from a call site
@@ -77,12 +82,17 @@
 #define HSM_RBATCH_BLOCKS 128
 #define HSM_RBATCH_BYTES  HSM_SMALL_MAX
 
-/* A thread keeps up to this many bytes per class of blocks it freed for other
- * heaps, and allocates them first (4..1024 blocks per class); a quarter of it while
- * the thread does not allocate the class (remote.c). */
+/* A thread's cache of a class (cache.c) holds up to this many bytes of blocks it freed
+ * (4..1024 blocks per class), and allocates them first; a quarter of it while the
+ * thread does not allocate the class. A fixed class above 8 KiB (from
+ * HSM_IDLE_CLASS_FIRST) keeps one block, and its cache goes home when HSM_IDLE_PAGE_SLOW
+ * to twice that of the heap's slow paths pass without an allocation of the class
+ * (cache.c's sweep, every HSM_IDLE_PAGE_SLOW slow paths), its page with it when that
+ * empties it. */
 #define HSM_CACHE_BYTES      ((size_t)16 * 1024)
 #define HSM_CACHE_MIN_BLOCKS 4
 #define HSM_CACHE_MAX_BLOCKS 1024
+#define HSM_CACHE_BIG_BOUND  1
 
 /* Heap objects are carved from mappings of this size (never freed). */
 #define HSM_HEAP_POOL_CHUNK ((size_t)1 << 20)
@@ -97,10 +107,12 @@
 #define HSM_SEGMENT_CACHE_MAX  64   /* ... at most, whatever the variable says */
 #define HSM_DECAY_EVERY_SLOW   256  /* slow paths between decay checks */
 #define HSM_HUGE_HEADER        4096 /* huge block starts this far into its mapping */
-#define HSM_HUGE_CACHE         8    /* freed huge mappings kept for reuse */
-#define HSM_HUGE_CACHE_MAX     ((size_t)64 << 20) /* ... if at most this big */
-/* A cached huge mapping serves a request of `need` bytes it exceeds by at most this. */
-#define HSM_HUGE_CACHE_SLACK(need) ((need) / 4 + HSM_SLICE_SIZE)
+/* Freed huge mappings are kept as pieces of resident memory (huge.c): at most this many
+ * pieces, and max(HSM_HUGE_KEEP, the huge bytes in use / HSM_HUGE_KEEP_SHARE) resident
+ * bytes (a quarter of that under some memory pressure, none under high pressure). */
+#define HSM_HUGE_CACHE      32
+#define HSM_HUGE_KEEP       ((size_t)64 << 20)
+#define HSM_HUGE_KEEP_SHARE 2
 /* Cached segments and huge mappings are purged after the decay delay, and unmapped
  * once idle this long. */
 #define HSM_UNMAP_IDLE_MS(decay_ms) (8 * (decay_ms) + 1000)

@@ -122,7 +122,7 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
   unsigned kept = heap->site_sc[slot][0];
   if (HSM_LIKELY(kept == n)) {
     size_t cls = heap->site_sc[slot][1];
-    hsm_page_t *pg = heap->direct[cls];
+    hsm_page_t *pg = &heap->cache[cls];
     hsm_block_t *b = pg->free;
     if (HSM_UNLIKELY(b == NULL)) return new_lane_slow(n, heap, cls, nothrow);
     return new_pop(heap, pg, b, cls, n);

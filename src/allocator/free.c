@@ -1,6 +1,6 @@
-/* Freeing: free's fast paths (a block of this thread's heap; another heap's small
- * block kept in this thread's cache), huge blocks, pointers we do not own; and the
- * size and ownership of a pointer. free's glibc names are aliases defined here
+/* Freeing: free's fast path (every small block onto the freeing thread's cache for its
+ * class, whichever heap owns it), huge blocks, pointers we do not own; and the size
+ * and ownership of a pointer. free's glibc names are aliases defined here
  * (an alias must live beside its target). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -11,6 +11,7 @@
 static hsm_huge_t *checked_huge(void *p, unsigned kind, const char *fn) {
   hsm_huge_t *h = hsm_huge_of(p, kind);
   if (HSM_UNLIKELY(h->magic != HSM_HUGE_MAGIC || h->block != (uint8_t *)p)) hsm_bad_free(fn, p);
+  if (HSM_UNLIKELY(hsm_secure)) hsm_secure_unseal_big(fn, p, p, h->requested);
   return h;
 }
 
@@ -26,130 +27,62 @@ static void huge_free_counted(void *p, unsigned kind) {
   hsm_huge_free(h);
 }
 
-/* Not a block start among those carved (pg->limit: a pointer beyond the reserved limit
- * is beyond it too), or a free block. */
-static __attribute__((noinline, cold)) void free_rejected(hsm_page_t *pg, void *p) {
-  if (!hsm_block_ok(pg, p, pg->limit)) hsm_bad_free("free", p);
-  hsm_double_free("free", p);
+/* The fast path's check turned p away: a block of a large page or a secure-mode one, or
+ * of a page not in use (their bound on the first line is 0), an aligned block's
+ * interior, a block marked free; the generic path's checks tell the misuses (one line
+ * and abort) from the rest. */
+static __attribute__((noinline)) void free_rejected(hsm_page_t *pg, void *p) {
+  hsm_heap_t *heap = hsm_tls_heap;
+  /* secure mode's every free: a block start of a small page in use, by a thread that has
+   * a heap, is secure.c's; the rest the generic path's */
+  if (HSM_LIKELY(hsm_secure) &&
+      __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == HSM_FLAGS_SECURE_ONLY &&
+      heap != &hsm_heap_empty && __atomic_load_n(&pg->in_use, __ATOMIC_RELAXED) &&
+      hsm_block_ok(pg, p, hsm_carved_limit(pg))) {
+    hsm_secure_free(heap, pg, p);
+    return;
+  }
+  hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
 }
 
-/* The same for another heap's block: beyond the page's carved blocks as other threads
- * read them (remote_limit: 0 once the page went back to its segment), or a free block. */
-static __attribute__((noinline, cold)) void free_rejected_other(hsm_page_t *pg, void *p) {
-  if (!hsm_block_ok(pg, p, hsm_remote_limit(pg))) hsm_bad_free("free", p);
-  hsm_double_free("free", p);
-}
-
-/* Secure mode, a block of this thread's heap: free's fast path with the list link and
- * the free mark encoded with the page's key. */
-static __attribute__((noinline)) void free_secure_own(hsm_heap_t *heap, hsm_page_t *pg, void *p) {
-  hsm_block_t *b = p;
-  if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->limit))) hsm_bad_free("free", p);
-  if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free("free", p);
-  b->mark = hsm_mark(pg);
-  b->next = hsm_link(pg, pg->free);
-  pg->free = b;
-  pg->free_is_zero = 0;
-  HSM_COUNT(heap->stats.frees[pg->class_id], 1);
-  if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(heap, pg);
-}
-
-/* What every block put on this thread's cache of other heaps' blocks counts: a free, a
- * remote free, and one push of the cache's budget (sent home at 0, remote.c). */
-static inline __attribute__((always_inline)) void cache_counted(hsm_heap_t *heap, size_t cls) {
-  HSM_COUNT(heap->stats.frees[cls], 1);
-  HSM_COUNT(heap->stats.remote_frees, 1);
-  if (HSM_UNLIKELY(--heap->cache_left[cls] == 0)) hsm_cache_overflow(heap, cls);
-}
-
-/* The first block of another heap onto this thread's empty cache for its class: the
- * class's allocations take from the cache from now on (while it holds blocks, direct
- * points to it: set here, by page.c's generic free and by hsm_page_alloc_slow). The
- * cache's owner (cache->heap) is the block's, its tail (cache->local_free) the block:
- * remote.c. A thread without a heap (hsm_heap_empty, whose caches stay
- * empty) frees through the generic path. */
-static __attribute__((noinline)) void free_to_empty_cache(hsm_heap_t *heap, hsm_page_t *pg,
-                                                          hsm_block_t *b) {
+/* The cache of b's class has no room (or the thread has no heap: hsm_heap_empty's
+ * caches have none, and nothing is ever pushed there): flushed, then b goes on. */
+static __attribute__((noinline)) void free_full(hsm_page_t *pg, hsm_block_t *b) {
+  hsm_heap_t *heap = hsm_tls_heap;
   if (heap == &hsm_heap_empty) {
     hsm_page_free_generic(NULL, pg, b);
     return;
   }
-  size_t cls = pg->class_id;
-  hsm_page_t *cache = &heap->cache[cls];
   b->mark = (uintptr_t)pg;
-  b->next = NULL;
-  cache->free = b;
-  cache->heap = pg->heap;
-  cache->local_free = b;
-  if (heap->direct[cls] != cache) hsm_direct_set(heap, cls, cache);
-  cache_counted(heap, cls);
+  HSM_COUNT(heap->cache[pg->class_id].frees, 1);
+  hsm_cache_overflow(heap, pg, b);
 }
 
-/* A page without flags whose heap is not the one of the blocks on this thread's cache
- * for the class: ours (the generic path), or another heap's block onto the cache, which
- * from now on holds more than one heap's blocks (no tail: the flush looks their owners
- * up), or onto the empty cache. */
-static __attribute__((noinline)) void free_other_owner(hsm_page_t *pg, void *p, hsm_heap_t *heap) {
-  if (pg->heap == heap || heap == &hsm_heap_empty) {
-    hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
-    return;
-  }
+/* A small block of page pg onto this thread's cache for its class, whichever heap owns
+ * it: a block start among the page's carved blocks (its bound read off the page's
+ * first line, 0 for a page whose frees must take the slow path) and not free already
+ * (its mark is the page), then the room test, the push and the count. No owner test:
+ * the cache sends other heaps' blocks home when it is flushed (cache.c). */
+static inline __attribute__((always_inline)) void free_block(hsm_page_t *pg, void *p) {
   hsm_block_t *b = p;
-  if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_remote_limit(pg)) || b->mark == (uintptr_t)pg)) {
-    free_rejected_other(pg, p);
+  if (HSM_UNLIKELY(!hsm_block_ok_free(pg, p) || b->mark == (uintptr_t)pg)) {
+    free_rejected(pg, p); /* a tail call: the fast path keeps no stack frame */
     return;
   }
-  size_t cls = pg->class_id;
-  hsm_page_t *cache = &heap->cache[cls];
-  if (cache->free == NULL) {
-    free_to_empty_cache(heap, pg, b);
+  hsm_page_t *cache = (hsm_page_t *)((uint8_t *)hsm_tls_heap + pg->cache_off);
+  if (HSM_UNLIKELY(hsm_room_le1(&cache->used))) { /* before any write: see free_full */
+    free_full(pg, b);
     return;
   }
-  b->mark = (uintptr_t)pg;
-  b->next = cache->free;
+  b->mark = (uintptr_t)pg; /* also tells calloc the block is not fresh (hsm_page_pop) */
+  b->next = cache->free;   /* LIFO: reused next, still in cache */
   cache->free = b;
-  cache->heap = pg->heap;
-  cache->local_free = NULL;
-  cache_counted(heap, cls);
+  HSM_COUNT(cache->frees, 1);
 }
 
-/* Another heap's block (or a flagged page of ours): a small block of the heap whose
- * blocks this thread's cache for the class holds goes onto it (its owner compared first:
- * the cache never holds this heap's blocks, so "not ours" needs no test of its own);
- * anything else takes the paths above or the generic one. Out of line so that free's
- * own fast path needs no saved register. The cache's budget counts down (one
- * instruction to test), and its first block takes the path above. */
-static __attribute__((noinline)) void free_other(hsm_page_t *pg, void *p, hsm_heap_t *heap) {
-  if (HSM_LIKELY(__atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == 0)) {
-    size_t cls = pg->class_id;
-    hsm_page_t *cache = &heap->cache[cls];
-    if (HSM_UNLIKELY(pg->heap != cache->heap)) {
-      free_other_owner(pg, p, heap);
-      return;
-    }
-    /* (a page not in use has a remote limit of 0: no pointer passes) */
-    hsm_block_t *b = p;
-    if (HSM_UNLIKELY(!hsm_block_ok(pg, p, hsm_remote_limit(pg)) || b->mark == (uintptr_t)pg)) {
-      free_rejected_other(pg, p); /* a tail call: this path keeps no stack frame */
-      return;
-    }
-    hsm_block_t *top = cache->free;
-    if (HSM_UNLIKELY(top == NULL)) {
-      free_to_empty_cache(heap, pg, b);
-      return;
-    }
-    b->mark = (uintptr_t)pg; /* no flag: not a secure page, its key is 0 */
-    b->next = top;
-    cache->free = b;
-    cache_counted(heap, cls);
-    return;
-  }
-  if (pg->heap == heap &&
-      __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == HSM_FLAGS_SECURE_ONLY) {
-    free_secure_own(heap, pg, p);
-    return;
-  }
-  hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
+/* A pointer into a segment that also holds a chain's buffer, not a chain block. */
+static __attribute__((noinline)) void free_in_segment(void *p) {
+  free_block(hsm_page_of(hsm_segment_of(p), p), p);
 }
 
 static int on_this_threads_stack(const void *p) {
@@ -183,7 +116,7 @@ static __attribute__((noinline)) void free_outside_segments(void *p) {
     kind = hsm_chain_free_routed(p, kind);
     if (kind == HSM_REG_CHAIN_BLOCK) return;
     if (kind == HSM_REG_SEGMENT) { /* a segment that also holds a chain's buffer */
-      free_other(hsm_page_of(hsm_segment_of(p), p), p, hsm_tls_heap);
+      free_in_segment(p);
       return;
     }
   }
@@ -204,37 +137,17 @@ static inline __attribute__((always_inline)) uintptr_t imul_const(uintptr_t unit
 #endif
 }
 
-/* The fast path: our own small block (one registry compare, the page, the owner and
- * flags in one compare with the thread pointer, the two checks, a push, the page's
- * counters of frees and of blocks out), given
- * the pointer's 2 MiB unit and its 64 KiB slice q (bits 21-46 and 16-46: a pointer
- * above the 47 bits of user space, never one of ours, is read as one below: where that
- * is a segment, the block-start check rejects it, or, some of bits 58-63 set, it faults
- * on the mark's read below, before anything is written; NULL is unit 0, never ours). */
+/* The fast path: a small block (one registry compare, the page, free_block), given the
+ * pointer's 2 MiB unit and its 64 KiB slice q (bits 21-46 and 16-46: a pointer above the
+ * 47 bits of user space, never one of ours, is read as one below: where that is a
+ * segment, the block-start check rejects it, or, some of bits 58-63 set, it faults on
+ * the mark's read, before anything is written; NULL is unit 0, never ours). */
 static inline __attribute__((always_inline)) void free_fast(void *p, uintptr_t q, uintptr_t unit) {
   if (HSM_LIKELY(hsm_byte_eq(hsm_registry, unit, HSM_REG_SEGMENT))) {
     /* the segment's slice table indexed by q itself: its base moved back by the
      * entries of q's bits above the slice (one multiplication, no mask nor shift) */
     uintptr_t table = imul_const(unit) + offsetof(hsm_segment_t, slice_page);
-    hsm_page_t *pg = *(hsm_page_t **)(table + q * sizeof(hsm_page_t *));
-    if (HSM_LIKELY(hsm_ptr_eq((void *const *)&pg->fast_owner, hsm_thread_self()))) {
-      /* our own block, no flag (so the page's key is 0): a block start among those
-       * carved, and not free already (its mark is the page) */
-      hsm_block_t *b = p;
-      if (HSM_UNLIKELY(!hsm_block_ok(pg, p, pg->limit) || b->mark == (uintptr_t)pg)) {
-        free_rejected(pg, p); /* a tail call: the fast path keeps no stack frame */
-        return;
-      }
-      b->mark = (uintptr_t)pg; /* also tells calloc the block is not fresh (hsm_page_pop) */
-      b->next = pg->free;      /* LIFO: reused next, still in cache */
-      pg->free = b;
-      HSM_COUNT(pg->frees, 1); /* into the heap's frees[class] later (page.c) */
-      /* the page became empty, or it was parked full (HSM_USED_FULL); the page's heap
-       * is this thread's (its fast owner) */
-      if (HSM_UNLIKELY(hsm_dec_le0(&pg->used))) hsm_page_after_free(pg->heap, pg);
-      return;
-    }
-    free_other(pg, p, hsm_tls_heap);
+    free_block(*(hsm_page_t **)(table + q * sizeof(hsm_page_t *)), p);
     return;
   }
   free_outside_segments(p);
@@ -265,13 +178,14 @@ size_t hsm_usable_size(const void *p) {
     size_t usable = hsm_chain_usable_routed(p, &kind);
     if (kind == HSM_REG_CHAIN_BLOCK) return usable;
   }
+  if (kind == HSM_REG_NONE) return hsm_foreign_usable_size((void *)p);
+  if (HSM_UNLIKELY(hsm_secure)) return hsm_secure_usable(p, kind);
   if (kind == HSM_REG_SEGMENT) {
     hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
     if (!__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)) return pg->block_size;
     const uint8_t *b = (const uint8_t *)hsm_block_start(pg, p);
     return (size_t)(b + pg->block_size - (const uint8_t *)p);
   }
-  if (kind == HSM_REG_NONE) return hsm_foreign_usable_size((void *)p);
   hsm_huge_t *h = hsm_huge_of(p, kind);
   return (size_t)(h->block + h->usable - (const uint8_t *)p);
 }

@@ -65,10 +65,10 @@ static hsm_heap_t *heap_new_locked(void) {
   memcpy(heap->class8, hsm_class_table, sizeof heap->class8);
   for (size_t i = 0; i <= HSM_CLASS_TABLE_MAX; i++) /* malloc's: 16-aligned by default */
     heap->fast_class[i] = heap->class8[(hsm_malloc_csize(i) + 7) >> 3];
-  for (size_t c = 0; c < HSM_CLASSES; c++) heap->fast_direct[c] = &hsm_page_empty;
   for (size_t c = 0; c < HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
-  hsm_site_lanes_update(heap);
   hsm_cache_init(heap);
+  hsm_fast_direct_refresh(heap);
+  hsm_site_lanes_update(heap);
   heap->id = heaps_made++;
   heap->all_next = heaps_all;
   heaps_all = heap;
@@ -78,7 +78,7 @@ static hsm_heap_t *heap_new_locked(void) {
 void hsm_fast_direct_refresh(hsm_heap_t *heap) {
   int miss = hsm_secure || heap->sample_left || heap->chain;
   for (size_t c = 0; c < HSM_CLASSES; c++)
-    heap->fast_direct[c] = miss ? &hsm_page_empty : heap->direct[c];
+    heap->fast_direct[c] = miss ? &hsm_page_empty : &heap->cache[c];
 }
 
 hsm_heap_t *hsm_heap_get_slow(void) {
@@ -99,7 +99,6 @@ hsm_heap_t *hsm_heap_get_slow(void) {
   }
   pthread_mutex_unlock(&heaps_lock);
   if (heap == NULL) return NULL;
-  hsm_heap_pages_adopt(heap); /* (a new heap has no page) */
   hsm_tls_heap = heap;
   pthread_setspecific(heap_key, heap);
   hsm_hot_heap_start(heap);
@@ -127,12 +126,9 @@ static void heap_thread_exit(void *arg) {
   if (heap == NULL || hsm_tls_heap != heap) return;
   int err = errno;
   if (heap->chain) hsm_chain_thread_exit(heap); /* the next thread starts on its heap */
-  hsm_cache_flush_all(heap);
+  hsm_cache_flush_all(heap); /* this heap's blocks back to their pages, others' home */
   hsm_rbatch_flush_all(heap);
-  /* heap_tidy, and the pages' fast owner reset before this thread's pointer can be
-   * another thread's */
-  hsm_heap_drain_remote(heap);
-  hsm_heap_collect_abandon(heap);
+  heap_tidy(heap);
   hsm_tls_heap = &hsm_heap_empty;
   tls_exiting = 1;
   pthread_mutex_lock(&heaps_lock);
@@ -196,8 +192,6 @@ static void fork_child(void) {
       h->abandoned_next = heaps_abandoned;
       heaps_abandoned = h;
       atomic_fetch_add(&abandoned_count, 1);
-      /* the child's new threads may get the thread pointers of the parent's others */
-      hsm_heap_pages_abandon(h);
     }
   }
   pthread_mutex_unlock(&heaps_lock);

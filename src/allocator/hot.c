@@ -5,7 +5,8 @@
  * Detection. A window samples a heap's next HSM_HOT_SAMPLE allocations: meanwhile its
  * fast_direct holds only hsm_page_empty, so malloc's fast path is unchanged and every
  * allocation takes the generic path, which counts the size whose class serves it in
- * 8-byte steps. When the
+ * 8-byte steps (above HSM_CLASS_TABLE_MAX, up to HSM_HOT_MAX_SIZE: rounded to 16, the
+ * first HSM_HOT_BIG_SAMPLES distinct sizes). When the
  * window closes, a class size (hsm_hot_class_size: the request rounded to 8 up to 128
  * bytes with packed classes, to 16 above) whose sizes took at least 1/HSM_HOT_SHARE of
  * them is promoted: it gets a slot (a class after the fixed ones, process-wide, sized
@@ -67,6 +68,11 @@ static void install(hsm_heap_t *heap, int s) {
   heap->hot_count++;
   atomic_fetch_add_explicit(&hsm_hot_slots[s].heaps, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&hsm_hot_slots[s].promotions, 1, memory_order_relaxed);
+  if (hsm_class_size[cls] > HSM_CLASS_TABLE_MAX) { /* no 8-byte step: the big list */
+    heap->hot_big_size[heap->hot_big_n] = (uint32_t)hsm_class_size[cls];
+    heap->hot_big_cls[heap->hot_big_n++] = (uint8_t)cls;
+    return;
+  }
   for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++) set_class8(heap, i, cls);
 }
 
@@ -89,7 +95,14 @@ static void retire(hsm_heap_t *heap, int s) {
   atomic_fetch_add_explicit(&hsm_hot_slots[s].retirements, 1, memory_order_relaxed);
   for (unsigned i = hsm_class_lo8[cls]; i <= hsm_class_hi8[cls]; i++)
     set_class8(heap, i, hsm_class_table[i]);
-  if (heap->cache[cls].free != NULL) hsm_cache_overflow(heap, cls); /* other heaps' blocks */
+  for (uint32_t i = 0; i < heap->hot_big_n; i++)
+    if (heap->hot_big_cls[i] == cls) {
+      heap->hot_big_n--;
+      heap->hot_big_size[i] = heap->hot_big_size[heap->hot_big_n];
+      heap->hot_big_cls[i] = heap->hot_big_cls[heap->hot_big_n];
+      break;
+    }
+  hsm_cache_flush_class(heap, cls);
   release_kept_slot(heap, s);
   hsm_heap_free_empty_pages(heap, cls);
   hsm_direct_set(heap, cls, &hsm_page_empty); /* no 8-byte step points to it any more */
@@ -101,14 +114,24 @@ static void window_open(hsm_heap_t *heap, uint64_t now) {
   heap->sample_left = HSM_HOT_SAMPLE;
   heap->sample_total = 0;
   memset(heap->sample_count, 0, sizeof heap->sample_count);
+  heap->sample_big_n = 0;
   heap->sampled_ms = now;
   hsm_fast_direct_refresh(heap);
 }
 
 /* The window's allocations a hot class of block size `size` would have served (its
- * 8-byte steps); `take` clears them, so that the class is counted once. */
+ * 8-byte steps, or its 16-byte step above the table); `take` clears them, so that the
+ * class is counted once. */
 static uint32_t served(hsm_heap_t *heap, size_t size, int take) {
   uint32_t n = 0;
+  if (size > HSM_CLASS_TABLE_MAX) {
+    for (uint32_t i = 0; i < heap->sample_big_n; i++)
+      if (heap->sample_big[i] == size) {
+        n = heap->sample_big_count[i];
+        if (take) heap->sample_big_count[i] = 0;
+      }
+    return n;
+  }
   for (unsigned i = hsm_hot_first_step(size); i <= size / 8; i++) {
     n += heap->sample_count[i];
     if (take) heap->sample_count[i] = 0;
@@ -128,11 +151,14 @@ static void decide(hsm_heap_t *heap) {
   while (heap->hot_count < HSM_HOT_PER_HEAP) { /* the hottest first */
     size_t best = 0;
     uint32_t best_n = 0;
-    for (size_t size = 16; size <= HSM_HOT_MAX_SIZE;
+    for (size_t size = 16; size <= HSM_CLASS_TABLE_MAX;
          size = hsm_hot_class_size(size + 1, hsm_packed)) {
       uint32_t n = served(heap, size, 0);
       if (n >= need && n > best_n) best = size, best_n = n;
     }
+    for (uint32_t i = 0; i < heap->sample_big_n; i++)
+      if (heap->sample_big_count[i] >= need && heap->sample_big_count[i] > best_n)
+        best = heap->sample_big[i], best_n = heap->sample_big_count[i];
     if (best == 0) break;
     (void)served(heap, best, 1);
     int s = slot_for(best, 0);
@@ -149,9 +175,17 @@ static void window_close(hsm_heap_t *heap) {
  * less count in the total only (their class, 16 bytes, is as small as any hot class). */
 void hsm_hot_sample(hsm_heap_t *heap, size_t size) {
   heap->sample_total++;
-  if (size > 8 && size <= HSM_HOT_MAX_SIZE) {
+  if (size > 8 && size <= HSM_CLASS_TABLE_MAX) {
     uint16_t *count = &heap->sample_count[(size + 7) / 8];
     if (*count < UINT16_MAX) (*count)++;
+  } else if (size > HSM_CLASS_TABLE_MAX && size <= HSM_HOT_MAX_SIZE) {
+    uint32_t s16 = (uint32_t)hsm_hot_class_size(size, 0), i = 0;
+    while (i < heap->sample_big_n && heap->sample_big[i] != s16) i++;
+    if (i == heap->sample_big_n && i < HSM_HOT_BIG_SAMPLES) {
+      heap->sample_big[heap->sample_big_n++] = s16;
+      heap->sample_big_count[i] = 0;
+    }
+    if (i < heap->sample_big_n) heap->sample_big_count[i]++;
   }
   if (--heap->sample_left == 0) window_close(heap);
 }
@@ -187,12 +221,14 @@ void hsm_hot_maintenance(hsm_heap_t *heap, uint64_t now) {
 /* ---- postponed free ---- */
 
 /* pg (of hot class, on its queue) has just become empty: keep it if the class is
- * installed here and its kept pages stay within the bound. */
+ * installed here and its kept pages stay within the bound (one page of any size). */
 int hsm_hot_keep(hsm_heap_t *heap, hsm_page_t *pg) {
   size_t cls = pg->class_id;
   int s = (int)(cls - HSM_FIXED_CLASSES);
   size_t bytes = (size_t)pg->slice_count * HSM_SLICE_SIZE;
-  if (!heap->hot_on[s] || heap->kept_bytes[s] + bytes > HSM_HOT_KEEP_BYTES) return 0;
+  if (!heap->hot_on[s] ||
+      (heap->kept_bytes[s] > 0 && heap->kept_bytes[s] + bytes > HSM_HOT_KEEP_BYTES))
+    return 0;
   hsm_queue_remove(&heap->queue[cls], pg);
   hsm_queue_push_front(&heap->kept[s], pg);
   pg->kept = 1;

@@ -2,114 +2,284 @@
  * The block starts in the mapping's first 2 MiB unit, so masking finds the header;
  * for alignments of 2 MiB and more the header sits in the unit just before the
  * block and the registry says so (HSM_REG_HUGE_PREV).
- * Freed mappings up to HSM_HUGE_CACHE_MAX bytes are kept (a few, with the same decay
- * as segments) and reused for a request that fits them closely. */
+ *
+ * Mappings start on 2 MiB and end on the block's last page. A freed one goes to a cache
+ * of resident *pieces*, and a new huge block is made of resident pieces before any
+ * fresh page is faulted in:
+ *   - best fit: the smallest piece at least as big that starts on 2 MiB (the header's
+ *     unit) serves it; what is left beyond the block's last page stays a piece of its
+ *     own (a split of bookkeeping only);
+ *   - gathering: when no such piece is big enough, a region of the block's size is
+ *     mapped and the newest resident pieces are moved into it with mremap
+ *     (MREMAP_FIXED): the kernel moves their page tables (whole PMD entries where a
+ *     piece is 2 MiB-aligned), nothing is copied or faulted; only what the cache lacks
+ *     is fresh.
+ * The cache keeps resident pieces up to max(HSM_HUGE_KEEP, half the huge bytes in use) (a
+ * quarter of that under some memory pressure, none under high pressure: purged as they
+ * are freed), purges a piece
+ * idle for the decay delay and unmaps it once idle 8 times that (HSM_UNMAP_IDLE_MS).
+ * Adjacent pieces (a split's parts given back) are joined. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sys/mman.h>
 
 #include "internal.h"
 
-/* A cached mapping's size is kept here, not read from its header: purging the
- * mapping zeroes the header too (it is written anew when the mapping is reused). */
 typedef struct {
-  hsm_huge_t *h; /* the mapping's start (only mappings that start at their header are cached) */
-  size_t size;
+  uint8_t *base; /* page-aligned (a block's mapping starts on 2 MiB) */
+  size_t size;   /* whole pages */
   uint64_t since_ms;
-  int purged; /* 1: by the decay or pressure, 2: by hsm_offset_growth */
-} huge_entry_t;
+  uint64_t seq; /* the order pieces were freed in */
+  int purged;   /* 0: resident (as far as the blocks it served were touched); 1: purged by
+               * the decay or pressure, 2: by hsm_offset_growth (reused: a refault) */
+} piece_t;
 
 static pthread_mutex_t huge_lock = PTHREAD_MUTEX_INITIALIZER;
-static huge_entry_t cache[HSM_HUGE_CACHE];
+static piece_t cache[HSM_HUGE_CACHE];
 static int cache_n;
+static size_t cache_resident; /* bytes of the pieces not purged */
+static uint64_t cache_seq;
 
 void hsm_huge_cache_lock(void) { pthread_mutex_lock(&huge_lock); }
 void hsm_huge_cache_unlock(void) { pthread_mutex_unlock(&huge_lock); }
 
 static size_t round_page(size_t n) { return (n + 4095) & ~(size_t)4095; }
 
-/* The size of a new mapping for n bytes: n rounded up to one of 8 steps per power of
- * two (at most 12.5% more address space; the pages past the block are not touched).
- * Blocks of nearby sizes then get mappings of the same size, which the cache hands
- * from one to the other instead of mapping (and faulting in) a new one. */
-static size_t map_class(size_t n) {
-  n = round_page(n);
-  unsigned top = 63u - (unsigned)__builtin_clzll((unsigned long long)n);
-  if (top < 15) return n;
-  size_t step = (size_t)1 << (top - 3);
-  size_t up = (n + step - 1) & ~(step - 1);
-  return up < n ? n : up; /* (overflow: keep n) */
+/* The resident bytes the cache may keep at the present memory pressure. */
+static size_t keep_bound(void) {
+  if (hsm_purge_at_once()) return 0;
+  int64_t live = atomic_load_explicit(&hsm_gstats.huge_bytes, memory_order_relaxed);
+  size_t bound = (size_t)(live > 0 ? live : 0) / HSM_HUGE_KEEP_SHARE;
+  if (bound < HSM_HUGE_KEEP) bound = HSM_HUGE_KEEP;
+  int level = atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed);
+  return level >= HSM_PRESSURE_SOME && hsm_options.pressure ? bound / 4 : bound;
 }
 
-/* A cached mapping of at least `need` bytes wasting at most a quarter (its size in
- * *size), or NULL. */
-static hsm_huge_t *cache_take(size_t need, size_t *size, int *zeroed) {
-  pthread_mutex_lock(&huge_lock);
+static void piece_purge(piece_t *e, int why) {
+  if (e->purged) return;
+  hsm_os_purge(e->base, e->size);
+  hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e->size);
+  cache_resident -= e->size;
+  e->purged = why;
+}
+
+/* Remove piece i (under the lock). */
+static piece_t take(int i) {
+  piece_t e = cache[i];
+  cache[i] = cache[--cache_n];
+  if (!e.purged) cache_resident -= e.size;
+  return e;
+}
+
+static void piece_unmap(const piece_t *e) {
+  if (!e->purged) hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e->size);
+  hsm_os_unmap(e->base, e->size);
+}
+
+/* Add a piece (under the lock), joined with an adjacent one in the same state; pieces
+ * beyond the count or the resident bound are returned in `out` (oldest first) for the
+ * caller to unmap outside the lock. Returns how many. */
+static int insert(piece_t e, piece_t *out) {
+  for (int i = 0; i < cache_n; i++) {
+    piece_t *c = &cache[i];
+    if (c->purged != e.purged) continue;
+    if (c->base + c->size == e.base || e.base + e.size == c->base) {
+      piece_t joined = take(i);
+      if (joined.base > e.base) joined.base = e.base;
+      joined.size += e.size;
+      joined.since_ms = e.since_ms;
+      joined.seq = e.seq;
+      return insert(joined, out);
+    }
+  }
+  int n = 0;
+  size_t bound = keep_bound();
+  for (;;) { /* the oldest out: of any while the count is full, else of the resident */
+    int full = cache_n >= HSM_HUGE_CACHE;
+    if (!full && (e.purged || cache_resident + e.size <= bound)) break;
+    int oldest = -1;
+    for (int i = 0; i < cache_n; i++)
+      if ((full || !cache[i].purged) && (oldest < 0 || cache[i].seq < cache[oldest].seq))
+        oldest = i;
+    if (oldest < 0) break;
+    out[n++] = take(oldest);
+  }
+  if (!e.purged && cache_resident + e.size > bound) { /* bigger than the bound itself */
+    out[n++] = e;
+    return n;
+  }
+  cache[cache_n++] = e;
+  if (!e.purged) cache_resident += e.size;
+  return n;
+}
+
+static void unmap_all(const piece_t *out, int n) {
+  for (int i = 0; i < n; i++) piece_unmap(&out[i]);
+}
+
+/* The smallest piece of at least `need` bytes that starts on 2 MiB, resident or purged
+ * as asked, split to `need`; the piece in *got. 0 when none. */
+static int best_fit(size_t need, int purged, piece_t *got) {
   int best = -1;
   for (int i = 0; i < cache_n; i++) {
-    size_t have = cache[i].size;
-    if (have >= need && have - need <= HSM_HUGE_CACHE_SLACK(need) &&
-        (best < 0 || have < cache[best].size))
-      best = i;
+    const piece_t *c = &cache[i];
+    if (c->size < need || ((uintptr_t)c->base & HSM_SEGMENT_MASK) != 0 ||
+        (c->purged != 0) != purged)
+      continue;
+    if (best < 0 || c->size < cache[best].size) best = i;
   }
-  hsm_huge_t *h = NULL;
-  if (best >= 0) {
-    h = cache[best].h;
-    *size = cache[best].size;
-    *zeroed = cache[best].purged != 0;
-    if (cache[best].purged == 2) hsm_offset_refault((int64_t)*size);
-    cache[best] = cache[--cache_n];
+  if (best < 0) return 0;
+  piece_t *c = &cache[best];
+  *got = *c;
+  got->size = need;
+  if (c->size > need) { /* the rest stays: the same piece, moved up */
+    c->base += need;
+    c->size -= need;
+    if (!c->purged) cache_resident -= need;
+  } else {
+    (void)take(best);
   }
-  pthread_mutex_unlock(&huge_lock);
-  if (h != NULL && *zeroed)
-    hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)*size);
-  return h;
+  return 1;
 }
 
-static void entry_unmap(huge_entry_t *e) {
-  if (!e->purged) hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e->size);
-  hsm_os_unmap(e->h, e->size);
+/* Resident pieces, the newest first (the most recently freed: a program growing an
+ * array by copies reuses the block it freed last, and nothing freed sits idle for
+ * long), taken out until they cover `need` bytes (the last one split); returns how
+ * many, in `out`. */
+static int gather(size_t need, piece_t *out) {
+  int n = 0;
+  size_t have = 0;
+  while (have < need) {
+    int big = -1;
+    for (int i = 0; i < cache_n; i++)
+      if (!cache[i].purged && (big < 0 || cache[i].seq > cache[big].seq)) big = i;
+    if (big < 0) break;
+    piece_t *c = &cache[big];
+    size_t want = need - have;
+    if (c->size > want) {
+      out[n] = *c;
+      out[n].size = want;
+      c->base += want;
+      c->size -= want;
+      cache_resident -= want;
+    } else {
+      out[n] = take(big);
+    }
+    have += out[n++].size;
+  }
+  return n;
 }
 
-/* Purge resident cached mappings, oldest first, until `want` bytes went back;
- * returns the bytes purged (they stay cached, reading as zero). */
+/* A region of `need` bytes made of the pieces (moved in, in order) and fresh pages;
+ * returns it, or NULL (the pieces are then unmapped). *moved: the bytes moved. */
+static uint8_t *assemble(size_t need, piece_t *pieces, int n, size_t *moved) {
+  *moved = 0;
+  uint8_t *region = hsm_os_map_aligned(need, HSM_SEGMENT_SIZE);
+  if (region == NULL) {
+    unmap_all(pieces, n);
+    return NULL;
+  }
+  int err = errno;
+  for (int i = 0; i < n; i++) {
+    void *to = region + *moved;
+    if (mremap(pieces[i].base, pieces[i].size, pieces[i].size, MREMAP_MAYMOVE | MREMAP_FIXED, to) ==
+        to) {
+      /* its old range is gone, and its pages replace fresh ones of the region */
+      hsm_stat_add(&hsm_gstats.reserved, NULL, -(int64_t)pieces[i].size);
+      hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)pieces[i].size);
+      *moved += pieces[i].size;
+    } else { /* the region keeps its fresh pages there; the piece is lost */
+      piece_unmap(&pieces[i]);
+      for (int k = i + 1; k < n; k++) piece_unmap(&pieces[k]);
+      break;
+    }
+  }
+  errno = err;
+  return region;
+}
+
+/* Purge resident cached pieces, oldest first, until `want` bytes went back; returns the
+ * bytes purged (they stay cached, reading as zero). hsm_offset_growth asks, when fresh
+ * memory is committed while idle memory is over its budget: that is a block in a
+ * segment (a huge one takes the cache's resident pieces before anything fresh), which
+ * no piece can serve. */
 int64_t hsm_huge_cache_trim(int64_t want) {
   int64_t done = 0;
   pthread_mutex_lock(&huge_lock);
   while (done < want) {
     int oldest = -1;
     for (int i = 0; i < cache_n; i++)
-      if (!cache[i].purged && (oldest < 0 || cache[i].since_ms < cache[oldest].since_ms))
-        oldest = i;
+      if (!cache[i].purged && (oldest < 0 || cache[i].seq < cache[oldest].seq)) oldest = i;
     if (oldest < 0) break;
-    huge_entry_t *e = &cache[oldest];
-    hsm_os_purge(e->h, e->size);
-    hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e->size);
-    e->purged = 2;
-    done += (int64_t)e->size;
+    piece_t *c = &cache[oldest];
+    size_t rest = round_page((size_t)(want - done));
+    if (c->size > rest && cache_n < HSM_HUGE_CACHE) { /* its tail only, a piece of its own */
+      piece_t tail = *c;
+      c->size -= rest;
+      cache_resident -= rest;
+      tail.base += c->size;
+      tail.size = rest;
+      hsm_os_purge(tail.base, tail.size);
+      hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)tail.size);
+      tail.purged = 2;
+      cache[cache_n++] = tail;
+      done += (int64_t)rest;
+      break;
+    }
+    done += (int64_t)c->size;
+    piece_purge(c, 2);
   }
   pthread_mutex_unlock(&huge_lock);
   return done;
 }
 
-void *hsm_huge_alloc(size_t size, size_t align, int *zeroed) {
+/* A mapping of `need` bytes (whole pages), 2 MiB-aligned: a resident piece big enough,
+ * resident pieces gathered (and what they lack fresh), a purged piece big enough (its
+ * address space), or fresh. *dirty: the bytes from the mapping's start
+ * that may hold old contents (calloc clears them). */
+static hsm_huge_t *huge_map(size_t need, size_t *dirty) {
+  piece_t got, pieces[HSM_HUGE_CACHE];
+  int n = 0, fit = 0;
+  *dirty = 0;
+  pthread_mutex_lock(&huge_lock);
+  if (hsm_options.cache_segments > 0) {
+    fit = best_fit(need, 0, &got);
+    if (!fit) n = gather(need, pieces);
+    if (!fit && n == 0) fit = best_fit(need, 1, &got);
+  }
+  pthread_mutex_unlock(&huge_lock);
+  if (fit) {
+    if (got.purged) {
+      if (got.purged == 2) hsm_offset_refault((int64_t)got.size);
+      hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)got.size);
+      hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)got.size);
+    } else {
+      *dirty = need;
+    }
+    return (hsm_huge_t *)got.base;
+  }
+  size_t moved = 0;
+  uint8_t *region =
+      n > 0 ? assemble(need, pieces, n, &moved) : hsm_os_map_aligned(need, HSM_SEGMENT_SIZE);
+  if (region == NULL) return NULL;
+  *dirty = moved;
+  hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)need);
+  if (need > moved) hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)(need - moved));
+  return (hsm_huge_t *)region;
+}
+
+void *hsm_huge_alloc(size_t size, size_t align, size_t *dirty) {
   if (size > ((size_t)1 << HSM_ADDRESS_BITS)) return NULL;
   hsm_huge_t *h;
   uint8_t *block;
   size_t map_size;
-  *zeroed = 1;
+  *dirty = 0;
   if (align < HSM_SEGMENT_SIZE) {
     size_t offset = align > HSM_HUGE_HEADER ? align : HSM_HUGE_HEADER;
-    map_size = map_class(offset + size);
-    h = cache_take(map_size, &map_size, zeroed);
-    if (h != NULL) {
-      if (*zeroed) hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)map_size);
-    } else {
-      h = hsm_os_map_aligned(map_size, HSM_SEGMENT_SIZE);
-      if (h == NULL) return NULL;
-      hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)map_size);
-      hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)map_size);
-    }
+    map_size = round_page(offset + size);
+    h = huge_map(map_size, dirty);
+    if (h == NULL) return NULL;
+    *dirty = *dirty > offset ? *dirty - offset : 0;
     block = (uint8_t *)h + offset;
     hsm_registry_set(block, HSM_REG_HUGE);
   } else {
@@ -151,51 +321,42 @@ void hsm_huge_free(hsm_huge_t *h) {
   hsm_registry_set(h->block, HSM_REG_NONE);
   hsm_stat_add(&hsm_gstats.huge, NULL, -1);
   hsm_stat_add(&hsm_gstats.huge_bytes, NULL, -(int64_t)h->usable);
-  huge_entry_t e = {h, h->map_size, hsm_now_ms(), 0};
-  int cacheable = h->map_base == (void *)h && h->map_size <= HSM_HUGE_CACHE_MAX &&
-                  hsm_options.cache_segments > 0;
-  hsm_pressure_poll();
-  if (cacheable && hsm_purge_at_once()) { /* decay 0, or the node runs short */
-    hsm_os_purge(h, h->map_size);
-    hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)h->map_size);
-    e.purged = 1;
-  }
+  piece_t e = {(uint8_t *)h, h->map_size, hsm_now_ms(), 0, 0};
+  /* (a mapping of a 2 MiB alignment has its header a unit before the block: not a piece) */
+  int cacheable = h->map_base == (void *)h && hsm_options.cache_segments > 0;
   if (!cacheable) {
-    entry_unmap(&e);
+    piece_unmap(&e);
     return;
   }
-  pthread_mutex_lock(&huge_lock);
-  huge_entry_t old = {0};
-  if (cache_n == HSM_HUGE_CACHE) { /* evict the oldest */
-    int oldest = 0;
-    for (int i = 1; i < cache_n; i++)
-      if (cache[i].since_ms < cache[oldest].since_ms) oldest = i;
-    old = cache[oldest];
-    cache[oldest] = cache[--cache_n];
+  hsm_pressure_poll();
+  if (hsm_purge_at_once()) { /* decay 0, or the node runs short */
+    hsm_os_purge(e.base, e.size);
+    hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e.size);
+    e.purged = 1;
   }
-  cache[cache_n++] = e;
+  piece_t out[HSM_HUGE_CACHE + 1];
+  pthread_mutex_lock(&huge_lock);
+  e.seq = ++cache_seq;
+  int n = insert(e, out);
   pthread_mutex_unlock(&huge_lock);
-  if (old.h != NULL) entry_unmap(&old);
+  unmap_all(out, n);
 }
 
-/* Purge cached mappings idle for the decay delay; unmap those idle 8 times longer. */
+/* Purge cached pieces idle for the decay delay; unmap those idle 8 times longer. */
 void hsm_huge_cache_decay(uint64_t now, int force) {
   if (hsm_options.decay_ms < 0 && !force) return;
   long decay = force ? 0 : hsm_decay_now(); /* follows memory pressure (pressure.c) */
   uint64_t delay = decay > 0 ? (uint64_t)decay : 0;
+  piece_t out[HSM_HUGE_CACHE];
+  int n = 0;
   pthread_mutex_lock(&huge_lock);
-  int kept = 0;
-  for (int i = 0; i < cache_n; i++) {
-    huge_entry_t *e = &cache[i];
+  for (int i = 0; i < cache_n;) {
+    piece_t *e = &cache[i];
     uint64_t idle = now >= e->since_ms ? now - e->since_ms : 0;
-    if (idle >= delay && !e->purged) {
-      hsm_os_purge(e->h, e->size);
-      hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e->size);
-      e->purged = 1;
-    }
-    if (force || idle >= HSM_UNMAP_IDLE_MS(delay)) entry_unmap(e);
-    else cache[kept++] = *e;
+    if (idle >= delay) piece_purge(e, 1);
+    if (force || idle >= HSM_UNMAP_IDLE_MS(delay)) out[n++] = take(i);
+    else i++;
   }
-  cache_n = kept;
   pthread_mutex_unlock(&huge_lock);
+  unmap_all(out, n);
 }

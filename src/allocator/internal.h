@@ -43,28 +43,25 @@ typedef struct hsm_block_s {
   struct hsm_block_s *next;
   uintptr_t mark;
 } hsm_block_t;
+/* Default mode: a block carved and never handed out is marked with its page's address
+ * and this bit (page structs are 128-byte aligned). */
+#define HSM_MARK_FRESH ((uintptr_t)1)
 typedef struct hsm_heap_s hsm_heap_t;
 
-/* Two cache lines: the first is written only when the page is set up (and by rare
- * flag changes), so threads freeing blocks remotely can read it while the owner
- * keeps writing the second one. */
+/* Two cache lines: the first is written only when the page is set up or carves more
+ * blocks (and by rare flag changes), so every thread freeing its blocks reads it while
+ * the owner keeps writing the second one. A heap's per-class caches are pages too
+ * (pseudo-pages: `free` is the cache's list, `used` its room, `reserved` its bound). */
 typedef struct hsm_page_s {
   /* -- set up once per use of the page -- */
   hsm_heap_t *heap; /* owner */
-  /* the owning thread's pointer (hsm_thread_self) while no flag is set and the heap
-   * has a live thread, else NULL: free's fast path compares it with the thread
-   * pointer, one test for "ours" and "no flag" (atomic accesses). A thread pointer is
-   * reused after its thread exits: pages lose it when their heap is abandoned
-   * (hsm_heap_pages_abandon) and get the adopter's (hsm_heap_pages_adopt). */
-  void *fast_owner;
   uint8_t *start;
   size_t block_size;
   uint32_t reserved; /* blocks that fit in the page */
   uint16_t class_id; /* HSM_BIN_LARGE for a large page; hot classes follow the fixed ones */
   uint8_t slice_count;
   uint8_t span_zero; /* the span came from zeroed OS memory */
-  /* Any flag set sends free() to the generic path; other threads read them with
-   * atomic loads. */
+  /* Flags; every thread reads them with atomic loads (free's slow path). */
   union {
     struct {
       uint8_t has_aligned;
@@ -74,35 +71,41 @@ typedef struct hsm_page_s {
     } f;
     uint32_t any;
   } flags;
-  /* hsm_block_ok's bound for the blocks carved so far (limit's copy: the carved count
-   * lives on the owner's busy line), for other threads' frees; stored as the page
-   * carves (page_extend: once every few KiB), and 0 while the page is not in use, so
-   * that such a free rejects every pointer into it */
-  uint32_t remote_limit;
+  union {
+    /* offsetof(hsm_heap_t, cache[class_id]): free's fast path finds the freeing thread's
+     * cache of the class from its heap with one add */
+    uint32_t cache_off;
+    uint32_t large_request; /* a large page in secure mode: the request (its canary's place) */
+  };
 #define HSM_FLAGS_SECURE_ONLY (1u << 16) /* flags.any with only f.secure set (little-endian) */
+  /* free's fast path's bound for hsm_block_ok: the carved blocks' (limit's copy: the
+   * carved count lives on the owner's busy line), stored as the page carves
+   * (page_extend: once every few KiB); 0 while the page is not in use, and for a large
+   * page and a secure-mode one, so that the block-start check fails for every pointer
+   * into such a page and its free takes the slow path, which sorts it out */
+  uint64_t free_limit;
   /* free's block-start check (hsm_block_ok): 2^64 / block_size rounded down, plus 1,
    * and start times that */
   uint64_t div_magic, start_magic;
   /* -- the owner's working fields -- */
-  _Alignas(64) hsm_block_t *free; /* blocks to allocate from (fast path) */
-  hsm_block_t *local_free;        /* blocks back from other threads (or freed while full) */
-  /* blocks out (including those in remote transit), and HSM_USED_FULL while the page
-   * is parked on the full list: free's fast path tests both with one signed compare */
+  _Alignas(64) hsm_block_t *free; /* blocks to hand out (a cache: its list) */
+  hsm_block_t *local_free;        /* blocks back from caches and other threads */
+  /* a page: blocks out (in threads' caches, in remote transit, live), and HSM_USED_FULL
+   * while it is parked on the full list; a cache: its room, the frees it takes before
+   * it is flushed (allocations from it give one back: hsm_dec_le0 on free's fast path) */
   uint32_t used;
-  /* secure mode: every block on `free` is fresh zeroed OS memory (the default mode
-   * tells such a block by its free mark, 0: never handed out; see hsm_page_pop) */
-  uint8_t free_is_zero;
+  uint8_t unused1;
   uint8_t kept;   /* empty, held by postponed free (on the heap's kept list) */
   uint8_t in_use; /* read by other threads' generic frees (atomic loads) */
   /* blocks carved so far (hsm_page_capacity) times hsm_block_step(pg): hsm_block_ok's
    * bound, the carved blocks' end in the units of its product (other threads read it
    * with atomic loads) */
   uint64_t limit;
-  /* secure mode: random, xor'd into the links of `free` and `local_free` and into the
-   * free mark; 0 otherwise (here, so that the first line stays one line) */
+  /* secure mode: hsm_remote_key, xor'd into the links of `free` and `local_free`; 0
+   * otherwise (here, so that the first line stays one line) */
   uintptr_t key;
-  /* the owner's fast-path frees not yet added to its heap's frees[class_id] (one add
-   * on free's fast path, no heap needed): page.c's page_harvest */
+  /* a cache: the frees into it (free's fast path counts here, beside the list; the
+   * statistics add them to the heap's frees[class]) */
   hsm_counter_t frees;
   struct hsm_page_s *next, *prev;
 } hsm_page_t;
@@ -128,8 +131,9 @@ typedef struct hsm_huge_s { /* header of a huge block's own mapping */
   uint32_t pad;
   void *map_base;
   size_t map_size;
-  uint8_t *block; /* start of the block */
-  size_t usable;  /* usable bytes from `block` */
+  uint8_t *block;   /* start of the block */
+  size_t usable;    /* usable bytes from `block` */
+  size_t requested; /* secure mode: the request (its canary's place) */
 } hsm_huge_t;
 
 #define HSM_SEGMENT_MAGIC 0x48534D31u /* "HSM1" */
@@ -233,12 +237,12 @@ struct hsm_heap_s {
   hsm_module_memo_t site_module;       /* the module of the last site learned (module.c) */
   hsm_page_queue_t queue[HSM_CLASSES]; /* pages with (possibly) free blocks */
   hsm_page_queue_t full;               /* pages with nothing to give */
-  /* other heaps' blocks this thread freed, reused first (pseudo-pages: `free` is the
-   * list, `used` counts pops; while the list holds one heap's blocks only, `heap` is
-   * that heap and `local_free` the list's last block, else local_free is NULL) */
+  /* the thread's cache per class (remote.c): every block of the class this thread frees,
+   * whichever heap owns it, and what it refilled from its pages; malloc pops from it.
+   * Pseudo-pages: `free` is the list, `used` its room (frees it takes before a flush),
+   * `reserved` its bound (the quarter or the whole of hsm_cache_limit[cls]) */
   hsm_page_t cache[HSM_CLASSES];
-  uint32_t cache_left[HSM_CLASSES]; /* pushes the cache takes before it is sent home */
-  hsm_segment_t *segments;          /* segments with free slices */
+  hsm_segment_t *segments; /* segments with free slices */
   hsm_rbatch_t rbatch[HSM_RBATCH_SLOTS];
   uint32_t slow_until_decay;
   /* allocation slow paths so far, and the classes from HSM_IDLE_CLASS_FIRST whose empty
@@ -247,19 +251,30 @@ struct hsm_heap_s {
   uint32_t slow_seq;
   uint32_t idle_pages;
   uint32_t idle_since[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
+  /* the same classes' allocations at the last sweep of their caches (cache.c) */
+  uint64_t idle_allocs[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
   int state;
   hsm_heap_t *all_next; /* every heap ever made (never freed) */
   hsm_heap_t *abandoned_next;
   /* hot sizes (hot.c) */
-  uint32_t sample_left;                            /* allocations left in the window, 0: none */
-  uint32_t sample_total;                           /* allocations seen in the window */
-  uint16_t sample_count[HSM_HOT_MAX_SIZE / 8 + 1]; /* by 8-byte step: size rounded to 8, / 8 */
-  uint64_t sampled_ms;                             /* when the last window began */
-  uint8_t hot_on[HSM_HOT_SLOTS];                   /* slot installed in this heap */
-  uint8_t hot_pinned[HSM_HOT_SLOTS];               /* named by HSMALLOC_HOT_SIZES: never retired */
-  uint8_t hot_cold[HSM_HOT_SLOTS];                 /* consecutive windows below half the share */
-  uint32_t hot_count;                              /* slots installed */
-  hsm_page_queue_t kept[HSM_HOT_SLOTS];            /* empty pages held by postponed free */
+  uint32_t sample_left;                               /* allocations left in the window, 0: none */
+  uint32_t sample_total;                              /* allocations seen in the window */
+  uint16_t sample_count[HSM_CLASS_TABLE_MAX / 8 + 1]; /* by 8-byte step: size rounded to 8, / 8 */
+  /* the window's sizes above HSM_CLASS_TABLE_MAX: rounded to 16, and their counts */
+  uint32_t sample_big[HSM_HOT_BIG_SAMPLES];
+  uint16_t sample_big_count[HSM_HOT_BIG_SAMPLES];
+  uint32_t sample_big_n;
+  /* the big hot classes installed (above HSM_CLASS_TABLE_MAX: no 8-byte step to slot
+   * them into): each serves the 16-byte step its block size ends */
+  uint32_t hot_big_size[HSM_HOT_PER_HEAP];
+  uint8_t hot_big_cls[HSM_HOT_PER_HEAP];
+  uint32_t hot_big_n;
+  uint64_t sampled_ms;                  /* when the last window began */
+  uint8_t hot_on[HSM_HOT_SLOTS];        /* slot installed in this heap */
+  uint8_t hot_pinned[HSM_HOT_SLOTS];    /* named by HSMALLOC_HOT_SIZES: never retired */
+  uint8_t hot_cold[HSM_HOT_SLOTS];      /* consecutive windows below half the share */
+  uint32_t hot_count;                   /* slots installed */
+  hsm_page_queue_t kept[HSM_HOT_SLOTS]; /* empty pages held by postponed free */
   size_t kept_bytes[HSM_HOT_SLOTS];
   struct hsmalloc_chain *chain; /* the thread's default chain (hsmalloc_chain_set_default) */
   uint64_t rng;                 /* secure mode: page keys and the order of fresh blocks (check.c) */
@@ -313,7 +328,7 @@ HSM_HIDDEN extern __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("in
 HSM_HIDDEN extern hsm_page_t hsm_page_empty;
 HSM_HIDDEN extern hsm_heap_t hsm_heap_empty;
 /* The thread pointer (the TCB's self pointer, %fs:0 on x86-64): unique among live
- * threads, read in one instruction; a page's fast_owner. */
+ * threads, read in one instruction (a chain's owner, chain.h). */
 static inline __attribute__((always_inline)) void *hsm_thread_self(void) {
 #if defined(__x86_64__)
   void *tp;
@@ -355,10 +370,20 @@ static inline size_t hsm_class_of(size_t size) {
   if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) return hsm_class_table[(size + 7) >> 3];
   return hsm_class_of_computed(size);
 }
-/* The class serving `size` in this heap: a hot class where one is installed. */
+/* The big hot class (above HSM_CLASS_TABLE_MAX) installed in heap that serves `size`
+ * (its block size rounded down to 16 is below size), or 0. */
+static inline size_t hsm_hot_big_class(const hsm_heap_t *heap, size_t size) {
+  for (uint32_t i = 0; i < heap->hot_big_n; i++)
+    if (heap->hot_big_size[i] >= size && heap->hot_big_size[i] - size < 16)
+      return heap->hot_big_cls[i];
+  return 0;
+}
+/* The class serving `size` (at most HSM_SMALL_MAX) in this heap: a hot class where one
+ * is installed. */
 static inline size_t hsm_heap_class_of(const hsm_heap_t *heap, size_t size) {
   if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) return heap->class8[(size + 7) >> 3];
-  return hsm_class_of_computed(size);
+  size_t hot = HSM_UNLIKELY(heap->hot_big_n != 0) ? hsm_hot_big_class(heap, size) : 0;
+  return hot ? hot : hsm_class_of_computed(size);
 }
 
 /* ---- OS and registry (os.c) ---- */
@@ -412,29 +437,28 @@ HSM_HIDDEN void hsm_offset_refault(int64_t bytes);
 
 /* ---- pages (page.c), large blocks (large.c) ---- */
 HSM_HIDDEN void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero);
+/* The slow path's work: the class's empty cache refilled from its pages (0: no memory). */
+HSM_HIDDEN int hsm_page_fill_cache(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_page_free_generic(hsm_heap_t *heap, hsm_page_t *pg, void *p);
 HSM_HIDDEN void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN void hsm_heap_expire_idle(hsm_heap_t *heap, size_t cls);
+HSM_HIDDEN void hsm_page_free_idle(hsm_heap_t *heap, size_t cls);
 /* A heap's allocation slow path for class cls (HSM_BIN_LARGE: a large block): counted,
  * and the empty pages of other big classes kept too long go back. */
+HSM_HIDDEN void hsm_cache_sweep_big(hsm_heap_t *heap);
 static inline void hsm_heap_slow_tick(hsm_heap_t *heap, size_t cls) {
-  heap->slow_seq++;
+  if (HSM_UNLIKELY((++heap->slow_seq & (HSM_IDLE_PAGE_SLOW - 1)) == 0)) hsm_cache_sweep_big(heap);
   if (HSM_UNLIKELY(heap->idle_pages != 0)) hsm_heap_expire_idle(heap, cls);
 }
 HSM_HIDDEN void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b);
+/* A run of n blocks of page pg (its heap's; head .. tail, linked as they came, marked
+ * free, default mode) back onto its list in one step: its count of blocks out down by
+ * n (a parked full page goes back on its queue, an empty one may go back). */
+HSM_HIDDEN void hsm_page_return_run(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head,
+                                    hsm_block_t *tail, uint32_t n);
 HSM_HIDDEN void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn);
 HSM_HIDDEN void hsm_heap_collect_empty(hsm_heap_t *heap);
-/* Every page's fast-path frees into the heap's counters (its thread, or under
- * heaps_lock for an abandoned heap) */
-HSM_HIDDEN void hsm_heap_harvest(hsm_heap_t *heap);
-/* At thread exit (or in a fork's child): every page of the heap harvested and without
- * a fast owner; at adoption: the new thread's pointer on the pages without a flag
- * (at once: claiming each page at its first free costs more, thread-churn) */
-HSM_HIDDEN void hsm_heap_pages_abandon(hsm_heap_t *heap);
-HSM_HIDDEN void hsm_heap_pages_adopt(hsm_heap_t *heap);
-/* hsm_heap_collect_empty, then hsm_heap_pages_abandon, in one walk */
-HSM_HIDDEN void hsm_heap_collect_abandon(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_page_set_direct(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_queue_remove(hsm_page_queue_t *q, hsm_page_t *pg);
@@ -502,22 +526,38 @@ HSM_HIDDEN extern _Atomic unsigned long hsm_module_unloads; /* dlcloses: memos s
 /* every heap forgets the call sites in [lo, hi) (code dlclose unloaded: module.c) */
 HSM_HIDDEN void hsm_sites_forget(uintptr_t lo, uintptr_t hi);
 
-/* ---- frees of other heaps' blocks (remote.c) ---- */
-HSM_HIDDEN void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);
-HSM_HIDDEN void hsm_cache_init(hsm_heap_t *heap); /* a new heap's cache budgets */
-HSM_HIDDEN void hsm_cache_overflow(hsm_heap_t *self, size_t cls);
+/* ---- the thread cache (cache.c), other heaps' blocks (remote.c) ---- */
+HSM_HIDDEN void hsm_cache_init(hsm_heap_t *heap); /* a new heap's cache bounds */
+/* the thread allocates class cls from its empty cache: the cache's whole bound */
+HSM_HIDDEN void hsm_cache_grow(hsm_heap_t *heap, size_t cls);
+/* no room for b (of pg, marked free and counted) in its class's cache: the cache is
+ * flushed, then b pushed */
+HSM_HIDDEN void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);
+HSM_HIDDEN void hsm_cache_flush_class(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_cache_flush_all(hsm_heap_t *heap);
+/* b (marked free) onto the cache, which has room for it (the link encoded: secure mode) */
+static inline __attribute__((always_inline)) void hsm_cache_push(hsm_page_t *cache,
+                                                                 hsm_block_t *b) {
+  cache->used--;
+  b->next = (hsm_block_t *)((uintptr_t)cache->free ^ hsm_remote_key);
+  cache->free = b;
+}
+/* Free a block of another heap through a per-destination batch (large blocks, and
+ * frees by a thread that has no cache: `self` NULL pushes it alone). */
+HSM_HIDDEN void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);
+/* A run of n blocks (head .. tail, linked) of heap dest's pages into its batch. */
+HSM_HIDDEN void hsm_rbatch_add_run(hsm_heap_t *self, hsm_heap_t *dest, hsm_block_t *head,
+                                   hsm_block_t *tail, uint32_t n, size_t bytes);
 HSM_HIDDEN void hsm_rbatch_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_drain_remote(hsm_heap_t *heap);
 
-/* Make pg the class's current page (for malloc's fast path too, unless it must miss). */
+/* Make pg the class's current page: the page the cache refills from (secure mode: the
+ * page malloc pops from). */
 static inline void hsm_direct_set(hsm_heap_t *heap, size_t cls, hsm_page_t *pg) {
   heap->direct[cls] = pg;
-  if (heap->sample_left || heap->chain || HSM_UNLIKELY(hsm_secure)) return;
-  heap->fast_direct[cls] = pg;
 }
-/* fast_direct from direct, or hsm_page_empty everywhere while the fast path must miss
- * (heap.c). */
+/* fast_direct: each class's cache, or hsm_page_empty everywhere while the fast path must
+ * miss (a hot-size window, a default chain, secure mode; heap.c). */
 HSM_HIDDEN void hsm_fast_direct_refresh(hsm_heap_t *heap);
 
 /* An allocation's two counters, allocs[cls] += 1 and requested[cls] += size: on x86-64
@@ -538,24 +578,19 @@ static inline __attribute__((always_inline)) void hsm_count_class(hsm_heap_t *he
 #endif
 }
 
-/* Pop the first block of pg's free list (not empty) for a request of `size` in class
- * `cls`: the list pop, the counters, and zeroing for calloc where the block is not
- * fresh OS memory. Shared by the generic fast path and the slow path; hsm_malloc's
- * leaf has its own copy without zeroing. */
+/* Pop the first block of the class's cache (not empty) for a request of `size` in class
+ * `cls`: the list pop, the counters, and zeroing for calloc where the block is not fresh
+ * OS memory. The default mode's (secure mode has its own: secure.c). Shared by the
+ * generic fast path and the slow path; hsm_malloc's leaf has its own copy without
+ * zeroing. */
 static inline __attribute__((always_inline)) void *hsm_page_pop(hsm_heap_t *heap, hsm_page_t *pg,
                                                                 size_t cls, size_t size, int zero) {
   hsm_block_t *b = pg->free;
-  hsm_block_t *next = b->next;
-  if (HSM_UNLIKELY(hsm_secure)) { /* the key is 0 otherwise */
-    hsm_secure_pop_check(pg, b);
-    next = hsm_link(pg, next);
-  }
-  /* fresh zeroed OS memory: in the default mode a block never handed out, whose free
-   * mark is 0 still (a block that was handed out and freed carries the mark); secure
-   * mode marks fresh blocks too and keeps free_is_zero instead */
-  int fresh = 0;
-  if (zero) fresh = pg->span_zero && (HSM_UNLIKELY(hsm_secure) ? pg->free_is_zero : b->mark == 0);
-  pg->free = next;
+  /* fresh zeroed OS memory: a block never handed out (its mark is its page's address
+   * with the fresh bit: page_extend) of a page carved from zeroed memory */
+  int fresh = zero && (b->mark & HSM_MARK_FRESH) &&
+              ((const hsm_page_t *)(b->mark - HSM_MARK_FRESH))->span_zero;
+  pg->free = b->next;
   b->mark = 0;
   pg->used++;
   HSM_COUNT(heap->stats.allocs[cls], 1);
@@ -574,7 +609,8 @@ static inline hsm_heap_t *hsm_heap_get(void) {
 }
 
 /* ---- huge blocks (huge.c) ---- */
-HSM_HIDDEN void *hsm_huge_alloc(size_t size, size_t align, int *zeroed);
+/* *dirty: the bytes from the block's start that may hold old contents (0: all zero) */
+HSM_HIDDEN void *hsm_huge_alloc(size_t size, size_t align, size_t *dirty);
 HSM_HIDDEN void hsm_huge_cache_decay(uint64_t now, int force);
 HSM_HIDDEN int64_t hsm_huge_cache_trim(int64_t want);
 HSM_HIDDEN void hsm_huge_cache_lock(void);
@@ -596,6 +632,31 @@ HSM_HIDDEN int hsm_realloc_owned(void *p); /* hsm_owns, after free's checks */
 HSM_HIDDEN int hsm_owns(const void *p);
 
 static inline int hsm_is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+/* Text without libc's formatting and conversion code (vfprintf, strtol: hundreds of KiB
+ * of libc pages a process would map just for hsmalloc's readings of /proc and /sys,
+ * mimalloc-bench's small programs' max RSS): the decimal number at s (optional '-'),
+ * *end after it (s when there is none); and a, b, c joined into dst (cap bytes). */
+static inline long long hsm_parse_dec(const char *s, const char **end) {
+  const char *p = s;
+  int neg = *p == '-';
+  if (neg) p++;
+  unsigned long long v = 0;
+  const char *digits = p;
+  while (*p >= '0' && *p <= '9') {
+    if (v < (1ull << 62)) v = v * 10 + (unsigned long long)(*p - '0');
+    p++;
+  }
+  *end = p == digits ? s : p;
+  return neg ? -(long long)v : (long long)v;
+}
+static inline void hsm_join(char *dst, size_t cap, const char *a, const char *b, const char *c) {
+  size_t n = 0;
+  const char *parts[3] = {a, b, c};
+  for (int k = 0; k < 3; k++)
+    for (const char *q = parts[k]; q != NULL && *q && n + 1 < cap; q++) dst[n++] = *q;
+  dst[n] = '\0';
+}
 
 /* ---- pointers we do not own (foreign.c) ---- */
 HSM_HIDDEN void hsm_foreign_free(void *p);

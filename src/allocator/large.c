@@ -15,7 +15,6 @@ void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero) {
   if (pg == NULL) return NULL;
   pg->class_id = HSM_BIN_LARGE;
   pg->flags.f.is_large = 1;
-  pg->fast_owner = NULL;
   pg->block_size = slices * HSM_SLICE_SIZE;
   pg->reserved = pg->used = 1;
   HSM_COUNT(heap->stats.allocs[HSM_BIN_LARGE], 1);

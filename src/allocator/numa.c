@@ -40,14 +40,14 @@ static int read_node_count(void) {
   buf[n] = '\0';
   long highest = 0;
   for (char *p = buf; *p;) {
-    char *end;
-    long v = strtol(p, &end, 10);
+    const char *end;
+    long v = (long)hsm_parse_dec(p, &end);
     if (end == p) {
       p++;
       continue;
     }
     if (v > highest) highest = v;
-    p = end;
+    p = (char *)end;
   }
   return highest + 1 > HSM_NUMA_MAX_NODES ? HSM_NUMA_MAX_NODES : (int)highest + 1;
 }

@@ -24,9 +24,9 @@ hsm_options_t hsm_options = {.decay_ms = HSM_DEFAULT_DECAY_MS,
 static long env_long(const char *name, long fallback) {
   const char *v = getenv(name);
   if (v == NULL || *v == '\0') return fallback;
-  char *end;
-  long x = strtol(v, &end, 10);
-  return *end == '\0' ? x : fallback;
+  const char *end;
+  long long x = hsm_parse_dec(v, &end);
+  return end != v && *end == '\0' ? (long)x : fallback;
 }
 
 /* One line on stderr, once per process (the options are read twice). */
@@ -81,7 +81,9 @@ static int parse_sizes(const char *s, size_t *out, int *n, char *bad, size_t bad
     const char *tok = s;
     while (*s && *s != ',' && *s != ' ' && *s != '\t' && *s != '\n' && *s != '\r') s++;
     size_t len = (size_t)(s - tok);
-    snprintf(bad, badcap, "%.*s", (int)(len < 40 ? len : 40), tok);
+    size_t shown = len < 40 && len < badcap - 1 ? len : (badcap - 1 < 40 ? badcap - 1 : 40);
+    memcpy(bad, tok, shown); /* (no snprintf: see hsm_join) */
+    bad[shown] = '\0';
     size_t v = 0;
     for (size_t i = 0; i < len; i++) {
       if (tok[i] < '0' || tok[i] > '9') {
@@ -91,7 +93,7 @@ static int parse_sizes(const char *s, size_t *out, int *n, char *bad, size_t bad
       if (v <= HSM_HOT_MAX_SIZE) v = v * 10 + (size_t)(tok[i] - '0'); /* else: too big */
     }
     if (v == 0 || v > HSM_HOT_MAX_SIZE) {
-      *why = "is outside 1..4096 bytes";
+      *why = "is outside 1..262144 bytes";
       return 0;
     }
     /* rounded as malloc's classes are: named sizes serve malloc */

@@ -47,53 +47,46 @@ static void page_extend(hsm_page_t *pg) {
   if (HSM_UNLIKELY(pg->flags.f.secure)) {
     pg->free = hsm_secure_link_run(pg, first, n);
   } else {
+    /* each marked free and fresh (the page's address with bit 0 set): a cache's flush
+     * finds the page of every block it holds in its mark, and calloc knows a block
+     * never handed out (hsm_page_pop) */
+    uintptr_t mark = (uintptr_t)pg | HSM_MARK_FRESH;
     uint8_t *p = first;
-    for (size_t i = 1; i < n; i++, p += bsize)
+    for (size_t i = 1; i < n; i++, p += bsize) {
       ((hsm_block_t *)p)->next = (hsm_block_t *)(p + bsize);
+      ((hsm_block_t *)p)->mark = mark;
+    }
     ((hsm_block_t *)p)->next = NULL;
+    ((hsm_block_t *)p)->mark = mark;
     pg->free = (hsm_block_t *)first;
   }
-  pg->free_is_zero = pg->span_zero;
-  /* read by other threads' frees: of the page's flagged blocks (the generic path), and
-   * off the page's first line (remote_limit: the others) */
+  /* read by every thread's frees: by the slow path (checked blocks), and off the page's
+   * first line by the fast path, which a secure page's frees must not take */
   uint64_t limit = (uint64_t)(capacity + n) * hsm_block_step(pg);
   __atomic_store_n(&pg->limit, limit, __ATOMIC_RELAXED);
-  __atomic_store_n(&pg->remote_limit, (uint32_t)limit, __ATOMIC_RELAXED);
+  if (!pg->flags.f.secure) __atomic_store_n(&pg->free_limit, limit, __ATOMIC_RELAXED);
 }
 
 static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
   hsm_page_t *pg = hsm_segment_page_alloc_class(heap, cls);
   if (pg == NULL) return NULL;
   pg->class_id = (uint16_t)cls;
+  pg->cache_off = (uint32_t)(offsetof(hsm_heap_t, cache) + cls * sizeof(hsm_page_t));
   pg->block_size = hsm_class_size[cls];
   pg->div_magic = hsm_div_magic(pg->block_size);
   pg->start_magic = (uint64_t)(uintptr_t)pg->start * pg->div_magic;
   pg->limit = 0;
   pg->reserved = (uint32_t)(((size_t)pg->slice_count * HSM_SLICE_SIZE) / pg->block_size);
-  /* nothing carved yet; a limit is below reserved * block size (2 MiB at most), so it
-   * fits in 32 bits */
-  __atomic_store_n(&pg->remote_limit, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->free_limit, 0, __ATOMIC_RELAXED); /* nothing carved yet */
   if (HSM_UNLIKELY(hsm_secure)) hsm_secure_page_init(heap, pg);
   return pg;
 }
 
-/* The page's fast-path frees into its heap's counters (the owner, or under heaps_lock
- * for an abandoned heap). */
-static void page_harvest(hsm_heap_t *heap, hsm_page_t *pg) {
-  uint64_t n = HSM_READ(pg->frees);
-  if (n == 0) return;
-  HSM_COUNT(heap->stats.frees[pg->class_id], n);
-  HSM_SET(pg->frees, 0);
-}
-
-/* Back to its segment. Free's fast paths and the checks must no longer take the page's
- * old blocks for live ones: fast_owner NULL sends a late free of the owner's to the
- * generic path, which finds the page not in use; remote_limit 0 makes another
- * thread's free reject it. */
+/* Back to its segment. free's checks must no longer take the page's old blocks for
+ * live ones: free_limit 0 sends every free into the page to the slow path, which finds
+ * the page not in use. */
 void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg) {
-  __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_RELAXED);
-  page_harvest(heap, pg);
-  __atomic_store_n(&pg->remote_limit, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->free_limit, 0, __ATOMIC_RELAXED);
   hsm_segment_page_free(heap, pg);
 }
 
@@ -107,22 +100,12 @@ static void page_free(hsm_heap_t *heap, hsm_page_t *pg) {
 }
 
 /* A page whose blocks are all free goes back to its segment, unless it is the
- * class's current page (keeping one avoids freeing and re-carving a page when a
- * program allocates and frees one block in a loop), or a page of a hot class the heap
- * keeps (postponed free, hot.c). The current page of a class above 8 KiB is kept only
- * until HSM_IDLE_PAGE_SLOW slow paths have passed (hsm_heap_expire_idle).
- * While the class's current page is this thread's cache of other heaps' blocks (which
- * stays current after it is sent home, remote.c), the page the class's next slow path
- * takes, the first on its queue, counts as the current one: a thread that both
- * allocates a class and frees another thread's blocks of it (handover: two threads
- * swap their working sets each round) gave back and re-carved a page of the class
- * every round or two without it (8096 pages taken in 2000 rounds, now 38). */
-/* The class's current page: direct, or while direct is the cache of other heaps'
- * blocks, the first page on the class's queue (what its next slow path takes). */
-static hsm_page_t *current_page(hsm_heap_t *heap, size_t cls) {
-  hsm_page_t *pg = heap->direct[cls];
-  return pg == &heap->cache[cls] ? heap->queue[cls].first : pg;
-}
+ * class's current page, the one the thread's cache refills from (keeping one avoids
+ * freeing and re-carving a page when a program allocates and frees a few blocks in a
+ * loop), or a page of a hot class the heap keeps (postponed free, hot.c). The current
+ * page of a class above 8 KiB is kept only until HSM_IDLE_PAGE_SLOW slow paths have
+ * passed (hsm_heap_expire_idle). */
+static hsm_page_t *current_page(hsm_heap_t *heap, size_t cls) { return heap->direct[cls]; }
 
 static void page_retire(hsm_heap_t *heap, hsm_page_t *pg) {
   size_t cls = pg->class_id;
@@ -157,13 +140,20 @@ void hsm_heap_expire_idle(hsm_heap_t *heap, size_t cls) {
     if (heap->slow_seq - heap->idle_since[i] < HSM_IDLE_PAGE_SLOW) continue;
     heap->idle_pages &= ~(1u << i);
     size_t c = HSM_IDLE_CLASS_FIRST + i;
-    /* (when a cache of other heaps' blocks became direct since, the page kept empty is
-     * first on the class's queue: no slow path of the class since, none pushed before
-     * it; skipped, it stayed until the class's next slow path, however far off) */
     hsm_page_t *pg = current_page(heap, c);
     /* still an empty page in use (not none) */
     if (pg != NULL && pg != &hsm_page_empty && pg->used == 0 && pg->in_use && !pg->kept)
       page_free(heap, pg);
+  }
+}
+
+/* Class cls's current page, when it is empty, back to its segment now (its cache was
+ * sent home for being idle: cache.c). */
+void hsm_page_free_idle(hsm_heap_t *heap, size_t cls) {
+  hsm_page_t *pg = current_page(heap, cls);
+  if (pg != &hsm_page_empty && pg->used == 0 && pg->in_use && !pg->kept) {
+    heap->idle_pages &= ~(1u << (cls - HSM_IDLE_CLASS_FIRST));
+    page_free(heap, pg);
   }
 }
 
@@ -186,22 +176,25 @@ void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
   if ((int32_t)--pg->used <= 0) hsm_page_after_free(heap, pg);
 }
 
-void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
-  HSM_COUNT(heap->stats.slow[cls], 1);
-  hsm_heap_slow_tick(heap, cls);
-  if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
-  hsm_page_t *pg = &heap->cache[cls];
-  if (pg->free != NULL) goto pop; /* other heaps' blocks freed here: hot */
-  heap->cache_left[cls] = hsm_cache_limit[cls];
-  if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL)
-    hsm_heap_drain_remote(heap);
+void hsm_page_return_run(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head, hsm_block_t *tail,
+                         uint32_t n) {
+  tail->next = hsm_link(pg, pg->local_free);
+  pg->local_free = head;
+  pg->used -= n;
+  if ((int32_t)pg->used <= 0) hsm_page_after_free(heap, pg);
+}
+
+/* The class's current page with a free block on `free` (its second list moved there,
+ * or fresh blocks carved), pages with nothing left parked full on the way; a page
+ * postponed free kept, or a new one; NULL without memory. */
+static hsm_page_t *page_with_free(hsm_heap_t *heap, size_t cls) {
   hsm_page_queue_t *q = &heap->queue[cls];
+  hsm_page_t *pg;
   while ((pg = q->first) != NULL) {
     if (pg->free == NULL) {
       if (pg->local_free != NULL) {
         pg->free = pg->local_free;
         pg->local_free = NULL;
-        pg->free_is_zero = 0;
       } else if (pg->limit < pg->reserved * hsm_block_step(pg)) { /* capacity < reserved */
         page_extend(pg);
       }
@@ -215,7 +208,6 @@ void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
   if (pg != NULL && pg->free == NULL) { /* a kept page: all its blocks are free */
     pg->free = pg->local_free;
     pg->local_free = NULL;
-    pg->free_is_zero = 0;
     if (pg->free == NULL) page_extend(pg);
   } else if (pg == NULL) {
     pg = page_new(heap, cls);
@@ -226,9 +218,48 @@ void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
     hsm_queue_push_front(q, pg);
     page_extend(pg);
   }
-pop:
   if (heap->direct[cls] != pg) hsm_direct_set(heap, cls, pg);
-  return hsm_page_pop(heap, pg, cls, size, zero);
+  return pg;
+}
+
+/* The empty cache takes up to half its bound of pg's free blocks, in list order (fresh
+ * ones are in address order, returned ones in runs of the page): they count as out of
+ * the page, and as held by the cache (its room), from now on. (Walking them costs no
+ * cache miss of its own: the blocks are about to be handed out.) */
+static void cache_refill(hsm_page_t *cache, hsm_page_t *pg) {
+  uint32_t want = cache->reserved / 2, n = 1;
+  hsm_block_t *head = pg->free, *tail = head, *next; /* (links encoded in secure mode) */
+  while (n < want && (next = hsm_link(pg, tail->next)) != NULL) {
+    tail = next;
+    n++;
+  }
+  pg->free = hsm_link(pg, tail->next);
+  tail->next = hsm_link(pg, NULL);
+  cache->free = head;
+  cache->used -= n;
+  pg->used += n;
+}
+
+/* malloc's slow path: the class's cache refilled when it is empty (its whole bound from
+ * now on: the thread allocates the class), from the class's current page. */
+int hsm_page_fill_cache(hsm_heap_t *heap, size_t cls) {
+  HSM_COUNT(heap->stats.slow[cls], 1);
+  hsm_heap_slow_tick(heap, cls);
+  if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
+  hsm_page_t *cache = &heap->cache[cls];
+  if (cache->free != NULL) return 1; /* a window, or a default chain, missed the fast path */
+  if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL)
+    hsm_heap_drain_remote(heap);
+  hsm_page_t *pg = page_with_free(heap, cls);
+  if (pg == NULL) return 0;
+  hsm_cache_grow(heap, cls);
+  cache_refill(cache, pg);
+  return 1;
+}
+
+void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
+  if (!hsm_page_fill_cache(heap, cls)) return NULL;
+  return hsm_page_pop(heap, &heap->cache[cls], cls, size, zero);
 }
 
 /* The block p starts (or, on a page with aligned blocks, lies in), after the checks:
@@ -248,111 +279,66 @@ hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn) {
     b = aligned ? hsm_block_start(pg, p) : (hsm_block_t *)p;
     if (HSM_UNLIKELY(!hsm_block_ok(pg, b, hsm_carved_limit(pg)))) hsm_bad_free(fn, p);
   }
-  if (HSM_UNLIKELY(b->mark == hsm_mark(pg))) hsm_double_free(fn, p);
+  if (HSM_UNLIKELY(b->mark == hsm_block_mark(pg, b))) hsm_double_free(fn, p);
+  if (HSM_UNLIKELY(hsm_secure)) { /* the canary behind the request */
+    if (__atomic_load_n(&pg->flags.f.is_large, __ATOMIC_RELAXED))
+      hsm_secure_unseal_big(fn, p, b, pg->large_request);
+    else (void)hsm_secure_unseal(fn, p, b, pg->block_size);
+  }
   return b;
 }
 
+/* free's slow path (a large block, a secure-mode page, an aligned block's interior, a
+ * thread without a heap), after the checks: a small block onto this thread's cache, as
+ * free's fast path does; a large block or a secure one onto its own page, or in a batch
+ * to its owner (`self` NULL: a thread that has no heap and gets none pushes it alone). */
 void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
   hsm_block_t *b = hsm_checked_block(pg, p, "free");
-  b->mark = hsm_mark(pg); /* on its way to a free list: a second free finds it */
+  b->mark = hsm_block_mark(pg, b); /* on its way to a free list: a second free finds it */
   size_t bin = pg->class_id;
   if (self == NULL) self = hsm_heap_for_free();
   if (self == NULL) {
     atomic_fetch_add_explicit(&hsm_gstats.orphan_frees, 1, memory_order_relaxed);
   } else {
-    HSM_COUNT(self->stats.frees[bin], 1);
-    if (bin == HSM_BIN_LARGE) HSM_COUNT(self->stats.free_bytes[bin], pg->block_size);
-    if (pg->heap != self) HSM_COUNT(self->stats.remote_frees, 1);
-  }
-  if (pg->heap == self) {
-    hsm_page_free_block(self, pg, b);
-  } else if (self != NULL && bin != HSM_BIN_LARGE && !hsm_secure) { /* this thread's cache */
-    hsm_page_t *cache = &self->cache[bin];
-    if (cache->free == NULL) { /* its owner and tail (remote.c's cache_flush) */
-      cache->heap = pg->heap;
-      cache->local_free = b;
-    } else if (cache->heap != pg->heap) { /* more than one heap's blocks: no tail */
-      cache->heap = pg->heap;
-      cache->local_free = NULL;
+    if (bin == HSM_BIN_LARGE) {
+      HSM_COUNT(self->stats.frees[bin], 1);
+      HSM_COUNT(self->stats.free_bytes[bin], pg->block_size);
+    } else {
+      HSM_COUNT(self->cache[bin].frees, 1);
     }
-    b->next = cache->free;
-    cache->free = b;
-    if (self->direct[bin] != cache) hsm_direct_set(self, bin, cache);
-    if (--self->cache_left[bin] == 0) hsm_cache_overflow(self, bin);
+  }
+  if (self != NULL && bin != HSM_BIN_LARGE) {
+    hsm_page_t *cache = &self->cache[bin];
+    if (cache->used <= 1) hsm_cache_overflow(self, pg, b);
+    else hsm_cache_push(cache, b);
+  } else if (pg->heap == self) {
+    hsm_page_free_block(self, pg, b);
   } else {
+    if (self != NULL) HSM_COUNT(self->stats.remote_frees, 1);
     hsm_remote_free(self, pg, b);
   }
 }
 
-static void page_abandon(hsm_heap_t *heap, hsm_page_t *pg);
-
-/* Give back the pages of class `cls` with no block out; `abandon`: the others lose
- * their fast owner (page_abandon). */
-static void free_empty_pages(hsm_heap_t *heap, size_t cls, int abandon) {
+/* Give back the pages of class `cls` with no block out. */
+void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls) {
   hsm_page_t *pg = heap->queue[cls].first;
   while (pg != NULL) {
     hsm_page_t *next = pg->next;
     if (pg->used == 0) {
       hsm_queue_remove(&heap->queue[cls], pg);
       hsm_page_release(heap, pg);
-    } else if (abandon) {
-      page_abandon(heap, pg);
     }
     pg = next;
-  }
-}
-void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls) { free_empty_pages(heap, cls, 0); }
-
-static void collect_empty(hsm_heap_t *heap, int abandon) {
-  hsm_hot_release_kept(heap);
-  heap->idle_pages = 0;
-  for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
-    free_empty_pages(heap, cls, abandon);
-    hsm_page_set_direct(heap, cls);
   }
 }
 
 /* Give back every page with no block out, and the pages postponed free kept (used
  * when a heap is abandoned or collected). */
-void hsm_heap_collect_empty(hsm_heap_t *heap) { collect_empty(heap, 0); }
-
-/* Every small page of the heap is on one of its queues, its full list or a kept list
- * (large pages have no fast owner and no fast-path frees). */
-static void heap_pages_each(hsm_heap_t *heap, void (*fn)(hsm_heap_t *, hsm_page_t *)) {
-  for (size_t c = 0; c < HSM_CLASSES; c++)
-    for (hsm_page_t *pg = heap->queue[c].first; pg != NULL; pg = pg->next) fn(heap, pg);
-  for (hsm_page_t *pg = heap->full.first; pg != NULL; pg = pg->next) fn(heap, pg);
-  for (size_t k = 0; k < HSM_HOT_SLOTS; k++)
-    for (hsm_page_t *pg = heap->kept[k].first; pg != NULL; pg = pg->next) fn(heap, pg);
+void hsm_heap_collect_empty(hsm_heap_t *heap) {
+  hsm_hot_release_kept(heap);
+  heap->idle_pages = 0;
+  for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
+    hsm_heap_free_empty_pages(heap, cls);
+    hsm_page_set_direct(heap, cls);
+  }
 }
-
-void hsm_heap_harvest(hsm_heap_t *heap) { heap_pages_each(heap, page_harvest); }
-
-static void page_abandon(hsm_heap_t *heap, hsm_page_t *pg) {
-  __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_SEQ_CST);
-  page_harvest(heap, pg);
-}
-void hsm_heap_pages_abandon(hsm_heap_t *heap) { heap_pages_each(heap, page_abandon); }
-
-/* At thread exit: hsm_heap_collect_empty and hsm_heap_pages_abandon in one walk of
- * the classes (threads that come and go pay it each time); the kept lists are empty
- * by then (collect_empty gives their pages back). */
-void hsm_heap_collect_abandon(hsm_heap_t *heap) {
-  collect_empty(heap, 1);
-  for (hsm_page_t *pg = heap->full.first; pg != NULL; pg = pg->next) page_abandon(heap, pg);
-}
-
-/* Another thread may set a flag meanwhile (memalign on a block of the page from its
- * cache: the flag, then fast_owner NULL): the owner is set only from NULL, and taken
- * back if a flag came before the flag's setter could see it. */
-static void page_adopt(hsm_heap_t *heap, hsm_page_t *pg) {
-  (void)heap;
-  if (__atomic_load_n(&pg->flags.any, __ATOMIC_SEQ_CST) != 0) return;
-  void *none = NULL;
-  if (!__atomic_compare_exchange_n(&pg->fast_owner, &none, hsm_thread_self(), 0, __ATOMIC_SEQ_CST,
-                                   __ATOMIC_SEQ_CST))
-    return;
-  if (__atomic_load_n(&pg->flags.any, __ATOMIC_SEQ_CST) != 0)
-    __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_SEQ_CST);
-}
-void hsm_heap_pages_adopt(hsm_heap_t *heap) { heap_pages_each(heap, page_adopt); }

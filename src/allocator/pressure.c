@@ -53,11 +53,11 @@ static ssize_t read_small(const char *path, char *buf, size_t cap) {
 /* A file holding one number ("max" reads as none): the value, or -1. */
 static int64_t read_number(const char *dir, const char *name) {
   char path[512], buf[64];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  hsm_join(path, sizeof path, dir, "/", name);
   if (read_small(path, buf, sizeof buf) <= 0 || buf[0] < '0' || buf[0] > '9') return -1;
-  char *end;
-  unsigned long long v = strtoull(buf, &end, 10);
-  if (v >= (1ull << 62)) return -1; /* cgroup v1 writes "no limit" as a huge number */
+  const char *end;
+  long long v = hsm_parse_dec(buf, &end);
+  if (v >= (1ll << 62)) return -1; /* cgroup v1 writes "no limit" as a huge number */
   return (int64_t)v;
 }
 
@@ -67,9 +67,9 @@ static int64_t meminfo_field(const char *text, const char *key) {
   if (p == NULL) return -1;
   p += strlen(key);
   while (*p == ' ' || *p == ':' || *p == '\t') p++;
-  char *end;
-  unsigned long long kb = strtoull(p, &end, 10);
-  return end == p ? -1 : (int64_t)(kb * 1024);
+  const char *end;
+  long long kb = hsm_parse_dec(p, &end);
+  return end == p || kb < 0 ? -1 : (int64_t)kb * 1024;
 }
 
 /* "some avg10=1.23 ..." -> 123 (percent x 100), or -1. */
@@ -77,8 +77,8 @@ static int64_t psi_some_avg10(const char *text) {
   const char *p = strstr(text, "some avg10=");
   if (p == NULL) return -1;
   p += strlen("some avg10=");
-  char *end;
-  long whole = strtol(p, &end, 10);
+  const char *end;
+  long long whole = hsm_parse_dec(p, &end);
   if (end == p) return -1;
   long frac = 0;
   if (*end == '.') {
@@ -92,7 +92,7 @@ static int64_t psi_some_avg10(const char *text) {
  * has memory.current, else the v1 "memory" controller's. */
 static void resolve_cgroup(void) {
   char text[2048];
-  snprintf(cgroup_dir, sizeof cgroup_dir, "-");
+  hsm_join(cgroup_dir, sizeof cgroup_dir, "-", NULL, NULL);
   if (read_small("/proc/self/cgroup", text, sizeof text) <= 0) return;
   for (char *line = text; line && *line;) {
     char *nl = strchr(line, '\n');
@@ -103,9 +103,8 @@ static void resolve_cgroup(void) {
       int v2 = c1 == line + 1 && line[0] == '0' && c2 == c1 + 1;
       int v1 = strncmp(c1 + 1, "memory", 6) == 0 && (c1[7] == ':' || c1[7] == ',');
       if (v2 || v1) {
-        snprintf(dir, sizeof dir, v2 ? "/sys/fs/cgroup%s" : "/sys/fs/cgroup/memory%s", c2 + 1);
-        snprintf(probe, sizeof probe, "%s/%s", dir,
-                 v2 ? "memory.current" : "memory.usage_in_bytes");
+        hsm_join(dir, sizeof dir, v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory", c2 + 1, NULL);
+        hsm_join(probe, sizeof probe, dir, "/", v2 ? "memory.current" : "memory.usage_in_bytes");
         if (read_small(probe, buf, sizeof buf) > 0) {
           memcpy(cgroup_dir, dir, sizeof cgroup_dir);
           cgroup_v1 = v1;
@@ -136,7 +135,7 @@ static void read_sources(void) {
   const char *dir = hsm_options.pressure_files[0] ? hsm_options.pressure_files : NULL;
   char text[4096], path[512];
   int64_t pm = 1000, limit = 0, avail = 0, psi = -1;
-  snprintf(path, sizeof path, "%s/meminfo", dir ? dir : "/proc");
+  hsm_join(path, sizeof path, dir ? dir : "/proc", "/meminfo", NULL);
   if (read_small(path, text, sizeof text) > 0)
     consider(meminfo_field(text, "MemTotal"), meminfo_field(text, "MemAvailable"), &pm, &limit,
              &avail);
@@ -160,8 +159,8 @@ static void read_sources(void) {
       if (max > 0) consider(max, max - used, &pm, &limit, &avail);
     }
   }
-  snprintf(path, sizeof path, "%s", dir ? dir : "/proc/pressure");
-  snprintf(path + strlen(path), sizeof path - strlen(path), dir ? "/memory.pressure" : "/memory");
+  hsm_join(path, sizeof path, dir ? dir : "/proc/pressure", dir ? "/memory.pressure" : "/memory",
+           NULL);
   if (read_small(path, text, sizeof text) > 0) psi = psi_some_avg10(text);
 
   atomic_store_explicit(&base_committed,

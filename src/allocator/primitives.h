@@ -40,6 +40,23 @@ static inline __attribute__((always_inline)) int hsm_dec_le0(uint32_t *x) {
 #endif
 }
 
+/* Whether *room is at most 1; if not, one taken from it: on x86-64 a compare with memory,
+ * a jump and a `sub` to memory (the compiler would load, compare, subtract and store).
+ * Nothing is written when the answer is yes (a shared sentinel's room stays 0). */
+static inline __attribute__((always_inline)) int hsm_room_le1(uint32_t *room) {
+#if defined(__x86_64__)
+  /* (the room is an input changed by the asm: the memory clobber says so) */
+  __asm__ goto("cmpl $1, %0\n\tjbe %l[full]\n\tsubl $1, %0" : : "m"(*room) : "cc", "memory" : full);
+  return 0;
+full:
+  return 1;
+#else
+  if (*room <= 1) return 1;
+  --*room;
+  return 0;
+#endif
+}
+
 /* *p == v, from a compare of the word in memory: the compiler loads an atomic (or an
  * atomic byte) into a register first, one instruction more on free's fast path. The
  * accesses stay single loads, as atomic relaxed loads are on x86-64. */

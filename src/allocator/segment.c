@@ -467,7 +467,6 @@ take:;
   pg->span_zero = fresh == run;
   pg->start = (uint8_t *)seg + (size_t)first * HSM_SLICE_SIZE;
   pg->heap = heap;
-  pg->fast_owner = hsm_thread_self(); /* the owner's thread: only it gets here */
   pg->in_use = 1;
   hsm_stat_add(&hsm_gstats.pages, &hsm_gstats.pages_peak, 1);
   HSM_TRACE(HSM_EV_PAGE_NEW, heap, pg->start, slices * HSM_SLICE_SIZE);
@@ -581,8 +580,7 @@ void *hsm_segment_page_slide(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
   hsm_page_t *moved = &seg->pages[to];
   *moved = *pg;
   /* the old descriptor is no page now (as hsm_page_release leaves one) */
-  __atomic_store_n(&pg->fast_owner, NULL, __ATOMIC_RELAXED);
-  __atomic_store_n(&pg->remote_limit, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&pg->free_limit, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&pg->in_use, 0, __ATOMIC_RELAXED);
   moved->start = start;
   moved->slice_count = (uint8_t)slices;

@@ -79,14 +79,19 @@ unsigned hsm_hot_first_step(size_t class_size) {
 /* Block size, page span and cache bound of class `cls`; a hot class of size `size`
  * (hsm_hot_class_size's, at most HSM_HOT_MAX_SIZE) serves the sizes of its 8-byte
  * table steps, hsm_hot_first_step(size) .. size / 8. */
-/* A hot class holds most of a program's blocks: its page is the span of 1 to 4 slices
- * that wastes the smallest share (2064-byte blocks waste 2.4% of one slice, 0.27% of
- * three). */
+/* A hot class holds most of a program's blocks: its page is the run of slices that
+ * wastes the smallest share: 1 to 4 slices for blocks up to 4 KiB (2064-byte blocks
+ * waste 2.4% of one slice, 0.27% of three), up to 16 above with at least two blocks
+ * (65552-byte blocks: 15 in 16 slices, 6.2%; 262144: 2 in 8, nothing); the tail a page
+ * never carves is never touched. */
 static uint8_t hot_slices_of(size_t bsize) {
-  size_t best = 1;
-  for (size_t n = 2; n <= 4; n++)
-    if ((n * HSM_SLICE_SIZE) % bsize * best < (best * HSM_SLICE_SIZE) % bsize * n) best = n;
-  return (uint8_t)best;
+  size_t best = 0, most = bsize > HSM_CLASS_TABLE_MAX ? 16 : 4;
+  for (size_t n = 1; n <= most; n++) {
+    size_t bytes = n * HSM_SLICE_SIZE;
+    if (bytes / bsize < (bsize > HSM_CLASS_TABLE_MAX ? 2u : 1u)) continue;
+    if (best == 0 || bytes % bsize * best < (best * HSM_SLICE_SIZE) % bsize * n) best = n;
+  }
+  return (uint8_t)(best ? best : (2 * bsize + HSM_SLICE_SIZE - 1) / HSM_SLICE_SIZE);
 }
 
 void hsm_class_set_size(size_t cls, size_t size) {
@@ -95,8 +100,9 @@ void hsm_class_set_size(size_t cls, size_t size) {
   size_t limit = HSM_CACHE_BYTES / size;
   if (limit < HSM_CACHE_MIN_BLOCKS) limit = HSM_CACHE_MIN_BLOCKS;
   if (limit > HSM_CACHE_MAX_BLOCKS) limit = HSM_CACHE_MAX_BLOCKS;
+  if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES) limit = HSM_CACHE_BIG_BOUND;
   hsm_cache_limit[cls] = (uint32_t)limit;
-  if (hsm_is_hot(cls)) {
+  if (hsm_is_hot(cls) && size <= HSM_CLASS_TABLE_MAX) {
     hsm_class_lo8[cls] = (uint16_t)hsm_hot_first_step(size);
     hsm_class_hi8[cls] = (uint16_t)(size / 8);
   }

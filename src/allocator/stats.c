@@ -22,11 +22,18 @@ typedef struct {
   uint64_t kept[HSM_HOT_SLOTS];
 } sums_t;
 
+/* A heap's frees of bin b: those free's fast path counts in the class's cache, and the
+ * rest (counted in the heap's row by the slow paths). */
+static uint64_t heap_frees(hsm_heap_t *h, size_t b) {
+  uint64_t n = HSM_READ(h->stats.frees[b]);
+  return b < HSM_CLASSES ? n + HSM_READ(h->cache[b].frees) : n;
+}
+
 static void add_heap(sums_t *t, hsm_heap_t *h) {
   hsm_heap_stats_t *s = &h->stats;
   for (size_t b = 0; b < HSM_BINS; b++) {
     t->allocs[b] += HSM_READ(s->allocs[b]);
-    t->frees[b] += HSM_READ(s->frees[b]);
+    t->frees[b] += heap_frees(h, b);
     t->slow[b] += HSM_READ(s->slow[b]);
     t->requested[b] += HSM_READ(s->requested[b]);
   }
@@ -121,7 +128,7 @@ static void heap_row(hsm_heap_t *h, hsmalloc_heap_stats_t *r) {
   for (size_t b = 0; b < HSM_BINS; b++) {
     uint64_t n = HSM_READ(s->allocs[b]);
     r->allocs += n;
-    r->frees += HSM_READ(s->frees[b]);
+    r->frees += heap_frees(h, b);
     r->slow_allocs += HSM_READ(s->slow[b]);
     r->requested_bytes += HSM_READ(s->requested[b]);
     r->allocated_bytes += b < HSM_CLASSES ? n * hsm_class_size[b] : HSM_READ(s->alloc_bytes[b]);
@@ -182,8 +189,7 @@ void hsm_stats_heap_fill(hsm_heap_t *h, void *out) {
 
 HSM_EXPORT int hsmalloc_heap_stats_get(size_t index, hsmalloc_heap_stats_t *out) {
   if (out == NULL) return -1;
-  hsm_heap_t *self = hsm_heap_get();
-  if (self != NULL) hsm_heap_harvest(self);
+  (void)hsm_heap_get(); /* (makes sure the allocator is initialized) */
   hsm_heaps_lock();
   int rc = hsm_heap_row_locked(index, out);
   hsm_heaps_unlock();
@@ -193,7 +199,6 @@ HSM_EXPORT int hsmalloc_heap_stats_get(size_t index, hsmalloc_heap_stats_t *out)
 HSM_EXPORT int hsmalloc_heap_stats_self(hsmalloc_heap_stats_t *out) {
   hsm_heap_t *h = hsm_tls_heap_or_null();
   if (out == NULL || h == NULL) return -1;
-  hsm_heap_harvest(h);
   heap_row(h, out);
   return 0;
 }
@@ -204,7 +209,6 @@ int hsm_stats_collect(void *out, int nonblocking) {
   hsmalloc_stats_t *st = out;
   memset(st, 0, sizeof *st);
   uint64_t large_bytes_out = 0, huge_bytes_out = 0, big_bytes = 0;
-  hsm_heap_t *self = NULL; /* the heap whose own frees are counted here */
   if (nonblocking) {
     if (pthread_mutex_trylock(&lock) != 0) return -1;
     if (!hsm_heaps_trylock()) {
@@ -212,10 +216,7 @@ int hsm_stats_collect(void *out, int nonblocking) {
       return -1;
     }
   } else {
-    /* (also makes sure the allocator is initialized) the caller's own fast-path
-     * frees counted; in a signal handler the heap's lists may be half-changed */
-    self = hsm_heap_get();
-    if (self != NULL) hsm_heap_harvest(self);
+    (void)hsm_heap_get(); /* (makes sure the allocator is initialized) */
     pthread_mutex_lock(&lock);
     hsm_heaps_lock();
   }
@@ -224,7 +225,6 @@ int hsm_stats_collect(void *out, int nonblocking) {
     hsm_heap_stats_t *s = &h->stats;
     st->heaps++;
     if (h->state == HSM_HEAP_ABANDONED) st->heaps_abandoned++;
-    if (h->state == HSM_HEAP_OWNED && h != self) st->heaps_frees_behind++;
     add_heap(&t, h);
     big_bytes += HSM_READ(s->alloc_bytes[HSM_BIN_LARGE]) + HSM_READ(s->alloc_bytes[HSM_BIN_HUGE]);
     large_bytes_out +=
@@ -385,11 +385,6 @@ HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
           (unsigned long long)st.pages_peak, (unsigned long long)st.huge_blocks);
   fprintf(out, "  heaps %llu (%llu abandoned)\n", (unsigned long long)st.heaps,
           (unsigned long long)st.heaps_abandoned);
-  if (st.heaps_frees_behind)
-    fprintf(out,
-            "  frees leave out the latest own-block frees of %llu running threads (counted when "
-            "a page goes back, the thread exits or reads its statistics)\n",
-            (unsigned long long)st.heaps_frees_behind);
   human(a, sizeof a, st.overhead_bytes);
   human(b, sizeof b, st.metadata_bytes);
   fprintf(out, "  overhead (committed - live) %s: metadata %s", a, b);

@@ -17,23 +17,25 @@
 static int checks;
 static int (*owns)(const void *);
 
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    checks++;                                                                   \
-    if (!(cond)) {                                                              \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    checks++;                                                                  \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);        \
-      exit(1);                                                                  \
-    }                                                                           \
+      exit(1);                                                                 \
+    }                                                                          \
   } while (0)
 
 #define OWNED(p) CHECK(owns == NULL || owns(p))
 
 static void fill(unsigned char *p, size_t n, unsigned seed) {
-  for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(seed + i * 31);
+  for (size_t i = 0; i < n; i++)
+    p[i] = (unsigned char)(seed + i * 31);
 }
 static int same(const unsigned char *p, size_t n, unsigned seed) {
   for (size_t i = 0; i < n; i++)
-    if (p[i] != (unsigned char)(seed + i * 31)) return 0;
+    if (p[i] != (unsigned char)(seed + i * 31))
+      return 0;
   return 1;
 }
 
@@ -53,7 +55,7 @@ static void test_overflow(void) {
   void *p = malloc(16);
   errno = 0;
   CHECK(reallocarray(p, SIZE_MAX / 4, 8) == NULL && errno == ENOMEM);
-  free(p);                                   /* untouched by the failed call */
+  free(p); /* untouched by the failed call */
   errno = 0;
   CHECK(pvalloc(SIZE_MAX - 10) == NULL && errno == ENOMEM);
   errno = 0;
@@ -64,8 +66,10 @@ static void test_overflow(void) {
 
 static void test_posix_memalign(void) {
   void *sentinel = (void *)0x1234, *p = sentinel;
-  CHECK(posix_memalign(&p, 24, 100) == EINVAL && p == sentinel);   /* not a power of two */
-  CHECK(posix_memalign(&p, 4, 100) == EINVAL && p == sentinel);    /* below sizeof(void *) */
+  CHECK(posix_memalign(&p, 24, 100) == EINVAL &&
+        p == sentinel); /* not a power of two */
+  CHECK(posix_memalign(&p, 4, 100) == EINVAL &&
+        p == sentinel); /* below sizeof(void *) */
   CHECK(posix_memalign(&p, 0, 100) == EINVAL && p == sentinel);
   CHECK(posix_memalign(&p, 64, SIZE_MAX - 100) == ENOMEM && p == sentinel);
   CHECK(posix_memalign(&p, 8, 0) == 0 && p != NULL);
@@ -84,9 +88,11 @@ static void test_alignments(void) {
       OWNED(p);
       memset(p, 0xab, n);
       void *q = aligned_alloc(align, n);
-      CHECK(q != NULL && ((uintptr_t)q & (align - 1)) == 0 && malloc_usable_size(q) >= n);
+      CHECK(q != NULL && ((uintptr_t)q & (align - 1)) == 0 &&
+            malloc_usable_size(q) >= n);
       void *r = memalign(align, n);
-      CHECK(r != NULL && ((uintptr_t)r & (align - 1)) == 0 && malloc_usable_size(r) >= n);
+      CHECK(r != NULL && ((uintptr_t)r & (align - 1)) == 0 &&
+            malloc_usable_size(r) >= n);
       free(p);
       free(q);
       free(r);
@@ -99,64 +105,76 @@ static void test_alignments(void) {
   long page = sysconf(_SC_PAGESIZE);
   void *v = valloc(10), *pv = pvalloc(10);
   CHECK(v && ((uintptr_t)v % (uintptr_t)page) == 0);
-  CHECK(pv && ((uintptr_t)pv % (uintptr_t)page) == 0 && malloc_usable_size(pv) >= (size_t)page);
+  CHECK(pv && ((uintptr_t)pv % (uintptr_t)page) == 0 &&
+        malloc_usable_size(pv) >= (size_t)page);
   free(v);
   free(pv);
-  void *m = memalign(3, 10);                  /* glibc rounds the alignment up */
+  void *m = memalign(3, 10); /* glibc rounds the alignment up */
   CHECK(m != NULL && ((uintptr_t)m & 3) == 0);
   free(m);
-  m = aligned_alloc(48, 100);                 /* glibc 2.36: the same as memalign */
+  m = aligned_alloc(48, 100); /* glibc 2.36: the same as memalign */
   CHECK(m != NULL && ((uintptr_t)m & 63) == 0);
   free(m);
-  /* malloc is 16-aligned above 8 bytes, except the packed sizes 16k+1 .. 16k+8 (17-120,
-   * 8-aligned) with HSMALLOC_PACKED=1 or all; memalign(16, n) is always 16-aligned */
+  /* malloc is 16-aligned above 8 bytes, except the packed sizes 16k+1 .. 16k+8
+   * (17-120, 8-aligned) with HSMALLOC_PACKED=1 or all; memalign(16, n) is
+   * always 16-aligned */
   const char *pk = getenv("HSMALLOC_PACKED");
   int packed = pk != NULL && (strcmp(pk, "1") == 0 || strcmp(pk, "all") == 0);
   for (size_t n = 1; n <= 2048; n++) {
-    size_t want = n <= 8 || (packed && n > 16 && n <= 120 && (n - 1) % 16 < 8) ? 8 : 16;
+    size_t want =
+        n <= 8 || (packed && n > 16 && n <= 120 && (n - 1) % 16 < 8) ? 8 : 16;
     void *p[32], *a[32];
     uintptr_t any = 0;
-    for (int k = 0; k < 32; k++) { /* 8-aligned blocks fall on both halves of 16 bytes (in */
-      p[k] = malloc(n);            /* secure mode in random order: hence 32 of them) */
-      CHECK(p[k] != NULL && ((uintptr_t)p[k] & (want - 1)) == 0 && malloc_usable_size(p[k]) >= n);
+    for (int k = 0; k < 32;
+         k++) { /* 8-aligned blocks fall on both halves of 16 bytes (in */
+      p[k] = malloc(n); /* secure mode in random order: hence 32 of them) */
+      CHECK(p[k] != NULL && ((uintptr_t)p[k] & (want - 1)) == 0 &&
+            malloc_usable_size(p[k]) >= n);
       a[k] = memalign(16, n);
-      CHECK(a[k] != NULL && ((uintptr_t)a[k] & 15) == 0 && malloc_usable_size(a[k]) >= n);
+      CHECK(a[k] != NULL && ((uintptr_t)a[k] & 15) == 0 &&
+            malloc_usable_size(a[k]) >= n);
       any |= (uintptr_t)p[k];
     }
-    if (want == 8 && n > 8 && owns != NULL) CHECK((any & 15) == 8); /* hsmalloc's packed class */
+    if (want == 8 && n > 8 && owns != NULL)
+      CHECK((any & 15) == 8); /* hsmalloc's packed class */
     for (int k = 0; k < 32; k++) {
       free(p[k]);
       free(a[k]);
     }
   }
-  /* realloc through every small class boundary, up and down: the contents move along */
+  /* realloc through every small class boundary, up and down: the contents move
+   * along */
   unsigned char *r = malloc(1);
   CHECK(r != NULL);
   r[0] = 1;
   for (size_t n = 2; n <= 300; n++) {
     r = realloc(r, n);
-    CHECK(r != NULL && malloc_usable_size(r) >= n && r[n - 2] == (unsigned char)(n - 1));
+    CHECK(r != NULL && malloc_usable_size(r) >= n &&
+          r[n - 2] == (unsigned char)(n - 1));
     r[n - 1] = (unsigned char)n;
   }
   for (size_t n = 299; n >= 1; n--) {
     r = realloc(r, n);
-    CHECK(r != NULL && malloc_usable_size(r) >= n && r[n - 1] == (unsigned char)n);
+    CHECK(r != NULL && malloc_usable_size(r) >= n &&
+          r[n - 1] == (unsigned char)n);
   }
   free(r);
 }
 
 static void test_usable_and_calloc(void) {
-  size_t sizes[] = {1, 8, 9, 64, 65, 129, 1000, 8191, 65536, 131073, 500000, 1048577, 5000000};
+  size_t sizes[] = {1,    8,     9,      64,     65,      129,    1000,
+                    8191, 65536, 131073, 500000, 1048577, 5000000};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     size_t n = sizes[i];
     unsigned char *p = malloc(n);
     CHECK(p != NULL && malloc_usable_size(p) >= n);
     memset(p, 0xff, malloc_usable_size(p));
     free(p);
-    unsigned char *z = calloc(n, 1);          /* likely reuses the dirty block */
+    unsigned char *z = calloc(n, 1); /* likely reuses the dirty block */
     CHECK(z != NULL);
     int zero = 1;
-    for (size_t k = 0; k < n; k++) zero &= z[k] == 0;
+    for (size_t k = 0; k < n; k++)
+      zero &= z[k] == 0;
     CHECK(zero);
     free(z);
   }
@@ -179,12 +197,13 @@ static void test_realloc(void) {
     have = n;
   }
   errno = 0;
-  CHECK(realloc(p, 0) == NULL);               /* glibc: frees, returns NULL */
+  CHECK(realloc(p, 0) == NULL); /* glibc: frees, returns NULL */
   void *q = malloc(32);
   CHECK(reallocarray(q, 10, 10) != NULL);
 }
 
-/* hsmalloc only: a large block shrinks in place, then grows back into its own tail. */
+/* hsmalloc only: a large block shrinks in place, then grows back into its own
+ * tail. */
 static void test_large_realloc_in_place(void) {
   unsigned char *p = malloc(900000);
   CHECK(p != NULL);
@@ -199,7 +218,11 @@ static void test_large_realloc_in_place(void) {
 
 static void test_free_keeps_errno(void) {
   free(NULL);
-  void *blocks[6] = {malloc(10), malloc(1000), malloc(200000), malloc(3 << 20), aligned_alloc(4096, 5000),
+  void *blocks[6] = {malloc(10),
+                     malloc(1000),
+                     malloc(200000),
+                     malloc(3 << 20),
+                     aligned_alloc(4096, 5000),
                      aligned_alloc((size_t)2 << 20, 100)};
   for (int i = 0; i < 6; i++) {
     errno = 4242;
@@ -207,13 +230,17 @@ static void test_free_keeps_errno(void) {
     CHECK(errno == 4242);
   }
   /* C23 names (glibc 2.36 lacks them; hsmalloc must have them) */
-  void (*fsized)(void *, size_t) = (void (*)(void *, size_t))dlsym(RTLD_DEFAULT, "free_sized");
+  void (*fsized)(void *, size_t) =
+      (void (*)(void *, size_t))dlsym(RTLD_DEFAULT, "free_sized");
   void (*faligned)(void *, size_t, size_t) =
-      (void (*)(void *, size_t, size_t))dlsym(RTLD_DEFAULT, "free_aligned_sized");
+      (void (*)(void *, size_t, size_t))dlsym(RTLD_DEFAULT,
+                                              "free_aligned_sized");
   CHECK(owns == NULL || (fsized != NULL && faligned != NULL));
   errno = 77;
-  if (fsized) fsized(malloc(40), 40);
-  if (faligned) faligned(aligned_alloc(256, 512), 256, 512);
+  if (fsized)
+    fsized(malloc(40), 40);
+  if (faligned)
+    faligned(aligned_alloc(256, 512), 256, 512);
   CHECK(errno == 77);
 }
 
@@ -245,7 +272,8 @@ int main(int argc, char **argv) {
   test_usable_and_calloc();
   test_realloc();
   test_free_keeps_errno();
-  if (owns) test_large_realloc_in_place();
+  if (owns)
+    test_large_realloc_in_place();
   test_introspection();
   printf("ok %d\n", checks);
   return 0;

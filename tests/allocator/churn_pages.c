@@ -1,11 +1,11 @@
-/* Short-lived threads and the pages of their classes. ROUNDS rounds of one worker
- * thread each, created once the last one is joined, so that every worker adopts the
- * heap the last one left (heap 1; the main thread has heap 0). A worker allocates
- * COUNT[i] blocks of SIZE[i] for each of the four sizes, in an order that turns by one
- * every round, writes every byte of them, then frees them all and exits (thread exit
- * gives every empty page back to its segment). Per round main prints the slice of each
- * size's page and the resident 4 KiB pages of the segment's slices (mincore; the
- * header's slice 0 left out):
+/* Short-lived threads and the pages of their classes. ROUNDS rounds of one
+ * worker thread each, created once the last one is joined, so that every worker
+ * adopts the heap the last one left (heap 1; the main thread has heap 0). A
+ * worker allocates COUNT[i] blocks of SIZE[i] for each of the four sizes, in an
+ * order that turns by one every round, writes every byte of them, then frees
+ * them all and exits (thread exit gives every empty page back to its segment).
+ * Per round main prints the slice of each size's page and the resident 4 KiB
+ * pages of the segment's slices (mincore; the header's slice 0 left out):
  *   "round R slices S0 S1 S2 S3 resident N"
  * then heap 1's spy figures: "heap segments S real R page_bytes P". */
 #include <pthread.h>
@@ -19,7 +19,7 @@
 
 #define ROUNDS 8
 #define SEGMENT ((uintptr_t)2 << 20)
-#define SLICE   ((uintptr_t)64 << 10)
+#define SLICE ((uintptr_t)64 << 10)
 
 /* 60 KiB, 12 KiB, 64 and 16 bytes carved: 15, 3, 1 and 1 pages of 4 KiB */
 static const size_t SIZE[4] = {1024, 512, 64, 16};
@@ -45,7 +45,8 @@ static void *worker(void *arg) {
     slice_of[round_no][i] = (int)((p - segment) / SLICE);
   }
   for (int i = 0; i < 4; i++)
-    for (int j = 0; j < COUNT[i]; j++) free(blocks[i][j]);
+    for (int j = 0; j < COUNT[i]; j++)
+      free(blocks[i][j]);
   return NULL;
 }
 
@@ -57,15 +58,17 @@ int main(void) {
     CHECK(pthread_join(t, NULL) == 0, "pthread_join");
     CHECK(mincore((void *)segment, SEGMENT, vec) == 0, "mincore");
     int resident = 0;
-    for (size_t i = SLICE / 4096; i < SEGMENT / 4096; i++) resident += vec[i] & 1;
+    for (size_t i = SLICE / 4096; i < SEGMENT / 4096; i++)
+      resident += vec[i] & 1;
     int *s = slice_of[round_no];
-    printf("round %d slices %d %d %d %d resident %d\n", round_no, s[0], s[1], s[2], s[3],
-           resident);
+    printf("round %d slices %d %d %d %d resident %d\n", round_no, s[0], s[1],
+           s[2], s[3], resident);
   }
   hsmalloc_heap_stats_t h;
   CHECK(hsmalloc_heap_stats_get(1, &h) == 0, "no heap 1");
   CHECK(h.state == 2, "heap 1 is not abandoned: state %u", h.state);
-  printf("heap segments %llu real %llu page_bytes %llu\n", (unsigned long long)h.segments,
-         (unsigned long long)h.real_bytes, (unsigned long long)h.page_bytes);
+  printf("heap segments %llu real %llu page_bytes %llu\n",
+         (unsigned long long)h.segments, (unsigned long long)h.real_bytes,
+         (unsigned long long)h.page_bytes);
   return 0;
 }

@@ -1,17 +1,17 @@
-/* free's fast path takes a block as the thread's own when its page's fast owner is the
- * thread pointer, which glibc gives a later thread once the thread exits (its stack and
- * TCB are cached). Thread A makes N blocks of 48 bytes, frees N/2 itself (reading its
- * figures before the last LATE of them) and exits;
- * thread S (a small stack, so that it does not take A's from the cache) exits after A;
- * thread B (the default stack: A's, so A's thread pointer) adopts S's heap (the last
- * abandoned) and frees A's other N/2: other-heap frees, counted in B's heap (its cache),
- * never pushed onto the pages of A's heap as their owner's.
- * Prints "reused R a_id I a_self F b_id J" then the rows of A's and B's heaps:
- * "row ID allocs A frees F remote_frees R".
- * With the argument "fork": the same in a fork's child, where glibc caches the stacks of
- * the parent's other threads: S and A live (blocked) in the parent, the child's thread B
- * (A's stack) adopts S's heap, frees A's blocks and prints "child reused R b_id J" and
- * its row. */
+/* glibc gives a thread's pointer (its stack and TCB, cached) to a later thread
+ * once the thread exits; free's fast path once took a block as the thread's own
+ * when its page's fast owner was the thread pointer. Thread A makes N blocks of
+ * 48 bytes, frees N/2 itself (reading its figures before the last LATE of them)
+ * and exits; thread S (a small stack, so that it does not take A's from the
+ * cache) exits after A; thread B (the default stack: A's, so A's thread
+ * pointer) adopts S's heap (the last abandoned) and frees A's other N/2:
+ * other-heap frees, counted in B's heap (its cache), never pushed onto the
+ * pages of A's heap as their owner's. Prints "reused R a_id I a_self F b_id J"
+ * then the rows of A's and B's heaps: "row ID allocs A frees F remote_frees R".
+ * With the argument "fork": the same in a fork's child, where glibc caches the
+ * stacks of the parent's other threads: S and A live (blocked) in the parent,
+ * the child's thread B (A's stack) adopts S's heap, frees A's blocks and prints
+ * "child reused R b_id J" and its row. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +20,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "stages.h"
 #include "hsmalloc.h"
+#include "stages.h"
 
-#define N    1000
+#define N 1000
 #define LATE 10 /* A's frees after it read its figures */
 static void *blocks[N];
 static pthread_t a_self, b_self;
@@ -46,7 +46,8 @@ static void *thread_s(void *arg) {
   s_id = my_heap();
   stage = 1; /* S has its own heap before A starts */
   pthread_cond_broadcast(&cv);
-  while (!s_release) pthread_cond_wait(&cv, &mu);
+  while (!s_release)
+    pthread_cond_wait(&cv, &mu);
   pthread_mutex_unlock(&mu);
   return NULL;
 }
@@ -58,21 +59,26 @@ static void *thread_a(void *arg) {
     blocks[i] = malloc(48);
     memset(blocks[i], 2, 48);
   }
-  for (int i = 0; i < N / 2 - LATE; i++) free(blocks[i]);
+  for (int i = 0; i < N / 2 - LATE; i++)
+    free(blocks[i]);
   hsmalloc_heap_stats_t me;
   CHECK(hsmalloc_heap_stats_self(&me) == 0, "no heap");
   a_id = me.id;
-  a_self_frees = me.frees; /* the thread's own fast-path frees, counted when it reads */
-  for (int i = N / 2 - LATE; i < N / 2; i++) free(blocks[i]); /* counted at its exit */
+  a_self_frees =
+      me.frees; /* the thread's own fast-path frees, counted when it reads */
+  for (int i = N / 2 - LATE; i < N / 2; i++)
+    free(blocks[i]); /* counted at its exit */
   return NULL;
 }
 
 static void *thread_b(void *arg) {
   (void)arg;
   b_self = pthread_self();
-  char *volatile p = malloc(16); /* B has its heap (S's) before it frees A's blocks */
+  char *volatile p =
+      malloc(16); /* B has its heap (S's) before it frees A's blocks */
   p[0] = 1;
-  for (int i = N / 2; i < N; i++) free(blocks[i]);
+  for (int i = N / 2; i < N; i++)
+    free(blocks[i]);
   free(p);
   b_id = my_heap();
   return NULL;
@@ -81,8 +87,9 @@ static void *thread_b(void *arg) {
 static void row(unsigned id) {
   hsmalloc_heap_stats_t r;
   CHECK(hsmalloc_heap_stats_get(id, &r) == 0, "no heap %u", id);
-  printf("row %u allocs %llu frees %llu remote_frees %llu\n", id, (unsigned long long)r.allocs,
-         (unsigned long long)r.frees, (unsigned long long)r.remote_frees);
+  printf("row %u allocs %llu frees %llu remote_frees %llu\n", id,
+         (unsigned long long)r.allocs, (unsigned long long)r.frees,
+         (unsigned long long)r.remote_frees);
 }
 
 /* A of the fork case: makes its blocks, then waits (alive at the fork) */
@@ -107,8 +114,8 @@ static int in_child(void) {
   pthread_join(b, NULL);
   hsmalloc_heap_stats_t r;
   CHECK(hsmalloc_heap_stats_get(b_id, &r) == 0, "no heap %u", b_id);
-  printf("child reused %d b_id %u s_id %u a_id %u\n", pthread_equal(a_self, b_self) != 0, b_id,
-         s_id, a_id);
+  printf("child reused %d b_id %u s_id %u a_id %u\n",
+         pthread_equal(a_self, b_self) != 0, b_id, s_id, a_id);
   row(b_id);
   return 0;
 }
@@ -131,7 +138,8 @@ static int fork_case(void) {
     _exit(rc);
   }
   int status;
-  CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+  CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+            WEXITSTATUS(status) == 0,
         "child status %d", status);
   pthread_mutex_lock(&mu);
   s_release = 1;
@@ -142,17 +150,20 @@ static int fork_case(void) {
   return 0;
 }
 
-/* Another live thread's figures (docs/hsmalloc.md, "Statistics"): L frees A made of
- * its own blocks are not in A's row while A lives and has not read its figures, and
- * are, once, after its read and after its exit; the process figures say one running
- * thread's frees are behind while L lives, none after. Prints "live B after_read R
- * after_exit X behind_live 1 behind_after 0". */
+/* Another live thread's figures (docs/hsmalloc.md, "Statistics"): the frees
+ * thread L makes of its own blocks are in its row at once, while it lives,
+ * after its read of its own figures and after its exit; the process figures say
+ * no running thread's frees are behind. Prints "live B after_read R after_exit
+ * X behind_live 0 behind_after 0". */
 static void *thread_l(void *arg) {
   (void)arg;
-  for (int i = 0; i < N; i++) blocks[i] = malloc(48);
-  for (int i = 0; i < N / 2; i++) free(blocks[i]);
+  for (int i = 0; i < N; i++)
+    blocks[i] = malloc(48);
+  for (int i = 0; i < N / 2; i++)
+    free(blocks[i]);
   a_id = my_heap(); /* counts the N / 2 */
-  for (int i = N / 2; i < N - 1; i++) free(blocks[i]); /* N / 2 - 1 more, one block kept */
+  for (int i = N / 2; i < N - 1; i++)
+    free(blocks[i]); /* N / 2 - 1 more, one block kept */
   set_stage(1);
   wait_stage(2);
   (void)my_heap(); /* the thread reads its own figures */
@@ -185,22 +196,26 @@ static int live_case(void) {
   unsigned long long after_read = frees_of(a_id);
   set_stage(4);
   pthread_join(l, NULL);
-  printf("live %llu after_read %llu after_exit %llu behind_live %llu behind_after %llu\n", before,
-         after_read, frees_of(a_id), behind_live, frees_behind());
+  printf("live %llu after_read %llu after_exit %llu behind_live %llu "
+         "behind_after %llu\n",
+         before, after_read, frees_of(a_id), behind_live, frees_behind());
   return 0;
 }
 
 int main(int argc, char **argv) {
   printf("start\n");
-  if (argc > 1 && strcmp(argv[1], "live") == 0) return live_case();
-  if (argc > 1 && strcmp(argv[1], "fork") == 0) return fork_case();
+  if (argc > 1 && strcmp(argv[1], "live") == 0)
+    return live_case();
+  if (argc > 1 && strcmp(argv[1], "fork") == 0)
+    return fork_case();
   pthread_attr_t small;
   pthread_attr_init(&small);
   pthread_attr_setstacksize(&small, 256 * 1024);
   pthread_t s, a, b;
   CHECK(pthread_create(&s, &small, thread_s, NULL) == 0, "create S");
   pthread_mutex_lock(&mu);
-  while (stage < 1) pthread_cond_wait(&cv, &mu);
+  while (stage < 1)
+    pthread_cond_wait(&cv, &mu);
   pthread_mutex_unlock(&mu);
   CHECK(pthread_create(&a, NULL, thread_a, NULL) == 0, "create A");
   pthread_join(a, NULL); /* A's heap abandoned, A's stack cached */
@@ -208,11 +223,12 @@ int main(int argc, char **argv) {
   s_release = 1;
   pthread_cond_broadcast(&cv);
   pthread_mutex_unlock(&mu);
-  pthread_join(s, NULL); /* S's heap abandoned last: the next thread adopts it */
+  pthread_join(s,
+               NULL); /* S's heap abandoned last: the next thread adopts it */
   CHECK(pthread_create(&b, NULL, thread_b, NULL) == 0, "create B");
   pthread_join(b, NULL);
-  printf("reused %d a_id %u a_self %llu b_id %u s_id %u\n", pthread_equal(a_self, b_self) != 0,
-         a_id, a_self_frees, b_id, s_id);
+  printf("reused %d a_id %u a_self %llu b_id %u s_id %u\n",
+         pthread_equal(a_self, b_self) != 0, a_id, a_self_frees, b_id, s_id);
   row(a_id);
   row(b_id);
   return 0;

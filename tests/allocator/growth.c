@@ -1,20 +1,20 @@
 /* Resident memory of a program that grows arrays by copies (FreeFem++'s sparse
- * matrices and vectors: a new block 1.2 times the old, the contents copied, the old
- * freed), and of huge blocks freed and allocated again with everything purged at once.
- *   growth   three series of blocks from 1.25 MiB to ~15 MiB, each grown by 1.2;
- *            prints "live_peak <B> rss_peak <B> committed_peak <B> growth_purged <B>":
- *            the most bytes live at once (the old and the new block during a copy),
- *            the most the resident set (/proc/self/statm) and the spy's committed
- *            memory grew over their values before the first series
- *   reuse    malloc(4 MiB), fill, free, 100 times (run with HSMALLOC_DECAY_MS=0: each
- *            free purges the mapping); prints "same <n> reserved_peak <B>": how many
- *            allocations got the first one's address, the spy's peak address space
- *   large    freed large memory serving the next large request (realloc-large's
- *            pattern); for each step the growth of the spy's committed memory and of
- *            the resident set over it: "split_committed <B> split_rss <B>" (1.2 MiB
- *            freed, then 600 KiB allocated), "cached_..." (1.9 MiB freed, then
- *            1.3 MiB), "slide_..." and "slide_moved <0|1>" (blocks a, b, c of 256 KiB
- *            side by side, a freed, b realloc'ed to 512 KiB: it can only grow down
+ * matrices and vectors: a new block 1.2 times the old, the contents copied, the
+ * old freed), and of huge blocks freed and allocated again with everything
+ * purged at once. growth   three series of blocks from 1.25 MiB to ~15 MiB,
+ * each grown by 1.2; prints "live_peak <B> rss_peak <B> committed_peak <B>
+ * growth_purged <B>": the most bytes live at once (the old and the new block
+ * during a copy), the most the resident set (/proc/self/statm) and the spy's
+ * committed memory grew over their values before the first series reuse
+ * malloc(4 MiB), fill, free, 100 times (run with HSMALLOC_DECAY_MS=0: each free
+ * purges the mapping); prints "same <n> reserved_peak <B>": how many
+ *            allocations got the first one's address, the spy's peak address
+ * space large    freed large memory serving the next large request
+ * (realloc-large's pattern); for each step the growth of the spy's committed
+ * memory and of the resident set over it: "split_committed <B> split_rss <B>"
+ * (1.2 MiB freed, then 600 KiB allocated), "cached_..." (1.9 MiB freed, then
+ *            1.3 MiB), "slide_..." and "slide_moved <0|1>" (blocks a, b, c of
+ * 256 KiB side by side, a freed, b realloc'ed to 512 KiB: it can only grow down
  *            into a's slices) */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +27,8 @@
 static long long rss_bytes(void) {
   long pages = 0, resident = 0;
   FILE *f = fopen("/proc/self/statm", "r");
-  if (f == NULL || fscanf(f, "%ld %ld", &pages, &resident) != 2) abort();
+  if (f == NULL || fscanf(f, "%ld %ld", &pages, &resident) != 2)
+    abort();
   fclose(f);
   return (long long)resident * sysconf(_SC_PAGESIZE);
 }
@@ -48,12 +49,16 @@ static int growth(void) {
     while (size < ((size_t)15 << 20)) {
       size_t grown = size + size / 5;
       char *w = malloc(grown);
-      if (w == NULL) return 1;
+      if (w == NULL)
+        return 1;
       memcpy(w, v, size);
       memset(w + size, 2, grown - size);
-      if ((long long)(size + grown) > live_peak) live_peak = (long long)(size + grown);
-      if (rss_bytes() - rss0 > rss_peak) rss_peak = rss_bytes() - rss0;
-      if (committed() - com0 > com_peak) com_peak = committed() - com0;
+      if ((long long)(size + grown) > live_peak)
+        live_peak = (long long)(size + grown);
+      if (rss_bytes() - rss0 > rss_peak)
+        rss_peak = rss_bytes() - rss0;
+      if (committed() - com0 > com_peak)
+        com_peak = committed() - com0;
       free(v);
       v = w;
       size = grown;
@@ -62,8 +67,10 @@ static int growth(void) {
   }
   hsmalloc_stats_t st;
   hsmalloc_stats_get(&st);
-  printf("live_peak %lld rss_peak %lld committed_peak %lld growth_purged %llu\n", live_peak,
-         rss_peak, com_peak, (unsigned long long)st.growth_purged_bytes);
+  printf(
+      "live_peak %lld rss_peak %lld committed_peak %lld growth_purged %llu\n",
+      live_peak, rss_peak, com_peak,
+      (unsigned long long)st.growth_purged_bytes);
   return 0;
 }
 
@@ -73,15 +80,18 @@ static int reuse(void) {
   int same = 0;
   for (int i = 0; i < 100; i++) {
     char *p = malloc(size);
-    if (p == NULL) return 1;
+    if (p == NULL)
+      return 1;
     memset(p, 3, size);
-    if (first == NULL) first = p;
+    if (first == NULL)
+      first = p;
     same += p == first;
     free(p);
   }
   hsmalloc_stats_t st;
   hsmalloc_stats_get(&st);
-  printf("same %d reserved_peak %llu\n", same, (unsigned long long)st.reserved_peak);
+  printf("same %d reserved_peak %llu\n", same,
+         (unsigned long long)st.reserved_peak);
   return 0;
 }
 
@@ -91,16 +101,18 @@ static void mark(void) {
   com_mark = committed();
   rss_mark = rss_bytes();
 }
-static void since(const char *step) { /* (no stdio buffer allocated before the end) */
+static void
+since(const char *step) { /* (no stdio buffer allocated before the end) */
   long long com = committed() - com_mark, rss = rss_bytes() - rss_mark;
   size_t at = strlen(report);
-  snprintf(report + at, sizeof report - at, "%s_committed %lld %s_rss %lld\n", step, com, step,
-           rss);
+  snprintf(report + at, sizeof report - at, "%s_committed %lld %s_rss %lld\n",
+           step, com, step, rss);
 }
 
 static char *filled(size_t size, int c) {
   char *p = malloc(size);
-  if (p == NULL) abort();
+  if (p == NULL)
+    abort();
   memset(p, c, size);
   return p;
 }
@@ -130,7 +142,8 @@ static int large(void) {
            */
   free(a);
   char *b2 = realloc(b, 2 * k256);
-  if (b2 == NULL) return 1;
+  if (b2 == NULL)
+    return 1;
   since("slide");
   for (size_t i = 0; i < k256; i++)
     if (b2[i] != 6) {
@@ -144,9 +157,12 @@ static int large(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc == 2 && strcmp(argv[1], "large") == 0) return large();
-  if (argc == 2 && strcmp(argv[1], "growth") == 0) return growth();
-  if (argc == 2 && strcmp(argv[1], "reuse") == 0) return reuse();
+  if (argc == 2 && strcmp(argv[1], "large") == 0)
+    return large();
+  if (argc == 2 && strcmp(argv[1], "growth") == 0)
+    return growth();
+  if (argc == 2 && strcmp(argv[1], "reuse") == 0)
+    return reuse();
   fprintf(stderr, "usage: growth growth|reuse|large\n");
   return 2;
 }

@@ -1,12 +1,14 @@
-/* The empty current page of a class above 8 KiB, kept for 16 slow paths, also goes back
- * when a cache of another heap's blocks has become the class's current page meanwhile.
- * A worker thread writes and frees a 100000-byte block (its page, 5 slices, empty and
- * kept), then frees the main thread's 100000-byte block (onto its cache, which the
- * class's allocations now take from), then allocates and frees 16 large blocks (a slow
- * path each), then takes a 100000-byte block again. Prints "name value" lines:
- *   kept, after16   the worker heap's page bytes after its first free and the 16th
- *                   large block
- *   from_cache      1 when the last 100000-byte block is the main thread's (the cache) */
+/* A class above 8 KiB keeps one freed block in the thread's cache: another
+ * heap's block freed after the thread's own sends the own one home, and its
+ * page, empty then, is kept as the class's current page for 16 slow paths only.
+ * A worker thread writes and frees a 100000-byte block (onto its cache; its
+ * page, 5 slices, stays in use), then frees the main thread's 100000-byte block
+ * (the cache's one block now: the worker's goes back to its page), then
+ * allocates and frees 16 large blocks (a slow path each), then takes a
+ * 100000-byte block again. Prints "name value" lines:
+ *   kept, after16   the worker heap's page bytes after its first free and the
+ * 16th large block from_cache      1 when the last 100000-byte block is the
+ * main thread's (the cache) */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,7 +36,8 @@ static void *worker(void *arg) {
     ((volatile char *)p)[i] = 1;
   free(p);
   kept = page_bytes();
-  free(theirs); /* onto this thread's cache: the class's current page from now on */
+  free(theirs); /* onto this thread's cache, which sends the worker's block home
+                 */
   for (int i = 0; i < 16; i++) {
     char *r = malloc(LARGE);
     CHECK(r != NULL, "malloc(%d)", LARGE);

@@ -1,16 +1,18 @@
-/* The empty current page of a class above 8 KiB is kept for 16 of its heap's
- * allocation slow paths, then goes back to its segment. In a thread of its own
- * (a heap whose slow paths are all this program's): a 100000-byte block (class
- * 106496, a page of 5 slices) is written and freed, so its page is empty and
- * kept; 200000-byte blocks (large: a slow path each) are allocated and freed;
- * the 100000-byte block is taken again after 10 of them (the same block: the
- * kept page, no slow path), which starts the count again; 15 more leave the
- * page kept, the 16th gives it back; a large block of 5 slices then takes the
- * page's slices. Prints, one "name value" a line: kept, after10, after15,
- * after16   the heap's page bytes then same      1 when the second 100000-byte
- * block is the first one reuse     1 when the 300000-byte block starts where
- * the page did resident15, resident16   resident 4 KiB pages of the first
- * block's 100000 bytes (mincore) after 15 and 16 large blocks */
+/* A freed block of a class above 8 KiB stays in its thread's cache, and its
+ * page with it, until 16 to 31 of the heap's allocation slow paths pass without
+ * an allocation of the class; then both go back. In a thread of its own (a heap
+ * whose slow paths are all this program's): a 100000-byte block (class 106496,
+ * a page of 5 slices) is written and freed (onto the cache); 200000-byte blocks
+ * (large: a slow path each) are allocated and freed; the 100000-byte block is
+ * taken again after 10 of them (the same block, from the cache), which starts
+ * the count again; 15 more leave the block and its page kept, 31 give them
+ * back; a large block of 5 slices then takes the page's slices. Prints, one
+ * "name value" a line: kept, after10, after15, after31   the heap's page bytes
+ * then same                              1 when the second 100000-byte block is
+ * the first reuse                             1 when the 300000-byte block
+ * starts where the page did resident15, resident31            resident 4 KiB
+ * pages of the first block's 100000 bytes (mincore) after 15 and 31 large
+ * blocks */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,22 +76,23 @@ static void *worker(void *arg) {
   large_blocks(15);
   record("after15", page_bytes());
   record("resident15", resident(at));
-  large_blocks(1);
-  record("after16", page_bytes());
-  record("resident16", resident(at));
+  large_blocks(16);
+  record("after31", page_bytes());
+  record("resident31", resident(at));
   char *s = malloc(300000);
   record("reuse", (uintptr_t)s == at);
   free(s);
-  /* the edge: class 8192 (a slice of 8 blocks) keeps its page for good, class 9216
-   * (8193 bytes: 7 blocks a slice) only for 16 slow paths */
+  /* the edge: class 8192 (a slice of 8 blocks) keeps its cached block and page
+   * for good, class 9216 (8193 bytes: 7 blocks a slice) only for 16 to 31 slow
+   * paths */
   char *a = malloc(8192), *b = malloc(8193);
   CHECK(a != NULL && b != NULL, "malloc(8192), malloc(8193)");
   a[0] = b[0] = 1;
   free(a);
   free(b);
   record("edge_kept", page_bytes());
-  large_blocks(16);
-  record("edge_after16", page_bytes());
+  large_blocks(31);
+  record("edge_after31", page_bytes());
   return NULL;
 }
 

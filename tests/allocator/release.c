@@ -1,7 +1,7 @@
-/* Memory goes back to the OS: allocate ~200 MB in small and large blocks, free it
- * all, and print the resident size (KiB, from /proc/self/statm) at each step:
- *   "peak <kib> freed <kib> trimmed <kib> purged_bytes <n>"
- * malloc_trim(0) must return what the decay has not returned yet. */
+/* Memory goes back to the OS: allocate ~200 MB in small and large blocks, free
+ * it all, and print the resident size (KiB, from /proc/self/statm) at each
+ * step: "peak <kib> freed <kib> trimmed <kib> purged_bytes <n>" malloc_trim(0)
+ * must return what the decay has not returned yet. */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,8 @@
 static long rss_kib(void) {
   long pages = 0, resident = 0;
   FILE *f = fopen("/proc/self/statm", "r");
-  if (f == NULL || fscanf(f, "%ld %ld", &pages, &resident) != 2) abort();
+  if (f == NULL || fscanf(f, "%ld %ld", &pages, &resident) != 2)
+    abort();
   fclose(f);
   return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
@@ -28,13 +29,14 @@ int main(void) {
     memset(blocks[i], 7, size);
   }
   long peak = rss_kib();
-  for (int i = 0; i < N; i++) free(blocks[i]);
+  for (int i = 0; i < N; i++)
+    free(blocks[i]);
   long freed = rss_kib();
   malloc_trim(0);
   long trimmed = rss_kib();
   hsmalloc_stats_t st;
   hsmalloc_stats_get(&st);
-  printf("peak %ld freed %ld trimmed %ld purged_bytes %llu\n", peak, freed, trimmed,
-         (unsigned long long)st.purged_bytes);
+  printf("peak %ld freed %ld trimmed %ld purged_bytes %llu\n", peak, freed,
+         trimmed, (unsigned long long)st.purged_bytes);
   return 0;
 }

@@ -1,12 +1,11 @@
-/* A consumer's cache holding one owner's blocks goes home in one push; holding two
- * owners' blocks, each run of one owner's goes to that owner. Owner A (the main thread,
- * heap 0) allocates 1000 blocks of 64 bytes, owner B (heap 1) 900; the consumer (heap
- * 2) frees A's first 100 alone, then A's and B's in turn, and exits. Then A and B each
- * take their queue back (hsmalloc_collect), free nothing more and print:
- *   "NAME drained blocks B bytes Y end page_bytes D"
- * (D: page bytes after the collect minus those before it allocated: 0 once every block
- * came home to its own pages), and the consumer's heap (abandoned) is printed as
- *   "consumer remote_frees F remote_pushes P" */
+/* A consumer's cache goes home in one batch per owner, each owner's blocks to
+ * that owner. Owner A (the main thread, heap 0) allocates 1000 blocks of 64
+ * bytes, owner B (heap 1) 900; the consumer (heap 2) frees A's first 100 alone,
+ * then A's and B's in turn, and exits. Then A and B each take their queue back
+ * (hsmalloc_collect), free nothing more and print: "NAME drained blocks B bytes
+ * Y end page_bytes D" (D: page bytes after the collect minus those before it
+ * allocated: 0 once every block came home to its own pages), and the consumer's
+ * heap (abandoned) is printed as "consumer remote_frees F remote_pushes P" */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,7 +55,8 @@ static void *owner_b(void *arg) {
 
 static void *consumer(void *arg) {
   (void)arg;
-  for (int i = 0; i < NA - NB; i++) free(a[i]);
+  for (int i = 0; i < NA - NB; i++)
+    free(a[i]);
   for (int i = 0; i < NB; i++) {
     free(a[NA - NB + i]);
     free(b[i]);
@@ -67,7 +67,8 @@ static void *consumer(void *arg) {
 static void *nothing(void *arg) { return arg; }
 
 int main(void) {
-  /* stdout's buffer and what glibc keeps of a joined thread, before the figures */
+  /* stdout's buffer and what glibc keeps of a joined thread, before the figures
+   */
   printf("start\n");
   fflush(stdout);
   pthread_t t;
@@ -88,7 +89,8 @@ int main(void) {
   CHECK(pthread_join(tc, NULL) == 0, "pthread_join");
   hsmalloc_heap_stats_t c;
   CHECK(hsmalloc_heap_stats_get(2, &c) == 0, "no heap 2");
-  printf("consumer remote_frees %llu remote_pushes %llu\n", (unsigned long long)c.remote_frees,
+  printf("consumer remote_frees %llu remote_pushes %llu\n",
+         (unsigned long long)c.remote_frees,
          (unsigned long long)c.remote_pushes);
   take_back("A", &before);
   set_stage(2);

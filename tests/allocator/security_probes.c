@@ -1,9 +1,10 @@
-/* security_probes.c — misuse of the heap, one probe per run, in the style of the
- * security tests of mimalloc-bench: `security_probes NAME`. A probe the allocator
- * detects ends in abort() with hsmalloc's one-line message; a probe that comes back
- * prints "undetected NAME" and exits 0 (test_security.py says which outcome each probe
- * must have, in the default mode and with HSMALLOC_SECURE=1). Built with -O0 so that
- * the compiler keeps every misuse as written. */
+/* security_probes.c — misuse of the heap, one probe per run, in the style of
+ * the security tests of mimalloc-bench: `security_probes NAME`. A probe the
+ * allocator detects ends in abort() with hsmalloc's one-line message; a probe
+ * that comes back prints "undetected NAME" and exits 0 (test_security.py says
+ * which outcome each probe must have, in the default mode and with
+ * HSMALLOC_SECURE=1). Built with -O0 so that the compiler keeps every misuse as
+ * written. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,7 +35,8 @@ static void double_free_immediate(void) {
   free(launder(p));
 }
 
-/* Other blocks of the page freed in between: p is no longer the head of the list. */
+/* Other blocks of the page freed in between: p is no longer the head of the
+ * list. */
 static void double_free_delayed(void) {
   char *p = malloc(64), *q = malloc(64), *r = malloc(64);
   free(p);
@@ -47,9 +49,11 @@ static void double_free_delayed(void) {
 static void double_free_after_many(void) {
   void *keep[200];
   char *p = malloc(48);
-  for (int i = 0; i < 200; i++) keep[i] = malloc(i % 2 ? 48 : 200);
+  for (int i = 0; i < 200; i++)
+    keep[i] = malloc(i % 2 ? 48 : 200);
   free(p);
-  for (int i = 0; i < 200; i++) free(keep[i]);
+  for (int i = 0; i < 200; i++)
+    free(keep[i]);
   free(launder(p));
 }
 
@@ -62,7 +66,8 @@ static void double_free_other_thread(void) {
   free(launder(p));
 }
 
-/* Freed twice by a thread that does not own it (it sits in that thread's cache). */
+/* Freed twice by a thread that does not own it (it sits in that thread's
+ * cache). */
 static void *free_twice(void *p) {
   free(p);
   free(launder(p));
@@ -75,9 +80,9 @@ static void double_free_remote(void) {
   pthread_join(t, NULL);
 }
 
-/* A small block freed by its thread, which exits: its page goes back with it. Freed
- * again by another thread: the page is not in use any more (its count of carved blocks
- * stays, only its reserved limit says so). */
+/* A small block freed by its thread, which exits: its page goes back with it.
+ * Freed again by another thread: the page is not in use any more (its count of
+ * carved blocks stays, only its reserved limit says so). */
 static void *alloc_free_exit(void *arg) {
   void **out = arg;
   out[0] = malloc(96);
@@ -104,7 +109,8 @@ static void double_free_large(void) {
   free(launder(p));
 }
 
-/* A large block freed by another thread is in transit to its owner: freed again. */
+/* A large block freed by another thread is in transit to its owner: freed
+ * again. */
 static void double_free_large_remote(void) {
   char *p = malloc(300 * 1024);
   pthread_t t;
@@ -128,7 +134,8 @@ static void double_free_aligned(void) {
 static void double_free_by_realloc(void) {
   char *p = malloc(32);
   free(p);
-  p = realloc(launder(p), 24); /* fits: an allocator that does not check returns p */
+  p = realloc(launder(p),
+              24); /* fits: an allocator that does not check returns p */
   sink = p;
 }
 
@@ -171,10 +178,11 @@ static void stack_pointer_thread(void) {
 
 static void global_pointer(void) { free(launder(global_buffer + 16)); }
 
-/* A block-aligned address in p's page, past the blocks carved so far: the fourth block
- * from the end of the 64 KiB page of a 64-byte class (pages start on 64 KiB). Not p +
- * 1000 blocks: in secure mode p is any block of the first run, so that could leave
- * the page and land on a free block of the next one ("double free"). */
+/* A block-aligned address in p's page, past the blocks carved so far: the
+ * fourth block from the end of the 64 KiB page of a 64-byte class (pages start
+ * on 64 KiB). Not p + 1000 blocks: in secure mode p is any block of the first
+ * run, so that could leave the page and land on a free block of the next one
+ * ("double free"). */
 static char *uncarved_block(char *p) {
   return (char *)(((uintptr_t)p & ~(uintptr_t)0xffff) + 0x10000 - 4 * 64);
 }
@@ -184,8 +192,9 @@ static void never_returned_block(void) {
   free(uncarved_block(launder(p)));
 }
 
-/* The same freed by another thread (with a heap of its own: its free takes the path
- * of another heap's blocks, which checks the page's bound as other threads see it). */
+/* The same freed by another thread (with a heap of its own: its free takes the
+ * path of another heap's blocks, which checks the page's bound as other threads
+ * see it). */
 static void *free_never_returned(void *p) {
   void *volatile own = malloc(64);
   free(own);
@@ -195,56 +204,94 @@ static void *free_never_returned(void *p) {
 static void never_returned_block_remote(void) {
   pthread_t t;
   char *p = malloc(64);
-  if (pthread_create(&t, NULL, free_never_returned, launder(p)) != 0) exit(3);
+  if (pthread_create(&t, NULL, free_never_returned, launder(p)) != 0)
+    exit(3);
   pthread_join(t, NULL);
 }
 
-/* An address in the allocator's own metadata (the header of p's 2 MiB segment). */
+/* An address in the allocator's own metadata (the header of p's 2 MiB segment).
+ */
 static void metadata_pointer(void) {
   char *p = malloc(64);
   free(launder((void *)(((uintptr_t)p & ~(SEGMENT - 1)) + 256)));
 }
 
-/* A block's address with a bit above the 47 bits of user space set: free's fast path
- * masks it into the registry, so it finds the block's own segment and page, whose
- * block-start check must reject it (48: a block size that is no power of two). */
+/* A block's address with a bit above the 47 bits of user space set: free's fast
+ * path masks it into the registry, so it finds the block's own segment and
+ * page, whose block-start check must reject it (48: a block size that is no
+ * power of two). */
 static void above_user_space(void) {
   char *p = malloc(48);
   free(launder((void *)((uintptr_t)p | (uintptr_t)1 << 47)));
 }
 
-/* A write after free over the list link of a freed block, then allocations of its
- * size until the block comes back (few enough blocks that they share one page, and
- * that no hot class for the size is installed meanwhile). */
+/* A write after free over the list link of a freed block, then allocations of
+ * its size until the block comes back (few enough blocks that they share one
+ * page, and that no hot class for the size is installed meanwhile). */
 enum { OVERWRITE_BLOCKS = 300 };
 static void free_list_overwrite(void) {
   static void *blocks[OVERWRITE_BLOCKS];
-  for (int i = 0; i < OVERWRITE_BLOCKS; i++) blocks[i] = malloc(48);
+  for (int i = 0; i < OVERWRITE_BLOCKS; i++)
+    blocks[i] = malloc(48);
   char *p = blocks[OVERWRITE_BLOCKS / 2];
   free(p);
   memset(launder(p), 0x41, 8);
   for (int i = 0; i < OVERWRITE_BLOCKS; i++) {
     char *q = malloc(48);
-    memset(q, 0, 48); /* an allocator that follows the forged link faults here */
+    memset(q, 0,
+           48); /* an allocator that follows the forged link faults here */
   }
 }
 
-/* A write after free over the second word (where a free block keeps its mark). */
+/* A write after free over the second word (where a free block keeps its mark).
+ */
 static void free_mark_overwrite(void) {
   static void *blocks[OVERWRITE_BLOCKS];
-  for (int i = 0; i < OVERWRITE_BLOCKS; i++) blocks[i] = malloc(48);
+  for (int i = 0; i < OVERWRITE_BLOCKS; i++)
+    blocks[i] = malloc(48);
   char *p = blocks[OVERWRITE_BLOCKS / 2];
   free(p);
   memset((char *)launder(p) + 8, 0, 8);
-  for (int i = 0; i < OVERWRITE_BLOCKS; i++) blocks[i] = malloc(48);
+  for (int i = 0; i < OVERWRITE_BLOCKS; i++)
+    blocks[i] = malloc(48);
 }
 
-/* A write at the last byte of a block's 2 MiB segment: past every block, where a
- * linear overflow runs into whatever is mapped next. */
+/* A write at the last byte of a block's 2 MiB segment: past every block, where
+ * a linear overflow runs into whatever is mapped next. */
 static void segment_end_write(void) {
   char *p = malloc(64);
   volatile char *end = (char *)(((uintptr_t)p & ~(SEGMENT - 1)) + SEGMENT - 1);
   *end = 1;
+}
+
+/* A linear overflow off the end of a 40-byte request, over the next block's
+ * first bytes (blocks of 48 are side by side), then the block freed. */
+static void heap_overflow_next_block(void) {
+  char *p = malloc(40), *q = malloc(40);
+  memset(launder(p), 0x41, 40 + 24);
+  free(p);
+  free(q);
+}
+
+/* One byte past a 1000-byte request (the block has room after it). */
+static void heap_overflow_one_byte(void) {
+  char *p = malloc(1000);
+  ((char *)launder(p))[1000] = 1;
+  free(p);
+}
+
+/* Eight bytes past a 200000-byte (large) and an 8388000-byte (huge) request
+ * (its mapping goes on for 608 bytes in the default mode). */
+static void heap_overflow_large(void) {
+  char *p = malloc(200000);
+  memset((char *)launder(p) + 200000, 0x42, 8);
+  free(p);
+}
+
+static void heap_overflow_huge(void) {
+  char *p = malloc(8388000);
+  memset((char *)launder(p) + 8388000, 0x43, 8);
+  free(p);
 }
 
 /* 64 blocks of a fresh size: handed out in address order, or not. */
@@ -290,6 +337,10 @@ static const struct {
     {"free-mark-overwrite", free_mark_overwrite},
     {"segment-end-write", segment_end_write},
     {"allocation-order", allocation_order},
+    {"heap-overflow-next-block", heap_overflow_next_block},
+    {"heap-overflow-one-byte", heap_overflow_one_byte},
+    {"heap-overflow-large", heap_overflow_large},
+    {"heap-overflow-huge", heap_overflow_huge},
 };
 
 int main(int argc, char **argv) {
@@ -306,7 +357,8 @@ int main(int argc, char **argv) {
       return 0;
     }
   }
-  if (strcmp(argv[1], "list") == 0) return 0;
+  if (strcmp(argv[1], "list") == 0)
+    return 0;
   fprintf(stderr, "security_probes: no probe '%s'\n", argv[1]);
   return 2;
 }

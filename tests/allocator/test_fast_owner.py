@@ -1,6 +1,8 @@
-"""free's fast path tells the thread's own blocks by the thread pointer (a page's fast
-owner), which glibc gives a later thread: `fast_owner.c`. The frees a thread makes through
-the fast path are counted on their pages and must reach its heap's figures exactly."""
+"""A thread pointer that glibc gives a later thread (`fast_owner.c`): free's fast path once
+told a thread's own blocks by it (a page's fast owner); it now puts every block on the
+freeing thread's cache, whoever owns it, and these programs check that a later thread on
+the same pointer still frees another heap's blocks as that heap's (its remote frees, sent
+home), and that every thread's frees are in its figures as they happen."""
 import os
 import subprocess
 
@@ -31,13 +33,12 @@ def test_reused_thread_pointer_frees_another_heaps_blocks(build, native):
     # the case under test: B runs on A's thread pointer with another heap (S's)
     assert got["reused"] == 1, "glibc gave B another stack than A's: " + lines[1]
     assert got["b_id"] == got["s_id"] != got["a_id"]
-    # A's own frees, read by A itself (its pages' counts harvested for the read)
+    # A's own frees, read by A itself
     assert got["a_self"] == N // 2 - LATE
     rows = {int(line.split()[1]): pairs(line, 2) for line in lines[2:]}
     a, b = rows[got["a_id"]], rows[got["b_id"]]
-    # after A's exit: exactly its own frees (the last LATE counted when its heap was
-    # abandoned); B's frees of A's blocks are B's (remote),
-    # none of them taken for the owner's by A's pages
+    # after A's exit: exactly its own frees; B's frees of A's blocks are B's, sent home
+    # (remote) when B's cache went home at its exit
     assert a == {"allocs": N, "frees": N // 2, "remote_frees": 0}
     # (S's block and B's own)
     assert b == {"allocs": 2, "frees": 2 + N // 2, "remote_frees": N // 2}
@@ -54,10 +55,11 @@ def test_fork_child_thread_on_a_parent_threads_pointer(build, native):
     assert b == {"allocs": 2, "frees": 2 + N // 2, "remote_frees": N // 2}
 
 
-def test_another_live_threads_frees_join_its_figures_when_it_counts_them(build, native):
-    """A live thread's frees of its own blocks reach its row when it reads its figures
-    and when it exits, each once; another thread reading in between sees the row as of
-    its last count (docs/hsmalloc.md, "Statistics")."""
+def test_another_live_threads_frees_are_in_its_figures_at_once(build, native):
+    """A live thread's frees of its own blocks are in its row as soon as they are made:
+    another thread reads all N - 1 of them while it lives (before the thread cache, only
+    the N / 2 it had counted by reading its own figures: frees were counted on their
+    pages and gathered later), N after its exit; no heap is ever behind."""
     got = pairs(run_lines(build, native, "live")[1], 0)
-    assert got == {"live": N // 2, "after_read": N - 1, "after_exit": N,
-                   "behind_live": 1, "behind_after": 0}
+    assert got == {"live": N - 1, "after_read": N - 1, "after_exit": N,
+                   "behind_live": 0, "behind_after": 0}

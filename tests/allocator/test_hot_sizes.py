@@ -85,6 +85,24 @@ def test_a_named_packed_size_gets_the_class_that_serves_it(hot_program, native, 
     assert_ok(res, "named", 32 * 100 + 2)
 
 
+def test_hot_sizes_above_4_kib_get_exact_classes(hot_program, native):
+    """Arrays of 2^k + 2 doubles, 4112, 16400, 65552 and 131088 bytes (above 128 KiB: a
+    large block of 3 slices otherwise): each takes at least 1/8 of the window and gets a
+    class of exactly its size (the fixed classes round up by 12%: 4608, 18432, 73728);
+    400 rounds, usable sizes checked, and the rows count exactly the allocations after
+    the window. Before, hot sizes stopped at 4096 bytes."""
+    res = run_program(hot_program, native, "big")
+    assert_ok(res, "big", 3200 + 4 * 6)
+
+
+def test_named_hot_sizes_above_4_kib_from_the_first_allocation(hot_program, native):
+    res = run_program(hot_program, native, "big", "named",
+                      env={"HSMALLOC_HOT_SIZES": "4112,16400,65552,131088",
+                           "HSMALLOC_HOT_DETECT": "0"})
+    assert_ok(res, "big", 3200 + 4 * 6)
+    assert res.stderr == ""
+
+
 def test_blocks_stay_valid_across_class_retirement(hot_program, native):
     res = run_program(hot_program, native, "retire", env={"HSMALLOC_HOT_RESAMPLE_MS": "0"})
     assert_ok(res, "retire", 6000 * 530)  # per block: 528 bytes, usable size, owned
@@ -93,10 +111,10 @@ def test_blocks_stay_valid_across_class_retirement(hot_program, native):
 @pytest.mark.parametrize("value, why", [
     ("abc", "'abc' is not a size in bytes"),
     ("528,,x1", "'x1' is not a size in bytes"),
-    ("0", "'0' is outside 1..4096 bytes"),
+    ("0", "'0' is outside 1..262144 bytes"),
     ("-528", "'-528' is not a size in bytes"),
-    ("99999999999999999999999", "is outside 1..4096 bytes"),
-    ("4097", "'4097' is outside 1..4096 bytes"),
+    ("99999999999999999999999", "is outside 1..262144 bytes"),
+    ("262145", "'262145' is outside 1..262144 bytes"),
     ("16,32,48,64,80,96,112,128,144", "'144' is one size too many (at most 8)"),
     (",", "names no size"),
     ("@/nonexistent/hot-sizes", "the file cannot be opened"),
@@ -130,6 +148,17 @@ def test_the_hint_groups_sizes_as_hsmalloc_rounds_named_sizes():
                                                            (144, 350, (129, 144))]
     assert variable_value(hot) == "32,144"
     assert [class_of(n, packed=True) for n in (9, 20, 24, 28, 129)] == [16, 24, 24, 32, 144]
+
+
+def test_the_hint_names_sizes_up_to_256_kib():
+    """Arrays of 2^k + 2 doubles above 4 KiB are hot sizes too (hsmalloc's classes reach
+    256 KiB); 262160 bytes (2^15 + 2 doubles) is beyond them. Before, the hint stopped at
+    4096."""
+    from types import SimpleNamespace
+    counts = {(0, 4112): 300, (0, 65552): 200, (0, 262160): 500, (0, 100): 100}
+    hot = hot_sizes([SimpleNamespace(size_counts=counts)])
+    assert [(h.size, h.count) for h in hot] == [(4112, 300), (65552, 200), (112, 100)]
+    assert variable_value(hot) == "4112,65552,112"
 
 
 def test_profile_names_the_hot_sizes_with_exact_counts(pattern_profile):

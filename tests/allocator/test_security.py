@@ -57,6 +57,20 @@ PROBES = {
     # secure mode: fresh blocks are handed out in random order
     "allocation-order": (("exit", "ascending 1\nundetected allocation-order"),
                          ("exit", "ascending 0\nundetected allocation-order")),
+    # secure mode: a canary behind every request, checked at free; the 40-byte request's
+    # block has no room after it: the overflow runs over the word that keeps its size
+    "heap-overflow-next-block": (
+        ("exit", "undetected heap-overflow-next-block"),
+        ("abort", "heap overflow: the word after the block's request was overwritten")),
+    "heap-overflow-one-byte": (
+        ("exit", "undetected heap-overflow-one-byte"),
+        ("abort", "heap overflow: the bytes after the 1000-byte request were overwritten")),
+    "heap-overflow-large": (
+        ("exit", "undetected heap-overflow-large"),
+        ("abort", "heap overflow: the bytes after the 200000-byte request were overwritten")),
+    "heap-overflow-huge": (
+        ("exit", "undetected heap-overflow-huge"),
+        ("abort", "heap overflow: the bytes after the 8388000-byte request were overwritten")),
 }
 
 

@@ -2,7 +2,7 @@
 program's allocations, chosen as hsmalloc's HSMALLOC_HOT_SIZES takes them (shared by
 `heapscope run --hot-sizes` and a report's hint).
 
-hsmalloc serves a named size with an exact class for sizes 9 to 4096 (a size of 8
+hsmalloc serves a named size with an exact class for sizes 9 to 262144 (a size of 8
 bytes or less already has an 8-byte class), at most 8 of them: the size rounded up to
 16, as malloc's alignment is by default (with HSMALLOC_PACKED=1 malloc takes the packed
 8-byte classes up to 128, and a named size rounds to 8 there: class_of's `packed`). Sizes that round to the same class are counted together; a class is chosen when
@@ -14,7 +14,7 @@ from typing import Dict, List, Sequence
 from heapscope.profile.model import Profile
 
 MAX_SIZES = 8           # hsmalloc installs at most this many named sizes per thread
-MIN_SIZE, MAX_SIZE = 9, 4096
+MIN_SIZE, MAX_SIZE = 9, 262144
 DEFAULT_MIN_SHARE = 0.05
 
 

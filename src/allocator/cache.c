@@ -1,0 +1,151 @@
+/* The thread cache: per class, every small block this thread frees, whichever heap owns
+ * it, and the blocks it refilled from its own pages; malloc pops from it first.
+ *
+ * A cache is a pseudo-page (heap->cache[cls]): `free` its list, `reserved` its bound in
+ * blocks, `used` its room: the bound less the blocks it holds, plus one (free's fast
+ * path takes one from it while it is above 1, so that the test writes nothing where
+ * there is no room: hsm_heap_empty's caches have none; an allocation from the cache
+ * gives one back, a refill of n blocks takes n, a flush gives back what it sends).
+ * The bound is the class's whole limit (hsm_cache_limit[cls]) while the thread
+ * allocates the class, a quarter of it (at least HSM_CACHE_MIN_BLOCKS) while it only
+ * frees it: a consumer of another thread's blocks would hold them where nobody uses
+ * them while their owner carves fresh memory. `limit` (unused by a cache otherwise)
+ * keeps the class's allocation count at the last flush, which tells the two apart.
+ *
+ * A flush sends the newest blocks home by runs (just touched by their frees: walking
+ * them costs no cache miss; TCMalloc's thread cache does the same): consecutive blocks
+ * with the same free
+ * mark lie on the same page (the mark is the page's address, with HSM_MARK_FRESH on a
+ * block never handed out), so a run goes onto its page's list in one step when the page
+ * is this heap's (its count of blocks out down by the run's length: a parked full page
+ * is unparked, an empty one may go back to its segment), or into the batch of the
+ * page's heap, pushed onto that heap's remote queue with one compare-and-swap per
+ * flush. Default mode only: secure mode's frees go to their page or home directly.
+ */
+#include "internal.h"
+
+/* A quarter of the class's limit, the bound of a cache whose thread only frees the
+ * class. A hot slot's class has no size yet (its limit is 0) when a heap is made before
+ * a heap takes the slot: a bound of 0 sends the first free to the flush, which reads
+ * the limit then. */
+static uint32_t quarter(size_t cls) {
+  uint32_t limit = hsm_cache_limit[cls], batch = limit / 4;
+  if (batch < HSM_CACHE_MIN_BLOCKS) batch = HSM_CACHE_MIN_BLOCKS;
+  return batch < limit ? batch : limit;
+}
+
+static void set_bound(hsm_page_t *cache, uint32_t bound) {
+  cache->used += bound - cache->reserved; /* (unsigned: the difference may be negative) */
+  cache->reserved = bound;
+}
+
+void hsm_cache_init(hsm_heap_t *heap) {
+  for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
+    hsm_page_t *cache = &heap->cache[cls];
+    cache->class_id = (uint16_t)cls;
+    cache->reserved = 0;
+    cache->used = 1; /* no block held */
+    set_bound(cache, quarter(cls));
+  }
+}
+
+/* The thread allocates the class from its empty cache: the whole bound. */
+void hsm_cache_grow(hsm_heap_t *heap, size_t cls) {
+  set_bound(&heap->cache[cls], hsm_cache_limit[cls]);
+}
+
+/* A run of one page's blocks, head .. tail (n of them, linked, each marked free), goes
+ * home: onto the page's list when it is this heap's, else into its heap's batch. */
+static int run_home(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *head, hsm_block_t *tail,
+                    uint32_t n) {
+  if (pg->heap == self) {
+    hsm_page_return_run(self, pg, head, tail, n);
+    return 0;
+  }
+  HSM_COUNT(self->stats.remote_frees, n);
+  hsm_rbatch_add_run(self, pg->heap, head, tail, n, (size_t)n * pg->block_size);
+  return 1;
+}
+
+/* Secure mode: a block of the cache (checked: a forged link stops here) and its page. */
+static hsm_page_t *secure_page_of(hsm_block_t *b) {
+  hsm_secure_check_free(b);
+  return hsm_page_of(hsm_segment_of(b), b);
+}
+
+/* Send the newest `count` blocks of the cache home (every block: 0). */
+static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
+  hsm_page_t *cache = &self->cache[cls];
+  hsm_block_t *b = cache->free;
+  cache->limit = HSM_READ(self->stats.allocs[cls]);
+  uint32_t sent = 0, left = count ? count : UINT32_MAX;
+  int remote = 0;
+  while (b != NULL && sent < left) {
+    hsm_block_t *head = b, *tail = b;
+    uint32_t run = 1;
+    hsm_page_t *pg;
+    if (HSM_UNLIKELY(hsm_secure)) { /* marks are the blocks' own: runs by their pages */
+      pg = secure_page_of(b);
+      while ((b = (hsm_block_t *)((uintptr_t)tail->next ^ hsm_remote_key)) != NULL &&
+             sent + run < left && secure_page_of(b) == pg) {
+        tail = b;
+        run++;
+      }
+    } else {
+      uintptr_t mark = b->mark;
+      pg = (hsm_page_t *)(mark & ~HSM_MARK_FRESH);
+      while ((b = tail->next) != NULL && b->mark == mark && sent + run < left) {
+        tail = b;
+        run++;
+      }
+    }
+    sent += run;
+    remote |= run_home(self, pg, head, tail, run);
+  }
+  cache->free = b;
+  cache->used += sent;
+  if (remote) hsm_rbatch_flush_all(self); /* each owner's batch goes now */
+}
+
+/* The cache has no room for the free of b (of page pg, marked free and counted). Its
+ * bound is the whole limit if the thread allocated the class since the last flush (read
+ * again: a hot slot sized since the heap was made), else a quarter; the newest half of
+ * the bound goes home (every block for a quarter, and for a class above 8 KiB, whose
+ * cache holds one), then b goes on. */
+void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
+  size_t cls = pg->class_id;
+  hsm_page_t *cache = &self->cache[cls];
+  uint32_t limit = hsm_cache_limit[cls];
+  int allocating = HSM_READ(self->stats.allocs[cls]) != cache->limit;
+  uint32_t bound = allocating ? limit : quarter(cls);
+  set_bound(cache, bound);
+  cache_flush(self, cls, allocating && limit > HSM_CACHE_BIG_BOUND ? bound / 2 : 0);
+  hsm_cache_push(cache, b);
+}
+
+/* Every HSM_IDLE_PAGE_SLOW slow paths: the caches of the fixed classes above 8 KiB that
+ * were not allocated since the last sweep go home, and the class's current page with
+ * them when that leaves it empty (it has been idle as long as an idle page is kept:
+ * page.c). A block of a big class kept for good would hold its page, slices that other
+ * sizes could use (realloc-large's 8 KiB - 1 MiB churn). */
+void hsm_cache_sweep_big(hsm_heap_t *heap) {
+  for (size_t i = 0; i < HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST; i++) {
+    size_t cls = HSM_IDLE_CLASS_FIRST + i;
+    uint64_t allocs = HSM_READ(heap->stats.allocs[cls]);
+    if (heap->cache[cls].free != NULL && allocs == heap->idle_allocs[i]) {
+      cache_flush(heap, cls, 0);
+      hsm_page_free_idle(heap, cls);
+    }
+    heap->idle_allocs[i] = allocs;
+  }
+}
+
+/* Every block of the class's cache home (a hot class retiring). */
+void hsm_cache_flush_class(hsm_heap_t *heap, size_t cls) {
+  if (heap->cache[cls].free != NULL) cache_flush(heap, cls, 0);
+}
+
+/* Every cache home (thread exit, hsmalloc_collect). */
+void hsm_cache_flush_all(hsm_heap_t *heap) {
+  for (size_t cls = 0; cls < HSM_CLASSES; cls++) hsm_cache_flush_class(heap, cls);
+}

@@ -1,0 +1,110 @@
+/* Huge blocks reused before anything is faulted in again (huge.c), as in
+ * mimalloc-bench's malloc-large: a few live blocks of 5-25 MiB, one replaced at
+ * a time (the new one allocated before the old one is freed), every byte
+ * written. churn    SLOTS live blocks, ROUNDS replacements (sizes from a fixed
+ * LCG); prints "touched_pages T minflt F rss_peak R live_peak L": the 4 KiB
+ * pages the blocks wrote, the minor faults of the replacements (getrusage), the
+ * most the resident set grew (/proc/self/statm) and the most bytes live at once
+ *   calloc   a 10 MiB block filled with 0xab and freed, then calloc of 12 MiB
+ * (made of the freed block's pages and fresh ones) and of 6 MiB after a 9 MiB
+ * block freed (a piece split off): prints "zero 1" when both read as zero */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define SLOTS 8
+#define ROUNDS 300
+#define MIB ((size_t)1 << 20)
+
+static long long rss_bytes(void) {
+  long pages = 0, resident = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  CHECK(f != NULL && fscanf(f, "%ld %ld", &pages, &resident) == 2, "statm");
+  fclose(f);
+  return (long long)resident * sysconf(_SC_PAGESIZE);
+}
+
+static long minflt(void) {
+  struct rusage ru;
+  CHECK(getrusage(RUSAGE_SELF, &ru) == 0, "getrusage");
+  return ru.ru_minflt;
+}
+
+static int churn(void) {
+  char *slot[SLOTS] = {0};
+  size_t size[SLOTS] = {0};
+  uint64_t x = 42;
+  long long rss0 = rss_bytes(), rss_peak = 0, live = 0, live_peak = 0,
+            touched = 0;
+  long f0 = minflt();
+  for (int r = 0; r < ROUNDS; r++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    int i = (int)((x >> 33) % SLOTS);
+    size_t n = 5 * MIB + (size_t)((x >> 20) % (20 * MIB));
+    char *p = malloc(n);
+    CHECK(p != NULL, "malloc(%zu)", n);
+    memset(p, r & 0xff, n);
+    touched += (long long)((n + 4095) / 4096);
+    live += (long long)n;
+    if (live > live_peak)
+      live_peak = live;
+    if (rss_bytes() - rss0 > rss_peak)
+      rss_peak = rss_bytes() - rss0;
+    if (slot[i] != NULL) {
+      CHECK((unsigned char)slot[i][size[i] - 1] == (unsigned char)slot[i][0],
+            "contents");
+      free(slot[i]);
+      live -= (long long)size[i];
+    }
+    slot[i] = p;
+    size[i] = n;
+  }
+  long faults = minflt() - f0;
+  for (int i = 0; i < SLOTS; i++)
+    free(slot[i]);
+  printf("touched_pages %lld minflt %ld rss_peak %lld live_peak %lld\n",
+         touched, faults, rss_peak, live_peak);
+  return 0;
+}
+
+static int all_zero(const unsigned char *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != 0)
+      return 0;
+  return 1;
+}
+
+static int calloc_case(void) {
+  char *p = malloc(10 * MIB);
+  CHECK(p != NULL, "malloc");
+  memset(p, 0xab, 10 * MIB);
+  free(p);
+  unsigned char *q = calloc(1, 12 * MIB);
+  CHECK(q != NULL, "calloc");
+  int zero = all_zero(q, 12 * MIB);
+  free(q);
+  char *r = malloc(9 * MIB);
+  CHECK(r != NULL, "malloc");
+  memset(r, 0xcd, 9 * MIB);
+  free(r);
+  unsigned char *s = calloc(6, MIB);
+  CHECK(s != NULL, "calloc");
+  zero &= all_zero(s, 6 * MIB);
+  free(s);
+  printf("zero %d\n", zero);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "churn") == 0)
+    return churn();
+  if (argc == 2 && strcmp(argv[1], "calloc") == 0)
+    return calloc_case();
+  fprintf(stderr, "usage: huge_reuse churn|calloc\n");
+  return 2;
+}
