@@ -9,8 +9,8 @@ The commands: report (by size, by library, and by rank for an MPI job), stacks a
 callgraph of every size, lifetimes, temporaries, peak and leaks (every type, with
 --top 0) of a tracked recording, timeline, and the HTML page. REV is exported with
 `git archive` (python/ and src/format/); its outputs are kept in DIR/base-REV and not
-made again. Prints one line per output that differs (and the first differing line of
-it), and exits 1 if any does.
+made again. Prints one line per output and per stderr (notes) that differs, with the
+first line that differs, and exits 1 if an output differs.
 """
 import argparse
 import os
@@ -40,10 +40,12 @@ def commands(recording: str):
 
 
 def run(pythonpath: Path, args, dest: Path) -> None:
+    """stdout into dest, the exit status and stderr (notes) into dest.notes."""
     env = dict(os.environ, PYTHONPATH=str(pythonpath))
     res = subprocess.run([sys.executable, "-m", "heapscope", *args], env=env,
                          capture_output=True)
-    dest.write_bytes(res.stdout + f"\n-- exit {res.returncode}\n".encode() + res.stderr)
+    dest.write_bytes(res.stdout)
+    Path(f"{dest}.notes").write_bytes(f"exit {res.returncode}\n".encode() + res.stderr)
 
 
 def main() -> int:
@@ -74,19 +76,21 @@ def main() -> int:
                                     path / "heapscope/render/html/assets", dirs_exist_ok=True)
                 page = d / f"{tag}.page.html"
                 run(path, [page.as_posix() if a == "PAGE" else a for a in cmd], dest)
-                if name == "html":   # the page's bytes, then what html said
-                    dest.write_bytes(page.read_bytes() + dest.read_bytes()
-                                     if page.exists() else dest.read_bytes())
-            # (the page's path, which html names, differs by side)
-            a, b = (files[s].read_bytes().replace(str(out / s).encode(), b"DIR") for s in sides)
-            if a == b:
-                print(f"same    {r} {name} ({len(a):,} bytes)", flush=True)
-                continue
-            differ += 1
-            la, lb = a.splitlines(), b.splitlines()
-            at = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
-            print(f"DIFFERS {r} {name}: line {at + 1}: {la[at][:200] if at < len(la) else b'(end)'!r}"
-                  f" / {lb[at][:200] if at < len(lb) else b'(end)'!r}", flush=True)
+                if name == "html":   # the page's bytes
+                    dest.write_bytes(page.read_bytes() if page.exists() else b"")
+            for what, suffix in (("", ""), (" notes", ".notes")):
+                # (the page's path, which html names, differs by side)
+                a, b = (Path(f"{files[s]}{suffix}").read_bytes().replace(str(out / s).encode(), b"DIR")
+                        for s in sides)
+                if a == b:
+                    print(f"same    {r} {name}{what} ({len(a):,} bytes)", flush=True)
+                    continue
+                differ += not suffix
+                la, lb = a.splitlines(), b.splitlines()
+                at = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
+                print(f"DIFFERS {r} {name}{what}: line {at + 1}: "
+                      f"{la[at][:300] if at < len(la) else b'(end)'!r} / "
+                      f"{lb[at][:300] if at < len(lb) else b'(end)'!r}", flush=True)
     return 1 if differ else 0
 
 

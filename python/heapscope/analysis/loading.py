@@ -39,6 +39,8 @@ def region_paths(profiles: Sequence[Profile]) -> List[str]:
 
 
 def selected_types(profile: Profile, sizes: SizeSet, region: Optional[str]):
+    if sizes.everything and region is None:
+        return list(profile.stack_types)
     return [t for t in profile.stack_types if t.size in sizes and region_matches(t.region, region)]
 
 

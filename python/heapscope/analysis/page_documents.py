@@ -139,10 +139,8 @@ def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
     # process for its peak's holders (the paths without blocks at the peak add nothing
     # to a peak's figures: left out)
     parts = tracked_parts(tracked, SizeSet(None), None, sym)
-    keys = part_keys(parts)
-    entries = merged_entries(parts, keys)
-    holders = {id(part.profile): merged_entries([part], [k], holding_peak=True)
-               for part, k in zip(parts, keys)}
+    entries, per_part = merged_entries(parts, part_keys(parts), holders=True)
+    holders = {id(part.profile): own for part, own in zip(parts, per_part)}
     peaks = [build_peak(i, p, holders.get(id(p), []), holders.get(id(p), []), top=20)
              for i, p in enumerate(tracked)]
     return dict(lifetimes=build_lifetimes(tracked, entries, top=20),

@@ -25,10 +25,10 @@ from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.stacks import identity
 from heapscope.errors import HeapscopeError
 from heapscope.profile import ordering
-from heapscope.profile.model import LIFETIME_BINS, Lifetimes, Profile, TrackedStack, maker
+from heapscope.profile.model import EMPTY_HIST, LIFETIME_BINS, Lifetimes, Profile, TrackedStack, maker
 from heapscope.symbolize import Frame, Symbolizer
 
-NO_HIST = (0,) * LIFETIME_BINS
+NO_HIST = EMPTY_HIST
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,9 @@ def sum_lifetimes(lives: Sequence[Lifetimes]) -> Lifetimes:
 def _sum_hists(hists: List[tuple]) -> tuple:
     """Histograms added bin by bin (LIFETIME_BINS bins at least)."""
     if all(len(h) == LIFETIME_BINS for h in hists):   # as every reader makes them
+        hists = [h for h in hists if h is not NO_HIST]   # (no block: adds nothing)
+        if len(hists) < 2:
+            return hists[0] if hists else NO_HIST
         return tuple(map(add, *hists) if len(hists) == 2 else map(sum, zip(*hists)))
     return _hist(map(sum, zip_longest(*hists, fillvalue=0)))
 
@@ -165,7 +168,8 @@ def tracked_parts(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[
     """The profiles' tracked stacks of the selection (profiles with none left out)."""
     parts = []
     for p in profiles:
-        chosen = [s for s in p.tracking.stacks if s.size in sizes and region_matches(s.region, region)]
+        chosen = (list(p.tracking.stacks) if sizes.everything and region is None else
+                  [s for s in p.tracking.stacks if s.size in sizes and region_matches(s.region, region)])
         if chosen:
             parts.append(TrackedPart(p, chosen, addresses_of(sym, p, chosen)))
     return parts
@@ -186,37 +190,55 @@ def part_keys(parts: Sequence[TrackedPart]) -> List[List[bytes]]:
 
 
 def merged_entries(parts: Sequence[TrackedPart], keys: List[List[bytes]],
-                   holding_peak: bool = False) -> List[TrackedEntry]:
+                   holders: bool = False):
     """The entries of the parts' stacks (one per stack: its frames symbolized, or the
     reason it has none) merged by path: same region, size and frame identities, in the
     order each path is first met, its first stack's frames and reason, the lifetimes
     summed (and the sampled figures, when every part has them). What merge_entries
     does to each profile's entries and then to all of them, without making an entry
-    per stack. holding_peak: only the paths with blocks live at the peak."""
+    per stack. With `holders`, (those entries, and per part its own entries merged the
+    same way that hold blocks live at its peak: what its peak is made of)."""
     groups: Dict[tuple, list] = {}
-    for part, part_keys_ in zip(parts, keys):
+    for i, (part, part_keys_) in enumerate(zip(parts, keys)):
         for s, k in zip(part.stacks, part_keys_):
             key = (s.region, s.size, k)
             group = groups.get(key)
             if group is None:
-                groups[key] = [part, s]
+                groups[key] = [(i, s)]
             else:
-                group.append(s)
-    out = []
-    for group in groups.values():
-        part, first, members = group[0], group[1], group[1:]
-        if holding_peak and not any(m.life.live_at_peak for m in members):
+                group.append((i, s))
+    entries = [_merged(parts[group[0][0]], [s for _, s in group]) for group in groups.values()]
+    if not holders:
+        return entries
+    per_part: List[List[TrackedEntry]] = [[] for _ in parts]
+    for group, entry in zip(groups.values(), entries):
+        first = group[0][0]
+        if all(i == first for i, _ in group):    # one part's own: the same entry
+            if entry.life.live_at_peak:
+                per_part[first].append(entry)
             continue
-        frames = part.addresses.frames_of(first.frames)
-        sampled = [getattr(m, "sampled", None) for m in members]
-        entry = _entry(first.region, first.size, frames,
-                       first.life if len(members) == 1 else sum_lifetimes([m.life for m in members]),
-                       None if frames else no_stack_reason(part.profile, first.size, first.region),
-                       None if any(x is None for x in sampled) else sum_lifetimes(sampled))
-        entry.__dict__["key"] = (first.region, first.size,       # the cached `key`
-                                 part.addresses.key_of(first.frames))
-        out.append(entry)
-    return out
+        for i in dict.fromkeys(i for i, _ in group):
+            own = [s for j, s in group if j == i]
+            if any(s.life.live_at_peak for s in own):
+                per_part[i].append(_merged(parts[i], own))
+    return entries, per_part
+
+
+def _merged(part: TrackedPart, members: List[TrackedStack]) -> TrackedEntry:
+    """The entry of stacks of one path (`part`'s the first)."""
+    first = members[0]
+    frames = part.addresses.frames_of(first.frames)
+    if len(members) == 1:
+        life, sampled = first.life, first.sampled
+    else:
+        life = sum_lifetimes([m.life for m in members])
+        sampled = (None if any(m.sampled is None for m in members)
+                   else sum_lifetimes([m.sampled for m in members]))
+    entry = _entry(first.region, first.size, frames, life,
+                   None if frames else no_stack_reason(part.profile, first.size, first.region),
+                   sampled)
+    entry.__dict__["key"] = (first.region, first.size, part.addresses.key_of(first.frames))
+    return entry
 
 
 def merge_entries(groups: Iterable[List[TrackedEntry]]) -> List[TrackedEntry]:

@@ -151,6 +151,9 @@ Profile.tracking = _DeferredTracking()
 LIFETIME_BINS = 64
 
 
+EMPTY_HIST = (0,) * LIFETIME_BINS   # the histogram of no block (shared: readers hand this one out)
+
+
 def lifetime_bin(value: int) -> int:
     return 0 if value <= 0 else min(value.bit_length(), LIFETIME_BINS - 1)
 

@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Tuple
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt, ordering, word_rows
 from heapscope.profile.layout import Malformed
-from heapscope.profile.model import LIFETIME_BINS, Lifetimes, Tracking, TrackedStack, maker
+from heapscope.profile.model import EMPTY_HIST, LIFETIME_BINS, Lifetimes, Tracking, TrackedStack, maker
 
 _lifetimes, _tracked = maker(Lifetimes), maker(TrackedStack)
 
@@ -26,6 +26,8 @@ def _hist(mask: int, values: Tuple[int, ...]) -> Tuple[int, ...]:
     """The LIFETIME_BINS bins from the nonzero ones (one value per bit of mask)."""
     if mask >> LIFETIME_BINS:
         raise Malformed(f"histogram mask {mask:#x} names bins beyond {LIFETIME_BINS - 1}")
+    if not mask:
+        return EMPTY_HIST
     hist = [0] * LIFETIME_BINS
     it = iter(values)
     for b in range(LIFETIME_BINS):

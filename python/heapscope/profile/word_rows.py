@@ -15,9 +15,10 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from heapscope.profile.model import EMPTY_HIST, LIFETIME_BINS
+
 _COUNT = struct.Struct("<I")
 _LOW = 0xFFFFFFFF
-_HIST_LENGTH = 64    # model.LIFETIME_BINS (not imported: the model imports nothing of ours)
 
 
 def _words(payload) -> Tuple[Optional[list], int]:
@@ -50,11 +51,12 @@ def stack_rows(payload) -> Optional[List[tuple]]:
 
 class _Bins:
     """Histograms from (mask, nonzero bins), each distinct one made once and shared:
-    most rows of a table repeat a few shapes (one block freed young)."""
+    most rows of a table repeat a few shapes (one block freed young), and a block never
+    freed has EMPTY_HIST, which sums skip (analysis.tracked)."""
 
     def __init__(self):
         self.slots: Dict[int, Tuple[int, ...]] = {}   # mask -> its bits, low first
-        self.made: Dict[tuple, Tuple[int, ...]] = {}
+        self.made: Dict[tuple, Tuple[int, ...]] = {(0, ()): EMPTY_HIST}
 
     def bits(self, mask: int) -> Tuple[int, ...]:
         found = self.slots.get(mask)
@@ -66,7 +68,7 @@ class _Bins:
         key = (mask, values)
         found = self.made.get(key)
         if found is None:
-            hist = [0] * _HIST_LENGTH
+            hist = [0] * LIFETIME_BINS
             for b, v in zip(self.bits(mask), values):
                 hist[b] = v
             found = self.made[key] = tuple(hist)
