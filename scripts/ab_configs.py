@@ -1,6 +1,7 @@
-"""What the A/B benchmark scripts share (bench_recorder_ab.py, bench_alloc_ab.py): the
-command line `ROUNDS CMD [ARGS...] -- NAME=LIB[:VAR=VALUE,...] ...` read into
-configurations, and a percentile-bootstrap interval."""
+"""What the A/B benchmark scripts share (bench_recorder_ab.py, bench_alloc_ab.py,
+bench_record_startup.py, bench_stacks.py): the command line `ROUNDS CMD [ARGS...] --
+NAME=LIB[:VAR=VALUE,...] ...` read into configurations, one run's CPU time and max RSS,
+ratios with percentile-bootstrap intervals."""
 import os
 import random
 import statistics

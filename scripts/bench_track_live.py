@@ -72,7 +72,7 @@ def main() -> int:
                    f"{allocs:,} / {at_peak:,} / {untracked:,} | {table / 1e6:.0f} |")
     out += ["", f"{args.rounds} interleaved rounds, medians; CPU × plain: median of the per-round "
                 f"ratios with a 95% bootstrap interval; the tracked run includes `heapscope record`'s "
-                f"own start (about 0.3 s of CPU). " + machine_sentence(m, load_before, load_after)]
+                f"own start (about 0.04 s of CPU). " + machine_sentence(m, load_before, load_after)]
     publish(out, "bench_track_live.py", args.rounds, BEGIN, END, args.update)
     shutil.rmtree(work, ignore_errors=True)
     return 0

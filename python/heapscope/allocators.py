@@ -2,13 +2,17 @@
 
 glibc needs no preload; the peers come from Debian packages; hsmalloc is bundled.
 """
-from pathlib import Path
-from typing import Optional
+from __future__ import annotations
+
+import os
 
 from heapscope.errors import HeapscopeError
 
-LIBDIRS = [Path("/usr/lib/x86_64-linux-gnu"), Path("/usr/lib64"), Path("/usr/lib"),
-           Path("/usr/local/lib")]
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # annotations only (typing costs `record` start-up time)
+    from typing import Optional
+
+LIBDIRS = ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib"]
 
 # name -> (candidate library file names, Debian package that provides it)
 PEERS = {
@@ -21,25 +25,26 @@ PEERS = {
 ALL = ["glibc", "jemalloc", "tcmalloc", "mimalloc", "hsmalloc"]
 
 
-def find_allocator(name: str) -> Optional[Path]:
-    """Library to preload for `name`; None for glibc or when a peer is not installed."""
+def find_allocator(name: str) -> Optional[str]:
+    """Library to preload for `name` (a path); None for glibc or when a peer is not
+    installed."""
     if name == "glibc":
         return None
     if name == "hsmalloc":
-        from heapscope.native import native_dir
-        path = native_dir() / "lib" / "libhsmalloc.so"
-        return path if path.exists() else None
+        from heapscope.native import native_path
+        path = os.path.join(native_path(), "lib", "libhsmalloc.so")
+        return path if os.path.exists(path) else None
     if name not in PEERS:
         raise HeapscopeError(f"unknown allocator '{name}' (choose from {', '.join(ALL)})")
     for directory in LIBDIRS:
         for filename in PEERS[name][0]:
-            path = directory / filename
-            if path.exists():
+            path = os.path.join(directory, filename)
+            if os.path.exists(path):
                 return path
     return None
 
 
-def require_allocator(name: str) -> Optional[Path]:
+def require_allocator(name: str) -> Optional[str]:
     """Like find_allocator, but a missing library is an error naming its package."""
     path = find_allocator(name)
     if path is None and name != "glibc":

@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 from heapscope.analysis import histogram, job
 from heapscope.analysis.job_loading import is_job, load_summaries
 from heapscope.analysis.leaks import build_leaks
-from heapscope.analysis.loading import read, reader_warnings, weighted_stacks
+from heapscope.analysis.loading import left_out_lines, read, reader_warnings, weighted_stacks
 from heapscope.analysis.peak import build_peaks
 from heapscope.analysis.processes import describe, leave_out_launchers
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
@@ -80,16 +80,19 @@ def table(rows: List[Dict[str, Any]], columns: Sequence[str], as_frame: Optional
 
 def open(path: Union[str, "PathLike", Iterable], launchers: bool = False) -> "Recording":   # noqa: A001
     """The recording at `path`: a profile file, a directory of them (one run, or an MPI
-    job's rank files), or a list of such paths. In a job, a rank's file without a
-    complete snapshot (a rank killed) is left out of the tables and named in
-    `warnings`; job() and ranks() still use its timeline, as the job report does. MPI
-    launchers and daemons (mpirun, orted, hydra_pmi_proxy ...) are left out of the
-    tables, as the reports leave them out, and said so in `notes`; launchers=True keeps
-    them (the reports' --launchers)."""
+    job's rank files), or a list of such paths. A file that cannot be read (no complete
+    snapshot: a process killed; damaged) is left out of the tables and named in
+    `warnings` (only when none can be read is it an error); in a job, job() and
+    ranks() still use a killed rank's timeline, as the job report does. MPI launchers
+    and daemons (mpirun, orted, hydra_pmi_proxy ...) are left out of the tables, as the
+    reports leave them out, and said so in `notes`; launchers=True keeps them (the
+    reports' --launchers)."""
     paths = [path] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") else list(path)
     paths = [str(p) for p in paths]
     if not is_job(paths):
-        return Recording(paths, read(paths), launchers=launchers)
+        left_out: list = []       # files that cannot be read: named in `warnings`
+        profiles = read(paths, left_out)
+        return Recording(paths, profiles, left_out_lines(left_out), launchers=launchers)
     profiles, left_out = [], []
     for f in profile_files(paths):
         try:

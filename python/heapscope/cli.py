@@ -13,7 +13,8 @@ import sys
 
 from heapscope import __version__
 from heapscope.commands import progress
-from heapscope.commands.options import add_verbosity_options, one_line_errors, write_html
+from heapscope.commands.options import (HelpFormatter, add_verbosity_options, one_line_errors,
+                                        write_html)
 from heapscope.errors import HeapscopeError
 
 # Sub-command modules, in the order `heapscope --help` lists them.
@@ -24,6 +25,7 @@ COMMANDS = [
     "stacks",
     "callgraph",
     "diff",
+    "scaling",
     "lifetimes",
     "temporaries",
     "peak",
@@ -40,7 +42,7 @@ COMMANDS = [
 def build_parser(names=COMMANDS) -> argparse.ArgumentParser:
     """The parser with the sub-commands `names` (all by default)."""
     parser = argparse.ArgumentParser(
-        prog="heapscope",
+        prog="heapscope", formatter_class=HelpFormatter,
         description="Heap-memory toolkit for HPC codes: identify, locate, characterize, compare.")
     parser.add_argument("--version", action="version", version=f"heapscope {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -16,11 +16,11 @@ layer is preloaded into every process of the command line, as chosen here.
 """
 import os
 import re
-import shutil
-import subprocess
+import struct
 
 from heapscope.errors import HeapscopeError
-from heapscope.native import native_dir
+from heapscope.launch import which
+from heapscope.native import native_path
 
 LAYERS = {"openmpi": "heapscope_mpi", "mpich": "heapscope_mpich"}
 NAMES = {"openmpi": "Open MPI", "mpich": "MPICH"}
@@ -34,18 +34,61 @@ LAUNCHERS = re.compile(r"^(mpirun|mpiexec|orterun|prterun|prun|srun|mpiexec\.hyd
 
 
 def layer_path(mpi):
-    return native_dir() / "lib" / f"lib{LAYERS[mpi]}.so"
+    return os.path.join(native_path(), "lib", f"lib{LAYERS[mpi]}.so")
+
+
+_ELF64_LE = b"\x7fELF\x02\x01"
+PT_INTERP = 3
+
+
+def _interpreter(path):
+    """The program interpreter (the dynamic loader) a 64-bit little-endian ELF names in
+    its PT_INTERP header, or None: another file, or a static program."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+            if len(head) < 64 or head[:6] != _ELF64_LE:
+                return None
+            phoff, = struct.unpack_from("<Q", head, 0x20)
+            phentsize, phnum = struct.unpack_from("<HH", head, 0x36)
+            fh.seek(phoff)
+            table = fh.read(phentsize * phnum)
+            for i in range(phnum):
+                kind, = struct.unpack_from("<I", table, i * phentsize)
+                if kind == PT_INTERP:
+                    offset, _, _, size = struct.unpack_from("<QQQQ", table, i * phentsize + 8)
+                    fh.seek(offset)
+                    return os.fsdecode(fh.read(size).rstrip(b"\0")) or None
+    except (OSError, struct.error):
+        return None
+    return None
 
 
 def _ldd(path):
-    try:
-        return subprocess.run(["ldd", path], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.TimeoutExpired):
+    """The libraries the program loads, as ldd lists them: its own dynamic loader asked
+    directly (`ld.so --list`, what ldd runs; without ldd's shell, and without importing
+    subprocess: both cost `record` start-up time). "" when it cannot say."""
+    loader = _interpreter(path)
+    if loader is None or not os.access(loader, os.X_OK):
         return ""
+    read, write = os.pipe()
+    try:
+        pid = os.posix_spawn(loader, [loader, "--list", path], os.environ, file_actions=[
+            (os.POSIX_SPAWN_DUP2, write, 1), (os.POSIX_SPAWN_CLOSE, read),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+    except OSError:
+        os.close(read)
+        return ""
+    finally:
+        os.close(write)
+    with os.fdopen(read, "rb") as out:
+        text = out.read()
+    os.waitpid(pid, 0)
+    return text.decode(errors="replace")
 
 
 def _executable(word):
-    path = shutil.which(word)
+    path = which(word)
     return path if path and os.path.isfile(path) else None
 
 
@@ -101,7 +144,7 @@ def per_exec_mode(requested):
 
 
 def choose(requested, command):
-    """The layer library to preload into the command (a Path) or None.
+    """The layer library to preload into the command (a path) or None.
 
     requested: None (no --mpi: a layer only when the program itself links an MPI whose
     layer was built; the programs it execs get theirs from the recorder), 'auto' (--mpi:
@@ -109,12 +152,12 @@ def choose(requested, command):
     or 'mpich' (--mpi=NAME). A layer asked for but not built is an error."""
     if requested is None:
         mpi = linked_mpi(command[0])
-        return layer_path(mpi) if mpi and layer_path(mpi).exists() else None
+        return layer_path(mpi) if mpi and os.path.exists(layer_path(mpi)) else None
     mpi = requested if requested != "auto" else (detect(command) or "openmpi")
     path = layer_path(mpi)
-    if not path.exists():
+    if not os.path.exists(path):
         how = "apt-get install libmpich-dev" if mpi == "mpich" else \
             "apt-get install libopenmpi-dev"
-        raise HeapscopeError(f"the {NAMES[mpi]} layer {path.name} is not built (no {NAMES[mpi]} "
+        raise HeapscopeError(f"the {NAMES[mpi]} layer {os.path.basename(path)} is not built (no {NAMES[mpi]} "
                              f"was found when heapscope was built: {how}, then rebuild)")
     return path

@@ -31,6 +31,7 @@ int heapscope_dump(void) __attribute__((weak));
 #pragma weak heapscope__job_free
 #pragma weak heapscope__job_write
 #pragma weak heapscope__job_drop_rank_file
+#pragma weak heapscope__mpi_finalize
 
 static uint64_t now_ns(void)
 {
@@ -180,6 +181,8 @@ static void component_depth(int by)
 
 void hsr_mpi_finalize_dump(void)
 {
+    if (heapscope__mpi_finalize) /* an exit after this is no rank torn down */
+        heapscope__mpi_finalize();
     component_depth(1);
     finalize_dump();
     component_depth(-1);

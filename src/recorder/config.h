@@ -32,6 +32,10 @@
 #define HSR_SHARDS 64u                          /* side table shards (address hash's top 6 bits) */
 #define HSR_SIZE_SLOTS (1u << 20)               /* per (region, size) records, all threads */
 #define HSR_TRACK_ROWS_PER_CHUNK 8192u
+#define HSR_EPOCH_CHUNK 4096u  /* a table's epoch clocks per chunk (track/stamps.h) */
+#define HSR_EPOCH_CHUNKS 4096u /* chunks: 2^24 epochs of 2^20 allocations a table */
+#define HSR_WINDOWS (1u << 20) /* 1 MiB address windows the compact side table knows */
+#define HSR_TABLE_FIRST 1024u  /* a compact side-table shard's first slots */
 
 /* ---- event trace (trace/) ---- */
 #define HSR_TRACE_BUFFER_BYTES (256u << 10)
@@ -63,6 +67,15 @@
 #define HSR_POOL_BLOCK (64u * 1024u)
 #define HSR_ARENA_CHUNK (1u << 20)
 #define HSR_EXEC_ENV_SAVED 16 /* LD_PRELOAD and HEAPSCOPE_* variables kept */
+
+/* ---- the recorder's threads (core/last_thread.c) ---- */
+#define HSR_LAST_THREAD_POLL_MS 20  /* once main called pthread_exit: is a helper alone? */
+#define HSR_HELPER_SLEEP_MAX_MS 250 /* a helper wakes at least this often to look */
+
+/* ---- a job torn down (core/teardown.c) ---- */
+#define HSR_TEARDOWN_WAIT_MS 3000  /* a rank waits at most this long for its siblings' snapshots */
+#define HSR_TEARDOWN_SETTLE_MS 250 /* and for this long for any that still runs */
+#define HSR_TEARDOWN_SLOTS 512     /* ranks of one launcher waited for */
 
 /* ---- crashes (core/signals.c) ---- */
 #define HSR_CRASH_STACK_BYTES (256u * 1024u) /* alternate signal stack, reserved at start */

@@ -40,6 +40,13 @@ void heapscope__caliper_end(const char *fn);
 /* MPI_Abort(comm, errorcode) is about to end the job: the final snapshot, reason
  * "mpi-abort", with the code. 0 when written. */
 int heapscope__mpi_abort(int errorcode);
+/* MPI_Finalize is reached: an exit after it is a rank's end, not a rank torn down
+ * before it (PROCESS_END's END_MPI_UNFINALIZED). */
+void heapscope__mpi_finalize(void);
+/* The MPI library the process runs on, named once at its first MPI call: version and
+ * subversion from MPI_Get_version, text from MPI_Get_library_version (copied). The
+ * recorder writes it to the profile (MPI_LIBRARY) and rank 0 to the job file. */
+void heapscope__mpi_library(int version, int subversion, const char *text);
 
 /* ---- the job file: rank summaries reduced inside the job (MPI_Finalize) ----
  *
@@ -59,16 +66,17 @@ int heapscope__mpi_abort(int errorcode);
 #define HEAPSCOPE_JOB_HOST 64
 /* bits of heapscope_job_rank.present: which figures the rank has */
 enum heapscope_job_field {
-    HEAPSCOPE_JOB_COUNTS = 1,   /* alloc_* */
-    HEAPSCOPE_JOB_HEAP = 2,     /* heap_* (timeline samples measured the heap) */
-    HEAPSCOPE_JOB_RSS = 4,      /* rss_peak */
-    HEAPSCOPE_JOB_PSS = 8,      /* pss_peak */
-    HEAPSCOPE_JOB_CALIPERS = 16 /* mpi_rss, mpi_pss */
+    HEAPSCOPE_JOB_COUNTS = 1,     /* alloc_* */
+    HEAPSCOPE_JOB_HEAP = 2,       /* heap_* (timeline samples measured the heap) */
+    HEAPSCOPE_JOB_RSS = 4,        /* rss_peak */
+    HEAPSCOPE_JOB_PSS = 8,        /* pss_peak */
+    HEAPSCOPE_JOB_CALIPERS = 16,  /* mpi_rss, mpi_pss */
+    HEAPSCOPE_JOB_HEAP_EXACT = 32 /* heap_* are the exact peaks (kept at every allocation) */
 };
 struct heapscope_job_rank {             /* fixed size: gathered as bytes */
     int64_t rank, pid, present, reason; /* reason: HS_REASON_* of the rank's snapshot */
     uint64_t alloc_app_blocks, alloc_mpi_blocks, alloc_app_bytes, alloc_mpi_bytes;
-    int64_t heap_peak, heap_app_peak, heap_mpi_peak; /* maxima over the timeline samples */
+    int64_t heap_peak, heap_app_peak, heap_mpi_peak; /* exact (HEAP_EXACT) or the samples' maxima */
     int64_t rss_peak, pss_peak, mpi_rss, mpi_pss;
     char host[HEAPSCOPE_JOB_HOST];
 };

@@ -106,6 +106,18 @@ def test_only_recordings_with_stacks_are_symbolized(native, heapscope, tmp_path)
     assert {"make_nodes", "main"} <= names and "make_pairs" not in names   # only size 40's path
 
 
+def test_sampled_stacks_are_symbolized_at_record_time(native, heapscope, tmp_path):
+    """--sample-bytes records stacks of every size: they are symbolized as record ends,
+    as --sizes' are (a sample every byte: every allocation's stack)."""
+    exe = compile_program(native, "diff_variant.c", tmp_path / "diff_variant")
+    env = {"HEAPSCOPE_CACHE_DIR": str(tmp_path / "cache")}
+    heapscope("record", "-o", tmp_path / "sampled", "--sample-bytes", "1", "--", exe, env=env)
+    cached = json.loads((tmp_path / "cache" / "symbols" /
+                         f"bid-{read_elf(str(exe)).build_id}-dbg.json").read_text())
+    names = {e[0] for entries in cached["frames"].values() for e in entries}
+    assert {"make_nodes", "make_pairs", "make_temps", "make_scratch", "main"} <= names
+
+
 def test_unwritable_cache_warns_and_keeps_the_exit_code(native, heapscope, tmp_path):
     exe = compile_program(native, "diff_variant.c", tmp_path / "diff_variant")
     blocker = tmp_path / "cache-file"

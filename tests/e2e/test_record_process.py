@@ -306,3 +306,14 @@ def test_fork_leaves_the_parents_file_and_its_room_alone(heapscope, build, tmp_p
     assert (size_after, blocks_after) == (size, blocks)
     files = profiles(tmp_path)
     assert len(files) == 2 and all(p.complete for p in files.values())
+
+
+def test_program_inherits_the_descriptors_record_was_given(tmp_path):
+    """`record` hands the program its descriptors as they are, as the program would have
+    them without heapscope: a launcher's (srun's PMI_FD), a shell's redirection (3>file)."""
+    target = tmp_path / "fd3.txt"
+    shell = 'exec 3>"$1"; exec "$2" -m heapscope record -o "$3" -- sh -c "echo through-fd-3 >&3"'
+    res = subprocess.run(["sh", "-c", shell, "sh", target, sys.executable, tmp_path / "out"],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert target.read_text() == "through-fd-3\n"

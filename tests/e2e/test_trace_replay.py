@@ -244,17 +244,40 @@ def test_reports_without_tracking_never_replay(heapscope, tmp_path, monkeypatch,
     assert "replayed" in capsys.readouterr().err
 
 
-def test_replay_is_kept_beside_the_profile_for_its_file_only(heapscope, build, tmp_path, monkeypatch):
-    """The second tracking read of a trace profile takes the replay kept beside it; a
-    changed file (another identity) is replayed again; HEAPSCOPE_REPLAY_CACHE=0 keeps none."""
+def _changed_in_place(path):
+    """One byte of the command line in the PROCESS chunk changed, the chunk's crcs redone,
+    the file's size and mtime kept: another content under the same identity."""
+    from heapscope.profile import format as fmt
+    from helpers.profile_builder import chunk_crc, chunks_of
+    data = bytearray(path.read_bytes())
+    st = path.stat()
+    ctype, at, body = next(c for c in chunks_of(bytes(data)) if c[0] == fmt.CHUNK_PROCESS)
+    head = fmt.CHUNK_HEADER_SIZE
+    data[at + head + len(body) - 1] ^= 0x01
+    payload = bytes(data[at + head:at + head + len(body)])
+    struct.pack_into("<IIQ", data, at, ctype, chunk_crc(ctype, payload), len(payload))
+    struct.pack_into("<II", data, at + 16, zlib.crc32(bytes(data[at:at + 16])), 0)
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
+
+
+def test_replay_is_kept_by_the_files_content(heapscope, build, tmp_path, monkeypatch):
+    """The second tracking read of a trace profile takes the replay kept in the cache
+    directory (nothing is written beside the profile unless asked); a file changed in
+    place to the same size and mtime is replayed again (its size, mtime and inode were
+    the key: the stale replay was trusted); the same bytes copied elsewhere keep it;
+    HEAPSCOPE_REPLAY_CACHE=beside keeps it beside the profile, =0 keeps none."""
     from heapscope.profile import replay_native
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("HEAPSCOPE_CACHE_DIR", str(cache))
     exe = build("trk_lifetimes.c", "-pthread")
-    heapscope("record", "-o", tmp_path, "--trace", "--sizes", "200", "--no-symbolize", "--", exe)
-    [path] = tmp_path.glob("heapscope.*.hsp")
+    run = tmp_path / "run"
+    heapscope("record", "-o", run, "--trace", "--sizes", "200", "--no-symbolize", "--", exe)
+    [path] = run.glob("heapscope.*.hsp")
     first = full_figures(read_profile(path))
-    [kept] = tmp_path.glob(".heapscope.*.replay")
-    assert kept.name == "." + path.name[:-len(".hsp")] + ".replay"
-    assert [p.name for p in tmp_path.glob("*.hsp")] == [path.name]   # report DIR never sees it
+    assert [p.name for p in run.iterdir()] == [path.name]          # nothing beside it
+    [kept] = (cache / "replay").glob("*.json")
 
     def forbidden(*args):
         raise AssertionError("replayed again")
@@ -262,17 +285,24 @@ def test_replay_is_kept_beside_the_profile_for_its_file_only(heapscope, build, t
     real = replay_native.replay_chunks
     monkeypatch.setattr(replay_native, "replay_chunks", forbidden)
     assert full_figures(read_profile(path)) == first
-    # the same bytes under a new mtime: another identity, replayed (and kept anew)
-    st = path.stat()
-    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    copy = tmp_path / "copy.hsp"
+    copy.write_bytes(path.read_bytes())
+    assert full_figures(read_profile(copy)) == first               # the same content
+    _changed_in_place(path)
     with pytest.raises(AssertionError, match="replayed again"):
         read_profile(path).tracking
     monkeypatch.setattr(replay_native, "replay_chunks", real)
-    assert full_figures(read_profile(path)) == first
+    assert full_figures(read_profile(path)) == first               # (only the command line changed)
+    assert len(list((cache / "replay").glob("*.json"))) == 2
+    monkeypatch.setenv("HEAPSCOPE_REPLAY_CACHE", "beside")
+    full_figures(read_profile(path))
+    [beside] = run.glob(".heapscope.*.replay")
+    assert beside.name == "." + path.name[:-len(".hsp")] + ".replay"
     monkeypatch.setattr(replay_native, "replay_chunks", forbidden)
     assert full_figures(read_profile(path)) == first
-    kept.unlink()
     monkeypatch.setattr(replay_native, "replay_chunks", real)
     monkeypatch.setenv("HEAPSCOPE_REPLAY_CACHE", "0")
+    for f in [beside, *(cache / "replay").glob("*.json")]:
+        f.unlink()
     assert full_figures(read_profile(path)) == first
-    assert not list(tmp_path.glob(".heapscope.*.replay"))
+    assert not list(run.glob(".heapscope.*.replay")) and not list((cache / "replay").glob("*.json"))

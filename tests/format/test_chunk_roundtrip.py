@@ -295,6 +295,35 @@ def test_ending_of_a_crash_and_of_mpi_abort(tmp_path):
     assert read_profile(b.write(tmp_path / "later.hsp")).ending is None
 
 
+def test_process_end_and_the_ending_of_another_signal(tmp_path):
+    """PROCESS_END: which exit and its status (when seen), a rank torn down before
+    MPI_Finalize, a parent gone; ENDING of kind "signal" names the signal."""
+    end = payload("PROCESS_END", how=fmt.END_EXIT, status=3,
+                  flags=fmt.END_STATUS_KNOWN | fmt.END_MPI_UNFINALIZED | fmt.END_ORPHANED)
+    b = ProfileBuilder()
+    b.snapshot(reason="exit", extra=[(fmt.PROCESS_END, end)])
+    p = read_profile(b.write(tmp_path / "exit.hsp"))
+    assert (p.process_end.how, p.process_end.status, p.process_end.mpi_unfinalized,
+            p.process_end.orphaned) == ("exit", 3, True, True)
+    unseen = payload("PROCESS_END", how=fmt.END_EXIT, status=0, flags=0)
+    b = ProfileBuilder()
+    b.snapshot(reason="exit", extra=[(fmt.PROCESS_END, unseen)])
+    p = read_profile(b.write(tmp_path / "main.hsp"))
+    assert (p.process_end.how, p.process_end.status, p.process_end.mpi_unfinalized) == ("exit", None, False)
+    hup = payload("ENDING", kind=fmt.REASON_SIGNAL, signal=1, si_code=0, error_code=0, fault_address=0)
+    b = ProfileBuilder()
+    b.snapshot(reason="signal", extra=[(fmt.ENDING, hup),
+                                       (fmt.PROCESS_END, payload("PROCESS_END", how=fmt.END_SIGNAL,
+                                                                 status=0, flags=0))])
+    p = read_profile(b.write(tmp_path / "hup.hsp"))
+    assert (p.ending.kind, p.ending.signal_name, p.process_end.how, p.complete) == (
+        "signal", "SIGHUP", "signal", True)
+    bad = ProfileBuilder()
+    bad.snapshot(extra=[(fmt.PROCESS_END, payload("PROCESS_END", how=77, status=0, flags=0))])
+    with pytest.raises(HeapscopeError, match=r"malformed SNAPSHOT_END chunk at byte \d+: PROCESS_END how 77"):
+        read_profile(bad.write(tmp_path / "bad.hsp"))
+
+
 def test_job_file_chunks(tmp_path):
     """A job file built from the table's layouts reads back figure by figure; a row
     naming a host the file does not have, and a cut file, are one-line errors."""
@@ -335,12 +364,12 @@ def test_job_file_chunks(tmp_path):
     assert all(j.ranks[1].metrics[k] is None for k in ("heap_peak", "rss_peak", "pss_peak", "mpi_rss"))
     assert j.hosts == [dict(host="n1", ranks=2, rss_sum=4096, rss_max=4096, pss_sum=2048,
                             pss_max=2048)]
-    bad = payload("JOB_RANKS", count=1, ranks=[rank(0, 3, 31)])
+    bad = payload("JOB_RANKS", count=2, ranks=[rank(0, 3, 31), rank(2, 0, 1)])
     path.write_bytes(head + chunk("JOB", job) + chunk("JOB_RANKS", bad) + chunk("JOB_HOSTS", hosts))
     with pytest.raises(HeapscopeError, match="rank 0 on host 3 of 1"):
         read_job_file(path)
     path.write_bytes(body[:-5])
-    with pytest.raises(HeapscopeError, match="job file cut short"):
+    with pytest.raises(HeapscopeError, match=r"job file incomplete: cut short at byte \d+"):
         read_job_file(path)
 
 
@@ -350,7 +379,7 @@ def test_job_peak_stacks(tmp_path):
     a module the chunk does not list is a one-line error."""
     from heapscope.profile.job_file import read_job_file
     head = header(start_real_ns=5)
-    job = payload("JOB", ranks=4, hosts=1, summarized=4, reserved=0, summary_ns=1, reduce_ns=2,
+    job = payload("JOB", ranks=4, hosts=0, summarized=0, reserved=0, summary_ns=1, reduce_ns=2,
                   job_id="9", per_rank="", recorder_version="0.1.0", exe="/apps/sim")
 
     def peaks(types, modules=2):
@@ -364,7 +393,9 @@ def test_job_peak_stacks(tmp_path):
     nostack = dict(region=0, ranks=1, max_rank=0, size_min=64, size_max=64, blocks=2, bytes=128,
                    bytes_max=128, frame_modules=(), frame_offsets=())
     path = tmp_path / "heapscope.9.job.hsj"
-    path.write_bytes(head + chunk("JOB", job) + chunk("JOB_PEAK_STACKS", peaks([mesh, nostack])))
+    whole = (chunk("JOB_REGIONS", payload("JOB_REGIONS", count=0, regions=[]))
+             + chunk("JOB_HOSTS", payload("JOB_HOSTS", count=0, hosts=[])))
+    path.write_bytes(head + chunk("JOB", job) + whole + chunk("JOB_PEAK_STACKS", peaks([mesh, nostack])))
     ps = read_job_file(path).peak_stacks
     assert (ps.ranks_tracked, ps.per_rank, ps.missing_bound) == (3, 8, 0)
     assert ps.modules == [("/apps/sim", "ab01"), ("/lib/libc.so.6", "")]
@@ -379,9 +410,48 @@ def test_job_peak_stacks(tmp_path):
         assert mods[m].contains(a - 1) and a - 1 - mods[m].bias == o - 1
     for bad, why in ((dict(mesh, region=2), "region 2 of 2"),
                      (dict(mesh, frame_modules=(0, 0, 2)), "module past the 2 listed")):
-        path.write_bytes(head + chunk("JOB", job) + chunk("JOB_PEAK_STACKS", peaks([bad])))
+        path.write_bytes(head + chunk("JOB", job) + whole + chunk("JOB_PEAK_STACKS", peaks([bad])))
         with pytest.raises(HeapscopeError, match=why):
             read_job_file(path)
+
+
+def test_mpi_library_and_job_command(tmp_path):
+    """MPI_LIBRARY (a stream chunk of a rank's profile) and the job file's JOB_MPI_LIBRARY
+    and JOB_COMMAND read back: the library's text whole, its name and release read from
+    it; a payload longer than its layout is a one-line error; out of the writer's order,
+    damage that is said."""
+    from heapscope.profile.job_file import read_job_file
+    from heapscope.profile.mpi_library import of_profile
+    mpich = "MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 2022\nMPICH Device:\tch4:ucx"
+    b = ProfileBuilder()
+    b.add("MPI_LIBRARY", version=3, subversion=1, text=mpich)
+    b.snapshot(sizes=[(0, 8, 1)])
+    lib = of_profile(read_profile(b.write(tmp_path / "r.hsp")))
+    assert (lib.text, lib.version, lib.subversion) == (mpich, 3, 1)
+    assert (lib.name, lib.release, lib.label) == ("MPICH", "4.0.2", "MPICH 4.0.2")
+    head = header(start_real_ns=5)
+    ompi = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022"
+    job = payload("JOB", ranks=2, hosts=0, summarized=0, reserved=0, summary_ns=1, reduce_ns=2,
+                  job_id="9", per_rank="", recorder_version="0.1.0", exe="/apps/sim")
+    whole = chunk("JOB", job) + chunk("JOB_REGIONS", payload("JOB_REGIONS", count=0, regions=[])) \
+        + chunk("JOB_HOSTS", payload("JOB_HOSTS", count=0, hosts=[]))
+    library = chunk("JOB_MPI_LIBRARY", payload("JOB_MPI_LIBRARY", version=3, subversion=1, text=ompi))
+    command = chunk("JOB_COMMAND", payload("JOB_COMMAND", cmdline="/apps/sim\0-in\0a b"))
+    path = tmp_path / "heapscope.9.job.hsj"
+    path.write_bytes(head + whole + library + command)
+    j = read_job_file(path)
+    assert j.mpi_library.label == "Open MPI 4.1.4" and j.mpi_library.text == ompi
+    assert j.cmdline == ["/apps/sim", "-in", "a b"]
+    older = tmp_path / "heapscope.8.job.hsj"
+    older.write_bytes(head + whole)
+    assert (read_job_file(older).mpi_library, read_job_file(older).cmdline) == (None, None)
+    path.write_bytes(head + whole + chunk("JOB_COMMAND", payload("JOB_COMMAND", cmdline="x") + b"\0"))
+    with pytest.raises(HeapscopeError, match="malformed job file"):
+        read_job_file(path)
+    # in the writer's order, once each: a library after the command is damage, said
+    path.write_bytes(head + whole + command + library)
+    j = read_job_file(path)
+    assert j.mpi_library is None and "JOB_MPI_LIBRARY chunk" in j.warnings[0]
 
 
 def test_every_chunk_type_has_a_test_here():
@@ -389,9 +459,9 @@ def test_every_chunk_type_has_a_test_here():
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
               "SIZE_COUNTS", "API_COUNTS", "STACK_TYPES", "TRACK_SUMMARY", "TRACK_TYPES",
               "TRACK_UNTRACKED", "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS",
-              "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS",
+              "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS", "PROCESS_END",
               "JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS", "JOB_HOSTS",
-              "JOB_PEAK_STACKS"}
+              "JOB_PEAK_STACKS", "MPI_LIBRARY", "JOB_MPI_LIBRARY", "JOB_COMMAND"}
     assert set(ALL_CHUNKS) == tested
 
 
@@ -443,10 +513,13 @@ def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
     heapscope("record", "-o", tmp_path / "sampled", "--sample-bytes", "64", "--", exe, 30)
     (sampled,) = (tmp_path / "sampled").glob("*.hsp")
     assert "SAMPLING" in decoded_whole(sampled)
-    # ENDING: only a crash or MPI_Abort writes it (decoded whole in test_crash_snapshot.py);
+    # ENDING: only a crash, another fatal signal or MPI_Abort writes it (decoded whole in
+    # test_crash_snapshot.py);
     # FAILED_ALLOCS only when a call fails: tests/format/test_failed_allocs.py;
-    # JOB*: only the job file (decoded whole in tests/mpi/test_job_file.py)
-    assert seen | {"SAMPLING"} == {c for c in ALL_CHUNKS if c not in ("ENDING", "FAILED_ALLOCS")
+    # JOB*: only the job file (decoded whole in tests/mpi/test_job_file.py); MPI_LIBRARY
+    # only under the MPI layer (tests/mpi/test_scaling.py)
+    assert seen | {"SAMPLING"} == {c for c in ALL_CHUNKS
+                                   if c not in ("ENDING", "FAILED_ALLOCS", "MPI_LIBRARY")
                                    and not c.startswith("JOB")}
     p = read_profile(path)
     assert p.tracking.source == "track" and p.timeline.samples

@@ -57,15 +57,19 @@ def test_failed_calls_counted_apart(heapscope, build, tmp_path, cxx):
 
 @pytest.mark.parametrize("cxx", [False, True], ids=["c", "cxx"])
 def test_fast_path_failure_is_taken_back(heapscope, build, tmp_path, cxx):
-    """malloc(512) and (C++) new char[512], counted before the real call (the counts-only
-    fast paths) and failing: the size count is taken back, the failure counted apart."""
+    """malloc(512), calloc(1, 600), realloc(p, 600) and (C++) new char[512], counted
+    before the real call (the counts-only fast paths) and failing: the size count is
+    taken back, the failure counted apart."""
     exe = build("fmt_failed.c", "-Wno-alloc-size-larger-than", cxx=cxx, name=f"fmt_failed_{cxx}")
     res, p = record(heapscope, tmp_path, exe, "oom")
-    ok, failed, new_failed = (int(w) for w in res.stdout.split()[1::2])
-    assert (failed, new_failed) == (3, 2 if cxx else 0)
+    ok, failed, new_failed, calloc_failed, realloc_failed = \
+        (int(w) for w in res.stdout.split()[1::2])
+    assert (failed, new_failed, calloc_failed, realloc_failed) == (3, 2 if cxx else 0, 1, 1)
     assert p.size_counts[("(none)", 512)] == ok
-    expected = {("(none)", "malloc", 512): 3}
+    assert ("(none)", 600) not in p.size_counts
+    expected = {("(none)", "malloc", 512): 3, ("(none)", "calloc", 600): 1,
+                ("(none)", "realloc", 600): 1}
     if cxx:
         expected[("(none)", "operator_new", 512)] = 2
     assert p.failed_allocs == expected
-    assert p.api_counts[("(none)", "failed")] == 3 + new_failed
+    assert p.api_counts[("(none)", "failed")] == 5 + new_failed

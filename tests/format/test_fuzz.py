@@ -7,16 +7,14 @@ timeline samples read are the first ones of the original's, and a mutant read as
 than the whole original is flagged (not complete, with a warning), unless it ends on a
 chunk boundary of the original (the file of a process that ended there). A few mutants also go
 through `heapscope report` to check the exit status and the single line."""
-import random
 import struct
-import zlib
 
 import pytest
 
-from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
 from heapscope.profile import read_profile
-from helpers.profile_builder import API, ProfileBuilder, chunk_crc, chunks_of, payload
+from helpers.mutants import framing_mutants, outcomes, read_or_error, with_u32
+from helpers.profile_builder import API, ProfileBuilder, chunks_of, payload
 
 FIGURES = ("pid", "ppid", "rank", "host", "exe", "cmdline", "job_id", "settings", "start_real_ns",
            "snapshot_seq", "snapshot_reason", "snapshot_mono_ns", "modules", "regions", "size_counts",
@@ -67,12 +65,8 @@ def reference(tmp_path_factory):
 def check(path, data, reference) -> str:
     """'error' or 'prefix' (or 'whole' for the original's very bytes); fails otherwise."""
     original_data, per_seq, samples = reference
-    path.write_bytes(data)
-    try:
-        p = read_profile(path)
-    except HeapscopeError as exc:
-        message = str(exc)
-        assert exc.exit_code == 2 and "\n" not in message and message.startswith(str(path)), message
+    p = read_or_error(read_profile, path, data)
+    if p is None:
         return "error"
     got = {name: getattr(p, name) for name in FIGURES}
     assert got == per_seq[p.snapshot_seq], "figures differ from the original's snapshot"
@@ -90,66 +84,26 @@ def boundaries(data: bytes):
     return {o + HEAD + len(p) for _t, o, p in chunks_of(data)}
 
 
-def redo_crcs(buf: bytearray, at: int, length: int) -> None:
-    """The chunk at `at` framed anew: payload_len, crc and head_crc from its bytes."""
-    ctype = struct.unpack_from("<I", buf, at)[0]
-    body = bytes(buf[at + HEAD:at + HEAD + length])
-    struct.pack_into("<IIQ", buf, at, ctype, chunk_crc(ctype, body), length)
-    struct.pack_into("<II", buf, at + 16, zlib.crc32(bytes(buf[at:at + 16])), 0)
-
-
 def mutants(data: bytes):
-    rng = random.Random(20261123)
-    chunks = chunks_of(data)
-    known = sorted(fmt.CHUNK_NAMES)
-    for cut in range(0, len(data), 3):                            # truncations
-        yield "cut", data[:cut]
-    for _ in range(800):                                          # bit flips
-        buf = bytearray(data)
-        for _ in range(rng.choice((1, 1, 2, 8))):
-            buf[rng.randrange(len(buf))] ^= 1 << rng.randrange(8)
-        yield "flip", bytes(buf)
-    for ctype, at, body in chunks:
-        for other in known:                                       # retyped to a known type
-            if other != ctype:
-                buf = bytearray(data)
-                struct.pack_into("<I", buf, at, other)
-                redo_crcs(buf, at, len(body))
-                yield "type", bytes(buf)
-        for delta in (-24, -8, -1, 1, 8, 24, 1000):               # lengths changed
-            length = len(body) + delta
-            if 0 <= length and at + HEAD + length <= len(data):
-                buf = bytearray(data)
-                redo_crcs(buf, at, length)
-                yield "length", bytes(buf)
+    yield from framing_mutants(data, sorted(fmt.CHUNK_NAMES), seed=20261123, flips=800)
+    for ctype, at, body in chunks_of(data):
         layout = fmt.CODECS[ctype].fields if ctype in fmt.CODECS else ()
         if layout and layout[0].name == "count" and len(body) >= 4:   # row counts changed
             (n,) = struct.unpack_from("<I", body)
             for value in {0, n - 1, n + 1, 2 * n + 1, 2 ** 32 - 1} - {n}:
                 if value >= 0:
-                    buf = bytearray(data)
-                    struct.pack_into("<I", buf, at + HEAD, value)
-                    redo_crcs(buf, at, len(body))
-                    yield "count", bytes(buf)
+                    yield "count", with_u32(data, at, len(body), 0, value)
 
 
 def test_every_mutant_is_an_error_or_a_flagged_prefix(tmp_path, reference):
-    data = reference[0]
-    outcomes = {}
-    path = tmp_path / "m.hsp"
-    for kind, mutant in mutants(data):
-        try:
-            result = check(path, mutant, reference)
-        except AssertionError as exc:
-            (tmp_path / "failing.hsp").write_bytes(mutant)
-            raise AssertionError(f"{kind} mutant ({tmp_path / 'failing.hsp'}): {exc}") from None
-        outcomes[(kind, result)] = outcomes.get((kind, result), 0) + 1
+    seen = outcomes(mutants(reference[0]), lambda path, mutant: check(path, mutant, reference),
+                    tmp_path / "m.hsp")
     # each kind of damage was met both ways, so the test sees what it claims to
     for kind in ("cut", "flip", "type", "length", "count"):
-        assert outcomes.get((kind, "error"), 0) > 0, (kind, outcomes)
+        assert seen.get((kind, "error"), 0) > 0, (kind, seen)
     for kind in ("cut", "flip", "length"):
-        assert outcomes.get((kind, "prefix"), 0) > 0, (kind, outcomes)
-    assert sum(outcomes.values()) > 2000
+        assert seen.get((kind, "prefix"), 0) > 0, (kind, seen)
+    assert sum(seen.values()) > 2000
 
 
 def test_cli_exit_status_of_mutants(heapscope, tmp_path, reference):

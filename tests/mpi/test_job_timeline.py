@@ -88,7 +88,8 @@ def test_caliper_figures_follow_their_definition():
     """Per measured call d = RSS growth - heap growth; the figure is the running sum's
     peak, from 0: MPI_Init maps 8 MB (1 MB of it heap), a call touches 2 MB more,
     MPI_Finalize unmaps 20 MB that became resident outside measured calls. The net
-    sum is -11 MB (what the report printed as "MPI non-heap RSS"); the peak is 9 MB."""
+    sum is -11 MB (what the report printed as "MPI non-heap RSS"); the peak is 9 MB
+    (MPI_Finalize's own call left out of it)."""
     from heapscope.analysis.timeline import caliper_figures
     MB = 1 << 20
     pairs = [("MPI_Init", 10 * MB, 18 * MB, 0, MB), ("MPI_Send", 18 * MB, 20 * MB, MB, MB),
@@ -105,6 +106,11 @@ def test_caliper_figures_follow_their_definition():
                                             size_counts={("(none)", 8): 1}, timeline=tl))])
     assert doc["per_rank"][0]["mpi_rss"] == 9 * MB
     # a process whose RSS only fell: the figure is 0, never negative
-    tl.samples = samples[-2:]
+    from dataclasses import replace
+    tl.samples = [replace(s, label="MPI_Win_free") for s in samples[-2:]]
     assert caliper_figures(tl)["rss"] == 0
+    # MPI_Finalize's own call is left out (the job file summarizes as it begins; what
+    # it gains is other ranks ending): alone, it leaves the figure unmeasured
+    tl.samples = samples[-2:]
+    assert (caliper_figures(tl)["rss"], caliper_figures(tl)["paired"]) == (None, 1)
 

@@ -10,8 +10,9 @@
  * "failed N" (the calls that failed here, for the test to compare) and exits 0.
  * With argv[1] "oom": instead, malloc(512) under an address-space limit until 3 calls
  * fail (small sizes take the recorder's fast path, counted before the call), then the
- * limit lifted (C++: then new char[512] twice, each throwing bad_alloc); prints
- * "ok N failed 3 new_failed M". */
+ * limit lifted (before that calloc(1, 600) and realloc(block, 600) once each, failing as
+ * well; C++: then new char[512] twice, each throwing bad_alloc); prints
+ * "ok N failed 3 new_failed M calloc_failed 1 realloc_failed 1". */
 #include <malloc.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -46,6 +47,9 @@ static int oom(void)
         else
             failed++;
     }
+    /* calloc and realloc's fast paths too: 600 bytes, a size no other call here asks */
+    long calloc_failed = (sink = calloc(1, 600)) == NULL;
+    long realloc_failed = (sink = realloc(kept[1], 600)) == NULL; /* kept[1] stays */
     long new_failed = 0;
 #ifdef __cplusplus
     for (int i = 0; i < 2; i++) { /* the recorder's operator new fast path, failing */
@@ -60,7 +64,8 @@ static int oom(void)
     setrlimit(RLIMIT_AS, &old);
     for (long i = 0; i < ok; i++)
         free(kept[i]);
-    printf("ok %ld failed %ld new_failed %ld\n", ok, failed, new_failed);
+    printf("ok %ld failed %ld new_failed %ld calloc_failed %ld realloc_failed %ld\n", ok, failed,
+           new_failed, calloc_failed, realloc_failed);
     return 0;
 }
 

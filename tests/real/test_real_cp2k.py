@@ -6,10 +6,10 @@ dynamic symbols, no -dbgsym here): functions are told apart by their .eh_frame r
 and the source-file names their error messages carry. Every one but one is a `val_type`
 (input/input_val_types.F, `val_create`) made by `keyword_create`
 (input/input_keyword_types.F) for a keyword's default value while CP2K builds the
-description of its whole input language at start-up, whatever the input. 79,090 (66.7%)
+description of its whole input language at start-up, whatever the input. 65,176 (54.9%)
 come through `libxc_add_sections` (xc/xc_libxc.F:205-288), which adds one section with
 2 + n_param keywords for every functional LibXC has, each time an XC_FUNCTIONAL section
-is described; 39,507 (33.3%) through `cp_print_key_section_create`
+is described; 35,333 (29.8%) through `cp_print_key_section_create`
 (input/cp_output_handling.F), the print keys. The fix target is libxc_add_sections (the
 loop that repeats; keyword_create and val_create pass each call to one block); a ranking
 of a program without symbols names it by module and offset."""
@@ -46,11 +46,13 @@ def test_busiest_size_is_272_bytes(heapscope, cp2k):
 def test_keyword_defaults_of_the_input_description(heapscope, cp2k):
     doc = stacks(heapscope, cp2k / "stacks", 272)
     frames = allocating_frames(doc)
-    assert frames[("?? (cp2k.psmp+0x24302c1)", "cp2k.psmp")] == 118_617
+    # (118,617, 118,617, 79,090 and 39,507 when every ?? frame of the program was one
+    # frame and the merged stack types kept the frames of the first of them)
+    assert frames[("?? (cp2k.psmp+0x24302c1)", "cp2k.psmp")] == 118_582
     assert function_range(CP2K, 0x24302c1) == (0x2430030, 0x24321ea)   # val_create
-    assert through(doc, within(CP2K, *KEYWORD_CREATE)) == 118_617
-    assert through(doc, within(CP2K, *LIBXC_ADD_SECTIONS)) == 79_090
-    assert through(doc, within(CP2K, *PRINT_KEY_SECTION)) == 39_507
+    assert through(doc, within(CP2K, *KEYWORD_CREATE)) == 118_555
+    assert through(doc, within(CP2K, *LIBXC_ADD_SECTIONS)) == 65_176
+    assert through(doc, within(CP2K, *PRINT_KEY_SECTION)) == 35_333
 
 
 def test_fix_target_is_libxc_add_sections_by_offset(heapscope, cp2k):

@@ -82,7 +82,8 @@ def test_liboctave_is_user_code(heapscope, octave):
     kinds = {v["function"]: v["kind"] for v in doc["vertices"]
              if (v.get("module") or "").endswith("/liboctave.so.9") and v["function"][:2] != "??"}
     assert "Array<double, std::allocator<double> >::resize1(long, double const&)" in kinds
-    assert set(kinds.values()) == {"user"}, {k: v for k, v in kinds.items() if v != "user"}
+    # user code, seen as a wrapper or a driver or ranked: never runtime
+    assert "runtime" not in kinds.values(), {k: v for k, v in kinds.items() if v == "runtime"}
 
 
 def test_interpreter_drivers_are_not_fix_targets(heapscope, octave):

@@ -26,8 +26,8 @@ def test_endings_of_a_job_with_a_crash_an_abort_and_a_missing_rank(tmp_path):
     doc = job.build(ranks)
     assert doc["endings"] == dict(crashed=[dict(rank=1, signal="SIGBUS")],
                                   aborted=[dict(rank=3, error_code=3)],
-                                  killed=[dict(rank=0, signal="SIGTERM")], no_snapshot=[],
-                                  no_data=[], missing=[2])
+                                  killed=[dict(rank=0, signal="SIGTERM")], unfinalized=[],
+                                  no_snapshot=[], no_data=[], missing=[2], missing_count=1)
     assert [(r["rank"], r["ended"], r["text"]) for r in doc["per_rank"]] == [
         (0, "killed", "killed: SIGTERM"), (1, "crash", "crashed: SIGBUS"),
         (3, "mpi-abort", "MPI_Abort(3)"), (4, "exit", "exit")]

@@ -142,7 +142,7 @@ def test_every_figure_of_a_job_file_by_columns(tmp_path):
         expected_rows.append(dict(
             rank=row["rank"], host=HOSTS[row["host"]], pid=row["pid"], file=str(path), exe="/apps/sim%d",
             reason="finalize", complete=True, has_snapshot=True, heap_exact=False, mpi_layer=True,
-            warnings=[], ended="finalize", signal=None, error_code=None, text="finalize",
+            warnings=[], ended="finalize", signal=None, error_code=None, status=None, text="finalize",
             **{k: m[k] for k in stats}))
     assert len(doc["per_rank"]) == len(rows)
     assert list(doc["per_rank"]) == expected_rows

@@ -11,7 +11,7 @@ from heapscope.analysis import stack_types
 from heapscope.analysis.selection import SizeSet
 from heapscope.errors import HeapscopeError
 from heapscope.profile import read_profile
-from heapscope.commands.options import to_json
+from heapscope.render.json_text import to_json
 from heapscope.render.csv_tables import stacks_csv
 from heapscope.render.stacks_text import render
 from heapscope.symbolize import SymbolCache, Symbolizer

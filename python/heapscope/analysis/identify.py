@@ -27,11 +27,15 @@ def group_of(size: int) -> str:
 
 
 def build(profiles: Sequence[Profile], region: Optional[str] = None, sizes: SizeSet = None,
-          min_count: int = 0, top: int = 0, hot: int = 10, per_process: bool = False) -> dict:
+          min_count: int = 0, top: int = 0, hot: int = 10, per_process: bool = False,
+          left_out: Sequence[Tuple[str, str]] = ()) -> dict:
+    """left_out: (path, why) of the files that could not be read (profile.load_profiles):
+    listed in the document, in no figure."""
     sizes = sizes or SizeSet(None)
     check_region((r.path for p in profiles for r in p.regions.values()), region)
     doc = dict(format=REPORT_FORMAT, version=REPORT_VERSION,
                processes=[describe(p) for p in profiles],
+               left_out=[dict(file=path, why=why) for path, why in left_out],
                merged=len(profiles) > 1 and not per_process,
                filters=dict(region=region, size=sizes.spec or None, min_count=min_count,
                             top=top, hot=hot))

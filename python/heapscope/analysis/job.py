@@ -25,10 +25,13 @@ A rank whose file has no snapshot (killed by SIGKILL: OOM killer, scheduler) is 
 with what its timeline gives (summarize(..., has_snapshot=False): reason "none", every
 count None); a rank file with neither a snapshot nor timeline samples is left out
 ("excluded"), with a warning.
-How each rank ended (RankSummary.ended, rank_fate): "exit"; "crash" (its crash
-handler's snapshot: which signal); "mpi-abort" (MPI_Abort's snapshot: its code);
-"killed" (its last snapshot was written on SIGTERM/SIGINT: a launcher tearing the job
-down after another rank failed, or a scheduler); "no-snapshot" (killed by SIGKILL: its
+How each rank ended (RankSummary.ended, rank_fate): "exit"; "no-finalize" (an exit
+after MPI calls without MPI_Finalize: the MPI library ending a rank whose launcher went
+away; PROCESS_END says so, with the status and whether the launcher had ended);
+"crash" (its crash handler's snapshot: which signal); "mpi-abort" (MPI_Abort's
+snapshot: its code); "killed" (its last snapshot was written on SIGTERM/SIGINT or
+another signal that ends a process: a launcher tearing the job down after another
+rank failed, or a scheduler); "no-snapshot" (killed by SIGKILL: its
 last timeline data; endings.no_data: killed before its first timeline flush); "exec"
 or "api" (its last snapshot before an exec or a dump).
 Rank numbers with no file at all are listed as "missing": those below the highest
@@ -113,8 +116,10 @@ class RankSummary:
     timeline: Optional[tuple] = None
     heap_exact: bool = False      # heap peaks from HEAP_PEAK (else from the samples)
     mpi_layer: bool = True        # the MPI layer recorded it (else the MPI split is unknown)
-    # a crash or MPI_Abort (profile.ending): kind, signal, signal_name, error_code
+    # a crash, a signal or MPI_Abort (profile.ending): kind, signal, signal_name, error_code
     ending: Optional[Dict[str, object]] = None
+    # how its process ended (profile.process_end): how, status, mpi_unfinalized, orphaned
+    process_end: Optional[Dict[str, object]] = None
     cmdline: List[str] = field(default_factory=list)
 
 
@@ -143,7 +148,9 @@ def summarize(p: Profile, has_snapshot: bool = True) -> RankSummary:
                        has_snapshot=has_snapshot, regions=regions, timeline=columns,
                        heap_exact=p.timeline is not None and p.timeline.heap_peak is not None,
                        mpi_layer=layer,
-                       ending=_ending(p) if has_snapshot else None, cmdline=list(p.cmdline))
+                       ending=_ending(p) if has_snapshot else None,
+                       process_end=_process_end(p) if has_snapshot else None,
+                       cmdline=list(p.cmdline))
 
 
 def mpi_layer_seen(p: Profile) -> bool:
@@ -166,28 +173,50 @@ def _ending(p: Profile) -> Optional[Dict[str, object]]:
                 error_code=e.error_code, text=describe_ending(e))
 
 
+def _process_end(p: Profile) -> Optional[Dict[str, object]]:
+    e = p.process_end
+    if e is None:
+        return None
+    return dict(how=e.how, status=e.status, mpi_unfinalized=e.mpi_unfinalized,
+                orphaned=e.orphaned)
+
+
 KILLED_REASONS = ("sigterm", "sigint")
 
 
 def rank_fate(r: RankSummary) -> Dict[str, object]:
-    """How the rank ended: {"ended": exit|crash|mpi-abort|killed|no-snapshot|exec|api,
-    "signal": name or None, "error_code": MPI_Abort's code or None, "text": one phrase}."""
+    """How the rank ended: {"ended": exit|no-finalize|crash|mpi-abort|killed|no-snapshot|
+    exec|api, "signal": name or None, "error_code": MPI_Abort's code or None, "status":
+    the exit status when seen, "text": one phrase}. no-finalize: it exited after MPI
+    calls without reaching MPI_Finalize (a rank whose launcher went away ends so, by the
+    MPI library's exit: Open MPI's ranks when mpirun dies of a second SIGINT)."""
+    end = r.process_end or {}
+    status = end.get("status")
     if not r.has_snapshot:
-        return dict(ended="no-snapshot", signal=None, error_code=None,
+        return dict(ended="no-snapshot", signal=None, error_code=None, status=None,
                     text="killed, no final snapshot (last timeline data)")
+    if r.reason == "exit" and end.get("mpi_unfinalized"):
+        call = {"exit-now": "_exit", "quick-exit": "quick_exit"}.get(end.get("how"), "exit")
+        return dict(ended="no-finalize", signal=None, error_code=None, status=status,
+                    text=f"{call}({status if status is not None else '?'}) before MPI_Finalize"
+                         + ("; its launcher had ended" if end.get("orphaned") else ""))
     e = r.ending
+    if r.reason == "signal":
+        name = e["signal_name"] if e else None
+        return dict(ended="killed", signal=name, error_code=None, status=None,
+                    text=f"killed: {name or 'a signal'}")
     if r.reason == "crash":
         name = e["signal_name"] if e else None
-        return dict(ended="crash", signal=name, error_code=None,
+        return dict(ended="crash", signal=name, error_code=None, status=None,
                     text=f"crashed: {name or 'a fatal signal'}")
     if r.reason == "mpi-abort":
         code = e["error_code"] if e else None
-        return dict(ended="mpi-abort", signal=None, error_code=code,
+        return dict(ended="mpi-abort", signal=None, error_code=code, status=None,
                     text=f"MPI_Abort({code if code is not None else '?'})")
     if r.reason in KILLED_REASONS:
         name = "SIG" + r.reason[3:].upper()
-        return dict(ended="killed", signal=name, error_code=None, text=f"killed: {name}")
-    return dict(ended=r.reason, signal=None, error_code=None, text=r.reason)
+        return dict(ended="killed", signal=name, error_code=None, status=None, text=f"killed: {name}")
+    return dict(ended=r.reason, signal=None, error_code=None, status=status, text=r.reason)
 
 
 def _count(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[str, int]]) -> None:
@@ -319,7 +348,8 @@ def _warnings(ranks: List[RankSummary], excluded: List[RankSummary], total: int)
                    f"{', ...' if n > 12 else ''} of {total} {NO_LAYER_WARNING}")
     if excluded:
         n = len(excluded)
-        named = [f"rank {s.rank} ({s.path.rsplit('/', 1)[-1]})" for s in excluded[:4]]
+        named = [f"rank {s.rank} ({s.path.rsplit('/', 1)[-1]}"
+                 + (f": {s.warnings[0]}" if s.warnings else "") + ")" for s in excluded[:4]]
         out.append(f"left out: {n} rank file{'s' if n != 1 else ''} with neither a snapshot nor "
                    f"timeline samples: {', '.join(named)}{', ...' if n > 4 else ''}")
     return out
@@ -335,11 +365,12 @@ def _stats(values: List[Tuple[int, RankSummary]]) -> Optional[dict]:
                 mean=sum(v for v, _ in values) / len(values), ranks=len(values))
 
 
-def job_file_document(job) -> dict:
+def job_file_document(job, hosts: List[dict]) -> dict:
     """What only the job file (profile.job_file.JobFile) holds: its reduction's cost,
-    which ranks kept their own file, per host the ranks and their RSS/PSS peaks summed
-    and at most, per application region the blocks and bytes summed over the ranks, the
-    stack types that held the ranks' heap peaks (analysis.job_peak_stacks)."""
+    which ranks kept their own file, per application region the blocks and bytes summed
+    over the ranks, the stack types that held the ranks' heap peaks
+    (analysis.job_peak_stacks); and `hosts`, per host the ranks reported and their
+    RSS/PSS peaks summed and at most (job_columns.host_figures)."""
     regions: Dict[str, Dict[str, int]] = {}
     for (path, size), n in job.size_counts.items():
         reg = regions.setdefault(app_region(path), dict.fromkeys(REGION_METRICS[:4], 0))
@@ -349,20 +380,21 @@ def job_file_document(job) -> dict:
     return dict(path=job.path, size=job.size, summarized=len(job.rows),
                 summary_ms=job.summary_ns / 1e6, reduce_ms=job.reduce_ns / 1e6,
                 per_rank=job.per_rank or "default",
-                kept=job.rows["rank"][job.rows["kept"] != 0].tolist(), hosts=job.hosts,
+                kept=job.rows["rank"][job.rows["kept"] != 0].tolist(), hosts=hosts,
                 regions=[dict(region=k, **v) for k, v in
                          sorted(regions.items(), key=lambda kv: -kv[1]["alloc_app_bytes"])],
                 sizes=len(job.size_counts), peak_stacks=peak_stacks_document(job))
 
 
-def job_row_summary(job, rank: int, host: str, pid: int, metrics: Dict[str, Optional[int]]) -> RankSummary:
+def job_row_summary(job, rank: int, host: str, pid: int, metrics: Dict[str, Optional[int]],
+                    heap_exact: bool = False) -> RankSummary:
     """A job file's row (profile.job_file.JobFile) as a RankSummary: reason "finalize"
     (its figures are those of the dump at MPI_Finalize), no timeline and no regions."""
     metrics = dict(metrics)
     metrics.setdefault("tracked_peak", None)
     return RankSummary(path=job.path, rank=rank, pid=pid, ppid=0, host=host, exe=job.exe,
                        job_id=job.job_id, start_real_ns=job.start_real_ns, reason=FINALIZE,
-                       complete=True, warnings=[], metrics=metrics)
+                       complete=True, warnings=[], metrics=metrics, heap_exact=heap_exact)
 
 
 def rank_row(r: RankSummary, present: Sequence[str]) -> dict:
@@ -406,10 +438,11 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200, job=None
     hosts = sorted({r.host for r in ranks} | set(block.hosts() if block is not None else ()))
     exes = {r.exe for r in ranks} | ({job.exe} if block is not None else set())
     # a figure from timeline samples (a lower bound) is marked so: RSS and PSS always,
-    # heap peaks when a rank's recorder did not keep them exactly (a job file's rows)
+    # heap peaks when a rank's recorder did not keep them exactly (a file without
+    # HEAP_PEAK, a job file's row without its exact bit)
     sampled = {"rss_peak", "pss_peak"}
     if any(not r.heap_exact and r.metrics["heap_peak"] is not None for r in ranks) \
-            or (block is not None and block.present("heap_peak")):
+            or (block is not None and block.heap_sampled()):
         sampled |= {"heap_peak", "heap_app_peak", "heap_mpi_peak"}
     total = len(ranks) + (len(block) if block is not None else 0)
     first = ranks[0] if ranks and (block is None or ranks[0].rank < block.rank[0]) else None
@@ -430,11 +463,13 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200, job=None
         excluded=[dict(rank=s.rank, host=s.host, pid=s.pid, file=s.path,
                        why=s.warnings[0] if s.warnings else "neither a snapshot nor timeline samples")
                   for s in excluded],
-        warnings=_warnings(ranks, excluded, total),
+        warnings=_warnings(ranks, excluded, total)
+        + ([f"{job.path}: {w}" for w in job.warnings] if job is not None else []),
         endings=_endings(ranks, excluded, chosen, max(_launched(others), job.size if job else 0),
                          block),
         notes=notes,
-        job_file=job_file_document(job) if job is not None else None)
+        job_file=job_file_document(job, job_columns.host_figures(ranks, block))
+        if job is not None else None)
 
 
 LAUNCHER_COUNT_OPTIONS = ("-np", "-n", "--np", "--n", "--ntasks")  # (not -c: srun's is CPUs)
@@ -464,7 +499,7 @@ def _endings(ranks: List[RankSummary], excluded: List[RankSummary],
     no_snapshot with timeline data, no_data without), and which rank numbers have no
     file (below the highest one recorded, or below the count the launcher's command
     line asked for)."""
-    out: Dict[str, list] = dict(crashed=[], aborted=[], killed=[], no_snapshot=[],
+    out: Dict[str, list] = dict(crashed=[], aborted=[], killed=[], unfinalized=[], no_snapshot=[],
                                 no_data=sorted(r.rank for r in excluded), missing=[])
     for r in ranks:
         fate = rank_fate(r)
@@ -474,13 +509,15 @@ def _endings(ranks: List[RankSummary], excluded: List[RankSummary],
             out["aborted"].append(dict(rank=r.rank, error_code=fate["error_code"]))
         elif fate["ended"] == "killed":
             out["killed"].append(dict(rank=r.rank, signal=fate["signal"]))
+        elif fate["ended"] == "no-finalize":
+            out["unfinalized"].append(dict(rank=r.rank, status=fate["status"],
+                                           orphaned=bool(r.process_end["orphaned"]),
+                                           text=fate["text"]))
         elif fate["ended"] == "no-snapshot":
             out["no_snapshot"].append(r.rank)
-    if block is not None:       # (the job file's rows standing alone: their ranks by columns)
-        from heapscope.analysis.job_columns import missing
-        out["missing"] = missing([r.rank for r in chosen], block, launched)
-        return out
-    seen = {r.rank for r in chosen}
-    if seen:
-        out["missing"] = [n for n in range(max(max(seen) + 1, launched)) if n not in seen]
+    from heapscope.analysis.job_columns import missing
+    seen = [r.rank for r in chosen]
+    out["missing_count"] = 0
+    if seen or block is not None:   # (the job file's rows standing alone: their ranks by columns)
+        out["missing"], out["missing_count"] = missing(seen, block, launched)
     return out

@@ -19,7 +19,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from heapscope.profile.job_file import JobFile
+from heapscope.profile.job_file import PRESENT_HEAP_EXACT, JobFile
 
 
 class JobBlock:
@@ -34,6 +34,7 @@ class JobBlock:
         self.rank = job.rows["rank"][rows].astype(np.int64)
         self.host = job.rows["host"][rows].astype(np.int64)
         self.pid = job.rows["pid"][rows].astype(np.int64)
+        self.heap_exact = (job.rows["present"][rows] & PRESENT_HEAP_EXACT) != 0
         self.metrics = {k: (v[rows], have[rows]) for k, (v, have) in columns.items()}
 
     def __len__(self) -> int:
@@ -43,13 +44,19 @@ class JobBlock:
         m = self.metrics.get(key)
         return m is not None and bool(m[1].any())
 
+    def heap_sampled(self) -> bool:
+        """Some row's heap peaks are the largest samples (a lower bound), not exact."""
+        m = self.metrics.get("heap_peak")
+        return m is not None and bool((m[1] & ~self.heap_exact).any())
+
     def hosts(self) -> List[str]:
         return [self.host_names[h] for h in np.unique(self.host).tolist()]
 
     def summary(self, i: int, make: Callable):
         """Row i as a RankSummary (make: analysis.job_loading.job_row_summary)."""
         metrics = {k: int(v[i]) if have[i] else None for k, (v, have) in self.metrics.items()}
-        return make(self.job, int(self.rank[i]), self.host_names[self.host[i]], int(self.pid[i]), metrics)
+        return make(self.job, int(self.rank[i]), self.host_names[self.host[i]], int(self.pid[i]), metrics,
+                    bool(self.heap_exact[i]))
 
 
 def split_job_rows(job: JobFile, summaries: Sequence, make: Callable) -> Tuple[Optional[JobBlock], list]:
@@ -92,11 +99,12 @@ def split_job_rows(job: JobFile, summaries: Sequence, make: Callable) -> Tuple[O
     for i in met:
         if ranks is not None:
             r = ranks[i]
-            out.append(make(job, r.rank, r.host, r.pid, r.metrics))
+            out.append(make(job, r.rank, r.host, r.pid, r.metrics, r.heap_exact))
         else:
             metrics = {k: int(v[i]) if have[i] else None for k, (v, have) in columns.items()}
             out.append(make(job, int(rows["rank"][i]), job.hosts[rows["host"][i]]["host"],
-                            int(rows["pid"][i]), metrics))
+                            int(rows["pid"][i]), metrics,
+                            bool(rows["present"][i] & PRESENT_HEAP_EXACT)))
     return block, out
 
 
@@ -141,17 +149,67 @@ def stats(objects: Sequence, block: Optional[JobBlock], keys: Sequence[str]) -> 
     return out
 
 
-def missing(seen: Sequence[int], block: Optional[JobBlock], launched: int) -> List[int]:
+def host_figures(objects: Sequence, block: Optional[JobBlock]) -> List[dict]:
+    """Per host of the ranks reported (RankSummary objects and the block's rows): its
+    ranks, and the sum and largest of their RSS and PSS peaks (None: no rank of the host
+    has the figure) — the per-rank figures added up, so that a host's largest is one of
+    its ranks' in the per-rank table (the job file's JOB_HOSTS were summed at
+    MPI_Finalize, before a kept rank's later samples)."""
+    acc: Dict[str, dict] = {}
+
+    def entry(host: str) -> dict:
+        return acc.setdefault(host, dict(host=host, ranks=0, rss_sum=None, rss_max=None,
+                                         pss_sum=None, pss_max=None))
+
+    def add(e: dict, key: str, total: int, top: int) -> None:
+        e[f"{key}_sum"] = total + (e[f"{key}_sum"] or 0)
+        e[f"{key}_max"] = top if e[f"{key}_max"] is None else max(top, e[f"{key}_max"])
+
+    for r in objects:
+        e = entry(r.host)
+        e["ranks"] += 1
+        for key in ("rss", "pss"):
+            v = r.metrics.get(f"{key}_peak")
+            if v is not None:
+                add(e, key, v, v)
+    if block is not None and len(block):
+        hosts = block.host
+        counts = np.bincount(hosts, minlength=len(block.host_names))
+        for h in np.flatnonzero(counts).tolist():
+            entry(block.host_names[h])["ranks"] += int(counts[h])
+        for key in ("rss", "pss"):
+            values, have = block.metrics.get(f"{key}_peak", (None, None))
+            if values is None:
+                continue
+            for h in np.unique(hosts[have]).tolist():
+                mine = values[have & (hosts == h)]
+                add(entry(block.host_names[h]), key, _exact_sum(mine), int(mine.max()))
+    return sorted(acc.values(), key=lambda e: e["host"])
+
+
+MISSING_LISTED = 10_000    # missing rank numbers listed; the count says how many in all
+
+
+def missing(seen: Sequence[int], block: Optional[JobBlock], launched: int) -> Tuple[List[int], int]:
     """Rank numbers without a row or a file, below the highest one seen or the count
-    the launcher was asked for."""
+    the launcher (or the job file) says: the first MISSING_LISTED, and how many in all.
+    Walked gap by gap over the ranks seen: a job's size read from a file (2^31 - 1 in a
+    crafted one) allocates nothing in proportion."""
     ranks = np.asarray(list(seen), dtype=np.int64)
     if block is not None:
         ranks = np.concatenate([ranks, block.rank])
-    if not ranks.size:
-        return []
-    have = np.zeros(max(int(ranks.max()) + 1, launched), dtype=bool)
-    have[ranks[ranks >= 0]] = True
-    return np.flatnonzero(~have).tolist()
+    ranks = np.unique(ranks[ranks >= 0])
+    if not ranks.size and not launched:
+        return [], 0
+    end = max(int(ranks[-1]) + 1 if ranks.size else 0, launched)
+    listed: List[int] = []
+    before = -1
+    for r in ranks.tolist() + [end]:
+        if len(listed) >= MISSING_LISTED:
+            break
+        listed.extend(range(before + 1, min(r, before + 1 + MISSING_LISTED - len(listed))))
+        before = r
+    return listed, end - int(ranks.size)
 
 
 class RankRows(abc.Sequence):

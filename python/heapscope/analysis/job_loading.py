@@ -13,7 +13,9 @@ are added by analysis.job.build(summaries, job=...), as columns; the files prese
 
 Nothing recorded is dropped: a file without a complete snapshot (a rank killed by
 SIGKILL) is summarized from its timeline (has_snapshot=False); an empty file (killed
-between opening its file and writing the header) from its name, with no figures.
+between opening its file and writing the header) or a damaged one (a bad header, a
+corrupt chunk before any snapshot) from its name, with no figures and the reason: the
+job report lists it as left out, and reads the others.
 """
 import os
 import re
@@ -78,21 +80,31 @@ def summarize_file(path: str) -> RankSummary:
     except OSError:
         empty = False                # read_profile says what is wrong
     if empty:
-        return _empty_file(path)
+        return _unreadable(path, "empty file (the process ended before it wrote anything)")
     try:
         return summarize(read_profile(path, modules=False))
     except NoSnapshotError:
-        return summarize(read_timeline(path), has_snapshot=False)
+        try:
+            return summarize(read_timeline(path), has_snapshot=False)
+        except HeapscopeError as exc:
+            return _unreadable(path, _why(path, exc))
+    except HeapscopeError as exc:
+        return _unreadable(path, _why(path, exc))
 
 
-def _empty_file(path: str) -> RankSummary:
+def _why(path: str, exc: HeapscopeError) -> str:
+    text = str(exc)
+    return text[len(path) + 2:] if text.startswith(path + ": ") else text
+
+
+def _unreadable(path: str, why: str) -> RankSummary:
+    """A file with no figure to give: known by its name (rank, host, pid), and why."""
     name = RANK_FILE.match(os.path.basename(path))
     job = name["job"] if name and name["job"] != "job" else ""
     return RankSummary(path=path, rank=int(name["rank"]) if name else -1,
                        pid=int(name["pid"]) if name else 0, ppid=0,
                        host=name["host"] if name else "", exe="", job_id=job, start_real_ns=0,
-                       reason=NO_SNAPSHOT, complete=False,
-                       warnings=["empty file (the process ended before it wrote anything)"],
+                       reason=NO_SNAPSHOT, complete=False, warnings=[why],
                        metrics={k: None for k, _, _ in METRICS}, has_snapshot=False)
 
 

@@ -23,10 +23,16 @@ from heapscope.profile.model import Profile
 from heapscope.symbolize import Symbolizer
 
 
-def read(paths: Sequence[str]) -> List[Profile]:
+def read(paths: Sequence[str], left_out: Optional[list] = None) -> List[Profile]:
     """The profiles in `paths` (files, or directories of them); their warnings stay on
-    Profile.warnings (reader_warnings)."""
-    return load_profiles(paths)
+    Profile.warnings (reader_warnings). left_out: receives (path, why) of the files that
+    cannot be read, then left out (profile.load_profiles)."""
+    return load_profiles(paths, left_out)
+
+
+def left_out_lines(left_out: Sequence[tuple]) -> List[str]:
+    """One line per file left out, naming it and why."""
+    return [f"{path}: left out: {why}" for path, why in left_out]
 
 
 def reader_warnings(profiles: Sequence[Profile]) -> List[str]:

@@ -1,5 +1,5 @@
 """A profile's process as the documents carry it: who ran, where, which snapshot."""
-from heapscope.profile.ending import describe as describe_ending
+from heapscope.profile.ending import describe as describe_ending, describe_exit
 from heapscope.profile.model import Profile
 
 
@@ -10,7 +10,16 @@ def describe(p: Profile) -> dict:
                 cmdline=list(p.cmdline), job_id=p.job_id, snapshot=p.snapshot_seq,
                 reason=p.snapshot_reason, complete=p.complete, threads=p.total_threads,
                 lost_stacks=p.lost_stacks, settings=dict(p.settings), warnings=list(p.warnings),
-                ending=_ending(p))
+                ending=_ending(p), process_end=_process_end(p))
+
+
+def _process_end(p: Profile):
+    """How the process ended (PROCESS_END of its final snapshot), or None."""
+    e = p.process_end
+    if e is None:
+        return None
+    return dict(how=e.how, status=e.status, mpi_unfinalized=e.mpi_unfinalized, orphaned=e.orphaned,
+                text=describe_exit(e))
 
 
 def _ending(p: Profile):

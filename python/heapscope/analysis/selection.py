@@ -3,10 +3,15 @@
 A region is named by its path ("local", "split/local", "(none)" for the top level) or by
 its own name (the last path component), so `--region local` also finds "solve/local".
 """
+from __future__ import annotations
+
 import re
-from typing import Iterable, Optional
 
 from heapscope.errors import HeapscopeError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # annotations only (typing costs `record` start-up time)
+    from typing import Iterable, Optional
 
 
 _PART = re.compile(r"^(\d+)(?:-(\d+))?$")

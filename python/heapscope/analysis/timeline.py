@@ -90,6 +90,9 @@ def _known(v: int) -> Optional[int]:
     return v if v >= 0 else None
 
 
+FINALIZE_CALL = "MPI_Finalize"
+
+
 def caliper_figures(tl: Timeline) -> dict:
     """The MPI calipers' figures (docs/report-formats.md, "MPI calipers"): each measured
     call's non-heap growth, d = (RSS after - RSS before) - (heap after - heap before)
@@ -100,7 +103,11 @@ def caliper_figures(tl: Timeline) -> dict:
     totals; negative when MPI_Finalize releases memory that became resident outside
     measured calls). A pair: an mpi-after and the latest unpaired mpi-before of the
     same function (concurrent measured calls of several threads may pair across
-    threads); a pair with a value not measured (-1) is left out of `rss`/`pss`."""
+    threads); a pair with a value not measured (-1) is left out of `rss`/`pss`, and so is
+    MPI_Finalize's own (the job file summarizes each rank as MPI_Finalize begins, so its
+    rows and a kept rank file give the same figure; and what MPI_Finalize "gains" is
+    mostly the other ranks ending: a page shared by fewer processes is more of each
+    one's PSS)."""
     out = dict(taken=tl.calipers_taken, skipped=tl.calipers_skipped,
                mpi_rss_delta_bytes=tl.mpi_rss_delta_bytes,
                mpi_pss_delta_bytes=tl.mpi_pss_delta_bytes, rss=None, pss=None, paired=0)
@@ -112,6 +119,8 @@ def caliper_figures(tl: Timeline) -> dict:
         elif s.kind == "mpi-after" and open_.get(s.label):
             b = open_[s.label].pop()
             out["paired"] += 1
+            if s.label == FINALIZE_CALL:
+                continue
             if s.heap_bytes < 0 or b.heap_bytes < 0:
                 heap = 0        # heap in use not measured: nothing subtracted (the recorder's rule)
             else:

@@ -24,8 +24,8 @@ from heapscope.atomic import write_atomic
 from heapscope.bench import configs as cfgs
 from heapscope.bench import machine, results, runner
 from heapscope.bench.workloads import BY_NAME, select
-from heapscope.commands.options import (add_output_options, deprecated, duration_ns, emit,
-                                        to_json)
+from heapscope.commands.options import (add_output_options, deprecated, duration_ns, emit)
+from heapscope.render.json_text import to_json
 from heapscope.errors import HeapscopeError
 from heapscope.native import native_dir
 from heapscope.render import bench_text

@@ -26,7 +26,8 @@ from heapscope.analysis import diff
 from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (add_html_option, add_output_options, add_selection_options,
-                                        add_top_option, emit, to_json)
+                                        add_top_option, emit)
+from heapscope.render.json_text import to_json
 from heapscope.commands.reading import notes, read_profiles, symbolizer, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.render import diff_text

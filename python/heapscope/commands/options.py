@@ -13,16 +13,46 @@
 A spelling that is going away stays accepted for one release with a note on stderr
 (`deprecated`): scripts written against the old one keep working and learn the new one.
 """
+from __future__ import annotations
+
 import argparse
+import os
 import re
 import sys
-from typing import Callable, Dict, Optional
 
-from heapscope.atomic import write_atomic
 from heapscope.errors import HeapscopeError
-from heapscope.render.json_text import to_json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # annotations only (typing costs `record` start-up time)
+    from typing import Callable, Dict, Optional
 
 TOP_DEFAULT = 20
+
+
+_COLUMNS = []   # the terminal's width, asked once
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, with the terminal's width asked once per command rather than
+    by every add_argument (through shutil, whose import alone costs `record` several ms
+    of start-up). The width as shutil.get_terminal_size gives it: COLUMNS, else the
+    terminal's, else 80."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        if width is None:
+            if not _COLUMNS:
+                try:
+                    columns = int(os.environ.get("COLUMNS", "0"))
+                except ValueError:
+                    columns = 0
+                if columns <= 0:
+                    try:
+                        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+                    except (AttributeError, ValueError, OSError):
+                        columns = 0
+                _COLUMNS.append(columns or 80)
+            width = _COLUMNS[0] - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
 
 
 def add_output_options(p, formats=("text", "json", "csv"), required_format: bool = False) -> None:
@@ -111,12 +141,14 @@ def write_result(text: str, path: Optional[str]) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
+    from heapscope.atomic import write_atomic   # (tempfile: not for the commands without -o)
     write_atomic(path, text)
 
 
 def emit(args, doc, renderers: Dict[str, Callable]) -> None:
     """Render `doc` in args.format (json is always to_json unless a renderer is given) and
     write it where -o says."""
+    from heapscope.render.json_text import to_json
     fmt = getattr(args, "format", "text")
     render = renderers.get(fmt) or (to_json if fmt == "json" else None)
     if render is None:

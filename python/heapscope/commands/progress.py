@@ -14,11 +14,15 @@ the output reads the same with and without it. Drawn by tqdm.
 
 Analyses never print: they take a callback (`step`), which a command gets from here.
 """
+from __future__ import annotations
+
 import os
 import sys
-import threading
 from contextlib import contextmanager
-from typing import Callable, Iterator, Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # annotations only (typing costs `record` start-up time)
+    from typing import Callable, Iterator, Optional
 
 DELAY = 1.0        # seconds of work before a bar appears
 REFRESH = 0.25     # how often a phase's elapsed time is redrawn
@@ -100,6 +104,7 @@ def phase(description: str) -> Iterator[None]:
     if t is None:
         yield
         return
+    import threading   # (only where a bar may be drawn: a terminal, long work)
     stop = threading.Event()
     shown_after = _delay()
 

@@ -11,17 +11,16 @@ import os
 import re
 import signal
 import sys
-from pathlib import Path
+import time
 
 from heapscope import mpi_layer
 from heapscope.allocators import ALL as ALLOCATORS, require_allocator
 from heapscope.analysis.selection import SizeSet
-from heapscope.commands.options import add_selection_options, duration_ns
+from heapscope.commands.options import HelpFormatter, add_selection_options, duration_ns
 from heapscope.errors import HeapscopeError
 from heapscope.launch import check_program, program_words, run_forwarding
-from heapscope.native import library
-from heapscope.profile.framing import write_failure
-from heapscope.profile.job_file import is_job_file
+from heapscope.native import library_path
+from heapscope.profile.names import is_job_file
 
 ENVIRONMENT = """\
 environment (what record sets; set them yourself to record without this command,
@@ -47,6 +46,8 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
   HEAPSCOPE_TEMP_BETWEEN   a temporary has at most N other allocations in between (0)
   HEAPSCOPE_TEMP_NS        and lives at most this many ns (unset: no time bound)
   HEAPSCOPE_TRACK_MAX_BLOCKS  live blocks the tracking table holds (8388608)
+  HEAPSCOPE_TRACK_GENERATION_BITS  8..35: the bits of a block's age stamp (35; the tests
+                           make blocks old sooner with fewer)
   HEAPSCOPE_PER_RANK       MPI: ranks that keep their file besides the job file
                            heapscope.<job>.job.hsj: all, none or N (default 4, plus
                            each figure's min/max ranks)
@@ -61,16 +62,21 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
                            sets it); openmpi|mpich: that layer for any MPI program
   HEAPSCOPE_CALIPER_MS     MPI calipers: at most one measured call per N ms (default 10;
                            0 = every call, off = none)
-A snapshot is written at exit, on heapscope_dump(), on SIGTERM/SIGINT (then the
-signal's default action) and SIGUSR1 (the program continues), before exec, on a
-crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: then the signal's default action)
-and in MPI_Abort. SIGINT, SIGTERM, SIGUSR1, SIGUSR2 and SIGHUP sent to `heapscope
-record` are passed on to the program; if `record` is killed, the program gets
-SIGTERM (PR_SET_PDEATHSIG).
+  HEAPSCOPE_SNAPSHOT_MS    a snapshot every N ms as well (default 0: none)
+A snapshot is written at exit (also _exit, _Exit, quick_exit, and main's pthread_exit
+once the last thread ends), on heapscope_dump(), on SIGTERM/SIGINT and every other
+signal whose default ends the process (SIGHUP, SIGPIPE, SIGQUIT ...: then that
+default) and SIGUSR1 (the program continues), before exec, on a crash (SIGSEGV,
+SIGBUS, SIGFPE, SIGILL, SIGABRT: then the signal's default action) and in MPI_Abort.
+SIGKILL and a raw exit_group system call leave no snapshot: what followed the last one
+is lost (--snapshot-interval bounds it). SIGINT, SIGTERM, SIGUSR1, SIGUSR2 and SIGHUP
+sent to `heapscope record` are passed on to the program; if `record` is killed, the
+program gets SIGTERM (PR_SET_PDEATHSIG).
 `heapscope record --print-library` prints the path to put in LD_PRELOAD.
 Exit status: the program's (128+N when signal N killed it); 74 when the program
-succeeded but a profile is incomplete (a write failed: a full disk, a quota; the
-recorder said which file, at which byte and why, and record's last line names it)."""
+succeeded but a profile is incomplete: a write failed (a full disk, a quota; the
+recorder said which file, at which byte and why), or a process ended without a final
+snapshot (SIGKILL, a raw exit system call); record's last lines name the files."""
 EXIT_INCOMPLETE = 74     # sysexits' EX_IOERR: the program succeeded, a profile is incomplete
 
 SAMPLE_BYTES_DEFAULT = 512 * 1024   # as tcmalloc's and jemalloc's production default
@@ -160,6 +166,10 @@ def register(sub):
                    help="sample RSS and PSS (and the heap with --timeline-heap on) every "
                         "DURATION (\"100ms\", \"2s\"; a bare number is in ms; a whole number of "
                         "ms; default 100ms; 0 = no timeline): `heapscope timeline` shows them")
+    p.add_argument("--snapshot-interval", metavar="DURATION",
+                   help="also write a snapshot every DURATION (\"30s\", \"5m\"; a bare number is "
+                        "in ms; default: none): an end the recorder cannot see (SIGKILL, a raw "
+                        "exit system call) then loses at most what followed the last one")
     p.add_argument("--timeline-heap", choices=["on", "off"],
                    help="also sample the heap in use (costs every allocation a few ns: "
                         "default on for MPI programs and launchers, off otherwise)")
@@ -175,7 +185,7 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-class _RawEpilog(argparse.HelpFormatter):
+class _RawEpilog(HelpFormatter):
     """Keeps the epilog's line breaks (argparse would refill it)."""
 
     def _fill_text(self, text, width, indent):
@@ -185,14 +195,15 @@ class _RawEpilog(argparse.HelpFormatter):
 MAX_TIMELINE_MS = 86_400_000     # a day
 
 
-def timeline_interval_ms(text: str) -> int:
-    """--timeline-interval: the one duration grammar (options.duration_ns), a bare number
-    in ms (as it always was), 0 = no timeline -> whole milliseconds, the recorder's unit."""
-    option = "--timeline-interval"
+def timeline_interval_ms(text: str, option: str = "--timeline-interval",
+                         zero: str = "no timeline") -> int:
+    """--timeline-interval, --snapshot-interval: the one duration grammar
+    (options.duration_ns), a bare number in ms (as it always was), 0 = none -> whole
+    milliseconds, the recorder's unit."""
     ns = duration_ns(text, option, default_unit="ms", allow_zero=True)
     if ns % 1_000_000:
         raise HeapscopeError(f"bad {option} {text!r}: a whole number of milliseconds >= 1 "
-                             f"(or 0 for no timeline)")
+                             f"(or 0 for {zero})")
     if ns > MAX_TIMELINE_MS * 1_000_000:
         raise HeapscopeError(f"bad {option} {text!r}: at most a day")
     return ns // 1_000_000
@@ -260,38 +271,49 @@ def _check_options(args):
         args.track_max_blocks = _count("--track-max-blocks", args.track_max_blocks, least=1)
     if args.timeline_interval is not None:
         args.timeline_interval = timeline_interval_ms(args.timeline_interval)
+    if args.snapshot_interval is not None:
+        args.snapshot_interval = timeline_interval_ms(args.snapshot_interval, "--snapshot-interval",
+                                                      "no periodic snapshot")
     if not 1 <= args.depth <= 256:
         raise HeapscopeError(f"--depth must be 1..256, not {args.depth}")
     check_program(command[0])
     return command
 
 
+_RECORDED = re.compile(r"^heapscope\..*\.hs[pj]$")   # profiles and job files
+
+
+def _recorded_files(directory):
+    """The profiles and job files in `directory` (paths), as the recorder names them."""
+    try:
+        return {os.path.join(directory, n) for n in os.listdir(directory) if _RECORDED.match(n)}
+    except OSError:
+        return set()
+
+
 def _output_dir(args, program):
     if args.output:
-        out = Path(args.output)
-        held = sorted([*out.glob("heapscope.*.hsp"), *out.glob("heapscope.*.hsj")]) \
-            if out.is_dir() else []
+        out = os.path.normpath(args.output)
+        held = _recorded_files(out) if os.path.isdir(out) else set()
         if held and not args.append and not _inside_a_job():
             raise HeapscopeError(f"output directory {out} already holds {len(held)} profile"
                                  f"{'s' if len(held) != 1 else ''} of another run: use --append "
                                  f"to add this run to them, or a new directory")
     else:
-        base = "heapscope-" + (re.sub(r"[^\w.+-]", "_", Path(program).name) or "program")
-        out = Path(base)
+        base = "heapscope-" + (re.sub(r"[^\w.+-]", "_", os.path.basename(program)) or "program")
+        out = base
         n = 1
-        while out.exists():
-            out = Path(f"{base}.{n}")
+        while os.path.lexists(out):
+            out = f"{base}.{n}"
             n += 1
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        os.makedirs(out, exist_ok=True)
     except OSError as exc:
         raise HeapscopeError(f"cannot create output directory {out}: {exc.strerror}") from None
     if not os.access(out, os.W_OK | os.X_OK):
         raise HeapscopeError(f"output directory {out} is not writable")
-    return out.resolve()
+    return os.path.realpath(out)
 
-
-OMPI_SIGKILL_TIMEOUT_S = 10
 
 # set by launchers in each rank: `srun heapscope record -o DIR` or `mpirun heapscope
 # record -o DIR` runs one record per rank, all writing into DIR
@@ -306,7 +328,7 @@ def _inside_a_job() -> bool:
 def _environment(args):
     """The program's environment, but for HEAPSCOPE_OUTPUT_DIR (set once DIR exists)."""
     env = dict(os.environ)
-    preload = [str(library("heapscope"))]
+    preload = [library_path("heapscope")]
     if args.mpi_layer:
         preload.append(str(args.mpi_layer))
     allocator = require_allocator(args.allocator)
@@ -338,9 +360,13 @@ def _environment(args):
         env["HEAPSCOPE_TRACK_MAX_BLOCKS"] = str(args.track_max_blocks)
     if args.timeline_interval is not None:
         env["HEAPSCOPE_TIMELINE_MS"] = str(args.timeline_interval)
-    # Open MPI tears a failed job down with SIGTERM, then SIGKILL 1 s later: too soon for
-    # a loaded node's ranks to write their snapshot. Give them 10 s (unless set).
-    env.setdefault("OMPI_MCA_odls_base_sigkill_timeout", str(OMPI_SIGKILL_TIMEOUT_S))
+    env.pop("HEAPSCOPE_SNAPSHOT_MS", None)
+    if args.snapshot_interval:
+        env["HEAPSCOPE_SNAPSHOT_MS"] = str(args.snapshot_interval)
+    # (Open MPI tears a failed job down with SIGCONT, SIGTERM after its
+    # odls_base_sigkill_timeout, 1 s, and SIGKILL as soon as one rank has died: the ranks
+    # wait for each other's snapshots, src/recorder/core/teardown.c, so its default
+    # stands; the 10 s record set only made every failed job 10 to 20 s longer.)
     env.pop("HEAPSCOPE_MPI", None)
     if args.mpi_mode:
         env["HEAPSCOPE_MPI"] = args.mpi_mode
@@ -351,7 +377,7 @@ def _environment(args):
 
 def run(args):
     if args.print_library:
-        print(library("heapscope"))
+        print(library_path("heapscope"))
         return 0
     command = _check_options(args)
     # without --mpi: automatic only where the layer was built (its MPI found at build time)
@@ -362,31 +388,98 @@ def run(args):
     env = _environment(args)  # (a missing allocator fails before DIR is created)
     out = _output_dir(args, command[0])
     env["HEAPSCOPE_OUTPUT_DIR"] = str(out)
-    before = set(out.glob("heapscope.*.hs[pj]"))
+    before = _recorded_files(out)
     rc = run_forwarding(command, env, FORWARDED)
-    written = sorted(set(out.glob("heapscope.*.hs[pj]")) - before)
+    # the readers after the run only (the file format's tables: ~10 ms of start-up)
+    from heapscope.profile.header import write_failure
+    written = sorted(_recorded_files(out) - before)
     jobs = [p for p in written if is_job_file(p)]
     written = [p for p in written if not is_job_file(p)]
     for job in jobs:
         print(f"heapscope: job file {job} (every rank's summary, reduced at MPI_Finalize)",
               file=sys.stderr)
     if written:
-        names = ", ".join(p.name for p in written[:4]) + (" ..." if len(written) > 4 else "")
+        names = ", ".join(os.path.basename(p) for p in written[:4]) + \
+            (" ..." if len(written) > 4 else "")
         print(f"heapscope: {len(written)} profile{'s' if len(written) > 1 else ''} in {out}: "
               f"{names}", file=sys.stderr)
     else:
         print(f"heapscope: no profile written in {out} (a statically linked or setuid program "
               f"cannot be recorded)", file=sys.stderr)
-    if written and args.size and not args.no_symbolize:
+    if written and _stacks_asked(env) and not args.no_symbolize:
         _symbolize(written)
-    incomplete = [(p.name, why) for p in written for why in [write_failure(p)] if why]
+    incomplete = [(os.path.basename(p), why) for p in written for why in [write_failure(p)] if why]
     if incomplete:
         print(f"heapscope: {len(incomplete)} incomplete profile{'s' if len(incomplete) > 1 else ''} "
               f"(the recorder could not write {'them' if len(incomplete) > 1 else 'it'} whole): "
               + "; ".join(f"{name}: {why}" for name, why in incomplete), file=sys.stderr)
-        if rc == 0:
-            return EXIT_INCOMPLETE
+    failed = {name for name, _ in incomplete}
+    unfinished = [(os.path.basename(p), why)
+                  for p in _settled([p for p in written if os.path.basename(p) not in failed])
+                  for why in [_no_final_snapshot(p)] if why]
+    if unfinished:
+        n = len(unfinished)
+        print(f"heapscope: {n} profile{'s' if n > 1 else ''} without a final snapshot (the "
+              f"process{'es' if n > 1 else ''} ended where the recorder could not see: SIGKILL, "
+              f"a raw exit system call; what followed the last snapshot is lost): "
+              + "; ".join(f"{name}: {why}" for name, why in unfinished), file=sys.stderr)
+    if (incomplete or unfinished) and rc == 0:
+        return EXIT_INCOMPLETE
     return rc
+
+
+OWNER_WAIT_S = 10.0     # processes of the run still running when the program ended
+PROFILE_PID = re.compile(r"\.(\d+)(?:\.\d+)?\.hsp$")
+
+
+def _owner_running(path) -> bool:
+    """The process the profile is named after (its pid ends the name) still runs: an
+    orphan of the run (Open MPI's ranks end after mpirun when it dies of a second
+    SIGINT), a daemon it left."""
+    m = PROFILE_PID.search(os.path.basename(path))
+    if not m:
+        return False
+    try:
+        with open(f"/proc/{m.group(1)}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[-1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")        # (a zombie has ended, its parent not reaped it yet)
+
+
+def _settled(files):
+    """The files, once the processes of those without a final snapshot have ended (at
+    most OWNER_WAIT_S: a daemon may outlive the run, and is then said to run still)."""
+    deadline = time.monotonic() + OWNER_WAIT_S
+    pending = [p for p in files if _owner_running(p) and _no_final_snapshot(p)]
+    while pending and time.monotonic() < deadline:
+        time.sleep(0.1)
+        pending = [p for p in pending if _owner_running(p) and _no_final_snapshot(p)]
+    return files
+
+
+def _no_final_snapshot(path) -> str:
+    """Why the profile holds no snapshot written as its process ended, or ""."""
+    from heapscope.profile.ending import FINAL_REASONS   # after the run only (start-up time)
+    from heapscope.profile.reader import last_snapshot
+    try:
+        last = last_snapshot(path)
+    except HeapscopeError as exc:
+        return str(exc).split(": ", 1)[-1]
+    if last is not None and last[0] in FINAL_REASONS:
+        return ""
+    if _owner_running(path):
+        return f"its process (pid {PROFILE_PID.search(os.path.basename(path)).group(1)}) still runs"
+    if last is None:
+        return "no snapshot at all"
+    reason, seconds = last
+    return f"its last snapshot: {reason}, at {seconds:.3f} s"
+
+
+def _stacks_asked(env) -> bool:
+    """Whether the recorder was asked for stacks (of some sizes, or sampled): only then
+    are there frames to symbolize, and the profiles worth reading at the end."""
+    return bool(env.get("HEAPSCOPE_STACK_SIZES") or env.get("HEAPSCOPE_SAMPLE_BYTES"))
 
 
 def _symbolize(files):

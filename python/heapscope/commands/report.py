@@ -14,11 +14,12 @@ from heapscope.analysis.job_loading import is_job
 from heapscope.analysis.selection import SizeSet
 from heapscope.commands.options import add_launchers_option
 from heapscope.commands.options import (TOP_DEFAULT, add_html_option, add_output_options,
-                                        add_selection_options, add_top_option, emit, non_negative,
-                                        to_json)
-from heapscope.errors import HeapscopeError, NoSnapshotError
+                                        add_selection_options, add_top_option, emit, non_negative)
+from heapscope.analysis.loading import left_out_lines
+from heapscope.render.json_text import to_json
+from heapscope.errors import HeapscopeError
 from heapscope.commands import progress
-from heapscope.commands.reading import without_launchers
+from heapscope.commands.reading import warnings, without_launchers
 from heapscope.profile import load_profiles
 from heapscope.render import library_text, report_text
 from heapscope.render.csv_tables import library_csv, report_csv
@@ -72,36 +73,45 @@ def run(args):
         raise HeapscopeError("--points must be at least 1")
     view = args.by
     profiles = None
+    left_out: list = []      # (path, why): files that cannot be read, as the job report lists them
     if view is None:
         if is_job(args.profiles):
             view = "rank"
         else:
-            try:
-                profiles = progress.run("reading the profiles", load_profiles, args.profiles)
-            except NoSnapshotError as exc:
-                # a rank killed by SIGKILL, in a file not named as a rank's: the job
-                # report reads its timeline
-                from heapscope.profile.timeline import read_timeline
-                if read_timeline(exc.path).rank < 0:
-                    raise
-                profiles = None
-            view = "rank" if profiles is None or any(p.rank >= 0 for p in profiles) else "size"
+            profiles = progress.run("reading the profiles", load_profiles, args.profiles, left_out)
+            # a rank killed by SIGKILL, in a file not named as a rank's: the job report
+            # reads its timeline (and its own reading lists what is left out)
+            if any(p.rank >= 0 for p in profiles) or any(_a_rank(path) for path, _ in left_out):
+                view = "rank"
+                profiles = None if left_out else profiles
+            else:
+                view = "size"
     _check_options(args, view)
     if view == "rank":
         return _job(args, profiles)
     if profiles is None:
-        profiles = progress.run("reading the profiles", load_profiles, args.profiles)
+        profiles = progress.run("reading the profiles", load_profiles, args.profiles, left_out)
     profiles = without_launchers(profiles, args)
     if view == "library":
+        warnings(left_out_lines(left_out))
         return _library(args, profiles)
     top = TOP_DEFAULT if args.top is None else args.top
     doc = identify.build(profiles, region=args.region, sizes=SizeSet(args.size),
                          min_count=args.min_count, top=top, hot=args.hot,
-                         per_process=args.per_process)
+                         per_process=args.per_process, left_out=left_out)
     if args.hot_sizes_hint:
         doc["hot_sizes_hint"] = hot_sizes_document(profiles)
     emit(args, doc, {"text": report_text.render, "csv": report_csv})
     return 0
+
+
+def _a_rank(path: str) -> bool:
+    """Whether a file without a snapshot is an MPI rank's (its PROCESS chunk says)."""
+    from heapscope.profile.timeline import read_timeline
+    try:
+        return read_timeline(path).rank >= 0
+    except HeapscopeError:
+        return False
 
 
 def _check_options(args, view):

@@ -16,8 +16,25 @@ Modules, bottom up (none imports one above it):
   timeline   TIMELINE chunks -> Timeline; read_timeline (files without a snapshot)
   reader     snapshot choice, read_profile, profile_files (FILE|DIR... -> files), load_profiles
 """
-from heapscope.profile.model import Module, Profile, Region, StackType
-from heapscope.profile.reader import PROFILE_SUFFIX, load_profiles, profile_files, read_profile
+import importlib
 
-__all__ = ["Module", "Profile", "Region", "StackType", "read_profile", "load_profiles",
-           "profile_files", "PROFILE_SUFFIX"]
+# Loaded on first use (PEP 562), so that a command that reads one module of this package
+# (`record` reads a file header with framing) does not pay for the whole reader.
+_EXPORTS = {"Module": "model", "Profile": "model", "Region": "model", "StackType": "model",
+            "read_profile": "reader", "load_profiles": "reader", "profile_files": "reader",
+            "PROFILE_SUFFIX": "reader"}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'heapscope.profile' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"heapscope.profile.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -9,7 +9,11 @@ and checks every one. Parsing the table at import (about a millisecond) rather t
 generating a Python file keeps `PYTHONPATH=python` working without a build step, and
 leaves no generated copy in the source tree to go stale.
 """
-from typing import Dict, FrozenSet, List
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # annotations only (typing costs `record` several ms of start-up)
+    from typing import Dict, FrozenSet, List
 
 from heapscope.profile.layout import Codec
 from heapscope.profile.table import load
@@ -21,7 +25,21 @@ MAGIC = TABLE.consts["MAGIC"].encode()
 
 # chunk type -> name ("PROCESS", "TRACK_SUMMARY", "TIMELINE"), and its payload codec
 CHUNK_NAMES: Dict[int, str] = {c.id: c.name for c in TABLE.chunks}
-CODECS: Dict[int, Codec] = {c.id: Codec(c.layout) for c in TABLE.chunks}
+
+
+class _Codecs(dict):
+    """Each chunk type's codec, made on first use: a reader needs a few of them, and
+    `record`, which reads file headers only, none (a few ms of start-up)."""
+
+    def __missing__(self, chunk_type: int) -> Codec:
+        for c in TABLE.chunks:
+            if c.id == chunk_type:
+                codec = self[chunk_type] = Codec(c.layout)
+                return codec
+        raise KeyError(chunk_type)
+
+
+CODECS: Dict[int, Codec] = _Codecs()
 HEADER = Codec(TABLE.layouts["header"])
 CHUNK_HEADER = Codec(TABLE.layouts["chunk_header"])
 HEADER_V1 = Codec(TABLE.layouts["header_v1"])               # version 1 files, still read

@@ -16,6 +16,7 @@ and timeline readers), scan() walks a file's chunk headers without reading paylo
 """
 import mmap
 import os
+import stat
 import struct
 import zlib
 from dataclasses import dataclass
@@ -23,35 +24,11 @@ from typing import BinaryIO, Callable, Iterator, List, NamedTuple, Optional
 
 from heapscope.errors import HeapscopeError
 from heapscope.profile import format as fmt
+from heapscope.profile.header import (_HEAD, Header, check_header, open_regular,  # noqa: F401
+                                      write_failure)
 
-_HEAD = {2: fmt.CHUNK_HEADER.fixed, 1: fmt.CHUNK_HEADER_V1.fixed}   # by version
 _TYPE_LEN = struct.Struct("<IQ")     # what version 2's crc covers before the payload
 _V2_HEAD_CRC_SPAN = 16               # head_crc covers type, crc, payload_len
-_V2_HEADER_CRC_SPAN = 40             # the file header's crc covers the bytes before it
-
-
-@dataclass
-class Header:
-    version: int
-    header_size: int
-    start_real_ns: int
-    flags: int = 0
-    write_errno: int = 0     # the recorder's first failed write (version 2)
-    lost_at: int = 0
-
-    @property
-    def chunk_head_size(self) -> int:
-        return _HEAD[self.version].size
-
-    @property
-    def write_failed(self) -> bool:
-        return bool(self.flags & fmt.HEADER_WRITE_FAILED)
-
-    def write_failure(self) -> str:
-        """What the recorder said of its failed write, as a reader warning."""
-        why = os.strerror(self.write_errno) if self.write_errno else "unknown error"
-        return (f"incomplete: a write of the recorder failed at byte {self.lost_at:,} "
-                f"({why}): some of the run's data is not in this file")
 
 
 @dataclass
@@ -102,85 +79,18 @@ class Corrupt(Exception):
 
 def read_file(path: str):
     """A whole profile file, mapped (pages of chunks never looked at, such as an event
-    trace's, are never read); a missing or unreadable one is one HeapscopeError."""
+    trace's, are never read); a missing, unreadable or not regular one is one
+    HeapscopeError."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             if os.fstat(fh.fileno()).st_size == 0:
                 return b""
             try:
                 return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-            except (OSError, ValueError):    # a file that cannot be mapped (a pipe)
+            except (OSError, ValueError):    # a file that cannot be mapped
                 return fh.read()
-    except FileNotFoundError:
-        raise HeapscopeError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise HeapscopeError(f"{path}: is a directory, expected a profile file") from None
     except OSError as exc:
         raise HeapscopeError(f"{path}: cannot read: {exc.strerror}") from None
-
-
-def check_header(data: bytes, path: str, file_size: Optional[int] = None) -> Header:
-    """The header of a file of file_size bytes (default: len(data)) that starts with
-    `data` (at least HEADER_SIZE bytes of it when the file has them). Raises
-    HeapscopeError for a bad magic, version or size."""
-    file_size = len(data) if file_size is None else file_size
-    magic = fmt.MAGIC
-    if not data:
-        raise HeapscopeError(f"{path}: empty file: incomplete (the recorder could not write "
-                             f"even its header; a full disk?)")
-    if data[:len(magic)] != magic:
-        if len(data) < len(magic) and magic.startswith(bytes(data)):
-            raise HeapscopeError(f"{path}: file too short for a heapscope header "
-                                 f"({len(data)} of {fmt.HEADER_SIZE} bytes): incomplete")
-        raise HeapscopeError(f"{path}: not a heapscope profile (bad magic)")
-    if len(data) < 16:
-        raise HeapscopeError(f"{path}: file too short for a heapscope header "
-                             f"({len(data)} of {fmt.HEADER_SIZE} bytes): incomplete")
-    version, header_size = struct.unpack_from("<II", data, len(magic))
-    if version not in _HEAD:
-        raise HeapscopeError(f"{path}: unsupported profile format version {version} "
-                             f"(this heapscope reads versions {fmt.OLDEST_VERSION} to "
-                             f"{fmt.FORMAT_VERSION})")
-    layout = fmt.HEADER if version == 2 else fmt.HEADER_V1
-    size = layout.fixed.size
-    if len(data) < size:
-        raise HeapscopeError(f"{path}: file too short for a heapscope header "
-                             f"({len(data)} of {size} bytes): incomplete")
-    if header_size < size:
-        raise HeapscopeError(f"{path}: corrupt header (header size {header_size} < {size})")
-    if file_size < header_size:
-        raise HeapscopeError(f"{path}: file too short for a heapscope header "
-                             f"({file_size} of {header_size} bytes): incomplete")
-    h = layout.decode(memoryview(data)[:size])
-    if version == 2 and (zlib.crc32(bytes(data[:_V2_HEADER_CRC_SPAN])) != h.header_crc or h.reserved):
-        raise HeapscopeError(f"{path}: corrupt header (crc mismatch)")
-    if version == 1:
-        return Header(1, h.header_size, h.start_real_ns)
-    return Header(2, h.header_size, h.start_real_ns, h.flags, h.write_errno, h.lost_at)
-
-
-def write_failure(path) -> Optional[str]:
-    """Why the recorder left this file incomplete, from its header alone: empty or
-    shorter than its header (it could not write even that), or its header's
-    HEADER_WRITE_FAILED flag (a write failed: the byte and the errno's text). None for a
-    file the recorder wrote whole; what a reader of the whole file finds (a cut, a
-    corrupt chunk) is not looked for here."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(fmt.HEADER_SIZE)
-            size = os.fstat(fh.fileno()).st_size
-    except OSError as exc:
-        return f"cannot read it: {exc.strerror}"
-    if not data:
-        return "empty: the recorder could not write even its header"
-    try:
-        header = check_header(data, str(path), size)
-    except HeapscopeError as exc:
-        return str(exc).split(": ", 1)[-1]
-    if header.write_failed:
-        why = os.strerror(header.write_errno) if header.write_errno else "unknown error"
-        return f"a write failed at byte {header.lost_at:,} ({why})"
-    return None
 
 
 class _Walk:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from heapscope.errors import HeapscopeError
+from heapscope.profile.framing import open_regular
 
 
 def read_stats(path: str) -> List[Dict]:
@@ -22,7 +23,8 @@ def read_stats(path: str) -> List[Dict]:
         raise HeapscopeError(f"{path}: a directory, not an hsmalloc statistics file "
                              f"(HSMALLOC_STATS=json HSMALLOC_STATS_FILE=FILE writes one)")
     try:
-        text = p.read_text(encoding="utf-8", errors="replace")
+        with open_regular(str(path), "an hsmalloc statistics file") as fh:
+            text = fh.read().decode("utf-8", errors="replace")
     except OSError as exc:
         raise HeapscopeError(f"{path}: cannot be read: {exc.strerror}") from None
     snapshots = []

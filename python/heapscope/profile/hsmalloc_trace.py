@@ -10,6 +10,7 @@ from typing import Optional
 import numpy as np
 
 from heapscope.errors import HeapscopeError
+from heapscope.profile.framing import open_regular
 
 HEADER = "# hsmalloc trace pid "
 # The event names, in the allocator's order (trace.c's names[]); a kind is an index here.
@@ -33,9 +34,9 @@ class Trace:
 def is_trace(path: str) -> bool:
     """Whether `path` starts like an event trace (the alloc-stats command's choice)."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path, "a trace") as f:
             return f.read(len(HEADER)) == HEADER.encode()
-    except OSError:
+    except (OSError, HeapscopeError):
         return False
 
 
@@ -59,7 +60,8 @@ def read_trace(path: str) -> Trace:
     if p.is_dir():
         raise HeapscopeError(f"{path}: a directory, not an hsmalloc event trace")
     try:
-        text = p.read_text(encoding="utf-8", errors="replace")
+        with open_regular(str(path), "an hsmalloc event trace") as fh:
+            text = fh.read().decode("utf-8", errors="replace")
     except OSError as exc:
         raise HeapscopeError(f"{path}: cannot be read: {exc.strerror}") from None
     lines = text.split("\n")

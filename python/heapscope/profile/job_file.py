@@ -7,15 +7,26 @@ ranks, one fixed row per rank (allocated blocks and bytes, application and MPI; 
 heap, RSS and PSS peaks over the rank's timeline samples up to MPI_Finalize; the
 calipers' figures; whether the rank kept its own file) and per host the ranks and the
 sum and maximum of their RSS and PSS peaks; with --track, the stack types that held the
-ranks' heap peaks (profile/job_peak_stacks.py).
+ranks' heap peaks (profile/job_peak_stacks.py); rank 0's MPI library and command line
+(profile/mpi_library.py).
 
 The rank rows are kept as they are in the file, one numpy structured array
 (JobFile.rows, RANK_DTYPE: the JOB_RANKS row), so that a job of 10^5 ranks is never
 10^5 Python objects unless asked: rank_columns() gives each figure as a column with
 a mask of the ranks that have it; JobFile.ranks builds the JobRank objects on first use.
+
+Read as strictly as a profile: the chunks come in the writer's order (JOB, JOB_REGIONS,
+JOB_SIZE_COUNTS*, JOB_API_COUNTS*, JOB_RANKS*, JOB_HOSTS, JOB_PEAK_STACKS,
+JOB_MPI_LIBRARY, JOB_COMMAND; a type this
+reader does not know is skipped), and the counts agree with each other before any is
+trusted: the rows are JOB's `summarized`, each names a rank below JOB's `ranks`, once;
+the hosts are JOB's `hosts`, their ranks add up to the rows, each host's to its rows.
+Damage after a whole job (a chunk out of place, such as the file's chunks appended
+twice, a corrupt chunk, trailing bytes, a cut inside JOB_PEAK_STACKS) is read up to it
+and said in JobFile.warnings; damage before is one HeapscopeError. A header flagging a
+failed write is a warning too, as for a profile.
 """
 import os
-import re
 import struct
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -26,11 +37,13 @@ from heapscope.profile import format as fmt
 from heapscope.profile.framing import parse, read_file
 from heapscope.profile.job_peak_stacks import JobPeakStacks, decode as decode_peak_stacks
 from heapscope.profile.layout import Malformed
+from heapscope.profile.mpi_library import MpiLibrary, decode as decode_mpi_library, decode_command
+from heapscope.profile.names import JOB_FILE, is_job_file  # noqa: F401 (names kept here too)
 
-JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsj$")
-
-# JOB_RANKS present bits (profile_format.table)
+# JOB_RANKS present bits (profile_format.table); HEAP_EXACT: the heap peaks are the
+# recorder's exact ones, not the largest samples (older recorders did not say)
 PRESENT_COUNTS, PRESENT_HEAP, PRESENT_RSS, PRESENT_PSS, PRESENT_CALIPERS = 1, 2, 4, 8, 16
+PRESENT_HEAP_EXACT = 32
 _RANK_ROW = struct.Struct("<6I4Q7q")     # one JOB_RANKS row, read without the generic codec
 
 
@@ -50,10 +63,6 @@ _SIZE_ROW = struct.Struct("<IIQQ")       # JOB_SIZE_COUNTS (SIZE_COUNTS' layout)
 _API_ROW = struct.Struct("<IIQ")         # JOB_API_COUNTS (API_COUNTS' layout)
 
 
-def is_job_file(path) -> bool:
-    return bool(JOB_FILE.match(os.path.basename(str(path))))
-
-
 @dataclass
 class JobRank:
     rank: int
@@ -62,6 +71,7 @@ class JobRank:
     reason: str            # of the snapshot summarized: "api" (the dump at MPI_Finalize)
     kept: bool             # the rank kept its own profile file
     metrics: Dict[str, Optional[int]]   # analysis.job.METRICS keys; None: not measured
+    heap_exact: bool = False            # heap peaks exact (else the largest samples)
 
 
 @dataclass
@@ -82,6 +92,10 @@ class JobFile:
     # a numpy array of rank_dtype() (read_job_file)
     hosts: List[dict] = field(default_factory=list)
     peak_stacks: Optional[JobPeakStacks] = None   # JOB_PEAK_STACKS (None: an older recorder)
+    summarized: int = 0                # ranks with a row (JOB)
+    warnings: List[str] = field(default_factory=list)   # damage after a whole job, a failed write
+    mpi_library: Optional[MpiLibrary] = None      # JOB_MPI_LIBRARY: rank 0's (None: unnamed)
+    cmdline: Optional[List[str]] = None           # JOB_COMMAND: rank 0's argv (None: not written)
 
     @cached_property
     def ranks(self) -> List[JobRank]:
@@ -91,7 +105,8 @@ class JobFile:
         out = []
         for rank, host, pid, reason, present, kept, *figures in self.rows.tolist():
             name = reasons.get(reason) or reasons.setdefault(reason, fmt.reason_name(reason))
-            out.append(JobRank(rank, names[host], pid, name, bool(kept), _rank_metrics(present, *figures)))
+            out.append(JobRank(rank, names[host], pid, name, bool(kept), _rank_metrics(present, *figures),
+                               bool(present & PRESENT_HEAP_EXACT)))
         return out
 
     def rank_columns(self) -> Dict[str, tuple]:
@@ -121,8 +136,9 @@ class JobFile:
             heap_mpi_peak=(r["heap_mpi_peak"], have[PRESENT_HEAP]),
             rss_peak=(r["rss_peak"], have[PRESENT_RSS]),
             pss_peak=(r["pss_peak"], have[PRESENT_PSS]),
-            mpi_rss=(r["mpi_rss"], have[PRESENT_CALIPERS]),
-            mpi_pss=(r["mpi_pss"], have[PRESENT_CALIPERS]))
+            # -1: the calipers measured none (PSS without smaps_rollup): unknown, not 0
+            mpi_rss=(r["mpi_rss"], have[PRESENT_CALIPERS] & (r["mpi_rss"] >= 0)),
+            mpi_pss=(r["mpi_pss"], have[PRESENT_CALIPERS] & (r["mpi_pss"] >= 0)))
 
 
 _ALL = PRESENT_COUNTS | PRESENT_HEAP | PRESENT_RSS | PRESENT_PSS | PRESENT_CALIPERS
@@ -130,7 +146,7 @@ _ALL = PRESENT_COUNTS | PRESENT_HEAP | PRESENT_RSS | PRESENT_PSS | PRESENT_CALIP
 
 def _rank_metrics(present, app_blocks, mpi_blocks, app_bytes, mpi_bytes, heap, heap_app,
                   heap_mpi, rss, pss, mpi_rss, mpi_pss) -> Dict[str, Optional[int]]:
-    if present == _ALL:    # the usual row: no test per figure
+    if present & _ALL == _ALL and mpi_rss >= 0 and mpi_pss >= 0:   # the usual row
         return dict(alloc_blocks=app_blocks + mpi_blocks, alloc_app_blocks=app_blocks,
                     alloc_mpi_blocks=mpi_blocks, alloc_bytes=app_bytes + mpi_bytes,
                     alloc_app_bytes=app_bytes, alloc_mpi_bytes=mpi_bytes, heap_peak=heap,
@@ -151,8 +167,8 @@ def _rank_metrics(present, app_blocks, mpi_blocks, app_bytes, mpi_bytes, heap, h
         heap_mpi_peak=heap_mpi if heap_on else None,
         rss_peak=rss if present & PRESENT_RSS else None,
         pss_peak=pss if present & PRESENT_PSS else None,
-        mpi_rss=mpi_rss if calipers else None,
-        mpi_pss=mpi_pss if calipers else None,
+        mpi_rss=mpi_rss if calipers and mpi_rss >= 0 else None,
+        mpi_pss=mpi_pss if calipers and mpi_pss >= 0 else None,
         tracked_peak=None)
 
 
@@ -170,34 +186,65 @@ def _rank_rows(payload):
     return np.frombuffer(payload, dtype=rank_dtype(), count=count, offset=4)
 
 
+# the writer's order: a chunk may follow one of its own stage (the repeated ones) or an
+# earlier one; JOB, JOB_REGIONS, JOB_HOSTS, JOB_PEAK_STACKS, JOB_MPI_LIBRARY and JOB_COMMAND
+# come once
+_STAGE = {fmt.JOB: 0, fmt.JOB_REGIONS: 1, fmt.JOB_SIZE_COUNTS: 2, fmt.JOB_API_COUNTS: 3,
+          fmt.JOB_RANKS: 4, fmt.JOB_HOSTS: 5, fmt.JOB_PEAK_STACKS: 6, fmt.JOB_MPI_LIBRARY: 7,
+          fmt.JOB_COMMAND: 8}
+_ONCE = {fmt.JOB, fmt.JOB_REGIONS, fmt.JOB_HOSTS, fmt.JOB_PEAK_STACKS, fmt.JOB_MPI_LIBRARY,
+         fmt.JOB_COMMAND}
+
+
 def read_job_file(path) -> JobFile:
     path = str(path)
     frame = parse(read_file(path), path)
-    if frame.truncated_at is not None:
-        raise HeapscopeError(f"{path}: job file cut short at byte {frame.truncated_at}")
     job: Optional[JobFile] = None
     rank_rows = []
+    damage = frame.corrupt or (f"cut short at byte {frame.truncated_at}"
+                               if frame.truncated_at is not None else "")
+    stage, stop_at = -1, None
     try:
         for chunk in frame.chunks:
             t, payload = chunk.type, chunk.payload
+            if t not in _STAGE:
+                if t in fmt.CHUNK_NAMES:     # a profile's chunk: not a job file's
+                    damage = f"{fmt.chunk_name(t)} chunk at byte {chunk.offset} in a job file"
+                    stop_at = chunk.offset
+                    break
+                continue                     # a later version's chunk: skipped
+            if _STAGE[t] < stage or (_STAGE[t] == stage and t in _ONCE):
+                damage = (f"{fmt.chunk_name(t)} chunk at byte {chunk.offset} is out of place "
+                          f"(after {fmt.chunk_name(_last_of(stage))}: the file's chunks written twice?)")
+                stop_at = chunk.offset
+                break
+            stage = _STAGE[t]
             if t == fmt.JOB:
                 r = fmt.CODECS[t].decode(payload)
                 job = JobFile(path=path, job_id=r.job_id, size=r.ranks,
                               start_real_ns=frame.start_real_ns, summary_ns=r.summary_ns,
                               reduce_ns=r.reduce_ns, per_rank=r.per_rank,
-                              recorder_version=r.recorder_version, exe=r.exe)
+                              recorder_version=r.recorder_version, exe=r.exe,
+                              summarized=r.summarized)
+                host_count = r.hosts
             elif job is None:
                 raise Malformed(f"{fmt.chunk_name(t)} chunk at byte {chunk.offset} before the JOB chunk")
             elif t == fmt.JOB_REGIONS:
                 job.regions = [r.path for r in fmt.CODECS[t].decode(payload).regions]
             elif t == fmt.JOB_SIZE_COUNTS:
                 for region, _, size, count in _rows(payload, _SIZE_ROW, "JOB_SIZE_COUNTS"):
-                    key = (job.regions[region], size)
-                    job.size_counts[key] = job.size_counts.get(key, 0) + count
+                    key = (_region(job, region), size)
+                    if key in job.size_counts:     # (the job's cells are unique: a chunk twice)
+                        raise Malformed(f"size {size} of region {key[0]!r} counted twice")
+                    job.size_counts[key] = count
             elif t == fmt.JOB_API_COUNTS:
                 for region, api, calls in _rows(payload, _API_ROW, "JOB_API_COUNTS"):
-                    key = (job.regions[region], fmt.api_name(api))
-                    job.api_counts[key] = job.api_counts.get(key, 0) + calls
+                    if not 0 <= api < len(fmt.API_NAMES) or not fmt.API_NAMES[api]:
+                        raise Malformed(f"unknown API id {api}")
+                    key = (_region(job, region), fmt.api_name(api))
+                    if key in job.api_counts:
+                        raise Malformed(f"{key[1]} calls of region {key[0]!r} counted twice")
+                    job.api_counts[key] = calls
             elif t == fmt.JOB_RANKS:
                 rank_rows.append(_rank_rows(payload))
             elif t == fmt.JOB_HOSTS:
@@ -209,16 +256,71 @@ def read_job_file(path) -> JobFile:
                              for h in fmt.CODECS[t].decode(payload).hosts]
             elif t == fmt.JOB_PEAK_STACKS:
                 job.peak_stacks = decode_peak_stacks(payload)
-    except (Malformed, IndexError, struct.error) as exc:
+            elif t == fmt.JOB_MPI_LIBRARY:
+                job.mpi_library = decode_mpi_library(payload)
+            elif t == fmt.JOB_COMMAND:
+                job.cmdline = decode_command(payload)
+    except (Malformed, struct.error) as exc:
         raise HeapscopeError(f"{path}: malformed job file: {exc}") from None
     if job is None:
+        if damage:
+            raise HeapscopeError(f"{path}: {damage}; no job before it")
         raise HeapscopeError(f"{path}: not a job file (no JOB chunk)")
+    if stage < _STAGE[fmt.JOB_HOSTS]:
+        why = damage or "it ends before its JOB_HOSTS chunk"
+        raise HeapscopeError(f"{path}: job file incomplete: {why}")
     import numpy as np
     job.rows = np.concatenate(rank_rows) if len(rank_rows) > 1 else \
         rank_rows[0] if rank_rows else np.zeros(0, rank_dtype())
-    bad = np.flatnonzero(job.rows["host"] >= len(job.hosts))
-    if bad.size:
-        row = job.rows[bad[0]]
-        raise HeapscopeError(f"{path}: malformed job file: rank {row['rank']} on host {row['host']} of "
-                             f"{len(job.hosts)}")
+    _check_counts(job, host_count, path)
+    if frame.header.write_failed:
+        job.warnings.append(frame.header.write_failure())
+    if frame.header.unknown_flags():
+        job.warnings.append(frame.header.unknown_flags())
+    if damage:
+        end = stop_at if stop_at is not None else frame.end
+        job.warnings.append(f"{damage}: the job file is read up to byte {end}"
+                            + ("" if job.peak_stacks is not None or stage < _STAGE[fmt.JOB_HOSTS]
+                               else ", without its peak stack types"))
     return job
+
+
+def _last_of(stage: int) -> int:
+    return next(t for t, s in _STAGE.items() if s == stage)
+
+
+def _region(job: JobFile, index: int) -> str:
+    if index >= len(job.regions):
+        raise Malformed(f"counts in region {index} of {len(job.regions)}")
+    return job.regions[index]
+
+
+def _check_counts(job: JobFile, host_count: int, path: str) -> None:
+    """The counts of JOB, JOB_RANKS and JOB_HOSTS agree (before any figure is used)."""
+    import numpy as np
+    rows = job.rows
+    bad = ""
+    if len(rows) != job.summarized:
+        bad = f"{len(rows)} rank rows, JOB says {job.summarized}"
+    elif len(rows) > job.size:
+        bad = f"{len(rows)} rank rows in a job of {job.size} ranks"
+    elif len(job.hosts) != host_count:
+        bad = f"{len(job.hosts)} hosts, JOB says {host_count}"
+    elif len(rows):
+        ranks = rows["rank"]
+        if int(ranks.max()) >= job.size:
+            bad = f"rank {int(ranks.max())} in a job of {job.size} ranks"
+        elif np.unique(ranks).size != len(rows):
+            bad = "a rank with two rows"
+        elif int(rows["host"].max()) >= len(job.hosts):
+            row = rows[int(np.argmax(rows["host"]))]
+            bad = f"rank {row['rank']} on host {row['host']} of {len(job.hosts)}"
+    if not bad and job.hosts:
+        per_host = np.bincount(rows["host"].astype(np.int64), minlength=len(job.hosts)) \
+            if len(rows) else np.zeros(len(job.hosts), dtype=np.int64)
+        listed = [h["ranks"] for h in job.hosts]
+        if per_host.tolist() != listed:
+            bad = (f"the hosts list {sum(listed)} ranks ({', '.join(map(str, listed[:4]))}"
+                   f"{', ...' if len(listed) > 4 else ''}), the rows {len(rows)}")
+    if bad:
+        raise HeapscopeError(f"{path}: malformed job file: {bad}")

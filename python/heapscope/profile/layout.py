@@ -10,9 +10,14 @@ append fields) when the layout ends with fixed fields; a layout that ends with c
 rows (SIZE_COUNTS, MODULES, TIMELINE ...) must end with its last row, or its count
 disagrees with its payload (Malformed): rows are never silently dropped.
 """
+from __future__ import annotations
+
 import struct
 from collections import namedtuple
-from typing import List, Mapping, Optional, Tuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # annotations only (typing costs `record` several ms of start-up)
+    from typing import List, Mapping, Optional, Tuple
 
 from heapscope.profile.table import SCALARS, Field, Layout
 

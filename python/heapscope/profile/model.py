@@ -52,13 +52,24 @@ class StackType:
 
 @dataclass(frozen=True)
 class Ending:
-    """A crash or an MPI_Abort (the ENDING chunk): how the process ended, if not by exit."""
-    kind: str                # "crash" or "mpi-abort"
-    signal: int              # the fatal signal's number (crash), else 0
-    signal_name: str         # "SIGSEGV" (crash), else ""
+    """A crash, another fatal signal or an MPI_Abort (the ENDING chunk): how the process
+    ended, if not by exit."""
+    kind: str                # "crash", "signal" or "mpi-abort"
+    signal: int              # the signal's number (crash, signal), else 0
+    signal_name: str         # "SIGSEGV" (crash, signal), else ""
     si_code: int             # the signal's si_code: > 0 a fault, <= 0 sent by kill/raise/abort
     error_code: int          # MPI_Abort's errorcode (mpi-abort), else 0
     fault_address: int       # si_addr of a fault, else 0
+
+
+@dataclass(frozen=True)
+class ProcessEnd:
+    """How the process ended (the PROCESS_END chunk of its final snapshot)."""
+    how: str                 # "exit", "exit-now" (_exit), "quick-exit", "last-thread", "signal",
+                             # "exec", "mpi-abort" (format table: process_end)
+    status: Optional[int]    # the exit status the program gave, None when not seen
+    mpi_unfinalized: bool    # the MPI layer saw MPI calls, and no MPI_Finalize
+    orphaned: bool           # its parent (a launcher) had ended before it
 
 
 @dataclass
@@ -97,7 +108,8 @@ class Profile:
     # record --track / --trace; a trace's replay waits for the first read (_DeferredTracking)
     tracking: Optional["Tracking"] = field(default=None, repr=False, compare=False)
     timeline: Optional["Timeline"] = None   # samples written as the run went
-    ending: Optional[Ending] = None         # a crash or MPI_Abort (profile/ending.py)
+    ending: Optional[Ending] = None         # a crash, a signal or MPI_Abort (profile/ending.py)
+    process_end: Optional[ProcessEnd] = None   # in a final snapshot (profile/ending.py)
 
     def defer_tracking(self, loader: Callable[[], Optional["Tracking"]]) -> None:
         """Profile.tracking comes from loader(), called on its first read: reports that do

@@ -10,7 +10,7 @@ import os
 import struct
 import zlib
 from pathlib import Path
-from typing import Dict, Iterable, List, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import decode
@@ -75,6 +75,15 @@ def read_profile(path, modules: bool = True) -> Profile:
         profile.stack_types = sampling.estimated(profile.stack_types, profile.settings["sample_bytes"],
                                                  profile.size_counts)
     profile.ending = _decode(lambda _payload: ending.from_snapshot(profile), frame.chunks[end], path)
+    profile.process_end = _decode(lambda _payload: ending.process_end(profile), frame.chunks[end], path)
+    if profile.complete and profile.snapshot_reason not in ending.FINAL_REASONS:
+        # (a file already flagged says why it ends where it does)
+        profile.complete = False
+        profile.warnings.append(
+            f"the last snapshot ({profile.snapshot_reason}, at {profile.snapshot_mono_ns / 1e9:.3f} s) "
+            f"was taken while the process ran: its end is not in this file (killed by SIGKILL, "
+            f"ended by a raw exit system call, or the file copied before the process ended); "
+            f"what it did after that snapshot is not counted")
     profile.tracking = tracking.from_snapshot(profile)
     if profile.tracking is not None and profile.settings["sample_bytes"]:
         profile.tracking = sampling.estimated_tracking(profile.tracking)
@@ -92,6 +101,28 @@ def _decode(decoder, chunk, path):
     except decode.Malformed as exc:
         raise HeapscopeError(f"{path}: malformed {fmt.chunk_name(chunk.type)} chunk "
                              f"at byte {chunk.offset}: {exc}") from None
+
+
+def last_snapshot(path) -> Optional[Tuple[str, float]]:
+    """(reason, seconds since start) of a profile's last complete snapshot, from its chunk
+    headers and that snapshot's SNAPSHOT_BEGIN alone (an event trace is not read); None
+    when it has none. A file that cannot be read raises HeapscopeError."""
+    path = str(path)
+    with framing.open_regular(path) as fh:
+        begin = last = None
+        for head in framing.scan(fh, path):
+            if head.type == fmt.CHUNK_SNAPSHOT_BEGIN:
+                begin = head
+            elif head.type == fmt.CHUNK_SNAPSHOT_END and begin is not None:
+                last, begin = begin, None
+        if last is None:
+            return None
+        try:
+            _seq, reason, mono_ns = decode.snapshot_begin(framing.read_payload(fh, last, path))
+        except decode.Malformed as exc:
+            raise HeapscopeError(f"{path}: malformed SNAPSHOT_BEGIN chunk at byte {last.offset}: "
+                                 f"{exc}") from None
+    return fmt.reason_name(reason), mono_ns / 1e9
 
 
 def profile_files(paths: Iterable) -> List[str]:
@@ -114,9 +145,27 @@ def profile_files(paths: Iterable) -> List[str]:
     return list(unique.values())
 
 
-def load_profiles(paths: Iterable) -> List[Profile]:
-    """Read every file named, and every *.hsp file of every directory named."""
-    return [read_profile(f) for f in profile_files(paths)]
+def load_profiles(paths: Iterable, left_out: Optional[list] = None) -> List[Profile]:
+    """Read every file named, and every *.hsp file of every directory named. With
+    `left_out` (a list), a file that cannot be read (no complete snapshot: a process
+    killed by SIGKILL; damaged) is left out and (path, why) appended to it, as the job
+    report does with its ranks: only when no file at all can be read is the first one's
+    error raised. Without it, the first such file is the error."""
+    files = profile_files(paths)
+    if left_out is None:
+        return [read_profile(f) for f in files]
+    profiles: List[Profile] = []
+    first = None
+    for f in files:
+        try:
+            profiles.append(read_profile(f))
+        except HeapscopeError as exc:
+            first = first or exc
+            text = str(exc)
+            left_out.append((f, text[len(f) + 2:] if text.startswith(f + ": ") else text))
+    if not profiles and first is not None:
+        raise first
+    return profiles
 
 
 _PLACE = {c.id: c.place for c in fmt.TABLE.chunks}
@@ -190,6 +239,8 @@ def _incomplete_warnings(profile: Profile, frame, open_snapshot, file_size: int,
     if frame.header.write_failed:
         profile.complete = False
         profile.warnings.append(frame.header.write_failure())
+    if frame.header.unknown_flags():
+        profile.warnings.append(frame.header.unknown_flags())
     if frame.corrupt:
         profile.complete = False
         profile.warnings.append(f"{frame.corrupt}: the chunks before it are read, "

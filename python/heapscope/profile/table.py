@@ -6,59 +6,50 @@ loads this module by path), so this module imports nothing from heapscope. The t
 read when the package is imported, from the package (installed: CMake copies it there)
 or else from the source tree (PYTHONPATH=python, no build step).
 """
+from __future__ import annotations
+
+import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from collections import namedtuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # annotations only (typing costs `record` several ms of start-up)
+    from typing import Dict, List, Optional, Tuple, Union
 
 TABLE_NAME = "profile_format.table"
 SCALARS = {"u8": "B", "u16": "H", "u32": "I", "u64": "Q", "i32": "i", "i64": "q"}
 TYPES = set(SCALARS) | {"str", "bytes"}
 PLACES = ("file", "snapshot", "stream")
 
-# A count: a number, an earlier field's name, ("popcount", field) or "rest".
-Count = Union[None, int, str, Tuple[str, str]]
+# A count (Field.count): None (one value), a number, an earlier field's name,
+# ("popcount", field) or "rest".
 
 
 class TableError(Exception):
     pass
 
 
-@dataclass(frozen=True)
-class Field:
-    type: str                  # a SCALARS key, "str", "bytes" or "repeat"
-    name: str
-    count: Count = None        # None: one value
-    enum: Optional[str] = None
-    body: Tuple["Field", ...] = ()   # the fields of a repeat
+class Field(namedtuple("Field", "type name count enum body", defaults=(None, None, ()))):
+    """type: a SCALARS key, "str", "bytes" or "repeat"; count: None for one value;
+    body: the fields of a repeat."""
+    __slots__ = ()
 
     @property
     def reserved(self) -> bool:
         return self.name == "reserved"
 
 
-@dataclass(frozen=True)
-class Layout:
-    name: str
-    fields: Tuple[Field, ...]
+Layout = namedtuple("Layout", "name fields")
+# name: the C member name without the prefix ("SIGTERM"); label: what reports print
+Member = namedtuple("Member", "value name label")
+ChunkType = namedtuple("ChunkType", "id name c_name c_enum place layout")   # place: PLACES
 
 
-@dataclass(frozen=True)
-class Member:
-    value: int
-    name: str                  # C member name without the prefix: "SIGTERM"
-    label: str                 # what reports print: "sigterm"
+class Enum(namedtuple("Enum", "name c_enum c_prefix members count_name")):
+    """count_name: a last C member = number of members ("COUNT"), or None."""
+    __slots__ = ()
 
-
-@dataclass(frozen=True)
-class Enum:
-    name: str
-    c_enum: str
-    c_prefix: str
-    members: Tuple[Member, ...]
-    count_name: Optional[str]  # a last C member = number of members ("COUNT")
-
-    def labels(self) -> List[str]:
+    def labels(self) -> List[Optional[str]]:
         """Labels indexed by value (values are 0..n-1, or gaps hold None)."""
         out: List[Optional[str]] = [None] * (max(m.value for m in self.members) + 1)
         for m in self.members:
@@ -66,23 +57,14 @@ class Enum:
         return out
 
 
-@dataclass(frozen=True)
-class ChunkType:
-    id: int
-    name: str
-    c_name: str
-    c_enum: str
-    place: str                 # "file", "snapshot" or "stream"
-    layout: Layout
-
-
-@dataclass
 class Table:
-    consts: Dict[str, Union[int, str]]
-    enums: Dict[str, Enum]
-    layouts: Dict[str, Layout]           # non-chunk layouts: header, chunk_header
-    chunks: List[ChunkType]              # in table order
-    c_enums: List[str]                   # chunk C enums, in order
+    """consts; enums by name; layouts: the non-chunk ones (header, chunk_header); chunks
+    in table order; c_enums: the chunk C enums, in order."""
+
+    def __init__(self, consts: Dict[str, Union[int, str]], enums: Dict[str, Enum],
+                 layouts: Dict[str, Layout], chunks: List[ChunkType], c_enums: List[str]):
+        self.consts, self.enums, self.layouts = consts, enums, layouts
+        self.chunks, self.c_enums = chunks, c_enums
 
     def chunk(self, name: str) -> ChunkType:
         for c in self.chunks:
@@ -103,7 +85,7 @@ class Table:
         return out
 
 
-def _count(text: str) -> Count:
+def _count(text: str):
     text = text.strip()
     if re.fullmatch(r"\d+", text):
         return int(text)
@@ -272,19 +254,22 @@ def fixed_size(layout: Layout) -> Optional[int]:
     return total
 
 
-def locate() -> Path:
-    here = Path(__file__).resolve().parent
-    for candidate in (here / TABLE_NAME,                                   # installed
-                      here.parents[2] / "src" / "format" / TABLE_NAME):    # source tree
-        if candidate.is_file():
+def locate() -> str:
+    here = os.path.dirname(os.path.realpath(__file__))
+    source = os.path.join(os.path.dirname(os.path.dirname(here)), "..", "src", "format")
+    source = os.path.normpath(source)
+    for candidate in (os.path.join(here, TABLE_NAME),       # installed
+                      os.path.join(source, TABLE_NAME)):    # source tree
+        if os.path.isfile(candidate):
             return candidate
     raise TableError(f"{TABLE_NAME} is missing: neither in {here} (installed package) nor in "
-                     f"{here.parents[2] / 'src' / 'format'} (source tree); reinstall heapscope")
+                     f"{source} (source tree); reinstall heapscope")
 
 
-def load(path: Optional[Path] = None) -> Table:
+def load(path=None) -> Table:
     path = path or locate()
     try:
-        return parse(Path(path).read_text())
+        with open(path, encoding="utf-8") as fh:
+            return parse(fh.read())
     except TableError as exc:
         raise TableError(f"{path}: {exc}") from None

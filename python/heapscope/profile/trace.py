@@ -8,7 +8,7 @@ then decompresses one chunk per thread at a time and merges the threads' streams
 by event number. Memory: the live blocks and a chunk or two per thread, never the
 whole event list. The replay runs in C (replay_native.py, src/replay/replay.c);
 the Python one here is the reference, and the fallback without the library. Its
-result is kept beside the profile (replay_cache.py) for the next report.
+result is kept (replay_cache.py, keyed by the file's content) for the next report.
 
 What the replay computes is what tracking mode computes in the recorder (see
 src/recorder/track/): allocations, frees, temporaries, lifetime histograms, blocks live at
@@ -47,11 +47,7 @@ def scan(path: str) -> Tuple[Optional[tuple], List[_Chunk]]:
     only the fields before them are read (offset: of the payload)."""
     start = None
     chunks: List[_Chunk] = []
-    try:
-        fh = open(path, "rb")
-    except OSError as exc:
-        raise HeapscopeError(f"{path}: cannot read: {exc.strerror}") from None
-    with fh:
+    with framing.open_regular(path) as fh:
         for head in framing.scan(fh, path):
             try:
                 if head.type == TRACE_START:
@@ -187,18 +183,18 @@ def replay(profile) -> Optional[Tracking]:
     reference = os.environ.get("HEAPSCOPE_REPLAY") == "python"
     start = _start(profile)
     bounds = ((start.temporary_max_between, start.temporary_max_ns) if start else (0, 0))
-    cached = None if reference else replay_cache.load(path, bounds)
+    key = None if reference else replay_cache.content_key(path, bounds)
+    cached = replay_cache.load(path, key)
     if cached is not None:
         groups, (peak, peak_ns, cur, _), stacks = cached
     else:
         start, chunks = scan(path)
         if start is None and not chunks:
             return None
-        bounds = ((start.temporary_max_between, start.temporary_max_ns) if start else (0, 0))
         if replay_native.available() and not reference:
             groups, figures, stacks = replay_native.replay_chunks(
                 path, chunks, lambda fh, c: _payload(fh, path, c), *bounds)
-            replay_cache.store(path, bounds, groups, figures, stacks)
+            replay_cache.store(path, key, groups, figures, stacks)
         else:
             groups, figures, stacks = _replay_python(path, chunks, *bounds)
         peak, peak_ns, cur, _ = figures

@@ -132,7 +132,7 @@ def _job_file_text(jf: dict, verbose: bool = False) -> List[str]:
 
 def _ended(r: dict) -> str:
     """The per-rank table's cell, one word: exit, crash:SIGSEGV, MPI_Abort(17),
-    killed:SIGTERM, none (no snapshot), exec, api."""
+    killed:SIGTERM, exit-early (exited before MPI_Finalize), none (no snapshot), exec, api."""
     ended = r.get("ended", r["reason"])
     if ended == "crash":
         return f"crash:{r['signal'] or '?'}"
@@ -140,6 +140,8 @@ def _ended(r: dict) -> str:
         return r["text"]
     if ended == "killed":
         return f"killed:{r['signal']}"
+    if ended == "no-finalize":
+        return "exit-early"
     return "none" if ended == "no-snapshot" else ended
 
 
@@ -176,10 +178,23 @@ def endings_text(endings) -> List[Tuple[str, str]]:
         lines.append(("killed", f"{'ranks' if len(nothing) != 1 else 'rank'} {shorten(nothing, 12)} "
                                 f"without any data (no snapshot; killed before the first timeline "
                                 f"flush, e.g. by the launcher's SIGKILL)"))
-    missing = [str(n) for n in endings["missing"]]
-    if missing:
-        lines.append(("missing", f"{'ranks' if len(missing) != 1 else 'rank'} {shorten(missing, 12)}: "
-                                 f"no profile file"))
+    early = endings.get("unfinalized", [])
+    if early:
+        ranks = shorten([str(e["rank"]) for e in early], 12)
+        calls = sorted({e["text"].split(" before", 1)[0] for e in early})
+        orphaned = sum(1 for e in early if e["orphaned"])
+        lines.append(("ended", f"{'ranks' if len(early) != 1 else 'rank'} {ranks} exited before "
+                               f"MPI_Finalize ({', '.join(calls[:3])})"
+                      + (f", {'their' if len(early) != 1 else 'its'} launcher gone first: the job "
+                         f"torn down" if orphaned == len(early) else
+                         f", {orphaned} of them after their launcher had ended" if orphaned else "")
+                      + f": {'their' if len(early) != 1 else 'its'} exit snapshot"))
+    missing = [str(n) for n in endings["missing"][:12]]
+    total = endings.get("missing_count", len(endings["missing"]))
+    if total:
+        listed = ", ".join(missing) + (f", ... and {total - len(missing):,} more"
+                                       if total > len(missing) else "")
+        lines.append(("missing", f"{'ranks' if total != 1 else 'rank'} {listed}: no profile file"))
     return lines
 
 

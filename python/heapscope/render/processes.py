@@ -21,8 +21,9 @@ def header_lines(processes: Sequence[dict], merged: bool) -> List[str]:
                      + (f", job {d['job_id']}" if d["job_id"] else ""))
         lines.append(f"command   {shlex.join(d['cmdline']) if d['cmdline'] else d['exe']}")
         ending = d.get("ending")
-        lines.append(f"snapshot  {d['snapshot']} ({d['reason']}"
-                     + (f"; {ending['text']}" if ending else "") + ")")
+        end = d.get("process_end")
+        how = ending["text"] if ending else end["text"] if end and end["text"] else ""
+        lines.append(f"snapshot  {d['snapshot']} ({d['reason']}" + (f"; {how}" if how else "") + ")")
     else:
         how = "merged" if merged else "shown one by one"
         lines.append(f"processes {len(processes)} ({how}): "

@@ -13,6 +13,7 @@ def render(doc: dict) -> str:
     n = len(doc["processes"])
     out = [f"heapscope report: {n} process{'es' if n != 1 else ''}"]
     out += ["  " + line for line in header_lines(doc["processes"], doc["merged"])]
+    out += [f"  left out  {d['file']}: {d['why']}" for d in doc.get("left_out", ())]
     out.append(_filters_line(doc["filters"]))
     if doc.get("per_process") is not None:
         for sec in doc["per_process"]:

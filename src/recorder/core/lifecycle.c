@@ -2,7 +2,14 @@
  * lifecycle.c — when the recorder starts, dumps and stops.
  *
  *   load (constructor)   read HEAPSCOPE_* settings, open the profile file
- *   exit (destructor)    snapshot, reason "exit" (also on _exit, hooks/process.c)
+ *   exit (destructor)    snapshot, reason "exit" (also on _exit, _Exit and, after the
+ *                        program's at_quick_exit handlers, quick_exit: hooks/process.c)
+ *   last thread          main called pthread_exit and the program's last thread ended:
+ *                        the recorder's own threads end the process, exit(0), as glibc
+ *                        would have in that thread (core/last_thread.c)
+ *   periodic             HEAPSCOPE_SNAPSHOT_MS: a snapshot every so often (the sampler
+ *                        thread), which bounds what an end without a hook loses (a raw
+ *                        exit_group system call, SIGKILL)
  *   SIGTERM / SIGINT     snapshot, then the default action (the exit status stays
  *                        "killed by signal"); SIGUSR1: snapshot and continue;
  *                        SIGSEGV/SIGBUS/SIGFPE/SIGILL/SIGABRT: a "crash" snapshot,
@@ -91,6 +98,9 @@ static void fork_child(void)
     hsr_pool_unlock();
     hsr_regions_unlock();
     hsr_ending_clear(); /* the parent's crash or abort is not the child's */
+    hsr_end_start();
+    hsr_helpers_after_fork_child();
+    hsr_teardown_after_fork_child();
     hsr_signals_after_fork_child();
     hsr_snapshot_after_fork_child(); /* also frees the dump lock */
     hsr_profile_after_fork_child();  /* and the writer lock */
@@ -118,6 +128,9 @@ void hsr_before_exec(void)
         hsr_snapshot(HS_REASON_EXEC, 0);
     }
 }
+
+/* quick_exit: our at_quick_exit handler, registered first so that it runs last. */
+static void at_quick_exit_dump(void) { hsr_before_exit_now(); }
 
 void hsr_before_exit_now(void)
 {
@@ -232,13 +245,17 @@ __attribute__((constructor)) void hsr_init(void)
     hsr_timeline_settings(); /* here, not at the first allocation: the heap in use and
                               * the timeline start with the recorder's own start */
     hsr_settings_init();
+    hsr_end_start();
     hsr_threads_init();
     hsr_exec_env_init();
     if (hsr_profile_open() != 0) {
         atomic_store(&hsr_recording, 0);
     } else {
         check_malloc_is_ours();
+        if (hsr_profile_rank() >= 0)
+            hsr_teardown_join();
         pthread_atfork(fork_prepare, fork_parent, fork_child);
+        at_quick_exit(at_quick_exit_dump);
         hsr_signals_install();
         hsr_timeline_start();
     }
@@ -250,6 +267,7 @@ __attribute__((destructor)) static void hsr_fini(void)
 {
     if (!atomic_load(&hsr_recording))
         return;
+    hsr_teardown_launcher_ends();
     hsr_profile_seal();
     hsr_snapshot(hsr_final_reason(HS_REASON_EXIT), 0);
     hsr_stacks_report();

@@ -6,6 +6,8 @@
 #ifndef HSR_LIFECYCLE_H
 #define HSR_LIFECYCLE_H
 
+#include <signal.h>
+
 #include "common.h"
 
 struct hsr_settings {
@@ -30,7 +32,8 @@ HSR_HIDDEN void hsr_before_exit_now(void); /* _exit: dump if this process owns t
 struct sigaction;
 HSR_HIDDEN void hsr_signals_install(void);
 HSR_HIDDEN void hsr_signals_after_fork_child(void);
-HSR_HIDDEN int hsr_signal_owned(int sig); /* our handler is installed */
+HSR_HIDDEN int hsr_signal_owned(int sig);           /* our handler is installed */
+HSR_HIDDEN void hsr_dump_signal_set(sigset_t *set); /* the signals that dump (and end) */
 /* The program's sigaction on a signal we own (hooks/process.c): 0 or -1, as sigaction. */
 HSR_HIDDEN int hsr_signal_program_action(int sig, const struct sigaction *act,
                                          struct sigaction *old);
@@ -40,8 +43,37 @@ struct hsr_buf;
 HSR_HIDDEN void hsr_ending_set(unsigned kind, int sig, int si_code, int error_code,
                                uint64_t address);
 HSR_HIDDEN void hsr_ending_clear(void);
+HSR_HIDDEN int hsr_ending_is_set(void);
 HSR_HIDDEN unsigned hsr_final_reason(unsigned reason); /* the ending's, if one is set */
 HSR_HIDDEN void hsr_ending_write(struct hsr_buf *b, unsigned reason); /* snapshot.c */
+/* how the process ends: PROCESS_END in its final snapshots */
+HSR_HIDDEN void hsr_end_start(void);                    /* at start, and in a fork child */
+HSR_HIDDEN void hsr_end_exit(unsigned how, int status); /* an exit hook: HS_END_*, status */
+HSR_HIDDEN void hsr_end_mpi_started(void);              /* the MPI layer attached */
+HSR_HIDDEN void hsr_process_end_write(struct hsr_buf *b, unsigned reason); /* snapshot.c */
+
+/* teardown.c: the ranks a launcher tears down together keep their snapshots */
+HSR_HIDDEN void hsr_teardown_join(void);  /* a rank starting (its parent: the launcher) */
+HSR_HIDDEN void hsr_teardown_leave(void); /* its final snapshot is written */
+HSR_HIDDEN void hsr_teardown_begin(void); /* a signal that ends it: its snapshot begins */
+/* its snapshot is written: wait while a sibling writes its own (bounded), then go on */
+HSR_HIDDEN void hsr_teardown_end(void);
+HSR_HIDDEN void hsr_teardown_after_fork_child(void);
+HSR_HIDDEN void hsr_teardown_launcher_ends(void);
+HSR_HIDDEN int hsr_reason_final(unsigned reason); /* ending.c: written as the process ends */
+
+/* last_thread.c: the recorder's own threads never keep the process alive */
+HSR_HIDDEN void hsr_helper_thread_start(void); /* on the helper thread, first thing */
+HSR_HIDDEN void hsr_main_thread_exits(void);   /* pthread_exit: if the caller is main */
+HSR_HIDDEN int hsr_main_thread_gone(void);
+/* A helper's loop, now and then: once main has called pthread_exit and only the
+ * recorder's threads are left, ends the process (exit(0), as glibc would). */
+HSR_HIDDEN void hsr_helper_poll(void);
+HSR_HIDDEN void hsr_helpers_after_fork_child(void);
+/* Field `field` (3: state, 20: num_threads, 22: start time) of a /proc/.../stat file,
+ * past the command name (which may hold ')' and spaces): a pointer into buf, or NULL.
+ * No malloc: a signal handler may call it. */
+HSR_HIDDEN const char *hsr_proc_stat_field(const char *path, int field, char *buf, size_t cap);
 HSR_HIDDEN uint64_t hsr_now_ns(int clock);
 
 /* exec_env.c: the program's environment for an exec, plus our variables and the

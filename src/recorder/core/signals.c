@@ -2,11 +2,14 @@
  * signals.c — the recorder's signal handlers, and the program's own handlers
  * (the sigaction/signal hooks of hooks/process.c call in here).
  *
- * Dump signals, SIGTERM / SIGINT / SIGUSR1 (installed where SIG_DFL at start):
- *   snapshot, then the default action (the exit status stays "killed by signal");
- *   SIGUSR1: snapshot and continue. A program installing its own handler takes
- *   the signal over (the recorder steps aside; its exit() still dumps); one setting
- *   SIG_DFL keeps ours; one asking is told SIG_DFL, as it would be without us.
+ * Dump signals, SIGTERM / SIGINT / SIGUSR1 and every other signal whose default
+ * ends the process (SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR2 ...: `fatal` below;
+ * installed where SIG_DFL at start): snapshot, then the default action (the exit
+ * status stays "killed by signal"; reason sigterm, sigint, or signal with an ENDING
+ * chunk naming it); SIGUSR1: snapshot and continue. A program installing its own
+ * handler takes the signal over (the recorder steps aside; its exit() still dumps);
+ * one setting SIG_DFL keeps ours; one asking is told SIG_DFL, as it would be
+ * without us. (The real-time signals are left alone: libraries pick free ones.)
  *
  * Crash signals, SIGSEGV / SIGBUS / SIGFPE / SIGILL / SIGABRT (installed unless
  * ignored at start; a handler already there is chained): the handler writes a
@@ -40,13 +43,22 @@
 
 #define NSIG_ 65
 
-static const int dump_signals[] = {SIGTERM, SIGINT, SIGUSR1};
+static const int dump_signals[] = {SIGTERM, SIGINT,  SIGUSR1, SIGHUP,  SIGQUIT,   SIGPIPE,
+                                   SIGALRM, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+                                   SIGIO,   SIGPWR,  SIGSYS,  SIGTRAP, SIGSTKFLT};
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 static _Atomic int owned[NSIG_];        /* 1: a dump signal of ours, 2: a crash signal of ours */
 static struct sigaction chained[NSIG_]; /* crash signals: what the program installed */
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static _Atomic int crash_writer;     /* thread id writing the crash snapshot */
 static _Atomic int recovered[NSIG_]; /* the program's handler of it returned once */
+
+void hsr_dump_signal_set(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t i = 0; i < sizeof dump_signals / sizeof *dump_signals; i++)
+        sigaddset(set, dump_signals[i]);
+}
 
 int hsr_signal_owned(int sig) { return sig > 0 && sig < NSIG_ && atomic_load(&owned[sig]); }
 
@@ -73,19 +85,26 @@ static void die_of(int sig)
 
 /* ---- dump signals ---- */
 
-static void on_dump_signal(int sig)
+static void on_dump_signal(int sig, siginfo_t *info, void *uc)
 {
+    (void)uc;
     int saved_errno = errno;
-    unsigned reason = sig == SIGTERM  ? HS_REASON_SIGTERM
-                      : sig == SIGINT ? HS_REASON_SIGINT
-                                      : HS_REASON_SIGUSR1;
+    unsigned reason = sig == SIGTERM   ? HS_REASON_SIGTERM
+                      : sig == SIGINT  ? HS_REASON_SIGINT
+                      : sig == SIGUSR1 ? HS_REASON_SIGUSR1
+                                       : HS_REASON_SIGNAL;
+    if (reason == HS_REASON_SIGNAL && !hsr_ending_is_set())
+        hsr_ending_set(HS_REASON_SIGNAL, sig, info ? info->si_code : 0, 0, 0); /* its ENDING */
     if (sig != SIGUSR1) {
+        hsr_teardown_begin(); /* (a rank of a job torn down: core/teardown.c) */
         hsr_profile_seal();
         reason = hsr_final_reason(reason); /* an MPI_Abort being killed stays one */
     }
     hsr_snapshot(reason, 1);
-    if (sig != SIGUSR1)
-        die_of(sig); /* what the signal would have done without us */
+    if (sig != SIGUSR1) {
+        hsr_teardown_end(); /* the launcher kills the others once one dies (core/teardown.c) */
+        die_of(sig);        /* what the signal would have done without us */
+    }
     errno = saved_errno;
 }
 
@@ -180,8 +199,8 @@ static void install(int sig, int kind)
     memset(&act, 0, sizeof act);
     sigemptyset(&act.sa_mask);
     if (kind == 1) {
-        act.sa_handler = on_dump_signal;
-        act.sa_flags = SA_RESTART;
+        act.sa_sigaction = on_dump_signal;
+        act.sa_flags = SA_SIGINFO | SA_RESTART;
     } else {
         act.sa_sigaction = on_crash;
         act.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "core/lifecycle.h"
 #include "count/regions.h"
 #include "layer_abi.h"
 #include "timeline/timeline.h"
@@ -42,5 +43,6 @@ int heapscope__layer_attach(const char *component, struct heapscope_layer_thread
     t->calls = hsr_calipers_thread_calls();
     t->armed = &hsr_caliper_armed;
     atomic_store_explicit(&hsr_calipers_active, 1, memory_order_relaxed); /* sampler arms */
+    hsr_end_mpi_started(); /* an exit before MPI_Finalize is a rank torn down (core/ending.c) */
     return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * thread.h — the thread record: one per thread, mmap'd on its first allocation
  * and adopted by a new thread once its owner has ended (threads.c). It holds the
- * thread's counts (counting.h) and heap figure (heap.h); every other subsystem
+ * thread's counts (counting.h); every other subsystem
  * keeps its own per-thread state in a struct of its own, hanging off the record
  * and made by that subsystem on first use:
  *
@@ -25,13 +25,10 @@ struct hsr_trace_thread;
 
 struct hsr_thread {
     struct hsr_thread *next; /* list of all records, append-only */
-    _Atomic int in_use;
-    uint32_t index;                       /* hsr_thread_at; kept on adoption */
-    struct hsr_size_table *_Atomic large; /* counters.c: sizes >= HSR_SMALL_SIZES */
-    /* heap.c: bytes this thread allocated minus bytes it freed (signed: a block
-     * freed by another thread makes that thread's figure negative), and the part
-     * inside component calls. Only the owner writes; never reset. */
-    _Atomic int64_t heap_bytes, heap_component_bytes;
+    _Atomic int in_use;      /* 0 idle, 1 in use, 2 its thread is ending (owner_tid) */
+    int owner_tid;
+    uint32_t index;                         /* hsr_thread_at; kept on adoption */
+    struct hsr_size_table *_Atomic large;   /* counters.c: sizes >= HSR_SMALL_SIZES */
     struct hsr_stack_table *_Atomic stacks; /* the subsystems' own state, see above */
     struct hsr_track_thread *_Atomic track;
     struct hsr_trace_thread *_Atomic trace;
@@ -42,6 +39,7 @@ struct hsr_thread {
 HSR_HIDDEN struct hsr_thread *hsr_thread_attach(void);
 HSR_HIDDEN void hsr_threads_init(void);             /* the thread-exit key */
 HSR_HIDDEN void hsr_threads_after_fork_child(void); /* all records but ours handed back */
+HSR_HIDDEN void hsr_thread_stand_in(void);          /* this thread's record is not a thread seen */
 HSR_HIDDEN uint64_t hsr_threads_seen(void);
 /* every record (the merge, tracking, the trace) */
 HSR_HIDDEN struct hsr_thread *hsr_threads_first(void);

@@ -6,10 +6,22 @@
  * adopts a free record and keeps adding to its counts — the counts are summed
  * over threads anyway, and the memory stays bounded by the peak number of
  * threads. The subsystems' per-thread state hanging off a record goes with it.
+ *
+ * A thread still frees after its key destructors: a detached thread's end frees
+ * glibc's thread-local blocks (its DTV) through our free. So the destructor keeps
+ * the record the thread's own (hsr_self stays) and marks it ending with the thread's
+ * id; a new thread adopts it only once that thread is gone (tgkill: ESRCH). Handing
+ * it back at once counted such a thread twice (its late free attached a second
+ * record) and left that second record in use for good (65 threads "seen" as 69 to
+ * 117 with detached threads).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "core/guard.h"
 #include "core/pool.h"
@@ -21,6 +33,9 @@ static struct hsr_thread *_Atomic threads;
 static _Atomic uint64_t threads_seen;
 static pthread_key_t exit_key;
 static int have_exit_key;
+static HSR_TLS int stand_in; /* a recorder thread doing the program's exit: not counted */
+
+enum { IDLE = 0, IN_USE = 1, ENDING = 2 }; /* hsr_thread.in_use */
 
 static _Atomic uint32_t tables;                      /* tables created; index of the next */
 static struct hsr_thread *_Atomic *_Atomic by_index; /* index -> table (mmap'd on first use) */
@@ -72,10 +87,32 @@ static void thread_exit(void *arg)
         hsr_track_flush(t);
         hsr_guard = saved_guard;
     }
-    hsr_tls.counts_region = HSR_NO_REGION; /* those counts go with the record */
-    hsr_self = NULL;
-    atomic_store_explicit(&t->in_use, 0, memory_order_release);
+    t->owner_tid = (int)syscall(SYS_gettid); /* frees after this still count here */
+    atomic_store_explicit(&t->in_use, ENDING, memory_order_release);
 }
+
+/* A record whose thread has ended for good (its id gone; ours: a reused id). */
+static int owner_gone(const struct hsr_thread *t)
+{
+    int me = (int)syscall(SYS_gettid);
+    if (t->owner_tid == me)
+        return 1;
+    int saved = errno;
+    int gone = syscall(SYS_tgkill, getpid(), t->owner_tid, 0) != 0 && errno == ESRCH;
+    errno = saved;
+    return gone;
+}
+
+static int adopt(struct hsr_thread *t)
+{
+    int state = IDLE;
+    if (atomic_compare_exchange_strong(&t->in_use, &state, IN_USE))
+        return 1;
+    return state == ENDING && owner_gone(t) &&
+           atomic_compare_exchange_strong(&t->in_use, &state, IN_USE);
+}
+
+void hsr_thread_stand_in(void) { stand_in = 1; }
 
 void hsr_threads_init(void)
 {
@@ -86,11 +123,9 @@ void hsr_threads_init(void)
 struct hsr_thread *hsr_thread_attach(void)
 {
     struct hsr_thread *t;
-    for (t = hsr_threads_first(); t; t = t->next) {
-        int idle = 0;
-        if (atomic_compare_exchange_strong(&t->in_use, &idle, 1))
+    for (t = hsr_threads_first(); t; t = t->next)
+        if (adopt(t))
             break;
-    }
     if (!t) {
         t = hsr_map(sizeof *t);
         if (!t)
@@ -104,7 +139,8 @@ struct hsr_thread *hsr_thread_attach(void)
         while (!atomic_compare_exchange_weak(&threads, &head, t));
     }
     hsr_self = t;
-    atomic_fetch_add(&threads_seen, 1);
+    if (!stand_in)
+        atomic_fetch_add(&threads_seen, 1);
     if (have_exit_key)
         pthread_setspecific(exit_key, t);
     return t;

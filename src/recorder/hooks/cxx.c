@@ -219,8 +219,11 @@ static __attribute__((noinline)) void *new_general(size_t n, int which, int fast
         hsr_guard = fast == HSR_FAST_GUARDED;
         void *p = hsr_real.malloc(n ? n : 1);
         hsr_guard = 0;
-        if (HSR_LIKELY(p))
+        if (HSR_LIKELY(p)) {
+            if (fast == HSR_FAST_HEAP)
+                hsr_heap_fast_born(p);
             return p;
+        }
         hsr_tls.new_size = n;
         return new_after_null(which);
     }
@@ -235,6 +238,19 @@ static __attribute__((noinline)) void *new_general(size_t n, int which, int fast
         hsr_guard = 0;
     }
     return counted_new(which, n, 0);
+}
+
+/* The heap fast path, out of line: BARE's keeps no register across the call. */
+static __attribute__((noinline)) void *new_heap(size_t n, int which)
+{
+    if (HSR_UNLIKELY(!hsr_fast_count_alloc(HS_API_OPERATOR_NEW, n)))
+        return new_general(n, which, HSR_FAST_HEAP);
+    hsr_tls.new_size = n;
+    void *p = hsr_real.malloc(n);
+    if (HSR_UNLIKELY(!p))
+        return new_after_null(which);
+    hsr_heap_fast_born(p);
+    return p;
 }
 
 /* Counts only, libstdc++'s operators (plain wrappers of malloc and free) over
@@ -254,12 +270,16 @@ static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
         void *p = hsr_real.malloc(n);
         return HSR_LIKELY(p) ? p : new_after_null(which);
     }
+    if (fast == HSR_FAST_HEAP)
+        return new_heap(n, which);
     return new_general(n, which, fast);
 }
 
 static __attribute__((noinline)) void delete_general(void *p, size_t n, int which, int fast)
 {
     if (fast != HSR_FAST_NONE && p && hsr_fast_retry_call(HS_API_OPERATOR_DELETE)) {
+        if (fast == HSR_FAST_HEAP)
+            hsr_heap_fast_dead(p);
         hsr_guard = fast == HSR_FAST_GUARDED;
         hsr_real.free(p);
         hsr_guard = 0;
@@ -282,6 +302,16 @@ static __attribute__((noinline)) void delete_general(void *p, size_t n, int whic
     counted_delete(which, p, n, 0);
 }
 
+static __attribute__((noinline)) void delete_heap(void *p, size_t n, int which)
+{
+    if (HSR_UNLIKELY(!p) || HSR_UNLIKELY(!hsr_fast_count_call(HS_API_OPERATOR_DELETE))) {
+        delete_general(p, n, which, HSR_FAST_HEAP);
+        return;
+    }
+    hsr_heap_fast_dead(p);
+    hsr_real.free(p); /* a tail call */
+}
+
 static inline __attribute__((always_inline)) void fast_delete(int which, void *p, size_t n)
 {
     int fast = HSR_HOT(cxx);
@@ -290,7 +320,10 @@ static inline __attribute__((always_inline)) void fast_delete(int which, void *p
         hsr_real.free(p); /* a tail call */
         return;
     }
-    delete_general(p, n, which, fast);
+    if (fast == HSR_FAST_HEAP)
+        delete_heap(p, n, which);
+    else
+        delete_general(p, n, which, fast);
 }
 
 /* The hooks, by mangled name (x86-64: size_t is unsigned long, 'm'). */

@@ -5,7 +5,8 @@
  * allocator underneath, nothing else: it is right only while no stack is wanted,
  * no block is watched (heap figure, tracking, trace) and the recorder records.
  * With exact stacks a free still wants nothing more (FREES); with sampled ones
- * the allocations also count down to the next sample (SAMPLED).
+ * the allocations also count down to the next sample (SAMPLED); with the heap in use
+ * watched (and nothing else) each block's usable size is added or taken away (HEAP).
  * Those settings are fixed once the constructor has read them; rather than test
  * each on every call, the hooks test one byte here, recomputed whenever an input
  * changes: the constructor's end, a fork's child, the C++ operators' lookup.
@@ -25,6 +26,8 @@
 #include "count/selection.h"
 #include "hooks/hooks.h"
 #include "stacks/sampling.h"
+#include "trace/trace.h"
+#include "track/track.h"
 
 struct hsr_hot hsr_hot;
 static int armed;
@@ -42,10 +45,17 @@ static int next_is_glibc(void)
 
 void hsr_hot_update(void)
 {
-    int count = armed && hsr_real.free && atomic_load(&hsr_recording) && !hsr_heap_watch;
-    int glibc = count && next_is_glibc();
+    int recording = armed && hsr_real.free && atomic_load(&hsr_recording);
+    int count = recording && !hsr_heap_watch;
+    int glibc = recording && next_is_glibc();
+    /* the heap in use alone (no tracking, no trace, no stacks): each block's usable size
+     * read inline from glibc's chunk header, once checked right (count/heap.c) */
+    int header = recording && hsr_heap_watch && glibc && hsr_heap_header_usable();
+    __atomic_store_n(&hsr_usable_from_header, header, __ATOMIC_RELAXED);
+    int heap = header && !hsr_track_on && !hsr_trace_on && !hsr_stacks_on && !hsr_sample_mean;
     /* exact stacks: a free needs none (no block is watched), so it may still go inline */
-    int c = !count            ? HSR_FAST_NONE
+    int c = heap              ? HSR_FAST_HEAP
+            : !count          ? HSR_FAST_NONE
             : hsr_stacks_on   ? (glibc ? HSR_FAST_FREES : HSR_FAST_NONE)
             : !glibc          ? HSR_FAST_GUARDED
             : hsr_sample_mean ? HSR_FAST_SAMPLED

@@ -210,7 +210,8 @@ static void realloc_done(struct hsr_dying *d, void *p, uint64_t n)
 /* ---- the hooks ---- */
 
 /* malloc and free: counts only over glibc, the fast path inline (the call counted
- * first, no guard); out of line, its second try after a miss (the thread's counts
+ * first, no guard; with the heap in use watched, the block's usable size added or
+ * taken away too); out of line, its second try after a miss (the thread's counts
  * cached anew), the fast path over a peer (the guard held over its call) and the
  * general path. */
 
@@ -222,6 +223,12 @@ static __attribute__((noinline)) void *count_failed(void)
     return NULL;
 }
 
+static __attribute__((noinline)) void *count_failed_as(unsigned api)
+{
+    hsr_fast_undo_alloc(api, hsr_tls.new_size);
+    return NULL;
+}
+
 static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
 {
     if (fast != HSR_FAST_NONE && fast != HSR_FAST_FREES && hsr_fast_retry_alloc(HS_API_MALLOC, n)) {
@@ -229,7 +236,11 @@ static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
         hsr_tls.new_size = n;
         void *p = hsr_real.malloc(n);
         hsr_guard = 0;
-        return HSR_LIKELY(p) ? p : count_failed();
+        if (HSR_UNLIKELY(!p))
+            return count_failed();
+        if (fast == HSR_FAST_HEAP)
+            hsr_heap_fast_born(p);
+        return p;
     }
     if (HSR_UNLIKELY(!hsr_real.free)) {
         if (resolving)
@@ -245,6 +256,19 @@ static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
     return p;
 }
 
+/* The heap fast path, out of line: BARE's keeps no register across the call. */
+static __attribute__((noinline)) void *malloc_heap(size_t n)
+{
+    if (HSR_UNLIKELY(!hsr_fast_count_alloc(HS_API_MALLOC, n)))
+        return malloc_general(n, HSR_FAST_HEAP);
+    hsr_tls.new_size = n;
+    void *p = hsr_real.malloc(n);
+    if (HSR_UNLIKELY(!p))
+        return count_failed();
+    hsr_heap_fast_born(p);
+    return p;
+}
+
 void *malloc(size_t n)
 {
     int fast = HSR_HOT(c);
@@ -257,11 +281,20 @@ void *malloc(size_t n)
         void *p = hsr_real.malloc(n); /* (BARE's test is first: it pays nothing for this) */
         return HSR_LIKELY(p) ? p : count_failed();
     }
+    if (fast == HSR_FAST_HEAP)
+        return malloc_heap(n);
     return malloc_general(n, fast);
 }
 
-void *calloc(size_t a, size_t b)
+static __attribute__((noinline)) void *calloc_general(size_t a, size_t b, int fast)
 {
+    size_t n;
+    if (fast == HSR_FAST_BARE && !__builtin_mul_overflow(a, b, &n) && hsr_fast_refill() &&
+        hsr_fast_count_alloc(HS_API_CALLOC, n)) {
+        hsr_tls.new_size = n;
+        void *p = hsr_real.calloc(a, b);
+        return HSR_LIKELY(p) ? p : count_failed_as(HS_API_CALLOC);
+    }
     if (HSR_UNLIKELY(!hsr_real.free)) {
         if (resolving)
             return boot_alloc(product(a, b) == UINT64_MAX ? SIZE_MAX : a * b);
@@ -276,9 +309,26 @@ void *calloc(size_t a, size_t b)
     return p;
 }
 
+/* calloc and realloc: counts only over glibc, inline as malloc's (a size that
+ * overflows, a realloc of a bootstrap block: the general way) */
+void *calloc(size_t a, size_t b)
+{
+    int fast = HSR_HOT(c);
+    size_t n;
+    if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(!__builtin_mul_overflow(a, b, &n)) &&
+        HSR_LIKELY(hsr_fast_count_alloc(HS_API_CALLOC, n))) {
+        hsr_tls.new_size = n;
+        void *p = hsr_real.calloc(a, b);
+        return HSR_LIKELY(p) ? p : count_failed_as(HS_API_CALLOC);
+    }
+    return calloc_general(a, b, fast);
+}
+
 static __attribute__((noinline)) void free_general(void *p, int fast)
 {
     if (fast != HSR_FAST_NONE && hsr_fast_retry_call(HS_API_FREE)) {
+        if (fast == HSR_FAST_HEAP)
+            hsr_heap_fast_dead(p);
         hsr_guard = fast == HSR_FAST_GUARDED;
         hsr_real.free(p);
         hsr_guard = 0;
@@ -296,6 +346,16 @@ static __attribute__((noinline)) void free_general(void *p, int fast)
     hsr_guard = 0;
 }
 
+static __attribute__((noinline)) void free_heap(void *p)
+{
+    if (HSR_UNLIKELY(!hsr_fast_count_call(HS_API_FREE))) {
+        free_general(p, HSR_FAST_HEAP);
+        return;
+    }
+    hsr_heap_fast_dead(p);
+    hsr_real.free(p); /* a tail call */
+}
+
 void free(void *p)
 {
     if (!p || HSR_UNLIKELY(is_boot(p)))
@@ -305,10 +365,13 @@ void free(void *p)
         hsr_real.free(p); /* a tail call */
         return;
     }
-    free_general(p, fast);
+    if (fast == HSR_FAST_HEAP)
+        free_heap(p);
+    else
+        free_general(p, fast);
 }
 
-void *realloc(void *old, size_t n)
+static __attribute__((noinline)) void *realloc_general(void *old, size_t n)
 {
     if (HSR_UNLIKELY(old && is_boot(old))) {
         void *p = malloc(n);
@@ -335,6 +398,22 @@ void *realloc(void *old, size_t n)
     }
     hsr_guard = 0;
     return p;
+}
+
+void *realloc(void *old, size_t n)
+{
+    int fast = HSR_HOT(c);
+    if (HSR_LIKELY(fast == HSR_FAST_BARE) && HSR_LIKELY(!is_boot(old))) {
+        if (HSR_UNLIKELY(old && n == 0)) { /* a free, not an allocation */
+            if (hsr_fast_count_call(HS_API_REALLOC))
+                return hsr_real.realloc(old, 0);
+        } else if (HSR_LIKELY(hsr_fast_count_alloc(HS_API_REALLOC, n))) {
+            hsr_tls.new_size = n;
+            void *p = hsr_real.realloc(old, n);
+            return HSR_LIKELY(p) ? p : count_failed_as(HS_API_REALLOC);
+        }
+    }
+    return realloc_general(old, n);
 }
 
 void *reallocarray(void *old, size_t a, size_t b)

@@ -8,6 +8,13 @@
  * signal's handler is chained behind the recorder's crash snapshot.
  * _exit/_Exit dump too (dash's `exit` and many forked children end that way),
  * unless the caller is not the process the file belongs to (a vfork child).
+ * quick_exit dumps after the program's at_quick_exit handlers (the recorder
+ * registers its own first, at start: core/lifecycle.c). exit, _exit, _Exit and
+ * quick_exit note how the process ends and its status (PROCESS_END, core/ending.c);
+ * pthread_exit in main lets the recorder's threads end the process when the
+ * program's last thread has ended (core/last_thread.c). A raw exit_group system
+ * call passes no hook: the file then has no final snapshot, which `heapscope
+ * record` reports (exit status 74).
  * Not interposed: sigset/sysv_signal/bsd_signal (rare; they bypass this).
  * Exec gets our LD_PRELOAD/HEAPSCOPE_* added when the environment lacks them, and
  * the MPI layer of the program it starts (core/exec_env.c), so the child is recorded
@@ -154,10 +161,18 @@ int execle(const char *path, const char *arg, ...)
     return execve(path, argv, envp);
 }
 
-/* ---- _exit ---- */
+/* ---- exit, _exit, quick_exit, pthread_exit ---- */
+
+void exit(int status)
+{
+    hsr_end_exit(HS_END_EXIT, status); /* the snapshot: our destructor, as glibc's exit runs it */
+    NEXT(void (*)(int), "exit")(status);
+    __builtin_unreachable();
+}
 
 void _exit(int status)
 {
+    hsr_end_exit(HS_END_EXIT_NOW, status);
     hsr_before_exit_now();
     NEXT(void (*)(int), "_exit")(status);
     __builtin_unreachable();
@@ -165,7 +180,22 @@ void _exit(int status)
 
 void _Exit(int status)
 {
+    hsr_end_exit(HS_END_EXIT_NOW, status);
     hsr_before_exit_now();
     NEXT(void (*)(int), "_Exit")(status);
+    __builtin_unreachable();
+}
+
+void quick_exit(int status)
+{
+    hsr_end_exit(HS_END_QUICK_EXIT, status); /* the snapshot: our at_quick_exit handler */
+    NEXT(void (*)(int), "quick_exit")(status);
+    __builtin_unreachable();
+}
+
+void pthread_exit(void *value)
+{
+    hsr_main_thread_exits();
+    NEXT(void (*)(void *), "pthread_exit")(value);
     __builtin_unreachable();
 }

@@ -306,7 +306,7 @@ static void rank_row(struct heapscope_job_rank *row)
     if (hsr_heap_watch) { /* the exact peaks, as the rank's HEAP_PEAK chunk (count/heap.c) */
         struct hsr_heap_peaks exact;
         hsr_heap_peaks(&exact);
-        row->present |= HEAPSCOPE_JOB_HEAP;
+        row->present |= HEAPSCOPE_JOB_HEAP | HEAPSCOPE_JOB_HEAP_EXACT;
         row->heap_peak = exact.total;
         row->heap_mpi_peak = exact.component;
         row->heap_app_peak = exact.app;

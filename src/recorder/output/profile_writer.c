@@ -20,8 +20,8 @@
  * hsr_profile_write holds a lock for one whole buffer: the file is whole chunks at
  * every instant, never two buffers interleaved. The lock is an owner word (the
  * thread id), not a mutex, and is signal- and fork-safe:
- *   - while a thread holds it, SIGTERM/SIGINT/SIGUSR1 (the recorder's dump
- *     signals) are blocked on that thread, so a dump handler never runs on top
+ *   - while a thread holds it, SIGTERM/SIGINT/SIGUSR1 and the recorder's other
+ *     dump signals (core/signals.c) are blocked on that thread, so a dump handler never runs on top
  *     of its own thread's write; it runs on another thread and waits (at most
  *     5 s) for the write to end, or after the write, on this one;
  *   - a handler of the program's own that calls heapscope_dump() on top of a
@@ -230,6 +230,8 @@ static size_t types_crc(uLong *crc, const struct hsr_buf *b, size_t from, size_t
 int hsr_profile_is_open(void) { return fd >= 0; }
 const char *hsr_profile_path(void) { return path; }
 int hsr_profile_pid(void) { return fd_pid; }
+static int file_rank = -1;
+int hsr_profile_rank(void) { return file_rank; }
 
 /* Descriptors at or above 512, close-on-exec, out of the program's way. */
 static int move_high(int f)
@@ -287,6 +289,7 @@ static int lock_writer(void)
 static void unlock_writer(void) { atomic_store(&writer, 0); }
 
 void hsr_profile_background(void) { background = 1; }
+void hsr_profile_foreground(void) { background = 0; }
 
 void hsr_profile_seal(void)
 {
@@ -374,10 +377,13 @@ void hsr_profile_lost(int err, const char *what)
     uint64_t at = eof;
     mark_header(err, at);
     char msg[4400];
+    /* strerrordesc_np, not strerror: no message catalog to load (with malloc), which the
+     * timeline's thread must not call (core/single_thread.c) */
+    const char *why = strerrordesc_np(err);
     snprintf(msg, sizeof msg,
              "cannot write %s to the profile %s at byte %llu: %s (the program goes on; "
              "this profile is incomplete)",
-             what, path, (unsigned long long)at, strerror(err));
+             what, path, (unsigned long long)at, why ? why : "unknown error");
     hsr_warn(msg);
 }
 
@@ -488,10 +494,7 @@ static int write_locked(struct hsr_buf *b, int snapshot)
     if (background && hsr_profile_sealed())
         return -1;
     sigset_t dump_signals, old;
-    sigemptyset(&dump_signals);
-    sigaddset(&dump_signals, SIGTERM);
-    sigaddset(&dump_signals, SIGINT);
-    sigaddset(&dump_signals, SIGUSR1);
+    hsr_dump_signal_set(&dump_signals);
     pthread_sigmask(SIG_BLOCK, &dump_signals, &old);
     int rc = -1;
     if (lock_writer() == 0) {
@@ -640,6 +643,21 @@ static void write_start(int rank)
     hsr_buf_release(&b);
 }
 
+/* A file or directory the recorder made: the program's umask decides who else may
+ * read it, never that its owner may not (umask(0777) before a fork made profiles of
+ * mode 000). fd >= 0: a file; else the directory at path. */
+void hsr_owner_may_use(int fd, const char *dir)
+{
+    struct stat st;
+    mode_t need = fd >= 0 ? S_IRUSR | S_IWUSR : S_IRWXU;
+    if (fd >= 0 ? fstat(fd, &st) != 0 : stat(dir, &st) != 0)
+        return;
+    if ((st.st_mode & need) == need)
+        return;
+    mode_t mode = (st.st_mode & 07777) | need;
+    (void)(fd >= 0 ? fchmod(fd, mode) : chmod(dir, mode));
+}
+
 /* Opens a new file for this process. Returns 0, or -1 (and warns once). */
 int hsr_profile_open(void)
 {
@@ -661,12 +679,14 @@ int hsr_profile_open(void)
     }
     char base[3072];
     int rank = mpi_rank();
+    file_rank = rank;
     if (rank >= 0)
         snprintf(base, sizeof base, "%s/heapscope.%s.r%d.%s.%d", dir, *job_id() ? job_id() : "job",
                  rank, host, (int)getpid());
     else
         snprintf(base, sizeof base, "%s/heapscope.%s.%d", dir, host, (int)getpid());
-    mkdir(dir, 0777); /* one level, if missing; errors show at open */
+    if (mkdir(dir, 0777) == 0) /* one level, if missing; errors show at open */
+        hsr_owner_may_use(-1, dir);
     for (int n = 0; n < 1000; n++) {
         if (n == 0)
             snprintf(path, sizeof path, "%s.hsp", base);
@@ -684,6 +704,7 @@ int hsr_profile_open(void)
         path[0] = 0;
         return -1;
     }
+    hsr_owner_may_use(fd, NULL);
     fd_pid = (int)getpid();
     fd = move_high(fd);
     eof = room_end = 0;

@@ -48,12 +48,18 @@ HSR_HIDDEN void hsr_profile_lost(int err, const char *what);
 HSR_HIDDEN void hsr_profile_close(void); /* a fork child: the parent's file left as it is */
 HSR_HIDDEN int hsr_profile_is_open(void);
 HSR_HIDDEN const char *hsr_profile_path(void);
-HSR_HIDDEN int hsr_profile_pid(void); /* the process the open file belongs to */
+HSR_HIDDEN int hsr_profile_pid(void);  /* the process the open file belongs to */
+HSR_HIDDEN int hsr_profile_rank(void); /* its MPI rank, -1 if none */
 /* Concurrent writers: see the top of profile_writer.c. A background thread (one of
  * the recorder's own: the timeline sampler) marks itself; hsr_profile_seal(), called
  * when the process is about to end, waits for the write in progress and refuses
  * background writes for a few seconds, so no write is cut by the process's end. */
 HSR_HIDDEN void hsr_profile_background(void);
+HSR_HIDDEN void hsr_profile_foreground(void);
+/* fd >= 0: that file, else the directory `dir`: its owner may read and write it,
+ * whatever the program's umask */
+HSR_HIDDEN void hsr_owner_may_use(
+    int fd, const char *dir); /* a helper ending the process (last_thread.c) */
 HSR_HIDDEN void hsr_profile_seal(void);
 HSR_HIDDEN int hsr_profile_sealed(void);
 HSR_HIDDEN void hsr_profile_after_fork_child(void);

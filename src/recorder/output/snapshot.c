@@ -312,7 +312,8 @@ int hsr_snapshot(unsigned reason, int from_signal)
         return -1;
     }
     hsr_trace_flush(reason == HS_REASON_EXIT || reason == HS_REASON_EXEC ||
-                        reason == HS_REASON_SIGTERM || reason == HS_REASON_SIGINT,
+                        reason == HS_REASON_SIGTERM || reason == HS_REASON_SIGINT ||
+                        reason == HS_REASON_SIGNAL,
                     from_signal);
     struct hsr_arena arena = {0};
     struct merged now;
@@ -335,7 +336,8 @@ int hsr_snapshot(unsigned reason, int from_signal)
     write_failed(&b, &now.failed, &baseline.failed);
     write_stacks(&b, &now.stacks, &baseline.stacks);
     hsr_tracking_write(&b);
-    hsr_ending_write(&b, reason); /* a crash's or MPI_Abort's ENDING chunk (core/ending.c) */
+    hsr_ending_write(&b, reason);      /* a crash's or MPI_Abort's ENDING chunk (core/ending.c) */
+    hsr_process_end_write(&b, reason); /* a final snapshot's PROCESS_END (core/ending.c) */
 
     int incomplete = now.sizes.failed || now.apis.failed || now.stacks.failed || now.failed.failed;
     c = hsr_chunk_begin(&b, HS_CHUNK_SNAPSHOT_END);
@@ -351,6 +353,8 @@ int hsr_snapshot(unsigned reason, int from_signal)
     int rc = incomplete ? -1 : hsr_profile_write_snapshot(&b);
     if (rc == 0)
         seq++;
+    if (rc == 0 && hsr_reason_final(reason))
+        hsr_teardown_leave(); /* a sibling rank waiting for it may end (core/teardown.c) */
     if (rc == 0 && capture) {
         capture_rows(0, &now.sizes, &baseline.sizes);
         capture_rows(1, &now.apis, &baseline.apis);

@@ -48,6 +48,7 @@ static _Atomic uint64_t last_ns; /* clock of the last measured call (no sampler)
 static _Atomic uint64_t taken;
 static _Atomic int64_t rss_delta, pss_delta;
 static _Atomic int64_t rss_peak, pss_peak; /* of the running sums, from 0 */
+static _Atomic int rss_seen, pss_seen;     /* a pair measured each (smaps_rollup: PSS) */
 
 /* Outermost calls, counted by each thread in its own slot through the layer (no
  * shared write; summed when written): skipped = calls - taken. The slots are
@@ -95,8 +96,10 @@ void hsr_calipers_totals(struct hsr_caliper_totals *t)
     t->skipped = hsr_caliper_ns >= 0 && calls > t->taken ? calls - t->taken : 0;
     t->rss_delta = atomic_load_explicit(&rss_delta, memory_order_relaxed);
     t->pss_delta = atomic_load_explicit(&pss_delta, memory_order_relaxed);
-    t->rss_peak = atomic_load_explicit(&rss_peak, memory_order_relaxed);
-    t->pss_peak = atomic_load_explicit(&pss_peak, memory_order_relaxed);
+    t->rss_peak =
+        atomic_load(&rss_seen) ? atomic_load_explicit(&rss_peak, memory_order_relaxed) : -1;
+    t->pss_peak =
+        atomic_load(&pss_seen) ? atomic_load_explicit(&pss_peak, memory_order_relaxed) : -1;
 }
 
 void hsr_timeline_calipers_reset(void)
@@ -112,6 +115,8 @@ void hsr_timeline_calipers_reset(void)
     atomic_store(&pss_delta, 0);
     atomic_store(&rss_peak, 0);
     atomic_store(&pss_peak, 0);
+    atomic_store(&rss_seen, 0);
+    atomic_store(&pss_seen, 0);
 }
 
 /* Claims this call for measuring under the rate limit: the armed flag, which the
@@ -179,10 +184,14 @@ void heapscope__caliper_end(const char *fn)
                           memory_order_relaxed);
     hsr_timeline_add(&after);
     int64_t heap = after.heap >= 0 && before.heap >= 0 ? after.heap - before.heap : 0;
-    if (after.rss >= 0 && before.rss >= 0)
+    if (after.rss >= 0 && before.rss >= 0) {
         add_growth(&rss_delta, &rss_peak, after.rss - before.rss - heap);
-    if (after.pss >= 0 && before.pss >= 0)
+        atomic_store_explicit(&rss_seen, 1, memory_order_relaxed);
+    }
+    if (after.pss >= 0 && before.pss >= 0) {
         add_growth(&pss_delta, &pss_peak, after.pss - before.pss - heap);
+        atomic_store_explicit(&pss_seen, 1, memory_order_relaxed);
+    }
     atomic_fetch_add_explicit(&taken, 1, memory_order_relaxed);
     hsr_guard = saved_guard;
 }

@@ -24,7 +24,10 @@
  * The sampler thread is created after the profile file is open (and again in a
  * fork child), with every signal blocked (signals go to the program's threads),
  * the re-entrancy guard set, and marked a background writer: once the process
- * starts ending (hsr_profile_seal) it writes no more.
+ * starts ending (hsr_profile_seal) it writes no more. It also takes the periodic
+ * snapshots (HEAPSCOPE_SNAPSHOT_MS; it runs for them alone when the timeline is
+ * off), and never keeps the process alive: once main has called pthread_exit it
+ * looks whether the program's last thread has ended (core/last_thread.c).
  * Memory: the ring (HSR_TIMELINE_RING x 64 bytes, mmap) and the flush buffers (mmap); nothing
  * from the program's allocator.
  */
@@ -42,12 +45,15 @@
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/pool.h"
+#include "core/single_thread.h"
 #include "count/heap.h"
 #include "count/regions.h"
 #include "output/profile_writer.h"
+#include "output/snapshot.h"
 #include "timeline/timeline.h"
 
 int hsr_timeline_on;
+uint64_t hsr_snapshot_period_ns;
 static uint64_t interval_ns, flush_ns;
 
 /* ---- settings ---- */
@@ -73,6 +79,7 @@ static long ms_setting(const char *name, long fallback, long min)
 void hsr_timeline_settings(void)
 {
     long ms = ms_setting("HEAPSCOPE_TIMELINE_MS", HSR_TIMELINE_MS_DEFAULT, 0);
+    hsr_snapshot_period_ns = (uint64_t)ms_setting("HEAPSCOPE_SNAPSHOT_MS", 0, 0) * 1000000u;
     hsr_timeline_on = ms > 0;
     interval_ns = (uint64_t)ms * 1000000u;
     flush_ns =
@@ -404,15 +411,20 @@ void hsr_timeline_snapshot(int from_signal)
 
 /* ---- the sampler thread ---- */
 
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
 static void *sampler(void *arg)
 {
     (void)arg;
     hsr_guard = 1;
     hsr_profile_background();
+    hsr_helper_thread_start();
     atomic_store(&hsr_sampler_running, 1);
-    uint64_t next = hsr_now_ns(CLOCK_MONOTONIC);
-    uint64_t next_flush = next + flush_ns;
-    uint64_t next_arm = next, next_refine = next + 1000000000u;
+    uint64_t start = hsr_now_ns(CLOCK_MONOTONIC), never = UINT64_MAX;
+    uint64_t next = hsr_timeline_on ? start : never;
+    uint64_t next_flush = hsr_timeline_on ? start + flush_ns : never;
+    uint64_t next_arm = start, next_refine = start + 1000000000u;
+    uint64_t next_snapshot = hsr_snapshot_period_ns ? start + hsr_snapshot_period_ns : never;
     for (;;) {
         uint64_t now = hsr_now_ns(CLOCK_MONOTONIC);
         /* MPI calipers: one call may be measured per period (calipers.c) */
@@ -444,13 +456,23 @@ static void *sampler(void *arg)
             if (next <= now) /* late (a stopped process, a busy machine): no catching up */
                 next = now + period;
         }
-        if ((now >= next_flush || ring_fill() >= HSR_TIMELINE_RING / 2) && !hsr_profile_sealed()) {
+        if ((now >= next_flush || (ring && ring_fill() >= HSR_TIMELINE_RING / 2)) &&
+            !hsr_profile_sealed()) {
             flush(0);
             next_flush = now + flush_ns;
         }
-        uint64_t wake = next < next_flush ? next : next_flush;
+        if (now >= next_snapshot) {
+            if (!hsr_profile_sealed()) /* (an ending process writes its own last one) */
+                hsr_snapshot(HS_REASON_PERIODIC, 0);
+            next_snapshot = hsr_now_ns(CLOCK_MONOTONIC) + hsr_snapshot_period_ns;
+        }
+        hsr_helper_poll();
+        uint64_t wake = min_u64(min_u64(next, next_flush), next_snapshot);
         if (arming && next_arm < wake)
             wake = next_arm;
+        uint64_t most = hsr_main_thread_gone() ? (uint64_t)HSR_LAST_THREAD_POLL_MS
+                                               : (uint64_t)HSR_HELPER_SLEEP_MAX_MS;
+        wake = min_u64(wake, now + most * 1000000u);
         struct timespec ts = {(time_t)(wake / 1000000000u), (long)(wake % 1000000000u)};
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
@@ -469,11 +491,14 @@ static void start_sampler(void)
     pthread_sigmask(SIG_BLOCK, &all, &old); /* the thread starts with every signal blocked */
     int saved_guard = hsr_guard;
     hsr_guard = 1; /* the thread's TLS block (glibc: calloc) is not the program's */
+    int alone = hsr_single_threaded();
     pthread_t t;
     if (pthread_create(&t, &attr, sampler, NULL) != 0)
         hsr_warn("cannot start the timeline sampler thread: boundary samples only");
     else
         pthread_setname_np(t, "heapscope-tl");
+    if (alone)
+        hsr_single_threaded_again();
     hsr_guard = saved_guard;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
@@ -481,16 +506,17 @@ static void start_sampler(void)
 
 void hsr_timeline_start(void)
 {
-    if (!hsr_timeline_on)
-        return;
-    ring = hsr_map(HSR_TIMELINE_RING * sizeof *ring);
-    if (!ring) {
-        hsr_warn("no memory for the timeline: timeline off");
-        hsr_timeline_on = 0;
-        return;
+    if (hsr_timeline_on) {
+        ring = hsr_map(HSR_TIMELINE_RING * sizeof *ring);
+        if (ring) {
+            ring_reset();
+        } else {
+            hsr_warn("no memory for the timeline: timeline off");
+            hsr_timeline_on = 0;
+        }
     }
-    ring_reset();
-    start_sampler();
+    if (hsr_timeline_on || hsr_snapshot_period_ns)
+        start_sampler();
 }
 
 /* The child starts its own file: the parent's pending samples are the parent's. */
@@ -498,12 +524,13 @@ void hsr_timeline_after_fork_child(void)
 {
     atomic_store(&hsr_sampler_running, 0);
     hsr_heap_peaks_restart();
-    if (!hsr_timeline_on || !ring)
-        return;
-    ring_reset();
-    atomic_store(&token, 0);
-    regions_written = 0;
-    peaks = (struct hsr_timeline_peaks){0, -1, -1, -1, -1, -1};
-    hsr_timeline_calipers_reset();
-    start_sampler();
+    if (hsr_timeline_on && ring) {
+        ring_reset();
+        atomic_store(&token, 0);
+        regions_written = 0;
+        peaks = (struct hsr_timeline_peaks){0, -1, -1, -1, -1, -1};
+        hsr_timeline_calipers_reset();
+    }
+    if (hsr_timeline_on || hsr_snapshot_period_ns)
+        start_sampler();
 }

@@ -11,7 +11,9 @@
 
 #include "common.h"
 
-extern HSR_HIDDEN int hsr_timeline_on;       /* HEAPSCOPE_TIMELINE_MS != 0 */
+extern HSR_HIDDEN int hsr_timeline_on; /* HEAPSCOPE_TIMELINE_MS != 0 */
+extern HSR_HIDDEN uint64_t
+    hsr_snapshot_period_ns;                  /* HEAPSCOPE_SNAPSHOT_MS: periodic snapshots, 0 none */
 HSR_HIDDEN void hsr_timeline_settings(void); /* read HEAPSCOPE_TIMELINE_* (before counting) */
 HSR_HIDDEN void hsr_timeline_start(void);    /* ring, sampler thread (file open) */
 HSR_HIDDEN void hsr_timeline_region(unsigned kind, uint32_t region); /* process-wide boundary */
@@ -41,7 +43,8 @@ struct hsr_caliper_totals {
     uint64_t taken, skipped;
     int64_t rss_delta, pss_delta; /* the running sums of the measured calls' growth, now */
     int64_t rss_peak, pss_peak;   /* the highest they reached (from 0): the job file's figures,
-                                   * as analysis/timeline.py's caliper_figures computes them */
+                                   * as analysis/timeline.py's caliper_figures computes them;
+                                   * -1: no pair measured it (PSS without smaps_rollup) */
 };
 HSR_HIDDEN void hsr_calipers_totals(struct hsr_caliper_totals *t);
 extern HSR_HIDDEN int64_t hsr_caliper_ns;     /* rate limit; 0 every call; -1 off */

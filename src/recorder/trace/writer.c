@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -184,9 +185,11 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     hsr_guard = 1; /* whatever this thread allocates is not the program's */
+    hsr_helper_thread_start();
     for (;;) {
         struct hsr_trace_buf *b = hsr_profile_is_open() ? pop_full(1) : NULL;
         if (!b) {
+            hsr_helper_poll(); /* never keeps the process alive (core/last_thread.c) */
             sleep_us(1000);
             continue;
         }
@@ -209,9 +212,13 @@ static void ensure_writer(void)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* signals go to the program's threads */
     if (pthread_create(&thread, &attr, writer_main, NULL) != 0) {
         hsr_warn("cannot start the trace writer thread: the trace is written at snapshots");
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     hsr_guard = saved_guard;
 }

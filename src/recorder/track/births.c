@@ -16,6 +16,7 @@
 #include "count/regions.h"
 #include "count/thread.h"
 #include "track/records.h"
+#include "track/stamps.h"
 #include "track/table.h"
 #include "track/thread.h"
 #include "track/track.h"
@@ -52,17 +53,18 @@ static inline __attribute__((always_inline)) int track_born(struct hsr_thread *t
     struct hsr_slot s = {(uint64_t)(uintptr_t)p, now, (uintptr_t)r | (component ? 1u : 0u),
                          (uint64_t)t->index << HSR_SEQ_BITS | (seq & HSR_SEQ_MASK)};
     struct hsr_slot dead;
-    int put =
-        r && t->index < HSR_MAX_TABLES ? hsr_slot_insert(t, hsr_addr_hash(s.addr), &s, &dead) : -1;
-    if (put < 0) {
+    /* a new epoch of allocation numbers logged first (the compact table's stamps) */
+    int compact = hsr_stamp_seq_ready(ts, seq, now) == 0 && !ts->epochs_lost;
+    int put = r && t->index < HSR_MAX_TABLES ? hsr_slot_insert(t, ts, &s, &dead, compact) : -1;
+    uint64_t freed_at = 0;
+    if (put > 0) /* the address's previous block, freed, its death not counted yet */
+        freed_at = hsr_track_replaced_died(t, &dead, now);
+    if (put < 0 || put == 2) {
         hsr_track_left_out(size);
         return -1;
     }
-    if (put) { /* the address's previous block, freed, its death not counted yet */
-        uint64_t freed_at = hsr_track_replaced_died(t, &dead, now);
-        if (HSR_UNLIKELY(freed_at >= now)) /* same clock reading (coarse clock): born later */
-            hsr_slot_set_born(hsr_addr_hash(s.addr), s.addr, freed_at + 1);
-    }
+    if (put && HSR_UNLIKELY(freed_at >= now)) /* same clock reading (coarse clock): born later */
+        hsr_slot_set_born(t, s.addr, freed_at + 1);
     int64_t live = hsr_split_add(&hsr_track_live_bytes, t, (int64_t)size);
     int64_t max = atomic_load_explicit(&hsr_track_max_bytes, memory_order_relaxed);
     if (HSR_UNLIKELY(live > max) && freed_pending(ts)) {

@@ -68,7 +68,7 @@ static inline __attribute__((always_inline)) void block_died(const struct freer 
                                                              uint64_t born_by, int try_only)
 {
     struct hsr_slot s;
-    if (hsr_slot_remove(f->t, hsr_addr_hash(a), a, born_by, try_only, &s))
+    if (hsr_slot_remove(f->t, a, born_by, try_only, &s))
         return; /* hsr_track_untracked, or counted already */
     struct hsr_track_rec *r = (struct hsr_track_rec *)(s.rec & ~(uintptr_t)1);
     record_death(f, &s, r);

@@ -18,11 +18,10 @@ int hsr_track_dying(void *p, struct hsr_dying *d)
 {
     /* the slot is likely cold (a block allocated long ago): fetch it while the
      * clock is read */
-    uint64_t h = hsr_addr_hash((uint64_t)(uintptr_t)p);
-    hsr_slot_prefetch(h);
+    hsr_slot_prefetch(hsr_self, (uint64_t)(uintptr_t)p);
     d->dying_clock = hsr_clock_raw();
     struct hsr_slot s;
-    if (hsr_slot_remove(hsr_self, h, (uint64_t)(uintptr_t)p, UINT64_MAX, 0, &s))
+    if (hsr_slot_remove(hsr_self, (uint64_t)(uintptr_t)p, UINT64_MAX, 0, &s))
         return -1;
     d->record = (void *)(s.rec & ~(uintptr_t)1);
     d->component = (int)(s.rec & 1);
@@ -37,10 +36,11 @@ void hsr_track_revive(struct hsr_dying *d)
     struct hsr_slot s = {(uint64_t)(uintptr_t)d->p, d->born_clock,
                          (uintptr_t)d->record | (d->component ? 1u : 0u), d->born_seq};
     struct hsr_slot dead;
-    int put = hsr_slot_insert(hsr_self, hsr_addr_hash(s.addr), &s, &dead);
+    struct hsr_thread *t = hsr_self;
+    int put = hsr_slot_insert(t, t ? hsr_track_thread_peek(t) : NULL, &s, &dead, 1);
     if (put > 0)
-        hsr_track_replaced_died(hsr_self, &dead, hsr_clock_raw());
-    if (put < 0) { /* cannot happen: its slot was just freed; but never lose it */
+        hsr_track_replaced_died(t, &dead, hsr_clock_raw());
+    if (put < 0 || put == 2) { /* cannot happen: its slot was just freed; but never lose it */
         struct hsr_track_rec *r = d->record;
         hsr_track_left_out(d->size);
         atomic_fetch_sub_explicit(&r->shared.allocs, 1,

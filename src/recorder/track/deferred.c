@@ -113,11 +113,11 @@ static int ring_read(const struct hsr_freed_ring *q, unsigned i, int patient, st
 void hsr_track_free(void *p)
 {
     uint64_t a = (uint64_t)(uintptr_t)p, h = hsr_addr_hash(a);
-    hsr_slot_prefetch(h);
     struct freer f;
     struct hsr_thread *t = hsr_self;
     if (HSR_UNLIKELY(!t))
         t = hsr_thread_attach();
+    hsr_slot_prefetch(t, a);
     freer_here(&f, t, hsr_clock_raw());
     struct hsr_track_thread *ts = t ? hsr_track_thread_of(t) : NULL;
     if (HSR_UNLIKELY(!ts)) {

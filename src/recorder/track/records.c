@@ -15,6 +15,11 @@
 struct hsr_size_slot *hsr_size_slots;
 static _Atomic int size_lock;
 static struct hsr_track_rec *_Atomic records; /* every record, newest first */
+/* Records by number, for the compact side table's slots (table.h): pages touched as
+ * records come. Numbers from 1; past HSR_CS_RECORDS a record has none (0) and its
+ * blocks go to the wide table. */
+struct hsr_track_rec **hsr_track_rec_by_id;
+static _Atomic uint32_t next_id = 1;
 
 struct hsr_track_rec *hsr_track_records(void)
 {
@@ -24,7 +29,8 @@ struct hsr_track_rec *hsr_track_records(void)
 int hsr_track_records_init(void)
 {
     hsr_size_slots = hsr_map((size_t)HSR_SIZE_SLOTS * sizeof *hsr_size_slots);
-    return hsr_size_slots ? 0 : -1;
+    hsr_track_rec_by_id = hsr_map((size_t)HSR_CS_RECORDS * sizeof *hsr_track_rec_by_id);
+    return hsr_size_slots && hsr_track_rec_by_id ? 0 : -1;
 }
 
 static struct hsr_track_rec *record_new(uint32_t region, uint64_t size, uint32_t depth,
@@ -40,6 +46,11 @@ static struct hsr_track_rec *record_new(uint32_t region, uint64_t size, uint32_t
     r->size = size;
     r->depth = depth;
     r->frames = frames;
+    uint32_t id = atomic_fetch_add(&next_id, 1);
+    if (id < HSR_CS_RECORDS) {
+        r->id = id;
+        hsr_track_rec_by_id[id] = r; /* before the record is used: published with it */
+    }
     struct hsr_track_rec *head = atomic_load(&records);
     do
         r->next = head;
@@ -96,11 +107,12 @@ void hsr_track_records_clear(void)
     hsr_spin_unlock(&size_lock);
     for (struct hsr_track_rec *r = hsr_track_records(); r; r = r->next) {
         struct hsr_track_rec *next = r->next;
-        uint32_t region = r->region, depth = r->depth;
+        uint32_t region = r->region, depth = r->depth, id = r->id;
         uint64_t size = r->size;
         const uint64_t *frames = r->frames;
         memset(r, 0, sizeof *r);
         r->next = next;
+        r->id = id;
         r->region = region;
         r->depth = depth;
         r->size = size;

@@ -19,6 +19,7 @@
 #include "core/lifecycle.h"
 #include "count/heap.h"
 #include "track/records.h"
+#include "track/table.h"
 #include "track/track.h"
 #include "track/tracking.h"
 
@@ -80,11 +81,11 @@ __attribute__((constructor(101))) void hsr_tracking_init(void)
         hsr_guard = saved_guard;
         return;
     }
-    if (hsr_track_records_init()) {
+    hsr_fast_clock_init(); /* before the table's first generation is dated with it */
+    if (hsr_track_records_init() || hsr_table_init()) {
         hsr_warn("cannot map the tracking tables: tracking off");
     } else {
         hsr_track_atfork();
-        hsr_fast_clock_init();
         hsr_track_on = 1;
         hsr_heap_watch = 1;
     }

@@ -32,6 +32,16 @@ struct hsr_track_thread {
     struct hsr_born_log {
         _Atomic uint64_t seq, clock;
     } born_log[HSR_BORN_LOG];
+    /* the raw clock at which each epoch (2^20 allocations) of this table began, for the
+     * compact side table's allocation numbers (stamps.h): epochs 1 .. epochs - 1 are
+     * logged, in chunks; only the owner writes. epochs_lost: a chunk could not be
+     * mapped, and this table's blocks go to the wide table from then on. */
+    _Atomic uint64_t epochs;
+    int epochs_lost;
+    _Atomic(uint64_t *) epoch_chunk[HSR_EPOCH_CHUNKS];
+    /* the window (track/windows.h) of this thread's last block: W + 1, and its id */
+    uint64_t window_key;
+    uint32_t window_id;
 };
 
 HSR_HIDDEN struct hsr_track_thread *hsr_track_thread_new(struct hsr_thread *t);

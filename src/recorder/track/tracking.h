@@ -36,6 +36,7 @@ struct hsr_track_counts {
 struct hsr_track_rec {
     struct hsr_track_rec *next; /* list of every record (records.c) */
     uint32_t region, depth;
+    uint32_t id; /* its number in the compact side table (table.h); 0: none */
     uint64_t size;
     const uint64_t *frames;       /* the type's frames in stacks/stacks.c; NULL: per size */
     _Atomic int64_t live_at_peak; /* blocks live at the heap peak (live = allocs - frees) */

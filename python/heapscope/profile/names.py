@@ -1,0 +1,14 @@
+"""The names of the files the recorder writes, apart from their readers, so that a
+command that only tells them apart (`record`, after the run) loads no reader:
+
+    heapscope.<host>.<pid>.hsp, heapscope.<job>.r<rank>.<host>.<pid>.hsp   profiles
+    heapscope.<job>.job.hsj (.<n>.hsj when taken)                          job files
+"""
+import os
+import re
+
+JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsj$")
+
+
+def is_job_file(path) -> bool:
+    return bool(JOB_FILE.match(os.path.basename(str(path))))
