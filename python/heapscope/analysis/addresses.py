@@ -61,7 +61,8 @@ def merged_stacks(chosen: List[Tuple[List, Addresses]]) -> List[WeightedStack]:
     """analysis.stacks.merge_stacks of the WeightedStacks of the stack types of several
     profiles, (types, their profile's Addresses) each, without making them first:
     added up by region, size and frame identities (the first one's frames kept), the
-    most allocations first, then by (region, size, identities)."""
+    most allocations first, then by (region, size, identities); paths: how many
+    types each adds up."""
     ranks = ordering.value_ranks(i for _, a in chosen for ids in a.identities.values() for i in ids)
     merged: Dict[tuple, list] = {}
     for types, addresses in chosen:
@@ -71,11 +72,12 @@ def merged_stacks(chosen: List[Tuple[List, Addresses]]) -> List[WeightedStack]:
             key = (t.region, t.size, b"".join(map(get, t.frames)))
             acc = merged.get(key)
             if acc is None:
-                merged[key] = [t, addresses, t.count, t.bytes, t.samples]
+                merged[key] = [t, addresses, t.count, t.bytes, t.samples, 1]
             else:
                 acc[2] += t.count
                 acc[3] += t.bytes
                 acc[4] += t.samples
+                acc[5] += 1
     keys = list(merged)
     values = list(merged.values())
     try:
@@ -86,7 +88,7 @@ def merged_stacks(chosen: List[Tuple[List, Addresses]]) -> List[WeightedStack]:
                                                         values[i][1].key_of(values[i][0].frames)))
     out = []
     for i in order:
-        first, addresses, count, nbytes, samples = values[i]
+        first, addresses, count, nbytes, samples, paths = values[i]
         out.append(weighted(addresses.frames_of(first.frames), count, nbytes, first.region,
-                            first.size, samples))
+                            first.size, samples, paths))
     return out

@@ -65,7 +65,7 @@ def weighted_stacks(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
         if types:
             chosen.append((types, addresses_of(sym, p, types)))
     if not merge:
-        return [weighted(a.frames_of(t.frames), t.count, t.bytes, t.region, t.size, t.samples)
+        return [weighted(a.frames_of(t.frames), t.count, t.bytes, t.region, t.size, t.samples, 1)
                 for types, a in chosen for t in types]
     return sampling.pooled(merged_stacks(chosen), profiles)
 
