@@ -142,6 +142,22 @@ def callgraph(heapscope, out, size):
     return _document(heapscope, "callgraph", out, size)
 
 
+def stacked_and_counted(heapscope, out, size):
+    """({region: blocks the stack trace types of `size` hold}, {region: blocks `report`
+    counts}) of one recording: every block of a recorded size has its stack, so the two
+    are equal, and the stacks document lists nothing as recorded without its stack."""
+    doc = stacks(heapscope, out, size)
+    assert not doc["not_recorded"] and not doc["without_stack"], \
+        (doc["not_recorded"], doc["without_stack"])
+    stacked = {}
+    for g in doc["groups"]:
+        stacked[g["region"]] = stacked.get(g["region"], 0) + sum(t["count"] for t in g["stack_types"])
+    report = command_json(heapscope, "report", out, "--top", "0")
+    counted = {region: n for row in report["sizes"] if row["size"] == size
+               for region, n in row["counts"].items() if n}
+    return stacked, counted
+
+
 def stack_types(doc):
     """Every stack trace type of a `stacks` document: (count, frames)."""
     return [(t["count"], t["frames"]) for g in doc["groups"] for t in g["stack_types"]]

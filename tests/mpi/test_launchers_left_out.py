@@ -64,3 +64,32 @@ def test_a_singleton_report_is_the_program_not_its_orted(heapscope, tmp_path):
     page = collect([str(out)])                         # the HTML page's documents
     assert [d["pid"] for d in page["report"]["processes"]] == [own.pid]
     assert page["left_out"].startswith("left out 1 launcher/daemon process (orted pid")
+
+
+def test_the_note_counts_the_launchers_not_the_ranks_pre_exec_forks(mpi, heapscope, tmp_path):
+    """`record -- mpirun -np 4`: mpirun (and hydra's proxy) fork once per rank, and each
+    fork's file, written at its exec, has the launcher's name and the rank's pid. The
+    note counts and names the real launchers and says what the forks are; it never
+    calls a rank's pid a launcher's."""
+    program = mpi.compile("mpi_trivial.c", tmp_path / "mpi_trivial")
+    out = tmp_path / "out"
+    heapscope("record", "-o", out, "--", *mpi.mpirun(4), program)
+    files = [read_profile(f) for f in out.glob("*.hsp")]
+    ranks = {p.pid for p in files if p.exe == str(program) and p.snapshot_reason == "exit"}
+    assert len(ranks) == 4
+    forks = [p for p in files if p.snapshot_reason == "exec" and p.pid in ranks]
+    launchers = [p for p in files if p.snapshot_reason == "exit" and p.exe != str(program)]
+    assert len(forks) == 4 and {os.path.basename(p.exe) for p in forks} <= {"orterun", "hydra_pmi_proxy"}
+    assert {os.path.basename(p.exe) for p in launchers} in ({"orterun"}, {"mpiexec.hydra", "hydra_pmi_proxy"})
+    res = heapscope("report", out, "--by", "size", "--format", "json")
+    [note] = [line for line in res.stderr.splitlines() if "left out" in line]
+    n = len(launchers)
+    named = ", ".join(f"{os.path.basename(p.exe)} pid {p.pid}" for p in
+                      sorted(launchers, key=lambda p: str(p.path)))
+    assert f"left out {n} launcher/daemon process{'es' if n > 1 else ''} ({named})" in note, note
+    fork_name = os.path.basename(forks[0].exe)
+    pids = ", ".join(str(p.pid) for p in sorted(forks, key=lambda p: str(p.path)))
+    assert f"4 forks of {fork_name} before they exec'd mpi_trivial (pids {pids}, which mpi_trivial kept)" in note
+    assert all(f"pid {pid}" not in note for pid in ranks)
+    doc = json.loads(res.stdout)
+    assert sorted(d["pid"] for d in doc["processes"]) == sorted(ranks)

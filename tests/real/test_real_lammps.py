@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers.real_programs import (busiest, callgraph, record_as_a_user, require_version,
-                                   size_counts)
+                                   size_counts, stacked_and_counted)
 
 pytestmark = pytest.mark.real
 MELT = Path("/usr/share/lammps/examples/melt/in.melt")
@@ -36,6 +36,11 @@ def test_busiest_size_is_100_bytes(heapscope, lammps):
     # outside MPI, 72 bytes: 545 of them with stacks are LAMMPS' style registry, one
     # std::map node per style (docs/real-applications.md); 207 more have none
     assert size_counts(heapscope, lammps / "counts", "(none)")[72] == 752
+
+
+def test_every_100_byte_block_has_its_stack(heapscope, lammps):
+    stacked, counted = stacked_and_counted(heapscope, lammps / "stacks", 100)
+    assert stacked == counted and sum(counted.values()) >= 3_900, (stacked, counted)
 
 
 def test_fix_target_is_mpi_init_called_from_main(heapscope, lammps):

@@ -2,8 +2,8 @@
 PetscFE; libpetsc3.18-dev-examples), built against libpetsc-real3.18-dev, on a 16 x 16
 quadrilateral mesh with Q2 elements.
 
-Busiest size: 32 bytes (7,381 blocks; the stacks hold 7,303 of them: 78 outside MPI are
-missing without a note, as on Octave and gmsh). 74% come from `PetscObjectComposeFunction`: every new object
+Busiest size: 32 bytes (7,381 blocks, every one with its stack, inside MPI and outside
+it). 74% come from `PetscObjectComposeFunction`: every new object
 (each Mat, IS, PetscDualSpace) registers its type's methods by name in a linked list,
 and `PetscFunctionListAdd_Private` (src/sys/dll/reg.c:232-276) makes a 32-byte node
 (struct _n_PetscFunctionList: four pointers) and a copy of the name for each one, through
@@ -17,7 +17,8 @@ import pytest
 
 from heapscope.symbolize.code import function_code
 from helpers.real_programs import (busiest, cached_build, callgraph, pkg_config, ranked,
-                                   record_as_a_user, require_version, size_counts, stacks, through)
+                                   record_as_a_user, require_version, size_counts,
+                                   stacked_and_counted, stacks, through)
 
 pytestmark = pytest.mark.real
 EX12 = "/usr/share/petsc/3.18/share/petsc/examples/src/snes/tutorials/ex12.c"
@@ -45,6 +46,12 @@ def test_busiest_size_is_32_bytes(heapscope, petsc):
     # which depends on the host, hence a bound
     size, count = busiest(size_counts(heapscope, petsc / "counts"))
     assert size == 32 and abs(count - 7_381) <= 20, (size, count)
+
+
+def test_every_32_byte_block_has_its_stack(heapscope, petsc):
+    # inside MPI (Open MPI's start-up) and outside it
+    stacked, counted = stacked_and_counted(heapscope, petsc / "stacks", 32)
+    assert stacked == counted and set(counted) == {"(none)", "[MPI]"}, (stacked, counted)
 
 
 def test_composed_functions_make_most_of_them(heapscope, petsc):

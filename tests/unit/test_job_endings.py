@@ -55,8 +55,8 @@ def test_launchers_and_the_forks_that_became_them_are_left_out(tmp_path):
     other = profile("d.hsp", 12, "/apps/sim", reason="exec")    # became something else
     kept, note = leave_out_launchers([app, fork, orted, other])
     assert kept == [app, other]
-    assert note == ("left out 1 launcher/daemon process (orted pid 11) and the fork that "
-                    "exec'd it: --launchers includes them")
+    assert note == ("left out 1 launcher/daemon process (orted pid 11) and 1 fork of sim before "
+                    "it exec'd orted (pid 11, which orted kept): --launchers includes them")
     assert leave_out_launchers([app, fork, orted], include=True) == ([app, fork, orted], None)
     assert leave_out_launchers([orted], include=False) == ([orted], None)   # all there is
     assert all(map(is_launcher, ["/usr/bin/orterun", "mpirun.openmpi", "/usr/bin/mpiexec.hydra",

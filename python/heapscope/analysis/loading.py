@@ -13,9 +13,10 @@ the command to show (commands/reading.py).
 from typing import List, Optional, Sequence
 
 from heapscope.analysis import sampling
+from heapscope.analysis.addresses import addresses_of, merged_stacks, weighted
 from heapscope.analysis.recorded import no_stacks_reason
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
-from heapscope.analysis.stacks import WeightedStack, merge_stacks
+from heapscope.analysis.stacks import WeightedStack
 from heapscope.errors import HeapscopeError
 from heapscope.profile import load_profiles
 from heapscope.profile.model import Profile
@@ -44,6 +45,8 @@ def region_paths(profiles: Sequence[Profile]) -> List[str]:
 
 
 def selected_types(profile: Profile, sizes: SizeSet, region: Optional[str]):
+    if sizes.everything and region is None:
+        return list(profile.stack_types)
     return [t for t in profile.stack_types if t.size in sizes and region_matches(t.region, region)]
 
 
@@ -56,16 +59,15 @@ def weighted_stacks(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
     if check:
         check_region(region_paths(profiles), region)
     sym = symbolizer or Symbolizer()
-    out: List[WeightedStack] = []
+    chosen = []
     for p in profiles:
         types = selected_types(p, sizes, region)
-        if not types:
-            continue
-        resolved = sym.resolve(p, {a for t in types for a in t.frames})
-        for t in types:
-            frames = tuple(f for a in t.frames for f in resolved[a])
-            out.append(WeightedStack(frames, t.count, t.bytes, t.region, t.size, t.samples))
-    return sampling.pooled(merge_stacks(out), profiles) if merge else out
+        if types:
+            chosen.append((types, addresses_of(sym, p, types)))
+    if not merge:
+        return [weighted(a.frames_of(t.frames), t.count, t.bytes, t.region, t.size, t.samples, 1)
+                for types, a in chosen for t in types]
+    return sampling.pooled(merged_stacks(chosen), profiles)
 
 
 def require_stacks(stacks: List[WeightedStack], profiles: Sequence[Profile], sizes: SizeSet,

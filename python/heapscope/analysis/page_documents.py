@@ -131,19 +131,21 @@ def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
     from heapscope.analysis.leaks import build_leaks
     from heapscope.analysis.lifetimes import build_lifetimes, build_temporaries
     from heapscope.analysis.peak import build_peak, document as peak_document
-    from heapscope.analysis.tracked import merge_entries, profile_entries, tracking_settings
+    from heapscope.analysis.tracked import merged_entries, part_keys, tracked_parts, tracking_settings
 
     tracked = [p for p in profiles if p.tracking is not None]
     if not tracked:
         why = absent("not recorded with tracking: record with `heapscope record --track` for "
                      "lifetimes, temporaries, the peak's holders and leaks")
         return dict(lifetimes=why, temporaries=why, peak=why, leaks=why, tracking=why)
-    everything = SizeSet(None)
-    # each process's entries (its peak's holders), then merged: symbolized once
-    per_process = [profile_entries(p, everything, None, sym) for p in tracked]
-    entries = merge_entries(per_process)
-    peaks = [build_peak(i, p, every, every, top=20)
-             for i, (p, every) in enumerate(zip(tracked, per_process))]
+    # every process's stacks symbolized and keyed once: merged over all of them, and per
+    # process for its peak's holders (the paths without blocks at the peak add nothing
+    # to a peak's figures: left out)
+    parts = tracked_parts(tracked, SizeSet(None), None, sym)
+    entries, per_part = merged_entries(parts, part_keys(parts), holders=True)
+    holders = {id(part.profile): own for part, own in zip(parts, per_part)}
+    peaks = [build_peak(i, p, holders.get(id(p), []), holders.get(id(p), []), top=20)
+             for i, p in enumerate(tracked)]
     return dict(lifetimes=build_lifetimes(tracked, entries, top=20),
                 temporaries=build_temporaries(tracked, entries, top=20),
                 peak=peak_document(peaks),

@@ -45,22 +45,63 @@ def is_launcher(exe: str) -> bool:
     return name in LAUNCHERS or name.split(".", 1)[0] in ("mpirun", "mpiexec")
 
 
+def exec_successors(profiles) -> dict:
+    """id(p) -> the profile p became by exec, for the pre-exec images among `profiles`:
+    a file whose snapshot was taken at an exec ("exec"), with the same host and pid as
+    a file that started at or after it (the exec'd program keeps the pid)."""
+    by_pid: dict = {}
+    for p in profiles:
+        by_pid.setdefault((p.host, p.pid), []).append(p)
+    out = {}
+    for p in profiles:
+        if p.snapshot_reason != "exec":
+            continue
+        later = [q for q in by_pid[(p.host, p.pid)] if q is not p and q.start_real_ns >= p.start_real_ns]
+        if later:
+            out[id(p)] = min(later, key=lambda q: q.start_real_ns)
+    return out
+
+
 def leave_out_launchers(profiles, include: bool = False, even_all: bool = False):
-    """(the profiles to merge, a one-line note or None): the launcher and daemon
-    processes left out, with the fork that exec'd each (same host and pid, snapshot
-    "exec"), unless `include` or unless they are all there is (but for `even_all`: the
-    ranks' figures are elsewhere, in a job file)."""
-    daemons = {(p.host, p.pid) for p in profiles if is_launcher(p.exe)}
-    left = [p for p in profiles if is_launcher(p.exe) or
-            (p.snapshot_reason == "exec" and (p.host, p.pid) in daemons)]
+    """(the profiles to merge, a one-line note or None): left out, unless `include` or
+    unless they are all there is, the launcher and daemon processes, the forks that
+    exec'd them, and the launchers' forks that exec'd the program (a rank's pre-exec
+    image: mpirun or orted forks, sets the rank's environment, then execs; its file has
+    the launcher's name but is not a launcher). The note counts and names each kind as
+    what it is. `even_all`: left out even when they are all there is (the ranks' figures
+    are elsewhere, in a job file)."""
+    became = exec_successors(profiles)
+    daemons = [p for p in profiles if is_launcher(p.exe) and id(p) not in became]
+    into_daemon = [p for p in profiles if id(p) in became and is_launcher(became[id(p)].exe)]
+    into_program = [p for p in profiles if id(p) in became and is_launcher(p.exe)
+                    and not is_launcher(became[id(p)].exe)]
+    left = {id(p) for p in daemons + into_daemon + into_program}
     if include or not left or (len(left) == len(profiles) and not even_all):
         return list(profiles), None
-    out = [p for p in profiles if not any(p is q for q in left)]
-    named = [p for p in left if is_launcher(p.exe)]
-    names = ", ".join(f"{p.exe.rsplit('/', 1)[-1]} pid {p.pid}" for p in named[:4])
-    n, forks = len(named), len(left) - len(named)
-    return out, (f"left out {n} launcher/daemon process{'es' if n != 1 else ''} ({names}"
-                 f"{', ...' if n > 4 else ''})"
-                 + (f" and the fork{'s' if forks != 1 else ''} that exec'd "
-                    f"{'them' if n != 1 else 'it'}" if forks else "")
-                 + f": --launchers includes {'them' if n + forks != 1 else 'it'}")
+    return [p for p in profiles if id(p) not in left], _left_out_note(daemons, into_daemon,
+                                                                     into_program, became)
+
+
+def _names(profiles) -> str:
+    return "/".join(sorted({p.exe.rsplit("/", 1)[-1] for p in profiles}))
+
+
+def _left_out_note(daemons, into_daemon, into_program, became) -> str:
+    parts = []
+    n = len(daemons)
+    if n:
+        names = ", ".join(f"{p.exe.rsplit('/', 1)[-1]} pid {p.pid}" for p in daemons[:4])
+        parts.append(f"{n} launcher/daemon process{'es' if n != 1 else ''} ({names}"
+                     f"{', ...' if n > 4 else ''})")
+    for forks in (into_daemon, into_program):
+        if not forks:
+            continue
+        k = len(forks)
+        pids = ", ".join(str(p.pid) for p in forks[:4]) + (", ..." if k > 4 else "")
+        became_ = _names(became[id(p)] for p in forks)
+        parts.append(f"{k} fork{'s' if k != 1 else ''} of {_names(forks)} before "
+                     f"{'they' if k != 1 else 'it'} exec'd {became_} (pid{'s' if k != 1 else ''} "
+                     f"{pids}, which {became_} kept)")
+    total = n + len(into_daemon) + len(into_program)
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"left out {listed}: --launchers includes {'them' if total != 1 else 'it'}"

@@ -78,6 +78,16 @@ def _groups(stacks, order: Dict[str, int], top: int, depth: int, mean: int = 0,
     estimate with its interval, and `unseen` bounds the allocations of the types no
     sample saw."""
     groups: Dict[Tuple[int, str], list] = {}
+    # a frame's JSON made once (stacks share their Frame objects; a deep program's
+    # groups list 760,000 frames), one dict shared by the types that show it
+    made: Dict[int, tuple] = {}
+
+    def frame_json(f) -> dict:
+        known = made.get(id(f))
+        if known is None:    # (the frame kept: its id stays its own)
+            known = made[id(f)] = (f.to_json(), f)
+        return known[0]
+
     for s in stacks:
         groups.setdefault((s.size, s.region), []).append(s)
     out = []
@@ -96,7 +106,7 @@ def _groups(stacks, order: Dict[str, int], top: int, depth: int, mean: int = 0,
             stack_types=[dict(rank=i, **_type_figures(s, mean, samples, count),
                               share=s.count / count if count else 0.0,
                               frames_total=len(s.frames),
-                              frames=[f.to_json() for f in (s.frames[:depth] if depth else s.frames)])
+                              frames=list(map(frame_json, s.frames[:depth] if depth else s.frames)))
                          for i, s in enumerate(shown, 1)])
         if mean:
             estimate, high = sampling.unseen_bound((s.samples for s in members), count, size, mean)

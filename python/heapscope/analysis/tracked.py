@@ -15,17 +15,20 @@ import shlex
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import zip_longest
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from operator import add
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from heapscope.analysis import recorded, sampling
+from heapscope.analysis.addresses import Addresses, addresses_of
 from heapscope.analysis.processes import describe
 from heapscope.analysis.selection import SizeSet, check_region, region_matches
 from heapscope.analysis.stacks import identity
 from heapscope.errors import HeapscopeError
-from heapscope.profile.model import LIFETIME_BINS, Lifetimes, Profile
+from heapscope.profile import ordering
+from heapscope.profile.model import EMPTY_HIST, LIFETIME_BINS, Lifetimes, Profile, TrackedStack, maker
 from heapscope.symbolize import Frame, Symbolizer
 
-NO_HIST = (0,) * LIFETIME_BINS
+NO_HIST = EMPTY_HIST
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class TrackedEntry:
         """(region, size, frame identities): worked out once, reports sort by it."""
         return (self.region, self.size, tuple(identity(f) for f in self.frames))
 
+
+_entry, _lifetimes = maker(TrackedEntry), maker(Lifetimes)
 
 # Why a tracked row has no stack (its blocks are counted per size, without frames).
 NO_STACK = {
@@ -85,15 +90,27 @@ def sum_lifetimes(lives: Sequence[Lifetimes]) -> Lifetimes:
     """Lifetimes added field by field, in one pass (a size's many stack types)."""
     if len(lives) == 1:
         return lives[0]
-    return Lifetimes(
-        allocs=sum(x.allocs for x in lives), frees=sum(x.frees for x in lives),
-        temporaries=sum(x.temporaries for x in lives),
-        time_hist=_hist(map(sum, zip_longest(*(x.time_hist for x in lives), fillvalue=0))),
-        between_hist=_hist(map(sum, zip_longest(*(x.between_hist for x in lives), fillvalue=0))),
-        live_at_peak=sum(x.live_at_peak for x in lives),
-        live_at_peak_bytes=sum(x.live_at_peak_bytes for x in lives),
-        live_at_end=sum(x.live_at_end for x in lives),
-        live_at_end_bytes=sum(x.live_at_end_bytes for x in lives))
+    allocs = frees = temporaries = peak = peak_bytes = end = end_bytes = 0
+    for x in lives:
+        allocs += x.allocs
+        frees += x.frees
+        temporaries += x.temporaries
+        peak += x.live_at_peak
+        peak_bytes += x.live_at_peak_bytes
+        end += x.live_at_end
+        end_bytes += x.live_at_end_bytes
+    return _lifetimes(allocs, frees, temporaries, _sum_hists([x.time_hist for x in lives]),
+                      _sum_hists([x.between_hist for x in lives]), peak, peak_bytes, end, end_bytes)
+
+
+def _sum_hists(hists: List[tuple]) -> tuple:
+    """Histograms added bin by bin (LIFETIME_BINS bins at least)."""
+    if all(len(h) == LIFETIME_BINS for h in hists):   # as every reader makes them
+        hists = [h for h in hists if h is not NO_HIST]   # (no block: adds nothing)
+        if len(hists) < 2:
+            return hists[0] if hists else NO_HIST
+        return tuple(map(add, *hists) if len(hists) == 2 else map(sum, zip(*hists)))
+    return _hist(map(sum, zip_longest(*hists, fillvalue=0)))
 
 
 def _hist(h) -> tuple:
@@ -115,8 +132,8 @@ def tracked_entries(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
     if required:
         check_region({r.path for p in profiles for r in p.regions.values()}
                      | {s.region for p in profiles for s in p.tracking.stacks}, region)
-    sym = symbolizer or Symbolizer()
-    merged = merge_entries(profile_entries(p, sizes, region, sym) for p in profiles)
+    parts = tracked_parts(profiles, sizes, region, symbolizer or Symbolizer())
+    merged = merged_entries(parts, part_keys(parts))
     if not merged and required:
         have = sorted({s.size for p in profiles for s in p.tracking.stacks})
         where = f" in region {region!r}" if region else ""
@@ -130,23 +147,92 @@ def tracked_entries(profiles: Sequence[Profile], sizes: SizeSet, region: Optiona
 def profile_entries(p: Profile, sizes: SizeSet, region: Optional[str],
                     sym: Symbolizer) -> List[TrackedEntry]:
     """One tracked profile's symbolized entries of the selection, merged by key."""
-    chosen = [s for s in p.tracking.stacks if s.size in sizes and region_matches(s.region, region)]
-    if not chosen:
-        return []
-    resolved = sym.resolve(p, {a for s in chosen for a in s.frames})
-    # an address's identity worked out once (a deep program's 40,000 entries share
-    # their frames: a million identity() calls otherwise)
-    identities = {a: tuple(identity(f) for f in frames) for a, frames in resolved.items()}
-    entries = []
-    for s in chosen:
-        frames = tuple(f for a in s.frames for f in resolved[a])
-        entry = TrackedEntry(s.region, s.size, frames, s.life,
-                             None if frames else no_stack_reason(p, s.size, s.region),
-                             getattr(s, "sampled", None))
-        entry.__dict__["key"] = (s.region, s.size,      # the cached `key`, known already
-                                 tuple(i for a in s.frames for i in identities[a]))
-        entries.append(entry)
-    return merge_entries([entries])
+    return tracked_entries([p], sizes, region, sym, required=False)
+
+
+class TrackedPart(NamedTuple):
+    """A tracked profile's selected stacks, and their addresses symbolized."""
+    profile: Profile
+    stacks: List[TrackedStack]
+    addresses: Addresses
+
+
+def tracked_parts(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str],
+                  sym: Symbolizer) -> List[TrackedPart]:
+    """The profiles' tracked stacks of the selection (profiles with none left out)."""
+    parts = []
+    for p in profiles:
+        chosen = (list(p.tracking.stacks) if sizes.everything and region is None else
+                  [s for s in p.tracking.stacks if s.size in sizes and region_matches(s.region, region)])
+        if chosen:
+            parts.append(TrackedPart(p, chosen, addresses_of(sym, p, chosen)))
+    return parts
+
+
+def part_keys(parts: Sequence[TrackedPart]) -> List[List[bytes]]:
+    """Each stack's frame identities as bytes (analysis.addresses), equal when they are,
+    comparable across all the parts."""
+    ranks = ordering.value_ranks(i for part in parts for ids in part.addresses.identities.values()
+                                 for i in ids)
+    out = []
+    for part in parts:
+        packed = {a: b"".join(map(ranks.__getitem__, ids))
+                  for a, ids in part.addresses.identities.items()}
+        get = packed.__getitem__
+        out.append([b"".join(map(get, s.frames)) for s in part.stacks])
+    return out
+
+
+def merged_entries(parts: Sequence[TrackedPart], keys: List[List[bytes]],
+                   holders: bool = False):
+    """The entries of the parts' stacks (one per stack: its frames symbolized, or the
+    reason it has none) merged by path: same region, size and frame identities, in the
+    order each path is first met, its first stack's frames and reason, the lifetimes
+    summed (and the sampled figures, when every part has them). What merge_entries
+    does to each profile's entries and then to all of them, without making an entry
+    per stack. With `holders`, (those entries, and per part its own entries merged the
+    same way that hold blocks live at its peak: what its peak is made of)."""
+    groups: Dict[tuple, list] = {}
+    for i, (part, part_keys_) in enumerate(zip(parts, keys)):
+        for s, k in zip(part.stacks, part_keys_):
+            key = (s.region, s.size, k)
+            group = groups.get(key)
+            if group is None:
+                groups[key] = [(i, s)]
+            else:
+                group.append((i, s))
+    entries = [_merged(parts[group[0][0]], [s for _, s in group]) for group in groups.values()]
+    if not holders:
+        return entries
+    per_part: List[List[TrackedEntry]] = [[] for _ in parts]
+    for group, entry in zip(groups.values(), entries):
+        first = group[0][0]
+        if all(i == first for i, _ in group):    # one part's own: the same entry
+            if entry.life.live_at_peak:
+                per_part[first].append(entry)
+            continue
+        for i in dict.fromkeys(i for i, _ in group):
+            own = [s for j, s in group if j == i]
+            if any(s.life.live_at_peak for s in own):
+                per_part[i].append(_merged(parts[i], own))
+    return entries, per_part
+
+
+def _merged(part: TrackedPart, members: List[TrackedStack]) -> TrackedEntry:
+    """The entry of stacks of one path (`part`'s the first)."""
+    first = members[0]
+    frames = part.addresses.frames_of(first.frames)
+    if len(members) == 1:
+        life, sampled = first.life, first.sampled
+    else:
+        life = sum_lifetimes([m.life for m in members])
+        sampled = (None if any(m.sampled is None for m in members)
+                   else sum_lifetimes([m.sampled for m in members]))
+    entry = _entry(first.region, first.size, frames, life,
+                   None if frames else no_stack_reason(part.profile, first.size, first.region),
+                   sampled)
+    entry.__dict__["key"] = (first.region, first.size, part.addresses.key_of(first.frames))
+    return entry
 
 
 def merge_entries(groups: Iterable[List[TrackedEntry]]) -> List[TrackedEntry]:

@@ -6,7 +6,7 @@ chunk and its offset.
 """
 from typing import Dict, List, Tuple
 
-from heapscope.profile import format as fmt
+from heapscope.profile import format as fmt, word_rows
 from heapscope.profile.layout import Malformed
 from heapscope.profile.model import Module
 
@@ -79,6 +79,9 @@ def failed_rows(payload):
 
 def stack_rows(payload) -> List[Tuple[int, int, int, int, Tuple[int, ...]]]:
     """[(region_id, size, count, bytes, frames)]"""
+    rows = word_rows.stack_rows(payload)
+    if rows is not None:
+        return rows
     return [(t.region, t.size, t.count, t.bytes, t.frames)
             for t in _CODEC[fmt.CHUNK_STACK_TYPES].decode(payload).types]
 

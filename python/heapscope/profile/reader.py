@@ -15,12 +15,13 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import decode
 from heapscope.profile import format as fmt
-from heapscope.profile import access, ending, framing, sampling, trace, tracking
+from heapscope.profile import access, ending, framing, ordering, sampling, trace, tracking
 from heapscope.profile.job_file import JOB_FILE
-from heapscope.profile.model import Profile, Region, StackType
+from heapscope.profile.model import Profile, Region, StackType, maker
 from heapscope.profile.timeline import timeline_of
 
 PROFILE_SUFFIX = ".hsp"
+_stack_type = maker(StackType)
 
 
 def read_profile(path, modules: bool = True) -> Profile:
@@ -318,19 +319,26 @@ def _decode_snapshot(profile: Profile, snapshot: List, path: str, modules: bool 
                 key = (_path(paths, rid, profile), _api(api, chunk, path), size if size_known else None)
                 failed[key] = failed.get(key, 0) + calls
         elif t == fmt.CHUNK_STACK_TYPES:
-            for rid, size, count, nbytes, frames in _decode(decode.stack_rows, chunk, path):
-                key = (_path(paths, rid, profile), size, frames)
-                acc = stacks.setdefault(key, [0, 0])
-                acc[0] += count
-                acc[1] += nbytes
+            rows = _decode(decode.stack_rows, chunk, path)
+            for rid in {row[0] for row in rows} - paths.keys():
+                _path(paths, rid, profile)
+            for rid, size, count, nbytes, frames in rows:
+                key = (paths[rid], size, frames)
+                acc = stacks.get(key)
+                if acc is None:
+                    stacks[key] = [count, nbytes]
+                else:
+                    acc[0] += count
+                    acc[1] += nbytes
         elif t not in fmt.CORE_CHUNKS:
             profile.extra_chunks.setdefault(t, []).append(bytes(chunk.payload))
     profile.size_counts = sizes
     profile.api_counts = apis
     profile.failed_allocs = failed
-    profile.stack_types = [StackType(region, size, count, nbytes, frames)
-                           for (region, size, frames), (count, nbytes) in stacks.items()]
-    profile.stack_types.sort(key=lambda s: (-s.count, s.region, s.size, s.frames))
+    types = [_stack_type(region, size, count, nbytes, frames, 0)
+             for (region, size, frames), (count, nbytes) in stacks.items()]
+    profile.stack_types = [types[i] for i in
+                           ordering.most_first([(t.count, t.region, t.size, t.frames) for t in types])]
     if profile.lost_stacks:
         n = profile.lost_stacks
         profile.warnings.append(f"{n:,} allocation{'s' if n != 1 else ''} of the selected sizes "

@@ -8,9 +8,11 @@ with no frames aggregates one (region, size).
 from typing import Dict, List, Optional, Tuple
 
 from heapscope.errors import HeapscopeError
-from heapscope.profile import format as fmt
+from heapscope.profile import format as fmt, ordering, word_rows
 from heapscope.profile.layout import Malformed
-from heapscope.profile.model import LIFETIME_BINS, Lifetimes, Tracking, TrackedStack
+from heapscope.profile.model import EMPTY_HIST, LIFETIME_BINS, Lifetimes, Tracking, TrackedStack, maker
+
+_lifetimes, _tracked = maker(Lifetimes), maker(TrackedStack)
 
 
 def summary(payload) -> dict:
@@ -24,6 +26,8 @@ def _hist(mask: int, values: Tuple[int, ...]) -> Tuple[int, ...]:
     """The LIFETIME_BINS bins from the nonzero ones (one value per bit of mask)."""
     if mask >> LIFETIME_BINS:
         raise Malformed(f"histogram mask {mask:#x} names bins beyond {LIFETIME_BINS - 1}")
+    if not mask:
+        return EMPTY_HIST
     hist = [0] * LIFETIME_BINS
     it = iter(values)
     for b in range(LIFETIME_BINS):
@@ -35,16 +39,17 @@ def _hist(mask: int, values: Tuple[int, ...]) -> Tuple[int, ...]:
 def type_rows(payload) -> List[tuple]:
     """[(region_id, size, frames, counts)] with counts = [allocs, frees, temporaries,
     live_at_peak, live_at_end, extra_bytes, time_hist, between_hist]."""
+    rows = word_rows.track_rows(payload)
+    if rows is None:   # not cut cleanly: the codec reads it, or says what is wrong
+        rows = [(r.region, r.size, r.frames, r.allocs, r.frees, r.temporaries, r.live_at_peak,
+                 r.live_at_end, r.extra_bytes, _hist(r.time_mask, r.time_bins),
+                 _hist(r.between_mask, r.between_bins))
+                for r in fmt.CODECS[fmt.TRACK_TYPES].decode(payload).rows]
     out = []
-    for r in fmt.CODECS[fmt.TRACK_TYPES].decode(payload).rows:
-        time_hist = _hist(r.time_mask, r.time_bins)
-        between_hist = _hist(r.between_mask, r.between_bins)
-        if r.frees > r.allocs or r.live_at_end > r.allocs:
-            raise Malformed(f"row of size {r.size}: {r.frees} frees / {r.live_at_end} live of "
-                            f"{r.allocs} allocations")
-        out.append((r.region, r.size, r.frames,
-                    [r.allocs, r.frees, r.temporaries, r.live_at_peak, r.live_at_end,
-                     r.extra_bytes, time_hist, between_hist]))
+    for region, size, frames, allocs, frees, temporaries, peak, end, extra, times, betweens in rows:
+        if frees > allocs or end > allocs:
+            raise Malformed(f"row of size {size}: {frees} frees / {end} live of {allocs} allocations")
+        out.append((region, size, frames, [allocs, frees, temporaries, peak, end, extra, times, betweens]))
     return out
 
 
@@ -59,20 +64,28 @@ def build(summary_fields: dict, rows: List[tuple], region_path) -> Tracking:
     """A Tracking from the decoded summary and rows; region_path(id) names a region."""
     merged: Dict[tuple, list] = {}
     extra: Dict[int, List[int]] = {}
+    paths: Dict[int, str] = {}
     for region, size, frames, counts in rows:
-        key = (region_path(region), size, frames)
-        if key in merged:
-            _add(merged[key], counts)
-        else:
+        path = paths.get(region)
+        if path is None:
+            path = paths[region] = region_path(region)
+        key = (path, size, frames)
+        acc = merged.get(key)
+        if acc is None:
             merged[key] = list(counts)
-        e = extra.setdefault(size, [0, 0])
-        e[0] += counts[0]
-        e[1] += counts[5]
-    stacks = [TrackedStack(region, size, frames, Lifetimes(
-        allocs=c[0], frees=c[1], temporaries=c[2], time_hist=c[6], between_hist=c[7],
-        live_at_peak=c[3], live_at_peak_bytes=c[3] * size, live_at_end=c[4],
-        live_at_end_bytes=c[4] * size)) for (region, size, frames), c in merged.items()]
-    stacks.sort(key=lambda s: (-s.life.allocs, s.region, s.size, s.frames))
+        else:
+            _add(acc, counts)
+        e = extra.get(size)
+        if e is None:
+            extra[size] = [counts[0], counts[5]]
+        else:
+            e[0] += counts[0]
+            e[1] += counts[5]
+    stacks = [_tracked(region, size, frames, _lifetimes(
+        c[0], c[1], c[2], c[6], c[7], c[3], c[3] * size, c[4], c[4] * size), None)
+        for (region, size, frames), c in merged.items()]
+    stacks = [stacks[i] for i in ordering.most_first(
+        [(s.life.allocs, s.region, s.size, s.frames) for s in stacks])]
     fields = {k: v for k, v in summary_fields.items() if k != "max_blocks"}
     return Tracking(stacks=stacks, extra={s: (b, x) for s, (b, x) in sorted(extra.items())},
                     source="track", **fields)

@@ -69,6 +69,9 @@ class Symbolizer:
         # progress(total) -> a context manager yielding step(n): a command's bar over the
         # modules of one resolve (commands/reading.symbolizer); None: no progress shown
         self.progress = None
+        # what analyses work out from this symbolizer's answers, kept as long as it is
+        # (by the analysis module's name: analysis.addresses keeps each profile's frames)
+        self.derived: Dict[str, dict] = {}
 
     def resolve(self, profile: Profile, addresses: Iterable[int]) -> Dict[int, List[Frame]]:
         """Frames of each return address (innermost first; several when inlined)."""
