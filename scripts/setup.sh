@@ -18,7 +18,9 @@ fail() { echo "setup: $*" >&2; exit 1; }
 # `go tool pprof` (pprof export), git (hsmalloc's git workload), python3-venv for .venv,
 # chromium for the HTML report's browser tests (driven by pip's playwright, never a
 # downloaded browser); clang-format for scripts/lint.sh; strace to count the system
-# calls of stack unwinding.
+# calls of stack unwinding. The real-code corpus (tests/real): Octave, GROMACS, Quantum
+# ESPRESSO, FreeFem++, gmsh and CP2K as Debian ships them, and the PETSc and SUNDIALS
+# development packages with their examples, which the corpus builds (cached) and runs.
 APT_PACKAGES=(
   build-essential cmake ninja-build gfortran pkg-config git clang-format
   python3 python3-venv
@@ -28,6 +30,8 @@ APT_PACKAGES=(
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   libeigen3-dev graphviz golang-go chromium
   lammps lammps-examples
+  octave gromacs quantum-espresso freefem++ gmsh cp2k
+  libpetsc-real3.18-dev libpetsc3.18-dev-examples libsundials-dev
 )
 # Commands that may come from elsewhere (nodesource's nodejs brings its own npm, which
 # Debian's npm package would fight): their package only when the command is missing.

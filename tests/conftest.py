@@ -40,7 +40,7 @@ PROGRAMS = TESTS / "programs"
 # start would not die of it. Caught signals are reset to the default on exec.
 _SIGNALS_TO_RESTORE = (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP, signal.SIGTERM,
                        signal.SIGUSR1, signal.SIGUSR2)
-_KEPT_SETTINGS = {"HEAPSCOPE_NATIVE_DIR"}
+_KEPT_SETTINGS = {"HEAPSCOPE_NATIVE_DIR", "HEAPSCOPE_TEST_CACHE"}
 
 
 def pytest_configure(config):

@@ -24,6 +24,7 @@ COMMANDS = [
     "stacks",
     "callgraph",
     "diff",
+    "scaling",
     "lifetimes",
     "temporaries",
     "peak",

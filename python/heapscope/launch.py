@@ -68,9 +68,14 @@ def _libc():
 
 
 def _child_setup(old_mask, libc, parent):
-    """In the child, before exec: the signal mask heapscope had, and SIGTERM when
-    heapscope dies (PR_SET_PDEATHSIG, kept across exec), so a killed `heapscope record`
-    does not leave the program running unseen; if heapscope died already, now."""
+    """In the child, before exec: the signal mask heapscope had, the default action of
+    SIGPIPE and SIGXFSZ (Python ignores both, and an ignored signal stays ignored across
+    exec: `prog | head` would see EPIPE instead of dying of SIGPIPE; subprocess restores
+    them too), and SIGTERM when heapscope dies (PR_SET_PDEATHSIG, kept across exec), so
+    a killed `heapscope record` does not leave the program running unseen; if heapscope
+    died already, now."""
+    for number in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(number, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
     if libc is not None:
         libc.prctl(PR_SET_PDEATHSIG, int(PARENT_DEATH_SIGNAL), 0, 0, 0)

@@ -115,12 +115,16 @@
  *    44  JOB_RANKS         file      job file: one fixed row per rank (HS_JOB_RANKS)
  *    45  JOB_HOSTS         file      job file: per host its ranks, RSS/PSS sum and max (HS_JOB_HOSTS)
  *    46  JOB_PEAK_STACKS   file      job file: stack types at the ranks' heap peaks, merged (HS_JOB_PEAK_STACKS)
+ *    60  MPI_LIBRARY       stream    the MPI library the process runs on, its name and version (HS_MPI_LIBRARY)
+ *    61  JOB_MPI_LIBRARY   file      job file: rank 0's MPI library (HS_JOB_MPI_LIBRARY)
+ *    62  JOB_COMMAND       file      job file: rank 0's command line (HS_JOB_COMMAND)
  *
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
  * hs_track_chunk_type, hs_timeline_chunk_type, hs_ending_chunk_type,
- * hs_sampling_chunk_type, hs_failed_chunk_type, hs_exit_chunk_type) belong to optional modes or rare
- * events, and a reader that does not know them skips them. Ids 15..19 and 23..29 are free for those
- * families; 30 and above for new ones.
+ * hs_sampling_chunk_type, hs_failed_chunk_type, hs_exit_chunk_type,
+ * hs_mpi_library_chunk_type) belong to optional modes or rare events, and a reader that
+ * does not know them skips them. Ids 15..19 and 23..29 are free for those families; 30
+ * and above for new ones (63 and 64 are kept for the MPI library's family).
  *
  * What the chunks mean, beyond their fields' comments in the table:
  *
@@ -278,7 +282,8 @@
  *   MPI_Finalize from every rank's summary reduced inside the job (the MPI layer,
  *   src/mpi/mpi_job.c; the writer, src/recorder/output/job_file.c). It holds no
  *   snapshot: JOB, JOB_REGIONS, JOB_SIZE_COUNTS..., JOB_API_COUNTS..., JOB_RANKS...,
- *   JOB_HOSTS, JOB_PEAK_STACKS, in that order. Region ids of the counts index JOB_REGIONS (paths, not
+ *   JOB_HOSTS, JOB_PEAK_STACKS, [JOB_MPI_LIBRARY], [JOB_COMMAND], in that order. Region
+ *   ids of the counts index JOB_REGIONS (paths, not
  *   trees: the ranks' region ids differ). A rank's figures are those of its snapshot
  *   at MPI_Finalize; its heap/RSS/PSS peaks are the maxima of the timeline samples its
  *   file had received by then. Readers of profiles skip job files by name.
@@ -293,6 +298,16 @@
  *   message of the reduction keeps at most HSR_JOB_PEAK_KEPT types: missing_bound > 0
  *   says some were dropped and the figures are lower bounds. ranks_tracked 0: no rank
  *   had --track, no type (a report says how to record them, never a figure).
+ *
+ *   MPI_LIBRARY (hs_mpi_library_chunk_type): written once per process, outside
+ *   snapshots, when the MPI layer sees the process's first MPI call (MPI_Init, or an
+ *   MPI_Get_version before it): MPI_Get_version's standard version and
+ *   MPI_Get_library_version's text, whole (MPICH's runs over several lines: version,
+ *   release date, device, configure options); a process that makes no MPI call has
+ *   none. A fork child's new file does not repeat it. JOB_MPI_LIBRARY: rank 0's, in
+ *   the job file; JOB_COMMAND: rank 0's command line (argv joined by NUL bytes), so a
+ *   job file alone says what ran. Both are written when rank 0 knows them (a recorder
+ *   without them writes neither: a reader says the library is unknown).
  */
 #ifndef HEAPSCOPE_PROFILE_FORMAT_H
 #define HEAPSCOPE_PROFILE_FORMAT_H
@@ -304,7 +319,8 @@
  * (HS_REASON_*), hs_api (HS_API_*), hs_unwinder, hs_sample_kind (HS_SAMPLE_*),
  * hs_heap_measure, hs_trace_codec (HS_CODEC_*), hs_trace_event (HS_EVENT_*),
  * hs_ending_chunk_type (HS_ENDING), hs_exit_chunk_type (HS_PROCESS_END), hs_process_end
- * (HS_END_*). */
+ * (HS_END_*), hs_mpi_library_chunk_type (HS_MPI_LIBRARY, HS_JOB_MPI_LIBRARY,
+ * HS_JOB_COMMAND). */
 #include "profile_format_table.h"
 
 #endif

@@ -32,6 +32,7 @@ static _Atomic int never_armed;
 void hsr_mpi_attach(void)
 {
     struct heapscope_layer_thread *rec = &hsr_mpi_self.rec;
+    hsr_mpi_name_library();
     if (heapscope__layer_attach && heapscope__layer_attach(MPI_REGION, rec) == 0)
         return;
     rec->depth = &own_depth;

@@ -28,6 +28,8 @@ struct hsr_mpi_thread {
 };
 extern HSR_MPI_TLS struct hsr_mpi_thread hsr_mpi_self;
 HSR_MPI_HIDDEN void hsr_mpi_attach(void); /* first MPI call of the thread */
+/* The process's first MPI call: the MPI library named to the recorder (mpi_library.c) */
+HSR_MPI_HIDDEN void hsr_mpi_name_library(void);
 /* MPI_Finalize, before PMPI_Finalize: the job file when every rank has the
  * recorder (mpi_job.c), else this rank's snapshot. */
 HSR_MPI_HIDDEN void hsr_mpi_finalize_dump(void);

@@ -43,6 +43,10 @@ int heapscope__mpi_abort(int errorcode);
 /* MPI_Finalize is reached: an exit after it is a rank's end, not a rank torn down
  * before it (PROCESS_END's END_MPI_UNFINALIZED). */
 void heapscope__mpi_finalize(void);
+/* The MPI library the process runs on, named once at its first MPI call: version and
+ * subversion from MPI_Get_version, text from MPI_Get_library_version (copied). The
+ * recorder writes it to the profile (MPI_LIBRARY) and rank 0 to the job file. */
+void heapscope__mpi_library(int version, int subversion, const char *text);
 
 /* ---- the job file: rank summaries reduced inside the job (MPI_Finalize) ----
  *

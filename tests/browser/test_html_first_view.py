@@ -57,8 +57,9 @@ def test_the_stacks_open_on_the_busiest_size_with_its_call_graph(page, shots):  
     svg = page.page.locator("#hs-callgraph svg")
     assert svg.count() == 1 and "make_cells" in svg.text_content()
     ranking = page.page.locator("#hs-callgraph .hs-ranking tbody tr").all_inner_texts()
-    assert [(r.split("\t")[5].split(" @ ")[0], int(r.split("\t")[2])) for r in ranking] == \
-        [("alloc_block", 700), ("make_cells", 500), ("make_vectors", 200)]
+    # alloc_block (straight into malloc, a name that says so) is a wrapper, seen through
+    assert [(r.split("\t")[6].split(" @ ")[0], int(r.split("\t")[2])) for r in ranking] == \
+        [("make_cells", 500), ("make_vectors", 200)]
     boxes = {}
     for b in page.eval(FLAME_BOXES):
         boxes.setdefault(b["name"], []).append(b["count"])

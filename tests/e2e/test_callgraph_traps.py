@@ -6,7 +6,12 @@ with its known fix target (docs/ranking.md):
 - a plugin built without symbols and stripped, whose frames are all `??`;
 - an OpenMP program whose allocations are the runtime's, one per task it creates;
 - a worker thread allocating 8.2% of the size beside the main thread's driver chain;
-- OpenMP workers running the main thread's loop (each thread a root of its own).
+- OpenMP workers running the main thread's loop (each thread a root of its own);
+- allocation wrappers: one with a NULL check, counters and a name feeding three lines in
+  the loops of allocate(), a one-liner taking four halo buffers per call of exchange();
+- a phase with six one-off objects from six lines beside the loop it calls (23 from one);
+- a caller passing 99.8% of its allocations (OpenMP regions) into a callee at the same
+  distance from the allocation.
 """
 import json
 import subprocess
@@ -20,9 +25,9 @@ def callgraph(heapscope, out, size, *extra):
                                 "--top", "0", *extra).stdout)
 
 
-def record(heapscope, tmp_path, program, *args, sizes="all"):
+def record(heapscope, tmp_path, program, *args, sizes="all", env=None):
     out = tmp_path / "prof"
-    heapscope("record", "-o", out, "--sizes", sizes, "--", program, *args)
+    heapscope("record", "-o", out, "--sizes", sizes, "--", program, *args, env=env)
     return out
 
 
@@ -34,8 +39,10 @@ def test_hot_mesh_routine_outranks_the_init_function_with_many_paths(build, heap
     assert (first["function"], first["types"], first["count"]) == ("mesh_refine", 1, 16000)
     # its only caller, all of whose allocations pass through it, right after it
     assert doc["ranking"][1]["function"] == "timestep"
-    init = next(r for r in doc["ranking"] if r["function"] == "initialize_comm")
-    assert (init["types"], init["count"], init["rank"]) == (120, 960, 5)
+    # initialize_comm's 30 branches meet again in init_fields: a driver, never ranked
+    init = next(v for v in doc["vertices"] if v["function"] == "initialize_comm")
+    assert (init["types"], init["count"], init["kind"], init["rank"]) == (120, 960, "driver", None)
+    assert [r["function"] for r in doc["ranking"][2:4]] == ["register_item", "init_fields"]
     # by bytes: the same order here (one size)
     assert callgraph(heapscope, out, "32", "--rank-by", "bytes")["ranking"][0]["function"] == "mesh_refine"
 
@@ -140,3 +147,74 @@ def test_openmp_workers_running_the_main_threads_loop_leave_its_drivers_trunk(bu
     # body: both threads', on each root's trunk
     assert kind["run"] == kind["solve"] == ("trunk", 5000)
     assert kind["solve._omp_fn.0"] == ("trunk", 10000)
+
+
+def test_a_wrapper_with_counters_is_seen_through_to_where_the_rows_are_decided(build, heapscope,
+                                                                              tmp_path):
+    out = record(heapscope, tmp_path, build("rank_wrapper_counters.c"), sizes="80")
+    doc = callgraph(heapscope, out, "80")
+    assert (doc["types"], doc["count"]) == (4, 6001)
+    ranked, kind = ranking_and_kinds(doc)
+    # before: app_malloc ranked alone (100%), allocate() trunk
+    assert ranked == [("allocate", 6000), ("read_input", 1)]
+    assert kind["app_malloc"] == ("wrapper", 6001)
+    assert [(w["function"], w["count"], w["types"], w["call_sites"]) for w in doc["wrappers"]] == [
+        ("app_malloc", 6001, 4, 4)]
+    # by line: the three lines in the loops of allocate(), the most rows first
+    lines = callgraph(heapscope, out, "80", "--lines")
+    assert [(r["function"], r["count"]) for r in lines["ranking"][:3]] == [
+        ("allocate", 3000), ("allocate", 2000), ("allocate", 1000)]
+    assert {v["kind"] for v in lines["vertices"] if v["function"] == "app_malloc"} == {"wrapper"}
+    dot = tmp_path / "g.dot"
+    text = heapscope("callgraph", out, "--size", "80", "--dot", dot).stdout
+    assert "app_malloc (6,001 allocations from 4 call sites)" in text
+    assert "Drawn, not ranked: 4 entry points, 1 wrapper." in text
+    label = next(line for line in dot.read_text().splitlines() if '"app_malloc' in line)
+    assert "\\nwrapper\\n" in label and "(wrapper)" in label
+
+
+def test_a_one_line_wrapper_is_seen_through_inlined_or_not(build, heapscope, tmp_path):
+    for name, flags in (("halo_O0", ()), ("halo_O2", ("-O2",))):   # -O2: app_alloc inlined
+        (tmp_path / name).mkdir()
+        program = build("rank_wrapper_halo.c", *flags, name=name)
+        doc = callgraph(heapscope, record(heapscope, tmp_path / name, program, sizes="512"), "512")
+        assert doc["count"] == 860
+        ranked, kind = ranking_and_kinds(doc)
+        # before: app_alloc first (860), exchange its equal second
+        assert ranked[0] == ("exchange", 800), flags
+        assert ("setup_mesh", 60) in ranked
+        assert kind["app_alloc"] == ("wrapper", 860)
+        assert doc["wrappers"][0]["call_sites"] == 5
+
+
+def test_repetition_outweighs_one_off_set_up(build, heapscope, tmp_path):
+    out = record(heapscope, tmp_path, build("rank_setup_vs_loop.c"), sizes="48")
+    doc = callgraph(heapscope, out, "48")
+    assert (doc["types"], doc["count"]) == (8, 69)
+    # before: refine() (29: six one-off objects and the loop's 23) ranked above the loop
+    assert [(r["function"], r["count"]) for r in doc["ranking"]] == [
+        ("read_mesh", 40), ("refine_facets", 23), ("refine", 29)]
+    # what repeats: allocations beyond the first of each path (refine: 29 - 7 paths)
+    assert [r["repeats"] for r in doc["ranking"]] == [39, 22, 22]
+
+
+def test_a_caller_passing_its_allocations_to_a_callee_ranks_after_it(build, heapscope, tmp_path):
+    out = record(heapscope, tmp_path, build("rank_omp_parallel.c", "-fopenmp"),
+                 env={"OMP_NUM_THREADS": "1"})
+    report = json.loads(heapscope("report", out, "--format", "json").stdout)
+    busiest = report["sizes"][0]
+    assert busiest["total_count"] == 600   # one team per parallel region, on one thread
+    size = str(busiest["size"])
+    doc = callgraph(heapscope, out, size)
+    ranked, _ = ranking_and_kinds(doc)
+    # solve() passes 499 of its 500 into smooth(), both 3 frames from the allocation:
+    # before, solve ranked first (the tie in distance went to the larger count)
+    assert ranked == [("smooth", 499), ("solve", 500), ("output", 100)]
+    (pattern,) = doc["runtime_patterns"]
+    assert (pattern["family"], pattern["entry"], pattern["count"], pattern["types"]) == (
+        "OpenMP runtime", "GOMP_parallel", 600, 3)
+    assert [(s["function"], s["count"]) for s in pattern["call_sites"]] == [
+        ("smooth", 499), ("output", 100), ("solve", 1)]
+    text = heapscope("callgraph", out, "--size", size).stdout
+    assert ("OpenMP runtime (libgomp.so.1) allocates per call of GOMP_parallel: 600 allocations "
+            "(100.0%), 3 paths") in text

@@ -415,6 +415,45 @@ def test_job_peak_stacks(tmp_path):
             read_job_file(path)
 
 
+def test_mpi_library_and_job_command(tmp_path):
+    """MPI_LIBRARY (a stream chunk of a rank's profile) and the job file's JOB_MPI_LIBRARY
+    and JOB_COMMAND read back: the library's text whole, its name and release read from
+    it; a payload longer than its layout is a one-line error; out of the writer's order,
+    damage that is said."""
+    from heapscope.profile.job_file import read_job_file
+    from heapscope.profile.mpi_library import of_profile
+    mpich = "MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 2022\nMPICH Device:\tch4:ucx"
+    b = ProfileBuilder()
+    b.add("MPI_LIBRARY", version=3, subversion=1, text=mpich)
+    b.snapshot(sizes=[(0, 8, 1)])
+    lib = of_profile(read_profile(b.write(tmp_path / "r.hsp")))
+    assert (lib.text, lib.version, lib.subversion) == (mpich, 3, 1)
+    assert (lib.name, lib.release, lib.label) == ("MPICH", "4.0.2", "MPICH 4.0.2")
+    head = header(start_real_ns=5)
+    ompi = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022"
+    job = payload("JOB", ranks=2, hosts=0, summarized=0, reserved=0, summary_ns=1, reduce_ns=2,
+                  job_id="9", per_rank="", recorder_version="0.1.0", exe="/apps/sim")
+    whole = chunk("JOB", job) + chunk("JOB_REGIONS", payload("JOB_REGIONS", count=0, regions=[])) \
+        + chunk("JOB_HOSTS", payload("JOB_HOSTS", count=0, hosts=[]))
+    library = chunk("JOB_MPI_LIBRARY", payload("JOB_MPI_LIBRARY", version=3, subversion=1, text=ompi))
+    command = chunk("JOB_COMMAND", payload("JOB_COMMAND", cmdline="/apps/sim\0-in\0a b"))
+    path = tmp_path / "heapscope.9.job.hsj"
+    path.write_bytes(head + whole + library + command)
+    j = read_job_file(path)
+    assert j.mpi_library.label == "Open MPI 4.1.4" and j.mpi_library.text == ompi
+    assert j.cmdline == ["/apps/sim", "-in", "a b"]
+    older = tmp_path / "heapscope.8.job.hsj"
+    older.write_bytes(head + whole)
+    assert (read_job_file(older).mpi_library, read_job_file(older).cmdline) == (None, None)
+    path.write_bytes(head + whole + chunk("JOB_COMMAND", payload("JOB_COMMAND", cmdline="x") + b"\0"))
+    with pytest.raises(HeapscopeError, match="malformed job file"):
+        read_job_file(path)
+    # in the writer's order, once each: a library after the command is damage, said
+    path.write_bytes(head + whole + command + library)
+    j = read_job_file(path)
+    assert j.mpi_library is None and "JOB_MPI_LIBRARY chunk" in j.warnings[0]
+
+
 def test_every_chunk_type_has_a_test_here():
     """A chunk type added to the table needs its reader test in this file."""
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
@@ -422,7 +461,7 @@ def test_every_chunk_type_has_a_test_here():
               "TRACK_UNTRACKED", "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS",
               "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS", "PROCESS_END",
               "JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS", "JOB_HOSTS",
-              "JOB_PEAK_STACKS"}
+              "JOB_PEAK_STACKS", "MPI_LIBRARY", "JOB_MPI_LIBRARY", "JOB_COMMAND"}
     assert set(ALL_CHUNKS) == tested
 
 
@@ -477,8 +516,10 @@ def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
     # ENDING: only a crash, another fatal signal or MPI_Abort writes it (decoded whole in
     # test_crash_snapshot.py);
     # FAILED_ALLOCS only when a call fails: tests/format/test_failed_allocs.py;
-    # JOB*: only the job file (decoded whole in tests/mpi/test_job_file.py)
-    assert seen | {"SAMPLING"} == {c for c in ALL_CHUNKS if c not in ("ENDING", "FAILED_ALLOCS")
+    # JOB*: only the job file (decoded whole in tests/mpi/test_job_file.py); MPI_LIBRARY
+    # only under the MPI layer (tests/mpi/test_scaling.py)
+    assert seen | {"SAMPLING"} == {c for c in ALL_CHUNKS
+                                   if c not in ("ENDING", "FAILED_ALLOCS", "MPI_LIBRARY")
                                    and not c.startswith("JOB")}
     p = read_profile(path)
     assert p.tracking.source == "track" and p.timeline.samples

@@ -91,7 +91,7 @@ def test_the_recorders_job_file_decodes_whole(job_all):
         assert codec.encode(codec.decode(c.payload, whole=True)) == bytes(c.payload)
         names.append(fmt.chunk_name(c.type))
     assert names == ["JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS",
-                     "JOB_HOSTS", "JOB_PEAK_STACKS"]
+                     "JOB_HOSTS", "JOB_PEAK_STACKS", "JOB_MPI_LIBRARY", "JOB_COMMAND"]
 
 
 def test_the_job_report_with_every_rank_file_kept(job_all, heapscope):

@@ -327,16 +327,16 @@ def test_trunk_is_walked_per_thread_root():
 
 
 def test_a_worker_driver_the_main_thread_calls_below_its_branch_stays_ranked():
-    # main -> run -> {mesh_faces 3,000, mesh_volume 6,500} -> new_node; a worker ->
-    # mesh_faces -> new_node 500 (all of the worker's, so on its trunk): mesh_faces carries
+    # main -> run -> {mesh_faces 3,000, mesh_volume 6,500} -> insert_node; a worker ->
+    # mesh_faces -> insert_node 500 (all of the worker's, so on its trunk): mesh_faces carries
     # 3,500, only 14% of it where it is trunk, so it is ranked, as without the worker
     main = (f("run", "/src/m.c", 5), f("main", "/src/m.c", 9), f("_start"))
-    leaf = (f("malloc", module=LIBC), f("new_node", "/src/m.c", 1))
+    leaf = (f("malloc", module=LIBC), f("insert_node", "/src/m.c", 1))
     faces, volume = (f("mesh_faces", "/src/m.c", 2),), (f("mesh_volume", "/src/m.c", 3),)
     stacks = [WeightedStack(leaf + faces + main, 3000, 3000 * 64, "", 64),
               WeightedStack(leaf + volume + main, 6500, 6500 * 64, "", 64),
               WeightedStack(leaf + faces + tuple(CLONE), 500, 500 * 64, "", 64)]
     g = build_callgraph(stacks)
     assert [(v.function, v.count) for v in g.ranking] == [
-        ("new_node", 10000), ("mesh_volume", 6500), ("mesh_faces", 3500)]
+        ("insert_node", 10000), ("mesh_volume", 6500), ("mesh_faces", 3500)]
     assert vertex(g, "run").trunk

@@ -25,6 +25,7 @@ from heapscope.profile.model import Profile
 from heapscope.analysis import identify, stack_types
 from heapscope.analysis.timeline import document as timeline_document
 from heapscope.symbolize import Symbolizer
+from heapscope.symbolize.packages import application_libraries
 
 CALLGRAPHS = 12        # size x region groups drawn as call graphs (most allocations first)
 TYPES_KEPT = 2000      # stack trace types kept per size and region (the most allocations
@@ -104,7 +105,8 @@ def _stacks(profiles: Sequence[Profile], sym: Symbolizer, limit: int):
     main_exe = profiles[0].exe if len({p.exe for p in profiles}) == 1 else ""
     graphs = [dict(size=g["size"], region=g["region"],
                    graph=build_callgraph(grouped[(g["size"], g["region"])],
-                                         main_executable=main_exe))
+                                         main_executable=main_exe,
+                                         packaged_with=application_libraries))
               for g in ranked if grouped.get((g["size"], g["region"]))]
     return doc, graphs
 

@@ -26,7 +26,7 @@ ALLOCATION_FUNCTIONS = frozenset({
 })
 
 
-def _is_allocation_function(name: str) -> bool:
+def is_allocation_function(name: str) -> bool:
     return (name in ALLOCATION_FUNCTIONS or name.startswith(("operator new", "hs_", "hsm_"))
             or name.startswith("__gnu_cxx::new_allocator") or "::allocate(" in name)
 
@@ -53,7 +53,7 @@ def find(stacks: Sequence[WeightedStack], main_executable: str = "", app_modules
                 break
             family = kinds.runtime_family(frame.module)
             outer_libc = family == "C library" and entry is not None and entry[0] != family
-            if family and not outer_libc and not _is_allocation_function(frame.function):
+            if family and not outer_libc and not is_allocation_function(frame.function):
                 entry = (family, os.path.basename(frame.module), frame_name(frame))
             if kind == kinds.ENTRY:
                 break

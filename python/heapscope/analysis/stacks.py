@@ -33,6 +33,16 @@ def frame_name(frame: Frame) -> str:
     return f"?? ({module}+{frame.offset:#x})"
 
 
+def function_name(frame: Frame) -> str:
+    """The function a frame is in: its name, or for an unnamed frame whose function's
+    start is known (Frame.function_start) "?? (module+start)", one name for every call
+    made from that function; else frame_name."""
+    if frame.function_start and (not frame.function or frame.function == UNKNOWN_FUNCTION):
+        module = os.path.basename(frame.module) if frame.module else "unknown module"
+        return f"?? ({module}+{frame.function_start:#x})"
+    return frame_name(frame)
+
+
 PROGRAM_MODULE = "(program)"
 _SHARED_OBJECT = re.compile(r"\.so(\.[0-9.]+)?$")
 
@@ -51,9 +61,13 @@ def identity(frame: Frame) -> Tuple[str, str, int]:
     """How frames of two runs are matched: function, source file name and line (not the
     file's directory: two checkouts of a program compare). A frame without line
     information is matched by function and module (its offset changes with every
-    build)."""
+    build); an unresolved one (??) by module and offset, the only thing that tells it
+    from the others (a stripped program's frames are all ??: matched by name alone,
+    its 121 call paths merged into two)."""
     if frame.file:
         return (frame.function, os.path.basename(frame.file), frame.line)
+    if not frame.function or frame.function == UNKNOWN_FUNCTION:
+        return (frame_name(frame), module_identity(frame.module), 0)
     return (frame.function, module_identity(frame.module), 0)
 
 
@@ -65,6 +79,17 @@ class WeightedStack:
     region: str = ""           # region path
     size: int = 0              # exact requested size
     samples: int = 0           # sampled stacks: the samples behind count (an estimate); 0 = exact
+    paths: int = 1             # recorded stack trace types merged into this one (one per
+                               # process, or call sites that symbolize alike)
+
+    @property
+    def repeats(self) -> int:
+        """Allocations beyond the first of each recorded path: what repeats."""
+        return max(self.count - self.paths, 0)
+
+    @property
+    def repeated_bytes(self) -> int:
+        return self.bytes * self.repeats // self.count if self.count else 0
 
     @property
     def key(self) -> tuple:
@@ -87,14 +112,15 @@ def merge_stacks(stacks: Iterable[WeightedStack]) -> List[WeightedStack]:
         key = (s.region, s.size, tuple(ids))
         acc = merged.get(key)
         if acc is None:
-            merged[key] = [s, s.count, s.bytes, s.samples]
+            merged[key] = [s, s.count, s.bytes, s.samples, s.paths]
         else:
             acc[1] += s.count
             acc[2] += s.bytes
             acc[3] += s.samples
+            acc[4] += s.paths
     order = sorted(merged.items(), key=lambda kv: (-kv[1][1], kv[0]))   # (region, size, frames)
-    out = [WeightedStack(first.frames, count, nbytes, first.region, first.size, samples)
-           for _, (first, count, nbytes, samples) in order]
+    out = [WeightedStack(first.frames, count, nbytes, first.region, first.size, samples, paths)
+           for _, (first, count, nbytes, samples, paths) in order]
     return out
 
 

@@ -20,7 +20,7 @@ read as that PREFIX. An -o ending in .dot or .svg is an error (say --dot or --sv
 """
 import argparse
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 from heapscope.analysis.callgraph import build_callgraph, document, shown
 from heapscope.analysis.loading import lost_stack_warning
@@ -34,7 +34,9 @@ from heapscope.commands import progress
 from heapscope.commands.reading import selected_stacks, warnings
 from heapscope.errors import HeapscopeError
 from heapscope.render import callgraph_text
+from heapscope.render.notes import collapse
 from heapscope.render.callgraph_dot import DotTimeout, to_dot, write_svg
+from heapscope.symbolize.packages import application_libraries
 
 RESULT_SUFFIXES = (".txt", ".json")   # an -o with one of these is the result file
 DOT_TIMEOUT = 60.0                    # seconds graphviz gets by default
@@ -110,11 +112,14 @@ def drawn_files(args) -> Tuple[Optional[str], Optional[Path], Optional[Path], bo
 
 def run(args):
     result_path, dot_path, svg_path, old_prefix = drawn_files(args)
-    profiles, sizes, stacks = selected_stacks(args)
+    unnamed: List[str] = []   # "this program has no symbols": said in the result, once
+    profiles, sizes, stacks = selected_stacks(args, program_notes=unnamed)
     main_exe = profiles[0].exe if len({p.exe for p in profiles}) == 1 else ""
     with progress.phase(f"ranking {len(stacks):,} stack trace types"):
-        g = build_callgraph(stacks, lines=args.lines, main_executable=main_exe, by=args.rank_by)
-    doc = document(g, args.top, args.size, args.region)
+        g = build_callgraph(stacks, lines=args.lines, main_executable=main_exe, by=args.rank_by,
+                            packaged_with=application_libraries)
+    doc = document(g, args.top, args.size, args.region,
+                   notes=collapse(unnamed, progress.VERBOSE))
 
     rc = 0
     if dot_path or svg_path:

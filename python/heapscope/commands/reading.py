@@ -9,7 +9,7 @@
 Analysis hands these lines back as data (analysis/loading.py); only a command prints.
 """
 import sys
-from typing import Iterable, List, Sequence
+from typing import Iterable, List, Optional, Sequence
 
 from heapscope.analysis.loading import (left_out_lines, read, reader_warnings, require_stacks,
                                        weighted_stacks)
@@ -65,13 +65,19 @@ def warnings(lines: Iterable[str]) -> None:
             print(f"heapscope: warning: {line}", file=sys.stderr)
 
 
-def selected_stacks(args):
+def selected_stacks(args, program_notes: Optional[List[str]] = None):
     """(profiles, sizes, stacks): the symbolized stack trace types of the sizes and
-    region the command's selection options name, or an error saying why there are none."""
+    region the command's selection options name, or an error saying why there are none.
+    program_notes: a list that takes the "this program has no symbols" note, for a
+    command that says it in its own output (else it goes to stderr with the others)."""
     sizes = SizeSet(args.size)
     profiles = read_profiles(args.profiles, args)
     sym = symbolizer()
     stacks = weighted_stacks(profiles, sizes, args.region, symbolizer=sym)
-    notes(sym.notes)
+    if program_notes is not None:
+        program_notes.extend(sym.program_notes)
+        notes(n for n in sym.notes if n not in sym.program_notes)
+    else:
+        notes(sym.notes)
     require_stacks(stacks, profiles, sizes, args.region)
     return profiles, sizes, stacks

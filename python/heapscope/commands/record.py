@@ -46,6 +46,8 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
   HEAPSCOPE_TEMP_BETWEEN   a temporary has at most N other allocations in between (0)
   HEAPSCOPE_TEMP_NS        and lives at most this many ns (unset: no time bound)
   HEAPSCOPE_TRACK_MAX_BLOCKS  live blocks the tracking table holds (8388608)
+  HEAPSCOPE_TRACK_GENERATION_BITS  8..35: the bits of a block's age stamp (35; the tests
+                           make blocks old sooner with fewer)
   HEAPSCOPE_PER_RANK       MPI: ranks that keep their file besides the job file
                            heapscope.<job>.job.hsj: all, none or N (default 4, plus
                            each figure's min/max ranks)

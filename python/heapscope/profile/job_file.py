@@ -7,7 +7,8 @@ ranks, one fixed row per rank (allocated blocks and bytes, application and MPI; 
 heap, RSS and PSS peaks over the rank's timeline samples up to MPI_Finalize; the
 calipers' figures; whether the rank kept its own file) and per host the ranks and the
 sum and maximum of their RSS and PSS peaks; with --track, the stack types that held the
-ranks' heap peaks (profile/job_peak_stacks.py).
+ranks' heap peaks (profile/job_peak_stacks.py); rank 0's MPI library and command line
+(profile/mpi_library.py).
 
 The rank rows are kept as they are in the file, one numpy structured array
 (JobFile.rows, RANK_DTYPE: the JOB_RANKS row), so that a job of 10^5 ranks is never
@@ -15,7 +16,8 @@ The rank rows are kept as they are in the file, one numpy structured array
 a mask of the ranks that have it; JobFile.ranks builds the JobRank objects on first use.
 
 Read as strictly as a profile: the chunks come in the writer's order (JOB, JOB_REGIONS,
-JOB_SIZE_COUNTS*, JOB_API_COUNTS*, JOB_RANKS*, JOB_HOSTS, JOB_PEAK_STACKS; a type this
+JOB_SIZE_COUNTS*, JOB_API_COUNTS*, JOB_RANKS*, JOB_HOSTS, JOB_PEAK_STACKS,
+JOB_MPI_LIBRARY, JOB_COMMAND; a type this
 reader does not know is skipped), and the counts agree with each other before any is
 trusted: the rows are JOB's `summarized`, each names a rank below JOB's `ranks`, once;
 the hosts are JOB's `hosts`, their ranks add up to the rows, each host's to its rows.
@@ -25,7 +27,6 @@ and said in JobFile.warnings; damage before is one HeapscopeError. A header flag
 failed write is a warning too, as for a profile.
 """
 import os
-import re
 import struct
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -36,6 +37,7 @@ from heapscope.profile import format as fmt
 from heapscope.profile.framing import parse, read_file
 from heapscope.profile.job_peak_stacks import JobPeakStacks, decode as decode_peak_stacks
 from heapscope.profile.layout import Malformed
+from heapscope.profile.mpi_library import MpiLibrary, decode as decode_mpi_library, decode_command
 from heapscope.profile.names import JOB_FILE, is_job_file  # noqa: F401 (names kept here too)
 
 # JOB_RANKS present bits (profile_format.table); HEAP_EXACT: the heap peaks are the
@@ -92,6 +94,8 @@ class JobFile:
     peak_stacks: Optional[JobPeakStacks] = None   # JOB_PEAK_STACKS (None: an older recorder)
     summarized: int = 0                # ranks with a row (JOB)
     warnings: List[str] = field(default_factory=list)   # damage after a whole job, a failed write
+    mpi_library: Optional[MpiLibrary] = None      # JOB_MPI_LIBRARY: rank 0's (None: unnamed)
+    cmdline: Optional[List[str]] = None           # JOB_COMMAND: rank 0's argv (None: not written)
 
     @cached_property
     def ranks(self) -> List[JobRank]:
@@ -183,10 +187,13 @@ def _rank_rows(payload):
 
 
 # the writer's order: a chunk may follow one of its own stage (the repeated ones) or an
-# earlier one; JOB, JOB_REGIONS, JOB_HOSTS and JOB_PEAK_STACKS come once
+# earlier one; JOB, JOB_REGIONS, JOB_HOSTS, JOB_PEAK_STACKS, JOB_MPI_LIBRARY and JOB_COMMAND
+# come once
 _STAGE = {fmt.JOB: 0, fmt.JOB_REGIONS: 1, fmt.JOB_SIZE_COUNTS: 2, fmt.JOB_API_COUNTS: 3,
-          fmt.JOB_RANKS: 4, fmt.JOB_HOSTS: 5, fmt.JOB_PEAK_STACKS: 6}
-_ONCE = {fmt.JOB, fmt.JOB_REGIONS, fmt.JOB_HOSTS, fmt.JOB_PEAK_STACKS}
+          fmt.JOB_RANKS: 4, fmt.JOB_HOSTS: 5, fmt.JOB_PEAK_STACKS: 6, fmt.JOB_MPI_LIBRARY: 7,
+          fmt.JOB_COMMAND: 8}
+_ONCE = {fmt.JOB, fmt.JOB_REGIONS, fmt.JOB_HOSTS, fmt.JOB_PEAK_STACKS, fmt.JOB_MPI_LIBRARY,
+         fmt.JOB_COMMAND}
 
 
 def read_job_file(path) -> JobFile:
@@ -249,6 +256,10 @@ def read_job_file(path) -> JobFile:
                              for h in fmt.CODECS[t].decode(payload).hosts]
             elif t == fmt.JOB_PEAK_STACKS:
                 job.peak_stacks = decode_peak_stacks(payload)
+            elif t == fmt.JOB_MPI_LIBRARY:
+                job.mpi_library = decode_mpi_library(payload)
+            elif t == fmt.JOB_COMMAND:
+                job.cmdline = decode_command(payload)
     except (Malformed, struct.error) as exc:
         raise HeapscopeError(f"{path}: malformed job file: {exc}") from None
     if job is None:

@@ -3,7 +3,8 @@
 
 The first `highlight` ranked vertices (fix targets) are filled orange and bold with
 their rank, the first one darkest; other ranked vertices show their rank. User code is
-white (trunk dashed), runtime code grey, entry points blue, the allocation sinks red.
+white (trunk dashed), runtime code grey, entry points blue, the allocation sinks red,
+wrappers (seen through like the allocator) pale red and labelled "wrapper".
 Edge width grows with the allocations through the edge. With a `view`
 (analysis.callgraph_view) only its vertices are drawn, and one box says what is left
 out.
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Optional, Set, Tuple
 
 from heapscope.analysis import classify as kinds
-from heapscope.analysis.callgraph import ALLOC, CallGraph, Vertex
+from heapscope.analysis.callgraph import ALLOC, CallGraph, Vertex, shown_kind
 from heapscope.analysis.callgraph_view import View
 from heapscope.atomic import write_atomic
 from heapscope.errors import HeapscopeError
@@ -28,6 +29,7 @@ STYLE = {
     ALLOC: 'fillcolor="#f4b6b6", shape=box3d',
 }
 TRUNK = 'fillcolor="white", style="rounded,filled,dashed"'
+WRAPPER = 'fillcolor="#fbe3e3"'
 RANKED = 'fillcolor="#ffc97a", penwidth=2, fontname="Helvetica-Bold"'
 FIRST = 'fillcolor="#ff8c1a", penwidth=4, fontname="Helvetica-Bold"'
 
@@ -51,6 +53,8 @@ def _vertex_label(g: CallGraph, v: Vertex) -> str:
     if v.rank:
         parts.append(f"#{v.rank}")
     parts.append(_shorten(v.function))
+    if v.wrapper:
+        parts.append("wrapper")
     if g.lines and v.file:
         parts.append(f"{os.path.basename(v.file)}:{v.line}")
     parts.append(f"{v.types} type{'s' if v.types != 1 else ''}, {v.count:,} allocs")
@@ -68,12 +72,12 @@ def to_dot(g: CallGraph, title: str = "", highlight: int = 5, view: Optional[Vie
     for key, v in g.vertices.items():
         if keep is not None and key not in keep:
             continue
-        style = TRUNK if v.trunk else STYLE.get(v.kind, STYLE[kinds.USER])
+        style = TRUNK if v.trunk else WRAPPER if v.wrapper else STYLE.get(v.kind, STYLE[kinds.USER])
         if v.rank == 1:
             style = FIRST
         elif v.rank and v.rank <= highlight:
             style = RANKED
-        tooltip = f"{v.function} ({v.kind})"
+        tooltip = f"{v.function} ({shown_kind(v)})"
         out.append(f"  {ids[key]} [label={quote(_vertex_label(g, v))}, tooltip={quote(tooltip)}, {style}];")
     top = max((e.count for e in g.edges.values()), default=1) or 1
     for (caller, callee), e in g.edges.items():

@@ -8,7 +8,7 @@ import os
 from typing import List
 
 from heapscope.analysis import classify as kinds
-from heapscope.analysis.callgraph import ALLOC, CallGraph, callers, shown
+from heapscope.analysis.callgraph import ALLOC, CallGraph, callers, shown, shown_kind
 from heapscope.render.text import counted
 
 CALLERS_SHOWN = 4   # "called from" entries per ranked vertex
@@ -32,18 +32,22 @@ def render(g: CallGraph, doc: dict, top: int) -> str:
         out += ["", "No user-code vertex to rank: every frame is an entry point or runtime code."]
     else:
         measure = "bytes" if g.by == "bytes" else "allocations"
-        out += ["", f"Fix targets (user code, by the {measure} a fix there removes; types = paths "
+        out += ["", f"Fix targets (user code, by the {measure} a fix there removes: those beyond "
+                    f"the first of each call path, so one-off set-up weighs least; types = paths "
                     f"through it; nearest the allocation among equals):",
-                f"{'rank':>4} {'types':>6} {'allocations':>12} {'share':>6} {'bytes':>12} {'dist':>4}  vertex"]
+                f"{'rank':>4} {'types':>6} {'allocations':>12} {'repeats':>12} {'share':>6} "
+                f"{'bytes':>12} {'dist':>4}  vertex"]
         for v in ranked:
             share = 100.0 * v.count / g.count if g.count else 0.0
             where = f" @ {v.file}:{v.line}" if g.lines and v.file else (f" @ {v.file}" if v.file else "")
-            out.append(f"{v.rank:>4} {v.types:>6} {v.count:>12,} {share:>5.1f}% {v.bytes:>12,} "
-                       f"{v.distance:>4}  {v.function}{where}")
+            repeats = v.repeated_bytes if g.by == "bytes" else v.repeats
+            out.append(f"{v.rank:>4} {v.types:>6} {v.count:>12,} {repeats:>12,} {share:>5.1f}% "
+                       f"{v.bytes:>12,} {v.distance:>4}  {v.function}{where}")
             via = ", ".join(f"{g.vertices[e.caller].function} ({e.count:,})"
                             for e in callers(g, v.key)[:CALLERS_SHOWN])
             if via:
-                out.append(f"{'':>47}called from: {via}")
+                out.append(f"{'':>60}called from: {via}")
+    out += wrappers(doc.get("wrappers") or [])
     out += patterns(doc.get("runtime_patterns") or [])
     parts = _unranked(g)
     if parts:
@@ -73,16 +77,32 @@ def patterns(found: List[dict]) -> List[str]:
     return out
 
 
+def wrappers(found: List[dict]) -> List[str]:
+    """"Wrappers, seen through like the allocator: app_malloc (6,001 allocations from 4
+    call sites)"."""
+    if not found:
+        return []
+    listed = [f"{w['function']} ({counted(w['count'], 'allocation')} from "
+              f"{counted(w['call_sites'], 'call site')})" for w in found[:SITES_SHOWN]]
+    more = len(found) - SITES_SHOWN
+    tail = f", and {counted(more, 'more wrapper')}" if more > 0 else ""
+    return ["", "Wrappers (user code passing each call to one allocation), seen through like the "
+                "allocator:", f"  {', '.join(listed)}{tail}"]
+
+
 def _unranked(g: CallGraph) -> List[str]:
     """"2 entry points, 5 runtime frames, 1 trunk vertex (on every path ...)"."""
     unranked = {}
     for v in g.vertices.values():
         if not v.rank and v.kind != ALLOC:
-            unranked.setdefault("trunk" if v.trunk else v.kind, []).append(v)
+            unranked.setdefault(shown_kind(v), []).append(v)
     labels = {kinds.ENTRY: ("entry point", ""), kinds.RUNTIME: ("runtime frame", ""),
-              "trunk": ("trunk vertex", "trunk vertices"), kinds.USER: ("user vertex", "user vertices")}
+              "trunk": ("trunk vertex", "trunk vertices"), kinds.USER: ("user vertex", "user vertices"),
+              "wrapper": ("wrapper", ""), "driver": ("driver", "")}
     parts = [counted(len(vs), *labels.get(k, (k, ""))) for k, vs in sorted(unranked.items())]
     if "trunk" in unranked:
         parts[sorted(unranked).index("trunk")] += (" (on >= 95% of their thread's allocations, "
                                                    "before its first branch)")
+    if "driver" in unranked:
+        parts[sorted(unranked).index("driver")] += " (their paths branch and meet again below)"
     return parts

@@ -14,6 +14,8 @@ class Frame:
     offset: int        # file-relative address looked up (return address - 1 - bias)
     inlined: bool = False  # an inlined call: the next frame is the function it was inlined into
     symbol: str = ""       # the linkage name when `function` is its Fortran reading (names.fortran_name)
+    function_start: int = 0  # an unnamed (??) frame: where its function starts (link-time
+                             # address, from the call-frame information); 0 when unknown
 
     @property
     def location(self) -> str:
@@ -31,9 +33,10 @@ class Frame:
 
     def to_json(self) -> dict:
         """As documents carry it: an unknown file or line is null (not "" or 0); the raw
-        symbol beside a Fortran name."""
+        symbol beside a Fortran name; where an unnamed function starts, null if unknown."""
         out = dict(function=self.function, file=self.file or None, line=self.line or None,
-                   module=self.module, offset=self.offset, inlined=self.inlined)
+                   module=self.module, offset=self.offset, inlined=self.inlined,
+                   function_start=self.function_start or None)
         if self.symbol:
             out["symbol"] = self.symbol
         return out

@@ -10,6 +10,7 @@ there is none, what the cache holds of that build is all there is. Say once per
 module why frames may lack names or lines.
 """
 import bisect
+import dataclasses
 import os
 from contextlib import nullcontext
 from concurrent.futures import ThreadPoolExecutor
@@ -18,8 +19,8 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from heapscope.profile.model import Module, Profile
 from heapscope.symbolize import addr2line
 from heapscope.symbolize.cache import SymbolCache, build_id_key, module_key
-from heapscope.symbolize.elf import (build_id_debug_file, read_elf, separate_debug_file,
-                                     source_file_of)
+from heapscope.symbolize.elf import (build_id_debug_file, function_starts, read_elf,
+                                     separate_debug_file, source_file_of)
 from heapscope.symbolize.frames import Frame
 from heapscope.symbolize.names import MAIN_PROGRAM, fortran_name
 
@@ -58,9 +59,11 @@ class Symbolizer:
     def __init__(self, cache: Optional[SymbolCache] = None):
         self.cache = cache if cache is not None else SymbolCache()
         self.notes: List[str] = []          # one per module with a problem, in order found
+        self.program_notes: List[str] = []  # of them, "this program has no symbols"
         self._noted = set()
         self._located: Dict[Tuple[str, str], Tuple[Optional[str], Optional[str]]] = {}
         self._memo: Dict[str, Dict[int, list]] = {}
+        self._starts: Dict[Tuple[str, str], List[int]] = {}   # (path, build id): function starts
         self.unsaved = 0                    # answers the cache could not store
         self.tool_missing = False           # eu-addr2line was needed and not found
         # progress(total) -> a context manager yielding step(n): a command's bar over the
@@ -96,8 +99,51 @@ class Symbolizer:
                 for address, offset in offsets.items():
                     out[address] = [_frame(e, module.path, offset)
                                     for e in (entries.get(offset) or [UNKNOWN])]
+                self._unnamed_functions(module, offsets, out)
                 step(1)
+        self._unnamed_program(profile, wanted, out)
         return out
+
+    def _unnamed_functions(self, module: Module, offsets: Dict[int, int],
+                           out: Dict[int, List[Frame]]) -> None:
+        """Give each unnamed frame of the module the start of its function (from the
+        binary's .eh_frame_hdr), so that a stripped program's frames group by function."""
+        unnamed = [a for a in offsets if out[a][-1].function == "??"]
+        if not unnamed:
+            return
+        starts = self._function_starts(module)
+        for address in unnamed:
+            i = bisect.bisect_right(starts, offsets[address]) - 1
+            if i >= 0:
+                frames = out[address]
+                frames[-1] = dataclasses.replace(frames[-1], function_start=starts[i])
+
+    def _function_starts(self, module: Module) -> List[int]:
+        ident = (module.path, module.build_id)
+        if ident not in self._starts:
+            info = read_elf(module.path) if os.path.isfile(module.path) else None
+            same = info is not None and (not module.build_id or info.build_id in ("", module.build_id))
+            self._starts[ident] = function_starts(module.path) if same else []
+        return self._starts[ident]
+
+    def _unnamed_program(self, profile: Profile, wanted, out: Dict[int, List[Frame]]) -> None:
+        """Say once that the program has no symbols when none of its frames got a name
+        (said instead of its "no debug info" note)."""
+        program = getattr(profile, "exe", "")   # a job file's peak stacks have no program
+        for module, offsets in wanted.items():
+            if module.path != program or any(out[a][-1].function != "??" for a in offsets):
+                continue
+            if module.path in self._noted and not any(
+                    n.startswith(f"no debug info for {module.path};") for n in self.notes):
+                continue   # not on this machine, or changed since: said so already
+            text = (f"this program has no symbols: install its -dbgsym package or build with -g "
+                    f"({module.path}; its frames show as ?? (program+offset), which eu-addr2line "
+                    f"resolves once the symbols are there)")
+            if "program:" + module.path not in self._noted:
+                self.program_notes.append(text)
+            self._note("program:" + module.path, text)
+            generic = f"no debug info for {module.path};"
+            self.notes = [n for n in self.notes if not n.startswith(generic)]
 
     def _plan(self, module: Module, offsets) -> tuple:
         """("done", entries) when nothing needs eu-addr2line; else ("run", binary, key,

@@ -4,9 +4,10 @@
  * (heapscope__job_write, layer_abi.h), and decides which ranks keep their own file.
  *
  *   [header][JOB][JOB_REGIONS][JOB_SIZE_COUNTS]*[JOB_API_COUNTS][JOB_RANKS]*[JOB_HOSTS]
- *   [JOB_PEAK_STACKS]
+ *   [JOB_PEAK_STACKS][JOB_MPI_LIBRARY][JOB_COMMAND]
  *
- * (layouts in profile_format.table, ids 40..46; the last one: job_peak_stacks.c). The file is written under a
+ * (layouts in profile_format.table, ids 40..46; JOB_PEAK_STACKS: job_peak_stacks.c; the
+ * last two, ids 61 and 62: mpi_library.c). The file is written under a
  * temporary name and renamed, so a reader sees a whole job file or none.
  *
  * Which ranks keep their per-rank file (HEAPSCOPE_PER_RANK, record --per-rank):
@@ -30,6 +31,7 @@
 #include "layer_abi.h"
 #include "output/job_file.h"
 #include "output/job_peak_stacks.h"
+#include "output/mpi_library.h"
 #include "output/profile_writer.h"
 
 /* ---- hosts: name -> index, first rank first ---- */
@@ -305,6 +307,7 @@ __attribute__((visibility("default"))) int heapscope__job_write(
         }
         hsr_chunk_end(&b, c);
         rc = hsr_job_peaks_chunk(&b, v.peaks, v.peaks_len);
+        hsr_mpi_library_job_chunks(&b);
         rc = rc || b.failed ? -1 : write_file(&b);
         hsr_buf_release(&b);
         hsr_unmap(mem, bytes);

@@ -9,10 +9,12 @@
     timeline.py   5. heap/RSS/PSS over time, MPI ranks        js/timeline.js
     diff.py       6. two recordings compared                  js/diff.js
     bench.py      7. allocator or profiler comparison (bench)  js/bench.js
+    scaling.py    memory against the rank count (scaling)  js/scaling.js
 Each section module has ID, TITLE, SCRIPT and data(docs): the part of the documents its
 script lays out (no figure is computed in JavaScript).
 """
-from heapscope.render.html import bench, diff, overview, page, sizes, stacks, timeline, tracking
+from heapscope.render.html import (bench, diff, overview, page, scaling, sizes, stacks, timeline,
+                                   tracking)
 
 PROFILE_SECTIONS = [overview, sizes, stacks, tracking, timeline, diff]
 
@@ -31,3 +33,9 @@ def render_bench_page(doc: dict, title: str = "heapscope bench") -> str:
     titled by what was compared (allocators, or profilers)."""
     section = (bench.ID, bench.title(doc), bench.SCRIPT, bench.data)
     return page.render(dict(bench=doc), [section], title)
+
+
+def render_scaling_page(doc: dict) -> str:
+    """The `heapscope scaling` document (analysis.scaling.build) as a page."""
+    section = (scaling.ID, scaling.TITLE, scaling.SCRIPT, scaling.data)
+    return page.render(dict(scaling=doc), [section], f"heapscope scaling: {doc['program']}")

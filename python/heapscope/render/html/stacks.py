@@ -145,7 +145,7 @@ def data(docs: dict) -> dict:
         graphs.append(dict(size=c["size"], region=c["region"], title=heading, svg=svg, note=note,
                            types=doc["types"], count=doc["count"], bytes=doc["bytes"],
                            vertices=drawn, edges=len(doc["edges"]), ranking=doc["ranking"],
-                           patterns=doc["runtime_patterns"]))
+                           patterns=doc["runtime_patterns"], wrappers=doc["wrappers"]))
     # (the stacks' notes are the overview's, said once for the page)
     return dict(frames=frames, groups=groups, callgraphs=graphs, folded=folded,
                 inputs=docs.get("inputs") or ["INPUT"],

@@ -151,17 +151,25 @@ HS.sections.stacks = function (body, d) {
       return;
     }
     graphBox.append(el("p", {}, `${HS.num(cg.vertices)} functions, ${HS.num(cg.edges)} call edges. ` +
-      `Fix targets (user code, by the allocations a fix there removes) are orange, the first darkest.`));
+      `Fix targets (user code, by the allocations a fix there removes: those beyond the first of ` +
+      `each call path) are orange, the first darkest.`));
     for (const p of cg.patterns || []) {   // a runtime allocating per call of user code
       const sites = p.call_sites.slice(0, 5).map((s) => `${s.function} (${HS.num(s.count)})`).join(", ");
       graphBox.append(HS.note(`${p.family} (${p.library}) allocates per call of ${p.entry}: ` +
         `${HS.num(p.count)} allocations (${HS.percent(p.share)}), called from ${sites}.`));
+    }
+    if ((cg.wrappers || []).length) {   // seen through like the allocator, never ranked
+      graphBox.append(HS.note("Wrappers (user code passing each call to one allocation), seen " +
+        "through like the allocator: " + cg.wrappers.slice(0, 5).map((w) =>
+          `${w.function} (${HS.num(w.count)} allocations from ${HS.num(w.call_sites)} call sites)`).join(", ") +
+        (cg.wrappers.length > 5 ? `, and ${cg.wrappers.length - 5} more` : "") + "."));
     }
     if (cg.ranking.length) {
       graphBox.append(HS.table([
         { title: "rank", num: true, key: (v) => v.rank, cell: (v) => v.rank },
         { title: "types", num: true, key: (v) => v.types, cell: (v) => HS.num(v.types) },
         { title: "allocations", num: true, key: (v) => v.count, cell: (v) => HS.num(v.count) },
+        { title: "repeats", num: true, key: (v) => v.repeats, cell: (v) => HS.num(v.repeats) },
         { title: "share", num: true, key: (v) => v.count, cell: (v) => HS.percent(cg.count ? v.count / cg.count : 0) },
         { title: "bytes", num: true, key: (v) => v.bytes, cell: (v) => HS.num(v.bytes) },
         { title: "function", key: (v) => v.function,
