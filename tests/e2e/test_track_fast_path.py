@@ -3,7 +3,8 @@ malloc, calloc, free, operator new and delete counted in the thread's cached cou
 block handed straight to tracking). The programs of test_record_counts.py, recorded with
 --track: the same exact counts per size, region and API as without it, every block
 tracked once (allocated, freed), and the failed allocations (malloc of SIZE_MAX / 2,
-operator new of 2^62 nothrow and throwing) counted apart and never tracked."""
+operator new of 2^62 nothrow and throwing) counted apart and never tracked. Only
+sizes below 1024 take the fast path: trk_fast_cxx.cpp's small operator new/delete."""
 from collections import defaultdict
 
 from heapscope.profile import read_profile
@@ -82,3 +83,13 @@ def test_cxx_operators_counted_and_tracked_exactly(heapscope, build, tmp_path):
     assert {size: r for size, r in rows.items() if size in sizes} == {
         1111: (5, 5, 0), 2222: (1, 1, 0), 1152: (2, 2, 0), 2304: (1, 1, 0), 1112: (1, 1, 0),
         1201: (1, 1, 0)}
+
+
+def test_small_cxx_blocks_tracked_exactly(heapscope, build, tmp_path):
+    exe = build("trk_fast_cxx.cpp", "-DHEAPSCOPE_WEAK")
+    _, p = record_tracked(heapscope, tmp_path, exe)
+    sizes, apis = region_counts(p, "small")
+    assert sizes == {88: 200, 120: 7, 152: 5, 168: 3}
+    assert (apis["operator_new"], apis["operator_delete"]) == (215, 212)
+    assert tracked(p, "small") == {88: (200, 200, 0), 120: (7, 7, 0), 152: (5, 5, 0),
+                                   168: (3, 0, 3)}
