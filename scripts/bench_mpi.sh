@@ -1,21 +1,24 @@
 #!/bin/sh
-# Regenerate the MPI table of BENCHMARKS.md (the MPI layer's cost):
-#  - small-message rate, hs-wl-mpi-msgrate with 8-byte messages:
-#      on 2 ranks, one pair ping-ponging (MPI_Send/MPI_Recv): the rate over wall time,
-#        what the issue's goal (>= 0.9x plain) is about; it needs both ranks running at
-#        once, so it is only meaningful on an otherwise idle machine;
-#      on 1 rank messaging itself (MPI_Isend, MPI_Recv, MPI_Wait): the rate over the
-#        timing thread's CPU time, which a busy machine disturbs much less: the cost
-#        the layer adds per MPI call;
-#      and on 1 rank, N calls of MPI_Comm_rank (--null-calls): the bracket's ns per call;
-#    each plainly, under the recorder alone (`heapscope record`), under the recorder
-#    with the MPI layer (`heapscope record --mpi`, calipers at their default rate
-#    limit), and with the calipers off (HEAPSCOPE_CALIPER_MS=off); median of RUNS
-#    interleaved runs, ratio to plain;
-#  - LAMMPS (Debian lammps + lammps-examples), examples/melt/in.melt on 4 ranks:
-#    wall time of the whole command and LAMMPS's own "Loop time", plain and under
-#    `heapscope record --mpi` (calipers on and off), medians of RUNS interleaved
-#    runs, ratios.
+# Regenerate the MPI table of BENCHMARKS.md (the MPI layer's cost), Open MPI and MPICH:
+#  - halo exchange on 1 rank (hs-wl-mpi-halo --steps 300000: per step 2 MPI_Irecv,
+#    2 MPI_Isend, MPI_Waitall, MPI_Allreduce of 8-byte messages): steps over the timing
+#    thread's CPU time, which a busy machine disturbs much less than wall time;
+#  - 1 rank messaging itself (hs-wl-mpi-msgrate --messages 1000000: MPI_Isend, MPI_Recv,
+#    MPI_Wait per message), messages over the thread's CPU time; and MPI_Comm_rank, a
+#    call that cannot allocate and has no wrapper (--null-calls): ns per call;
+#  - a ping-pong on 2 ranks (hs-wl-mpi-msgrate --messages 300000, MPI_Send/MPI_Recv):
+#    messages over wall time; both ranks must run at once, so only an idle 2-core
+#    machine gives it meaning (the load is printed);
+#  - LAMMPS (Debian lammps, Open MPI), examples/melt/in.melt under mpirun -np 2: its own
+#    "Loop time".
+# Each plainly, under the recorder alone (`heapscope record`), under the recorder with
+# the MPI layer as shipped (`heapscope record --mpi`: calipers at 10 ms) and with the
+# calipers off (HEAPSCOPE_CALIPER_MS=off); with BENCH_MPI_BASE=<native dir of another
+# build> (its lib/ holds libheapscope*.so), also that build's recorder and layer ("base
+# layer": the layer before a change), run by hand as record --mpi does. Every
+# configuration once per round, RUNS rounds (interleaved); per configuration the median,
+# and the ratio of means to plain over paired rounds with its 95% bootstrap interval.
+# The MPICH programs are built here with mpicc.mpich (the workloads are Open MPI's).
 #
 #   scripts/bench_mpi.sh [RUNS]           (default RUNS=10)
 #
@@ -31,110 +34,133 @@ if [ -n "${HEAPSCOPE_NATIVE_DIR:-}" ]; then
     export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 fi
 python3 - "$RUNS" "$OUT" <<'EOF'
-import json, os, re, shutil, statistics, subprocess, sys, tempfile, time
+import json, os, re, shutil, statistics, subprocess, sys, tempfile
+from heapscope.bench import machine, stats
 from heapscope.native import program
 
 runs, out = int(sys.argv[1]), sys.argv[2]
-MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root"]
 HEAPSCOPE = [sys.executable, "-m", "heapscope"]
 MELT = "/usr/share/lammps/examples/melt/in.melt"
-msgrate = str(program("hs-wl-mpi-msgrate"))
 work = tempfile.mkdtemp(prefix="hs-bench-mpi.")
+src = os.path.abspath("workloads")
+base = os.environ.get("BENCH_MPI_BASE")
+if base and not os.path.exists(os.path.join(base, "lib", "libheapscope.so")):
+    sys.exit(f"bench_mpi: BENCH_MPI_BASE={base}: no lib/libheapscope.so there")
+FAMILIES = {
+    "Open MPI": dict(run=["mpirun", "--oversubscribe", "--allow-run-as-root"], cc="mpicc",
+                     layer="libheapscope_mpi.so",
+                     halo=str(program("hs-wl-mpi-halo")), msgrate=str(program("hs-wl-mpi-msgrate"))),
+    "MPICH": dict(run=["mpirun.mpich"], cc="mpicc.mpich", layer="libheapscope_mpich.so"),
+}
+for name in ("halo", "msgrate"):   # MPICH's builds of the workloads
+    exe = os.path.join(work, f"{name}.mpich")
+    # (-Wno-stringop-overflow: GCC 12 misreads MPICH's MPI_STATUSES_IGNORE as an empty array)
+    subprocess.run(["mpicc.mpich", "-O2", "-Wno-stringop-overflow", "-I", f"{src}/common", "-o", exe,
+                    f"{src}/c/mpi-{name}.c"], check=True)
+    FAMILIES["MPICH"][name] = exe
 
 
-def run(cmd):
-    t0 = time.perf_counter()
-    res = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
-    wall = time.perf_counter() - t0
+def run(cmd, env=None):
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=work,
+                         env=dict(os.environ, **(env or {})))
     if res.returncode != 0:
         sys.exit(f"bench_mpi: {' '.join(cmd)} failed ({res.returncode}): {res.stderr[-400:]}")
-    return res.stdout, wall
+    return res.stdout
 
 
-def record(mpi, env=()):
-    d = tempfile.mkdtemp(dir=work)
-    return (["env", *env] if env else []) + HEAPSCOPE + ["record", "-o", d] + \
-        (["--mpi"] if mpi else []) + ["--"]
+def configs(family):
+    def record(*extra, env=None):
+        def prefix():
+            d = tempfile.mkdtemp(dir=work)
+            return HEAPSCOPE + ["record", "-o", d, *extra, "--"], env
+        return prefix
+
+    out = [("plain", lambda: ([], None)), ("recorder", record()),
+           ("recorder + MPI layer", record("--mpi")),
+           ("recorder + MPI layer, calipers off", record("--mpi", env={"HEAPSCOPE_CALIPER_MS": "off"}))]
+    if base:
+        def by_hand():
+            d = tempfile.mkdtemp(dir=work)
+            lib = os.path.join(base, "lib")
+            return [], {"LD_PRELOAD": f"{lib}/libheapscope.so {lib}/{family['layer']}",
+                        "HEAPSCOPE_OUTPUT_DIR": d, "HEAPSCOPE_TIMELINE_HEAP": "1"}
+        out.append(("base build's recorder + MPI layer", by_hand))
+    return out
 
 
-CONFIGS = (("plain", lambda: []), ("recorder", lambda: record(False)),
-           ("recorder + MPI layer", lambda: record(True)),
-           ("recorder + MPI layer, calipers off", lambda: record(True, ["HEAPSCOPE_CALIPER_MS=off"])))
-pair_cmd = MPIRUN + ["-np", "2", msgrate, "--messages", "500000"]
-self_cmd = MPIRUN + ["-np", "1", msgrate, "--messages", "1000000", "--null-calls", "5000000"]
-pair = {name: [] for name, _ in CONFIGS}
-alone = {name: [] for name, _ in CONFIGS}
-null_ns = {name: [] for name, _ in CONFIGS}
-lammps = {"plain": [], "heapscope record --mpi": [], "heapscope record --mpi, calipers off": []}
-lmp_cmd = MPIRUN + ["-np", "4", "lmp", "-in", MELT, "-log", "none"]
+def value(text, pattern):
+    return float(re.search(pattern, text).group(1))
+
+
+results = {}          # (family, test) -> {config: [values by round]}
 checks = {}
 load = os.getloadavg()
 for i in range(runs):            # interleaved: one run of every configuration per round
-    for name, prefix in CONFIGS:
-        for cmd, into, pattern in ((pair_cmd, pair, r"messages/s: (\d+)"),
-                                   (self_cmd, alone, r"messages per CPU second: (\d+)")):
-            text, _ = run(prefix() + cmd)
-            into[name].append(float(re.search(pattern, text).group(1)))
-            if cmd is self_cmd:
-                null_ns[name].append(float(re.search(r"ns per MPI_Comm_rank: ([\d.]+)",
-                                                     text).group(1)))
-            checks.setdefault(cmd[4], set()).add(re.search(r"checksum: (\w+)", text).group(1))
-    for name, prefix in (("plain", []), ("heapscope record --mpi", record(True)),
-                         ("heapscope record --mpi, calipers off",
-                          record(True, ["HEAPSCOPE_CALIPER_MS=off"]))):
-        text, wall = run(prefix + lmp_cmd)
-        loop = float(re.search(r"Loop time of ([\d.]+)", text).group(1))
-        lammps[name].append((wall, loop))
+    for fam, f in FAMILIES.items():
+        tests = (("halo", [*f["run"], "-np", "1", f["halo"], "--steps", "300000"],
+                  r"steps per CPU second: (\d+)"),
+                 ("self", [*f["run"], "-np", "1", f["msgrate"], "--messages", "1000000",
+                           "--null-calls", "2000000"], r"messages per CPU second: (\d+)"),
+                 ("pingpong", [*f["run"], "-np", "2", f["msgrate"], "--messages", "300000"],
+                  r"messages/s: (\d+)"))
+        for name, prefix in configs(f):
+            for test, cmd, pattern in tests:
+                pre, env = prefix()
+                text = run(pre + cmd, env)
+                results.setdefault((fam, test), {}).setdefault(name, []).append(value(text, pattern))
+                checks.setdefault((fam, test), set()).add(re.search(r"checksum: (\w+)", text).group(1))
+                if test == "self":
+                    results.setdefault((fam, "null"), {}).setdefault(name, []).append(
+                        value(text, r"ns per MPI_Comm_rank: ([\d.]+)"))
+    for name, prefix in configs(FAMILIES["Open MPI"]):
+        pre, env = prefix()
+        text = run(pre + ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2", "lmp",
+                          "-in", MELT, "-log", "none"], env)
+        results.setdefault(("Open MPI", "lammps"), {}).setdefault(name, []).append(
+            value(text, r"Loop time of ([\d.]+)"))
 shutil.rmtree(work, ignore_errors=True)
 if any(len(c) != 1 for c in checks.values()):
-    sys.exit(f"bench_mpi: msgrate checksums differ between configurations: {checks}")
+    sys.exit(f"bench_mpi: checksums differ between configurations: {checks}")
 
-
-def rate_table(title, rates, unit):
-    med = {k: statistics.median(v) for k, v in rates.items()}
-    rows = [title, "", f"| configuration | {unit} (median) | min | max | ratio to plain |",
-            "|---|---:|---:|---:|---:|"]
-    for k, v in rates.items():
-        rows.append(f"| {k} | {med[k]:,.0f} | {min(v):,.0f} | {max(v):,.0f} | "
-                    f"{med[k] / med['plain']:.3f} |")
-    return rows
-
-
-lines = rate_table(f"Small-message rate, 2 ranks ping-ponging 8-byte messages "
-                   f"(`hs-wl-mpi-msgrate --messages 500000`), over wall time; median of {runs} "
-                   f"interleaved runs (goal >= 0.9x plain with the MPI layer).", pair, "messages/s")
-lines += [""] + rate_table(f"1 rank messaging itself (`hs-wl-mpi-msgrate --messages 1000000`, "
-                           f"3 MPI calls per message), over the timing thread's CPU time; median "
-                           f"of {runs} interleaved runs.", alone, "messages per CPU s")
-nmed = {k: statistics.median(v) for k, v in null_ns.items()}
-lines += ["", f"The bracket alone: `MPI_Comm_rank` (a call that does almost nothing) on 1 "
-              f"rank, ns per call over the thread's CPU time, best of 5 rounds of 5,000,000 "
-              f"calls per run; median of {runs} runs.", "",
-          "| configuration | ns per call (median) | min | max | added to plain |",
-          "|---|---:|---:|---:|---:|"]
-for k, v in null_ns.items():
-    lines.append(f"| {k} | {nmed[k]:.2f} | {min(v):.2f} | {max(v):.2f} | "
-                 f"{nmed[k] - nmed['plain']:+.2f} |")
-lw = {k: statistics.median(w for w, _ in v) for k, v in lammps.items()}
-ll = {k: statistics.median(l for _, l in v) for k, v in lammps.items()}
-lines += ["", f"LAMMPS `examples/melt/in.melt` (4000 atoms, 250 steps) on 4 ranks, median of "
-              f"{runs} interleaved runs: wall time of the whole command (mpirun start-up "
-              f"included) and LAMMPS's own loop time.", "",
-          "| configuration | wall s | ratio | loop time s | ratio |", "|---|---:|---:|---:|---:|"]
-for k in lammps:
-    lines.append(f"| {k} | {lw[k]:.3f} | {lw[k] / lw['plain']:.3f} | {ll[k]:.3f} | "
-                 f"{ll[k] / ll['plain']:.3f} |")
-from heapscope.bench import machine
-lines += ["", f"Machine: {machine.one_line(machine.describe())}"]
-lines += ["", f"Regenerate: `scripts/bench_mpi.sh {runs}` ({os.cpu_count()} CPUs; 1-minute load "
-              f"average {load[0]:.1f} before the runs, {os.getloadavg()[0]:.1f} after: a "
-              f"ping-pong between two busy-polling ranks slows down many-fold when other "
-              f"processes want the cores)."]
+TITLES = {
+    "halo": ("halo exchange, 1 rank (`hs-wl-mpi-halo --steps 300000`: 2 Irecv, 2 Isend, "
+             "Waitall, Allreduce of 8 bytes a step)", "steps per CPU s", "higher", 0.97),
+    "self": ("1 rank messaging itself (`hs-wl-mpi-msgrate --messages 1000000`: Isend, Recv, "
+             "Wait a message)", "messages per CPU s", "higher", 0.97),
+    "pingpong": ("ping-pong, 2 ranks (`hs-wl-mpi-msgrate --messages 300000`: Send/Recv of "
+                 "8 bytes), over wall time", "messages/s", "higher", 0.97),
+    "null": ("`MPI_Comm_rank` (cannot allocate: no wrapper), ns per call over the thread's CPU "
+             "time, best of 5 rounds of 2,000,000 calls", "ns per call", "lower", None),
+    "lammps": ("LAMMPS `examples/melt/in.melt` (4000 atoms, 250 steps) under `mpirun -np 2`, "
+               "its own Loop time", "loop time s", "lower", 1.03),
+}
+lines, doc = [], {}
+for (fam, test), by in results.items():
+    title, unit, better, goal = TITLES[test]
+    goal_text = "" if goal is None else (f"; goal with the MPI layer as shipped: "
+                                         f"{'>=' if better == 'higher' else '<='} {goal}x plain")
+    lines += [f"{fam}: {title}; {runs} interleaved rounds{goal_text}.", "",
+              f"| configuration | {unit} (median) | min | max | ratio of means to plain [95% interval] |",
+              "|---|---:|---:|---:|---:|"]
+    for name, v in by.items():
+        r = stats.ratio_paired(v, by["plain"])
+        fmt = (lambda x: f"{x:,.2f}") if max(v) < 100 else (lambda x: f"{x:,.0f}")
+        lines.append(f"| {name} | {fmt(statistics.median(v))} | {fmt(min(v))} | {fmt(max(v))} | "
+                     f"{r.value:.3f} [{r.ci[0]:.3f}, {r.ci[1]:.3f}] |")
+    lines.append("")
+    doc[f"{fam}/{test}"] = by
+m = machine.describe()
+lines += [f"Machine: {m['cpu']}, {m['cpus_usable']} of {m['cpus']} CPUs usable, {m['memory_gib']} GiB, "
+          f"{m['os']}, Linux {m['kernel']}; Open MPI and MPICH from Debian.", "",
+          f"Regenerate: `scripts/bench_mpi.sh {runs}`"
+          + (" with BENCH_MPI_BASE set" if base else "")
+          + f" ({os.cpu_count()} CPUs; 1-minute load average {load[0]:.1f} before the runs, "
+          f"{os.getloadavg()[0]:.1f} after: a ping-pong between two busy-polling ranks slows down "
+          f"many-fold when other processes want the cores)."]
 with open(os.path.join(out, "mpi.md"), "w") as f:
     f.write("\n".join(lines) + "\n")
 with open(os.path.join(out, "mpi.json"), "w") as f:
-    json.dump(dict(runs=runs, msgrate_pair=pair, msgrate_self_cpu=alone, null_call_ns=null_ns,
-                   lammps_wall_loop=lammps), f, indent=2)
+    json.dump(dict(runs=runs, results=doc), f, indent=2)
 print("\n".join(lines))
 EOF
 python3 scripts/bench_splice.py BENCHMARKS.md mpi "$OUT/mpi.md"

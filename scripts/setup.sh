@@ -21,6 +21,9 @@ fail() { echo "setup: $*" >&2; exit 1; }
 # calls of stack unwinding. The real-code corpus (tests/real): Octave, GROMACS, Quantum
 # ESPRESSO, FreeFem++, gmsh and CP2K as Debian ships them, and the PETSc and SUNDIALS
 # development packages with their examples, which the corpus builds (cached) and runs.
+# A single-node Slurm for tests/mpi/test_slurm.py (scripts/slurm_local.sh starts it):
+# slurm-wlm and munge; `srun --mpi=pmix` loads PMIx's unversioned libpmix.so, which
+# only libpmix-dev ships.
 APT_PACKAGES=(
   build-essential cmake ninja-build gfortran pkg-config git clang-format
   python3 python3-venv
@@ -28,6 +31,7 @@ APT_PACKAGES=(
   libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0
   heaptrack valgrind hyperfine strace
   openmpi-bin libopenmpi-dev mpich libmpich-dev
+  slurm-wlm munge libpmix-dev
   libeigen3-dev graphviz golang-go chromium
   lammps lammps-examples
   octave gromacs quantum-espresso freefem++ gmsh cp2k

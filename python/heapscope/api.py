@@ -46,7 +46,7 @@ LIFETIME_COLUMNS = ("region", "size", "allocs", "frees", "temporaries", "live_at
                     "live_at_peak_bytes", "live_at_end", "live_at_end_bytes",
                     "time_median_ns", "time_p90_ns", "function", "file", "line", "frames")
 TIMELINE_COLUMNS = ("process", "pid", "rank", "mono_ns", "time_s", "kind", "region", "label",
-                    "heap_bytes", "heap_mpi_bytes", "rss_bytes", "pss_bytes")
+                    "heap_bytes", "heap_mpi_bytes", "rss_bytes", "pss_bytes", "recorder_bytes")
 
 
 def pandas_module():
@@ -221,8 +221,9 @@ class Recording:
 
     def timeline(self, as_frame: Optional[bool] = None) -> Table:
         """Every timeline sample of every process: heap in use, its MPI part, RSS and
-        PSS (None: not measured), the time since the process started (mono_ns, and in
-        seconds)."""
+        PSS of the program (net of the recorder's own memory), the recorder's own memory
+        (None: not measured; in files of older recorders, RSS and PSS include it), the
+        time since the process started (mono_ns, and in seconds)."""
         rows = []
         for i, p in enumerate(self.profiles):
             if p.timeline is None:
@@ -231,7 +232,8 @@ class Recording:
                           time_s=s.mono_ns / 1e9, kind=s.kind, region=s.region, label=s.label,
                           heap_bytes=_measured(s.heap_bytes),
                           heap_mpi_bytes=_measured(s.heap_mpi_bytes),
-                          rss_bytes=_measured(s.rss_bytes), pss_bytes=_measured(s.pss_bytes))
+                          rss_bytes=_measured(s.rss_bytes), pss_bytes=_measured(s.pss_bytes),
+                          recorder_bytes=_measured(s.recorder_bytes))
                      for s in p.timeline.samples]
         return table(rows, TIMELINE_COLUMNS, as_frame)
 

@@ -29,6 +29,7 @@ COMMANDS = [
     "temporaries",
     "peak",
     "leaks",
+    "access",
     "timeline",
     "html",
     "export",

@@ -115,6 +115,13 @@
  *    44  JOB_RANKS         file      job file: one fixed row per rank (HS_JOB_RANKS)
  *    45  JOB_HOSTS         file      job file: per host its ranks, RSS/PSS sum and max (HS_JOB_HOSTS)
  *    46  JOB_PEAK_STACKS   file      job file: stack types at the ranks' heap peaks, merged (HS_JOB_PEAK_STACKS)
+ *    55  TIMELINE_RECORDER stream    the recorder's own memory at each sample of the TIMELINE before it (HS_TIMELINE_RECORDER)
+ *    56  JOB_RECORDER      file      job file: per rank the recorder's own memory at its largest (HS_JOB_RECORDER)
+ *    50  ACCESS            snapshot  record --access: how pages were read, samples not measured (HS_ACCESS)
+ *    51  ACCESS_TYPES      snapshot  record --access: the sampled blocks' use per stack type (HS_ACCESS_TYPES)
+ *    52  JOB_ACCESS        file      job file, --access: ranks measured, how (HS_JOB_ACCESS)
+ *    53  JOB_ACCESS_SIZES  file      job file, --access: sampled blocks' use per region and size, all ranks (HS_JOB_ACCESS_SIZES)
+ *    54  JOB_ACCESS_RANKS  file      job file, --access: each rank's own estimates (HS_JOB_ACCESS_RANKS)
  *    60  MPI_LIBRARY       stream    the MPI library the process runs on, its name and version (HS_MPI_LIBRARY)
  *    61  JOB_MPI_LIBRARY   file      job file: rank 0's MPI library (HS_JOB_MPI_LIBRARY)
  *    62  JOB_COMMAND       file      job file: rank 0's command line (HS_JOB_COMMAND)
@@ -122,9 +129,10 @@
  * Every reader must know 1..9 (enum hs_chunk_type); the others (enums
  * hs_track_chunk_type, hs_timeline_chunk_type, hs_ending_chunk_type,
  * hs_sampling_chunk_type, hs_failed_chunk_type, hs_exit_chunk_type,
- * hs_mpi_library_chunk_type) belong to optional modes or rare events, and a reader that
- * does not know them skips them. Ids 15..19 and 23..29 are free for those families; 30
- * and above for new ones (63 and 64 are kept for the MPI library's family).
+ * hs_recorder_chunk_type, hs_mpi_library_chunk_type, hs_access_chunk_type) belong to
+ * optional modes or rare events, and a reader that does not know them skips them. Ids
+ * 15..19 and 23..29 are free for those families; 30 and above for new ones (57..59 are
+ * kept for the recorder's own memory, 63 and 64 for the MPI library's family).
  *
  * What the chunks mean, beyond their fields' comments in the table:
  *
@@ -236,10 +244,12 @@
  *   caliper rate limit (at most one measured call per period; 0 = every call; -1 =
  *   off). heap_measure (enum hs_heap_measure): usable bytes (malloc_usable_size),
  *   requested bytes, or not measured (the heap fields are -1). The totals
- *   (calipers_taken: outermost MPI calls measured; calipers_skipped: not measured,
- *   the rate limit; mpi_rss_delta / mpi_pss_delta: sum over measured calls of the
+ *   (calipers_taken: outermost MPI calls measured; calipers_skipped: MPI calls through
+ *   the layer not measured, the rate limit, and calls made inside another MPI call,
+ *   which never are; mpi_rss_delta / mpi_pss_delta: sum over measured calls of the
  *   RSS/PSS growth during the call minus the heap growth during it, the MPI library's
- *   non-heap memory; samples_lost: buffer full or write refused) are since process
+ *   non-heap memory: PSS over the calls that map memory, measured with it, the others
+ *   read RSS only, their samples' PSS -1; samples_lost: buffer full or write refused) are since process
  *   start as of this chunk (the last chunk has the run's). Per sample: kind (enum
  *   hs_sample_kind); heap_component_bytes: of the heap, blocks allocated inside MPI
  *   calls ("[MPI]" regions); -1 = not measured (boundary samples read RSS only, from
@@ -249,6 +259,15 @@
  *   TIMELINE_REGIONS: the regions defined since the previous one, in the layout of
  *   REGIONS and with the same ids; written before the TIMELINE chunk that first
  *   refers to them.
+ *   TIMELINE_RECORDER: written after each TIMELINE chunk, in the same write (so with
+ *   it, or lost with it): for each of its samples, in order, the recorder's own
+ *   resident memory when the sample was taken (src/recorder/timeline/own_memory.c: the
+ *   resident pages of every mapping the recorder made and of its library's writable
+ *   data, by mincore; -1 = not measured). The TIMELINE sample's rss_bytes and
+ *   pss_bytes are the process's and include it: the program's are those minus it (its
+ *   pages are private, the same bytes of RSS and of PSS). The calipers' mpi_rss_delta
+ *   and mpi_pss_delta already leave its growth out. A file without it (an older
+ *   recorder) has the process's figures only.
  *   HEAP_PEAK: written after each TIMELINE chunk when heap in use is measured: the
  *   maxima of heap in use, of its MPI part and of the rest since process start (a
  *   fork child: since the fork), as of that chunk (the last one has the run's). Kept
@@ -277,16 +296,40 @@
  *   end: the process was killed by SIGKILL or ended by a raw exit system call after
  *   it, or the file was copied while it ran; readers flag it as incomplete.
  *
+ *   Memory access, record --access (HEAPSCOPE_ACCESS=1, with SAMPLING): ACCESS and
+ *   ACCESS_TYPES come inside a snapshot, after the tracking chunks. The measured blocks
+ *   are the sampled ones (SAMPLING): a sample under large_bytes got fresh pages of its own
+ *   (it starts a page), a larger one had its whole inner pages made fresh where the
+ *   allocator put it (its partial first and last pages take the state of their inner
+ *   neighbour; bytes a realloc carried over count as touched). A page is touched when
+ *   present or swapped at the look (the zero page counts: it was read); a block is read
+ *   first when a look found a page of it on the zero page (read, not written) and it is
+ *   not zeroed by contract (calloc). Looks: the watcher's, every poll_ns, at the free, and
+ *   at the snapshot for blocks still live. mechanism (enum access_mechanism) says how pages
+ *   were read: NONE, none measured (every sample counted in unmeasured_other). Counts in
+ *   ACCESS_TYPES are of samples, cumulative since process start (a fork child: since the
+ *   fork; heapscope_reset() does not reset them); a row per (region, size, stack type), or
+ *   per (region, size) (depth 0) for samples without a stack; several chunks may appear,
+ *   rows add up by (region, size, frames). after_bins and by_bins are histograms, binned
+ *   as TRACK_TYPES's, of the touched measured blocks' first touch: ns from allocation to
+ *   the last look that saw the block untouched (after) and to the first that saw it
+ *   touched (by). The readers scale the samples to estimates (analysis/access.py).
+ *
  *   The job file (heapscope.<job>.job.hsj, hs_job_chunk_type): another kind of file
  *   with the same header and framing, written once by an MPI job's rank 0 at
  *   MPI_Finalize from every rank's summary reduced inside the job (the MPI layer,
  *   src/mpi/mpi_job.c; the writer, src/recorder/output/job_file.c). It holds no
  *   snapshot: JOB, JOB_REGIONS, JOB_SIZE_COUNTS..., JOB_API_COUNTS..., JOB_RANKS...,
- *   JOB_HOSTS, JOB_PEAK_STACKS, [JOB_MPI_LIBRARY], [JOB_COMMAND], in that order. Region
- *   ids of the counts index JOB_REGIONS (paths, not
+ *   JOB_HOSTS, JOB_PEAK_STACKS, JOB_RECORDER..., [JOB_MPI_LIBRARY], [JOB_COMMAND],
+ *   [JOB_ACCESS, JOB_ACCESS_SIZES..., JOB_ACCESS_RANKS...] (with --access), in that
+ *   order. Region ids of the counts index JOB_REGIONS (paths, not
  *   trees: the ranks' region ids differ). A rank's figures are those of its snapshot
  *   at MPI_Finalize; its heap/RSS/PSS peaks are the maxima of the timeline samples its
- *   file had received by then. Readers of profiles skip job files by name.
+ *   file had received by then: RSS and PSS the program's, net of the recorder's own
+ *   memory at each sample, whose own maximum is the rank's JOB_RECORDER row (rows in
+ *   JOB_RANKS' order; a job file without JOB_RECORDER comes from an older recorder,
+ *   whose RSS/PSS peaks include that memory). JOB_HOSTS sums the net figures. Readers
+ *   of profiles skip job files by name.
  *   JOB_PEAK_STACKS (src/recorder/output/job_peak_stacks.c): each rank recorded with
  *   --track gives its per_rank largest stack types by requested bytes live at its own
  *   tracking peak (a type: region path and call path, its sizes added up; region path
@@ -308,6 +351,14 @@
  *   the job file; JOB_COMMAND: rank 0's command line (argv joined by NUL bytes), so a
  *   job file alone says what ran. Both are written when rank 0 knows them (a recorder
  *   without them writes neither: a reader says the library is unknown).
+ *
+ *   JOB_ACCESS, JOB_ACCESS_SIZES, JOB_ACCESS_RANKS (src/recorder/access/job.c), last in
+ *   the file, when some rank recorded with --access: ACCESS_TYPES' counts per
+ *   (region path, size) summed over the ranks as of their MPI_Finalize (no histograms),
+ *   and each rank's estimates: its counts of each (region, size) it measured split by
+ *   its measured samples (blocks and bytes of those cells, touched and untouched bytes,
+ *   blocks never touched, read first). sample_mean 0: the ranks sampled with different
+ *   means, and the rows must not be pooled into one estimate.
  */
 #ifndef HEAPSCOPE_PROFILE_FORMAT_H
 #define HEAPSCOPE_PROFILE_FORMAT_H
@@ -319,8 +370,9 @@
  * (HS_REASON_*), hs_api (HS_API_*), hs_unwinder, hs_sample_kind (HS_SAMPLE_*),
  * hs_heap_measure, hs_trace_codec (HS_CODEC_*), hs_trace_event (HS_EVENT_*),
  * hs_ending_chunk_type (HS_ENDING), hs_exit_chunk_type (HS_PROCESS_END), hs_process_end
- * (HS_END_*), hs_mpi_library_chunk_type (HS_MPI_LIBRARY, HS_JOB_MPI_LIBRARY,
- * HS_JOB_COMMAND). */
+ * (HS_END_*), hs_recorder_chunk_type (HS_TIMELINE_RECORDER, HS_JOB_RECORDER),
+ * hs_mpi_library_chunk_type (HS_MPI_LIBRARY, HS_JOB_MPI_LIBRARY, HS_JOB_COMMAND),
+ * hs_access_chunk_type (HS_ACCESS*), hs_access_mechanism. */
 #include "profile_format_table.h"
 
 #endif

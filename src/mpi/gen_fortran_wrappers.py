@@ -4,7 +4,7 @@
 Usage: gen_fortran_wrappers.py [--mpi openmpi|mpich] OUTPUT.c COMPILER [-I... flags]
 
 For every `int MPI_Xxx(...)` of mpi.h that gen_wrappers.py wraps (it has a PMPI_
-twin, no varargs), writes HSR_FWRAP lines (mpi_fortran.h) for the Fortran entry
+twin, no varargs, and can allocate: gen_wrappers.wrapped), writes HSR_FWRAP lines (mpi_fortran.h) for the Fortran entry
 points of the MPI library that call PMPI_* directly, past the C wrappers:
   openmpi (default): every binding: mpi_xxx, mpi_xxx_, mpi_xxx__, MPI_XXX (mpif.h and
       `use mpi`) and mpi_xxx_f08_ (`use mpi_f08`);
@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_wrappers import HAND_WRITTEN, prototypes, split_params  # noqa: E402
+from gen_wrappers import maps_memory, prototypes, split_params, wrapped  # noqa: E402
 
 MARGIN = 4
 
@@ -54,7 +54,7 @@ def main():
     chosen, most = [], 0
     for name in sorted(n for n in protos if n.startswith("MPI_")):
         params = protos[name]
-        if ("P" + name) not in protos or name in HAND_WRITTEN or "..." in params:
+        if not wrapped(name, protos):
             continue
         parts = [] if params in ("", "void") else split_params(params)
         most = max(most, len(parts) + 1 + sum("char" in p for p in parts))
@@ -70,7 +70,7 @@ def main():
     symbols = 0
     for name in chosen:
         for symbol in fortran_names(name, mpi):
-            lines.append(f'HSR_FWRAP({symbol}, "{name}")')
+            lines.append(f'HSR_FWRAP({symbol}, "{name}", {int(maps_memory(name))})')
             symbols += 1
     with open(output, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -50,7 +50,7 @@ typedef void (*hsr_finalize_fn)(MPI_Fint *ierr);
     {                                                                  \
         static hsr_finalize_fn next;                                   \
         hsr_mpi_finalize_dump();                                       \
-        hsr_mpi_enter("MPI_Finalize");                                 \
+        hsr_mpi_enter("MPI_Finalize", 1);                              \
         hsr_finalize_fn fn = __atomic_load_n(&next, __ATOMIC_RELAXED); \
         if (!fn) {                                                     \
             fn = (hsr_finalize_fn)hsr_fortran_next(#symbol);           \
@@ -77,7 +77,7 @@ typedef void (*hsr_abort_fn)(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr
         static hsr_abort_fn next;                                    \
         if (heapscope__mpi_abort && errorcode)                       \
             heapscope__mpi_abort((int)*errorcode);                   \
-        hsr_mpi_enter("MPI_Abort");                                  \
+        hsr_mpi_enter("MPI_Abort", 0);                               \
         hsr_abort_fn fn = __atomic_load_n(&next, __ATOMIC_RELAXED);  \
         if (!fn) {                                                   \
             fn = (hsr_abort_fn)hsr_fortran_next(#symbol);            \

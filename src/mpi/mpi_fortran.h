@@ -35,17 +35,30 @@ typedef void (*hsr_fortran_fn)(HSR_FARGS);
  * binding); aborts with one line when there is none. */
 void *hsr_fortran_next(const char *symbol);
 
-#define HSR_FWRAP(symbol, cname)                                      \
-    void symbol(HSR_FARGS)                                            \
-    {                                                                 \
-        static hsr_fortran_fn next;                                   \
-        hsr_mpi_enter(cname);                                         \
-        hsr_fortran_fn fn = __atomic_load_n(&next, __ATOMIC_RELAXED); \
-        if (!fn) {                                                    \
-            fn = (hsr_fortran_fn)hsr_fortran_next(#symbol);           \
-            __atomic_store_n(&next, fn, __ATOMIC_RELAXED);            \
-        }                                                             \
-        fn(HSR_FPASS);                                                \
-        hsr_mpi_leave(cname);                                         \
+/* As the C wrappers (gen_wrappers.py): the usual call inline, the full bracket (and the
+ * binding's lookup, on the first call) out of line. */
+#define HSR_FWRAP(symbol, cname, always)                                             \
+    static hsr_fortran_fn hsr_next_##symbol;                                         \
+    static __attribute__((noinline)) void hsr_slow_##symbol(HSR_FARGS)               \
+    {                                                                                \
+        hsr_mpi_enter(cname, always);                                                \
+        hsr_fortran_fn fn = __atomic_load_n(&hsr_next_##symbol, __ATOMIC_RELAXED);   \
+        if (!fn) {                                                                   \
+            fn = (hsr_fortran_fn)hsr_fortran_next(#symbol);                          \
+            __atomic_store_n(&hsr_next_##symbol, fn, __ATOMIC_RELAXED);              \
+        }                                                                            \
+        fn(HSR_FPASS);                                                               \
+        hsr_mpi_leave(cname);                                                        \
+    }                                                                                \
+    void symbol(HSR_FARGS)                                                           \
+    {                                                                                \
+        hsr_fortran_fn fn = __atomic_load_n(&hsr_next_##symbol, __ATOMIC_RELAXED);   \
+        uint32_t *depth;                                                             \
+        if (always || __builtin_expect(!fn, 0) || !(depth = hsr_mpi_fast_enter())) { \
+            hsr_slow_##symbol(HSR_FPASS);                                            \
+            return;                                                                  \
+        }                                                                            \
+        fn(HSR_FPASS);                                                               \
+        --*depth;                                                                    \
     }
 #endif

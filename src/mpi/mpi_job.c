@@ -173,10 +173,9 @@ static void finalize_dump(void)
  * and none is measured by the calipers (the program made no such call). */
 static void component_depth(int by)
 {
-    struct hsr_mpi_thread *t = &hsr_mpi_self;
-    if (!t->rec.depth)
+    if (hsr_mpi_self.armed != &hsr_mpi_armed)
         hsr_mpi_attach();
-    *t->rec.depth += (uint32_t)by;
+    *hsr_mpi_self.depth += (uint32_t)by;
 }
 
 void hsr_mpi_finalize_dump(void)

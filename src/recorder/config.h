@@ -53,6 +53,19 @@
 /* The calipers' reads take at most 1/this of the time: the period stretches. */
 #define HSR_CALIPER_COST_SHARE 100
 #define HSR_CALIPER_THREAD_SLOTS (1u << 20) /* per-thread call counters */
+#define HSR_OWN_MAPS (1u << 16) /* the recorder's own mappings measured (own_memory.c) */
+
+/* ---- memory access, record --access (access/) ---- */
+#define HSR_ACCESS_LARGE (64u * 1024u) /* sampled blocks from this size on: measured in place */
+#define HSR_ACCESS_POOL_BYTES (64ull << 30) /* address space reserved for the small ones' pages */
+#define HSR_ACCESS_POOL_MIN (64ull << 20)   /* ... halved down to this (RLIMIT_AS) */
+#define HSR_ACCESS_CHUNK_PAGES 512u   /* its chunks: dropped whole once their blocks are read */
+#define HSR_ACCESS_BLOCKS (1u << 20)  /* sampled blocks measured at once */
+#define HSR_ACCESS_ROWS (1u << 16)    /* (region, size, stack type) rows */
+#define HSR_ACCESS_POLL_MS_DEFAULT 10 /* the watcher's period: first touches to within it */
+#define HSR_ACCESS_SETTLE 4096u       /* freed pool blocks awaiting the watcher, at most */
+/* The watcher's looks take at most 1/this of a CPU: its period stretches. */
+#define HSR_ACCESS_COST_SHARE 200
 
 /* ---- the file (output/) ---- */
 #define HSR_SEAL_NS 3000000000ull /* background writes refused this long after a seal */

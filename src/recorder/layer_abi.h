@@ -2,19 +2,21 @@
  * layer_abi.h — what the recorder (libheapscope.so) offers heapscope's own add-on
  * layers (libheapscope_mpi.so), included by both sides.
  *
- * A layer brackets every outermost call into its component (the MPI library):
+ * A layer brackets every call into its component (the MPI library):
  *
- *   enter:  ++calls; if (always || *armed) measured = heapscope__caliper_begin(fn, always);
+ *   enter:  ++*calls;
+ *           if (*depth == 0 && (always || armed)) measured = heapscope__caliper_begin(fn, always);
  *           ++*depth;
- *   leave:  --*depth; if (measured) heapscope__caliper_end(fn);
+ *   leave:  if (--*depth == 0 && measured) heapscope__caliper_end(fn);
  *
- * Both pointers come from heapscope__layer_attach, once per thread, so the bracket
- * costs a few thread-local loads and stores and no call into the recorder: while
- * *depth > 0 the recorder counts the thread's allocations for the child region
- * named by the layer (e.g. "[MPI]") of the region the thread is in, and its heap
- * blocks as the component's. *armed is set by the recorder when the next call
- * should be measured (calipers, timeline/calipers.c); calls lets the recorder tell
- * how many calls the rate limit skipped.
+ * depth and calls come from heapscope__layer_attach, once per thread, and armed is
+ * the layer's own word, whose address the layer gives at attach; so the bracket
+ * costs a few loads and stores and no call into the recorder: while *depth > 0 the
+ * recorder counts the thread's allocations for the child region named by the layer
+ * (e.g. "[MPI]") of the region the thread is in, and its heap blocks as the
+ * component's. The recorder sets *armed when the next outermost call should be
+ * measured (calipers, timeline/calipers.c); calls lets it tell how many calls
+ * were not measured.
  *
  * The layer declares these functions weak: without the recorder it only forwards.
  */
@@ -25,16 +27,23 @@
 #include <stdint.h>
 
 struct heapscope_layer_thread {
-    uint32_t *depth;         /* the calling thread's component depth (recorder TLS) */
-    _Atomic uint64_t *calls; /* the calling thread's count of outermost calls */
-    _Atomic int *armed;      /* process-wide: measure the next call */
+    /* the calling thread's component depth (recorder TLS) */
+    uint32_t *depth;
+    /* the calling thread's count of calls: only the thread writes it (plain stores),
+     * the recorder reads it (__atomic_load_n, relaxed) */
+    uint64_t *calls;
 };
 
 /* Fills *t for the calling thread; component: the child region's name, the same
- * string every time (only one component per process). 0 on success. */
-int heapscope__layer_attach(const char *component, struct heapscope_layer_thread *t);
-/* always: the call maps memory (MPI_Init, MPI_Alloc_mem ...): measured whatever the
- * rate limit. Returns 1 when the call is measured: call heapscope__caliper_end after. */
+ * string every time (only one component per process); armed: the layer's flag, the
+ * same every time (the recorder sets it to arm the calipers, the layer's calls read
+ * it). 0 on success. */
+int heapscope__layer_attach(const char *component, _Atomic int *armed,
+                            struct heapscope_layer_thread *t);
+/* Called at depth 0. always: the call maps memory (MPI_Init, MPI_Alloc_mem ...):
+ * measured whatever the rate limit, RSS and PSS; else (armed) RSS only, from the cheap
+ * counter. Returns 1 when the call is measured: call heapscope__caliper_end after,
+ * back at depth 0. */
 int heapscope__caliper_begin(const char *fn, int always);
 void heapscope__caliper_end(const char *fn);
 /* MPI_Abort(comm, errorcode) is about to end the job: the final snapshot, reason
@@ -66,18 +75,21 @@ void heapscope__mpi_library(int version, int subversion, const char *text);
 #define HEAPSCOPE_JOB_HOST 64
 /* bits of heapscope_job_rank.present: which figures the rank has */
 enum heapscope_job_field {
-    HEAPSCOPE_JOB_COUNTS = 1,     /* alloc_* */
-    HEAPSCOPE_JOB_HEAP = 2,       /* heap_* (timeline samples measured the heap) */
-    HEAPSCOPE_JOB_RSS = 4,        /* rss_peak */
-    HEAPSCOPE_JOB_PSS = 8,        /* pss_peak */
-    HEAPSCOPE_JOB_CALIPERS = 16,  /* mpi_rss, mpi_pss */
-    HEAPSCOPE_JOB_HEAP_EXACT = 32 /* heap_* are the exact peaks (kept at every allocation) */
+    HEAPSCOPE_JOB_COUNTS = 1,      /* alloc_* */
+    HEAPSCOPE_JOB_HEAP = 2,        /* heap_* (timeline samples measured the heap) */
+    HEAPSCOPE_JOB_RSS = 4,         /* rss_peak */
+    HEAPSCOPE_JOB_PSS = 8,         /* pss_peak */
+    HEAPSCOPE_JOB_CALIPERS = 16,   /* mpi_rss, mpi_pss */
+    HEAPSCOPE_JOB_HEAP_EXACT = 32, /* heap_* are the exact peaks (kept at every allocation) */
+    HEAPSCOPE_JOB_RECORDER = 64    /* recorder_peak (then rss_peak, pss_peak are net of it);
+                                    * in the JOB_RECORDER chunk, not in JOB_RANKS' bits */
 };
 struct heapscope_job_rank {             /* fixed size: gathered as bytes */
     int64_t rank, pid, present, reason; /* reason: HS_REASON_* of the rank's snapshot */
     uint64_t alloc_app_blocks, alloc_mpi_blocks, alloc_app_bytes, alloc_mpi_bytes;
     int64_t heap_peak, heap_app_peak, heap_mpi_peak; /* exact (HEAP_EXACT) or the samples' maxima */
-    int64_t rss_peak, pss_peak, mpi_rss, mpi_pss;
+    int64_t rss_peak, pss_peak, mpi_rss, mpi_pss;    /* rss/pss: the program's */
+    int64_t recorder_peak; /* the recorder's own resident memory at its largest */
     char host[HEAPSCOPE_JOB_HOST];
 };
 /* rank: this process's rank in MPI_COMM_WORLD (named in the peak stack types) */

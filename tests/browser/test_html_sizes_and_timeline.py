@@ -84,7 +84,10 @@ def test_timeline_peaks_and_regions_equal_the_timeline_document(page, fem, heaps
     proc = doc["processes"][0]
     rows = page.page.locator("#timeline .hs-peaks tbody tr").all_inner_texts()
     shown = {c[0]: int(c[2].replace(",", "")) for c in (r.split("\t") for r in rows)}
-    names = {"heap": "heap in use", "rss": "RSS", "pss": "PSS", "heap_mpi": "heap, MPI"}
+    # RSS and PSS are the program's, the recorder's own memory a series of its own
+    assert proc["recorder_measured"]
+    names = {"heap": "heap in use", "rss": "RSS, program", "pss": "PSS, program",
+             "heap_mpi": "heap, MPI", "recorder": "recorder's own memory"}
     assert shown == {names[k]: v["bytes"] for k, v in proc["peaks"].items() if v}
     # the exact heap peak (every allocation and free) is said apart from the samples'
     exact = page.page.locator("#timeline .hs-heap-peaks")
@@ -93,6 +96,7 @@ def test_timeline_peaks_and_regions_equal_the_timeline_document(page, fem, heaps
     regions = page.page.locator("#timeline .hs-regions tbody tr").all_inner_texts()
     assert [r.split("\t")[0] for r in regions] == [s["region"] for s in proc["regions"]][:40]
     assert {"split", "local", "reduce", "post"} <= {s["region"] for s in proc["regions"]}
-    # uPlot drew one chart with the four series
+    # uPlot drew one chart with the five series
     legend = page.page.locator("#timeline .u-legend .u-series .u-label").all_inner_texts()
-    assert legend == ["seconds", "heap in use", "heap, MPI", "RSS", "PSS"]
+    assert legend == ["seconds", "heap in use", "heap, MPI", "RSS, program", "PSS, program",
+                      "recorder's own memory"]

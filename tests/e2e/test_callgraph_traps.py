@@ -8,7 +8,10 @@ with its known fix target (docs/ranking.md):
 - a worker thread allocating 8.2% of the size beside the main thread's driver chain;
 - OpenMP workers running the main thread's loop (each thread a root of its own);
 - allocation wrappers: one with a NULL check, counters and a name feeding three lines in
-  the loops of allocate(), a one-liner taking four halo buffers per call of exchange();
+  the loops of allocate(), a one-liner taking four halo buffers per call of exchange(),
+  one whose name does not say it (get_buffer), told by its code;
+- a kernel whose name says it makes something (make_residual) but which loops over a
+  vector it takes for itself and frees: ranked, not seen through;
 - a phase with six one-off objects from six lines beside the loop it calls (23 from one);
 - a caller passing 99.8% of its allocations (OpenMP regions) into a callee at the same
   distance from the allocation.
@@ -185,6 +188,33 @@ def test_a_one_line_wrapper_is_seen_through_inlined_or_not(build, heapscope, tmp
         assert ("setup_mesh", 60) in ranked
         assert kind["app_alloc"] == ("wrapper", 860)
         assert doc["wrappers"][0]["call_sites"] == 5
+
+
+def test_a_wrapper_whose_name_hides_it_is_told_by_its_code(build, heapscope, tmp_path):
+    for name, flags in (("hidden_O0", ()), ("hidden_O2", ("-O2",))):
+        (tmp_path / name).mkdir()
+        program = build("rank_wrapper_hidden.c", *flags, name=name)
+        doc = callgraph(heapscope, record(heapscope, tmp_path / name, program, sizes="64"), "64")
+        assert (doc["types"], doc["count"]) == (3, 5001), flags
+        ranked, kind = ranking_and_kinds(doc)
+        # before: get_buffer ranked first (5,001), its name saying nothing of memory
+        assert ranked == [("assemble", 5000), ("read_mesh", 1)], flags
+        assert kind["get_buffer"] == ("wrapper", 5001), flags
+        assert [(w["function"], w["call_sites"]) for w in doc["wrappers"]] == [
+            ("get_buffer", 3)], flags
+
+
+def test_a_kernel_named_make_that_loops_over_its_own_temporary_is_ranked(build, heapscope,
+                                                                          tmp_path):
+    for name, flags in (("kernel_O0", ()), ("kernel_O2", ("-O2",))):
+        (tmp_path / name).mkdir()
+        program = build("rank_kernel_named.c", *flags, "-lm", name=name)
+        doc = callgraph(heapscope, record(heapscope, tmp_path / name, program, sizes="96"), "96")
+        assert doc["count"] == 501, flags
+        ranked, kind = ranking_and_kinds(doc)
+        # before: a wrapper by its name, seen through to solve()
+        assert ranked[0] == ("make_residual", 501), flags
+        assert doc["wrappers"] == [] and kind["make_residual"][0] == "user", flags
 
 
 def test_repetition_outweighs_one_off_set_up(build, heapscope, tmp_path):

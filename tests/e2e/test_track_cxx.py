@@ -19,7 +19,7 @@ def by_size(profile):
 
 def test_operators_new_and_delete(heapscope, build, tmp_path):
     exe = build("trk_cxx.cpp")
-    heapscope("record", "-o", tmp_path, "--track", "--", exe)
+    heapscope("record", "-o", tmp_path, "--track", "--sample-bytes", "off", "--", exe)
     p = one_profile(tmp_path)
     r = by_size(p)
     for size, n in ((8, 7), (33, 3), (41, 1), (192, 1), (384, 1)):

@@ -10,7 +10,7 @@ from heapscope.symbolize.symbolizer import Symbolizer
 
 def record(heapscope, build, out, *options, mode=None, env=None):
     program = build("trk_lifetimes.c", "-pthread")
-    heapscope("record", "-o", out, "--track", *options, "--", program,
+    heapscope("record", "-o", out, "--track", "--sample-bytes", "off", *options, "--", program,
               *([mode] if mode else []), env=env)
     files = sorted(out.glob("heapscope.*.hsp"))
     return [read_profile(f) for f in files]

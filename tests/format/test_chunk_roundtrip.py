@@ -165,6 +165,49 @@ def test_track_summary_and_types(tmp_path):
     assert t.untracked_bytes is None and t.peak_is_lower_bound
 
 
+def test_access_and_its_types(tmp_path):
+    """record --access: the summary, and rows added up per (region, size, frames) over the
+    threads that saw a path; figures that cannot hold are a malformed chunk."""
+    summary = payload("ACCESS", mechanism=1, page_size=4096, poll_ns=10_000_000,
+                      sample_mean=4096, large_bytes=65536, unmeasured_pool=1, unmeasured_align=2,
+                      unmeasured_other=3, pool_bytes=1 << 36, pool_peak_bytes=8192, rows_lost=4,
+                      live_unread=5, flags=1)
+    after, by = {0: 3, 20: 1}, {24: 4}
+    row = dict(region=1, depth=2, size=3000, samples=5, measured=5, live=1, touched_bytes=12000,
+               never_touched=1, read_first=2, zeroed=0, huge=0,
+               after_mask=sum(1 << b for b in after), by_mask=sum(1 << b for b in by),
+               after_bins=tuple(after[b] for b in sorted(after)), by_bins=(4,),
+               frames=(0x401234, 0x401500))
+    bare = dict(row, region=0, depth=0, size=200, samples=3, measured=2, live=0, touched_bytes=0,
+                never_touched=2, read_first=0, after_mask=0, by_mask=0, after_bins=(),
+                by_bins=(), frames=())
+    rows = payload("ACCESS_TYPES", rows=[row, bare, row])     # one path from two threads
+    b = ProfileBuilder()
+    b.snapshot(regions=[(1, 0, "work")], extra=[(fmt.ACCESS, summary), (fmt.ACCESS_TYPES, rows)])
+    a = read_profile(b.write(tmp_path / "a.hsp")).access
+    assert (a.mechanism, a.page_size, a.poll_ns, a.sample_mean, a.large_bytes) == (
+        "pagemap-scan", 4096, 10_000_000, 4096, 65536)
+    assert a.unmeasured == dict(pool=1, align=2, other=3)
+    assert (a.pool_bytes, a.pool_peak_bytes, a.rows_lost, a.live_unread, a.forked_flags) == (
+        1 << 36, 8192, 4, 5, True)
+    bare_row, path = a.rows
+    assert (path.region, path.size, path.frames) == ("work", 3000, (0x401234, 0x401500))
+    assert (path.samples, path.measured, path.live, path.touched_bytes, path.never_touched,
+            path.read_first) == (10, 10, 2, 24000, 2, 4)
+    assert {b: n for b, n in enumerate(path.after_hist) if n} == {0: 6, 20: 2}
+    assert {b: n for b, n in enumerate(path.by_hist) if n} == {24: 8}
+    assert (bare_row.region, bare_row.size, bare_row.frames, bare_row.never_touched) == (
+        "(none)", 200, (), 2)
+    for bad, why in ((dict(row, measured=6), "6 measured of 5 samples"),
+                     (dict(row, touched_bytes=15001), "15001 bytes touched"),
+                     (dict(row, by_bins=(3,)), "first-touch histograms")):
+        b = ProfileBuilder()
+        b.snapshot(extra=[(fmt.ACCESS, summary), (fmt.ACCESS_TYPES, payload("ACCESS_TYPES", rows=[bad]))])
+        path_ = b.write(tmp_path / "bad.hsp")
+        with pytest.raises(HeapscopeError, match=f"malformed ACCESS_TYPES chunk.*{why}"):
+            read_profile(path_)
+
+
 def test_track_untracked(tmp_path):
     summary = payload("TRACK_SUMMARY", temporary_max_between=0, temporary_max_ns=0,
                       peak_bytes=4096, peak_mono_ns=1, end_bytes=0, untracked=7,
@@ -273,6 +316,49 @@ def test_heap_peak_the_last_one_counts(tmp_path):
         read_timeline(bad.write(tmp_path / "bad.hsp"))
 
 
+def _timeline(b, rss_pss):
+    b.add("TIMELINE", interval_ns=0, caliper_ns=-1, heap_measure=fmt.HEAP_MEASURE_USABLE,
+          calipers_taken=0, calipers_skipped=0, mpi_rss_delta=0, mpi_pss_delta=0,
+          samples_lost=0, labels=(), samples=[dict(
+              mono_ns=t, kind=fmt.SAMPLE_PERIODIC, region=0, label=fmt.NO_LABEL, heap_bytes=10,
+              heap_component_bytes=0, rss_bytes=rss, pss_bytes=pss) for t, (rss, pss) in rss_pss])
+
+
+def test_timeline_recorder_memory_is_apart_from_the_program(tmp_path):
+    """TIMELINE_RECORDER follows each TIMELINE chunk: the recorder's own resident bytes per
+    sample, which the reader takes out of RSS and PSS (the program's figures) and keeps
+    beside them; a file without it (an older recorder) keeps the process's figures, the
+    recorder's unknown (-1); a count that does not match its TIMELINE is an error."""
+    old = ProfileBuilder()
+    _timeline(old, [(1, (9000, 7000))])
+    tl = read_timeline(old.write(tmp_path / "old.hsp")).timeline
+    assert [(s.rss_bytes, s.pss_bytes, s.recorder_bytes) for s in tl.samples] == [(9000, 7000, -1)]
+    assert not tl.recorder_measured
+    b = ProfileBuilder()
+    _timeline(b, [(1, (9000, 7000)), (2, (12000, -1))])
+    b.add("TIMELINE_RECORDER", count=2, recorder_bytes=(3000, 4000))
+    _timeline(b, [(3, (15000, 11000))])
+    b.add("TIMELINE_RECORDER", count=1, recorder_bytes=(-1,))
+    _timeline(b, [(4, (16000, 12000))])      # cut short before its TIMELINE_RECORDER
+    for read in (read_timeline, lambda f: (b.snapshot(), read_profile(b.write(f)))[1]):
+        tl = read(b.write(tmp_path / "new.hsp")).timeline
+        assert [(s.mono_ns, s.rss_bytes, s.pss_bytes, s.recorder_bytes) for s in tl.samples] == [
+            (1, 6000, 4000, 3000), (2, 8000, -1, 4000), (3, 15000, 11000, -1),
+            (4, 16000, 12000, -1)]
+        assert tl.recorder_measured
+    for bad_count, why in ((3, "3 samples, but the TIMELINE chunk before it has 2"),):
+        bad = ProfileBuilder()
+        _timeline(bad, [(1, (9000, 7000)), (2, (9000, 7000))])
+        bad.add("TIMELINE_RECORDER", count=bad_count, recorder_bytes=(1, 2, 3))
+        with pytest.raises(HeapscopeError, match="malformed TIMELINE_RECORDER chunk.*" + why):
+            read_timeline(bad.write(tmp_path / "bad.hsp"))
+    bad = ProfileBuilder()
+    _timeline(bad, [(1, (9000, 7000))])
+    bad.add("TIMELINE_RECORDER", count=1, recorder_bytes=(-5,))
+    with pytest.raises(HeapscopeError, match="malformed TIMELINE_RECORDER chunk.*negative"):
+        read_timeline(bad.write(tmp_path / "neg.hsp"))
+
+
 def test_ending_of_a_crash_and_of_mpi_abort(tmp_path):
     crash = payload("ENDING", kind=fmt.REASON_CRASH, signal=11, si_code=1, error_code=0,
                     fault_address=0xDEAD0)
@@ -364,6 +450,37 @@ def test_job_file_chunks(tmp_path):
     assert all(j.ranks[1].metrics[k] is None for k in ("heap_peak", "rss_peak", "pss_peak", "mpi_rss"))
     assert j.hosts == [dict(host="n1", ranks=2, rss_sum=4096, rss_max=4096, pss_sum=2048,
                             pss_max=2048)]
+    assert j.recorder is None       # an older recorder: RSS/PSS peaks include its memory
+    assert all(r.metrics["recorder_peak"] is None for r in j.ranks)
+    # JOB_RECORDER: per rank, in JOB_RANKS' order, the recorder's own peak (-1: none)
+    own = payload("JOB_RECORDER", count=2, ranks=[dict(rank=0, reserved=0, recorder_peak=1536),
+                                                  dict(rank=2, reserved=0, recorder_peak=-1)])
+    path.write_bytes(body + chunk("JOB_RECORDER", own))
+    j = read_job_file(path)
+    assert [r.metrics["recorder_peak"] for r in j.ranks] == [1536, None]
+    values, have = j.rank_columns()["recorder_peak"]
+    assert values.tolist() == [1536, -1] and have.tolist() == [True, False]
+    assert (j.hosts[0]["recorder_sum"], j.hosts[0]["recorder_max"]) == (1536, 1536)
+    assert not j.warnings
+    swapped = payload("JOB_RECORDER", count=2, ranks=[dict(rank=2, reserved=0, recorder_peak=1),
+                                                      dict(rank=0, reserved=0, recorder_peak=1)])
+    path.write_bytes(body + chunk("JOB_RECORDER", swapped))
+    with pytest.raises(HeapscopeError, match="JOB_RECORDER's 2 ranks are not JOB_RANKS'"):
+        read_job_file(path)
+    # its rows over two chunks, the second cut: the first rank's peak, the other's unknown
+    first = payload("JOB_RECORDER", count=1, ranks=[dict(rank=0, reserved=0, recorder_peak=1536)])
+    second = payload("JOB_RECORDER", count=1, ranks=[dict(rank=2, reserved=0, recorder_peak=7)])
+    path.write_bytes(body + chunk("JOB_RECORDER", first) + chunk("JOB_RECORDER", second)[:-3])
+    j = read_job_file(path)
+    assert [r.metrics["recorder_peak"] for r in j.ranks] == [1536, None]
+    assert len(j.warnings) == 1 and j.warnings[0].endswith(
+        "without the recorder's own memory of 1 rank")
+    # it comes before rank 0's command line: after it, out of place, read up to it and said
+    path.write_bytes(body + chunk("JOB_COMMAND", payload("JOB_COMMAND", cmdline="sim"))
+                     + chunk("JOB_RECORDER", own))
+    j = read_job_file(path)
+    assert j.cmdline == ["sim"] and j.recorder is None
+    assert "JOB_RECORDER chunk at byte" in j.warnings[0] and "out of place" in j.warnings[0]
     bad = payload("JOB_RANKS", count=2, ranks=[rank(0, 3, 31), rank(2, 0, 1)])
     path.write_bytes(head + chunk("JOB", job) + chunk("JOB_RANKS", bad) + chunk("JOB_HOSTS", hosts))
     with pytest.raises(HeapscopeError, match="rank 0 on host 3 of 1"):
@@ -371,6 +488,58 @@ def test_job_file_chunks(tmp_path):
     path.write_bytes(body[:-5])
     with pytest.raises(HeapscopeError, match=r"job file incomplete: cut short at byte \d+"):
         read_job_file(path)
+
+
+def test_job_access(tmp_path):
+    """record --access in a job file: rows per (region, size) added up, each rank's
+    estimates, after the MPI library's chunks as the writer puts them; a row that cannot
+    hold and rows before JOB_ACCESS are one-line errors, JOB_ACCESS twice or before
+    JOB_COMMAND damage that is said."""
+    from heapscope.profile.job_file import read_job_file
+    head = header(start_real_ns=5)
+    job = payload("JOB", ranks=2, hosts=0, summarized=0, reserved=0, summary_ns=1, reduce_ns=2,
+                  job_id="78", per_rank="none", recorder_version="0.1.0", exe="/apps/sim")
+    whole = chunk("JOB", job) + chunk("JOB_REGIONS", payload("JOB_REGIONS", count=0, regions=[])) \
+        + chunk("JOB_HOSTS", payload("JOB_HOSTS", count=0, hosts=[]))
+    command = chunk("JOB_COMMAND", payload("JOB_COMMAND", cmdline="/apps/sim"))
+    summary = payload("JOB_ACCESS", ranks=2, mechanism=2, sample_mean=4096, poll_ns=10_000_000,
+                      unmeasured=3)
+    row = dict(region="solve/[MPI]", size=3000, samples=4, measured=4, live=1, touched_bytes=9000,
+               never_touched=1, read_first=0, zeroed=0, huge=0)
+    sizes = payload("JOB_ACCESS_SIZES", count=2, rows=[row, row])
+    ranks = payload("JOB_ACCESS_RANKS", count=2, ranks=[
+        dict(rank=r, samples=4, measured=4, blocks=10, bytes=30000, touched_bytes=22500,
+             untouched_bytes=7500, never_touched=2, read_first=r) for r in (1, 0)])
+    path = tmp_path / "heapscope.78.job.hsj"
+    access = chunk("JOB_ACCESS", summary) + chunk("JOB_ACCESS_SIZES", sizes) \
+        + chunk("JOB_ACCESS_RANKS", ranks)
+    path.write_bytes(head + whole + command + access)
+    j = read_job_file(path)
+    assert (j.cmdline, j.warnings) == (["/apps/sim"], [])
+    a = j.access
+    assert (a.ranks_measured, a.mechanism, a.sample_mean, a.poll_ns, a.unmeasured) == (
+        2, "pagemap", 4096, 10_000_000, 3)
+    (r,) = a.sizes.values()
+    assert (r.region, r.size, r.samples, r.measured, r.live, r.touched_bytes, r.never_touched) == (
+        "solve/[MPI]", 3000, 8, 8, 2, 18000, 2)
+    assert [(x["rank"], x["touched_bytes"], x["read_before_written_blocks"]) for x in a.ranks] == [
+        (1, 22500, 1), (0, 22500, 0)]
+    too_many = payload("JOB_ACCESS_SIZES", count=1, rows=[dict(row, measured=5)])
+    for bad, why in ((chunk("JOB_ACCESS", summary) + chunk("JOB_ACCESS_SIZES", too_many),
+                      "5 measured of 4 samples"),
+                     (chunk("JOB_ACCESS_RANKS", ranks),
+                      "JOB_ACCESS_RANKS chunk at byte .* before JOB_ACCESS")):
+        path.write_bytes(head + whole + bad)
+        with pytest.raises(HeapscopeError, match=f"malformed job file: .*{why}"):
+            read_job_file(path)
+    # in the writer's order, once each: what comes out of place is damage, said, and
+    # the file is read up to it
+    for bad, kept, what in ((access + command, True, "JOB_COMMAND"),
+                            (chunk("JOB_ACCESS", summary) + access, True, "JOB_ACCESS")):
+        path.write_bytes(head + whole + bad)
+        j = read_job_file(path)
+        assert (j.access is not None, j.cmdline) == (kept, None)
+        assert f"{what} chunk at byte" in j.warnings[0] and "out of place" in j.warnings[0]
 
 
 def test_job_peak_stacks(tmp_path):
@@ -459,9 +628,10 @@ def test_every_chunk_type_has_a_test_here():
     tested = {"PROCESS", "SETTINGS", "SNAPSHOT_BEGIN", "SNAPSHOT_END", "MODULES", "REGIONS",
               "SIZE_COUNTS", "API_COUNTS", "STACK_TYPES", "TRACK_SUMMARY", "TRACK_TYPES",
               "TRACK_UNTRACKED", "TRACE_START", "TRACE_EVENTS", "TIMELINE", "TIMELINE_REGIONS",
-              "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS", "PROCESS_END",
-              "JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS", "JOB_HOSTS",
-              "JOB_PEAK_STACKS", "MPI_LIBRARY", "JOB_MPI_LIBRARY", "JOB_COMMAND"}
+              "HEAP_PEAK", "SAMPLING", "ENDING", "FAILED_ALLOCS", "PROCESS_END", "ACCESS",
+              "ACCESS_TYPES", "JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS",
+              "JOB_HOSTS", "JOB_PEAK_STACKS", "TIMELINE_RECORDER", "JOB_RECORDER", "MPI_LIBRARY",
+              "JOB_MPI_LIBRARY", "JOB_COMMAND", "JOB_ACCESS", "JOB_ACCESS_SIZES", "JOB_ACCESS_RANKS"}
     assert set(ALL_CHUNKS) == tested
 
 
@@ -510,16 +680,17 @@ def test_recorder_output_decodes_whole(heapscope, build, tmp_path):
               "--timeline-interval", "20ms", "--timeline-heap", "on", "--", exe, 30)
     (path,) = tmp_path.glob("*.hsp")
     seen = decoded_whole(path)
-    heapscope("record", "-o", tmp_path / "sampled", "--sample-bytes", "64", "--", exe, 30)
+    heapscope("record", "-o", tmp_path / "sampled", "--sample-bytes", "64", "--access", "--",
+              exe, 30)
     (sampled,) = (tmp_path / "sampled").glob("*.hsp")
-    assert "SAMPLING" in decoded_whole(sampled)
+    assert {"SAMPLING", "ACCESS", "ACCESS_TYPES"} <= decoded_whole(sampled)
     # ENDING: only a crash, another fatal signal or MPI_Abort writes it (decoded whole in
     # test_crash_snapshot.py);
     # FAILED_ALLOCS only when a call fails: tests/format/test_failed_allocs.py;
     # JOB*: only the job file (decoded whole in tests/mpi/test_job_file.py); MPI_LIBRARY
     # only under the MPI layer (tests/mpi/test_scaling.py)
-    assert seen | {"SAMPLING"} == {c for c in ALL_CHUNKS
-                                   if c not in ("ENDING", "FAILED_ALLOCS", "MPI_LIBRARY")
+    assert seen | {"SAMPLING", "ACCESS", "ACCESS_TYPES"} == {c for c in ALL_CHUNKS
+                                    if c not in ("ENDING", "FAILED_ALLOCS", "MPI_LIBRARY")
                                    and not c.startswith("JOB")}
     p = read_profile(path)
     assert p.tracking.source == "track" and p.timeline.samples

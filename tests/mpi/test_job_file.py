@@ -59,6 +59,9 @@ def test_every_figure_of_the_job_file_equals_the_rank_files(job_all):
         assert p.size_counts[("(none)", 1000000)] == rank + 1
         assert row.metrics["alloc_app_bytes"] >= (rank + 1) * 1000000 + 14000
         assert row.metrics["alloc_mpi_blocks"] > 0 and row.metrics["rss_peak"] > 0
+        # the recorder's own memory, apart: RSS/PSS peaks are net of it (equal to the rank
+        # file's, whose samples the reader nets the same way)
+        assert row.metrics["recorder_peak"] > 0, rank
         for k, n in p.size_counts.items():
             sizes[k] = sizes.get(k, 0) + n
         for k, n in p.api_counts.items():
@@ -70,9 +73,9 @@ def test_every_figure_of_the_job_file_equals_the_rank_files(job_all):
     hosts = {}
     for r in job.ranks:
         h = hosts.setdefault(r.host, dict(host=r.host, ranks=0, rss_sum=0, rss_max=0,
-                                          pss_sum=0, pss_max=0))
+                                          pss_sum=0, pss_max=0, recorder_sum=0, recorder_max=0))
         h["ranks"] += 1
-        for k in ("rss", "pss"):
+        for k in ("rss", "pss", "recorder"):
             h[f"{k}_sum"] += r.metrics[f"{k}_peak"]
             h[f"{k}_max"] = max(h[f"{k}_max"], r.metrics[f"{k}_peak"])
     assert job.hosts == list(hosts.values())
@@ -91,13 +94,14 @@ def test_the_recorders_job_file_decodes_whole(job_all):
         assert codec.encode(codec.decode(c.payload, whole=True)) == bytes(c.payload)
         names.append(fmt.chunk_name(c.type))
     assert names == ["JOB", "JOB_REGIONS", "JOB_SIZE_COUNTS", "JOB_API_COUNTS", "JOB_RANKS",
-                     "JOB_HOSTS", "JOB_PEAK_STACKS", "JOB_MPI_LIBRARY", "JOB_COMMAND"]
+                     "JOB_HOSTS", "JOB_PEAK_STACKS", "JOB_RECORDER", "JOB_MPI_LIBRARY",
+                     "JOB_COMMAND"]
 
 
 def test_the_job_report_with_every_rank_file_kept(job_all, heapscope):
     """Every rank kept its file: the report's rows are the files' (their exit snapshots
     also count what MPI_Finalize allocated), the job file adds its regions; per host the
-    ranks' RSS and PSS peaks of the rows shown (the job file's JOB_HOSTS, summed at
+    ranks' RSS and PSS peaks (the program's) and recorder peaks of the rows shown (the job file's JOB_HOSTS, summed at
     MPI_Finalize, would differ from the files' later samples)."""
     _, out, _ = job_all
     job = read_job_file(next(out.glob("heapscope.*.job.hsj")))
@@ -108,7 +112,10 @@ def test_the_job_report_with_every_rank_file_kept(job_all, heapscope):
     rows = doc["per_rank"]
     assert host == dict(host=rows[0]["host"], ranks=4, rss_sum=sum(r["rss_peak"] for r in rows),
                         rss_max=max(r["rss_peak"] for r in rows), pss_sum=sum(r["pss_peak"] for r in rows),
-                        pss_max=max(r["pss_peak"] for r in rows))
+                        pss_max=max(r["pss_peak"] for r in rows),
+                        recorder_sum=sum(r["recorder_peak"] for r in rows),
+                        recorder_max=max(r["recorder_peak"] for r in rows))
+    assert 0 < host["recorder_max"] < host["rss_max"]
     assert [h["host"] for h in job.hosts] == [host["host"]] and job.hosts[0]["ranks"] == 4
     files = {p.rank: p for p in map(read_profile, out.glob("heapscope.*.r*.hsp"))}
     for row in doc["per_rank"]:

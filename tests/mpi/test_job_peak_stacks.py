@@ -208,13 +208,13 @@ def test_without_track_the_report_says_how_to_get_them(tmp_path, heapscope):
 # ---- a parent's merge, without MPI (heapscope__job_merge) ----
 
 def _part(types, ranks_tracked=1, paths=("(none)", "solve")):
-    """A part with no counts and a peak section (job_summary.c: the section's length in
-    the header's fourth word, its bytes at the end)."""
+    """A part with no counts, no access section and a peak section (job_summary.c: the
+    section's length in the header's fourth word, its bytes at the end)."""
     from helpers.profile_builder import payload
     section = payload("JOB_PEAK_STACKS", ranks_tracked=ranks_tracked, per_rank=8, missing_bound=0,
                       paths=[dict(path=p) for p in paths],
                       modules=[dict(path="/apps/sim", build_id=b"\xab")], types=types)
-    return struct.pack("<4I", 0, 0, 0, len(section)) + section
+    return struct.pack("<5I", 0, 0, 0, len(section), 0) + section
 
 
 def _type(offset, nbytes, rank, ranks=1, region=0, size=0):
@@ -232,9 +232,10 @@ def _merge(native, tmp, a, b):
     res = subprocess.run([str(exe), tmp / "a", tmp / "b", tmp / "out"], env=env)
     assert res.returncode == 0
     merged = (tmp / "out").read_bytes()
-    (n_regions, n_sizes, n_apis, peaks_len) = struct.unpack_from("<4I", merged)
-    assert (n_regions, n_sizes, n_apis) == (0, 0, 0) and peaks_len == len(merged) - 16
-    return decode_peak_stacks(merged[16:])
+    (n_regions, n_sizes, n_apis, peaks_len, access_len) = struct.unpack_from("<5I", merged)
+    assert (n_regions, n_sizes, n_apis, access_len) == (0, 0, 0, 0)
+    assert peaks_len == len(merged) - 20
+    return decode_peak_stacks(merged[20:])
 
 
 def test_a_merge_adds_equal_types_and_keeps_the_largest_of_equal_bytes(native, tmp_path):

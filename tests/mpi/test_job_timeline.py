@@ -64,7 +64,8 @@ def test_timelines_on_one_axis():
     assert (r1["app"], r1["mpi"], r1["rss"]) == ([0, 0, 180, 200], [0, 0, 20, 200], None)
     assert (r1["first_s"], r1["last_s"], r1["samples"]) == (1.0, 2.0, 2)
     assert tl["total"] == dict(app=[100, 100, 380, 400], mpi=[0, 0, 120, 300],
-                               rss=[1000, 1000, 2000, 0], pss=[500, 500, 600, 0])
+                               rss=[1000, 1000, 2000, 0], pss=[500, 500, 600, 0],
+                               recorder=None)      # (samples without the recorder's figure)
 
 
 def test_text_csv_and_plots(tmp_path):

@@ -1,8 +1,9 @@
 """Real Slurm: `srun -n 2 heapscope record -o DIR -- ./app` names each rank's file from
 SLURM_JOB_ID and SLURM_PROCID, and an MPI program started by `srun --mpi=pmix` writes its
-job file. Needs a running Slurm (Debian's slurm-wlm: munged, slurmctld and slurmd on this
-machine, docs/recorder.md "Slurm"); without one these tests are skipped, and the naming
-from the same variables is tested without Slurm in test_rank_names.py."""
+job file. Needs a running Slurm with an idle node: scripts/slurm_local.sh (root) starts
+munged, slurmctld and slurmd on this machine, and CI runs it first (docs/recorder.md
+"Slurm"); without one these tests are skipped, saying why, and the naming from the same
+variables is tested without Slurm in test_rank_names.py."""
 import shutil
 import subprocess
 import sys
@@ -16,10 +17,12 @@ from heapscope.profile.job_file import read_job_file
 
 def _slurm():
     if not shutil.which("srun") or not shutil.which("sinfo"):
-        return "srun/sinfo not installed (apt-get install slurm-wlm)"
+        return "srun/sinfo not installed (scripts/setup.sh installs slurm-wlm)"
     res = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, timeout=20)
-    if res.returncode != 0 or "idle" not in res.stdout and "mix" not in res.stdout:
-        return f"no Slurm controller with an idle node answers here (sinfo: {res.stderr.strip()[:80] or res.stdout.strip()[:80]})"
+    # "idle*" is a node that does not answer: srun would wait for it
+    if res.returncode != 0 or not {"idle", "mixed"} & set(res.stdout.split()):
+        said = (res.stderr.strip() or res.stdout.strip() or "nothing").splitlines()[-1][:100]
+        return f"no Slurm controller with an idle node answers here (as root: bash scripts/slurm_local.sh; sinfo: {said})"
     return None
 
 

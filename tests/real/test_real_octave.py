@@ -89,3 +89,14 @@ def test_liboctave_is_user_code(heapscope, octave):
 def test_interpreter_drivers_are_not_fix_targets(heapscope, octave):
     names = ranked(callgraph(heapscope, octave / "stacks", 16))
     assert not DRIVERS & set(names[:10]), [n for n in names[:10] if n in DRIVERS]
+
+
+def test_wrappers_are_told_by_their_code(heapscope, octave):
+    """dim_vector's out-of-line constructor dim_vector<>(long, long) calls operator new[]
+    and nothing else: a wrapper, whatever its name; Matrix(r, c) makes a dim_vector for
+    the Array constructor and deletes it: its own temporary, not a wrapper
+    (docs/ranking.md, rule 3)."""
+    doc = callgraph(heapscope, octave / "stacks", 16)
+    kind = {v["function"]: v["kind"] for v in doc["vertices"]}
+    assert kind["dim_vector::dim_vector<>(long, long)"] == "wrapper"
+    assert kind["Matrix::Matrix(long, long)"] == "user"

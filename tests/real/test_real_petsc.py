@@ -11,8 +11,11 @@ its static helper PetscFunctionListCreateNode_Private (unnamed in the stripped l
 MatCreate_SeqAIJ composes 1,880 of them. The fix target is
 PetscFunctionListAdd_Private; `PetscMallocA` and `PetscMallocAlign` are PETSc's malloc
 wrappers. docs/real-applications.md has the evidence."""
+import subprocess
+
 import pytest
 
+from heapscope.symbolize.code import function_code
 from helpers.real_programs import (busiest, cached_build, callgraph, pkg_config, ranked,
                                    record_as_a_user, require_version, size_counts, stacks, through)
 
@@ -59,3 +62,18 @@ def test_fix_target_is_function_list_add(heapscope, petsc):
     names = ranked(callgraph(heapscope, petsc / "stacks", 32))
     assert names[0] == "PetscFunctionListAdd_Private", names[:4]
     assert not WRAPPERS & set(names[:3])
+
+
+def test_petsc_malloc_align_is_a_wrapper_by_its_code():
+    """What the ranking reads of PetscMallocAlign's code (docs/ranking.md, rule 3): 42
+    instructions; -O2 jumps back twice to the shared epilogue, which is not a loop; on
+    its way back it calls posix_memalign, then memset when asked to clear."""
+    require_version("libpetsc-real3.18-dev", "3.18.5+dfsg1-1")
+    lib = "/usr/lib/petsc/lib/libpetsc_real.so.3.18"
+    res = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True,
+                         check=True)
+    address = next(int(line.split()[0], 16) for line in res.stdout.splitlines()
+                   if line.endswith(" PetscMallocAlign"))
+    code = function_code(lib, address)
+    assert (code.start, code.small, code.loops, code.calls) == (
+        address, True, False, ("memset", "posix_memalign"))

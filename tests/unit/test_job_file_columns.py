@@ -40,7 +40,9 @@ def _rows():
                        heap_peak=rng.randint(1 << 20, 1 << 34), heap_app_peak=rng.randint(0, 1 << 33),
                        heap_mpi_peak=rng.randint(0, 1 << 30), rss_peak=rng.randint(1 << 24, 1 << 36),
                        pss_peak=rng.randint(1 << 23, 1 << 35), mpi_rss=rng.randint(0, 1 << 26),
-                       mpi_pss=rng.randint(0, 1 << 25))
+                       mpi_pss=rng.randint(0, 1 << 25),
+                       # JOB_RECORDER: the recorder's own peak, -1 where not measured
+                       recorder_peak=rng.randint(1 << 20, 1 << 30) if present & 4 else -1)
         rows.append(dict(rank=r, host=(r * 7) % len(HOSTS) if r > 20 else 4, pid=20000 + r,
                          reason=fmt.REASON_API, present=present, kept=int(r % 250 == 3), **figures))
     # ties: ranks 1203 and 41 share the smallest RSS peak, 1311 and 55 the largest heap
@@ -69,7 +71,13 @@ def _metrics(row):
                 rss_peak=f["rss_peak"] if p & 4 else None,
                 pss_peak=f["pss_peak"] if p & 8 else None,
                 mpi_rss=f["mpi_rss"] if calipers else None,
-                mpi_pss=f["mpi_pss"] if calipers else None)
+                mpi_pss=f["mpi_pss"] if calipers else None,
+                recorder_peak=f["recorder_peak"] if f["recorder_peak"] >= 0 else None)
+
+
+def _without_recorder(rows):
+    """The JOB_RANKS rows (the recorder's peak is in JOB_RECORDER)."""
+    return [{k: v for k, v in row.items() if k != "recorder_peak"} for row in rows]
 
 
 def _write(directory, rows):
@@ -88,9 +96,12 @@ def _write(directory, rows):
                  dict(region=0, reserved=0, size=64, count=3000),
                  dict(region=1, reserved=0, size=16, count=500)])),
              # two JOB_RANKS chunks, as the recorder writes past 65,536 rows
-             ("JOB_RANKS", payload("JOB_RANKS", ranks=rows[:1000])),
-             ("JOB_RANKS", payload("JOB_RANKS", ranks=rows[1000:])),
-             ("JOB_HOSTS", payload("JOB_HOSTS", hosts=hosts))]
+             ("JOB_RANKS", payload("JOB_RANKS", ranks=_without_recorder(rows[:1000]))),
+             ("JOB_RANKS", payload("JOB_RANKS", ranks=_without_recorder(rows[1000:]))),
+             ("JOB_HOSTS", payload("JOB_HOSTS", hosts=hosts)),
+             ("JOB_RECORDER", payload("JOB_RECORDER", ranks=[
+                 dict(rank=row["rank"], reserved=0, recorder_peak=row["recorder_peak"])
+                 for row in rows]))]
     path = directory / "heapscope.77.job.hsj"
     path.write_bytes(header() + b"".join(chunk(name, p) for name, p in parts))
     return path, hosts
@@ -156,9 +167,13 @@ def test_every_figure_of_a_job_file_by_columns(tmp_path):
     jd = doc["job_file"]
     assert jd["summarized"] == len(rows) and jd["size"] == SIZE
     assert jd["kept"] == [row["rank"] for row in rows if row["kept"]]          # in file order
+    own = [[row["recorder_peak"] for row in rows if row["host"] == i and row["recorder_peak"] >= 0]
+           for i in range(len(HOSTS))]
     assert jd["hosts"] == [dict(host=h["name"], ranks=h["ranks"], rss_sum=h["rss_sum"],
-                                rss_max=h["rss_max"], pss_sum=h["pss_sum"], pss_max=h["pss_max"])
-                           for h in hosts]
+                                rss_max=h["rss_max"], pss_sum=h["pss_sum"], pss_max=h["pss_max"],
+                                recorder_sum=sum(o) if o else None,
+                                recorder_max=max(o) if o else None)
+                           for h, o in zip(hosts, own)]
     assert [h["ranks"] for h in jd["hosts"]] == [sum(r["host"] == i for r in rows) for i in range(5)]
     out = render(doc)
     assert out == render(_as_list(doc))

@@ -97,7 +97,8 @@ def test_host_figures_are_the_per_rank_figures_added_up(tmp_path):
     assert per_rank[0]["pss_peak"] == 40 << 20
     [host] = doc["job_file"]["hosts"]
     assert host == dict(host="n1", ranks=4, rss_sum=sum(r["rss_peak"] for r in per_rank.values()),
-                        rss_max=23 << 20, pss_sum=(40 + 11 + 12 + 13) << 20, pss_max=40 << 20)
+                        rss_max=23 << 20, pss_sum=(40 + 11 + 12 + 13) << 20, pss_max=40 << 20,
+                        recorder_sum=None, recorder_max=None)   # (no JOB_RECORDER: unknown)
     json.dumps(doc, default=str)
 
 

@@ -15,10 +15,7 @@
  * times N calls of MPI_Comm_rank, which does almost nothing (best of 5 rounds, thread
  * CPU time): the cost of a wrapper's bracket alone.
  */
-#include <mpi.h>
-#include <time.h>
-
-#include "wl_common.h"
+#include "wl_mpi.h"
 
 static void fill(unsigned char *buf, size_t n, long long trip, int from)
 {
@@ -48,13 +45,6 @@ static uint64_t ping_pong(int rank, int peer, long long trips, size_t size,
     return h;
 }
 
-static double thread_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static uint64_t to_self(int rank, long long messages, size_t size,
                         unsigned char *out, unsigned char *in, uint64_t h)
 {
@@ -77,12 +67,12 @@ static double null_call_ns(long long calls)
     double best = 0;
     int r;
     for (int round = 0; round < 5; round++) {
-        double c0 = thread_cpu_seconds();
+        double c0 = wl_thread_cpu_seconds();
         for (long long i = 0; i < calls; i++) {
             MPI_Comm_rank(MPI_COMM_WORLD, &r);
             null_sink += r;
         }
-        double ns = (thread_cpu_seconds() - c0) * 1e9 / (double)calls;
+        double ns = (wl_thread_cpu_seconds() - c0) * 1e9 / (double)calls;
         if (round == 0 || ns < best)
             best = ns;
     }
@@ -117,22 +107,17 @@ int main(int argc, char **argv)
     else if (active)
         ping_pong(rank, peer, warmup, size, out, in, WL_FNV_INIT);
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime(), c0 = thread_cpu_seconds();
+    double t0 = MPI_Wtime(), c0 = wl_thread_cpu_seconds();
     if (nprocs == 1)
         h = to_self(rank, trips, size, out, in, h);
     else if (active)
         h = ping_pong(rank, peer, trips, size, out, in, h);
-    double spent[2] = {MPI_Wtime() - t0, thread_cpu_seconds() - c0}, most[2] = {0, 0};
+    double spent[2] = {MPI_Wtime() - t0, wl_thread_cpu_seconds() - c0}, most[2] = {0, 0};
     MPI_Reduce(spent, most, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     const double slowest = most[0], busiest = most[1];
 
-    uint64_t *all = rank == 0 ? wl_check(malloc((size_t)nprocs * sizeof *all), "gather") : NULL;
-    MPI_Gather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    const uint64_t total = wl_mpi_checksum(h, rank, nprocs);
     if (rank == 0) {
-        uint64_t total = WL_FNV_INIT;
-        for (int r = 0; r < nprocs; r++)
-            total = wl_hash_u64(total, all[r]);
-        free(all);
         const long long messages = nprocs == 1 ? trips : 2 * trips * (nprocs / 2);
         if (nprocs == 1)
             printf("mpi-msgrate: 1 process messaging itself, %lld messages of %zu bytes in "

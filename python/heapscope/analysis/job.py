@@ -16,9 +16,12 @@ Where the figures come from:
               did not, the largest timeline sample, a lower bound: the metric is then
               marked sampled ("heap peak (sampled)"). None when heap in use was not
               measured (recorded without --mpi, --track or HEAPSCOPE_TIMELINE_HEAP=1).
-  rss, pss    peak resident and proportional set size over the samples
-              (/proc/self/smaps_rollup), always sampled; mpi_rss, mpi_pss: the calipers'
-              MPI non-heap memory (docs/report-formats.md defines it).
+  rss, pss    peak resident and proportional set size of the program over the samples
+              (/proc/self/smaps_rollup), always sampled: net of the recorder's own memory
+              (its tables, rings, buffers), whose peak is recorder_peak; in files of older
+              recorders recorder_peak is None and RSS/PSS include it (a warning says so);
+              mpi_rss, mpi_pss: the calipers' MPI non-heap memory (docs/report-formats.md
+              defines it).
   tracked     requested bytes live at the heap peak (record --track).
 A metric a profile does not carry is None for that rank and left out of the stats.
 A rank whose file has no snapshot (killed by SIGKILL: OOM killer, scheduler) is kept
@@ -71,8 +74,9 @@ METRICS = (
     ("heap_mpi_peak", "heap peak, MPI", "bytes"),
     ("rss_peak", "RSS peak", "bytes"),
     ("pss_peak", "PSS peak", "bytes"),
+    ("recorder_peak", "recorder's own memory peak, not in RSS/PSS", "bytes"),
     ("mpi_rss", "MPI non-heap RSS peak (calipers)", "bytes"),
-    ("mpi_pss", "MPI non-heap PSS peak (calipers)", "bytes"),
+    ("mpi_pss", "MPI non-heap PSS peak (calipers of the calls that map memory)", "bytes"),
     ("tracked_peak", "live requested bytes at heap peak", "bytes"),
 )
 # the figures that split application from MPI: unknown without the MPI layer
@@ -80,6 +84,8 @@ SPLIT_METRICS = ("alloc_app_blocks", "alloc_mpi_blocks", "alloc_app_bytes", "all
                  "heap_app_peak", "heap_mpi_peak", "mpi_rss", "mpi_pss")
 NO_LAYER_WARNING = ("recorded without the MPI layer (heapscope record --mpi): nothing "
                     "was attributed to MPI, so the application/MPI split is unknown")
+OLD_RECORDER_WARNING = ("recorded by an older heapscope, which did not measure its own memory: "
+                        "RSS and PSS include the recorder's tables")
 REGION_METRICS = ("alloc_app_bytes", "alloc_mpi_bytes", "alloc_app_blocks", "alloc_mpi_blocks",
                   "heap_peak")
 
@@ -261,6 +267,8 @@ def _timeline(p: Profile, m: Dict[str, Optional[int]], regions: Dict[str, Dict[s
         rss, pss = columns[3][columns[3] >= 0], columns[4][columns[4] >= 0]
         m["rss_peak"] = int(rss.max()) if rss.size else None
         m["pss_peak"] = int(pss.max()) if pss.size else None
+        own = columns[5][columns[5] >= 0]
+        m["recorder_peak"] = int(own.max()) if own.size else None
         if tl.calipers_taken:
             cal = caliper_figures(tl)
             m["mpi_rss"], m["mpi_pss"] = cal["rss"], cal["pss"]
@@ -341,6 +349,12 @@ def _warnings(ranks: List[RankSummary], excluded: List[RankSummary], total: int)
                    f"(SIGKILL: OOM killer, scheduler; or still running): heap, RSS and PSS from "
                    f"{'their' if n != 1 else 'its'} timeline up to the last flush, no allocation "
                    f"counts; statistics are over the ranks that have each figure")
+    bare = [r.rank for r in ranks if r.timeline is not None
+            and r.metrics.get("rss_peak") is not None and r.metrics.get("recorder_peak") is None]
+    if bare:
+        n = len(bare)
+        out.append(f"rank{'s' if n != 1 else ''} {', '.join(map(str, bare[:12]))}"
+                   f"{', ...' if n > 12 else ''} of {total}: {OLD_RECORDER_WARNING}")
     bare = [r.rank for r in ranks if not r.mpi_layer]
     if bare:
         n = len(bare)
@@ -392,6 +406,7 @@ def job_row_summary(job, rank: int, host: str, pid: int, metrics: Dict[str, Opti
     (its figures are those of the dump at MPI_Finalize), no timeline and no regions."""
     metrics = dict(metrics)
     metrics.setdefault("tracked_peak", None)
+    metrics.setdefault("recorder_peak", None)
     return RankSummary(path=job.path, rank=rank, pid=pid, ppid=0, host=host, exe=job.exe,
                        job_id=job.job_id, start_real_ns=job.start_real_ns, reason=FINALIZE,
                        complete=True, warnings=[], metrics=metrics, heap_exact=heap_exact)
@@ -440,7 +455,7 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200, job=None
     # a figure from timeline samples (a lower bound) is marked so: RSS and PSS always,
     # heap peaks when a rank's recorder did not keep them exactly (a file without
     # HEAP_PEAK, a job file's row without its exact bit)
-    sampled = {"rss_peak", "pss_peak"}
+    sampled = {"rss_peak", "pss_peak", "recorder_peak"}
     if any(not r.heap_exact and r.metrics["heap_peak"] is not None for r in ranks) \
             or (block is not None and block.heap_sampled()):
         sampled |= {"heap_peak", "heap_app_peak", "heap_mpi_peak"}
@@ -463,7 +478,9 @@ def build(summaries: Sequence[RankSummary], timeline_points: int = 200, job=None
         excluded=[dict(rank=s.rank, host=s.host, pid=s.pid, file=s.path,
                        why=s.warnings[0] if s.warnings else "neither a snapshot nor timeline samples")
                   for s in excluded],
-        warnings=_warnings(ranks, excluded, total)
+        warnings=_warnings(ranks, excluded, total) + (
+            [f"the job file {OLD_RECORDER_WARNING}"] if job is not None and job.recorder is None
+            and "rss_peak" in present else [])
         + ([f"{job.path}: {w}" for w in job.warnings] if job is not None else []),
         endings=_endings(ranks, excluded, chosen, max(_launched(others), job.size if job else 0),
                          block),

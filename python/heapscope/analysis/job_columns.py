@@ -151,15 +151,16 @@ def stats(objects: Sequence, block: Optional[JobBlock], keys: Sequence[str]) -> 
 
 def host_figures(objects: Sequence, block: Optional[JobBlock]) -> List[dict]:
     """Per host of the ranks reported (RankSummary objects and the block's rows): its
-    ranks, and the sum and largest of their RSS and PSS peaks (None: no rank of the host
-    has the figure) — the per-rank figures added up, so that a host's largest is one of
+    ranks, and the sum and largest of their RSS and PSS peaks (the program's) and of
+    their recorder's own memory peaks (None: no rank of the host has the figure) — the per-rank figures added up, so that a host's largest is one of
     its ranks' in the per-rank table (the job file's JOB_HOSTS were summed at
     MPI_Finalize, before a kept rank's later samples)."""
     acc: Dict[str, dict] = {}
 
     def entry(host: str) -> dict:
         return acc.setdefault(host, dict(host=host, ranks=0, rss_sum=None, rss_max=None,
-                                         pss_sum=None, pss_max=None))
+                                         pss_sum=None, pss_max=None, recorder_sum=None,
+                                         recorder_max=None))
 
     def add(e: dict, key: str, total: int, top: int) -> None:
         e[f"{key}_sum"] = total + (e[f"{key}_sum"] or 0)
@@ -168,7 +169,7 @@ def host_figures(objects: Sequence, block: Optional[JobBlock]) -> List[dict]:
     for r in objects:
         e = entry(r.host)
         e["ranks"] += 1
-        for key in ("rss", "pss"):
+        for key in ("rss", "pss", "recorder"):
             v = r.metrics.get(f"{key}_peak")
             if v is not None:
                 add(e, key, v, v)
@@ -177,7 +178,7 @@ def host_figures(objects: Sequence, block: Optional[JobBlock]) -> List[dict]:
         counts = np.bincount(hosts, minlength=len(block.host_names))
         for h in np.flatnonzero(counts).tolist():
             entry(block.host_names[h])["ranks"] += int(counts[h])
-        for key in ("rss", "pss"):
+        for key in ("rss", "pss", "recorder"):
             values, have = block.metrics.get(f"{key}_peak", (None, None))
             if values is None:
                 continue

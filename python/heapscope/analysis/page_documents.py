@@ -8,7 +8,7 @@ Every figure the page shows comes from one of these documents, unchanged: `repor
 every recorded size and region, with each group's whole counts), `callgraphs` (one
 CallGraph per size and region with the most allocations), `timeline` (heap, RSS, PSS
 per process), `job` (an MPI job's ranks), `lifetimes`/`temporaries`/`peak`/`leaks`
-(record --track) and `diff`. A document the profiles cannot give is replaced by
+(record --track), `access` (record --access) and `diff`. A document the profiles cannot give is replaced by
 {"absent": "why, in plain words"}: the page says so instead of drawing an empty box.
 """
 from typing import Dict, List, Optional, Sequence
@@ -64,6 +64,7 @@ def collect(paths: Sequence[str], compare: Optional[Sequence[str]] = None,
                                     "shows each process")
     docs["timeline"] = _timeline(profiles)
     docs.update(_tracking(profiles, sym))
+    docs["access"] = _access(profiles, sym, read_job(paths) if job_doc is not None else None)
     docs["diff"] = _diff(profiles, compare, sym, runs) if compare else absent(
         "one recording given: give two (before, after) to compare them")
     docs["notes"] = list(sym.notes)
@@ -148,6 +149,16 @@ def _tracking(profiles: Sequence[Profile], sym: Symbolizer) -> dict:
                 peak=peak_document(peaks),
                 leaks=build_leaks(entries, [], None, top=20),
                 tracking=tracking_settings(tracked))
+
+
+def _access(profiles: Sequence[Profile], sym: Symbolizer, job_file) -> dict:
+    """The `heapscope access` document (record --access): every call path, the job file's
+    figures when there is one."""
+    from heapscope.analysis import access
+    if not any(p.access is not None for p in profiles) and not (job_file and job_file.access):
+        return absent("not recorded with --access: record with `heapscope record --access` for "
+                      "the memory allocated and not used, per call path")
+    return access.build(profiles, top=0, symbolizer=sym, job=job_file)
 
 
 def _diff(before: Sequence[Profile], after_paths: Sequence[str], sym: Symbolizer,

@@ -45,14 +45,15 @@ def is_launcher(exe: str) -> bool:
     return name in LAUNCHERS or name.split(".", 1)[0] in ("mpirun", "mpiexec")
 
 
-def leave_out_launchers(profiles, include: bool = False):
+def leave_out_launchers(profiles, include: bool = False, even_all: bool = False):
     """(the profiles to merge, a one-line note or None): the launcher and daemon
     processes left out, with the fork that exec'd each (same host and pid, snapshot
-    "exec"), unless `include` or unless they are all there is."""
+    "exec"), unless `include` or unless they are all there is (but for `even_all`: the
+    ranks' figures are elsewhere, in a job file)."""
     daemons = {(p.host, p.pid) for p in profiles if is_launcher(p.exe)}
     left = [p for p in profiles if is_launcher(p.exe) or
             (p.snapshot_reason == "exec" and (p.host, p.pid) in daemons)]
-    if include or not left or len(left) == len(profiles):
+    if include or not left or (len(left) == len(profiles) and not even_all):
         return list(profiles), None
     out = [p for p in profiles if not any(p is q for q in left)]
     named = [p for p in left if is_launcher(p.exe)]

@@ -15,10 +15,24 @@ and, when some of a recorded size's allocations have a stack and others not, whi
 and why (without_stacks).
 """
 import shlex
-from typing import List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from heapscope.analysis.selection import SizeSet, region_matches
+from heapscope.errors import HeapscopeError
 from heapscope.profile.model import Profile
+
+
+def require_recorded(profiles: Sequence[Profile], has: Callable[[Profile], bool], what: str,
+                     option: str) -> List[Profile]:
+    """The profiles for which has(p) holds; none -> one line saying they have no `what`
+    and the `heapscope record` option that records it."""
+    kept = [p for p in profiles if has(p)]
+    if not kept:
+        cmd = " ".join(profiles[0].cmdline) if profiles and profiles[0].cmdline else "PROGRAM ARGS..."
+        which = (f"{profiles[0].path} has no" if len(profiles) == 1
+                 else f"none of the {len(profiles)} profiles has")
+        raise HeapscopeError(f"{which} {what}: record with `heapscope record {option} -- {cmd}`")
+    return kept
 
 
 def requested(sizes: SizeSet) -> List[str]:

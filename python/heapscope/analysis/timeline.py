@@ -16,7 +16,10 @@ ranks on one time axis).
 
 Every series is a Sample attribute; -1 means "not measured" (RSS/PSS unreadable, heap
 not sampled) and is left out of peaks, never counted as 0. Documents carry null for
-it (the `timeline` document's samples and region spans).
+it (the `timeline` document's samples and region spans). RSS and PSS are the
+program's: net of the recorder's own memory (its tables, rings, buffers), which is the
+series "recorder" beside them (profile.timeline; null in files of older recorders,
+whose RSS/PSS include it: `recorder_measured` false).
 """
 from operator import attrgetter
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -31,10 +34,10 @@ TIMELINE_VERSION = 1
 NS = 1e9
 # (key in "peaks", Sample attribute)
 SERIES = (("heap", "heap_bytes"), ("heap_mpi", "heap_mpi_bytes"), ("rss", "rss_bytes"),
-          ("pss", "pss_bytes"))
+          ("pss", "pss_bytes"), ("recorder", "recorder_bytes"))
 # the columns of sample_columns(), in order
-COLUMNS = ("mono_ns", "heap_bytes", "heap_mpi_bytes", "rss_bytes", "pss_bytes")
-JOB_SERIES = ("app", "mpi", "rss", "pss")
+COLUMNS = ("mono_ns", "heap_bytes", "heap_mpi_bytes", "rss_bytes", "pss_bytes", "recorder_bytes")
+JOB_SERIES = ("app", "mpi", "rss", "pss", "recorder")
 
 
 # ---- one process: the `heapscope timeline` document ----
@@ -73,6 +76,7 @@ def process_doc(p: Profile) -> dict:
         interval_ns=tl.interval_ns, heap_measure=tl.heap_measure,
         duration_s=(samples[-1].mono_ns / NS) if samples else 0.0,
         sample_count=len(samples),
+        recorder_measured=tl.recorder_measured,
         kinds={k: sum(1 for s in samples if s.kind == k) for k in sorted({s.kind for s in samples})},
         peaks={key: peak(samples, attr) for key, attr in SERIES},
         calipers=caliper_figures(tl),
@@ -81,7 +85,8 @@ def process_doc(p: Profile) -> dict:
         regions=region_spans(samples),
         samples=[dict(mono_ns=s.mono_ns, kind=s.kind, region=s.region, label=s.label,
                       heap_bytes=_known(s.heap_bytes), heap_mpi_bytes=_known(s.heap_mpi_bytes),
-                      rss_bytes=_known(s.rss_bytes), pss_bytes=_known(s.pss_bytes))
+                      rss_bytes=_known(s.rss_bytes), pss_bytes=_known(s.pss_bytes),
+                      recorder_bytes=_known(s.recorder_bytes))
                  for s in samples])
 
 
@@ -217,9 +222,10 @@ def job_timelines(ranks: Sequence, points: int = 200) -> Optional[dict]:
 
     Series: app = heap_bytes - heap_mpi_bytes (0 when negative: blocks the program
     allocated and the MPI library freed, or the other way round, make the two parts
-    drift by a few KB), mpi = heap_mpi_bytes, rss, pss (samples with -1, not measured,
-    are left out; a series with no measured sample is None; app and mpi of a rank
-    recorded without the MPI layer are None: no split)."""
+    drift by a few KB), mpi = heap_mpi_bytes, rss, pss (the program's), recorder (the
+    recorder's own memory) (samples with -1, not measured, are left out; a series with
+    no measured sample is None; app and mpi of a rank recorded without the MPI layer are
+    None: no split)."""
     import numpy as np
     having = [r for r in ranks if r.timeline is not None and len(r.timeline[0])]
     if not having:
@@ -237,7 +243,7 @@ def job_timelines(ranks: Sequence, points: int = 200) -> Optional[dict]:
     total = {k: np.zeros(points, dtype=np.int64) for k in JOB_SERIES}
     present = {k: False for k in JOB_SERIES}
     for r in having:
-        _, heap, heap_mpi, rss, pss = (np.asarray(c, dtype=np.int64) for c in r.timeline)
+        _, heap, heap_mpi, rss, pss, recorder = (np.asarray(c, dtype=np.int64) for c in r.timeline)
         t = times[r.rank]
         row = dict(rank=r.rank, host=r.host, samples=len(t), first_s=float(t[0]),
                    last_s=float(t[-1]))
@@ -246,7 +252,8 @@ def job_timelines(ranks: Sequence, points: int = 200) -> Optional[dict]:
         app = np.where(heap >= 0, np.maximum(heap - heap_mpi, 0), -1)
         if not getattr(r, "mpi_layer", True):
             app = heap_mpi = np.full(len(heap), -1, dtype=np.int64)
-        for key, values in (("app", app), ("mpi", heap_mpi), ("rss", rss), ("pss", pss)):
+        for key, values in (("app", app), ("mpi", heap_mpi), ("rss", rss), ("pss", pss),
+                            ("recorder", recorder)):
             keep = values >= 0
             if not keep.any():
                 row[key] = None
@@ -268,7 +275,7 @@ def rank_envelopes(tl: dict) -> dict:
     import numpy as np
     out = {}
     for key in JOB_SERIES:
-        rows = [r[key] for r in tl["per_rank"] if r[key] is not None]
+        rows = [r[key] for r in tl["per_rank"] if r.get(key) is not None]
         if not rows:
             out[key] = None
             continue
@@ -288,7 +295,8 @@ def sampled_columns(proc: dict, max_points: int):
     t = np.array([s["mono_ns"] for s in samples], dtype=np.int64)
     order = np.argsort(t, kind="stable")
     t = t[order]
-    cols = {k: np.array([-1 if s[k] is None else s[k] for s in samples], dtype=np.int64)[order]
+    # (a series a document lacks, e.g. recorder_bytes before it was measured: not measured)
+    cols = {k: np.array([-1 if s.get(k) is None else s[k] for s in samples], dtype=np.int64)[order]
             for k in series}
     if len(t) <= max_points:
         return (t / NS).tolist(), cols, False

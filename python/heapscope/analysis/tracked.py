@@ -103,14 +103,8 @@ def _hist(h) -> tuple:
 
 def require_tracking(profiles: Sequence[Profile]) -> List[Profile]:
     """The profiles that hold tracking data; none -> one line saying how to record it."""
-    tracked = [p for p in profiles if p.tracking is not None]
-    if not tracked:
-        cmd = " ".join(profiles[0].cmdline) if profiles and profiles[0].cmdline else "PROGRAM ARGS..."
-        which = (f"{profiles[0].path} has no" if len(profiles) == 1
-                 else f"none of the {len(profiles)} profiles has")
-        raise HeapscopeError(f"{which} tracking data (lifetimes, peak, leaks): record with "
-                             f"`heapscope record --track -- {cmd}`")
-    return tracked
+    return recorded.require_recorded(profiles, lambda p: p.tracking is not None,
+                                     "tracking data (lifetimes, peak, leaks)", "--track")
 
 
 def tracked_entries(profiles: Sequence[Profile], sizes: SizeSet, region: Optional[str],

@@ -12,28 +12,34 @@ A user function W is a wrapper when
   1. on every stack through W, the frames inside W are allocation functions (malloc,
      operator new ...) or wrappers found before: W calls the allocator itself, every
      time it allocates;
-  2. its name says it hands out memory or a new object (says_it_allocates: malloc,
-     xcalloc, allocate, new, create, make, dup, clone, a constructor): it makes one
-     object a call, of one block or a fixed few (SUNDIALS' N_VCloneEmpty_Serial takes a
-     vector's header and its content). The stacks cannot tell a wrapper from a function
-     that allocates a temporary for itself and frees it (a kernel's work array): both
-     call the allocator straight, from any number of call sites. What differs is
-     whether the block outlives the call, which a stack does not record, and the name,
-     which is how programmers say it. A mesher creating the tetrahedra of a cavity is
-     where the code allocates, and its name says so;
-  3. a function without a name (a stripped program's, told apart by where it starts)
-     has no name to say it: it is a wrapper when it is entered from at least two call
-     sites, and from more than it allocates from (a generic maker: CP2K's keyword_create,
-     three calls of val_create, entered from 3,527 places; FoX's vs_str_alloc, one
-     malloc, from 35). A function allocating from more places than it is called from
-     (FoX's xml_AddAttribute_Ch: 37 and 15) does its own work;
-  4. a wrapper of a wrapper (W calls a wrapper) is entered from at least two call
+  2. its code, when it can be read and is small (symbolize.code: at most SMALL
+     instructions), does not call the allocator from inside a loop (register_item: 8
+     blocks a call) nor free or operator delete on its way back (make_residual, Octave's
+     Matrix(r, c): a temporary for itself); then it is a wrapper when its name says it
+     allocates, or when it has no loop, every call it makes on its way back is to the
+     allocator and it is entered from two call sites at least (get_buffer, a NULL check
+     and a counter; Octave's out-of-line dim_vector<>(long, long)). What tells a wrapper
+     from a kernel is what it does with the block, which the stacks do not record and
+     the code shows; a call of anything else (element_matrix passing its block on) makes
+     it a kernel. Calls on error paths (ending in exit, abort ...) are checks, not work;
+  3. a bigger function, or one whose code cannot be read (inlined: its code is its
+     caller's), has a name that says it hands out memory or a new object
+     (says_it_allocates: malloc, xcalloc, allocate, new, create, make, dup, clone, a
+     constructor): one object a call, of one block or a fixed few (PETSc's PetscMallocA,
+     151 instructions, a loop over up to eight blocks);
+  4. such a function without a name (a stripped program's, told apart by where it
+     starts) is a wrapper when it is entered from at least two call sites, and from more
+     than it allocates from (a generic maker: CP2K's keyword_create, three calls of
+     val_create, entered from 3,527 places; FoX's vs_str_alloc, one malloc, from 35). A
+     function allocating from more places than it is called from (FoX's
+     xml_AddAttribute_Ch: 37 and 15) does its own work;
+  5. a wrapper of a wrapper (W calls a wrapper) is entered from at least two call
      sites, or from one, in a wrapper that qualifies itself (SUNDIALS' chain
      N_VClone -> N_VClone_Serial -> N_VCloneEmpty_Serial -> N_VNewEmpty, entered at
      N_VClone from everywhere): a function that calls app_malloc from one line and is
      called from one place (allocate() filling a table in a loop) is app_malloc's only
      user, where the allocation is decided, whatever its name;
-  5. W is called from the application's code (named, or a stripped library's static
+  6. W is called from the application's code (named, or a stripped library's static
      function) somewhere: seen through, the ranking lands on those callers. A function
      only main (an entry point) or a runtime's callback calls would leave nothing to
      rank.
@@ -41,10 +47,11 @@ Repeated until nothing new is found, so a wrapper of a wrapper is one too.
 """
 import re
 from collections import Counter
-from typing import Callable, Dict, List, Sequence, Set
+from typing import Callable, Dict, List, Optional, Sequence, Set
 
 from heapscope.analysis.runtime_patterns import is_allocation_function
 from heapscope.analysis.stacks import WeightedStack
+from heapscope.symbolize.code import CodeFacts, function_code, in_loop
 from heapscope.symbolize.names import short_name
 
 WRAPPER = "wrapper"   # the kind every output shows for a wrapper
@@ -74,6 +81,7 @@ def find(stacks: Sequence[WeightedStack], keyed: Sequence[Sequence[tuple]],
     outer: Dict[tuple, Set[tuple]] = {}        # application call sites it is entered from
     further_out: Counter = Counter()           # stacks on which it is past the straight frame
     frame_of: Dict[tuple, object] = {}
+    allocating_at: Dict[tuple, Set[int]] = {}  # the offsets of its calls into the allocator
     at: Dict[tuple, List[int]] = {}            # function -> stacks it is the straight frame of
     position: List[int] = []
 
@@ -87,6 +95,7 @@ def find(stacks: Sequence[WeightedStack], keyed: Sequence[Sequence[tuple]],
         key = keys[i]
         further_out[key] -= 1          # counted as further out while a frame inside it was
         frame_of.setdefault(key, frames[i])
+        allocating_at.setdefault(key, set()).add(frames[i].offset)
         at.setdefault(key, []).append(n)
         inner.setdefault(key, set()).add(call_site(frames[i], key))
         sites = outer.setdefault(key, set())
@@ -105,8 +114,9 @@ def find(stacks: Sequence[WeightedStack], keyed: Sequence[Sequence[tuple]],
     candidates = set(at)
     while True:
         found = {key for key in candidates if further_out[key] <= 0 and outer[key]
-                 and _passes_calls_on(key[1], len(inner[key]), len(outer[key]))
-                 and is_user(frame_of[key])}
+                 and is_user(frame_of[key])
+                 and _passes_calls_on(key[1], frame_of[key], allocating_at[key],
+                                      len(inner[key]), len(outer[key]))}
         if not found:
             return _chains_entered_twice(wrappers, callers)
         wrappers.update((key, len(outer[key])) for key in found)
@@ -119,7 +129,7 @@ def find(stacks: Sequence[WeightedStack], keyed: Sequence[Sequence[tuple]],
 
 def _chains_entered_twice(wrappers: Dict[tuple, int],
                           callers: Dict[tuple, Set[tuple]]) -> Dict[tuple, int]:
-    """Rule 4: a wrapper of a wrapper entered from one call site stays one only when its
+    """Rule 5: a wrapper of a wrapper entered from one call site stays one only when its
     caller does (SUNDIALS' N_VCloneEmpty_Serial, called by N_VClone_Serial alone, called
     by N_VClone from everywhere); the top of the chain is entered from two call sites."""
     kept: Dict[tuple, bool] = {}
@@ -137,11 +147,36 @@ def _chains_entered_twice(wrappers: Dict[tuple, int],
     return {key: sites for key, sites in wrappers.items() if keep(key, frozenset())}
 
 
-def _passes_calls_on(function: str, allocating_sites: int, call_sites: int) -> bool:
-    """Rules 2 and 3, for a function straight into the allocator."""
-    if function.startswith("?? ("):   # no name to say what it does
+def code_of(frame) -> Optional[CodeFacts]:
+    """The code facts of a frame's function, None when its code cannot be read (an
+    inlined frame's code is its caller's)."""
+    if frame.inlined or not frame.module:
+        return None
+    return function_code(frame.module, frame.offset)
+
+
+def _passes_calls_on(function: str, frame, offsets: Set[int], allocating_sites: int,
+                     call_sites: int) -> bool:
+    """Rules 2 to 4, for a function straight into the allocator from `offsets`."""
+    code = code_of(frame)
+    if code is not None and code.small:   # rule 2: its code tells
+        if any(in_loop(code, offset) for offset in offsets) or "free" in code.calls or any(
+                c.startswith(("_ZdlPv", "_ZdaPv")) for c in code.calls):
+            return False    # it repeats the allocation, or takes a temporary for itself
+        if says_it_allocates(function):
+            return True
+        return (not code.loops and MIN_CALL_SITES <= call_sites
+                and all(map(_hands_out, code.calls)))
+    if function.startswith("?? ("):   # rule 4: no name to say what it does
         return MIN_CALL_SITES <= call_sites and allocating_sites < call_sites
-    return says_it_allocates(function)
+    return says_it_allocates(function)   # rule 3
+
+
+def _hands_out(symbol: str) -> bool:
+    """A call a wrapper makes on its way back: the allocator, or clearing or copying the
+    new block (calloc-like, strdup-like); never free (a kernel's own temporary)."""
+    return symbol in ("memset", "memcpy") or symbol.startswith(("_Znw", "_Zna")) or (
+        symbol != "free" and is_allocation_function(symbol))
 
 
 MAKING_WORDS = frozenset({"new", "create", "make", "dup", "clone"})

@@ -51,6 +51,11 @@ e.g. under srun or mpirun: LD_PRELOAD=<path of libheapscope.so> plus these):
   HEAPSCOPE_PER_RANK       MPI: ranks that keep their file besides the job file
                            heapscope.<job>.job.hsj: all, none or N (default 4, plus
                            each figure's min/max ranks)
+  HEAPSCOPE_ACCESS         1: measure which pages of the sampled blocks were used (needs
+                           HEAPSCOPE_SAMPLE_BYTES); HEAPSCOPE_ACCESS_POLL_MS: how often the
+                           live ones are looked at (default 10); HEAPSCOPE_ACCESS_PAGES:
+                           scan (PAGEMAP_SCAN, Linux >= 6.7) or pagemap (its flags),
+                           default the best the kernel has
   HEAPSCOPE_TRACE          1: event trace mode (every allocation and free)
   HEAPSCOPE_TRACE_COMPRESS 0: raw trace chunks (default: zstd, ~40% smaller, more CPU)
   HEAPSCOPE_TIMELINE_MS    heap/RSS/PSS sampling interval in ms (default 100; 0 = no
@@ -129,6 +134,12 @@ def register(sub):
                         f"(--sample-bytes, default {TRACK_SAMPLE_BYTES_DEFAULT // 1024} KiB with "
                         "--track: the reports' per-path figures are estimates, marked ~), or "
                         "exactly for the --sizes/--regions chosen (per size for every other block)")
+    p.add_argument("--access", action="store_true",
+                   help="memory allocated and not used: which pages of the sampled blocks (the "
+                        "stacks' samples, --sample-bytes, 512 KiB by default) the program read or "
+                        "wrote before freeing them, measured from the page tables without "
+                        "changing what the program does; `heapscope access` reports it per call "
+                        "path (not with --sizes or --trace)")
     p.add_argument("--trace", action="store_true",
                    help="event trace mode: every allocation and free (address, size, thread, "
                         "time, stack type or size, region) streamed into the profile "
@@ -236,6 +247,10 @@ def _check_options(args):
             not name.strip() for name in re.split(r"[,/]", args.region))):
         raise HeapscopeError(f"bad --regions {args.region!r}: expected a comma list of "
                              f"region names or paths like local,split/local")
+    if args.access and (args.size or args.trace or args.sample_bytes == "off"):
+        clash = "--sizes" if args.size else "--trace" if args.trace else "--sample-bytes off"
+        raise HeapscopeError(f"--access measures the blocks whose stacks are sampled "
+                             f"(--sample-bytes): it does not go with {clash}")
     if args.sample_bytes == "off":
         if not args.track:
             raise HeapscopeError("--sample-bytes off turns --track's sampled stacks off: give "
@@ -250,6 +265,8 @@ def _check_options(args):
                                  f"block's stack)")
     elif args.track and not args.size and not args.trace:
         args.sample_bytes = TRACK_SAMPLE_BYTES_DEFAULT    # --track's call paths, sampled
+    elif args.access:
+        args.sample_bytes = SAMPLE_BYTES_DEFAULT          # the blocks --access measures
     if args.region and not args.size and not args.sample_bytes:
         raise HeapscopeError("--regions selects where stacks are recorded: give --sizes "
                              "(or --sample-bytes) too")
@@ -343,8 +360,10 @@ def _environment(args):
     env["HEAPSCOPE_SAMPLE_BYTES"] = str(args.sample_bytes or "")
     env["HEAPSCOPE_UNWIND"] = args.unwind
     for name in ("HEAPSCOPE_TRACK", "HEAPSCOPE_TRACE", "HEAPSCOPE_TEMP_BETWEEN",
-                 "HEAPSCOPE_TEMP_NS", "HEAPSCOPE_TRACK_MAX_BLOCKS"):
+                 "HEAPSCOPE_TEMP_NS", "HEAPSCOPE_TRACK_MAX_BLOCKS", "HEAPSCOPE_ACCESS"):
         env.pop(name, None)
+    if args.access:
+        env["HEAPSCOPE_ACCESS"] = "1"
     if args.track:
         env["HEAPSCOPE_TRACK"] = "1"
     if args.trace:

@@ -19,6 +19,9 @@ What goes in:
              the profile's snapshot (exit) whose tree holds the blocks still live
              (leaks). mem_heap_extra_B there is estimated from the per-size extra
              bytes (Tracking.extra: usable minus requested, mean per block).
+The heap figures are the program's blocks alone; the recorder's own memory (its tables,
+rings, buffers), when the timeline measured it, is named with its largest value on the
+`desc:` line (Massif has no field for memory besides the heap).
 Times are whole milliseconds since the process started (time_unit: ms). Blocks of
 sizes tracked without stacks are one node per size, `[stack not recorded]`; blocks
 not tracked at all (table full) one node `[untracked blocks]`.
@@ -146,7 +149,12 @@ def to_massif(profile: Profile, sym: Optional[Symbolizer] = None) -> str:
     what = [w for w, have in (("timeline", _heap_timeline(profile)),
                               ("tracking", profile.tracking is not None)) if have]
     cmd = shlex.join(profile.cmdline) if profile.cmdline else (profile.exe or "?")
-    lines = [f"desc: heapscope export of {_clean(profile.path)} ({' and '.join(what)}; {profile.label})",
+    own = [s.recorder_bytes for s in profile.timeline.samples if s.recorder_bytes >= 0] \
+        if profile.timeline is not None else []
+    beside = (f"; the recorder's own memory, in no figure here: at most {max(own)} bytes resident"
+              if own else "")
+    lines = [f"desc: heapscope export of {_clean(profile.path)} ({' and '.join(what)}; {profile.label}"
+             f"{beside})",
              f"cmd: {_clean(cmd)}", "time_unit: ms"]
     for n, (ns, heap, extra, kind, tree) in enumerate(snapshots(profile, sym)):
         lines += ["#-----------", f"snapshot={n}", "#-----------", f"time={ns // 1_000_000}",

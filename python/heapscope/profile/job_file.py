@@ -8,7 +8,10 @@ heap, RSS and PSS peaks over the rank's timeline samples up to MPI_Finalize; the
 calipers' figures; whether the rank kept its own file) and per host the ranks and the
 sum and maximum of their RSS and PSS peaks; with --track, the stack types that held the
 ranks' heap peaks (profile/job_peak_stacks.py); rank 0's MPI library and command line
-(profile/mpi_library.py).
+(profile/mpi_library.py). From recorders that measure their own memory (JOB_RECORDER),
+each rank's recorder peak, and its RSS/PSS peaks are the program's, net of it; per
+host, the recorder peaks' sum and maximum. With --access, the sampled blocks' use per
+(region path, size) and per rank (profile/access.py).
 
 The rank rows are kept as they are in the file, one numpy structured array
 (JobFile.rows, RANK_DTYPE: the JOB_RANKS row), so that a job of 10^5 ranks is never
@@ -17,10 +20,12 @@ a mask of the ranks that have it; JobFile.ranks builds the JobRank objects on fi
 
 Read as strictly as a profile: the chunks come in the writer's order (JOB, JOB_REGIONS,
 JOB_SIZE_COUNTS*, JOB_API_COUNTS*, JOB_RANKS*, JOB_HOSTS, JOB_PEAK_STACKS,
-JOB_MPI_LIBRARY, JOB_COMMAND; a type this
-reader does not know is skipped), and the counts agree with each other before any is
+JOB_RECORDER*, JOB_MPI_LIBRARY, JOB_COMMAND, JOB_ACCESS, JOB_ACCESS_SIZES*,
+JOB_ACCESS_RANKS*; a type this reader does not know is
+skipped), and the counts agree with each other before any is
 trusted: the rows are JOB's `summarized`, each names a rank below JOB's `ranks`, once;
-the hosts are JOB's `hosts`, their ranks add up to the rows, each host's to its rows.
+the hosts are JOB's `hosts`, their ranks add up to the rows, each host's to its rows;
+JOB_RECORDER's rows are JOB_RANKS' ranks in their order.
 Damage after a whole job (a chunk out of place, such as the file's chunks appended
 twice, a corrupt chunk, trailing bytes, a cut inside JOB_PEAK_STACKS) is read up to it
 and said in JobFile.warnings; damage before is one HeapscopeError. A header flagging a
@@ -33,10 +38,12 @@ from functools import cached_property, lru_cache
 from typing import Dict, List, Optional, Tuple
 
 from heapscope.errors import HeapscopeError
+from heapscope.profile import access
 from heapscope.profile import format as fmt
 from heapscope.profile.framing import parse, read_file
 from heapscope.profile.job_peak_stacks import JobPeakStacks, decode as decode_peak_stacks
 from heapscope.profile.layout import Malformed
+from heapscope.profile.model import JobAccess
 from heapscope.profile.mpi_library import MpiLibrary, decode as decode_mpi_library, decode_command
 from heapscope.profile.names import JOB_FILE, is_job_file  # noqa: F401 (names kept here too)
 
@@ -61,6 +68,7 @@ def rank_dtype():
     return dtype
 _SIZE_ROW = struct.Struct("<IIQQ")       # JOB_SIZE_COUNTS (SIZE_COUNTS' layout)
 _API_ROW = struct.Struct("<IIQ")         # JOB_API_COUNTS (API_COUNTS' layout)
+_RECORDER_ROW = struct.Struct("<IIq")    # JOB_RECORDER
 
 
 @dataclass
@@ -96,6 +104,10 @@ class JobFile:
     warnings: List[str] = field(default_factory=list)   # damage after a whole job, a failed write
     mpi_library: Optional[MpiLibrary] = None      # JOB_MPI_LIBRARY: rank 0's (None: unnamed)
     cmdline: Optional[List[str]] = None           # JOB_COMMAND: rank 0's argv (None: not written)
+    # JOB_RECORDER: per row (JOB_RANKS' order) the recorder's own memory peak, -1 where not
+    # measured; None: an older recorder (its RSS/PSS peaks include that memory)
+    recorder: object = field(default=None, compare=False, repr=False)
+    access: Optional[JobAccess] = None            # JOB_ACCESS* (record --access)
 
     @cached_property
     def ranks(self) -> List[JobRank]:
@@ -103,9 +115,12 @@ class JobFile:
         names = [h["host"] for h in self.hosts]
         reasons: Dict[int, str] = {}
         out = []
-        for rank, host, pid, reason, present, kept, *figures in self.rows.tolist():
+        own = self.recorder.tolist() if self.recorder is not None else [-1] * len(self.rows)
+        for (rank, host, pid, reason, present, kept, *figures), mine in zip(self.rows.tolist(), own):
             name = reasons.get(reason) or reasons.setdefault(reason, fmt.reason_name(reason))
-            out.append(JobRank(rank, names[host], pid, name, bool(kept), _rank_metrics(present, *figures),
+            metrics = _rank_metrics(present, *figures)
+            metrics["recorder_peak"] = mine if mine >= 0 else None
+            out.append(JobRank(rank, names[host], pid, name, bool(kept), metrics,
                                bool(present & PRESENT_HEAP_EXACT)))
         return out
 
@@ -122,6 +137,7 @@ class JobFile:
             raise OverflowError("a count past 2^62")
         app_blocks, mpi_blocks, app_bytes, mpi_bytes = (c.astype(np.int64) for c in counts)
         present = r["present"]
+        own = self.recorder if self.recorder is not None else np.full(len(r), -1, dtype=np.int64)
         have = {bit: (present & bit) != 0 for bit in (PRESENT_COUNTS, PRESENT_HEAP, PRESENT_RSS,
                                                        PRESENT_PSS, PRESENT_CALIPERS)}
         return dict(
@@ -136,6 +152,7 @@ class JobFile:
             heap_mpi_peak=(r["heap_mpi_peak"], have[PRESENT_HEAP]),
             rss_peak=(r["rss_peak"], have[PRESENT_RSS]),
             pss_peak=(r["pss_peak"], have[PRESENT_PSS]),
+            recorder_peak=(own, own >= 0),
             # -1: the calipers measured none (PSS without smaps_rollup): unknown, not 0
             mpi_rss=(r["mpi_rss"], have[PRESENT_CALIPERS] & (r["mpi_rss"] >= 0)),
             mpi_pss=(r["mpi_pss"], have[PRESENT_CALIPERS] & (r["mpi_pss"] >= 0)))
@@ -187,20 +204,21 @@ def _rank_rows(payload):
 
 
 # the writer's order: a chunk may follow one of its own stage (the repeated ones) or an
-# earlier one; JOB, JOB_REGIONS, JOB_HOSTS, JOB_PEAK_STACKS, JOB_MPI_LIBRARY and JOB_COMMAND
-# come once
+# earlier one; JOB, JOB_REGIONS, JOB_HOSTS, JOB_PEAK_STACKS, JOB_MPI_LIBRARY, JOB_COMMAND
+# and JOB_ACCESS come once
 _STAGE = {fmt.JOB: 0, fmt.JOB_REGIONS: 1, fmt.JOB_SIZE_COUNTS: 2, fmt.JOB_API_COUNTS: 3,
-          fmt.JOB_RANKS: 4, fmt.JOB_HOSTS: 5, fmt.JOB_PEAK_STACKS: 6, fmt.JOB_MPI_LIBRARY: 7,
-          fmt.JOB_COMMAND: 8}
+          fmt.JOB_RANKS: 4, fmt.JOB_HOSTS: 5, fmt.JOB_PEAK_STACKS: 6, fmt.JOB_RECORDER: 7,
+          fmt.JOB_MPI_LIBRARY: 8, fmt.JOB_COMMAND: 9, fmt.JOB_ACCESS: 10,
+          fmt.JOB_ACCESS_SIZES: 11, fmt.JOB_ACCESS_RANKS: 12}
 _ONCE = {fmt.JOB, fmt.JOB_REGIONS, fmt.JOB_HOSTS, fmt.JOB_PEAK_STACKS, fmt.JOB_MPI_LIBRARY,
-         fmt.JOB_COMMAND}
+         fmt.JOB_COMMAND, fmt.JOB_ACCESS}
 
 
 def read_job_file(path) -> JobFile:
     path = str(path)
     frame = parse(read_file(path), path)
     job: Optional[JobFile] = None
-    rank_rows = []
+    rank_rows, recorder_rows = [], []
     damage = frame.corrupt or (f"cut short at byte {frame.truncated_at}"
                                if frame.truncated_at is not None else "")
     stage, stop_at = -1, None
@@ -256,11 +274,19 @@ def read_job_file(path) -> JobFile:
                              for h in fmt.CODECS[t].decode(payload).hosts]
             elif t == fmt.JOB_PEAK_STACKS:
                 job.peak_stacks = decode_peak_stacks(payload)
+            elif t == fmt.JOB_RECORDER:
+                recorder_rows += list(_rows(payload, _RECORDER_ROW, "JOB_RECORDER"))
             elif t == fmt.JOB_MPI_LIBRARY:
                 job.mpi_library = decode_mpi_library(payload)
             elif t == fmt.JOB_COMMAND:
                 job.cmdline = decode_command(payload)
-    except (Malformed, struct.error) as exc:
+            elif t == fmt.JOB_ACCESS:                       # record --access
+                job.access = access.job_summary(payload)
+            elif t in (fmt.JOB_ACCESS_SIZES, fmt.JOB_ACCESS_RANKS):
+                if job.access is None:
+                    raise Malformed(f"{fmt.chunk_name(t)} chunk at byte {chunk.offset} before JOB_ACCESS")
+                (access.job_sizes if t == fmt.JOB_ACCESS_SIZES else access.job_ranks)(job.access, payload)
+    except (Malformed, IndexError, struct.error) as exc:
         raise HeapscopeError(f"{path}: malformed job file: {exc}") from None
     if job is None:
         if damage:
@@ -273,6 +299,7 @@ def read_job_file(path) -> JobFile:
     job.rows = np.concatenate(rank_rows) if len(rank_rows) > 1 else \
         rank_rows[0] if rank_rows else np.zeros(0, rank_dtype())
     _check_counts(job, host_count, path)
+    recorder_cut = _read_recorder(job, recorder_rows, bool(damage), path)
     if frame.header.write_failed:
         job.warnings.append(frame.header.write_failure())
     if frame.header.unknown_flags():
@@ -281,8 +308,44 @@ def read_job_file(path) -> JobFile:
         end = stop_at if stop_at is not None else frame.end
         job.warnings.append(f"{damage}: the job file is read up to byte {end}"
                             + ("" if job.peak_stacks is not None or stage < _STAGE[fmt.JOB_HOSTS]
-                               else ", without its peak stack types"))
+                               else ", without its peak stack types")
+                            + (f", without the recorder's own memory of {recorder_cut} "
+                               f"rank{'s' if recorder_cut != 1 else ''}" if recorder_cut else ""))
     return job
+
+
+def _read_recorder(job: JobFile, rows: list, damaged: bool, path: str) -> int:
+    """JOB_RECORDER's peaks into job.recorder and the hosts' sums; returns how many ranks
+    a damaged file cut it short of (their peaks unknown: -1)."""
+    import numpy as np
+    if not rows:
+        return 0
+    ranks = [rank for rank, _, _ in rows]
+    want = job.rows["rank"].tolist()
+    cut = len(want) - len(ranks) if damaged and ranks == want[:len(ranks)] else 0
+    if ranks != want[:len(want) - cut]:
+        raise HeapscopeError(f"{path}: malformed job file: JOB_RECORDER's {len(ranks)} ranks are "
+                             f"not JOB_RANKS' {len(want)}")
+    job.recorder = np.array([peak for _, _, peak in rows] + [-1] * cut, dtype=np.int64)
+    if (job.recorder < -1).any():
+        raise HeapscopeError(f"{path}: malformed job file: a negative recorder peak")
+    _host_recorder(job)
+    return cut
+
+
+def _host_recorder(job: JobFile) -> None:
+    """Per host: the sum and the largest of its ranks' recorder peaks (None: none has it)."""
+    import numpy as np
+    have = job.recorder >= 0
+    host = job.rows["host"][have].astype(np.int64)
+    n = len(job.hosts)
+    total = np.zeros(n, dtype=np.int64)
+    top = np.full(n, -1, dtype=np.int64)
+    np.add.at(total, host, job.recorder[have])
+    np.maximum.at(top, host, job.recorder[have])
+    for h, s, m in zip(job.hosts, total.tolist(), top.tolist()):
+        h["recorder_sum"] = s if m >= 0 else None
+        h["recorder_max"] = m if m >= 0 else None
 
 
 def _last_of(stage: int) -> int:

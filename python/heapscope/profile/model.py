@@ -95,6 +95,7 @@ class Profile:
     timeline: Optional["Timeline"] = None   # samples written as the run went
     ending: Optional[Ending] = None         # a crash, a signal or MPI_Abort (profile/ending.py)
     process_end: Optional[ProcessEnd] = None   # in a final snapshot (profile/ending.py)
+    access: Optional["Access"] = None       # record --access (profile/access.py)
 
     def defer_tracking(self, loader: Callable[[], Optional["Tracking"]]) -> None:
         """Profile.tracking comes from loader(), called on its first read: reports that do
@@ -199,6 +200,59 @@ class Tracking:
         return self.untracked > 0
 
 
+# ---- memory access (record --access): which pages of the sampled blocks were used ----
+ACCESS_BINS = 64    # first-touch histograms, in ns, binned as lifetime_bin
+
+
+@dataclass(frozen=True)
+class AccessRow:
+    """The sampled blocks of one stack trace type (frames () : samples without a stack,
+    one (region, size)), as the recorder measured them (counts of samples, not
+    estimates: analysis/access.py scales them)."""
+    region: str
+    size: int
+    frames: Tuple[int, ...]
+    samples: int             # allocations sampled
+    measured: int            # of them, blocks whose pages were read
+    live: int                # of those, alive at the snapshot (read then)
+    touched_bytes: int       # bytes of the measured blocks on pages read or written
+    never_touched: int       # measured blocks with no page read or written
+    read_first: int          # measured blocks a page of which was read while unwritten
+    zeroed: int              # measured blocks zeroed by contract (calloc)
+    huge: int                # measured blocks on a huge page (2 MiB granularity)
+    after_hist: Tuple[int, ...]   # touched blocks: last seen untouched, ns after allocation
+    by_hist: Tuple[int, ...]      # ... first seen touched
+
+
+@dataclass
+class Access:
+    mechanism: str           # "pagemap-scan", "pagemap" or "none"
+    page_size: int
+    poll_ns: int             # a first touch is known to within it
+    sample_mean: int
+    large_bytes: int         # measured in place from this size on; smaller: pages of their own
+    unmeasured: Dict[str, int]   # samples not measured: pool (full), align, other
+    pool_bytes: int
+    pool_peak_bytes: int
+    rows_lost: int           # samples in no row (table full)
+    live_unread: int         # live measured blocks left out of this snapshot
+    forked_flags: bool       # read-only not told from written for blocks alive at a fork
+    rows: List[AccessRow] = field(default_factory=list)
+
+
+@dataclass
+class JobAccess:
+    """record --access in a job file: the sampled blocks' figures per (region path, size)
+    summed over the ranks, and each rank's own estimates."""
+    ranks_measured: int
+    mechanism: str
+    sample_mean: int         # 0: the ranks sampled with different means
+    poll_ns: int
+    unmeasured: int
+    sizes: Dict[Tuple[str, int], AccessRow] = field(default_factory=dict)
+    ranks: List[dict] = field(default_factory=list)
+
+
 # ---- timeline (heap in use and RSS/PSS over time; MPI calipers) ----
 @dataclass(frozen=True)
 class Sample:
@@ -208,8 +262,11 @@ class Sample:
     label: str             # the region name or MPI function for non-periodic samples, else ""
     heap_bytes: int        # heap in use (all)
     heap_mpi_bytes: int    # of it, allocated inside MPI calls (component regions)
-    rss_bytes: int         # from /proc/self/smaps_rollup; -1 when unreadable
-    pss_bytes: int
+    rss_bytes: int         # the program's: the process's (smaps_rollup or statm) net of
+    pss_bytes: int         # recorder_bytes when that was measured; -1 when unreadable
+    recorder_bytes: int = -1   # the recorder's own resident memory (its tables, rings,
+                               # buffers); -1: not measured (files of older recorders,
+                               # whose RSS/PSS then include it)
 
 
 @dataclass
@@ -226,3 +283,8 @@ class Timeline:
     heap_peak: Optional[int] = None
     heap_peak_mpi: Optional[int] = None
     heap_peak_app: Optional[int] = None
+
+    @property
+    def recorder_measured(self) -> bool:
+        """Whether the samples carry the recorder's own memory (then RSS/PSS are net of it)."""
+        return any(s.recorder_bytes >= 0 for s in self.samples)

@@ -15,7 +15,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import decode
 from heapscope.profile import format as fmt
-from heapscope.profile import ending, framing, sampling, trace, tracking
+from heapscope.profile import access, ending, framing, sampling, trace, tracking
 from heapscope.profile.job_file import JOB_FILE
 from heapscope.profile.model import Profile, Region, StackType
 from heapscope.profile.timeline import timeline_of
@@ -90,6 +90,7 @@ def read_profile(path, modules: bool = True) -> Profile:
         # record --trace without --track: replayed when a report first reads it
         profile.defer_tracking(lambda: trace.replay(profile))
     profile.timeline = timeline_of(profile.file_chunks, path, profile.warnings)
+    profile.access = access.from_snapshot(profile)
     return profile
 
 

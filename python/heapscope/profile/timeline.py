@@ -1,5 +1,9 @@
-"""The timeline chunks of a profile (TIMELINE, TIMELINE_REGIONS, HEAP_PEAK: the format
-table) -> Timeline.
+"""The timeline chunks of a profile (TIMELINE, TIMELINE_REGIONS, HEAP_PEAK,
+TIMELINE_RECORDER: the format table) -> Timeline.
+
+A sample's RSS and PSS are the process's as the recorder read them; when its
+TIMELINE_RECORDER chunk gives the recorder's own resident memory at that moment, the
+Sample carries the program's figures, net of it, and the recorder's beside them.
 
 TIMELINE chunks are written outside snapshots as the run goes, so they are read from
 the whole file: read_profile() fills Profile.timeline from them (timeline_of), and
@@ -17,7 +21,8 @@ from heapscope.profile.model import Profile, Sample, Timeline
 
 TIMELINE_SAMPLES, TIMELINE_REGIONS = fmt.TIMELINE_SAMPLES, fmt.TIMELINE_REGIONS
 HEAP_PEAK = fmt.TIMELINE_HEAP_PEAK
-STREAM_TYPES = (TIMELINE_SAMPLES, TIMELINE_REGIONS, HEAP_PEAK)
+RECORDER = fmt.TIMELINE_RECORDER
+STREAM_TYPES = (TIMELINE_SAMPLES, TIMELINE_REGIONS, HEAP_PEAK, RECORDER)
 SAMPLE_KINDS = fmt.SAMPLE_KINDS
 NO_SNAPSHOT_WARNING = ("no complete snapshot (the process was killed before its first dump): "
                        "timeline up to its last flush")
@@ -46,6 +51,7 @@ def build(chunk_list: Iterable[Tuple[int, int, bytes]], path: str, warnings: Lis
     no TIMELINE chunks. Malformed payloads raise a one-line HeapscopeError."""
     region_rows: Dict[int, Tuple[int, str]] = {}
     batches = []
+    owns: List[tuple] = []   # per TIMELINE_RECORDER chunk: the recorder's bytes per sample
     peaks = None      # the last HEAP_PEAK: the exact peaks as of the last flush
     for ctype, offset, payload in chunk_list:
         try:
@@ -54,6 +60,14 @@ def build(chunk_list: Iterable[Tuple[int, int, bytes]], path: str, warnings: Lis
                     region_rows[rid] = (parent, name)
             elif ctype == TIMELINE_SAMPLES:
                 batches.append(decode_samples(payload))
+            elif ctype == RECORDER:
+                r = fmt.CODECS[RECORDER].decode(payload)
+                if len(owns) >= len(batches) or r.count != len(batches[len(owns)][1]):
+                    raise Malformed(f"{r.count} samples, but the TIMELINE chunk before it has "
+                                    f"{len(batches[len(owns)][1]) if len(owns) < len(batches) else 0}")
+                if any(v < -1 for v in r.recorder_bytes):
+                    raise Malformed("a negative byte count")
+                owns.append(tuple(r.recorder_bytes))
             elif ctype == HEAP_PEAK:
                 peaks = fmt.CODECS[HEAP_PEAK].decode(payload)
                 if min(peaks.peak_bytes, peaks.peak_component_bytes, peaks.peak_app_bytes) < 0:
@@ -80,13 +94,18 @@ def build(chunk_list: Iterable[Tuple[int, int, bytes]], path: str, warnings: Lis
     samples = []
     kind_names: Dict[int, str] = {}      # (names and paths looked up once, not per sample:
     rpaths: Dict[int, str] = {}          #  a job report reads 10^3 files of 10^3 samples)
-    for _head, batch in batches:
-        for mono, kind, rid, label, heap, heap_mpi, rss, pss in batch:
+    for i, (_head, batch) in enumerate(batches):
+        # (a file cut short may end with a TIMELINE whose TIMELINE_RECORDER was lost)
+        own = owns[i] if i < len(owns) else (-1,) * len(batch)
+        for (mono, kind, rid, label, heap, heap_mpi, rss, pss), mine in zip(batch, own):
             kname = kind_names.get(kind) or kind_names.setdefault(kind, fmt.sample_kind_name(kind))
             rpath = rpaths.get(rid) or rpaths.setdefault(rid, region_path(rid))
             if kname in ("region-begin", "region-end"):
                 label = region_rows.get(rid, (0, rpath))[1]
-            samples.append(Sample(mono, kname, rpath, label or "", heap, heap_mpi, rss, pss))
+            if mine >= 0:
+                rss = rss - mine if rss >= 0 else rss
+                pss = pss - mine if pss >= 0 else pss
+            samples.append(Sample(mono, kname, rpath, label or "", heap, heap_mpi, rss, pss, mine))
     samples.sort(key=lambda s: s.mono_ns)   # several threads append: order by time
     last = batches[-1][0]
     if last["samples_lost"]:

@@ -86,19 +86,25 @@ def region_namer(profile):
     return region_path
 
 
-def from_snapshot(profile) -> Optional[Tracking]:
-    """Profile.tracking from the chosen snapshot's TRACK_* chunks (kept raw by the
-    reader in profile.extra_chunks); None when the snapshot has none."""
-    summaries = profile.extra_chunks.get(fmt.TRACK_SUMMARY)
-    if not summaries:
-        return None
-
+def chunk_decoder(profile):
+    """decode(decoder, payload, name) for a chunk of the profile's chosen snapshot kept
+    raw (profile.extra_chunks): a malformed one becomes a one-line error naming it."""
     def decode(decoder, payload, name):
         try:
             return decoder(memoryview(payload))
         except Malformed as exc:
             raise HeapscopeError(f"{profile.path}: malformed {name} chunk in snapshot "
                                  f"{profile.snapshot_seq}: {exc}") from None
+    return decode
+
+
+def from_snapshot(profile) -> Optional[Tracking]:
+    """Profile.tracking from the chosen snapshot's TRACK_* chunks (kept raw by the
+    reader in profile.extra_chunks); None when the snapshot has none."""
+    summaries = profile.extra_chunks.get(fmt.TRACK_SUMMARY)
+    if not summaries:
+        return None
+    decode = chunk_decoder(profile)
 
     fields = decode(summary, summaries[-1], "TRACK_SUMMARY")
     left_out = profile.extra_chunks.get(fmt.TRACK_UNTRACKED)

@@ -6,7 +6,7 @@ CSV header: section,rank,host,region,metric,seconds,value
   min, max        the extreme rank (rank, host) of each metric; mean: rank "all";
   ranks           how many ranks have the metric (rank "all")
   region-min, region-max, region-mean   the same per region (region column set)
-  timeline        one row per grid point, series (metric app/mpi/rss/pss) and rank
+  timeline        one row per grid point, series (metric app/mpi/rss/pss/recorder) and rank
                   (rank "all" for the sum over ranks); seconds since the earliest start
 """
 import csv
@@ -22,15 +22,17 @@ MAX_WARNINGS = 10
 SHORT = {"alloc_blocks": "blocks", "alloc_app_blocks": "app blocks", "alloc_mpi_blocks": "MPI blocks",
          "alloc_bytes": "bytes", "alloc_app_bytes": "app bytes", "alloc_mpi_bytes": "MPI bytes",
          "heap_peak": "heap peak", "heap_app_peak": "app heap peak", "heap_mpi_peak": "MPI heap peak",
-         "rss_peak": "RSS peak", "pss_peak": "PSS peak", "mpi_rss": "MPI RSS", "mpi_pss": "MPI PSS",
-         "tracked_peak": "tracked peak"}
+         "rss_peak": "RSS peak", "pss_peak": "PSS peak", "recorder_peak": "recorder",
+         "mpi_rss": "MPI RSS", "mpi_pss": "MPI PSS", "tracked_peak": "tracked peak"}
 PER_RANK_COLUMNS = ("alloc_app_bytes", "alloc_mpi_bytes", "alloc_app_blocks", "alloc_mpi_blocks",
                     "heap_peak", "heap_app_peak", "heap_mpi_peak", "rss_peak", "pss_peak",
-                    "mpi_rss", "mpi_pss", "tracked_peak")
+                    "recorder_peak", "mpi_rss", "mpi_pss", "tracked_peak")
 REGION_TITLES = (("alloc_app_bytes", "app bytes"), ("alloc_mpi_bytes", "MPI bytes"),
                  ("heap_peak", "sampled heap peak"))
 SAMPLED_NOTE = ("* sampled: the largest timeline sample, a lower bound (a peak between two "
                 "samples is missed)")
+RECORDER_NOTE = ("RSS and PSS are the program's: the recorder's own memory (its tables, rings, "
+                 "buffers) is left out of them and shown apart as \"recorder\"")
 
 
 def _value(v) -> str:
@@ -87,6 +89,8 @@ def render(doc: dict, max_ranks: int = 64, verbose: bool = False) -> str:
                      + [SHORT[k] + ("*" if k in sampled else "") for k in keys], rows, left=4))
     if sampled & set(keys):
         out.append(f"  {SAMPLED_NOTE}")
+    if "recorder_peak" in keys:
+        out.append(f"  {RECORDER_NOTE}")
     if len(shown) < len(doc["per_rank"]):
         out.append(f"  ... {counted(len(doc['per_rank']) - len(shown), 'more rank', 'more ranks')} (--ranks 0 shows all; "
                    f"JSON and CSV have all)")
@@ -119,10 +123,13 @@ def _job_file_text(jf: dict, verbose: bool = False) -> List[str]:
                f"--per-rank {jf['per_rank']}: {counted(len(kept), 'rank')} kept "
                f"{'its' if len(kept) == 1 else 'their'} own file{'' if len(kept) == 1 else 's'}"
                f"{': ' + shorten(kept, 8) if kept else ''}; no timelines or per-rank regions)",
-           "", "Per host (RSS and PSS peaks of its ranks: sum and largest)"]
+           "", "Per host (RSS and PSS peaks of its ranks, the program's, and the recorder's own "
+               "memory apart: sum and largest)"]
     rows = [[h["host"], str(h["ranks"]), _value(h["rss_sum"]), _value(h["rss_max"]),
-             _value(h["pss_sum"]), _value(h["pss_max"])] for h in jf["hosts"]]
-    out.append(table(["host", "ranks", "RSS sum", "RSS max", "PSS sum", "PSS max"], rows, left=2))
+             _value(h["pss_sum"]), _value(h["pss_max"]), _value(h.get("recorder_sum")),
+             _value(h.get("recorder_max"))] for h in jf["hosts"]]
+    out.append(table(["host", "ranks", "RSS sum", "RSS max", "PSS sum", "PSS max", "recorder sum",
+                      "recorder max"], rows, left=2))
     out += ["", "Per region (allocated, summed over the ranks)"]
     rows = [[r["region"], _value(r["alloc_app_bytes"]), _value(r["alloc_mpi_bytes"]),
              _value(r["alloc_app_blocks"]), _value(r["alloc_mpi_blocks"])] for r in jf["regions"]]
@@ -251,7 +258,8 @@ def _timeline_text(doc: dict, max_ranks: int) -> List[str]:
     out = ["", f"Timeline: 0 to {tl['end_s']:.3f} s since the first rank started, "
                f"{tl['points']} bins (each bin: its largest value)"]
     rows = []
-    for key, title in (("app", "application heap"), ("mpi", "MPI heap"), ("rss", "RSS"), ("pss", "PSS")):
+    for key, title in (("app", "application heap"), ("mpi", "MPI heap"), ("rss", "RSS"), ("pss", "PSS"),
+                       ("recorder", "recorder's own")):
         series = tl["total"][key]
         if series is not None:
             rows.append([f"sum {title}", sparkline(series, SPARK_WIDTH), num(max(series))])
@@ -294,7 +302,7 @@ def render_csv(doc: dict) -> str:
             w.writerow(["region-mean", "all", "", reg["region"], k, "", s["mean"]])
     tl = doc["timeline"]
     if tl is not None:
-        for key in ("app", "mpi", "rss", "pss"):
+        for key in ("app", "mpi", "rss", "pss", "recorder"):
             for r in tl["per_rank"] + [dict(rank="all", host="", **{key: tl["total"][key]})]:
                 if r[key] is None:
                     continue

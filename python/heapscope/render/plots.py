@@ -54,7 +54,15 @@ def _save(plt, fig, path, fmt: str, close: bool = True) -> None:
 
 # ---- heapscope timeline ----
 
-TIMELINE_SERIES = (("heap_bytes", "heap in use"), ("rss_bytes", "RSS"), ("pss_bytes", "PSS"))
+TIMELINE_SERIES = (("heap_bytes", "heap in use"), ("rss_bytes", "RSS"), ("pss_bytes", "PSS"),
+                   ("recorder_bytes", "recorder's own memory"))
+
+
+def _series_label(label: str, measured: bool) -> str:
+    """RSS/PSS are the program's when the recorder measured its own memory (left out)."""
+    if label in ("RSS", "PSS"):
+        return f"{label}, program" if measured else f"{label} (recorder's memory included)"
+    return label
 
 
 def write_timeline_plot(doc: dict, path) -> None:
@@ -72,10 +80,14 @@ def _xy(samples, attr):
 
 def _one_process(plt, p):
     fig, ax = plt.subplots(figsize=(11, 5))
+    measured = p.get("recorder_measured", False)
     for attr, label in TIMELINE_SERIES:
         x, y = _xy(p["samples"], attr)
         if x:
-            ax.plot(x, y, label=label, drawstyle="steps-post", linewidth=1.2)
+            recorder = attr == "recorder_bytes"
+            ax.plot(x, y, label=_series_label(label, measured), drawstyle="steps-post",
+                    linewidth=1.0 if recorder else 1.2, linestyle=":" if recorder else "-",
+                    color="tab:gray" if recorder else None)
     top_regions = [r for r in p["regions"] if r["depth"] == 0]
     end = p["duration_s"]
     for i, r in enumerate(p["regions"]):
@@ -99,9 +111,11 @@ def _one_process(plt, p):
 
 
 def _processes(plt, procs):
-    fig, axes = plt.subplots(3, 1, figsize=(11, 8), sharex=True)
+    fig, axes = plt.subplots(4, 1, figsize=(11, 10), sharex=True)
     many = len(procs) > 16
+    measured = all(p.get("recorder_measured", False) for p in procs)
     for ax, (attr, title) in zip(axes, TIMELINE_SERIES):
+        title = _series_label(title, measured)
         drawn = False
         for p in procs:
             x, y = _xy(p["samples"], attr)
@@ -152,9 +166,12 @@ def write_job_plot(doc: dict, path) -> None:
     ax.legend(fontsize="small")
     ax = axes[1][1]
     drawn = False
-    for key, label in (("rss", "RSS"), ("pss", "PSS")):
+    for key, label in (("rss", "RSS, program"), ("pss", "PSS, program"),
+                       ("recorder", "recorder's own memory")):
         if tl["total"][key] is not None:
-            ax.plot(x, [v / MIB for v in tl["total"][key]], label=label, drawstyle="steps-post")
+            ax.plot(x, [v / MIB for v in tl["total"][key]], label=label, drawstyle="steps-post",
+                    linestyle=":" if key == "recorder" else "-",
+                    color="tab:gray" if key == "recorder" else None)
             drawn = True
     ax.set_title("RSS and PSS, sum over ranks" if drawn else "RSS and PSS: not sampled")
     ax.set_ylabel("MiB")

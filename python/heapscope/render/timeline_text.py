@@ -1,8 +1,9 @@
 """Text and CSV of the `heapscope timeline` document (analysis.timeline.document).
 
-One process: a sparkline each for heap, RSS and PSS over the run with its peak (value,
-when, region), the region spans, the MPI calipers. Several processes: one line per
-process (heap sparkline and the peaks), so a job's ranks line up.
+One process: a sparkline each for heap, RSS and PSS (the program's) and the recorder's
+own memory over the run with its peak (value, when, region), the region spans, the MPI
+calipers. Several processes: one line per process (heap sparkline and the peaks), so a
+job's ranks line up.
 """
 import csv
 import io
@@ -14,7 +15,11 @@ from heapscope.render.text import ASCII_BLOCKS, BLOCKS, counted, num, sparkline,
 MEASURES = {"usable": "usable bytes (malloc_usable_size)", "requested": "requested bytes (tracking)",
             "none": "not measured"}
 SERIES_TITLES = (("heap", "heap_bytes", "heap"), ("rss", "rss_bytes", "RSS"),
-                 ("pss", "pss_bytes", "PSS"))
+                 ("pss", "pss_bytes", "PSS"), ("recorder", "recorder_bytes", "rec."))
+RECORDER_LINE = ("  RSS and PSS: the program's, the recorder's own memory (its tables, rings, "
+                 "buffers: rec.) left out of them")
+OLD_RECORDER_LINE = ("  RSS and PSS include the recorder's own memory (its tables: recorded by an "
+                     "older heapscope, which did not measure it)")
 
 
 def size(n: Optional[int]) -> str:
@@ -90,13 +95,18 @@ def _one(p: dict, width: int) -> List[str]:
     out += [f"  warning: {w}" for w in p["warnings"]]
     out.append("")
     end = p["duration_s"]
+    recorder = p.get("recorder_measured", False)
     for key, attr, title in SERIES_TITLES:
+        if key == "recorder" and not recorder:
+            continue
         line = _line(p["samples"], attr, end, width, blocks)
         text = _peak_text(p["peaks"][key], _low(p["samples"], attr))
         if key == "heap" and p["heap_measure"] == "none":
             text += " (record with --timeline-heap on)"
         out.append(f"  {title:<5}|{line or ' ' * width}| {text}")
     out.append(f"  {'':<5} 0 s{' ' * max(1, width - 8)}{end:.3f} s")
+    if any(p["peaks"][k] is not None for k in ("rss", "pss")):
+        out.append(RECORDER_LINE if recorder else OLD_RECORDER_LINE)
     exact = p.get("heap_peaks")
     if exact is not None:
         out.append(f"  heap peak (every allocation and free, not only the samples): "
@@ -107,9 +117,10 @@ def _one(p: dict, width: int) -> List[str]:
         out.append(f"  heap allocated inside MPI calls: {_peak_text(p['peaks']['heap_mpi'])}")
     c = p["calipers"]
     if c["taken"] or c["skipped"]:
-        out += ["", f"MPI calipers: {counted(c['taken'], 'call')} measured, {num(c['skipped'])} skipped "
-                    f"(rate limit); non-heap memory of the MPI library at its largest: RSS "
-                    f"{_maybe(c['rss'])}, PSS {_maybe(c['pss'])}; net change over the measured "
+        out += ["", f"MPI calipers: {counted(c['taken'], 'call')} measured, {num(c['skipped'])} not "
+                    f"(rate limit, nested calls); non-heap memory of the MPI library at its largest: RSS "
+                    f"{_maybe(c['rss'])}, PSS {_maybe(c['pss'])} (around the calls that map "
+                    f"memory); net change over the measured "
                     f"calls: RSS {_signed(c['mpi_rss_delta_bytes'])}, PSS "
                     f"{_signed(c['mpi_pss_delta_bytes'])}"]
     out += ["", "Regions (process-wide, in order of beginning)"]
@@ -149,9 +160,13 @@ def _many(procs: List[dict], width: int) -> List[str]:
         rows.append([p["label"], num(p["sample_count"]),
                      "|" + (_line(p["samples"], "heap_bytes", end, width, blocks) or " " * width) + "|",
                      size(exact["heap"]) if exact else "-",
-                     _short(pk["heap"]), _short(pk["rss"]), _short(pk["pss"])])
+                     _short(pk["heap"]), _short(pk["rss"]), _short(pk["pss"]),
+                     _short(pk["recorder"])])
     out.append(table(["process", "samples", "heap over time", "heap peak", "sampled heap peak",
-                      "sampled RSS peak", "sampled PSS peak"], rows, left=1))
+                      "sampled RSS peak", "sampled PSS peak", "recorder's own"], rows, left=1))
+    out.append(RECORDER_LINE if all(p.get("recorder_measured") for p in procs) else
+               "  RSS and PSS: the program's where the recorder's own memory was measured "
+               "(recorder's own), else they include it (an older heapscope)")
     warned = [p for p in procs if p["warnings"]]
     for p in warned:
         out += [f"  {p['label']}: warning: {w}" for w in p["warnings"]]
@@ -166,10 +181,11 @@ def render_csv(doc: dict) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["pid", "rank", "seconds", "kind", "region", "label", "heap_bytes",
-                "heap_mpi_bytes", "rss_bytes", "pss_bytes"])
+                "heap_mpi_bytes", "rss_bytes", "pss_bytes", "recorder_bytes"])
     for p in doc["processes"]:
         for s in p["samples"]:
             w.writerow([p["pid"], "" if p["rank"] is None else p["rank"], f"{s['mono_ns'] / 1e9:.9f}", s["kind"], s["region"],
                         s["label"], *("" if s[k] is None else s[k] for k in
-                                      ("heap_bytes", "heap_mpi_bytes", "rss_bytes", "pss_bytes"))])
+                                      ("heap_bytes", "heap_mpi_bytes", "rss_bytes", "pss_bytes",
+                                       "recorder_bytes"))])
     return buf.getvalue()

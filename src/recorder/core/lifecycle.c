@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "access/access.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/pool.h"
@@ -226,6 +227,7 @@ void hsr_settings_init(void)
     int saved_guard = hsr_guard;
     hsr_guard = 1;
     read_settings();
+    hsr_access_init(); /* record --access: after the stacks' sampling it relies on */
     hsr_regions_reselect();
     hsr_modules_init();
     hsr_stacks_init((int)hsr_settings.unwinder, hsr_settings.max_depth);
@@ -258,6 +260,7 @@ __attribute__((constructor)) void hsr_init(void)
         at_quick_exit(at_quick_exit_dump);
         hsr_signals_install();
         hsr_timeline_start();
+        hsr_access_start(); /* record --access's watcher thread */
     }
     hsr_hot_arm();
     hsr_guard = saved_guard;

@@ -2,16 +2,21 @@
  * pool.c — the recorder's own memory. Everything comes from mmap, never from the
  * program's allocator (which we are interposing, and which may be jemalloc,
  * tcmalloc ...). Three kinds:
- *   hsr_map/hsr_unmap    page-granular blocks (tables that are created once and grow)
+ *   hsr_map/hsr_unmap    page-granular blocks (tables that are created once and grow);
+ *                        hsr_remap grows one (mremap). Each is listed with the
+ *                        timeline (own_memory.c): the recorder's memory is measured
+ *                        apart from the program's
  *   hsr_pool_alloc      small permanent objects (region names), bump-allocated
  *   hsr_arena_*         scratch memory of one dump, freed whole at its end
  * All are async-signal-safe except hsr_pool_alloc (a spinlock; never used by dumps).
  */
+#define _GNU_SOURCE
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/pool.h"
+#include "timeline/own_memory.h"
 
 static size_t page_round(size_t n)
 {
@@ -23,13 +28,30 @@ void *hsr_map(size_t bytes)
 {
     void *p = mmap(NULL, page_round(bytes), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED)
+        return NULL;
+    hsr_own_add(p, page_round(bytes)); /* measured apart from the program's memory */
+    return p;
 }
 
 void hsr_unmap(void *p, size_t bytes)
 {
-    if (p)
+    if (p) {
+        hsr_own_remove(p, page_round(bytes));
         munmap(p, page_round(bytes));
+    }
+}
+
+void *hsr_remap(void *p, size_t old_bytes, size_t new_bytes)
+{
+    if (!p)
+        return hsr_map(new_bytes);
+    void *q = mremap(p, page_round(old_bytes), page_round(new_bytes), MREMAP_MAYMOVE);
+    if (q == MAP_FAILED)
+        return NULL;
+    hsr_own_remove(p, page_round(old_bytes));
+    hsr_own_add(q, page_round(new_bytes));
+    return q;
 }
 
 /* ---- permanent small objects ---- */

@@ -9,6 +9,7 @@
 
 HSR_HIDDEN void *hsr_map(size_t bytes); /* zeroed; NULL on failure */
 HSR_HIDDEN void hsr_unmap(void *p, size_t bytes);
+HSR_HIDDEN void *hsr_remap(void *p, size_t old_bytes, size_t new_bytes); /* NULL on failure */
 HSR_HIDDEN void *hsr_pool_alloc(size_t bytes); /* small, permanent, zeroed */
 HSR_HIDDEN char *hsr_pool_strdup(const char *s);
 HSR_HIDDEN void hsr_pool_lock(void); /* fork */

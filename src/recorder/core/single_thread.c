@@ -5,7 +5,8 @@
  * glibc (2.32 on) keeps one flag, __libc_single_threaded, that pthread_create clears
  * for good. While it is set, glibc's malloc and free take no arena lock and no atomic
  * instruction, its normal mutexes none either, and libstdc++'s reference counts are
- * plain adds. The timeline's sampler thread would clear it in every program: on a C
+ * plain adds. The timeline's sampler thread (and record --access's watcher,
+ * access/watch.c) would clear it in every program: on a C
  * code whose blocks go beyond glibc's per-thread cache (rows of a matrix allocated,
  * then freed) each malloc and free then pays a lock: +20-30% of a plain run, where
  * counting itself costs a few percent.

@@ -2,8 +2,8 @@
  * component.c — heapscope's own add-on layers (libheapscope_mpi.so): the recorder's
  * side of layer_abi.h.
  *
- * A layer attaches each of its threads once and then brackets every outermost call
- * into its component by incrementing and decrementing hsr_place.in.component, the
+ * A layer attaches each of its threads once and then brackets every call into its
+ * component by incrementing and decrementing hsr_place.in.component, the
  * thread's component depth, directly: no call into the recorder per MPI call.
  * While the depth is nonzero, hsr_current_region (regions.h) maps the region the
  * thread is in to its component child ("[MPI]" under it, interned on first use and
@@ -35,13 +35,14 @@ uint32_t hsr_component_region(uint32_t parent)
     return id;
 }
 
-int heapscope__layer_attach(const char *component, struct heapscope_layer_thread *t)
+int heapscope__layer_attach(const char *component, _Atomic int *armed,
+                            struct heapscope_layer_thread *t)
 {
     const char *none = NULL;
     atomic_compare_exchange_strong(&component_name, &none, component);
     t->depth = &hsr_place.in.component;
     t->calls = hsr_calipers_thread_calls();
-    t->armed = &hsr_caliper_armed;
+    hsr_calipers_flag(armed);
     atomic_store_explicit(&hsr_calipers_active, 1, memory_order_relaxed); /* sampler arms */
     hsr_end_mpi_started(); /* an exit before MPI_Finalize is a rank torn down (core/ending.c) */
     return 0;

@@ -38,11 +38,12 @@ HSR_HIDDEN void hsr_block_dying(void *p, struct hsr_dying *d);
 HSR_HIDDEN void hsr_block_dead(struct hsr_dying *d);
 HSR_HIDDEN void hsr_block_revive(struct hsr_dying *d);
 
-/* Count an allocation (count/counting.h) and, when watching, report the block. In the
+/* Count an allocation (count/counting.h) and, when watching, report the block; returns
+ * where it was counted. In the
  * common case of tracking mode (no trace) tracking takes the birth or the whole
  * death in one call each (track/track.h). */
-static inline __attribute__((always_inline)) void hsr_note_alloc(unsigned api, uint64_t size,
-                                                                 void *p)
+static inline __attribute__((always_inline)) struct hsr_site hsr_note_alloc(unsigned api,
+                                                                            uint64_t size, void *p)
 {
     struct hsr_site site = hsr_count_alloc(api, size, p == NULL);
     if (HSR_UNLIKELY(hsr_heap_watch) && p) {
@@ -51,6 +52,7 @@ static inline __attribute__((always_inline)) void hsr_note_alloc(unsigned api, u
         else
             hsr_block_born(p, size, site);
     }
+    return site; /* access/: a sampled block's stack type and region */
 }
 
 /* Before the real free of p (not NULL). */

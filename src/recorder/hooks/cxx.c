@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "access/access.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "count/counting.h"
@@ -155,12 +156,15 @@ static void *counted_new(int which, size_t n, size_t align)
         return call_new(which, n, align);
     hsr_guard = 1;
     struct new_scope scope __attribute__((cleanup(new_scope_leave))) = {0, 0, n};
-    void *p = call_new(which, n, align);
+    /* access/access.h: a sampled block from the pool (aligned to a power of two) */
+    void *p = align & (align - 1) ? call_new(which, n, align)
+                                  : HSR_ACCESS_ALLOC(n, align, call_new(which, n, align));
     if (p) {
         scope.ok = 1;
         struct hsr_site site = hsr_count_alloc(HS_API_OPERATOR_NEW, n, 0);
         if (HSR_UNLIKELY(hsr_heap_watch))
             hsr_block_born(p, n, site);
+        HSR_ACCESS_BORN(p, n, site, HS_API_OPERATOR_NEW);
     }
     return p;
 }
@@ -168,6 +172,11 @@ static void *counted_new(int which, size_t n, size_t align)
 static void counted_delete(int which, void *p, size_t size, size_t align)
 {
     if (!p)
+        return;
+    /* access/access.h: a pool block never reaches the next operator delete (a program's
+     * own delete gets it: its free does) */
+    if (HSR_UNLIKELY(hsr_access_on) && !op_forward[which] && hsr_access_concerns(p) &&
+        hsr_access_free(p, HS_API_OPERATOR_DELETE))
         return;
     void *f = op(which);
     int counting = !hsr_guard && atomic_load_explicit(&hsr_recording, memory_order_relaxed) &&
@@ -229,9 +238,10 @@ static __attribute__((noinline)) void *new_general(size_t n, int which, int fast
     }
     if (HSR_LIKELY(hsr_ops_wrap_malloc) && RECORDING()) {
         hsr_guard = 1;
-        void *p = hsr_real.malloc(n ? n : 1);
+        void *p = HSR_ACCESS_ALLOC(n, 0, hsr_real.malloc(n ? n : 1));
         if (HSR_LIKELY(p)) {
-            hsr_note_alloc(HS_API_OPERATOR_NEW, n, p);
+            struct hsr_site site = hsr_note_alloc(HS_API_OPERATOR_NEW, n, p);
+            HSR_ACCESS_BORN(p, n, site, HS_API_OPERATOR_NEW);
             hsr_guard = 0;
             return p;
         }
@@ -285,7 +295,7 @@ static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
         void *p = hsr_real.malloc(n);
         return HSR_LIKELY(p) ? p : new_after_null(which);
     }
-    if (fast == HSR_FAST_SAMPLED && HSR_LIKELY(hsr_fast_sampled_alloc(HS_API_OPERATOR_NEW, n))) {
+    if (HSR_FAST_COUNTS_DOWN(fast) && HSR_LIKELY(hsr_fast_sampled_alloc(HS_API_OPERATOR_NEW, n))) {
         hsr_tls.new_size = n;
         void *p = hsr_real.malloc(n);
         return HSR_LIKELY(p) ? p : new_after_null(which);
@@ -299,6 +309,9 @@ static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
 
 static __attribute__((noinline)) void delete_general(void *p, size_t n, int which, int fast)
 {
+    if (HSR_UNLIKELY(hsr_access_on) && p && hsr_access_concerns(p) &&
+        hsr_access_free(p, HS_API_OPERATOR_DELETE)) /* access/access.h: a pool block */
+        return;
     if (fast != HSR_FAST_NONE && p && hsr_fast_retry_call(HS_API_OPERATOR_DELETE)) {
         if (fast == HSR_FAST_HEAP)
             hsr_heap_fast_dead(p);
@@ -352,6 +365,12 @@ static inline __attribute__((always_inline)) void fast_delete(int which, void *p
     if (HSR_LIKELY(fast >= HSR_FAST_BARE) && HSR_LIKELY(p) &&
         HSR_LIKELY(hsr_fast_count_call(HS_API_OPERATOR_DELETE))) {
         hsr_real.free(p); /* a tail call */
+        return;
+    }
+    /* record --access: a block it does not concern goes as fast (access/access.h) */
+    if (fast == HSR_FAST_ACCESS && p && !hsr_access_concerns(p) &&
+        hsr_fast_count_call(HS_API_OPERATOR_DELETE)) {
+        hsr_real.free(p);
         return;
     }
     if (fast == HSR_FAST_HEAP)

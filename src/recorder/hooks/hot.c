@@ -23,6 +23,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
+#include "access/access.h"
 #include "core/lifecycle.h"
 #include "count/heap.h"
 #include "count/selection.h"
@@ -56,14 +57,15 @@ void hsr_hot_update(void)
     __atomic_store_n(&hsr_usable_from_header, header, __ATOMIC_RELAXED);
     int heap = header && !hsr_track_on && !hsr_trace_on && !hsr_stacks_on && !hsr_sample_mean;
     /* tracking with sampled stacks or none: every block to tracking, its usable size from
-     * the header too */
-    int track = header && hsr_track_on && !hsr_trace_on && !hsr_stacks_on;
+     * the header too; not with --access, whose pool blocks must not reach glibc's free */
+    int track = header && hsr_track_on && !hsr_trace_on && !hsr_stacks_on && !hsr_access_on;
     /* exact stacks: a free needs none (no block is watched), so it may still go inline */
     int c = heap              ? HSR_FAST_HEAP
             : track           ? HSR_FAST_TRACK
             : !count          ? HSR_FAST_NONE
             : hsr_stacks_on   ? (glibc ? HSR_FAST_FREES : HSR_FAST_NONE)
             : !glibc          ? HSR_FAST_GUARDED
+            : hsr_access_on   ? HSR_FAST_ACCESS /* frees out of line: access/access.h */
             : hsr_sample_mean ? HSR_FAST_SAMPLED
                               : HSR_FAST_BARE;
     __atomic_store_n(&hsr_hot.c, c, __ATOMIC_RELAXED);

@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "access/access.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "count/counting.h"
@@ -250,8 +251,9 @@ static __attribute__((noinline)) void *malloc_general(size_t n, int fast)
     if (PASS_THROUGH())
         return hsr_real.malloc(n);
     hsr_guard = 1;
-    void *p = hsr_real.malloc(n);
-    hsr_note_alloc(HS_API_MALLOC, n, p);
+    void *p = HSR_ACCESS_ALLOC(n, 0, hsr_real.malloc(n)); /* access/access.h: a sampled block */
+    struct hsr_site site = hsr_note_alloc(HS_API_MALLOC, n, p);
+    HSR_ACCESS_BORN(p, n, site, HS_API_MALLOC);
     hsr_guard = 0;
     return p;
 }
@@ -301,7 +303,7 @@ void *malloc(size_t n)
         void *p = hsr_real.malloc(n);
         return HSR_LIKELY(p) ? p : count_failed();
     }
-    if (fast == HSR_FAST_SAMPLED && HSR_LIKELY(hsr_fast_sampled_alloc(HS_API_MALLOC, n))) {
+    if (HSR_FAST_COUNTS_DOWN(fast) && HSR_LIKELY(hsr_fast_sampled_alloc(HS_API_MALLOC, n))) {
         void *p = hsr_real.malloc(n); /* (BARE's test is first: it pays nothing for this) */
         return HSR_LIKELY(p) ? p : count_failed();
     }
@@ -329,8 +331,11 @@ static __attribute__((noinline)) void *calloc_general(size_t a, size_t b, int fa
     if (PASS_THROUGH())
         return hsr_real.calloc(a, b);
     hsr_guard = 1;
-    void *p = hsr_real.calloc(a, b);
-    hsr_note_alloc(HS_API_CALLOC, product(a, b), p);
+    uint64_t bytes = product(a, b); /* a pool block is fresh pages: zero */
+    void *p = bytes == UINT64_MAX ? hsr_real.calloc(a, b)
+                                  : HSR_ACCESS_ALLOC(bytes, 0, hsr_real.calloc(a, b));
+    struct hsr_site site = hsr_note_alloc(HS_API_CALLOC, bytes, p);
+    HSR_ACCESS_BORN(p, bytes, site, HS_API_CALLOC);
     hsr_guard = 0;
     return p;
 }
@@ -370,6 +375,9 @@ void *calloc(size_t a, size_t b)
 
 static __attribute__((noinline)) void free_general(void *p, int fast)
 {
+    /* access/access.h: a pool block never reaches the allocator, whatever the state */
+    if (HSR_UNLIKELY(hsr_access_on) && hsr_access_concerns(p) && hsr_access_free(p, HS_API_FREE))
+        return;
     if (fast != HSR_FAST_NONE && hsr_fast_retry_call(HS_API_FREE)) {
         if (fast == HSR_FAST_HEAP)
             hsr_heap_fast_dead(p);
@@ -423,6 +431,11 @@ void free(void *p)
         hsr_real.free(p); /* a tail call */
         return;
     }
+    /* record --access: a block it does not concern goes as fast (access/access.h) */
+    if (fast == HSR_FAST_ACCESS && !hsr_access_concerns(p) && hsr_fast_count_call(HS_API_FREE)) {
+        hsr_real.free(p);
+        return;
+    }
     if (fast == HSR_FAST_HEAP)
         free_heap(p);
     else if (fast == HSR_FAST_TRACK)
@@ -443,18 +456,23 @@ static __attribute__((noinline)) void *realloc_general(void *old, size_t n)
     }
     RESOLVE();
     if (PASS_THROUGH())
-        return hsr_real.realloc(old, n);
+        return HSR_UNLIKELY(hsr_access_on) ? hsr_access_realloc(old, n, NULL, 1)
+                                           : hsr_real.realloc(old, n);
     hsr_guard = 1;
     struct hsr_dying d;
     if (HSR_UNLIKELY(hsr_heap_watch) && old)
         hsr_block_dying(old, &d);
-    void *p = hsr_real.realloc(old, n);
+    uint64_t kept = 0; /* access/: bytes carried over, never dropped */
+    void *p = HSR_UNLIKELY(hsr_access_on) ? hsr_access_realloc(old, n, &kept, 0)
+                                          : hsr_real.realloc(old, n);
     if (HSR_UNLIKELY(hsr_heap_watch) && old)
         realloc_done(&d, p, n);
     if (old && n == 0) {
         hsr_count_call(HS_API_REALLOC); /* a free, not an allocation */
     } else {
-        hsr_note_alloc(HS_API_REALLOC, n, p);
+        struct hsr_site site = hsr_note_alloc(HS_API_REALLOC, n, p);
+        if (HSR_UNLIKELY(hsr_access_on))
+            hsr_access_born(p, n, site.type, site.region, HS_API_REALLOC, kept);
     }
     hsr_guard = 0;
     return p;
@@ -479,20 +497,28 @@ void *realloc(void *old, size_t n)
 void *reallocarray(void *old, size_t a, size_t b)
 {
     RESOLVE();
+    uint64_t n = product(a, b);
     if (PASS_THROUGH())
-        return real_reallocarray(old, a, b);
+        return HSR_UNLIKELY(hsr_access_on) && n != UINT64_MAX
+                   ? hsr_access_realloc(old, (size_t)n, NULL, 1)
+                   : real_reallocarray(old, a, b);
     hsr_guard = 1;
     struct hsr_dying d;
     if (HSR_UNLIKELY(hsr_heap_watch) && old)
         hsr_block_dying(old, &d);
-    void *p = real_reallocarray(old, a, b);
-    uint64_t n = product(a, b);
+    uint64_t kept = 0;
+    void *p = HSR_UNLIKELY(hsr_access_on) && n != UINT64_MAX
+                  ? hsr_access_realloc(old, (size_t)n, &kept, 0)
+                  : real_reallocarray(old, a, b);
     if (HSR_UNLIKELY(hsr_heap_watch) && old)
         realloc_done(&d, p, n);
-    if (old && n == 0)
+    if (old && n == 0) {
         hsr_count_call(HS_API_REALLOCARRAY);
-    else
-        hsr_note_alloc(HS_API_REALLOCARRAY, n, p);
+    } else {
+        struct hsr_site site = hsr_note_alloc(HS_API_REALLOCARRAY, n, p);
+        if (HSR_UNLIKELY(hsr_access_on))
+            hsr_access_born(p, n, site.type, site.region, HS_API_REALLOCARRAY, kept);
+    }
     hsr_guard = 0;
     return p;
 }
@@ -503,31 +529,44 @@ int posix_memalign(void **out, size_t align, size_t n)
     if (PASS_THROUGH())
         return hsr_real.posix_memalign(out, align, n);
     hsr_guard = 1;
-    int rc = hsr_real.posix_memalign(out, align, n);
-    hsr_note_alloc(HS_API_POSIX_MEMALIGN, n, rc == 0 ? *out : NULL);
+    int rc = 0;
+    void *q =
+        HSR_UNLIKELY(hsr_access_on) && align && !(align & (align - 1)) && !(align % sizeof(void *))
+            ? hsr_access_take(n, align)
+            : NULL;
+    if (q)
+        *out = q;
+    else
+        rc = hsr_real.posix_memalign(out, align, n);
+    struct hsr_site site = hsr_note_alloc(HS_API_POSIX_MEMALIGN, n, rc == 0 ? *out : NULL);
+    HSR_ACCESS_BORN(rc == 0 ? *out : NULL, n, site, HS_API_POSIX_MEMALIGN);
     hsr_guard = 0;
     return rc;
 }
 
-#define ALIGNED_HOOK(name, api, call, size) \
-    {                                       \
-        RESOLVE();                          \
-        if (PASS_THROUGH())                 \
-            return call;                    \
-        hsr_guard = 1;                      \
-        void *p = call;                     \
-        hsr_note_alloc(api, size, p);       \
-        hsr_guard = 0;                      \
-        return p;                           \
+/* access/: a sampled block from the pool when the alignment is a power of two */
+#define ALIGNED_HOOK(name, api, call, size, align)                                                 \
+    {                                                                                              \
+        RESOLVE();                                                                                 \
+        if (PASS_THROUGH())                                                                        \
+            return call;                                                                           \
+        hsr_guard = 1;                                                                             \
+        void *p = (align) && ((align) & ((align)-1)) ? call : HSR_ACCESS_ALLOC(size, align, call); \
+        struct hsr_site site = hsr_note_alloc(api, size, p);                                       \
+        HSR_ACCESS_BORN(p, size, site, api);                                                       \
+        hsr_guard = 0;                                                                             \
+        return p;                                                                                  \
     }
 
 void *aligned_alloc(size_t align, size_t n)
-    ALIGNED_HOOK(aligned_alloc, HS_API_ALIGNED_ALLOC, real_aligned_alloc(align, n), n)
+    ALIGNED_HOOK(aligned_alloc, HS_API_ALIGNED_ALLOC, real_aligned_alloc(align, n), n, align)
 
         void *memalign(size_t align, size_t n)
-            ALIGNED_HOOK(memalign, HS_API_MEMALIGN, real_memalign(align, n), n)
+            ALIGNED_HOOK(memalign, HS_API_MEMALIGN, real_memalign(align, n), n, align)
 
-                void *valloc(size_t n) ALIGNED_HOOK(valloc, HS_API_VALLOC, real_valloc(n), n)
+                void *valloc(size_t n)
+                    ALIGNED_HOOK(valloc, HS_API_VALLOC, real_valloc(n), n, (size_t)getpagesize())
 
-                    void *pvalloc(size_t n)
-                        ALIGNED_HOOK(pvalloc, HS_API_PVALLOC, real_pvalloc(n), n)
+                        void *pvalloc(size_t n)
+                            ALIGNED_HOOK(pvalloc, HS_API_PVALLOC, real_pvalloc(n), n,
+                                         (size_t)getpagesize())

@@ -4,10 +4,12 @@
  * (heapscope__job_write, layer_abi.h), and decides which ranks keep their own file.
  *
  *   [header][JOB][JOB_REGIONS][JOB_SIZE_COUNTS]*[JOB_API_COUNTS][JOB_RANKS]*[JOB_HOSTS]
- *   [JOB_PEAK_STACKS][JOB_MPI_LIBRARY][JOB_COMMAND]
+ *   [JOB_PEAK_STACKS][JOB_RECORDER]*[JOB_MPI_LIBRARY][JOB_COMMAND]
+ *   [JOB_ACCESS JOB_ACCESS_SIZES* JOB_ACCESS_RANKS*]
  *
- * (layouts in profile_format.table, ids 40..46; JOB_PEAK_STACKS: job_peak_stacks.c; the
- * last two, ids 61 and 62: mpi_library.c). The file is written under a
+ * (layouts in profile_format.table, ids 40..46, 56, 61, 62 and 52..54; JOB_PEAK_STACKS:
+ * job_peak_stacks.c; JOB_RECORDER: below; JOB_MPI_LIBRARY and JOB_COMMAND: mpi_library.c;
+ * JOB_ACCESS*: access/job.c, record --access only). The file is written under a
  * temporary name and renamed, so a reader sees a whole job file or none.
  *
  * Which ranks keep their per-rank file (HEAPSCOPE_PER_RANK, record --per-rank):
@@ -25,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access/access.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/pool.h"
@@ -148,7 +151,7 @@ static void write_ranks(struct hsr_buf *b, const struct heapscope_job_rank *rows
         hsr_buf_u32(b, host_of[i]);
         hsr_buf_u32(b, (uint32_t)r->pid);
         hsr_buf_u32(b, (uint32_t)r->reason);
-        hsr_buf_u32(b, (uint32_t)r->present);
+        hsr_buf_u32(b, (uint32_t)r->present & ~(uint32_t)HEAPSCOPE_JOB_RECORDER);
         hsr_buf_u32(b, keep[i]);
         hsr_buf_u64(b, r->alloc_app_blocks);
         hsr_buf_u64(b, r->alloc_mpi_blocks);
@@ -158,6 +161,22 @@ static void write_ranks(struct hsr_buf *b, const struct heapscope_job_rank *rows
                              r->pss_peak,  r->mpi_rss,       r->mpi_pss};
         for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
             hsr_buf_u64(b, (uint64_t)v[k]);
+    }
+    hsr_rows_done(b, &out);
+}
+
+/* The recorder's own memory per rank (JOB_RECORDER: its rows in JOB_RANKS' order). */
+static void write_recorder(struct hsr_buf *b, const struct heapscope_job_rank *rows, uint32_t n)
+{
+    struct hsr_rows out = {.type = HS_JOB_RECORDER, .per_chunk = HSR_JOB_ROWS_PER_CHUNK};
+    for (uint32_t i = 0; i < n; i++) {
+        const struct heapscope_job_rank *r = &rows[i];
+        if (r->rank < 0)
+            continue;
+        hsr_rows_next(b, &out);
+        hsr_buf_u32(b, (uint32_t)r->rank);
+        hsr_buf_u32(b, 0);
+        hsr_buf_u64(b, (uint64_t)(r->present & HEAPSCOPE_JOB_RECORDER ? r->recorder_peak : -1));
     }
     hsr_rows_done(b, &out);
 }
@@ -307,7 +326,9 @@ __attribute__((visibility("default"))) int heapscope__job_write(
         }
         hsr_chunk_end(&b, c);
         rc = hsr_job_peaks_chunk(&b, v.peaks, v.peaks_len);
+        write_recorder(&b, rows, n);
         hsr_mpi_library_job_chunks(&b);
+        rc = rc || hsr_access_job_write(&b, v.access, v.access_len); /* access/job.c */
         rc = rc || b.failed ? -1 : write_file(&b);
         hsr_buf_release(&b);
         hsr_unmap(mem, bytes);

@@ -7,10 +7,11 @@
  * reader's names), not by this process's region ids. Its encoding (in memory and
  * on the wire only, never in a file; x86-64 little-endian like the file):
  *
- *   u32 nregions, nsizes, napis, npeaks
+ *   u32 nregions, nsizes, napis, npeaks, naccess
  *   nregions x (u32 length, bytes path)
  *   nsizes   x (u32 region, u32 reserved, u64 size, u64 count)
  *   napis    x (u32 region, u32 api, u64 calls)
+ *   naccess bytes: record --access's section (access/job.c; 0: not measured)
  *   npeaks bytes: the peak stack types (job_peak_stacks.c: a JOB_PEAK_STACKS payload)
  *
  * A merge keeps the first part's region indices and appends the second's new paths.
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "access/access.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/pool.h"
@@ -87,15 +89,8 @@ static void cell_add(struct cells *t, uint32_t region, uint64_t key, uint64_t co
 
 /* ---- region paths ---- */
 
-struct paths {
-    const char **s;
-    uint32_t *len;
-    uint32_t n, cap;
-    struct hsr_arena *arena;
-    int failed;
-};
-
-static uint32_t path_index(struct paths *p, const char *s, uint32_t len)
+/* (job_file.h: access/job.c keeps its region paths so too) */
+uint32_t hsr_job_path_index(struct hsr_job_paths *p, const char *s, uint32_t len)
 {
     for (uint32_t i = 0; i < p->n; i++)
         if (p->len[i] == len && memcmp(p->s[i], s, len) == 0)
@@ -155,7 +150,7 @@ static int is_mpi_path(const char *p, size_t len)
 /* ---- encoding ---- */
 
 struct part {
-    struct paths paths;
+    struct hsr_job_paths paths;
     struct cells sizes, apis;
 };
 
@@ -182,21 +177,26 @@ static void put_cells(struct hsr_buf *b, const struct cells *t, int api)
     }
 }
 
-/* The part, with the peak stack types' section, as one mapping of exactly *len bytes
- * (heapscope__job_free). */
-static int part_encode(const struct part *p, const struct hsr_buf *peaks, void **out, size_t *len)
+#define PART_HEAD 20 /* five u32 */
+
+/* The part, with the access and peak stack types' sections, as one mapping of exactly
+ * *len bytes (heapscope__job_free). */
+static int part_encode(const struct part *p, const struct hsr_buf *access,
+                       const struct hsr_buf *peaks, void **out, size_t *len)
 {
-    if (p->paths.failed || p->sizes.failed || p->apis.failed || peaks->failed)
+    if (p->paths.failed || p->sizes.failed || p->apis.failed || peaks->failed || access->failed)
         return -1;
     struct hsr_buf b = {0};
     hsr_buf_u32(&b, p->paths.n);
     hsr_buf_u32(&b, (uint32_t)p->sizes.n);
     hsr_buf_u32(&b, (uint32_t)p->apis.n);
     hsr_buf_u32(&b, (uint32_t)peaks->len);
+    hsr_buf_u32(&b, (uint32_t)access->len);
     for (uint32_t i = 0; i < p->paths.n; i++)
         hsr_buf_str(&b, p->paths.s[i], p->paths.len[i]);
     put_cells(&b, &p->sizes, 0);
     put_cells(&b, &p->apis, 1);
+    hsr_buf_bytes(&b, access->p, access->len);
     hsr_buf_bytes(&b, peaks->p, peaks->len);
     void *m = b.failed ? NULL : hsr_map(b.len ? b.len : 1);
     if (m)
@@ -207,55 +207,41 @@ static int part_encode(const struct part *p, const struct hsr_buf *peaks, void *
     return m ? 0 : -1;
 }
 
-static uint32_t get_u32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 /* Adds an encoded part (checked against its length) into p. */
 static int part_add(struct part *p, const uint8_t *b, size_t len)
 {
     if (len == 0)
         return 0; /* a rank without a summary */
-    if (len < 16 || get_u32(b + 12) > len - 16)
+    if (len < PART_HEAD || (uint64_t)hsr_get_u32(b + 12) + hsr_get_u32(b + 16) > len - PART_HEAD)
         return -1;
-    uint32_t nreg = get_u32(b), nsizes = get_u32(b + 4), napis = get_u32(b + 8);
-    len -= get_u32(b + 12); /* (the peak stack types: merged apart) */
-    size_t at = 16;
+    uint32_t nreg = hsr_get_u32(b), nsizes = hsr_get_u32(b + 4), napis = hsr_get_u32(b + 8);
+    len -= hsr_get_u32(b + 12) + hsr_get_u32(b + 16); /* (access, peak stack types: merged apart) */
+    size_t at = PART_HEAD;
     uint32_t *map = hsr_arena_alloc(p->paths.arena, (nreg ? nreg : 1) * sizeof *map);
     if (!map)
         return -1;
     for (uint32_t i = 0; i < nreg; i++) {
         if (at + 4 > len)
             return -1;
-        uint32_t n = get_u32(b + at);
+        uint32_t n = hsr_get_u32(b + at);
         if (n > len - at - 4)
             return -1;
-        map[i] = path_index(&p->paths, (const char *)b + at + 4, n);
+        map[i] = hsr_job_path_index(&p->paths, (const char *)b + at + 4, n);
         at += 4 + n;
     }
     if ((len - at) != (size_t)nsizes * 24 + (size_t)napis * 16)
         return -1;
     for (uint32_t i = 0; i < nsizes; i++, at += 24) {
-        uint32_t r = get_u32(b + at);
+        uint32_t r = hsr_get_u32(b + at);
         if (r >= nreg)
             return -1;
-        cell_add(&p->sizes, map[r], get_u64(b + at + 8), get_u64(b + at + 16));
+        cell_add(&p->sizes, map[r], hsr_get_u64(b + at + 8), hsr_get_u64(b + at + 16));
     }
     for (uint32_t i = 0; i < napis; i++, at += 16) {
-        uint32_t r = get_u32(b + at);
+        uint32_t r = hsr_get_u32(b + at);
         if (r >= nreg)
             return -1;
-        cell_add(&p->apis, map[r], get_u32(b + at + 4), get_u64(b + at + 8));
+        cell_add(&p->apis, map[r], hsr_get_u32(b + at + 4), hsr_get_u64(b + at + 8));
     }
     return p->paths.failed ? -1 : 0;
 }
@@ -264,6 +250,7 @@ static int part_add(struct part *p, const uint8_t *b, size_t len)
 
 struct capture {
     struct part part;
+    struct hsr_arena *arena;
     uint32_t *path_of; /* region id -> path index + 1 */
     uint32_t nregions;
     char *names; /* the paths' bytes (arena) */
@@ -285,7 +272,7 @@ static void capture_row(void *ctx, int api, uint32_t region, uint64_t key, uint6
             return;
         }
         memcpy(s, buf, n);
-        c->path_of[region] = path_index(&c->part.paths, s, (uint32_t)n) + 1;
+        c->path_of[region] = hsr_job_path_index(&c->part.paths, s, (uint32_t)n) + 1;
     }
     uint32_t idx = c->path_of[region] - 1;
     if (api) {
@@ -297,6 +284,16 @@ static void capture_row(void *ctx, int api, uint32_t region, uint64_t key, uint6
     struct heapscope_job_rank *r = c->row;
     *(mpi ? &r->alloc_mpi_blocks : &r->alloc_app_blocks) += count;
     *(mpi ? &r->alloc_mpi_bytes : &r->alloc_app_bytes) += count * key;
+}
+
+/* access/job.c: this rank's allocations of a region id and size */
+static uint64_t counted(void *ctx, uint32_t region, uint64_t size)
+{
+    struct capture *c = ctx;
+    if (region >= c->nregions || !c->path_of[region] || !c->part.sizes.e)
+        return 0;
+    struct cell *cell = cell_find(&c->part.sizes, c->path_of[region] - 1, size);
+    return cell->used ? cell->count : 0;
 }
 
 static void rank_row(struct heapscope_job_rank *row)
@@ -323,6 +320,10 @@ static void rank_row(struct heapscope_job_rank *row)
     if (pk.pss >= 0) {
         row->present |= HEAPSCOPE_JOB_PSS;
         row->pss_peak = pk.pss;
+    }
+    if (pk.own >= 0) { /* rss/pss above are net of it (timeline.c) */
+        row->present |= HEAPSCOPE_JOB_RECORDER;
+        row->recorder_peak = pk.own;
     }
     struct hsr_caliper_totals t;
     hsr_calipers_totals(&t);
@@ -362,9 +363,13 @@ __attribute__((visibility("default"))) int heapscope__job_summary(int rank, void
         row->present |= HEAPSCOPE_JOB_COUNTS;
         gethostname(row->host, sizeof row->host - 1);
         rank_row(row);
-        struct hsr_buf peaks = {0};
-        rc = hsr_job_peaks_own(&peaks, rank) == 0 ? part_encode(&c.part, &peaks, part, len) : -1;
+        struct hsr_buf peaks = {0}, access = {0};
+        rc = hsr_job_peaks_own(&peaks, rank) == 0 &&
+                     hsr_access_job_own(&access, rank, counted, &c) == 0
+                 ? part_encode(&c.part, &access, &peaks, part, len)
+                 : -1;
         hsr_buf_release(&peaks);
+        hsr_buf_release(&access);
     }
     if (rc != 0)
         memset(row, 0, sizeof *row), row->rank = -1;
@@ -383,13 +388,16 @@ __attribute__((visibility("default"))) int heapscope__job_merge(const void *a, s
     struct part p;
     part_init(&p, &arena);
     struct hsr_job_part_view va, vb;
-    struct hsr_buf peaks = {0};
-    int rc = -1; /* the peak stack types merged apart (job_peak_stacks.c), then the counts */
+    struct hsr_buf peaks = {0}, access = {0};
+    /* the peak stack types and the access sections merged apart, then the counts */
+    int rc = -1;
     if (hsr_job_part_visit(a, alen, &va) == 0 && hsr_job_part_visit(b, blen, &vb) == 0 &&
         hsr_job_peaks_merge(va.peaks, va.peaks_len, vb.peaks, vb.peaks_len, &peaks) == 0 &&
+        hsr_access_job_merge(va.access, va.access_len, vb.access, vb.access_len, &access) == 0 &&
         part_add(&p, a, alen) == 0 && part_add(&p, b, blen) == 0)
-        rc = part_encode(&p, &peaks, out, outlen);
+        rc = part_encode(&p, &access, &peaks, out, outlen);
     hsr_buf_release(&peaks);
+    hsr_buf_release(&access);
     hsr_arena_free(&arena);
     hsr_guard = saved;
     return rc;
@@ -409,20 +417,22 @@ int hsr_job_part_visit(const void *part, size_t len, struct hsr_job_part_view *v
     memset(v, 0, sizeof *v);
     if (len == 0)
         return 0;
-    if (len < 16 || get_u32(b + 12) > len - 16)
+    if (len < PART_HEAD || (uint64_t)hsr_get_u32(b + 12) + hsr_get_u32(b + 16) > len - PART_HEAD)
         return -1;
-    v->peaks_len = get_u32(b + 12);
+    v->peaks_len = hsr_get_u32(b + 12);
     v->peaks = b + len - v->peaks_len;
-    len -= v->peaks_len;
-    v->nregions = get_u32(b);
-    v->nsizes = get_u32(b + 4);
-    v->napis = get_u32(b + 8);
-    v->regions = b + 16;
-    size_t at = 16;
+    v->access_len = hsr_get_u32(b + 16);
+    v->access = v->peaks - v->access_len;
+    len -= v->peaks_len + v->access_len;
+    v->nregions = hsr_get_u32(b);
+    v->nsizes = hsr_get_u32(b + 4);
+    v->napis = hsr_get_u32(b + 8);
+    v->regions = b + PART_HEAD;
+    size_t at = PART_HEAD;
     for (uint32_t i = 0; i < v->nregions; i++) {
-        if (at + 4 > len || get_u32(b + at) > len - at - 4)
+        if (at + 4 > len || hsr_get_u32(b + at) > len - at - 4)
             return -1;
-        at += 4 + get_u32(b + at);
+        at += 4 + hsr_get_u32(b + at);
     }
     if (len - at != (size_t)v->nsizes * 24 + (size_t)v->napis * 16)
         return -1;

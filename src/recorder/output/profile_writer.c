@@ -67,6 +67,7 @@
 #include <zlib.h>
 
 #include "core/lifecycle.h"
+#include "core/pool.h"
 #include "output/job_file.h"
 #include "output/profile_writer.h"
 #include "stacks/sampling.h"
@@ -90,7 +91,7 @@ static size_t settings_len;            /* 0: none kept (too long) */
 static uint64_t settings_at;           /* its offset in the file */
 static uLong file_types;               /* crc32 of the types of the chunks written so far */
 
-/* ---- growable byte buffer (mmap/mremap) ---- */
+/* ---- growable byte buffer (hsr_map/hsr_remap) ---- */
 
 static void reserve(struct hsr_buf *b, size_t more)
 {
@@ -99,9 +100,8 @@ static void reserve(struct hsr_buf *b, size_t more)
     size_t cap = b->cap ? b->cap : 65536;
     while (cap < b->len + more)
         cap *= 2;
-    void *p = b->p ? mremap(b->p, b->cap, cap, MREMAP_MAYMOVE)
-                   : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
+    void *p = hsr_remap(b->p, b->cap, cap); /* the recorder's memory (pool.c) */
+    if (!p) {
         b->failed = 1;
         return;
     }
@@ -130,7 +130,7 @@ void hsr_buf_str(struct hsr_buf *b, const char *s, size_t n)
 void hsr_buf_release(struct hsr_buf *b)
 {
     if (b->p)
-        munmap(b->p, b->cap);
+        hsr_unmap(b->p, b->cap);
     memset(b, 0, sizeof *b);
 }
 

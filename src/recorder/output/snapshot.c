@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "access/access.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/pool.h"
@@ -336,6 +337,7 @@ int hsr_snapshot(unsigned reason, int from_signal)
     write_failed(&b, &now.failed, &baseline.failed);
     write_stacks(&b, &now.stacks, &baseline.stacks);
     hsr_tracking_write(&b);
+    hsr_access_write(&b, from_signal); /* record --access (access/write.c) */
     hsr_ending_write(&b, reason);      /* a crash's or MPI_Abort's ENDING chunk (core/ending.c) */
     hsr_process_end_write(&b, reason); /* a final snapshot's PROCESS_END (core/ending.c) */
 

@@ -90,6 +90,12 @@ static int64_t draw_countdown(void)
     return bytes > 0x1.0p62 ? (int64_t)1 << 62 : (int64_t)bytes;
 }
 
+void hsr_sample_ready(void)
+{
+    if (hsr_tls.sample_left == 0)
+        hsr_tls.sample_left = draw_countdown(); /* as hsr_sample_crossed's first draw */
+}
+
 struct hsr_stack_entry *hsr_sample_crossed(struct hsr_thread *t, uint32_t region, uint64_t size)
 {
     if (hsr_tls.sample_left == 0) { /* this thread's first allocation: draw, then count it */

@@ -34,6 +34,10 @@ HSR_HIDDEN int hsr_sampling_init(const char *mean, const char *seed, char *err, 
 HSR_HIDDEN struct hsr_stack_entry *hsr_sample_crossed(struct hsr_thread *t, uint32_t region,
                                                       uint64_t size);
 
+/* access/ (record --access) asks before the real call whether an allocation will be
+ * the sample: the countdown must be drawn for that (this thread's first allocation). */
+HSR_HIDDEN void hsr_sample_ready(void);
+
 /* The general path's share of the countdown (only while sampling): every allocation
  * it counts. */
 static inline __attribute__((always_inline)) struct hsr_stack_entry *hsr_sample_count(

@@ -50,6 +50,7 @@
 #include "count/regions.h"
 #include "output/profile_writer.h"
 #include "output/snapshot.h"
+#include "timeline/own_memory.h"
 #include "timeline/timeline.h"
 
 int hsr_timeline_on;
@@ -92,7 +93,7 @@ void hsr_timeline_settings(void)
         hsr_caliper_ns = ms_setting("HEAPSCOPE_CALIPER_MS", HSR_CALIPER_MS_DEFAULT, 0) * 1000000;
     if (!hsr_timeline_on)
         hsr_caliper_ns = -1; /* caliper samples are timeline samples */
-    atomic_store(&hsr_caliper_armed, hsr_caliper_ns >= 0);
+    hsr_calipers_set_armed(hsr_caliper_ns >= 0);
     /* Heap in use costs every allocation and free a malloc_usable_size call and a
      * counter update (hsr_heap_watch): about +10-25% CPU on the churn benchmark, more
      * than the counts-only goal allows, so it is asked for (record --mpi asks; tracking
@@ -170,7 +171,7 @@ static uint64_t ring_fill(void)
 
 static _Atomic int token;                        /* thread id of the flushing thread, 0 = free */
 static uint32_t regions_written;                 /* TIMELINE_REGIONS written so far (token) */
-static struct hsr_buf rows, out;                 /* reused between flushes (token) */
+static struct hsr_buf rows, owns, out;           /* reused between flushes (token) */
 static const char *labels[HSR_TIMELINE_LABELS];  /* this flush's labels (token) */
 static uint32_t label_slot[HSR_TIMELINE_LABELS]; /* hash of pointer -> index + 1 */
 static uint32_t nlabels;
@@ -213,7 +214,8 @@ static uint32_t label_index(const char *label)
 
 /* Maxima of the samples written (peaks) and of this flush's batch (committed to
  * peaks once the batch is in the file). Under the flush token. */
-static struct hsr_timeline_peaks peaks = {0, -1, -1, -1, -1, -1}, batch;
+#define NO_PEAKS ((struct hsr_timeline_peaks){0, -1, -1, -1, -1, -1, -1})
+static struct hsr_timeline_peaks peaks = NO_PEAKS, batch;
 
 static void peak_of(int64_t *at, int64_t v)
 {
@@ -235,7 +237,12 @@ static void peaks_merge(struct hsr_timeline_peaks *into, const struct hsr_timeli
     peak_of(&into->heap_app, b->heap_app);
     peak_of(&into->rss, b->rss);
     peak_of(&into->pss, b->pss);
+    peak_of(&into->own, b->own);
 }
+
+/* The program's share of a process figure: net of the recorder's own memory when it
+ * was measured (its pages are private: the same bytes of RSS and of PSS). */
+static int64_t net(int64_t v, int64_t own) { return v >= 0 && own >= 0 ? v - own : v; }
 
 void hsr_timeline_peaks(struct hsr_timeline_peaks *o)
 {
@@ -249,9 +256,15 @@ void hsr_timeline_peaks(struct hsr_timeline_peaks *o)
 
 static void encode_sample(const struct hsr_sample *s)
 {
-    struct hsr_timeline_peaks one = {
-        1, s->heap, s->heap_component, s->heap - s->heap_component, s->rss, s->pss};
+    struct hsr_timeline_peaks one = {1,
+                                     s->heap,
+                                     s->heap_component,
+                                     s->heap - s->heap_component,
+                                     net(s->rss, s->own),
+                                     net(s->pss, s->own),
+                                     s->own};
     peaks_merge(&batch, &one);
+    hsr_buf_u64(&owns, (uint64_t)s->own);
     hsr_buf_u64(&rows, s->mono_ns);
     hsr_buf_u32(&rows, s->kind);
     hsr_buf_u32(&rows, s->region);
@@ -291,11 +304,11 @@ static void flush(int wait)
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return;
     }
-    rows.len = out.len = 0;
-    rows.failed = out.failed = 0;
+    rows.len = owns.len = out.len = 0;
+    rows.failed = owns.failed = out.failed = 0;
     memset(label_slot, 0, sizeof label_slot);
     nlabels = 0;
-    batch = (struct hsr_timeline_peaks){0, -1, -1, -1, -1, -1};
+    batch = NO_PEAKS;
     uint32_t count = 0;
     struct hsr_sample s;
     while (count < HSR_TIMELINE_RING && ring_pop(&s)) {
@@ -325,6 +338,13 @@ static void flush(int wait)
         hsr_buf_u32(&out, 0);
         hsr_buf_bytes(&out, rows.p, rows.len);
         hsr_chunk_end(&out, c);
+        /* the recorder's own memory at each of these samples, in the same write: a
+         * reader pairs it with the TIMELINE chunk before it */
+        c = hsr_chunk_begin(&out, HS_TIMELINE_RECORDER);
+        hsr_buf_u32(&out, count);
+        hsr_buf_u32(&out, 0);
+        hsr_buf_bytes(&out, owns.p, owns.len);
+        hsr_chunk_end(&out, c);
         if (hsr_heap_watch) { /* the exact peaks so far (heap.c) */
             struct hsr_heap_peaks pk;
             hsr_heap_peaks(&pk);
@@ -336,7 +356,7 @@ static void flush(int wait)
             hsr_buf_u64(&out, (uint64_t)pk.app);
             hsr_chunk_end(&out, c);
         }
-        if (rows.failed || hsr_profile_write(&out) != 0)
+        if (rows.failed || owns.failed || hsr_profile_write(&out) != 0)
             atomic_fetch_add(&lost, count);
         else {
             regions_written = regions_now;
@@ -349,14 +369,15 @@ static void flush(int wait)
 
 /* ---- samples ---- */
 
-void hsr_timeline_measure(struct hsr_sample *s, int with_pss)
+void hsr_timeline_measure(struct hsr_sample *s, int how)
 {
     s->mono_ns = hsr_now_ns(CLOCK_MONOTONIC) - hsr_start_mono_ns;
     if (hsr_heap_watch)
         hsr_heap_in_use(&s->heap, &s->heap_component);
     else
         s->heap = s->heap_component = -1;
-    if (with_pss) {
+    s->own = hsr_own_resident(how & HSR_MEASURE_FRESH);
+    if (how & HSR_MEASURE_PSS) {
         hsr_read_memory(&s->rss, &s->pss);
     } else {
         hsr_read_rss(&s->rss);
@@ -401,7 +422,7 @@ void hsr_timeline_snapshot(int from_signal)
     int saved_guard = hsr_guard;
     hsr_guard = 1;
     struct hsr_sample s = {0};
-    hsr_timeline_measure(&s, 1);
+    hsr_timeline_measure(&s, HSR_MEASURE_PSS);
     s.kind = HS_SAMPLE_FINAL;
     s.region = atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
     hsr_timeline_add(&s);
@@ -431,7 +452,7 @@ static void *sampler(void *arg)
         int arming =
             atomic_load_explicit(&hsr_calipers_active, memory_order_relaxed) && hsr_caliper_ns > 0;
         if (arming && now >= next_arm) {
-            atomic_store_explicit(&hsr_caliper_armed, 1, memory_order_relaxed);
+            hsr_calipers_set_armed(1);
             next_arm = now + hsr_caliper_period();
         }
         if (now >= next_refine) { /* the TSC clock of tracking and trace mode */
@@ -441,7 +462,7 @@ static void *sampler(void *arg)
         if (now >= next) {
             struct hsr_sample s = {0};
             uint64_t cpu = hsr_now_ns(CLOCK_THREAD_CPUTIME_ID);
-            hsr_timeline_measure(&s, 1);
+            hsr_timeline_measure(&s, HSR_MEASURE_PSS | HSR_MEASURE_FRESH);
             /* smaps_rollup costs CPU in proportion to the RSS (about 10 ms at 1.5 GB):
              * the period stretches so that the reads take at most 1/HSR_CALIPER_COST_SHARE
              * of a CPU, as the calipers' do (this thread's CPU: preemption is no cost) */
@@ -479,13 +500,21 @@ static void *sampler(void *arg)
     return NULL;
 }
 
+/* The sampler's stack: the recorder's memory (hsr_map), measured with it; the same in
+ * a fork child (whose sampler is the only one that uses it there). */
+static void *sampler_stack;
+#define SAMPLER_STACK (256u * 1024u)
+
 static void start_sampler(void)
 {
     pthread_attr_t attr;
     if (pthread_attr_init(&attr) != 0)
         return;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 256 * 1024);
+    if (!sampler_stack)
+        sampler_stack = hsr_map(SAMPLER_STACK);
+    if (!sampler_stack || pthread_attr_setstack(&attr, sampler_stack, SAMPLER_STACK) != 0)
+        pthread_attr_setstacksize(&attr, SAMPLER_STACK);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old); /* the thread starts with every signal blocked */
@@ -507,6 +536,7 @@ static void start_sampler(void)
 void hsr_timeline_start(void)
 {
     if (hsr_timeline_on) {
+        hsr_own_start();
         ring = hsr_map(HSR_TIMELINE_RING * sizeof *ring);
         if (ring) {
             ring_reset();
@@ -528,7 +558,7 @@ void hsr_timeline_after_fork_child(void)
         ring_reset();
         atomic_store(&token, 0);
         regions_written = 0;
-        peaks = (struct hsr_timeline_peaks){0, -1, -1, -1, -1, -1};
+        peaks = NO_PEAKS;
         hsr_timeline_calipers_reset();
     }
     if (hsr_timeline_on || hsr_snapshot_period_ns)

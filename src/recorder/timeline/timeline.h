@@ -22,10 +22,11 @@ HSR_HIDDEN void hsr_timeline_snapshot(
 HSR_HIDDEN void hsr_timeline_after_fork_child(void);
 /* Maxima over the samples written to the file so far (the job summary's row: the
  * same figures the job report takes from the file's samples). n: samples; heap
- * -1 when never measured, rss/pss -1 when never read. */
+ * -1 when never measured, rss/pss -1 when never read. rss/pss: the program's, net of
+ * the recorder's own memory (own: its largest; -1 when never measured). */
 struct hsr_timeline_peaks {
     uint64_t n;
-    int64_t heap, heap_component, heap_app, rss, pss;
+    int64_t heap, heap_component, heap_app, rss, pss, own;
 };
 HSR_HIDDEN void hsr_timeline_peaks(struct hsr_timeline_peaks *out);
 struct hsr_sample {
@@ -33,9 +34,13 @@ struct hsr_sample {
     uint32_t kind; /* HS_SAMPLE_* */
     uint32_t region;
     const char *label; /* MPI function (a string that lives forever), or NULL */
-    int64_t heap, heap_component, rss, pss; /* -1: not measured */
+    int64_t heap, heap_component, rss, pss; /* -1: not measured; rss, pss: the process's */
+    int64_t own; /* of them, the recorder's own resident memory (own_memory.c); -1: unknown */
 };
-HSR_HIDDEN void hsr_timeline_measure(struct hsr_sample *s, int with_pss); /* heap + memory now */
+/* hsr_timeline_measure's `how` */
+#define HSR_MEASURE_PSS 1   /* smaps_rollup (RSS and PSS), else statm (RSS) */
+#define HSR_MEASURE_FRESH 2 /* the recorder's own memory read page by page (own_memory.h) */
+HSR_HIDDEN void hsr_timeline_measure(struct hsr_sample *s, int how); /* heap + memory now */
 HSR_HIDDEN void hsr_timeline_add(const struct hsr_sample *s); /* append (may flush when full) */
 HSR_HIDDEN void hsr_timeline_calipers_reset(void);
 /* the caliper totals written in every TIMELINE chunk */
@@ -50,10 +55,13 @@ HSR_HIDDEN void hsr_calipers_totals(struct hsr_caliper_totals *t);
 extern HSR_HIDDEN int64_t hsr_caliper_ns;     /* rate limit; 0 every call; -1 off */
 HSR_HIDDEN uint64_t hsr_caliper_period(void); /* ns until the next measured call */
 /* The sampler thread arms the calipers every hsr_caliper_ns once they are active (a
- * layer attached); the next outermost MPI call disarms and is measured. */
-extern HSR_HIDDEN _Atomic int hsr_calipers_active, hsr_caliper_armed, hsr_sampler_running;
-HSR_HIDDEN _Atomic uint64_t *hsr_calipers_thread_calls(void); /* this thread's call counter */
-HSR_HIDDEN int hsr_read_memory(int64_t *rss, int64_t *pss);   /* smaps_rollup; pss -1 if unknown */
-HSR_HIDDEN int hsr_read_rss(int64_t *rss);                    /* statm (cheap) */
+ * layer attached); the next outermost MPI call disarms and is measured. The flag is
+ * the layer's own word once it gave it (hsr_calipers_flag, at attach). */
+extern HSR_HIDDEN _Atomic int hsr_calipers_active, hsr_sampler_running;
+HSR_HIDDEN void hsr_calipers_set_armed(int armed);
+HSR_HIDDEN void hsr_calipers_flag(_Atomic int *layer);
+HSR_HIDDEN uint64_t *hsr_calipers_thread_calls(void);       /* this thread's call counter */
+HSR_HIDDEN int hsr_read_memory(int64_t *rss, int64_t *pss); /* smaps_rollup; pss -1 if unknown */
+HSR_HIDDEN int hsr_read_rss(int64_t *rss);                  /* statm (cheap) */
 
 #endif

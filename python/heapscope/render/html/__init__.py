@@ -6,17 +6,18 @@
     sizes.py      2. sizes x regions, groups, hot sizes       js/sizes.js
     stacks.py     3. flame graphs and call graphs             js/stacks.js
     tracking.py   4. lifetimes, temporaries, peak, leaks      js/tracking.js
-    timeline.py   5. heap/RSS/PSS over time, MPI ranks        js/timeline.js
-    diff.py       6. two recordings compared                  js/diff.js
-    bench.py      7. allocator or profiler comparison (bench)  js/bench.js
+    access.py     5. memory allocated and not used            js/access.js
+    timeline.py   6. heap/RSS/PSS over time, MPI ranks        js/timeline.js
+    diff.py       7. two recordings compared                  js/diff.js
+    bench.py      8. allocator or profiler comparison (bench)  js/bench.js
     scaling.py    memory against the rank count (scaling)  js/scaling.js
 Each section module has ID, TITLE, SCRIPT and data(docs): the part of the documents its
 script lays out (no figure is computed in JavaScript).
 """
-from heapscope.render.html import (bench, diff, overview, page, scaling, sizes, stacks, timeline,
-                                   tracking)
+from heapscope.render.html import (access, bench, diff, overview, page, scaling, sizes, stacks,
+                                   timeline, tracking)
 
-PROFILE_SECTIONS = [overview, sizes, stacks, tracking, timeline, diff]
+PROFILE_SECTIONS = [overview, sizes, stacks, tracking, access, timeline, diff]
 
 
 def _sections(modules):

@@ -1,6 +1,7 @@
-"""Section 5, timeline: heap, RSS and PSS over the run with the region spans (the
-`timeline` document, per process); for an MPI job, every rank's application and MPI
-heap, RSS and PSS on the job's common grid, their sum, the min/max envelope over the
+"""Section 5, timeline: heap, RSS and PSS (the program's) and the recorder's own memory
+over the run with the region spans (the `timeline` document, per process); for an MPI
+job, every rank's application and MPI heap, RSS, PSS and recorder memory on the job's
+common grid, their sum, the min/max envelope over the
 ranks, the rank table and, from a job file, the stack types that held the ranks' heap
 peaks (the `job` document).
 
@@ -22,8 +23,8 @@ def _nulls(values) -> List[Optional[int]]:
 def process_columns(proc: dict) -> dict:
     seconds, cols, reduced = sampled_columns(proc, MAX_POINTS)
     keep = ("path", "pid", "rank", "host", "exe", "label", "complete", "warnings", "interval_ns",
-            "heap_measure", "duration_s", "sample_count", "peaks", "heap_peaks", "calipers",
-            "regions")
+            "heap_measure", "duration_s", "sample_count", "recorder_measured", "peaks",
+            "heap_peaks", "calipers", "regions")
     return dict({k: proc[k] for k in keep}, reduced_to=MAX_POINTS if reduced else None,
                 seconds=seconds, **{k: _nulls(v) for k, v in cols.items()})
 

@@ -58,18 +58,25 @@ HS.sections.timeline = function (body, d) {
     box.textContent = "";
     const p = d.processes[which];
     const heap = p.heap_measure !== "none";
+    const own = p.recorder_measured;
     const series = [
       { label: "heap in use", values: p.heap_bytes, colour: "#d9480f", show: heap },
       { label: "heap, MPI", values: p.heap_mpi_bytes, colour: "#ae3ec9",
         show: p.heap_mpi_bytes.some((v) => v) },
-      { label: "RSS", values: p.rss_bytes, colour: "#1c7ed6" },
-      { label: "PSS", values: p.pss_bytes, colour: "#2f9e44", dash: [5, 3] }];
+      { label: own ? "RSS, program" : "RSS", values: p.rss_bytes, colour: "#1c7ed6" },
+      { label: own ? "PSS, program" : "PSS", values: p.pss_bytes, colour: "#2f9e44", dash: [5, 3] },
+      { label: "recorder's own memory", values: p.recorder_bytes, colour: "#868e96", dash: [2, 3],
+        show: own }];
     box.append(el("p", {}, `${HS.process(p)}: ${HS.num(p.sample_count)} samples over ` +
       `${HS.seconds(p.duration_s)} (every ${HS.seconds(p.interval_ns / 1e9)}; ` +
       (heap ? `heap in use counted in ${p.heap_measure} bytes)` : "heap in use not measured: RSS and PSS only)") + (p.reduced_to ? `; drawn as ${HS.num(p.reduced_to)} bins holding ` +
-      `each bin's largest value` : "") + ". Drag to zoom, double-click to reset."));
+      `each bin's largest value` : "") + ". Drag to zoom, double-click to reset. " +
+      (own ? "RSS and PSS are the program's: the recorder's own memory (its tables, rings, buffers) " +
+        "is left out of them and drawn apart." : "RSS and PSS include the recorder's own memory " +
+        "(recorded by an older heapscope, which did not measure it).")));
     box.append(HS.lineChart(`${p.label || p.exe}`, p.seconds, series, p.regions));
-    const peaks = [["heap", "heap in use"], ["heap_mpi", "heap, MPI"], ["rss", "RSS"], ["pss", "PSS"]]
+    const peaks = [["heap", "heap in use"], ["heap_mpi", "heap, MPI"], ["rss", own ? "RSS, program" : "RSS"],
+      ["pss", own ? "PSS, program" : "PSS"], ["recorder", "recorder's own memory"]]
       .filter(([k]) => p.peaks[k]);
     box.append(el("h4", {}, "Peaks of the samples"), HS.table([
       { title: "series", key: (x) => x[1], cell: (x) => x[1] },
@@ -103,7 +110,8 @@ HS.sections.timeline = function (body, d) {
 
 HS.jobTimeline = function (body, job) {
   const el = HS.el;
-  const names = { app: "application heap", mpi: "MPI heap", rss: "RSS", pss: "PSS" };
+  const names = { app: "application heap", mpi: "MPI heap", rss: "RSS, program", pss: "PSS, program",
+    recorder: "recorder's own memory" };
   body.append(el("p", {}, `MPI job ${job.job_id || ""}: ${HS.num(job.ranks)} ranks on ` +
     `${job.hosts.join(", ")}.`));
   for (const w of job.warnings) body.append(el("p", { class: "hs-warn" }, w));
