@@ -35,6 +35,7 @@
 #define HSR_EPOCH_CHUNK 4096u  /* a table's epoch clocks per chunk (track/stamps.h) */
 #define HSR_EPOCH_CHUNKS 4096u /* chunks: 2^24 epochs of 2^20 allocations a table */
 #define HSR_WINDOWS (1u << 20) /* 1 MiB address windows the compact side table knows */
+#define HSR_WINDOW_MEMO 64u    /* a thread's memo of the windows of its last blocks */
 #define HSR_TABLE_FIRST 1024u  /* a compact side-table shard's first slots */
 
 /* ---- event trace (trace/) ---- */

@@ -263,6 +263,26 @@ static __attribute__((noinline)) void *new_heap(size_t n, int which)
     return p;
 }
 
+/* The tracking fast path, out of line (hooks/malloc.c's malloc_track): counted as
+ * SAMPLED's, glibc's malloc, then the block to tracking; a NULL goes on to the next
+ * operator new, whose block is tracked too. */
+static __attribute__((noinline)) void *new_track(size_t n, int which)
+{
+    if (HSR_UNLIKELY(!hsr_fast_retry_alloc(HS_API_OPERATOR_NEW, n)))
+        return new_general(n, which, HSR_FAST_NONE);
+    void *p = hsr_real.malloc(n);
+    if (HSR_UNLIKELY(!p)) {
+        hsr_tls.new_size = n;
+        p = new_after_null(which);
+    }
+    if (p) {
+        hsr_guard = 1;
+        hsr_track_birth(p, n, (struct hsr_site){hsr_tls.counts_region, NULL});
+        hsr_guard = 0;
+    }
+    return p;
+}
+
 /* Counts only, libstdc++'s operators (plain wrappers of malloc and free) over
  * glibc's malloc: count, then glibc's malloc itself (malloc(0) is malloc(1)
  * there); everything else out of line. */
@@ -282,6 +302,8 @@ static inline __attribute__((always_inline)) void *fast_new(int which, size_t n)
     }
     if (fast == HSR_FAST_HEAP)
         return new_heap(n, which);
+    if (fast == HSR_FAST_TRACK)
+        return new_track(n, which);
     return new_general(n, which, fast);
 }
 
@@ -325,6 +347,18 @@ static __attribute__((noinline)) void delete_heap(void *p, size_t n, int which)
     hsr_real.free(p); /* a tail call */
 }
 
+static __attribute__((noinline)) void delete_track(void *p, size_t n, int which)
+{
+    if (HSR_UNLIKELY(!p) || HSR_UNLIKELY(!hsr_fast_retry_call(HS_API_OPERATOR_DELETE))) {
+        delete_general(p, n, which, HSR_FAST_NONE);
+        return;
+    }
+    hsr_guard = 1;
+    hsr_track_free(p);
+    hsr_guard = 0;
+    hsr_real.free(p); /* a tail call */
+}
+
 static inline __attribute__((always_inline)) void fast_delete(int which, void *p, size_t n)
 {
     int fast = HSR_HOT(cxx);
@@ -341,6 +375,8 @@ static inline __attribute__((always_inline)) void fast_delete(int which, void *p
     }
     if (fast == HSR_FAST_HEAP)
         delete_heap(p, n, which);
+    else if (fast == HSR_FAST_TRACK)
+        delete_track(p, n, which);
     else
         delete_general(p, n, which, fast);
 }

@@ -28,7 +28,8 @@ HSR_HIDDEN void *hsr_next(const char *name);
  * hook tests one): 0 until the constructor is done, then recomputed by
  * hsr_hot_update() whenever one of its inputs changes (hsr_real, hsr_recording,
  * hsr_stacks_on, hsr_heap_watch, hsr_ops_wrap_malloc, hsr_access_on). The modes from BARE
- * on take frees inline the same way (a test of >= BARE); HEAP's and ACCESS's are apart. */
+ * on take frees inline the same way (a test of >= BARE); HEAP's, TRACK's and ACCESS's are
+ * apart. */
 enum {
     HSR_FAST_NONE,    /* the general path: stacks, tracking, the trace, not recording */
     HSR_FAST_GUARDED, /* counts only, the guard held over the allocator's call (a peer) */
@@ -36,6 +37,9 @@ enum {
                        * must see each free first */
     HSR_FAST_HEAP,    /* counts and the heap in use (count/heap.h), over glibc: each block's
                        * usable size read from glibc's chunk header, no guard */
+    HSR_FAST_TRACK,   /* tracking (no trace, no exact stacks, no --access), over glibc: the
+                       * call counted as SAMPLED's, no guard; the block's birth and death go
+                       * straight to tracking (track/track.h) */
     HSR_FAST_BARE,    /* counts only, over glibc's malloc and free: no guard needed */
     HSR_FAST_SAMPLED, /* as BARE, with sampled stacks: frees inline, allocations count
                        * down to the next sample (count/counting.h) */

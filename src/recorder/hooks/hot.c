@@ -6,7 +6,9 @@
  * no block is watched (heap figure, tracking, trace) and the recorder records.
  * With exact stacks a free still wants nothing more (FREES); with sampled ones
  * the allocations also count down to the next sample (SAMPLED); with the heap in use
- * watched (and nothing else) each block's usable size is added or taken away (HEAP).
+ * watched (and nothing else) each block's usable size is added or taken away (HEAP);
+ * with tracking (and neither the trace nor exact stacks) the hooks count as SAMPLED's
+ * do and hand each block to tracking directly (TRACK).
  * Those settings are fixed once the constructor has read them; rather than test
  * each on every call, the hooks test one byte here, recomputed whenever an input
  * changes: the constructor's end, a fork's child, the C++ operators' lookup.
@@ -54,8 +56,12 @@ void hsr_hot_update(void)
     int header = recording && hsr_heap_watch && glibc && hsr_heap_header_usable();
     __atomic_store_n(&hsr_usable_from_header, header, __ATOMIC_RELAXED);
     int heap = header && !hsr_track_on && !hsr_trace_on && !hsr_stacks_on && !hsr_sample_mean;
+    /* tracking with sampled stacks or none: every block to tracking, its usable size from
+     * the header too; not with --access, whose pool blocks must not reach glibc's free */
+    int track = header && hsr_track_on && !hsr_trace_on && !hsr_stacks_on && !hsr_access_on;
     /* exact stacks: a free needs none (no block is watched), so it may still go inline */
     int c = heap              ? HSR_FAST_HEAP
+            : track           ? HSR_FAST_TRACK
             : !count          ? HSR_FAST_NONE
             : hsr_stacks_on   ? (glibc ? HSR_FAST_FREES : HSR_FAST_NONE)
             : !glibc          ? HSR_FAST_GUARDED

@@ -271,6 +271,30 @@ static __attribute__((noinline)) void *malloc_heap(size_t n)
     return p;
 }
 
+/* The tracking fast path, out of line (TRACK): counted in the thread's cached counts
+ * (and down to the next sampled stack), glibc's malloc, then the block to tracking; a
+ * call the cached counts cannot take (a sample due, a region or component call) goes
+ * the general way. The guard over tracking: its rare slow paths may map memory. */
+static void track_born(void *p, size_t n)
+{
+    hsr_guard = 1;
+    hsr_track_birth(p, n, (struct hsr_site){hsr_tls.counts_region, NULL});
+    hsr_guard = 0;
+}
+
+static __attribute__((noinline)) void *malloc_track(size_t n)
+{
+    if (HSR_UNLIKELY(!hsr_fast_retry_alloc(HS_API_MALLOC, n)))
+        return malloc_general(n, HSR_FAST_NONE);
+    void *p = hsr_real.malloc(n);
+    if (HSR_UNLIKELY(!p)) {
+        hsr_tls.new_size = n;
+        return count_failed();
+    }
+    track_born(p, n);
+    return p;
+}
+
 void *malloc(size_t n)
 {
     int fast = HSR_HOT(c);
@@ -285,6 +309,8 @@ void *malloc(size_t n)
     }
     if (fast == HSR_FAST_HEAP)
         return malloc_heap(n);
+    if (fast == HSR_FAST_TRACK)
+        return malloc_track(n);
     return malloc_general(n, fast);
 }
 
@@ -314,8 +340,24 @@ static __attribute__((noinline)) void *calloc_general(size_t a, size_t b, int fa
     return p;
 }
 
+static __attribute__((noinline)) void *calloc_track(size_t a, size_t b)
+{
+    size_t n;
+    if (HSR_UNLIKELY(__builtin_mul_overflow(a, b, &n)) ||
+        HSR_UNLIKELY(!hsr_fast_retry_alloc(HS_API_CALLOC, n)))
+        return calloc_general(a, b, HSR_FAST_NONE);
+    void *p = hsr_real.calloc(a, b);
+    if (HSR_UNLIKELY(!p)) {
+        hsr_tls.new_size = n;
+        return count_failed_as(HS_API_CALLOC);
+    }
+    track_born(p, n);
+    return p;
+}
+
 /* calloc and realloc: counts only over glibc, inline as malloc's (a size that
- * overflows, a realloc of a bootstrap block: the general way) */
+ * overflows, a realloc of a bootstrap block: the general way); calloc with tracking as
+ * malloc's */
 void *calloc(size_t a, size_t b)
 {
     int fast = HSR_HOT(c);
@@ -326,6 +368,8 @@ void *calloc(size_t a, size_t b)
         void *p = hsr_real.calloc(a, b);
         return HSR_LIKELY(p) ? p : count_failed_as(HS_API_CALLOC);
     }
+    if (fast == HSR_FAST_TRACK)
+        return calloc_track(a, b);
     return calloc_general(a, b, fast);
 }
 
@@ -364,6 +408,20 @@ static __attribute__((noinline)) void free_heap(void *p)
     hsr_real.free(p); /* a tail call */
 }
 
+/* Tracking's free (TRACK): counted, the death noted (counted a few frees later,
+ * track/deferred.c), then glibc's free. */
+static __attribute__((noinline)) void free_track(void *p)
+{
+    if (HSR_UNLIKELY(!hsr_fast_retry_call(HS_API_FREE))) {
+        free_general(p, HSR_FAST_NONE);
+        return;
+    }
+    hsr_guard = 1;
+    hsr_track_free(p);
+    hsr_guard = 0;
+    hsr_real.free(p); /* a tail call */
+}
+
 void free(void *p)
 {
     if (!p || HSR_UNLIKELY(is_boot(p)))
@@ -380,6 +438,8 @@ void free(void *p)
     }
     if (fast == HSR_FAST_HEAP)
         free_heap(p);
+    else if (fast == HSR_FAST_TRACK)
+        free_track(p);
     else
         free_general(p, fast);
 }

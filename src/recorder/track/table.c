@@ -47,6 +47,26 @@ void hsr_cslot_unpack(const struct hsr_cslot *c, uint64_t addr, uint64_t born, u
     out->seq = tid << HSR_SEQ_BITS | low;
 }
 
+int hsr_where_window(uint64_t window, struct hsr_track_thread *ts, int add, struct hsr_where *w,
+                     uint32_t *id)
+{
+    int64_t found = add ? hsr_window_add(window) : hsr_window_find(window);
+    if (found < 0)
+        return 0;
+    uint32_t h2;
+    unsigned shard;
+    hsr_key_hashes((uint64_t)found << 16, &w->h1, &h2, &shard);
+    w->sh = &hsr_table_shards[shard];
+    *id = (uint32_t)found;
+    if (ts) {
+        struct hsr_window_memo *m = &ts->windows[window % HSR_WINDOW_MEMO];
+        m->window = window + 1;
+        m->id = (uint32_t)found | shard << 20;
+        m->h1 = w->h1;
+    }
+    return 1;
+}
+
 /* The slot of key in the shard, or -1. */
 static int64_t find(const struct hsr_table_shard *sh, const struct hsr_where *w)
 {

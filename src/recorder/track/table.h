@@ -132,8 +132,16 @@ static inline void hsr_buckets(const struct hsr_table_shard *sh, uint64_t key, u
         *b2 = 0;
 }
 
-/* ts: the calling thread's tracking state, whose last window is cached (NULL: none);
- * add: a window never seen gets an id (a birth), else not (a removal). */
+/* table.c: a window not in the calling thread's memo (ts, or NULL: none) looked up in the
+ * dictionary (and, with add, given an id if new: a birth), its id and hashes put in the
+ * memo and in *w (sh, h1); 0 if it has no id (w unchanged). */
+HSR_HIDDEN int hsr_where_window(uint64_t window, struct hsr_track_thread *ts, int add,
+                                struct hsr_where *w, uint32_t *id);
+
+/* Where address a's block is, or goes. ts: the calling thread's tracking state, whose
+ * memo of windows (thread.h) gives the key's window id and hashes without the
+ * dictionary (NULL: none); add: a window never seen gets an id (a birth), else not (a
+ * removal). */
 static inline void hsr_where_of(uint64_t a, struct hsr_track_thread *ts, int add,
                                 struct hsr_where *w)
 {
@@ -142,19 +150,18 @@ static inline void hsr_where_of(uint64_t a, struct hsr_track_thread *ts, int add
     if (HSR_UNLIKELY(a & 15))
         return;
     uint64_t window = a >> HSR_WINDOW_SHIFT;
-    int64_t id;
-    if (HSR_LIKELY(ts && ts->window_key == window + 1)) {
-        id = ts->window_id;
-    } else {
-        id = add ? hsr_window_add(window) : hsr_window_find(window);
-        if (id < 0)
-            return;
-        if (ts) {
-            ts->window_key = window + 1;
-            ts->window_id = (uint32_t)id;
-        }
+    uint32_t id;
+    const struct hsr_window_memo *m = ts ? &ts->windows[window % HSR_WINDOW_MEMO] : NULL;
+    if (HSR_LIKELY(m && m->window == window + 1)) {
+        id = m->id & (HSR_WINDOWS - 1);
+        w->sh = &hsr_table_shards[m->id >> 20];
+        w->h1 = m->h1;
+    } else if (!hsr_where_window(window, ts, add, w, &id)) {
+        return;
     }
-    hsr_where_key((uint64_t)id << 16 | ((a >> 4) & 0xFFFF), w);
+    uint64_t key = (uint64_t)id << 16 | ((a >> 4) & 0xFFFF);
+    w->key = key;
+    w->h2 = (uint32_t)((key * 0xC2B2AE3D27D4EB4Full) >> 32); /* hsr_key_hashes' */
     w->addr = a;
 }
 

@@ -39,9 +39,13 @@ struct hsr_track_thread {
     _Atomic uint64_t epochs;
     int epochs_lost;
     _Atomic(uint64_t *) epoch_chunk[HSR_EPOCH_CHUNKS];
-    /* the window (track/windows.h) of this thread's last block: W + 1, and its id */
-    uint64_t window_key;
-    uint32_t window_id;
+    /* the address windows (track/windows.h) of this thread's last blocks, by window number
+     * modulo HSR_WINDOW_MEMO: a block's key and hashes without the dictionary (table.h) */
+    struct hsr_window_memo {
+        uint64_t window; /* W + 1; 0: none */
+        uint32_t id;     /* its id | its table shard << 20 */
+        uint32_t h1;     /* the hash of its first buckets */
+    } windows[HSR_WINDOW_MEMO];
 };
 
 HSR_HIDDEN struct hsr_track_thread *hsr_track_thread_new(struct hsr_thread *t);
