@@ -149,16 +149,19 @@ def test_unprivileged(heapscope, build, native, tmp_path):
                HEAPSCOPE_SAMPLE_BYTES="4096", HEAPSCOPE_OUTPUT_DIR=str(out), PATH="/usr/bin:/bin")
     cmd = [str(program), str(N), str(WAIT_MS), "partial", "unused", "pipe"]
     if os.geteuid() == 0:
+        # runuser and useradd live in sbin, which CI's PATH (/usr/bin:/bin) leaves out
+        sbin = "/usr/sbin:/sbin:/usr/bin:/bin"
+        runuser, useradd = shutil.which("runuser", path=sbin), shutil.which("useradd", path=sbin)
+        assert runuser and useradd, "util-linux's runuser and passwd's useradd (Debian: essential)"
         if subprocess.run(["id", UNPRIVILEGED], capture_output=True).returncode != 0:
-            subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", UNPRIVILEGED], check=True)
+            subprocess.run([useradd, "-M", "-s", "/usr/sbin/nologin", UNPRIVILEGED], check=True)
         for path in (tmp_path, *tmp_path.parents):   # the user must reach the program and out
             if str(path) in ("/", "/root"):
                 break
             os.chmod(path, os.stat(path).st_mode | 0o011)
         out.chmod(0o777)
         os.chmod(program, 0o755)
-        cmd = ["runuser", "-u", UNPRIVILEGED, "--", "env", *[f"{k}={v}" for k, v in env.items()], *cmd]
-        assert shutil.which("runuser")
+        cmd = [runuser, "-u", UNPRIVILEGED, "--", "env", *[f"{k}={v}" for k, v in env.items()], *cmd]
     res = subprocess.run(cmd, capture_output=True, text=True, env=None if os.geteuid() == 0 else
                          dict(os.environ, **env))
     assert res.returncode == 0, res.stderr
