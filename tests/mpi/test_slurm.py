@@ -4,6 +4,8 @@ job file. Needs a running Slurm with an idle node: scripts/slurm_local.sh (root)
 munged, slurmctld and slurmd on this machine, and CI runs it first (docs/recorder.md
 "Slurm"); without one these tests are skipped, saying why, and the naming from the same
 variables is tested without Slurm in test_rank_names.py."""
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,14 +53,18 @@ def test_srun_names_files_by_job_and_rank(slurm, build, tmp_path):
     for p in profiles:
         assert p.path.endswith(f"heapscope.{job}.r{p.rank}.{p.host.split('.')[0]}.{p.pid}.hsp")
         assert p.size_counts[("(none)", 4321)] == 1
+    # each task's record speaks of its own rank's file (srun's tasks share -o DIR)
+    listed = re.findall(r"heapscope: (\d+) profiles? in \S+: (\S+)", res.stderr)
+    assert sorted(listed) == sorted(("1", os.path.basename(p.path)) for p in profiles), res.stderr
 
 
 def test_srun_mpi_job_writes_the_job_file(slurm, tmp_path):
     mpi = MPI_FAMILIES["openmpi"]
     program = mpi.compile("mpi_job_ranks.c", tmp_path / "mpi_job_ranks")
     out = tmp_path / "out"
-    _srun("-n", "2", "--mpi=pmix", sys.executable, "-m", "heapscope", "record", "--per-rank",
-          "none", "-o", str(out), "--", str(program), timeout=180)
+    res = _srun("-n", "2", "--mpi=pmix", sys.executable, "-m", "heapscope", "record",
+                "--per-rank", "none", "-o", str(out), "--", str(program), timeout=180)
+    assert res.stderr.count("heapscope: job file ") == 1, res.stderr      # rank 0's record
     (path,) = out.glob("heapscope.*.job.hsj")
     job = read_job_file(path)
     assert job.job_id.isdigit() and path.name == f"heapscope.{job.job_id}.job.hsj"

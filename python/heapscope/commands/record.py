@@ -20,7 +20,7 @@ from heapscope.commands.options import HelpFormatter, add_selection_options, dur
 from heapscope.errors import HeapscopeError
 from heapscope.launch import check_program, program_words, run_forwarding
 from heapscope.native import library_path
-from heapscope.profile.names import is_job_file
+from heapscope.profile.names import is_job_file, rank_of
 
 ENVIRONMENT = """\
 environment (what record sets; set them yourself to record without this command,
@@ -337,6 +337,21 @@ def _output_dir(args, program):
 RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID")
 
 
+def _own_rank():
+    """This record's rank when it is one rank's of a parallel job (`srun heapscope record`,
+    `mpirun heapscope record`: one record per rank, all writing into DIR), else None. The
+    variables in the recorder's order (profile_writer.c); SLURM_PROCID only inside a job
+    step (SLURM_STEP_ID): a batch script has SLURM_PROCID=0 too, and its record runs the
+    whole job (an mpirun inside), not one rank."""
+    for name in ("OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"):
+        value = os.environ.get(name, "")
+        if name == "SLURM_PROCID" and not os.environ.get("SLURM_STEP_ID"):
+            continue
+        if value.isdigit() and len(value) <= 9:
+            return int(value)
+    return None
+
+
 def _inside_a_job() -> bool:
     """Whether this record is one rank's of a parallel job (the ranks share -o DIR)."""
     return any(os.environ.get(name) for name in RANK_VARIABLES)
@@ -414,6 +429,13 @@ def run(args):
     written = sorted(_recorded_files(out) - before)
     jobs = [p for p in written if is_job_file(p)]
     written = [p for p in written if not is_job_file(p)]
+    rank = _own_rank()
+    if rank is not None:
+        # every rank's record sees every rank's new files: each lists, symbolizes and
+        # checks its own rank's only (else N records do N ranks' work), rank 0 names the
+        # job file
+        written = [p for p in written if rank_of(p) == rank]
+        jobs = jobs if rank == 0 else []
     for job in jobs:
         print(f"heapscope: job file {job} (every rank's summary, reduced at MPI_Finalize)",
               file=sys.stderr)

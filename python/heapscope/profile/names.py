@@ -8,7 +8,14 @@ import os
 import re
 
 JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsj$")
+RANK_PROFILE = re.compile(r"^heapscope\.(?P<job>.+)\.r(?P<rank>\d+)\.(?P<host>[^.]+)\.(?P<pid>\d+)\.hsp$")
 
 
 def is_job_file(path) -> bool:
     return bool(JOB_FILE.match(os.path.basename(str(path))))
+
+
+def rank_of(path):
+    """The MPI rank in a rank profile's name, None for other files."""
+    m = RANK_PROFILE.match(os.path.basename(str(path)))
+    return int(m.group("rank")) if m else None
