@@ -13,6 +13,7 @@ import pytest
 
 from conftest import MPI_FAMILIES
 from heapscope.commands import record
+from heapscope.profile import names
 
 
 @pytest.mark.parametrize("family", list(MPI_FAMILIES))
@@ -26,7 +27,7 @@ def test_each_ranks_record_speaks_of_its_own_file(family, tmp_path):
     assert res.returncode == 0, res.stderr
     files = sorted(p.name for p in out.glob("heapscope.*.r*.hsp"))
     assert len(files) == 2, files
-    listed = re.findall(r"heapscope: (\d+) profiles? in \S+: (\S+)", res.stderr)
+    listed = re.findall(r"heapscope: (\d+) profiles? in \S+?: (heapscope\.\S+?\.hsp)", res.stderr)
     # one line a rank, each naming one profile, together both
     assert sorted(name for _, name in listed) == files, res.stderr
     assert [n for n, _ in listed] == ["1", "1"], res.stderr
@@ -48,3 +49,14 @@ def test_own_rank_tells_a_rank_from_a_batch_script(monkeypatch, env, rank):
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert record._own_rank() == rank
+
+
+@pytest.mark.parametrize("name, rank", [
+    ("heapscope.77.r3.node1.4242.hsp", 3),
+    ("heapscope.77.r3.node1.4242.1.hsp", 3),      # the pid's name taken: a rank that exec'd
+    ("heapscope.job.r12.node1.4242.hsp", 12),     # hydra: no job id
+    ("heapscope.node1.4242.hsp", None),           # outside MPI
+    ("heapscope.77.job.hsj", None),
+])
+def test_rank_of_reads_the_recorders_names(name, rank):
+    assert names.rank_of(name) == rank

@@ -54,7 +54,7 @@ def test_srun_names_files_by_job_and_rank(slurm, build, tmp_path):
         assert p.path.endswith(f"heapscope.{job}.r{p.rank}.{p.host.split('.')[0]}.{p.pid}.hsp")
         assert p.size_counts[("(none)", 4321)] == 1
     # each task's record speaks of its own rank's file (srun's tasks share -o DIR)
-    listed = re.findall(r"heapscope: (\d+) profiles? in \S+: (\S+)", res.stderr)
+    listed = re.findall(r"heapscope: (\d+) profiles? in \S+?: (heapscope\.\S+?\.hsp)", res.stderr)
     assert sorted(listed) == sorted(("1", os.path.basename(p.path)) for p in profiles), res.stderr
 
 

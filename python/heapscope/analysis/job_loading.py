@@ -18,7 +18,6 @@ corrupt chunk before any snapshot) from its name, with no figures and the reason
 job report lists it as left out, and reads the others.
 """
 import os
-import re
 from concurrent.futures import ProcessPoolExecutor
 from typing import Iterable, List, Optional, Sequence
 
@@ -26,14 +25,12 @@ from heapscope.analysis.job import METRICS, NO_SNAPSHOT, RankSummary, summarize
 from heapscope.errors import HeapscopeError, NoSnapshotError
 from heapscope.profile import profile_files, read_profile
 from heapscope.profile.job_file import JOB_FILE, JobFile, read_job_file
+from heapscope.profile.names import RANK_FILE
 from heapscope.profile.timeline import read_timeline
 from heapscope.profile.model import Profile
 
 PARALLEL_FROM = 64      # files; below this a pool costs more than it saves
 CHUNK = 32              # files per task sent to a worker
-# the recorder's name of a rank's file: heapscope.<job>.r<rank>.<host>.<pid>[.<n>].hsp
-RANK_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.r(?P<rank>\d+)\.(?P<host>[^.]+)\.(?P<pid>\d+)"
-                       r"(?:\.\d+)?\.hsp$")
 
 
 def job_files(paths: Iterable) -> List[str]:

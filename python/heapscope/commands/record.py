@@ -333,17 +333,16 @@ def _output_dir(args, program):
 
 
 # set by launchers in each rank: `srun heapscope record -o DIR` or `mpirun heapscope
-# record -o DIR` runs one record per rank, all writing into DIR
-RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID")
+# record -o DIR` runs one record per rank, all writing into DIR; in the order the
+# recorder reads them for the file's name (profile_writer.c's mpi_rank)
+RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID")
 
 
 def _own_rank():
-    """This record's rank when it is one rank's of a parallel job (`srun heapscope record`,
-    `mpirun heapscope record`: one record per rank, all writing into DIR), else None. The
-    variables in the recorder's order (profile_writer.c); SLURM_PROCID only inside a job
-    step (SLURM_STEP_ID): a batch script has SLURM_PROCID=0 too, and its record runs the
-    whole job (an mpirun inside), not one rank."""
-    for name in ("OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"):
+    """This record's rank when it is one rank's of a parallel job, else None. SLURM_PROCID
+    counts only inside a job step (SLURM_STEP_ID): a batch script has SLURM_PROCID=0 too,
+    and its record runs the whole job (an mpirun inside), not one rank."""
+    for name in RANK_VARIABLES:
         value = os.environ.get(name, "")
         if name == "SLURM_PROCID" and not os.environ.get("SLURM_STEP_ID"):
             continue

@@ -2,13 +2,17 @@
 command that only tells them apart (`record`, after the run) loads no reader:
 
     heapscope.<host>.<pid>.hsp, heapscope.<job>.r<rank>.<host>.<pid>.hsp   profiles
+    (.<n>.hsp when the name was taken)
     heapscope.<job>.job.hsj (.<n>.hsj when taken)                          job files
 """
 import os
 import re
 
 JOB_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.job(?:\.\d+)?\.hsj$")
-RANK_PROFILE = re.compile(r"^heapscope\.(?P<job>.+)\.r(?P<rank>\d+)\.(?P<host>[^.]+)\.(?P<pid>\d+)\.hsp$")
+# a rank's file: heapscope.<job>.r<rank>.<host>.<pid>[.<n>].hsp (.<n> when the name was
+# taken: a process that exec'd keeps its pid)
+RANK_FILE = re.compile(r"^heapscope\.(?P<job>.+)\.r(?P<rank>\d+)\.(?P<host>[^.]+)\.(?P<pid>\d+)"
+                       r"(?:\.\d+)?\.hsp$")
 
 
 def is_job_file(path) -> bool:
@@ -17,5 +21,5 @@ def is_job_file(path) -> bool:
 
 def rank_of(path):
     """The MPI rank in a rank profile's name, None for other files."""
-    m = RANK_PROFILE.match(os.path.basename(str(path)))
+    m = RANK_FILE.match(os.path.basename(str(path)))
     return int(m.group("rank")) if m else None
