@@ -139,6 +139,17 @@ static uint32_t served(hsm_heap_t *heap, size_t size, int take) {
   return n;
 }
 
+/* Whether the fixed class serving a request of `size` bytes has blocks of exactly that
+ * size (every size up to 128 bytes, 144, 160 .. 256, 4096, 8192 .. 128 KiB): a hot class
+ * would fit no request better, only hold a second set of pages beside the fixed
+ * class's (glibc-simple's 1600 blocks of 64 bytes: 16 pages of the fixed 64 carved
+ * before the window closed, 32 of the hot one). Such sizes are not promoted when
+ * detected; a named one is (HSMALLOC_HOT_SIZES: the user asked for its statistics). */
+static int fixed_fits(size_t size) {
+  if (size > HSM_SMALL_MAX) return 0; /* a large block: no fixed class */
+  return hsm_class_size[hsm_class_of(hsm_malloc_csize(size))] == size;
+}
+
 static void decide(hsm_heap_t *heap) {
   uint32_t need = heap->sample_total / HSM_HOT_SHARE;
   if (need < 2) need = 2;
@@ -154,10 +165,11 @@ static void decide(hsm_heap_t *heap) {
     for (size_t size = 16; size <= HSM_CLASS_TABLE_MAX;
          size = hsm_hot_class_size(size + 1, hsm_packed)) {
       uint32_t n = served(heap, size, 0);
-      if (n >= need && n > best_n) best = size, best_n = n;
+      if (n >= need && n > best_n && !fixed_fits(size)) best = size, best_n = n;
     }
     for (uint32_t i = 0; i < heap->sample_big_n; i++)
-      if (heap->sample_big_count[i] >= need && heap->sample_big_count[i] > best_n)
+      if (heap->sample_big_count[i] >= need && heap->sample_big_count[i] > best_n &&
+          !fixed_fits(heap->sample_big[i]))
         best = heap->sample_big[i], best_n = heap->sample_big_count[i];
     if (best == 0) break;
     (void)served(heap, best, 1);

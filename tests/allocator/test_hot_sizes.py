@@ -66,12 +66,13 @@ def test_a_small_hot_class_takes_only_its_own_8_byte_step(hot_program, native):
     assert_ok(res, "small", 1600 + 2)
 
 
-def test_hot_sizes_up_to_128_are_detected_in_8_byte_steps(hot_program, native):
-    """With malloc on the packed classes (HSMALLOC_PACKED=1), a hot 20 is served by a
-    hot class of 24 (one of 32 would serve 25-32 only), 36 by 40 and 100 by 104, counted
-    exactly after the window."""
+def test_no_hot_class_where_the_fixed_class_fits_exactly(hot_program, native):
+    """With malloc on the packed classes (HSMALLOC_PACKED=1) every 8-byte step up to 128
+    is a fixed class: hot 20, 36 and 100 bytes are served by the fixed 24, 40 and 104
+    (usable sizes checked), and no hot class is made for them, which would only hold a
+    second set of pages beside the fixed class's (before, 24, 40 and 104 were promoted)."""
     res = run_program(hot_program, native, "packed", env={"HSMALLOC_PACKED": "1"})
-    assert_ok(res, "packed", 2 * 3 + 5)
+    assert_ok(res, "packed", 4000 + 15)
 
 
 @pytest.mark.parametrize("packed, served", [("1", "24 17"), ("0", "32 17"), ("new", "32 17")])
