@@ -1,11 +1,13 @@
 /* hsmalloc's resident footprint against what a program holds, counted in 4 KiB
  * pages with mincore over the segments the program's blocks lie in (their
- * header slice left out). One mode per run: exact   a fresh thread allocates
- * 1600 blocks of 64 bytes, writes them and frees them, 20 times (its heap's
- * first 1024 allocations are a hot-size window: 64 takes them all). 64 is a
- * fixed class of exactly 64 bytes, so no hot class is made for it and one set
- * of pages holds the blocks: 100 KiB, 25 pages. Prints "exact resident N hot H"
- * (H: hot rows of size 64). */
+ * header slice left out).
+ *
+ * exact: a fresh thread allocates 1600 blocks of 64 bytes (100 KiB), writes
+ * them and frees them, 20 times; its heap's first 1024 allocations are a
+ * hot-size window, which 64 takes all of. 64 is a fixed class of exactly 64
+ * bytes, so no hot class is made for it and one set of pages holds the blocks:
+ * two slices of 1024 blocks. Prints "resident N hot H" (H: hot rows of size
+ * 64). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -77,7 +79,7 @@ static void exact(void) {
   pthread_t t;
   CHECK(pthread_create(&t, NULL, exact_thread, NULL) == 0, "pthread_create");
   CHECK(pthread_join(t, NULL) == 0, "pthread_join");
-  printf("exact resident %ld hot %d\n", exact_resident, hot_rows(64));
+  printf("resident %ld hot %d\n", exact_resident, hot_rows(64));
 }
 
 int main(int argc, char **argv) {
