@@ -67,7 +67,8 @@ static int run_home(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *head, hsm_blo
   return 1;
 }
 
-/* Secure mode: a block of the cache (checked: a forged link stops here) and its page. */
+/* Secure mode: a run's first block of the cache (checked: a forged link stops here, as
+ * it does at a block of the run: hsm_secure_same_page) and its page. */
 static hsm_page_t *secure_page_of(hsm_block_t *b) {
   hsm_secure_check_free(b);
   return hsm_page_of(hsm_segment_of(b), b);
@@ -86,8 +87,9 @@ static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
     hsm_page_t *pg;
     if (HSM_UNLIKELY(hsm_secure)) { /* marks are the blocks' own: runs by their pages */
       pg = secure_page_of(b);
+      uint64_t limit = hsm_secure_run_limit(pg);
       while ((b = (hsm_block_t *)((uintptr_t)tail->next ^ hsm_remote_key)) != NULL &&
-             sent + run < left && secure_page_of(b) == pg) {
+             sent + run < left && hsm_secure_same_page(pg, b, limit)) {
         tail = b;
         run++;
       }

@@ -73,8 +73,8 @@ void hsm_remote_free(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
 }
 
 /* Secure mode: a block from the queue must be a freed block of one of this heap's
- * pages; anything else means a link was overwritten in transit. */
-static void drained_check(hsm_heap_t *heap, hsm_block_t *b) {
+ * pages; anything else means a link was overwritten in transit. Returns its page. */
+static hsm_page_t *drained_check(hsm_heap_t *heap, hsm_block_t *b) {
   hsm_page_t *pg =
       hsm_registry_kind(b) == HSM_REG_SEGMENT ? hsm_page_of(hsm_segment_of(b), b) : NULL;
   if (pg == NULL || !pg->in_use || pg->heap != heap || b->mark != hsm_block_mark(pg, b) ||
@@ -84,20 +84,28 @@ static void drained_check(hsm_heap_t *heap, hsm_block_t *b) {
     hsm_fatal("free", b,
               "a block in the queue of other threads' frees was overwritten (a write after "
               "free)");
+  return pg;
 }
 
-/* Secure mode: each block checked, and relinked with its page's key. */
+/* Secure mode: the queue by runs of a page's blocks, as the default mode's, each block
+ * checked: the run's first in full, the next ones as free block starts of the same
+ * small page (hsm_secure_same_page; any other goes through the full check). A run's
+ * links are its page's already (the one link key). */
 static uint64_t drain_checked(hsm_heap_t *heap, hsm_block_t *b, uint64_t *bytes) {
   uint64_t n = 0;
-  uintptr_t key = hsm_remote_key;
   while (b != NULL) {
-    drained_check(heap, b);
-    hsm_page_t *pg = hsm_page_of(hsm_segment_of(b), b);
-    hsm_block_t *next = (hsm_block_t *)((uintptr_t)b->next ^ key);
-    *bytes += pg->block_size; /* before the free: a large page may go back */
-    hsm_page_free_block(heap, pg, b);
-    b = next;
-    n++;
+    hsm_page_t *pg = drained_check(heap, b);
+    uint64_t limit = hsm_secure_run_limit(pg);
+    hsm_block_t *head = b, *tail = b;
+    uint32_t run = 1;
+    while ((b = (hsm_block_t *)((uintptr_t)tail->next ^ hsm_remote_key)) != NULL &&
+           hsm_secure_same_page(pg, b, limit)) {
+      tail = b;
+      run++;
+    }
+    n += run;
+    *bytes += (uint64_t)run * pg->block_size; /* before the splice: a large page may go back */
+    hsm_page_return_run(heap, pg, head, tail, run);
   }
   return n;
 }
