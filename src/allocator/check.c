@@ -99,13 +99,16 @@ void hsm_secure_page_init(hsm_heap_t *heap, hsm_page_t *pg) {
  * from each 64-bit one: a division per block cost more than the rest of the carving. */
 hsm_block_t *hsm_secure_link_run(hsm_page_t *pg, uint8_t *first, size_t n) {
   uint16_t order[HSM_EXTEND_BYTES / 16];
-  uint64_t r = 0;
+  hsm_heap_t *heap = pg->heap;
+  (void)hsm_random(heap); /* seeded; the state then kept in a register */
+  uint64_t state = heap->rng, r = 0;
   for (size_t i = 0; i < n; i++) {
-    r = (i & 1) ? r >> 32 : hsm_random(pg->heap);
+    r = (i & 1) ? r >> 32 : splitmix(&state);
     size_t j = (size_t)(((r & 0xffffffffu) * (uint64_t)(i + 1)) >> 32);
     order[i] = order[j];
     order[j] = (uint16_t)i;
   }
+  heap->rng = state;
   hsm_block_t *next = NULL;
   for (size_t i = 0; i < n; i++) {
     hsm_block_t *b = (hsm_block_t *)(first + (size_t)order[i] * pg->block_size);

@@ -81,7 +81,6 @@ HSM_HIDDEN size_t hsm_secure_unseal(const char *fn, const void *p, const void *b
 HSM_HIDDEN void hsm_secure_seal_big(void *b, size_t n);
 HSM_HIDDEN void hsm_secure_unseal_big(const char *fn, const void *p, const void *b, size_t n);
 HSM_HIDDEN void *hsm_secure_alloc(hsm_heap_t *heap, size_t csize, size_t size, int zero);
-HSM_HIDDEN void hsm_secure_free(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b);
 HSM_HIDDEN void *hsm_secure_resize(void *p, size_t size);
 HSM_HIDDEN size_t hsm_secure_usable(const void *p, unsigned kind);
 HSM_HIDDEN uint32_t hsm_segment_free_all(void);
