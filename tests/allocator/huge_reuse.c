@@ -40,6 +40,13 @@ static long minflt(void) {
   return ru.ru_minflt;
 }
 
+static int report(long long touched, long faults, long long rss_peak,
+                  long long live_peak) {
+  printf("touched_pages %lld minflt %ld rss_peak %lld live_peak %lld\n",
+         touched, faults, rss_peak, live_peak);
+  return 0;
+}
+
 static int churn(void) {
   char *slot[SLOTS] = {0};
   size_t size[SLOTS] = {0};
@@ -72,9 +79,7 @@ static int churn(void) {
   long faults = minflt() - f0;
   for (int i = 0; i < SLOTS; i++)
     free(slot[i]);
-  printf("touched_pages %lld minflt %ld rss_peak %lld live_peak %lld\n",
-         touched, faults, rss_peak, live_peak);
-  return 0;
+  return report(touched, faults, rss_peak, live_peak);
 }
 
 #define STEPS 40
@@ -120,9 +125,7 @@ static int rebuilt(void) {
   long faults = minflt() - f0;
   for (int i = 0; i < nkept; i++)
     free(kept[i]);
-  printf("touched_pages %lld minflt %ld rss_peak %lld live_peak %lld\n",
-         touched, faults, rss_peak, live_peak);
-  return 0;
+  return report(touched, faults, rss_peak, live_peak);
 }
 
 static int all_zero(const unsigned char *p, size_t n) {
