@@ -53,6 +53,7 @@
 #define HSM_SITE_SLOTS        256 /* call sites a heap remembers (direct-mapped by pc % 256) */
 #define HSM_SITE_NONE         255 /* a slot's size that no new up to HSM_SITE_MAX asks */
 #define HSM_SITE_MALLOC       254 /* a slot's size: lane 0, malloc's fast path (cxx.c) */
+#define HSM_SITE_PLAIN        253 /* a slot's size: lane 0, 16-aligned: hsm_new_malloc (cxx.c) */
 #define HSM_LANE_BASE         (HSM_FIXED_CLASSES + HSM_HOT_SLOTS)
 #define HSM_CLASSES           (HSM_LANE_BASE + (HSM_SITE_LANES - 1) * HSM_SITE_LANE_CLASSES)
 

@@ -224,7 +224,7 @@ struct hsm_heap_s {
   hsm_page_t *direct[HSM_CLASSES]; /* current page per class, never NULL */
   uint8_t class8[HSM_TABLE8];      /* by (size + 7) / 8: the class serving it here */
   /* call-site lanes (site.c): per remembered call site, operator new's fast path: the
-   * size last asked for there (HSM_SITE_NONE: lane 0, which takes malloc's path) and
+   * size last asked for there (HSM_SITE_MALLOC or HSM_SITE_PLAIN: lane 0, malloc's path; HSM_SITE_NONE: lanes off) and
    * the class serving it; then 0 (lane 0: the ordinary classes) or the first class of
    * its lane; site_lanes 0 sends operator new to malloc */
   uintptr_t site_pc[HSM_SITE_SLOTS];
@@ -510,6 +510,8 @@ HSM_HIDDEN unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc
 /* A known site of lane 1 or up asks for `size` (up to HSM_SITE_MAX): the class of it in
  * the site's lane, for the fast path. */
 HSM_HIDDEN void hsm_site_resize(hsm_heap_t *heap, unsigned slot, size_t size);
+/* What a lane-0 slot keeps for new's fast path (HSM_SITE_MALLOC or HSM_SITE_PLAIN). */
+HSM_HIDDEN uint8_t hsm_site_lane0(const hsm_heap_t *heap, unsigned slot);
 /* Whether operator new may use lanes in this heap (no secure mode, no default chain). */
 HSM_HIDDEN void hsm_site_lanes_update(hsm_heap_t *heap);
 /* by site_row + (size + 7) / 8 up to HSM_SITE_MAX: the fixed class serving new of a site
