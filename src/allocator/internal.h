@@ -244,6 +244,7 @@ struct hsm_heap_s {
   hsm_page_t cache[HSM_CLASSES];
   hsm_segment_t *segments; /* segments with free slices */
   hsm_rbatch_t rbatch[HSM_RBATCH_SLOTS];
+  uint32_t rbatch_live; /* bit i: rbatch[i] holds blocks (a flush visits only those) */
   uint32_t slow_until_decay;
   /* allocation slow paths so far, and the classes from HSM_IDLE_CLASS_FIRST whose empty
    * current page is kept (bit i: class HSM_IDLE_CLASS_FIRST + i) since slow path
