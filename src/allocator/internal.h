@@ -533,6 +533,8 @@ HSM_HIDDEN void hsm_sites_forget(uintptr_t lo, uintptr_t hi);
 HSM_HIDDEN void hsm_cache_init(hsm_heap_t *heap); /* a new heap's cache bounds */
 /* the thread allocates class cls from its empty cache: the cache's whole bound */
 HSM_HIDDEN void hsm_cache_grow(hsm_heap_t *heap, size_t cls);
+/* How many blocks an empty cache takes from its page at a refill. */
+HSM_HIDDEN uint32_t hsm_cache_refill_count(const hsm_page_t *cache);
 /* no room for b (of pg, marked free and counted) in its class's cache: the cache is
  * flushed, then b pushed */
 HSM_HIDDEN void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);
