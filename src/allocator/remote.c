@@ -17,23 +17,34 @@ static void rbatch_flush(hsm_heap_t *self, hsm_rbatch_t *s) {
   } while (!atomic_compare_exchange_weak_explicit(&dest->remote, &old, s->head,
                                                   memory_order_release, memory_order_relaxed));
   HSM_COUNT(self->stats.remote_pushes, 1);
+  self->rbatch_live &= ~(1u << (s - self->rbatch));
   s->head = s->tail = NULL;
   s->count = 0;
   s->bytes = 0;
 }
 
+/* Only the slots holding blocks: a consumer's cache flushes every few dozen frees, and
+ * a walk over all the slots cost it more than the push (prodcon: 113 instructions and
+ * one mispredicted branch a flush). */
+_Static_assert(HSM_RBATCH_SLOTS <= 32, "rbatch_live is one 32-bit mask");
 void hsm_rbatch_flush_all(hsm_heap_t *heap) {
-  for (int i = 0; i < HSM_RBATCH_SLOTS; i++)
-    if (heap->rbatch[i].count) rbatch_flush(heap, &heap->rbatch[i]);
+  uint32_t live = heap->rbatch_live;
+  while (live) {
+    rbatch_flush(heap, &heap->rbatch[__builtin_ctz(live)]);
+    live &= live - 1;
+  }
 }
 
-/* The batch of heap dest (a slot by its id; another destination there is pushed first). */
+/* The batch of heap dest (a slot by its id; another destination there is pushed first),
+ * marked as holding blocks. */
 static hsm_rbatch_t *rbatch_for(hsm_heap_t *self, hsm_heap_t *dest) {
-  hsm_rbatch_t *s = &self->rbatch[dest->id & (HSM_RBATCH_SLOTS - 1)];
+  unsigned slot = dest->id & (HSM_RBATCH_SLOTS - 1);
+  hsm_rbatch_t *s = &self->rbatch[slot];
   if (s->dest != dest) {
     if (s->count) rbatch_flush(self, s);
     s->dest = dest;
   }
+  self->rbatch_live |= 1u << slot;
   return s;
 }
 
