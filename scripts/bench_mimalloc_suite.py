@@ -251,6 +251,10 @@ def table(results, names, metric):
     """Markdown rows of `metric`, and per allocator the ratios to the row's best."""
     lines, ratios = [], {n: [] for n in names}
     five = [n for n in FIVE if n in names]
+    if "hsmalloc" not in five or not any(n in PEERS for n in five):
+        # --allocators without a peer (or without hsmalloc): no row has a best peer
+        return ["(no table against the peers: --allocators ran " +
+                (", ".join(five) or "none of them") + ")"], ratios
     head = " | ".join(names)
     unit = "MiB" if metric == "rss_mib" else "s"
     lines.append(f"| row | {head} | best | hsmalloc / best peer [95%] |")

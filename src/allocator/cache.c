@@ -6,9 +6,9 @@
  * path takes one from it while it is above 1, so that the test writes nothing where
  * there is no room: hsm_heap_empty's caches have none; an allocation from the cache
  * gives one back, a refill of n blocks takes n, a flush gives back what it sends).
- * The bound is the class's whole limit (hsm_cache_limit[cls]) while the thread
- * allocates the class, a quarter of it (at least HSM_CACHE_MIN_BLOCKS) while it only
- * frees it: a consumer of another thread's blocks would hold them where nobody uses
+ * The bound is the class's whole limit (hsm_cache_limit[cls], HSM_CACHE_BYTES of
+ * blocks) while the thread allocates the class, HSM_CACHE_FREE_BYTES of blocks (at
+ * least HSM_CACHE_MIN_BLOCKS) while it only frees it: a consumer of another thread's blocks would hold them where nobody uses
  * them while their owner carves fresh memory. `limit` (unused by a cache otherwise)
  * keeps the class's allocation count at the last flush, which tells the two apart.
  *
@@ -24,14 +24,24 @@
  */
 #include "internal.h"
 
-/* A quarter of the class's limit, the bound of a cache whose thread only frees the
- * class. A hot slot's class has no size yet (its limit is 0) when a heap is made before
- * a heap takes the slot: a bound of 0 sends the first free to the flush, which reads
- * the limit then. */
-static uint32_t quarter(size_t cls) {
-  uint32_t limit = hsm_cache_limit[cls], batch = limit / 4;
+/* The bound of a cache whose thread only frees the class: HSM_CACHE_FREE_BYTES of
+ * blocks (at least HSM_CACHE_MIN_BLOCKS, at most the class's limit). A hot slot's
+ * class has no size yet (its limit is 0) when a heap is made before a heap takes the
+ * slot: a bound of 0 sends the first free to the flush, which reads the limit then. */
+static uint32_t free_bound(size_t cls) {
+  uint32_t limit = hsm_cache_limit[cls];
+  if (limit == 0) return 0;
+  size_t batch = HSM_CACHE_FREE_BYTES / hsm_class_size[cls];
   if (batch < HSM_CACHE_MIN_BLOCKS) batch = HSM_CACHE_MIN_BLOCKS;
-  return batch < limit ? batch : limit;
+  return batch < limit ? (uint32_t)batch : limit;
+}
+
+/* What an empty cache takes from its page at a refill: twice the free-only bound
+ * (HSM_CACHE_FREE_BYTES * 2 of blocks), not half the whole bound: a refill may carve
+ * fresh memory, which a larger bound must not make resident. */
+uint32_t hsm_cache_refill_count(const hsm_page_t *cache) {
+  uint32_t want = 2 * free_bound(cache->class_id);
+  return want < cache->reserved ? want : cache->reserved;
 }
 
 static void set_bound(hsm_page_t *cache, uint32_t bound) {
@@ -45,7 +55,7 @@ void hsm_cache_init(hsm_heap_t *heap) {
     cache->class_id = (uint16_t)cls;
     cache->reserved = 0;
     cache->used = 1; /* no block held */
-    set_bound(cache, quarter(cls));
+    set_bound(cache, free_bound(cls));
   }
 }
 
@@ -67,7 +77,8 @@ static int run_home(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *head, hsm_blo
   return 1;
 }
 
-/* Secure mode: a block of the cache (checked: a forged link stops here) and its page. */
+/* Secure mode: a run's first block of the cache (checked: a forged link stops here, as
+ * it does at a block of the run: hsm_secure_same_page) and its page. */
 static hsm_page_t *secure_page_of(hsm_block_t *b) {
   hsm_secure_check_free(b);
   return hsm_page_of(hsm_segment_of(b), b);
@@ -86,8 +97,9 @@ static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
     hsm_page_t *pg;
     if (HSM_UNLIKELY(hsm_secure)) { /* marks are the blocks' own: runs by their pages */
       pg = secure_page_of(b);
+      uint64_t limit = hsm_secure_run_limit(pg);
       while ((b = (hsm_block_t *)((uintptr_t)tail->next ^ hsm_remote_key)) != NULL &&
-             sent + run < left && secure_page_of(b) == pg) {
+             sent + run < left && hsm_secure_same_page(pg, b, limit)) {
         tail = b;
         run++;
       }
@@ -109,15 +121,16 @@ static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
 
 /* The cache has no room for the free of b (of page pg, marked free and counted). Its
  * bound is the whole limit if the thread allocated the class since the last flush (read
- * again: a hot slot sized since the heap was made), else a quarter; the newest half of
- * the bound goes home (every block for a quarter, and for a class above 8 KiB, whose
+ * again: a hot slot sized since the heap was made), else the free-only bound; the
+ * newest half of the bound goes home (every block for the free-only bound, and for a
+ * class above 8 KiB, whose
  * cache holds one), then b goes on. */
 void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
   size_t cls = pg->class_id;
   hsm_page_t *cache = &self->cache[cls];
   uint32_t limit = hsm_cache_limit[cls];
   int allocating = HSM_READ(self->stats.allocs[cls]) != cache->limit;
-  uint32_t bound = allocating ? limit : quarter(cls);
+  uint32_t bound = allocating ? limit : free_bound(cls);
   set_bound(cache, bound);
   cache_flush(self, cls, allocating && limit > HSM_CACHE_BIG_BOUND ? bound / 2 : 0);
   hsm_cache_push(cache, b);

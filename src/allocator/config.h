@@ -53,6 +53,7 @@
 #define HSM_SITE_SLOTS        256 /* call sites a heap remembers (direct-mapped by pc % 256) */
 #define HSM_SITE_NONE         255 /* a slot's size that no new up to HSM_SITE_MAX asks */
 #define HSM_SITE_MALLOC       254 /* a slot's size: lane 0, malloc's fast path (cxx.c) */
+#define HSM_SITE_PLAIN        253 /* a slot's size: lane 0, 16-aligned: hsm_new_malloc (cxx.c) */
 #define HSM_LANE_BASE         (HSM_FIXED_CLASSES + HSM_HOT_SLOTS)
 #define HSM_CLASSES           (HSM_LANE_BASE + (HSM_SITE_LANES - 1) * HSM_SITE_LANE_CLASSES)
 
@@ -82,14 +83,18 @@
 #define HSM_RBATCH_BLOCKS 128
 #define HSM_RBATCH_BYTES  HSM_SMALL_MAX
 
-/* A thread's cache of a class (cache.c) holds up to this many bytes of blocks it freed
- * (4..1024 blocks per class), and allocates them first; a quarter of it while the
- * thread does not allocate the class. A fixed class above 8 KiB (from
+/* A thread's cache of a class (cache.c) holds up to HSM_CACHE_BYTES of blocks it freed
+ * (4..1024 blocks per class), and allocates them first; HSM_CACHE_FREE_BYTES while the
+ * thread does not allocate the class, and a refill takes twice that. (16 KiB until
+ * 2026-11-28: two threads that swap their blocks, hand-over, flushed a class whenever
+ * the other's surplus of it passed 16 KiB, and each block went home, was drained and
+ * refilled; with 64 KiB they reuse each other's blocks, as in TCMalloc.) A fixed class above 8 KiB (from
  * HSM_IDLE_CLASS_FIRST) keeps one block, and its cache goes home when HSM_IDLE_PAGE_SLOW
  * to twice that of the heap's slow paths pass without an allocation of the class
  * (cache.c's sweep, every HSM_IDLE_PAGE_SLOW slow paths), its page with it when that
  * empties it. */
-#define HSM_CACHE_BYTES      ((size_t)16 * 1024)
+#define HSM_CACHE_BYTES      ((size_t)64 * 1024)
+#define HSM_CACHE_FREE_BYTES ((size_t)4 * 1024)
 #define HSM_CACHE_MIN_BLOCKS 4
 #define HSM_CACHE_MAX_BLOCKS 1024
 #define HSM_CACHE_BIG_BOUND  1

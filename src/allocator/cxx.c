@@ -48,6 +48,13 @@ static __attribute__((noinline)) void *new_plain(size_t n, int nothrow) {
   return new_impl(n, 0, nothrow);
 }
 
+/* More than HSM_SITE_MAX bytes: no lane, no packed class (hsm_new_malloc is malloc
+ * there), so malloc's fast path itself, one call deep. */
+static __attribute__((noinline)) void *new_big(size_t n, int nothrow) {
+  void *p = hsm_malloc(n);
+  return HSM_LIKELY(p != NULL) ? p : new_failed(n, 0, nothrow);
+}
+
 /* lane 0 of a site whose new may be packed (site.c): the packed classes */
 static __attribute__((noinline)) void *new_packed(size_t n, int nothrow) {
   void *p = hsm_packed_alloc(n);
@@ -71,20 +78,20 @@ static __attribute__((noinline)) void *new_first(size_t n, uintptr_t pc, int not
 }
 
 /* The fast path missed its slot: a site the table does not hold (learn its lane), a
- * site of lane 0 at 16-byte alignment (hsm_new_malloc's path), a known site asking for
- * another size, more than HSM_SITE_MAX bytes, lanes off, or no heap yet. */
+ * site of lane 0 after lanes were off, a known site asking for another size, lanes
+ * off, or no heap yet. */
 static __attribute__((noinline)) void *new_miss(size_t n, hsm_heap_t *heap, uintptr_t pc,
                                                 int nothrow) {
-  if (n > HSM_SITE_MAX || !heap->site_lanes) {
-    if (n <= HSM_SITE_MAX && heap == &hsm_heap_empty) return new_first(n, pc, nothrow);
+  if (!heap->site_lanes) {
+    if (heap == &hsm_heap_empty) return new_first(n, pc, nothrow);
     return new_plain(n, nothrow);
   }
   unsigned slot = (unsigned)(pc % HSM_SITE_SLOTS);
   if (heap->site_pc[slot] != pc) {
     hsm_site_learn(heap, slot, pc, n);
-  } else if (heap->site_base[slot] == 0) { /* lane 0; row 0: the site's new may be packed */
+  } else if (heap->site_base[slot] == 0) { /* lane 0 again, after lanes were off */
+    heap->site_sc[slot][0] = hsm_site_lane0(heap, slot);
     if (heap->site_row[slot] != 0) return new_plain(n, nothrow);
-    heap->site_sc[slot][0] = HSM_SITE_MALLOC; /* again, after lanes were off */
     return new_packed(n, nothrow);
   } else {
     hsm_site_resize(heap, slot, n);
@@ -112,13 +119,15 @@ static inline __attribute__((always_inline)) void *new_pop(hsm_heap_t *heap, hsm
  *   - HSM_SITE_MALLOC, for a site of lane 0 whose new may be packed: malloc's fast
  *     path on the packed classes (the class by size from class8, hot sizes included;
  *     fast_direct empty sends it to hsm_packed_alloc);
- *   - anything else (another size, lane 0 at 16-byte alignment, lanes off: no slot
- *     keeps a size then, hsm_site_lanes_update): new_miss. */
+ *   - HSM_SITE_PLAIN, for a site of lane 0 at 16-byte alignment: hsm_new_malloc;
+ *   - anything else (another size, lanes off: no slot keeps a size then,
+ *     hsm_site_lanes_update): new_miss.
+ * More than HSM_SITE_MAX bytes goes to malloc's fast path before the slot is read. */
 static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t pc, int nothrow) {
+  if (HSM_UNLIKELY(n > HSM_SITE_MAX)) return new_big(n, nothrow);
   hsm_heap_t *heap = hsm_tls_heap;
   unsigned slot = (unsigned)(pc % HSM_SITE_SLOTS);
-  if (HSM_UNLIKELY(n > HSM_SITE_MAX || heap->site_pc[slot] != pc))
-    return new_miss(n, heap, pc, nothrow);
+  if (HSM_UNLIKELY(heap->site_pc[slot] != pc)) return new_miss(n, heap, pc, nothrow);
   unsigned kept = heap->site_sc[slot][0];
   if (HSM_LIKELY(kept == n)) {
     size_t cls = heap->site_sc[slot][1];
@@ -134,6 +143,7 @@ static inline __attribute__((always_inline)) void *new_site(size_t n, uintptr_t 
     if (HSM_UNLIKELY(b == NULL)) return new_packed(n, nothrow);
     return new_pop(heap, pg, b, cls, n);
   }
+  if (HSM_LIKELY(kept == HSM_SITE_PLAIN)) return new_plain(n, nothrow);
   return new_miss(n, heap, pc, nothrow);
 }
 #define SITE ((uintptr_t)__builtin_return_address(0))

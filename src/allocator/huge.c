@@ -39,6 +39,11 @@ static piece_t cache[HSM_HUGE_CACHE];
 static int cache_n;
 static size_t cache_resident; /* bytes of the pieces not purged */
 static uint64_t cache_seq;
+/* Bytes the cache purged against growth (hsm_huge_cache_trim) and needed again since
+ * (a purged piece taken, or fresh pages faulted in while such pieces sat unused),
+ * halved every HSM_IDLE_HALF_MS; under the lock. */
+static int64_t trim_refaulted;
+static uint64_t trim_halved_ms;
 
 void hsm_huge_cache_lock(void) { pthread_mutex_lock(&huge_lock); }
 void hsm_huge_cache_unlock(void) { pthread_mutex_unlock(&huge_lock); }
@@ -206,6 +211,18 @@ static uint8_t *assemble(size_t need, piece_t *pieces, int n, size_t *moved) {
 int64_t hsm_huge_cache_trim(int64_t want) {
   int64_t done = 0;
   pthread_mutex_lock(&huge_lock);
+  uint64_t now = hsm_now_ms();
+  if (now - trim_halved_ms >= HSM_IDLE_HALF_MS) {
+    trim_halved_ms = now;
+    trim_refaulted /= 2;
+  }
+  /* The newest resident pieces stay, twice as many bytes as purges here cost in
+   * refaults lately: a program that frees a big array and builds it again a moment
+   * later (a list rebuilt every step) would otherwise have it purged whenever its
+   * small blocks grow in between, and fault it all in again. (Twice: the refaults
+   * come a step after the purges, and what a step needs again is not all counted.) */
+  int64_t spare = (int64_t)cache_resident - 2 * trim_refaulted;
+  if (want > spare) want = spare;
   while (done < want) {
     int oldest = -1;
     for (int i = 0; i < cache_n; i++)
@@ -233,6 +250,21 @@ int64_t hsm_huge_cache_trim(int64_t want) {
   return done;
 }
 
+/* `fresh` bytes of a huge block are faulted in while pieces purged against growth
+ * sit in the cache: gathered, they would have served it, so the purge cost this much
+ * of a refault (each such piece counted once). */
+static void refault_owed(size_t fresh) {
+  size_t owed = 0;
+  pthread_mutex_lock(&huge_lock);
+  for (int i = 0; i < cache_n && owed < fresh; i++)
+    if (cache[i].purged == 2) {
+      owed += cache[i].size;
+      cache[i].purged = 1;
+    }
+  trim_refaulted += (int64_t)(owed < fresh ? owed : fresh);
+  pthread_mutex_unlock(&huge_lock);
+}
+
 /* A mapping of `need` bytes (whole pages), 2 MiB-aligned: a resident piece big enough,
  * resident pieces gathered (and what they lack fresh), a purged piece big enough (its
  * address space), or fresh. *dirty: the bytes from the mapping's start
@@ -246,6 +278,7 @@ static hsm_huge_t *huge_map(size_t need, size_t *dirty) {
     fit = best_fit(need, 0, &got);
     if (!fit) n = gather(need, pieces);
     if (!fit && n == 0) fit = best_fit(need, 1, &got);
+    if (fit && got.purged == 2) trim_refaulted += (int64_t)got.size;
   }
   pthread_mutex_unlock(&huge_lock);
   if (fit) {
@@ -264,7 +297,10 @@ static hsm_huge_t *huge_map(size_t need, size_t *dirty) {
   if (region == NULL) return NULL;
   *dirty = moved;
   hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)need);
-  if (need > moved) hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)(need - moved));
+  if (need > moved) {
+    refault_owed(need - moved);
+    hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)(need - moved));
+  }
   return (hsm_huge_t *)region;
 }
 

@@ -224,7 +224,7 @@ struct hsm_heap_s {
   hsm_page_t *direct[HSM_CLASSES]; /* current page per class, never NULL */
   uint8_t class8[HSM_TABLE8];      /* by (size + 7) / 8: the class serving it here */
   /* call-site lanes (site.c): per remembered call site, operator new's fast path: the
-   * size last asked for there (HSM_SITE_NONE: lane 0, which takes malloc's path) and
+   * size last asked for there (HSM_SITE_MALLOC or HSM_SITE_PLAIN: lane 0, malloc's path; HSM_SITE_NONE: lanes off) and
    * the class serving it; then 0 (lane 0: the ordinary classes) or the first class of
    * its lane; site_lanes 0 sends operator new to malloc */
   uintptr_t site_pc[HSM_SITE_SLOTS];
@@ -244,6 +244,7 @@ struct hsm_heap_s {
   hsm_page_t cache[HSM_CLASSES];
   hsm_segment_t *segments; /* segments with free slices */
   hsm_rbatch_t rbatch[HSM_RBATCH_SLOTS];
+  uint32_t rbatch_live; /* bit i: rbatch[i] holds blocks (a flush visits only those) */
   uint32_t slow_until_decay;
   /* allocation slow paths so far, and the classes from HSM_IDLE_CLASS_FIRST whose empty
    * current page is kept (bit i: class HSM_IDLE_CLASS_FIRST + i) since slow path
@@ -510,6 +511,8 @@ HSM_HIDDEN unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc
 /* A known site of lane 1 or up asks for `size` (up to HSM_SITE_MAX): the class of it in
  * the site's lane, for the fast path. */
 HSM_HIDDEN void hsm_site_resize(hsm_heap_t *heap, unsigned slot, size_t size);
+/* What a lane-0 slot keeps for new's fast path (HSM_SITE_MALLOC or HSM_SITE_PLAIN). */
+HSM_HIDDEN uint8_t hsm_site_lane0(const hsm_heap_t *heap, unsigned slot);
 /* Whether operator new may use lanes in this heap (no secure mode, no default chain). */
 HSM_HIDDEN void hsm_site_lanes_update(hsm_heap_t *heap);
 /* by site_row + (size + 7) / 8 up to HSM_SITE_MAX: the fixed class serving new of a site
@@ -530,6 +533,8 @@ HSM_HIDDEN void hsm_sites_forget(uintptr_t lo, uintptr_t hi);
 HSM_HIDDEN void hsm_cache_init(hsm_heap_t *heap); /* a new heap's cache bounds */
 /* the thread allocates class cls from its empty cache: the cache's whole bound */
 HSM_HIDDEN void hsm_cache_grow(hsm_heap_t *heap, size_t cls);
+/* How many blocks an empty cache takes from its page at a refill. */
+HSM_HIDDEN uint32_t hsm_cache_refill_count(const hsm_page_t *cache);
 /* no room for b (of pg, marked free and counted) in its class's cache: the cache is
  * flushed, then b pushed */
 HSM_HIDDEN void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);
@@ -541,6 +546,23 @@ static inline __attribute__((always_inline)) void hsm_cache_push(hsm_page_t *cac
   cache->used--;
   b->next = (hsm_block_t *)((uintptr_t)cache->free ^ hsm_remote_key);
   cache->free = b;
+}
+/* free of a small block of a secure page pg whose pointer is a block start among the
+ * carved ones (the generic path took the others): the double-free check, the canary,
+ * then onto this thread's cache as the default mode's fast path does, link encoded.
+ * Inlined into free's slow path (free.c): a call of its own cost 5 instructions. */
+static inline __attribute__((always_inline)) void hsm_secure_free(hsm_heap_t *heap, hsm_page_t *pg,
+                                                                  hsm_block_t *b) {
+  if (HSM_UNLIKELY(b->mark == ((uintptr_t)b ^ hsm_mark_key))) hsm_double_free("free", b);
+  (void)hsm_unseal_inline("free", b, b, pg->block_size);
+  b->mark = (uintptr_t)b ^ hsm_mark_key;
+  hsm_page_t *cache = (hsm_page_t *)((uint8_t *)heap + pg->cache_off);
+  HSM_COUNT(cache->frees, 1);
+  if (cache->used <= 1) {
+    hsm_cache_overflow(heap, pg, b);
+    return;
+  }
+  hsm_cache_push(cache, b);
 }
 /* Free a block of another heap through a per-destination batch (large blocks, and
  * frees by a thread that has no cache: `self` NULL pushes it alone). */

@@ -227,7 +227,7 @@ static hsm_page_t *page_with_free(hsm_heap_t *heap, size_t cls) {
  * the page, and as held by the cache (its room), from now on. (Walking them costs no
  * cache miss of its own: the blocks are about to be handed out.) */
 static void cache_refill(hsm_page_t *cache, hsm_page_t *pg) {
-  uint32_t want = cache->reserved / 2, n = 1;
+  uint32_t want = hsm_cache_refill_count(cache), n = 1;
   hsm_block_t *head = pg->free, *tail = head, *next; /* (links encoded in secure mode) */
   while (n < want && (next = hsm_link(pg, tail->next)) != NULL) {
     tail = next;

@@ -148,19 +148,3 @@ size_t hsm_secure_usable(const void *p, unsigned kind) {
                                   : hsm_secure_unseal("malloc_usable_size", p, b, pg->block_size);
   return (size_t)(b + n - (const uint8_t *)p);
 }
-
-/* free of a small block of a secure page pg whose pointer is a block start among the
- * carved ones (the generic path took the others): the double-free check, the canary,
- * then onto this thread's cache as the default mode's fast path does, link encoded. */
-void hsm_secure_free(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
-  if (HSM_UNLIKELY(b->mark == ((uintptr_t)b ^ hsm_mark_key))) hsm_double_free("free", b);
-  (void)hsm_unseal_inline("free", b, b, pg->block_size);
-  b->mark = (uintptr_t)b ^ hsm_mark_key;
-  hsm_page_t *cache = (hsm_page_t *)((uint8_t *)heap + pg->cache_off);
-  HSM_COUNT(cache->frees, 1);
-  if (cache->used <= 1) {
-    hsm_cache_overflow(heap, pg, b);
-    return;
-  }
-  hsm_cache_push(cache, b);
-}

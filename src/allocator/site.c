@@ -26,8 +26,9 @@
  *
  * new's fast path (cxx.c) reads no table but the slot: site_sc keeps the size the site
  * last asked for and its class (hsm_site_resize, when the size changes), or for lane 0
- * HSM_SITE_MALLOC (malloc's fast path on the packed classes) or HSM_SITE_NONE
- * (hsm_new_malloc).
+ * HSM_SITE_MALLOC (malloc's fast path on the packed classes) or HSM_SITE_PLAIN
+ * (hsm_new_malloc, called from new's fast path: a lane-0 site of many sizes, as
+ * larson's one `new char[size]`, must not pay new_miss's look-ups on every new).
  */
 #include "internal.h"
 
@@ -63,8 +64,14 @@ unsigned hsm_site_learn(hsm_heap_t *heap, unsigned slot, uintptr_t pc, size_t si
   /* lane 0 takes malloc's classes by size (hot sizes included): its fast path where the
    * site's new may be packed, else hsm_new_malloc */
   if (lane != 0) hsm_site_resize(heap, slot, size);
-  else heap->site_sc[slot][0] = heap->site_row[slot] == 0 ? HSM_SITE_MALLOC : HSM_SITE_NONE;
+  else heap->site_sc[slot][0] = hsm_site_lane0(heap, slot);
   return heap->site_base[slot];
+}
+
+/* What the slot of a site of lane 0 keeps: malloc's fast path where the site's new may
+ * be packed, else hsm_new_malloc's (new_site calls it without going through new_miss). */
+uint8_t hsm_site_lane0(const hsm_heap_t *heap, unsigned slot) {
+  return heap->site_row[slot] == 0 ? HSM_SITE_MALLOC : HSM_SITE_PLAIN;
 }
 
 /* row HSM_SITE_ROW: a packed size takes the 16-aligned class above it */

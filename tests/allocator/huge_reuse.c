@@ -5,6 +5,11 @@
  * LCG); prints "touched_pages T minflt F rss_peak R live_peak L": the 4 KiB
  * pages the blocks wrote, the minor faults of the replacements (getrusage), the
  * most the resident set grew (/proc/self/statm) and the most bytes live at once
+ *   rebuilt  mesh-refine's pattern: every step a list grows by doubling from 64 KiB
+ * to 8 MiB (copied, the old one freed) and is freed at the end, while the
+ * program's objects grow by 512 KiB a step (64 KiB blocks, kept: fresh memory
+ * in segments); prints "touched_pages T minflt F rss_peak R live_peak L" as
+ * churn does, over the steps after the first
  *   calloc   a 10 MiB block filled with 0xab and freed, then calloc of 12 MiB
  * (made of the freed block's pages and fresh ones) and of 6 MiB after a 9 MiB
  * block freed (a piece split off): prints "zero 1" when both read as zero */
@@ -33,6 +38,13 @@ static long minflt(void) {
   struct rusage ru;
   CHECK(getrusage(RUSAGE_SELF, &ru) == 0, "getrusage");
   return ru.ru_minflt;
+}
+
+static int report(long long touched, long faults, long long rss_peak,
+                  long long live_peak) {
+  printf("touched_pages %lld minflt %ld rss_peak %lld live_peak %lld\n",
+         touched, faults, rss_peak, live_peak);
+  return 0;
 }
 
 static int churn(void) {
@@ -67,9 +79,53 @@ static int churn(void) {
   long faults = minflt() - f0;
   for (int i = 0; i < SLOTS; i++)
     free(slot[i]);
-  printf("touched_pages %lld minflt %ld rss_peak %lld live_peak %lld\n",
-         touched, faults, rss_peak, live_peak);
-  return 0;
+  return report(touched, faults, rss_peak, live_peak);
+}
+
+#define STEPS 40
+static int rebuilt(void) {
+  char *kept[STEPS * 8];
+  int nkept = 0;
+  long long rss0 = 0, rss_peak = 0, live = 0, live_peak = 0, touched = 0;
+  long f0 = 0;
+  for (int step = 0; step < STEPS; step++) {
+    if (step == 1) { /* the first step's list is all fresh memory */
+      rss0 = rss_bytes();
+      f0 = minflt();
+    }
+    for (int k = 0; k < 8; k++) {
+      kept[nkept] = malloc(64 << 10);
+      CHECK(kept[nkept] != NULL, "malloc");
+      memset(kept[nkept++], k, 64 << 10);
+      live += 64 << 10;
+    }
+    size_t n = 64 << 10;
+    char *list = malloc(n);
+    CHECK(list != NULL, "malloc");
+    memset(list, step & 0xff, n);
+    while (n < 8 * MIB) {
+      char *grown = malloc(2 * n);
+      CHECK(grown != NULL, "malloc(%zu)", 2 * n);
+      memcpy(grown, list, n);
+      memset(grown + n, step & 0xff, n);
+      if (step > 0) {
+        touched += (long long)(2 * n / 4096);
+        if (live + (long long)(3 * n) > live_peak)
+          live_peak = live + (long long)(3 * n);
+        if (rss_bytes() - rss0 > rss_peak)
+          rss_peak = rss_bytes() - rss0;
+      }
+      free(list);
+      list = grown;
+      n *= 2;
+    }
+    CHECK((unsigned char)list[n - 1] == (unsigned char)(step & 0xff), "contents");
+    free(list);
+  }
+  long faults = minflt() - f0;
+  for (int i = 0; i < nkept; i++)
+    free(kept[i]);
+  return report(touched, faults, rss_peak, live_peak);
 }
 
 static int all_zero(const unsigned char *p, size_t n) {
@@ -105,6 +161,8 @@ int main(int argc, char **argv) {
     return churn();
   if (argc == 2 && strcmp(argv[1], "calloc") == 0)
     return calloc_case();
-  fprintf(stderr, "usage: huge_reuse churn|calloc\n");
+  if (argc == 2 && strcmp(argv[1], "rebuilt") == 0)
+    return rebuilt();
+  fprintf(stderr, "usage: huge_reuse churn|rebuilt|calloc\n");
   return 2;
 }

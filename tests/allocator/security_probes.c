@@ -6,10 +6,13 @@
  * HSMALLOC_SECURE=1). Built with -O0 so that the compiler keeps every misuse as
  * written. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -294,6 +297,77 @@ static void heap_overflow_huge(void) {
   free(p);
 }
 
+/* One byte past the request, changed, for every request of 1 to 300 bytes, each in
+ * a child process of its own: how many of them free aborts. The gap between a request
+ * and its block's last word (where secure mode keeps the request) runs from 0 to 15
+ * bytes over these sizes, so the canary is checked whole, in part, and not at all
+ * (the last word itself is overwritten then). */
+enum { ONE_BYTE_SIZES = 300 };
+static void heap_overflow_every_size(void) {
+  int caught = 0;
+  fflush(stdout);
+  for (int n = 1; n <= ONE_BYTE_SIZES; n++) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      freopen("/dev/null", "w", stderr);
+      char *p = launder(malloc((size_t)n));
+      p[n] = (char)~p[n];
+      free(p);
+      _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    caught += WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+  }
+  printf("caught %d of %d\n", caught, ONE_BYTE_SIZES);
+}
+
+/* A write after free over the list link (or the free mark: at offset 8) of a block
+ * in a thread's cache (of blocks it freed, the fourth newest), then the thread's exit,
+ * which sends the cache home by runs of a page's blocks: the block is met there, in
+ * the middle of its page's run, not by an allocation. */
+enum { CACHED_BLOCKS = 64 };
+static void *free_all_then_forge(void *offset) {
+  static void *blocks[CACHED_BLOCKS];
+  for (int i = 0; i < CACHED_BLOCKS; i++)
+    blocks[i] = malloc(48);
+  for (int i = 0; i < CACHED_BLOCKS; i++)
+    free(blocks[i]);
+  memset((char *)launder(blocks[CACHED_BLOCKS - 4]) + (uintptr_t)offset, 0x41, 8);
+  return NULL;
+}
+
+static void cache_forged(uintptr_t offset) {
+  pthread_t t;
+  pthread_create(&t, NULL, free_all_then_forge, (void *)offset);
+  pthread_join(t, NULL);
+}
+
+static void cache_link_overwrite(void) { cache_forged(0); }
+static void cache_mark_overwrite(void) { cache_forged(8); }
+
+/* The same over a block on its way home: another thread frees this thread's blocks
+ * and exits (they go to this heap's queue of other threads' frees), a link among them
+ * is overwritten, then this thread allocates until it drains its queue. */
+static void *free_blocks(void *arg) {
+  void **blocks = arg;
+  for (int i = 0; i < CACHED_BLOCKS; i++)
+    free(blocks[i]);
+  return NULL;
+}
+
+static void remote_link_overwrite(void) {
+  static void *blocks[CACHED_BLOCKS];
+  for (int i = 0; i < CACHED_BLOCKS; i++)
+    blocks[i] = malloc(48);
+  pthread_t t;
+  pthread_create(&t, NULL, free_blocks, blocks);
+  pthread_join(t, NULL);
+  memset(launder(blocks[CACHED_BLOCKS / 2]), 0x41, 8);
+  for (int i = 0; i < 20000; i++)
+    sink = malloc(48);
+}
+
 /* 64 blocks of a fresh size: handed out in address order, or not. */
 static void allocation_order(void) {
   char *prev = malloc(1008);
@@ -341,6 +415,10 @@ static const struct {
     {"heap-overflow-one-byte", heap_overflow_one_byte},
     {"heap-overflow-large", heap_overflow_large},
     {"heap-overflow-huge", heap_overflow_huge},
+    {"heap-overflow-every-size", heap_overflow_every_size},
+    {"cache-link-overwrite", cache_link_overwrite},
+    {"cache-mark-overwrite", cache_mark_overwrite},
+    {"remote-link-overwrite", remote_link_overwrite},
 };
 
 int main(int argc, char **argv) {

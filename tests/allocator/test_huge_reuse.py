@@ -23,6 +23,21 @@ def test_replaced_huge_blocks_reuse_resident_memory(build, native):
     assert f["rss_peak"] <= f["live_peak"] + f["live_peak"] // 20 + 4 * MIB
 
 
+def test_list_rebuilt_every_step_is_not_faulted_in_again(build, native):
+    """mesh-refine's pattern (its list of triangles rebuilt every round while its objects
+    grow): a list grown by doubling to 8 MiB and freed, every step, 39 steps counted,
+    while 64 KiB blocks are added. The small blocks' fresh slices purged the freed
+    list's pages against growth, step after step, and the list faulted them in again:
+    132,450 minor faults for its 158,496 pages written (mesh-refine --pool 1: 41,338
+    faults against glibc's 22,172, and 14% more CPU). Now the cache keeps resident what
+    its purges cost in refaults: 12,852."""
+    f = figures(build, native, "rebuilt")
+    assert f["touched_pages"] == 158496
+    assert f["minflt"] < f["touched_pages"] // 5
+    # what stays resident is what the next step takes again
+    assert f["rss_peak"] <= f["live_peak"]
+
+
 def test_replaced_huge_blocks_give_memory_back_under_pressure(build, native, tmp_path):
     """High memory pressure (HSMALLOC_PRESSURE_FILES: 10% of the memory available) purges
     a freed huge block at once: its pages fault in again, and the resident set follows

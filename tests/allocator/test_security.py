@@ -71,6 +71,19 @@ PROBES = {
     "heap-overflow-huge": (
         ("exit", "undetected heap-overflow-huge"),
         ("abort", "heap overflow: the bytes after the 8388000-byte request were overwritten")),
+    # one byte past every request of 1 to 300 bytes, each in a child process: secure
+    # mode's free aborts at every one (the gap to the word that keeps the request is
+    # 0 to 15 bytes: the canary checked whole, in part, or the word itself overwritten)
+    "heap-overflow-every-size": (("exit", "caught 0 of 300\nundetected heap-overflow-every-size"),
+                                 ("exit", "caught 300 of 300\nundetected heap-overflow-every-size")),
+    # a forged link or free mark in a thread's cache, met by its flush at thread exit (a
+    # page's run of blocks, each checked) and in a heap's queue of other threads' frees
+    # (drained by runs too); the default mode follows the forged pointer and faults
+    "cache-link-overwrite": (("segv", None), ("abort", WRITTEN)),
+    "cache-mark-overwrite": (("segv", None), ("abort", WRITTEN)),
+    "remote-link-overwrite": (
+        ("segv", None),
+        ("abort", "a block in the queue of other threads' frees was overwritten")),
 }
 
 

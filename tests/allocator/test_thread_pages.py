@@ -40,31 +40,29 @@ def test_a_class_page_returns_to_the_slice_it_carved(build, native):
     assert lines[-1] == ["heap", "segments", "0", "real", "0", "page_bytes", "0"]
 
 
-def test_a_consumer_sends_blocks_home_in_quarter_batches(build, native):
-    """1024 frees of another thread's 64-byte blocks (a cache's bound 16 KiB: 256
-    blocks). A thread that never allocates the class holds a quarter, 64, and sends them
-    home at the 65th free, in one push: 15 flushes of 64 by the figures' time (64 blocks
-    still in its cache, sent at its exit: 1024 blocks, 16 pushes). One that allocated the
-    class first (the same heap, adopted: its counters go on) has the whole bound: its
-    refill takes 64 fresh blocks of its own page, one goes out and comes back, 192 frees
-    fit, the 193rd sends the older half home (64 of the producer's, 1 push, and its own
-    64 back to its page); as it took none of the cached blocks since, the next overflow
-    (the 321st free) sends all 256 (one page's run, 1 push) and the bound drops to a
-    quarter: then 10 flushes of 64. 1024 + 64 + 256 + 640 blocks, 16 + 1 + 1 + 10
-    pushes."""
+def test_a_consumer_sends_blocks_home_in_free_only_batches(build, native):
+    """1024 frees of another thread's 64-byte blocks (a cache's bound 64 KiB: 1024
+    blocks). A thread that never allocates the class holds 4 KiB, 64 blocks, and sends
+    them home at the 65th free, in one push: 15 flushes of 64 by the figures' time (64
+    blocks still in its cache, sent at its exit: 1024 blocks, 16 pushes). One that
+    allocated the class first (the same heap, adopted: its counters go on) has the
+    whole bound: its refill takes 64 fresh blocks of its own page, one goes out and
+    comes back, 960 of the producer's fit beside them, the 961st free sends the newest
+    half home (512 of the producer's, 1 push) and the last 63 fit: 1024 + 512 blocks,
+    16 + 1 pushes. (With a bound of 16 KiB, 256 blocks, the same consumer made 12 pushes
+    of 960 blocks: two threads that swap their blocks sent them home and back.)"""
     lines = run(build, native, "consumer_cache.c", env={"HSMALLOC_HOT_DETECT": "0"})
     figures = {w[0]: {w[i]: int(w[i + 1]) for i in range(1, len(w), 2)} for w in lines}
     assert figures["only"] == {"remote_frees": 15 * 64, "remote_pushes": 15}
-    assert figures["allocating"] == {"remote_frees": 1024 + 64 + 256 + 640,
-                                     "remote_pushes": 16 + 1 + 1 + 10}
+    assert figures["allocating"] == {"remote_frees": 1024 + 512, "remote_pushes": 16 + 1}
 
 
 def test_a_hot_class_cache_sized_after_the_heap_goes_home(build, native):
     """hot_cache.c: the main thread's heap is made before HSMALLOC_HOT_SIZES gives the
     slot of 528-byte blocks its size (its cache limit was 0 then); it frees 700 such
     blocks of another heap without allocating the size. Its bound starts at 0 (the
-    first free finds no room and reads the limit), then a quarter of 16384 // 528 = 31
-    blocks, 7: the 8th, 15th, ... frees send 7 home, one push each: 99 pushes of 693
+    first free finds no room and reads the limit), then the free-only bound, 4096 // 528
+    = 7 blocks: the 8th, 15th, ... frees send 7 home, one push each: 99 pushes of 693
     blocks, 7 still cached. With a budget of 0 counted down past 0 the cache held all
     700 (0 pushes)."""
     lines = run(build, native, "hot_cache.c",
