@@ -9,7 +9,8 @@
  * countdown will pick (hsr_count_alloc then takes its stack as usual); a small one is
  * served from the recorder's pool of pages. After counting, hsr_access_born starts
  * measuring it. Every free and realloc first asks whether the block is a pool block
- * (which must never reach the allocator) or a block measured in place.
+ * (which must never reach the allocator) or a block measured in place: over glibc, the
+ * frees' fast path asks glibc's chunk header first (hsr_access_concerns_glibc).
  *
  * Off (hsr_access_on 0), the hooks pay one predictable branch on their general path
  * and nothing on their fast path (hot.c keeps the frees out of line only while on).
@@ -49,6 +50,23 @@ static inline int hsr_access_concerns(const void *p)
     uintptr_t a = (uintptr_t)p;
     return (a - hsr_access_pool_lo < hsr_access_pool_len) |
            (hsr_access_filter[hsr_access_filter_slot(a)] != 0);
+}
+
+/* hsr_access_concerns for a block of glibc's malloc, whose chunk header (the word before
+ * the block, count/heap.h) was checked to hold its size: the frees' fast path (hot.c,
+ * ACCESS). A pool block is told by its range first (it has no header); a chunk under
+ * HSR_ACCESS_LARGE bytes that does not start a page is no block measured in place (those
+ * are of HSR_ACCESS_LARGE bytes or more, or aligned beyond a page: blocks.c), so most
+ * frees read only the header glibc's free reads next, not the filter's 32 KiB. */
+static inline int hsr_access_concerns_glibc(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (HSR_UNLIKELY(a - hsr_access_pool_lo < hsr_access_pool_len))
+        return 1;
+    size_t chunk = ((const size_t *)p)[-1]; /* its size, flags in bits 0-2 */
+    if (HSR_LIKELY(chunk < HSR_ACCESS_LARGE) && HSR_LIKELY(a & (HSR_ACCESS_PAGE_MIN - 1)))
+        return 0;
+    return hsr_access_filter[hsr_access_filter_slot(a)] != 0;
 }
 
 /* Settings (lifecycle.c, after the stacks' sampling is set); the watcher thread

@@ -368,7 +368,7 @@ static inline __attribute__((always_inline)) void fast_delete(int which, void *p
         return;
     }
     /* record --access: a block it does not concern goes as fast (access/access.h) */
-    if (fast == HSR_FAST_ACCESS && p && !hsr_access_concerns(p) &&
+    if (fast == HSR_FAST_ACCESS && p && !hsr_access_concerns_glibc(p) &&
         hsr_fast_count_call(HS_API_OPERATOR_DELETE)) {
         hsr_real.free(p);
         return;

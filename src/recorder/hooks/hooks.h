@@ -33,8 +33,8 @@ HSR_HIDDEN void *hsr_next(const char *name);
 enum {
     HSR_FAST_NONE,    /* the general path: stacks, tracking, the trace, not recording */
     HSR_FAST_GUARDED, /* counts only, the guard held over the allocator's call (a peer) */
-    HSR_FAST_ACCESS,  /* as SAMPLED, but frees out of line: record --access (access/access.h)
-                       * must see each free first */
+    HSR_FAST_ACCESS,  /* as SAMPLED, but record --access sees each free first: over glibc,
+                       * its chunk header checked right, it asks the header (access/access.h) */
     HSR_FAST_HEAP,    /* counts and the heap in use (count/heap.h), over glibc: each block's
                        * usable size read from glibc's chunk header, no guard */
     HSR_FAST_TRACK,   /* tracking (no trace, no exact stacks, no --access), over glibc: the

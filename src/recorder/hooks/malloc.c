@@ -432,7 +432,8 @@ void free(void *p)
         return;
     }
     /* record --access: a block it does not concern goes as fast (access/access.h) */
-    if (fast == HSR_FAST_ACCESS && !hsr_access_concerns(p) && hsr_fast_count_call(HS_API_FREE)) {
+    if (fast == HSR_FAST_ACCESS && !hsr_access_concerns_glibc(p) &&
+        hsr_fast_count_call(HS_API_FREE)) {
         hsr_real.free(p);
         return;
     }
