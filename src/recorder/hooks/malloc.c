@@ -427,7 +427,7 @@ void free(void *p)
     if (!p || HSR_UNLIKELY(is_boot(p)))
         return;
     int fast = HSR_HOT(c);
-    if (HSR_LIKELY(fast >= HSR_FAST_BARE) && HSR_LIKELY(hsr_fast_count_call(HS_API_FREE))) {
+    if (HSR_LIKELY(HSR_FAST_INLINE_FREES(fast)) && HSR_LIKELY(hsr_fast_count_call(HS_API_FREE))) {
         hsr_real.free(p); /* a tail call */
         return;
     }
