@@ -54,19 +54,17 @@ static inline int hsr_access_concerns(const void *p)
 
 /* hsr_access_concerns for a block of glibc's malloc, whose chunk header (the word before
  * the block, count/heap.h) was checked to hold its size: the frees' fast path (hot.c,
- * ACCESS). A pool block is told by its range first (it has no header); a chunk under
- * HSR_ACCESS_LARGE bytes that does not start a page is no block measured in place (those
- * are of HSR_ACCESS_LARGE bytes or more, or aligned beyond a page: blocks.c), so most
- * frees read only the header glibc's free reads next, not the filter's 32 KiB. */
+ * ACCESS). A pool block starts a page (pool.c), and so does a block measured in place
+ * unless its chunk is HSR_ACCESS_LARGE bytes or more (aligned beyond a page, else that
+ * large: blocks.c); so a block that starts no page, its chunk smaller, is neither, told
+ * by the address and the word glibc's free reads next (on the block's own page: the
+ * block is 16 bytes or more into it). The others ask the pool's range and the filter. */
 static inline int hsr_access_concerns_glibc(const void *p)
 {
-    uintptr_t a = (uintptr_t)p;
-    if (HSR_UNLIKELY(a - hsr_access_pool_lo < hsr_access_pool_len))
-        return 1;
-    size_t chunk = ((const size_t *)p)[-1]; /* its size, flags in bits 0-2 */
-    if (HSR_LIKELY(chunk < HSR_ACCESS_LARGE) && HSR_LIKELY(a & (HSR_ACCESS_PAGE_MIN - 1)))
+    if (HSR_LIKELY((uintptr_t)p & (HSR_ACCESS_PAGE_MIN - 1)) &&
+        HSR_LIKELY(((const size_t *)p)[-1] < HSR_ACCESS_LARGE)) /* size, flags in bits 0-2 */
         return 0;
-    return hsr_access_filter[hsr_access_filter_slot(a)] != 0;
+    return hsr_access_concerns(p);
 }
 
 /* Settings (lifecycle.c, after the stacks' sampling is set); the watcher thread
