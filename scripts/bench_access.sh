@@ -43,7 +43,7 @@ if [ -z "${CALLGRIND_ONLY:-}" ]; then
     python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" "$NATIVE/bin/hs-wl-hot-odd" --rounds 100000 -- $CONFIGS
     python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" /usr/bin/perl -e "$(perl_hash 1000000)" -- $CONFIGS
     echo "$MB_CMDS" | while read -r row cmd; do
-        [ -n "$row" ] && python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" $cmd -- $CONFIGS
+        if [ -n "$row" ]; then python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" $cmd -- $CONFIGS; fi
     done
     (cd "$MELT" && python3 "$HERE/bench_recorder_ab.py" "$ROUNDS" /usr/bin/lmp -in in.long -log none -screen none -- $CONFIGS)
 fi
