@@ -173,7 +173,8 @@ def rows(procs, bench):
     ]
 
 
-def build(checkout, build_dir):
+def build(checkout, build_dir, targets=()):
+    """The suite's programs (only `targets` when given) built into build_dir/out."""
     bench = Path(checkout).resolve() / "bench"
     if not (bench / "larson" / "larson.cpp").is_file():
         sys.exit(f"bench_mimalloc_suite: {checkout} is not a mimalloc-bench checkout "
@@ -182,11 +183,30 @@ def build(checkout, build_dir):
     src.mkdir(parents=True, exist_ok=True)
     (src / "CMakeLists.txt").write_text(CMAKE.replace("@B@", str(bench)))
     for cmd in (["cmake", "-S", str(src), "-B", str(build_dir / "out")],
-                ["cmake", "--build", str(build_dir / "out"), "-j", "2"]):
+                ["cmake", "--build", str(build_dir / "out"), "-j", "2",
+                 *(["--target", *targets] if targets else [])]):
         res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if res.returncode != 0:
             sys.exit(f"bench_mimalloc_suite: {' '.join(cmd[:2])} failed:\n{res.stdout[-3000:]}")
     return bench, build_dir / "out"
+
+
+def print_commands(checkout, build_dir, only):
+    """--build-only: the rows' programs built, their commands printed (other scripts run
+    them: scripts/bench_access.sh)."""
+    wanted = [r for r in only.split(",") if r]
+    if not wanted:
+        sys.exit("bench_mimalloc_suite: --build-only needs --only ROW,...")
+    known = {r[0]: r for r in rows(1, Path(checkout).resolve() / "bench")}
+    unknown = sorted(set(wanted) - set(known))
+    if unknown:
+        sys.exit(f"bench_mimalloc_suite: unknown rows: {', '.join(unknown)}")
+    chosen = [known[w] for w in wanted]
+    if any(r[3] for r in chosen):
+        sys.exit("bench_mimalloc_suite: --build-only: rows that read stdin are not printed")
+    _, exe_dir = build(checkout, build_dir, sorted({r[1] for r in chosen}))
+    for row, program, args, _, _ in chosen:
+        print(row, exe_dir / program, *args)
 
 
 def configs(hsmalloc, secure, also):
@@ -296,12 +316,17 @@ def main():
     ap.add_argument("--metric", choices=("suite", "cpu"), default="suite",
                     help="suite: the suite's time (elapsed, or relative time); cpu: the CPU "
                          "seconds of the work (for a machine shared with other jobs)")
+    ap.add_argument("--build-only", action="store_true",
+                    help="build the --only rows' programs and print each row's command, "
+                         "'ROW PROGRAM ARGS...' a line (rows read no stdin)")
     ap.add_argument("--json", default="")
     ap.add_argument("--markdown", default="")
     a = ap.parse_args()
     if a.rounds < 1 or a.procs < 1 or a.warmup < 0:
         sys.exit("bench_mimalloc_suite: --rounds and --procs must be at least 1, --warmup "
                  "at least 0")
+    if a.build_only:
+        return print_commands(a.checkout, Path(a.build), a.only)
     if not MEASURE.exists():
         sys.exit(f"bench_mimalloc_suite: {MEASURE} is missing (build the native parts, or set "
                  "HEAPSCOPE_NATIVE_DIR)")

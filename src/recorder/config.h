@@ -57,6 +57,7 @@
 
 /* ---- memory access, record --access (access/) ---- */
 #define HSR_ACCESS_LARGE (64u * 1024u) /* sampled blocks from this size on: measured in place */
+#define HSR_ACCESS_PAGE_MIN 4096u /* the smallest page: a block aligned beyond a page starts one */
 #define HSR_ACCESS_POOL_BYTES (64ull << 30) /* address space reserved for the small ones' pages */
 #define HSR_ACCESS_POOL_MIN (64ull << 20)   /* ... halved down to this (RLIMIT_AS) */
 #define HSR_ACCESS_CHUNK_PAGES 512u   /* its chunks: dropped whole once their blocks are read */

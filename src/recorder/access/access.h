@@ -9,7 +9,8 @@
  * countdown will pick (hsr_count_alloc then takes its stack as usual); a small one is
  * served from the recorder's pool of pages. After counting, hsr_access_born starts
  * measuring it. Every free and realloc first asks whether the block is a pool block
- * (which must never reach the allocator) or a block measured in place.
+ * (which must never reach the allocator) or a block measured in place: over glibc, the
+ * frees' fast path asks glibc's chunk header first (hsr_access_concerns_glibc).
  *
  * Off (hsr_access_on 0), the hooks pay one predictable branch on their general path
  * and nothing on their fast path (hot.c keeps the frees out of line only while on).
@@ -49,6 +50,21 @@ static inline int hsr_access_concerns(const void *p)
     uintptr_t a = (uintptr_t)p;
     return (a - hsr_access_pool_lo < hsr_access_pool_len) |
            (hsr_access_filter[hsr_access_filter_slot(a)] != 0);
+}
+
+/* hsr_access_concerns for a block of glibc's malloc, whose chunk header (the word before
+ * the block, count/heap.h) was checked to hold its size: the frees' fast path (hot.c,
+ * ACCESS). A pool block starts a page (pool.c), and so does a block measured in place
+ * unless its chunk is HSR_ACCESS_LARGE bytes or more (aligned beyond a page, else that
+ * large: blocks.c); so a block that starts no page, its chunk smaller, is neither, told
+ * by the address and the word glibc's free reads next (on the block's own page: the
+ * block is 16 bytes or more into it). The others ask the pool's range and the filter. */
+static inline int hsr_access_concerns_glibc(const void *p)
+{
+    if (HSR_LIKELY((uintptr_t)p & (HSR_ACCESS_PAGE_MIN - 1)) &&
+        HSR_LIKELY(((const size_t *)p)[-1] < HSR_ACCESS_LARGE)) /* size, flags in bits 0-2 */
+        return 0;
+    return hsr_access_concerns(p);
 }
 
 /* Settings (lifecycle.c, after the stacks' sampling is set); the watcher thread

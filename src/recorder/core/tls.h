@@ -26,7 +26,9 @@ union hsr_thread_place {
 struct hsr_thread;
 struct hsr_region_counts;
 
-struct hsr_tls {
+/* One cache line: the fast paths read place, guard, counts_region, counts and (sampling)
+ * sample_left on every call. */
+struct __attribute__((aligned(64))) hsr_tls {
     union hsr_thread_place place; /* count/regions.h */
     int guard;                    /* core/guard.h */
     /* count/counting.h: the fast path's cache, the counts of region

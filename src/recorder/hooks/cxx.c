@@ -362,13 +362,13 @@ static __attribute__((noinline)) void delete_track(void *p, size_t n, int which)
 static inline __attribute__((always_inline)) void fast_delete(int which, void *p, size_t n)
 {
     int fast = HSR_HOT(cxx);
-    if (HSR_LIKELY(fast >= HSR_FAST_BARE) && HSR_LIKELY(p) &&
+    if (HSR_LIKELY(HSR_FAST_INLINE_FREES(fast)) && HSR_LIKELY(p) &&
         HSR_LIKELY(hsr_fast_count_call(HS_API_OPERATOR_DELETE))) {
         hsr_real.free(p); /* a tail call */
         return;
     }
     /* record --access: a block it does not concern goes as fast (access/access.h) */
-    if (fast == HSR_FAST_ACCESS && p && !hsr_access_concerns(p) &&
+    if (fast == HSR_FAST_ACCESS && p && !hsr_access_concerns_glibc(p) &&
         hsr_fast_count_call(HS_API_OPERATOR_DELETE)) {
         hsr_real.free(p);
         return;

@@ -59,13 +59,14 @@ void hsr_hot_update(void)
     /* tracking with sampled stacks or none: every block to tracking, its usable size from
      * the header too; not with --access, whose pool blocks must not reach glibc's free */
     int track = header && hsr_track_on && !hsr_trace_on && !hsr_stacks_on && !hsr_access_on;
-    /* exact stacks: a free needs none (no block is watched), so it may still go inline */
+    /* exact stacks: a free needs none (no block is watched), so it may still go inline;
+     * --access: frees ask glibc's chunk header first (access/access.h), once checked right */
     int c = heap              ? HSR_FAST_HEAP
             : track           ? HSR_FAST_TRACK
             : !count          ? HSR_FAST_NONE
             : hsr_stacks_on   ? (glibc ? HSR_FAST_FREES : HSR_FAST_NONE)
             : !glibc          ? HSR_FAST_GUARDED
-            : hsr_access_on   ? HSR_FAST_ACCESS /* frees out of line: access/access.h */
+            : hsr_access_on   ? (hsr_heap_header_usable() ? HSR_FAST_ACCESS : HSR_FAST_GUARDED)
             : hsr_sample_mean ? HSR_FAST_SAMPLED
                               : HSR_FAST_BARE;
     __atomic_store_n(&hsr_hot.c, c, __ATOMIC_RELAXED);

@@ -427,12 +427,13 @@ void free(void *p)
     if (!p || HSR_UNLIKELY(is_boot(p)))
         return;
     int fast = HSR_HOT(c);
-    if (HSR_LIKELY(fast >= HSR_FAST_BARE) && HSR_LIKELY(hsr_fast_count_call(HS_API_FREE))) {
+    if (HSR_LIKELY(HSR_FAST_INLINE_FREES(fast)) && HSR_LIKELY(hsr_fast_count_call(HS_API_FREE))) {
         hsr_real.free(p); /* a tail call */
         return;
     }
     /* record --access: a block it does not concern goes as fast (access/access.h) */
-    if (fast == HSR_FAST_ACCESS && !hsr_access_concerns(p) && hsr_fast_count_call(HS_API_FREE)) {
+    if (fast == HSR_FAST_ACCESS && !hsr_access_concerns_glibc(p) &&
+        hsr_fast_count_call(HS_API_FREE)) {
         hsr_real.free(p);
         return;
     }
