@@ -69,11 +69,10 @@ static __attribute__((noinline)) void *malloc_checked(size_t size) {
 
 /* Secure mode's malloc (its fast_direct holds no page): a block of the class of the
  * request + 8 (16-aligned) popped from the thread's cache, checked, and sealed
- * (secure.c); anything else, hsm_secure_alloc through malloc_checked. */
-static __attribute__((noinline)) void *malloc_secure(size_t size) {
-  hsm_heap_t *heap = hsm_tls_heap;
-  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX - 24 && heap->sample_left == 0 &&
-                 heap->chain == NULL)) {
+ * (secure.c); anything else (a large request, a sampling window, a default chain: the
+ * heap's secure_lim), hsm_secure_alloc through malloc_checked. */
+static __attribute__((noinline)) void *malloc_secure(size_t size, hsm_heap_t *heap) {
+  if (HSM_LIKELY(size < heap->secure_lim)) {
     size_t need = (size + 8 + 15) & ~(size_t)15;
     size_t cls = heap->class8[need >> 3];
     hsm_page_t *cache = &heap->cache[cls];
@@ -91,12 +90,13 @@ static __attribute__((noinline)) void *malloc_secure(size_t size) {
   return malloc_checked(size);
 }
 
-/* The fast path is a leaf: one compare, the class by size (no index to compute), its
- * current page, a list pop, two counters. A thread without a heap yet has
- * hsm_heap_empty, whose fast_direct holds only a page with no free block. */
+/* The fast path is a leaf: one compare (against the heap's fast_lim, not a constant, so
+ * that secure mode skips it at no cost to the default mode), the class by size (no
+ * index to compute), its current page, a list pop, two counters. A thread without a
+ * heap yet has hsm_heap_empty, whose fast_lim is 0. */
 void *hsm_malloc(size_t size) {
   hsm_heap_t *heap = hsm_tls_heap;
-  if (HSM_LIKELY(size <= HSM_CLASS_TABLE_MAX)) {
+  if (HSM_LIKELY(size < heap->fast_lim)) {
     size_t cls = heap->fast_class[size];
     hsm_page_t *pg = heap->fast_direct[cls];
     hsm_block_t *b = pg->free;
@@ -109,7 +109,7 @@ void *hsm_malloc(size_t size) {
     }
   }
   /* tail calls only, so that neither path pays for the other's stack frame */
-  if (HSM_UNLIKELY(hsm_secure)) return malloc_secure(size);
+  if (HSM_UNLIKELY(hsm_secure)) return malloc_secure(size, heap);
   return malloc_checked(size);
 }
 

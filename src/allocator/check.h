@@ -95,9 +95,13 @@ HSM_HIDDEN void hsm_segment_guard(void *seg);
  * least M (at least 2^47) otherwise. So (p * M - start * M) mod 2^64 < capacity * e
  * exactly when p is the start of block k < capacity; p below start wraps to above the
  * bound too. (After Lemire, Kaser and Kurz, "Faster remainder by direct computation".) */
+static inline __attribute__((always_inline)) uint64_t hsm_block_index(const hsm_page_t *pg,
+                                                                      const void *p) {
+  return (uint64_t)((uintptr_t)p * pg->div_magic - pg->start_magic);
+}
 static inline __attribute__((always_inline)) int hsm_block_ok(const hsm_page_t *pg, const void *p,
                                                               uint64_t limit) {
-  return (uint64_t)((uintptr_t)p * pg->div_magic - pg->start_magic) < limit;
+  return hsm_block_index(pg, p) < limit;
 }
 /* secure mode: whether b continues a run of pg's blocks (hsm_secure_run_limit) */
 static inline __attribute__((always_inline)) int hsm_secure_same_page(const hsm_page_t *pg,
@@ -110,9 +114,9 @@ static inline __attribute__((always_inline)) int hsm_secure_same_page(const hsm_
  * block handed out was carved before, and whatever passed it to the freeing thread made
  * the store visible.) Compared in memory: an atomic load would be an instruction of its
  * own; on x86-64 this is the same single read. */
+/* v: hsm_block_index(pg, p), which the slow path reuses (secure mode's check) */
 static inline __attribute__((always_inline)) int hsm_block_ok_free(const hsm_page_t *pg,
-                                                                   const void *p) {
-  uint64_t v = (uint64_t)((uintptr_t)p * pg->div_magic - pg->start_magic);
+                                                                   uint64_t v) {
 #if defined(__x86_64__)
   int below;
   __asm__("cmpq %2, %1" : "=@ccb"(below) : "r"(v), "m"(pg->free_limit));

@@ -31,14 +31,14 @@ static void huge_free_counted(void *p, unsigned kind) {
  * of a page not in use (their bound on the first line is 0), an aligned block's
  * interior, a block marked free; the generic path's checks tell the misuses (one line
  * and abort) from the rest. */
-static __attribute__((noinline)) void free_rejected(hsm_page_t *pg, void *p) {
+static __attribute__((noinline)) void free_rejected(hsm_page_t *pg, void *p, uint64_t v) {
   hsm_heap_t *heap = hsm_tls_heap;
   /* secure mode's every free: a block start of a small page in use, by a thread that has
    * a heap, is secure.c's; the rest the generic path's */
   if (HSM_LIKELY(hsm_secure) &&
       __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == HSM_FLAGS_SECURE_ONLY &&
       heap != &hsm_heap_empty && __atomic_load_n(&pg->in_use, __ATOMIC_RELAXED) &&
-      hsm_block_ok(pg, p, hsm_carved_limit(pg))) {
+      v < hsm_carved_limit(pg)) { /* hsm_block_ok, its index computed by free_block */
     hsm_secure_free(heap, pg, p);
     return;
   }
@@ -65,8 +65,9 @@ static __attribute__((noinline)) void free_full(hsm_page_t *pg, hsm_block_t *b) 
  * the cache sends other heaps' blocks home when it is flushed (cache.c). */
 static inline __attribute__((always_inline)) void free_block(hsm_page_t *pg, void *p) {
   hsm_block_t *b = p;
-  if (HSM_UNLIKELY(!hsm_block_ok_free(pg, p) || b->mark == (uintptr_t)pg)) {
-    free_rejected(pg, p); /* a tail call: the fast path keeps no stack frame */
+  uint64_t v = hsm_block_index(pg, p);
+  if (HSM_UNLIKELY(!hsm_block_ok_free(pg, v) || b->mark == (uintptr_t)pg)) {
+    free_rejected(pg, p, v); /* a tail call: the fast path keeps no stack frame */
     return;
   }
   hsm_page_t *cache = (hsm_page_t *)((uint8_t *)hsm_tls_heap + pg->cache_off);

@@ -76,9 +76,11 @@ static hsm_heap_t *heap_new_locked(void) {
 }
 
 void hsm_fast_direct_refresh(hsm_heap_t *heap) {
-  int miss = hsm_secure || heap->sample_left || heap->chain;
+  int miss_other = heap->sample_left || heap->chain, miss = hsm_secure || miss_other;
   for (size_t c = 0; c < HSM_CLASSES; c++)
     heap->fast_direct[c] = miss ? &hsm_page_empty : &heap->cache[c];
+  heap->fast_lim = hsm_secure ? 0 : HSM_CLASS_TABLE_MAX + 1;
+  heap->secure_lim = hsm_secure && !miss_other ? HSM_CLASS_TABLE_MAX - 23 : 0;
 }
 
 hsm_heap_t *hsm_heap_get_slow(void) {

@@ -219,7 +219,13 @@ struct hsm_heap_s {
    * class8's mapping; then fast_direct[class], the class's current page, or
    * hsm_page_empty while a hot-size window samples, a chain is the default, or in
    * secure mode (so that the fast path misses: hsm_fast_direct_refresh) */
-  _Alignas(64) hsm_page_t *fast_direct[HSM_CLASSES];
+  /* the mode decided once, at malloc's first compare (hsm_fast_direct_refresh): requests
+   * below fast_lim try the fast path (0 in secure mode: none), below secure_lim secure
+   * mode's (0 while a window samples or a chain is the default: both take the checked
+   * path) */
+  _Alignas(64) size_t fast_lim;
+  size_t secure_lim;
+  hsm_page_t *fast_direct[HSM_CLASSES];
   uint8_t fast_class[HSM_CLASS_TABLE_MAX + 1];
   hsm_page_t *direct[HSM_CLASSES]; /* current page per class, never NULL */
   uint8_t class8[HSM_TABLE8];      /* by (size + 7) / 8: the class serving it here */

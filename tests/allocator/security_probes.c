@@ -297,16 +297,18 @@ static void heap_overflow_huge(void) {
   free(p);
 }
 
-/* One byte past the request, changed, for every request of 1 to 300 bytes, each in
- * a child process of its own: how many of them free aborts. The gap between a request
- * and its block's last word (where secure mode keeps the request) runs from 0 to 15
- * bytes over these sizes, so the canary is checked whole, in part, and not at all
- * (the last word itself is overwritten then). */
+/* One byte past the request, changed, for every request of 1 to 300 bytes, each
+ * in a child process of its own: how many of them free aborts. The gap between
+ * a request and its block's last word (where secure mode keeps the request)
+ * runs from 0 to 15 bytes over these sizes, so the canary is checked whole, in
+ * part, and not at all (the last word itself is overwritten then). */
 enum { ONE_BYTE_SIZES = 300 };
-static void heap_overflow_every_size(void) {
+/* One byte past every request of lo to hi bytes, changed, each in a child
+ * process. */
+static void heap_overflow_sizes(int lo, int hi) {
   int caught = 0;
   fflush(stdout);
-  for (int n = 1; n <= ONE_BYTE_SIZES; n++) {
+  for (int n = lo; n <= hi; n++) {
     pid_t pid = fork();
     if (pid == 0) {
       freopen("/dev/null", "w", stderr);
@@ -319,13 +321,22 @@ static void heap_overflow_every_size(void) {
     waitpid(pid, &status, 0);
     caught += WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
   }
-  printf("caught %d of %d\n", caught, ONE_BYTE_SIZES);
+  printf("caught %d of %d\n", caught, hi - lo + 1);
 }
 
-/* A write after free over the list link (or the free mark: at offset 8) of a block
- * in a thread's cache (of blocks it freed, the fourth newest), then the thread's exit,
- * which sends the cache home by runs of a page's blocks: the block is met there, in
- * the middle of its page's run, not by an allocation. */
+static void heap_overflow_every_size(void) {
+  heap_overflow_sizes(1, ONE_BYTE_SIZES);
+}
+
+/* The requests either side of secure malloc's own path's limit (4072 bytes,
+ * whose block of 4096 with the canary is the class table's last) and of the
+ * table's (4096): the checked path serves those above, with the same canary. */
+static void heap_overflow_table_edge(void) { heap_overflow_sizes(4060, 4110); }
+
+/* A write after free over the list link (or the free mark: at offset 8) of a
+ * block in a thread's cache (of blocks it freed, the fourth newest), then the
+ * thread's exit, which sends the cache home by runs of a page's blocks: the
+ * block is met there, in the middle of its page's run, not by an allocation. */
 enum { CACHED_BLOCKS = 64 };
 static void *free_all_then_forge(void *offset) {
   static void *blocks[CACHED_BLOCKS];
@@ -333,7 +344,8 @@ static void *free_all_then_forge(void *offset) {
     blocks[i] = malloc(48);
   for (int i = 0; i < CACHED_BLOCKS; i++)
     free(blocks[i]);
-  memset((char *)launder(blocks[CACHED_BLOCKS - 4]) + (uintptr_t)offset, 0x41, 8);
+  memset((char *)launder(blocks[CACHED_BLOCKS - 4]) + (uintptr_t)offset, 0x41,
+         8);
   return NULL;
 }
 
@@ -346,9 +358,10 @@ static void cache_forged(uintptr_t offset) {
 static void cache_link_overwrite(void) { cache_forged(0); }
 static void cache_mark_overwrite(void) { cache_forged(8); }
 
-/* The same over a block on its way home: another thread frees this thread's blocks
- * and exits (they go to this heap's queue of other threads' frees), a link among them
- * is overwritten, then this thread allocates until it drains its queue. */
+/* The same over a block on its way home: another thread frees this thread's
+ * blocks and exits (they go to this heap's queue of other threads' frees), a
+ * link among them is overwritten, then this thread allocates until it drains
+ * its queue. */
 static void *free_blocks(void *arg) {
   void **blocks = arg;
   for (int i = 0; i < CACHED_BLOCKS; i++)
@@ -416,6 +429,7 @@ static const struct {
     {"heap-overflow-large", heap_overflow_large},
     {"heap-overflow-huge", heap_overflow_huge},
     {"heap-overflow-every-size", heap_overflow_every_size},
+    {"heap-overflow-table-edge", heap_overflow_table_edge},
     {"cache-link-overwrite", cache_link_overwrite},
     {"cache-mark-overwrite", cache_mark_overwrite},
     {"remote-link-overwrite", remote_link_overwrite},

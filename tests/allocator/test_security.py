@@ -76,6 +76,10 @@ PROBES = {
     # 0 to 15 bytes: the canary checked whole, in part, or the word itself overwritten)
     "heap-overflow-every-size": (("exit", "caught 0 of 300\nundetected heap-overflow-every-size"),
                                  ("exit", "caught 300 of 300\nundetected heap-overflow-every-size")),
+    # the same about the limit of secure malloc's own path (4072 bytes) and of the class
+    # table (4096): requests either side take different paths, all with the canary
+    "heap-overflow-table-edge": (("exit", "caught 0 of 51\nundetected heap-overflow-table-edge"),
+                                 ("exit", "caught 51 of 51\nundetected heap-overflow-table-edge")),
     # a forged link or free mark in a thread's cache, met by its flush at thread exit (a
     # page's run of blocks, each checked) and in a heap's queue of other threads' frees
     # (drained by runs too); the default mode follows the forged pointer and faults
