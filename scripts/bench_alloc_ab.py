@@ -44,6 +44,9 @@ def run(command, env):
 def main():
     rounds, command, configs = parse(sys.argv, __doc__.strip().splitlines()[2].strip(),
                                      environ_without_preload)
+    if not os.access(MEASURE, os.X_OK):
+        sys.exit(f"bench_alloc_ab: {MEASURE} is missing (build the native parts, "
+                 "or set HEAPSCOPE_NATIVE_DIR to a build's native/ directory)")
     load0 = os.getloadavg()
     results = {name: ([], []) for name, _ in configs}
     for r in range(rounds + 1):
