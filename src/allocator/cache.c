@@ -8,8 +8,8 @@
  * gives one back, a refill of n blocks takes n, a flush gives back what it sends).
  * The bound is the class's whole limit (hsm_cache_limit[cls], HSM_CACHE_BYTES of
  * blocks) while the thread allocates the class, HSM_CACHE_FREE_BYTES of blocks (at
- * least HSM_CACHE_MIN_BLOCKS) while it only frees it: a consumer of another thread's blocks would hold them where nobody uses
- * them while their owner carves fresh memory. `limit` (unused by a cache otherwise)
+ * least HSM_CACHE_MIN_BLOCKS) while it only frees it: a consumer of another thread's
+ * blocks would hold them where nobody uses them while their owner carves fresh memory. `limit` (unused by a cache otherwise)
  * keeps the class's allocation count at the last flush, which tells the two apart.
  *
  * A flush sends the newest blocks home by runs (just touched by their frees: walking
@@ -123,8 +123,7 @@ static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
  * bound is the whole limit if the thread allocated the class since the last flush (read
  * again: a hot slot sized since the heap was made), else the free-only bound; the
  * newest half of the bound goes home (every block for the free-only bound, and for a
- * class above 8 KiB, whose
- * cache holds one), then b goes on. */
+ * class above 8 KiB, whose cache holds one), then b goes on. */
 void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
   size_t cls = pg->class_id;
   hsm_page_t *cache = &self->cache[cls];

@@ -113,7 +113,7 @@ hsm_block_t *hsm_secure_link_run(hsm_page_t *pg, uint8_t *first, size_t n) {
   for (size_t i = 0; i < n; i++) {
     hsm_block_t *b = (hsm_block_t *)(first + (size_t)order[i] * pg->block_size);
     b->next = hsm_link(pg, next);
-    b->mark = (uintptr_t)b ^ hsm_mark_key;
+    b->mark = hsm_secure_mark(b);
     next = b;
   }
   return next;

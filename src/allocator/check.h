@@ -15,6 +15,8 @@ HSM_HIDDEN extern int hsm_secure;
  * with hsm_remote_key, a free block's mark is its address xor hsm_mark_key, the request
  * behind a small block is encoded with hsm_tail_key (secure.c); all 0 otherwise */
 HSM_HIDDEN extern uintptr_t hsm_remote_key, hsm_mark_key;
+/* Secure mode's mark of a free block: its address xor the process's key. */
+static inline uintptr_t hsm_secure_mark(const void *b) { return (uintptr_t)b ^ hsm_mark_key; }
 HSM_HIDDEN extern uint64_t hsm_tail_key;
 HSM_HIDDEN void hsm_check_init(void);
 HSM_HIDDEN __attribute__((noreturn, cold)) void hsm_fatal(const char *fn, const void *p,
@@ -28,8 +30,7 @@ HSM_HIDDEN __attribute__((noinline, cold, noreturn)) void hsm_written_after_free
 /* Secure mode's check of a block about to leave a free list: a block of one of our
  * segments, still marked free (else a write after free changed a link or a mark). */
 static inline __attribute__((always_inline)) void hsm_secure_check_inline(const hsm_block_t *b) {
-  if (HSM_UNLIKELY(hsm_registry_kind(b) != HSM_REG_SEGMENT ||
-                   b->mark != ((uintptr_t)b ^ hsm_mark_key)))
+  if (HSM_UNLIKELY(hsm_registry_kind(b) != HSM_REG_SEGMENT || b->mark != hsm_secure_mark(b)))
     hsm_written_after_free(b);
 }
 HSM_HIDDEN void hsm_secure_check_free(const hsm_block_t *b);
@@ -107,7 +108,7 @@ static inline __attribute__((always_inline)) int hsm_block_ok(const hsm_page_t *
 static inline __attribute__((always_inline)) int hsm_secure_same_page(const hsm_page_t *pg,
                                                                       const hsm_block_t *b,
                                                                       uint64_t limit) {
-  return hsm_block_ok(pg, b, limit) && b->mark == ((uintptr_t)b ^ hsm_mark_key);
+  return hsm_block_ok(pg, b, limit) && b->mark == hsm_secure_mark(b);
 }
 /* hsm_block_ok with free's fast path's bound, off the page's first line: 0 when the page
  * is not in use, is a large or a secure-mode page (their frees take the slow path). (A
@@ -144,7 +145,7 @@ static inline uint64_t hsm_carved_limit(const hsm_page_t *pg) {
  * flush finds the page there), or the block's address xor hsm_mark_key (secure mode);
  * and the encoding of pg's list links. */
 static inline uintptr_t hsm_block_mark(const hsm_page_t *pg, const void *b) {
-  return HSM_UNLIKELY(hsm_secure) ? (uintptr_t)b ^ hsm_mark_key : (uintptr_t)pg;
+  return HSM_UNLIKELY(hsm_secure) ? hsm_secure_mark(b) : (uintptr_t)pg;
 }
 static inline hsm_block_t *hsm_link(const hsm_page_t *pg, const hsm_block_t *next) {
   return (hsm_block_t *)((uintptr_t)next ^ pg->key);

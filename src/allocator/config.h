@@ -88,8 +88,8 @@
  * thread does not allocate the class, and a refill takes twice that. (16 KiB until
  * 2026-11-28: two threads that swap their blocks, hand-over, flushed a class whenever
  * the other's surplus of it passed 16 KiB, and each block went home, was drained and
- * refilled; with 64 KiB they reuse each other's blocks, as in TCMalloc.) A fixed class above 8 KiB (from
- * HSM_IDLE_CLASS_FIRST) keeps one block, and its cache goes home when HSM_IDLE_PAGE_SLOW
+ * refilled; with 64 KiB they reuse each other's blocks, as in TCMalloc.) A fixed class
+ * above 8 KiB (from HSM_IDLE_CLASS_FIRST) keeps one block, and its cache goes home when HSM_IDLE_PAGE_SLOW
  * to twice that of the heap's slow paths pass without an allocation of the class
  * (cache.c's sweep, every HSM_IDLE_PAGE_SLOW slow paths), its page with it when that
  * empties it. */

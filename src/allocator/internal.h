@@ -230,7 +230,8 @@ struct hsm_heap_s {
   hsm_page_t *direct[HSM_CLASSES]; /* current page per class, never NULL */
   uint8_t class8[HSM_TABLE8];      /* by (size + 7) / 8: the class serving it here */
   /* call-site lanes (site.c): per remembered call site, operator new's fast path: the
-   * size last asked for there (HSM_SITE_MALLOC or HSM_SITE_PLAIN: lane 0, malloc's path; HSM_SITE_NONE: lanes off) and
+   * size last asked for there (HSM_SITE_MALLOC or HSM_SITE_PLAIN: lane 0, malloc's path;
+   * HSM_SITE_NONE: lanes off) and
    * the class serving it; then 0 (lane 0: the ordinary classes) or the first class of
    * its lane; site_lanes 0 sends operator new to malloc */
   uintptr_t site_pc[HSM_SITE_SLOTS];
@@ -559,9 +560,9 @@ static inline __attribute__((always_inline)) void hsm_cache_push(hsm_page_t *cac
  * Inlined into free's slow path (free.c): a call of its own cost 5 instructions. */
 static inline __attribute__((always_inline)) void hsm_secure_free(hsm_heap_t *heap, hsm_page_t *pg,
                                                                   hsm_block_t *b) {
-  if (HSM_UNLIKELY(b->mark == ((uintptr_t)b ^ hsm_mark_key))) hsm_double_free("free", b);
+  if (HSM_UNLIKELY(b->mark == hsm_secure_mark(b))) hsm_double_free("free", b);
   (void)hsm_unseal_inline("free", b, b, pg->block_size);
-  b->mark = (uintptr_t)b ^ hsm_mark_key;
+  b->mark = hsm_secure_mark(b);
   hsm_page_t *cache = (hsm_page_t *)((uint8_t *)heap + pg->cache_off);
   HSM_COUNT(cache->frees, 1);
   if (cache->used <= 1) {
