@@ -52,12 +52,9 @@ struct hsr_hot {
 };
 extern HSR_HIDDEN struct hsr_hot hsr_hot;
 #define HSR_HOT(family) __atomic_load_n(&hsr_hot.family, __ATOMIC_RELAXED)
-/* The allocations that count down to the next sample inline: ACCESS and SAMPLED. */
-static inline int hsr_fast_counts_down(int fast)
-{
-    return (unsigned)(fast - HSR_FAST_ACCESS) <= 1u; /* one unsigned compare: a range */
-}
-#define HSR_FAST_COUNTS_DOWN(fast) hsr_fast_counts_down(fast)
+/* The allocations that count down to the next sample inline: ACCESS and SAMPLED (one
+ * unsigned compare: a range). */
+#define HSR_FAST_COUNTS_DOWN(fast) ((unsigned)((fast)-HSR_FAST_ACCESS) <= 1u)
 /* The frees that go inline, counted and nothing else: SAMPLED, BARE, FREES. */
 #define HSR_FAST_INLINE_FREES(fast) ((fast) >= HSR_FAST_SAMPLED)
 HSR_HIDDEN void hsr_hot_arm(void); /* the constructor's end: fast paths from now on */
