@@ -120,6 +120,9 @@ typedef struct {
    * a signal's dump): while nonzero, frees is a lower bound, live and allocated_now
    * upper bounds (docs/hsmalloc.md, "How current the frees figures are") */
   uint64_t heaps_frees_behind;
+  /* the transfer cache: blocks threads' caches put into it, and took from it (whole
+   * batches handed between threads without going home; docs/hsmalloc.md) */
+  uint64_t transfer_out, transfer_in;
 } hsmalloc_stats_t;
 
 /* One thread heap (a heap outlives its thread: an exited thread's heap is abandoned and
@@ -137,13 +140,16 @@ typedef struct {
   double fast_path_hit_rate;
   uint64_t requested_bytes, allocated_bytes; /* since start; allocated = usable sizes */
   double fragmentation;         /* allocated_bytes / requested_bytes */
-  uint64_t remote_frees;        /* blocks of other heaps this thread freed */
+  uint64_t remote_frees;        /* blocks of other heaps this thread sent home (its frees,
+                                   and at hsmalloc_collect the transfer cache's) */
   uint64_t remote_pushes;       /* batches it pushed to their owners */
   uint64_t rfq_drains, rfq_blocks, rfq_bytes; /* its remote-free queue: drains, what came in */
   uint64_t segments;            /* segments the heap holds */
   uint64_t real_bytes;          /* of which may be resident (headers and touched slices) */
   uint64_t virtual_bytes;       /* segments x 2 MiB */
   uint64_t page_bytes;          /* in pages (small and large blocks) */
+  uint64_t transfer_out;        /* blocks its caches put into the transfer cache */
+  uint64_t transfer_in;         /* blocks its caches took from it */
 } hsmalloc_heap_stats_t;
 
 /* Heap number `index` (0 .. heaps-1) into *out: 0, or -1 when there is no such heap. */

@@ -25,6 +25,7 @@ HSM_EXPORT size_t hsmalloc_collect(void) {
   hsm_heap_t *heap = hsm_heap_get();
   if (heap != NULL) {
     hsm_cache_flush_all(heap);
+    hsm_cache_flush_transfer(heap);
     hsm_rbatch_flush_all(heap);
     hsm_heap_drain_remote(heap);
     hsm_heap_collect_empty(heap);

@@ -65,14 +65,15 @@ void hsm_cache_grow(hsm_heap_t *heap, size_t cls) {
 }
 
 /* A run of one page's blocks, head .. tail (n of them, linked, each marked free), goes
- * home: onto the page's list when it is this heap's, else into its heap's batch. */
+ * home: onto the page's list when it is this heap's, else into its heap's batch (a
+ * remote free, unless the thread that put it into the transfer cache counted it). */
 static int run_home(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *head, hsm_block_t *tail,
-                    uint32_t n) {
+                    uint32_t n, int counted) {
   if (pg->heap == self) {
     hsm_page_return_run(self, pg, head, tail, n);
     return 0;
   }
-  HSM_COUNT(self->stats.remote_frees, n);
+  if (!counted) HSM_COUNT(self->stats.remote_frees, n);
   hsm_rbatch_add_run(self, pg->heap, head, tail, n, (size_t)n * pg->block_size);
   return 1;
 }
@@ -84,8 +85,9 @@ static hsm_page_t *secure_page_of(hsm_block_t *b) {
   return hsm_page_of(hsm_segment_of(b), b);
 }
 
-/* Send the newest `count` blocks of the cache home (every block: 0). */
-static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
+/* Send the newest `count` blocks of the cache home (every block: 0); `counted`: a
+ * batch of the transfer cache, whose remote frees were counted when it was put. */
+static void cache_flush_counted(hsm_heap_t *self, size_t cls, uint32_t count, int counted) {
   hsm_page_t *cache = &self->cache[cls];
   hsm_block_t *b = cache->free;
   cache->limit = HSM_READ(self->stats.allocs[cls]);
@@ -112,18 +114,24 @@ static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
       }
     }
     sent += run;
-    remote |= run_home(self, pg, head, tail, run);
+    remote |= run_home(self, pg, head, tail, run, counted);
   }
   cache->free = b;
   cache->used += sent;
   if (remote) hsm_rbatch_flush_all(self); /* each owner's batch goes now */
 }
 
+static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
+  cache_flush_counted(self, cls, count, 0);
+}
+
 /* The cache has no room for the free of b (of page pg, marked free and counted). Its
  * bound is the whole limit if the thread allocated the class since the last flush (read
  * again: a hot slot sized since the heap was made), else the free-only bound; the
- * newest half of the bound goes home (every block for the free-only bound, and for a
- * class above 8 KiB, whose cache holds one), then b goes on. */
+ * newest half of the bound (every block for the free-only bound, and for a class above
+ * 8 KiB, whose cache holds one) goes to the transfer cache as one batch when it has
+ * room (a fixed class up to 8 KiB, default mode, a process with a second heap), else
+ * home; then b goes on. */
 void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
   size_t cls = pg->class_id;
   hsm_page_t *cache = &self->cache[cls];
@@ -131,7 +139,10 @@ void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
   int allocating = HSM_READ(self->stats.allocs[cls]) != cache->limit;
   uint32_t bound = allocating ? limit : free_bound(cls);
   set_bound(cache, bound);
-  cache_flush(self, cls, allocating && limit > HSM_CACHE_BIG_BOUND ? bound / 2 : 0);
+  uint32_t count = allocating && limit > HSM_CACHE_BIG_BOUND ? bound / 2 : 0;
+  if (cls >= HSM_TRANSFER_CLASSES || !hsm_transfer_on || hsm_secure ||
+      !hsm_transfer_put(self, cls, count))
+    cache_flush(self, cls, count);
   hsm_cache_push(cache, b);
 }
 
@@ -160,4 +171,11 @@ void hsm_cache_flush_class(hsm_heap_t *heap, size_t cls) {
 /* Every cache home (thread exit, hsmalloc_collect). */
 void hsm_cache_flush_all(hsm_heap_t *heap) {
   for (size_t cls = 0; cls < HSM_CLASSES; cls++) hsm_cache_flush_class(heap, cls);
+}
+
+/* Every batch of the transfer cache home (hsmalloc_collect): each taken into this
+ * heap's empty cache of its class and sent home from there. */
+void hsm_cache_flush_transfer(hsm_heap_t *heap) {
+  for (size_t cls = 0; cls < HSM_TRANSFER_CLASSES; cls++)
+    while (hsm_transfer_take(heap, cls)) cache_flush_counted(heap, cls, 0, 1);
 }

@@ -98,6 +98,12 @@
 #define HSM_CACHE_MIN_BLOCKS 4
 #define HSM_CACHE_MAX_BLOCKS 1024
 #define HSM_CACHE_BIG_BOUND  1
+/* The transfer cache (transfer.c): per fixed class up to 8 KiB, up to
+ * HSM_TRANSFER_SLOTS batches that threads' caches overflowed, at most
+ * HSM_TRANSFER_BYTES of blocks a class (blocks there hold their pages). */
+#define HSM_TRANSFER_CLASSES HSM_IDLE_CLASS_FIRST
+#define HSM_TRANSFER_SLOTS   8
+#define HSM_TRANSFER_BYTES   ((size_t)64 * 1024)
 
 /* Heap objects are carved from mappings of this size (never freed). */
 #define HSM_HEAP_POOL_CHUNK ((size_t)1 << 20)

@@ -70,6 +70,7 @@ static hsm_heap_t *heap_new_locked(void) {
   hsm_fast_direct_refresh(heap);
   hsm_site_lanes_update(heap);
   heap->id = heaps_made++;
+  if (heap->id == 1) hsm_transfer_on = hsm_options.transfer; /* threads may hand batches over */
   heap->all_next = heaps_all;
   heaps_all = heap;
   return heap;
@@ -173,9 +174,11 @@ static void fork_prepare(void) {
   hsm_segment_cache_lock();
   hsm_huge_cache_lock();
   hsm_hot_lock();
+  hsm_transfer_lock_all();
 }
 
 static void fork_parent(void) {
+  hsm_transfer_unlock_all();
   hsm_hot_unlock();
   hsm_huge_cache_unlock();
   hsm_segment_cache_unlock();
@@ -185,6 +188,7 @@ static void fork_parent(void) {
 /* In the child only the forking thread exists: every other owned heap is abandoned,
  * so the next thread the child creates adopts it. */
 static void fork_child(void) {
+  hsm_transfer_unlock_all();
   hsm_hot_unlock();
   hsm_huge_cache_unlock();
   hsm_segment_cache_unlock();

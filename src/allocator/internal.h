@@ -187,6 +187,8 @@ typedef struct {
   hsm_counter_t page_bytes;    /* bytes of slices in pages */
   hsm_counter_t reallocs;      /* realloc calls with a block and a size */
   hsm_counter_t drained_bytes; /* bytes of the blocks received through the remote queue */
+  hsm_counter_t transfer_out;  /* blocks its cache put into the transfer cache */
+  hsm_counter_t transfer_in;   /* blocks its cache took from the transfer cache */
 } hsm_heap_stats_t;
 
 enum { HSM_HEAP_OWNED = 1, HSM_HEAP_ABANDONED = 2 };
@@ -325,6 +327,7 @@ typedef struct {
   int site_lanes;       /* HSMALLOC_SITE_LANES: operator new's call-site lanes (site.c) */
   int stats_signal;     /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
   char trace_file[256]; /* HSMALLOC_TRACE: the event trace (trace.c) */
+  int transfer; /* HSMALLOC_TRANSFER: the transfer cache between threads (transfer.c) */
 } hsm_options_t;
 
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
@@ -547,6 +550,14 @@ HSM_HIDDEN uint32_t hsm_cache_refill_count(const hsm_page_t *cache);
 HSM_HIDDEN void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b);
 HSM_HIDDEN void hsm_cache_flush_class(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_cache_flush_all(hsm_heap_t *heap);
+/* Every batch of the transfer cache home, through this heap (hsmalloc_collect). */
+HSM_HIDDEN void hsm_cache_flush_transfer(hsm_heap_t *heap);
+/* ---- the transfer cache (transfer.c): whole batches of a class between threads ---- */
+HSM_HIDDEN extern int hsm_transfer_on; /* the process has made a second heap */
+HSM_HIDDEN int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count);
+HSM_HIDDEN uint32_t hsm_transfer_take(hsm_heap_t *self, size_t cls);
+HSM_HIDDEN void hsm_transfer_lock_all(void);
+HSM_HIDDEN void hsm_transfer_unlock_all(void);
 /* b (marked free) onto the cache, which has room for it (the link encoded: secure mode) */
 static inline __attribute__((always_inline)) void hsm_cache_push(hsm_page_t *cache,
                                                                  hsm_block_t *b) {

@@ -158,6 +158,7 @@ void hsm_options_read(void) {
     else warn_once("hsmalloc: HSMALLOC_PACKED=%.40s is not 0, new, 1 or all; using new", packed);
   }
   hsm_options.site_lanes = env_long("HSMALLOC_SITE_LANES", 1) != 0;
+  hsm_options.transfer = env_long("HSMALLOC_TRANSFER", 1) != 0;
   hsm_options.hot_resample_ms = env_long("HSMALLOC_HOT_RESAMPLE_MS", HSM_HOT_RESAMPLE_MS);
   read_hot_sizes();
   hsm_options.pressure = env_long("HSMALLOC_PRESSURE", 1) != 0;

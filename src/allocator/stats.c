@@ -146,6 +146,8 @@ static void heap_row(hsm_heap_t *h, hsmalloc_heap_stats_t *r) {
   r->real_bytes = HSM_READ(s->committed);
   r->virtual_bytes = r->segments * HSM_SEGMENT_SIZE;
   r->page_bytes = HSM_READ(s->page_bytes);
+  r->transfer_out = HSM_READ(s->transfer_out);
+  r->transfer_in = HSM_READ(s->transfer_in);
 }
 
 /* Rows by id, for one heap or all: the list is newest first. */
@@ -237,6 +239,8 @@ int hsm_stats_collect(void *out, int nonblocking) {
     st->drained_blocks += HSM_READ(s->drained);
     st->reallocs += HSM_READ(s->reallocs);
     st->rfq_bytes += HSM_READ(s->drained_bytes);
+    st->transfer_out += HSM_READ(s->transfer_out);
+    st->transfer_in += HSM_READ(s->transfer_in);
   }
   st->rfq_blocks = st->drained_blocks;
   hsm_heaps_unlock();
@@ -368,6 +372,8 @@ HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
   fprintf(out, "  remote frees %llu in %llu batches; queue drains %llu (%llu blocks)\n",
           (unsigned long long)st.remote_frees, (unsigned long long)st.remote_pushes,
           (unsigned long long)st.queue_drains, (unsigned long long)st.drained_blocks);
+  fprintf(out, "  transfer cache: %llu blocks put, %llu taken\n",
+          (unsigned long long)st.transfer_out, (unsigned long long)st.transfer_in);
   fprintf(out, "  foreign frees %llu, frees by exiting threads %llu\n",
           (unsigned long long)st.foreign_frees, (unsigned long long)st.orphan_frees);
   human(a, sizeof a, st.purged_bytes);

@@ -79,6 +79,8 @@ static void write_fields(jout_t *o, const hsmalloc_stats_t *st) {
   U(drained_blocks);
   U(rfq_blocks);
   U(rfq_bytes);
+  U(transfer_out);
+  U(transfer_in);
   U(orphan_frees);
   U(foreign_frees);
   U(purges);
@@ -165,7 +167,8 @@ static void write_heap(jout_t *o, const hsmalloc_heap_stats_t *r) {
        "\"slow_allocs\": %llu, \"fast_path_hit_rate\": %.6f, \"requested_bytes\": %llu, "
        "\"allocated_bytes\": %llu, \"fragmentation\": %.6f, \"remote_frees\": %llu, "
        "\"remote_pushes\": %llu, \"rfq_drains\": %llu, \"rfq_blocks\": %llu, \"rfq_bytes\": %llu, "
-       "\"segments\": %llu, \"real_bytes\": %llu, \"virtual_bytes\": %llu, \"page_bytes\": %llu}",
+       "\"segments\": %llu, \"real_bytes\": %llu, \"virtual_bytes\": %llu, \"page_bytes\": %llu, "
+       "\"transfer_out\": %llu, \"transfer_in\": %llu}",
        r->id, r->state == 2 ? "abandoned" : "owned", (unsigned long long)r->allocs,
        (unsigned long long)r->reallocs, (unsigned long long)r->frees,
        (unsigned long long)r->slow_allocs, r->fast_path_hit_rate,
@@ -174,7 +177,8 @@ static void write_heap(jout_t *o, const hsmalloc_heap_stats_t *r) {
        (unsigned long long)r->rfq_drains, (unsigned long long)r->rfq_blocks,
        (unsigned long long)r->rfq_bytes, (unsigned long long)r->segments,
        (unsigned long long)r->real_bytes, (unsigned long long)r->virtual_bytes,
-       (unsigned long long)r->page_bytes);
+       (unsigned long long)r->page_bytes, (unsigned long long)r->transfer_out,
+       (unsigned long long)r->transfer_in);
 }
 
 static const char *event_name[] = {"call", "exit", "signal"};

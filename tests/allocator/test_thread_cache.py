@@ -36,11 +36,26 @@ def test_the_block_freed_last_comes_first_whoever_owns_it(build, native, secure)
 def test_owner_and_freeing_thread_exit_with_blocks_in_caches(build, native, secure):
     """A exits while its N + N/10 blocks wait in B's caches (and in its own queue), B
     exits with the rest and its own N/2 freed blocks: every block of A's came home
-    through A's queue (rfq_blocks), B counted each free and sent exactly A's home, and
-    every page of both heaps went back (page bytes 0); a thread adopting an abandoned
-    heap then allocates and checks N blocks. Contents are checked before every free."""
+    through A's queue (rfq_blocks), B counted each free and each of A's blocks that
+    left its caches (home, or into the transfer cache, which the collect sends home),
+    and every page of both heaps went back (page bytes 0); a thread adopting an abandoned heap then allocates and checks N
+    blocks. Contents are checked before every free."""
     got = run(build, native, "exit", env={"HSMALLOC_HOT_DETECT": "0", "HSMALLOC_SECURE": secure})
     assert got["A"] == {"allocs": N + NBIG, "frees": 0, "rfq_blocks": N + NBIG, "page_bytes": 0}
-    assert got["B"] == {"allocs": N // 2, "frees": N + NBIG + N // 2,
-                        "remote_frees": N + NBIG, "page_bytes": 0}
+    b, m = got["B"], got["M"]
+    assert {k: b[k] for k in ("allocs", "frees", "remote_frees", "page_bytes")} == {
+        "allocs": N // 2, "frees": N + NBIG + N // 2, "remote_frees": N + NBIG, "page_bytes": 0}
+    if secure == "1":  # no transfer cache: B sends its caches home
+        assert (b["transfer_out"], b["rfq_blocks"]) == (0, 0)
+        assert m == {"remote_frees": 0, "transfer_in": 0}
+    else:
+        # B's 48-byte cache (bound 1024 while B allocates the class) overflows: its
+        # newest 512 go to the transfer cache; at the next overflow B only frees (bound
+        # 85 = 4 KiB / 48): 1024 do not fit beside the 512 (64 KiB = 1365 blocks) and go
+        # home; then batches of 85 until the class's 8 slots are full. Nobody takes
+        # them: the main thread's collect sends all 1107 home (A's through A's queue, B's
+        # own through B's), counted as remote frees once, by B when it put them.
+        assert b["transfer_out"] == 512 + 7 * (4096 // 48) == 1107
+        assert m == {"remote_frees": 0, "transfer_in": 1107}
+        assert 0 < b["rfq_blocks"] < 1107
     assert got["C"] == {"ok": 1}

@@ -50,8 +50,11 @@ def test_a_consumer_sends_blocks_home_in_free_only_batches(build, native):
     comes back, 960 of the producer's fit beside them, the 961st free sends the newest
     half home (512 of the producer's, 1 push) and the last 63 fit: 1024 + 512 blocks,
     16 + 1 pushes. (With a bound of 16 KiB, 256 blocks, the same consumer made 12 pushes
-    of 960 blocks: two threads that swap their blocks sent them home and back.)"""
-    lines = run(build, native, "consumer_cache.c", env={"HSMALLOC_HOT_DETECT": "0"})
+    of 960 blocks: two threads that swap their blocks sent them home and back.) The
+    path home only: without the transfer cache (test_transfer.py has the batches it
+    takes instead, before its slots are full)."""
+    lines = run(build, native, "consumer_cache.c",
+                env={"HSMALLOC_HOT_DETECT": "0", "HSMALLOC_TRANSFER": "0"})
     figures = {w[0]: {w[i]: int(w[i + 1]) for i in range(1, len(w), 2)} for w in lines}
     assert figures["only"] == {"remote_frees": 15 * 64, "remote_pushes": 15}
     assert figures["allocating"] == {"remote_frees": 1024 + 512, "remote_pushes": 16 + 1}
@@ -83,9 +86,11 @@ def test_the_owner_takes_back_runs_of_a_page_in_one_step(build, native, secure):
     the figures are the blocks' own, the 16220 64-byte blocks it allocates again are
     exactly the freed ones (the full pages came back to their queue; had a run not
     unparked its page, 983040 bytes of fresh pages would be carved), and once all is
-    freed and collected no page is left (a run miscounted would keep its page)."""
+    freed and collected no page is left (a run miscounted would keep its page). The
+    path home only: without the transfer cache, which would hold the first batches."""
     lines = run(build, native, "remote_runs.c",
-                env={"HSMALLOC_HOT_DETECT": "0", "HSMALLOC_SECURE": secure})
+                env={"HSMALLOC_HOT_DETECT": "0", "HSMALLOC_SECURE": secure,
+                     "HSMALLOC_TRANSFER": "0"})
     f = figures_of(lines)
     # the usable sizes: 16220 x 64 + 4055 x 256 + 4 large (default: 262144 each; secure
     # mode: the request, 200000)
@@ -118,9 +123,11 @@ def test_a_cache_goes_home_in_one_batch_per_owner(build, native, secure):
     and every page of theirs is given back after (a mixed cache sent whole to one owner
     would give B A's blocks). Secure mode's blocks are 80 bytes (the request and its
     canary): a quarter of 16384 // 80 = 204 is 51 blocks, sent at the 52nd free: 1 push
-    for the first 51 (A's), 2 for each of the 36 flushes after, 2 at exit: 75."""
+    for the first 51 (A's), 2 for each of the 36 flushes after, 2 at exit: 75. The
+    path home only: without the transfer cache, which would hold the first batches."""
     lines = run(build, native, "remote_owners.c",
-                env={"HSMALLOC_HOT_DETECT": "0", "HSMALLOC_SECURE": secure})
+                env={"HSMALLOC_HOT_DETECT": "0", "HSMALLOC_SECURE": secure,
+                     "HSMALLOC_TRANSFER": "0"})
     f = figures_of(lines)
     pushes = str(1 + 2 * 28 + 2) if secure == "0" else str(1 + 2 * 36 + 2)
     assert f["consumer"] == ["remote_frees", "1900", "remote_pushes", pushes]

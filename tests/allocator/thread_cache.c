@@ -15,8 +15,11 @@
  * when B exits. The main thread then collects the abandoned heaps' queues
  * (hsmalloc_collect) and prints A's and B's rows (page bytes 0: every page of
  * theirs went back): "A allocs X frees F rfq_blocks Q page_bytes P", "B allocs
- * X frees F remote_frees R page_bytes P". Then thread C (adopting an abandoned
- * heap) allocates and checks N blocks: "C ok 1". */
+ * X frees F remote_frees R page_bytes P transfer_out T rfq_blocks Q" (blocks
+ * B's cache put into the transfer cache; its own that came home through its
+ * queue), and what the main thread's collect sent home of the
+ * transfer cache's: "M remote_frees R transfer_in T". Then thread C (adopting an
+ * abandoned heap) allocates and checks N blocks: "C ok 1". */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -153,15 +156,24 @@ static int exit_case(void) {
   CHECK(pthread_join(a, NULL) == 0, "pthread_join");
   set_stage(3);
   CHECK(pthread_join(b, NULL) == 0, "pthread_join");
+  hsmalloc_heap_stats_t m0;
+  CHECK(hsmalloc_heap_stats_self(&m0) == 0, "no heap");
   hsmalloc_collect();
-  hsmalloc_heap_stats_t ra = row(a_id), rb = row(b_id);
+  hsmalloc_heap_stats_t ra = row(a_id), rb = row(b_id), m1;
+  CHECK(hsmalloc_heap_stats_self(&m1) == 0, "no heap");
   printf("A allocs %llu frees %llu rfq_blocks %llu page_bytes %llu\n",
          (unsigned long long)ra.allocs, (unsigned long long)ra.frees,
          (unsigned long long)ra.rfq_blocks, (unsigned long long)ra.page_bytes);
-  printf("B allocs %llu frees %llu remote_frees %llu page_bytes %llu\n",
+  printf("B allocs %llu frees %llu remote_frees %llu page_bytes %llu "
+         "transfer_out %llu rfq_blocks %llu\n",
          (unsigned long long)rb.allocs, (unsigned long long)rb.frees,
          (unsigned long long)rb.remote_frees,
-         (unsigned long long)rb.page_bytes);
+         (unsigned long long)rb.page_bytes,
+         (unsigned long long)rb.transfer_out,
+         (unsigned long long)rb.rfq_blocks);
+  printf("M remote_frees %llu transfer_in %llu\n",
+         (unsigned long long)(m1.remote_frees - m0.remote_frees),
+         (unsigned long long)(m1.transfer_in - m0.transfer_in));
   fflush(stdout);
   CHECK(pthread_create(&c, NULL, adopter_c, NULL) == 0, "pthread_create");
   CHECK(pthread_join(c, NULL) == 0, "pthread_join");
