@@ -327,7 +327,7 @@ typedef struct {
   int site_lanes;       /* HSMALLOC_SITE_LANES: operator new's call-site lanes (site.c) */
   int stats_signal;     /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
   char trace_file[256]; /* HSMALLOC_TRACE: the event trace (trace.c) */
-  int transfer; /* HSMALLOC_TRANSFER: the transfer cache between threads (transfer.c) */
+  int transfer;         /* HSMALLOC_TRANSFER: the transfer cache between threads (transfer.c) */
 } hsm_options_t;
 
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;

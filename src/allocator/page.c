@@ -248,7 +248,7 @@ int hsm_page_fill_cache(hsm_heap_t *heap, size_t cls) {
   if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
   hsm_page_t *cache = &heap->cache[cls];
   if (cache->free != NULL) return 1; /* a window, or a default chain, missed the fast path */
-  if (cls < HSM_TRANSFER_CLASSES) { /* another thread's batch first: no page touched */
+  if (cls < HSM_TRANSFER_CLASSES) {  /* another thread's batch first: no page touched */
     hsm_cache_grow(heap, cls);
     if (hsm_transfer_take(heap, cls)) return 1;
   }

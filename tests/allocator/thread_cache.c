@@ -18,8 +18,8 @@
  * X frees F remote_frees R page_bytes P transfer_out T rfq_blocks Q" (blocks
  * B's cache put into the transfer cache; its own that came home through its
  * queue), and what the main thread's collect sent home of the
- * transfer cache's: "M remote_frees R transfer_in T". Then thread C (adopting an
- * abandoned heap) allocates and checks N blocks: "C ok 1". */
+ * transfer cache's: "M remote_frees R transfer_in T". Then thread C (adopting
+ * an abandoned heap) allocates and checks N blocks: "C ok 1". */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -167,8 +167,7 @@ static int exit_case(void) {
   printf("B allocs %llu frees %llu remote_frees %llu page_bytes %llu "
          "transfer_out %llu rfq_blocks %llu\n",
          (unsigned long long)rb.allocs, (unsigned long long)rb.frees,
-         (unsigned long long)rb.remote_frees,
-         (unsigned long long)rb.page_bytes,
+         (unsigned long long)rb.remote_frees, (unsigned long long)rb.page_bytes,
          (unsigned long long)rb.transfer_out,
          (unsigned long long)rb.rfq_blocks);
   printf("M remote_frees %llu transfer_in %llu\n",
