@@ -102,7 +102,7 @@
  * HSM_TRANSFER_SLOTS batches that threads' caches overflowed, at most
  * HSM_TRANSFER_BYTES of blocks a class (blocks there hold their pages). */
 #define HSM_TRANSFER_CLASSES HSM_IDLE_CLASS_FIRST
-#define HSM_TRANSFER_SLOTS   8
+#define HSM_TRANSFER_SLOTS   16
 #define HSM_TRANSFER_BYTES   ((size_t)64 * 1024)
 
 /* Heap objects are carved from mappings of this size (never freed). */

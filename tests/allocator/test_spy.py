@@ -9,9 +9,10 @@ import time
 
 N, R = 1000, 10          # spy.c: N mallocs of 100 bytes in thread A, R moved to 5000 bytes
 # B frees N/2 of A's 112-byte blocks, never allocating the class: its cache overflows
-# every 4096 // 112 = 36 frees, and the first 8 batches wait in the transfer cache
-# (nobody takes them) instead of reaching A's queue
-PARKED = 8 * (4096 // 112)
+# every 4096 // 112 = 36 frees, and each of the 13 batches waits in the transfer cache
+# (nobody takes them; 468 blocks fit in 16 slots and 64 KiB) instead of reaching A's
+# queue: only the 32 B held at its exit go there
+PARKED = (N // 2 - 1) // (4096 // 112) * (4096 // 112)
 
 
 def class_size(n):

@@ -52,10 +52,10 @@ def test_owner_and_freeing_thread_exit_with_blocks_in_caches(build, native, secu
         # B's 48-byte cache (bound 1024 while B allocates the class) overflows: its
         # newest 512 go to the transfer cache; at the next overflow B only frees (bound
         # 85 = 4 KiB / 48): 1024 do not fit beside the 512 (64 KiB = 1365 blocks) and go
-        # home; then batches of 85 until the class's 8 slots are full. Nobody takes
-        # them: the main thread's collect sends all 1107 home (A's through A's queue, B's
+        # home; then batches of 85 while they fit in 64 KiB (10 of them). Nobody takes
+        # them: the main thread's collect sends all 1362 home (A's through A's queue, B's
         # own through B's), counted as remote frees once, by B when it put them.
-        assert b["transfer_out"] == 512 + 7 * (4096 // 48) == 1107
-        assert m == {"remote_frees": 0, "transfer_in": 1107}
-        assert 0 < b["rfq_blocks"] < 1107
+        assert b["transfer_out"] == 512 + 10 * (4096 // 48) == 1362
+        assert m == {"remote_frees": 0, "transfer_in": 1362}
+        assert 0 < b["rfq_blocks"] < 1362
     assert got["C"] == {"ok": 1}

@@ -1,14 +1,14 @@
 """The transfer cache (transfer_batches.c): a thread that only frees another's blocks
 hands its cache's overflow to the owner as whole batches, which the owner's empty
 cache takes before it drains its queue or touches a page. Exact figures: a consumer's
-batch is its free-only bound (4 KiB of blocks, at least 4); a class holds at most 8
+batch is its free-only bound (4 KiB of blocks, at least 4); a class holds at most 16
 batches and 64 KiB; the rest goes home as before."""
 import os
 import subprocess
 
 import pytest
 
-SLOTS, CLASS_BYTES = 8, 64 * 1024
+SLOTS, CLASS_BYTES = 16, 64 * 1024
 
 
 def run(build, native, size, n, env=None):
@@ -25,38 +25,42 @@ def run(build, native, size, n, env=None):
             for w in (line.split() for line in res.stdout.splitlines())}
 
 
-@pytest.mark.parametrize("size,n", [(64, 1024), (48, 1020), (4096, 64)])
+@pytest.mark.parametrize("size,n", [(64, 2048), (48, 2045), (4096, 64)])
 def test_a_consumer_hands_whole_batches_to_the_producer(build, native, size, n):
-    """C frees the n blocks P allocated: every `bound` frees its cache overflows; the
-    first batches go to the transfer cache until 8 slots (64 and 48 bytes) or 64 KiB
-    (4096 bytes: 16 blocks, 4 batches) are full, the others home (one push each). P then
-    allocates n blocks: the transfer cache's first, newest batch first, in C's order;
-    only then its queue (the batches sent home, and the bound C's exit sent)."""
+    """C frees the n blocks P allocated: at every `bound`-th free after the first its
+    cache overflows; the first batches go to the transfer cache until its 16 slots (48
+    bytes: 16 x 85 blocks, 65280 bytes) or its 64 KiB (64 bytes: 16 x 64 blocks, both at
+    once; 4096 bytes: 16 blocks, 4 batches) are full, the others home (one push each).
+    P then allocates n blocks (n fits its refills: its cache ends empty): the transfer
+    cache's first, newest batch first, in C's order; only then its queue (the batches
+    sent home, and the blocks C's exit sent)."""
     bound = max(4, 4096 // size)
-    overflows = n // bound - 1
+    overflows = (n - 1) // bound
     put = min(SLOTS, CLASS_BYTES // size // bound, overflows)
     got = run(build, native, size, n)
     # every block that left C's cache is a remote free, whichever way it went
     assert got["C"] == {"remote_frees": overflows * bound,
                         "remote_pushes": overflows - put, "transfer_out": put * bound}
-    assert put * bound == {64: 512, 48: 680, 4096: 16}[size]
+    assert put * bound == {64: 1024, 48: 1360, 4096: 16}[size]
     p = got["P"]
     assert (p["transfer_in"], p["first_batch_ok"]) == (put * bound, 1)
-    if size < 4096:  # every block P gets back is one C freed: none carved afresh
-        assert (p["rfq_blocks"], p["reused"]) == (n - put * bound, n)
+    if size < 4096:  # the rest came through P's queue
+        assert p["rfq_blocks"] == n - put * bound
+    if size == 64:  # every block P gets back is one C freed: none carved afresh
+        assert p["reused"] == n
 
 
 def test_without_the_transfer_cache_every_batch_goes_home(build, native):
-    """HSMALLOC_TRANSFER=0: C sends each of its 15 overflows home, P drains them all
+    """HSMALLOC_TRANSFER=0: C sends each of its 31 overflows home, P drains them all
     (and the 64 C's exit sent)."""
-    got = run(build, native, 64, 1024, {"HSMALLOC_TRANSFER": "0"})
-    assert got["C"] == {"remote_frees": 15 * 64, "remote_pushes": 15, "transfer_out": 0}
-    assert (got["P"]["transfer_in"], got["P"]["rfq_blocks"]) == (0, 1024)
+    got = run(build, native, 64, 2048, {"HSMALLOC_TRANSFER": "0"})
+    assert got["C"] == {"remote_frees": 31 * 64, "remote_pushes": 31, "transfer_out": 0}
+    assert (got["P"]["transfer_in"], got["P"]["rfq_blocks"]) == (0, 2048)
 
 
 def test_secure_mode_keeps_its_checked_path_home(build, native):
     """Secure mode's cached blocks go home checked (cache.c), never through the
     transfer cache: P gets every block C freed back through its queue."""
-    got = run(build, native, 64, 1024, {"HSMALLOC_SECURE": "1"})
+    got = run(build, native, 64, 2048, {"HSMALLOC_SECURE": "1"})
     assert got["C"]["transfer_out"] == 0
-    assert (got["P"]["transfer_in"], got["P"]["rfq_blocks"]) == (0, 1024)
+    assert (got["P"]["transfer_in"], got["P"]["rfq_blocks"]) == (0, 2048)
