@@ -177,5 +177,5 @@ void hsm_cache_flush_all(hsm_heap_t *heap) {
  * heap's empty cache of its class and sent home from there. */
 void hsm_cache_flush_transfer(hsm_heap_t *heap) {
   for (size_t cls = 0; cls < HSM_TRANSFER_CLASSES; cls++)
-    while (hsm_transfer_take(heap, cls)) cache_flush_counted(heap, cls, 0, 1);
+    while (hsm_transfer_take(heap, cls, 1)) cache_flush_counted(heap, cls, 0, 1);
 }

@@ -250,7 +250,7 @@ int hsm_page_fill_cache(hsm_heap_t *heap, size_t cls) {
   if (cache->free != NULL) return 1; /* a window, or a default chain, missed the fast path */
   if (cls < HSM_TRANSFER_CLASSES) {  /* another thread's batch first: no page touched */
     hsm_cache_grow(heap, cls);
-    if (hsm_transfer_take(heap, cls)) return 1;
+    if (hsm_transfer_take(heap, cls, 0)) return 1;
   }
   if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL)
     hsm_heap_drain_remote(heap);

@@ -9,9 +9,11 @@
  * and once the process has a second heap, only: secure mode's caches go home checked,
  * and a single thread's flush goes to its own pages anyway.
  *
- * One spin lock per class (a line of its own): a put or a take holds it for a few
- * stores. An exited thread's blocks may wait here until another thread takes them or
+ * One lock per class (a line of its own), only ever tried: a put or a take holds it
+ * for a few stores, and one that finds it taken does without. An exited thread's blocks may wait here until another thread takes them or
  * hsmalloc_collect sends them home. */
+#include <sched.h>
+
 #include "internal.h"
 
 typedef struct {
@@ -25,9 +27,17 @@ typedef struct {
 static transfer_t transfer[HSM_TRANSFER_CLASSES];
 int hsm_transfer_on; /* set when the process makes its second heap (heap.c) */
 
+/* A put or a take never waits: with the lock taken (by a thread that may have been
+ * preempted holding it, on an oversubscribed machine) the batch goes home, or the cache
+ * refills from its page, as without the transfer cache. */
+static int ttrylock(transfer_t *t) {
+  return !atomic_load_explicit(&t->lock, memory_order_relaxed) &&
+         !atomic_exchange_explicit(&t->lock, 1, memory_order_acquire);
+}
+
+/* Fork's handlers wait (yielding: the holder may be preempted). */
 static void tlock(transfer_t *t) {
-  while (atomic_exchange_explicit(&t->lock, 1, memory_order_acquire))
-    while (atomic_load_explicit(&t->lock, memory_order_relaxed)) __builtin_ia32_pause();
+  while (!ttrylock(t)) sched_yield();
 }
 
 static void tunlock(transfer_t *t) { atomic_store_explicit(&t->lock, 0, memory_order_release); }
@@ -68,7 +78,10 @@ int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count) {
   }
   hsm_block_t *rest = tail->next;
   tail->next = NULL;
-  tlock(t);
+  if (!ttrylock(t)) {
+    tail->next = rest;
+    return 0;
+  }
   if (!room(t, cls, n)) {
     tunlock(t);
     tail->next = rest;
@@ -89,12 +102,13 @@ int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count) {
 }
 
 /* The newest batch of the class into its empty cache: the blocks taken, 0 when there
- * is none. The cache's room goes down by them (the caller's bound holds them: a batch
+ * is none (or, unless `wait`, when another thread holds the lock). The cache's room goes down by them (the caller's bound holds them: a batch
  * is at most the class's whole limit). */
-uint32_t hsm_transfer_take(hsm_heap_t *self, size_t cls) {
+uint32_t hsm_transfer_take(hsm_heap_t *self, size_t cls, int wait) {
   transfer_t *t = &transfer[cls];
   if (atomic_load_explicit(&t->batches, memory_order_relaxed) == 0) return 0;
-  tlock(t);
+  if (wait) tlock(t);
+  else if (!ttrylock(t)) return 0;
   uint32_t slot = atomic_load_explicit(&t->batches, memory_order_relaxed);
   if (slot == 0) {
     tunlock(t);
