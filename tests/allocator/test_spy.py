@@ -135,11 +135,14 @@ def test_alloc_stats_command(build, native, tmp_path, heapscope):
     assert res.returncode == 0, res.stderr
     text = res.stdout
     assert "reallocations" in text and "remote-free queue: blocks received" in text
+    put = next(line for line in text.splitlines() if "transfer cache: blocks put" in line)
+    assert put.split()[-1] == str(PARKED)
     heap_line = next(line for line in text.splitlines() if line.strip().startswith("1 "))
     assert f"{N + R + 1:,}" in heap_line and "abandoned" in heap_line
     res = heapscope("alloc-stats", str(first), "--format", "json")
     doc = json.loads(res.stdout)
     (proc,) = doc["processes"]
+    assert (proc["figures"]["transfer_out"], proc["figures"]["transfer_in"]) == (PARKED, 0)
     heap_a = next(h for h in proc["heaps"] if h["id"] == 1)
     assert heap_a["allocs"] == N + R + 1
     assert heap_a["rfq_bytes"] == (N // 2 - PARKED) * class_size(100)

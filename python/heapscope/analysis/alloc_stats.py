@@ -27,6 +27,8 @@ PROCESS_FIGURES = [
     ("remote_frees", "remote frees", "count"),
     ("rfq_blocks", "remote-free queue: blocks received", "count"),
     ("rfq_bytes", "remote-free queue: bytes received", "bytes"),
+    ("transfer_out", "transfer cache: blocks put", "count"),
+    ("transfer_in", "transfer cache: blocks taken", "count"),
     ("purges", "returns to the OS", "count"),
     ("purged_bytes", "bytes returned to the OS", "bytes"),
     ("segments", "segments", "count"),
