@@ -381,6 +381,34 @@ static void remote_link_overwrite(void) {
     sink = malloc(48);
 }
 
+/* The same over a block of a page that came back empty (secure mode keeps such
+ * a page for reuse, its blocks on its list as they were freed): 3000 blocks (3
+ * pages) freed by another thread, drained home by the slow path of a size not
+ * allocated before, the free mark of the first page's first block cleared, then
+ * 3000 blocks of the size again. (The default mode gives the page back and
+ * carves it again, which rewrites the mark: nothing to catch.) */
+enum { KEPT_BLOCKS = 3000 };
+static void *free_kept(void *arg) {
+  void **blocks = arg;
+  for (int i = 0; i < KEPT_BLOCKS; i++)
+    free(blocks[i]);
+  return NULL;
+}
+
+static void kept_page_mark_overwrite(void) {
+  static void *blocks[KEPT_BLOCKS];
+  for (int i = 0; i < KEPT_BLOCKS; i++)
+    blocks[i] = malloc(48);
+  pthread_t t;
+  pthread_create(&t, NULL, free_kept, blocks);
+  pthread_join(t, NULL);
+  sink = malloc(
+      3000); /* its class's slow path drains the queue: the pages are empty */
+  memset((char *)launder(blocks[0]) + 8, 0, 8);
+  for (int i = 0; i < KEPT_BLOCKS; i++)
+    sink = malloc(48);
+}
+
 /* 64 blocks of a fresh size: handed out in address order, or not. */
 static void allocation_order(void) {
   char *prev = malloc(1008);
@@ -433,6 +461,7 @@ static const struct {
     {"cache-link-overwrite", cache_link_overwrite},
     {"cache-mark-overwrite", cache_mark_overwrite},
     {"remote-link-overwrite", remote_link_overwrite},
+    {"kept-page-mark-overwrite", kept_page_mark_overwrite},
 };
 
 int main(int argc, char **argv) {
