@@ -362,15 +362,14 @@ static void cache_mark_overwrite(void) { cache_forged(8); }
  * blocks and exits (they go to this heap's queue of other threads' frees), a
  * link among them is overwritten, then this thread allocates until it drains
  * its queue. */
-static void *free_blocks(void *arg) {
-  void **blocks = arg;
-  for (int i = 0; i < CACHED_BLOCKS; i++)
-    free(blocks[i]);
+static void *free_blocks(void *arg) { /* up to the first NULL */
+  for (void **blocks = arg; *blocks != NULL; blocks++)
+    free(*blocks);
   return NULL;
 }
 
 static void remote_link_overwrite(void) {
-  static void *blocks[CACHED_BLOCKS];
+  static void *blocks[CACHED_BLOCKS + 1];
   for (int i = 0; i < CACHED_BLOCKS; i++)
     blocks[i] = malloc(48);
   pthread_t t;
@@ -388,22 +387,16 @@ static void remote_link_overwrite(void) {
  * 3000 blocks of the size again. (The default mode gives the page back and
  * carves it again, which rewrites the mark: nothing to catch.) */
 enum { KEPT_BLOCKS = 3000 };
-static void *free_kept(void *arg) {
-  void **blocks = arg;
-  for (int i = 0; i < KEPT_BLOCKS; i++)
-    free(blocks[i]);
-  return NULL;
-}
-
 static void kept_page_mark_overwrite(void) {
-  static void *blocks[KEPT_BLOCKS];
+  static void *blocks[KEPT_BLOCKS + 1];
   for (int i = 0; i < KEPT_BLOCKS; i++)
     blocks[i] = malloc(48);
   pthread_t t;
-  pthread_create(&t, NULL, free_kept, blocks);
+  pthread_create(&t, NULL, free_blocks, blocks);
   pthread_join(t, NULL);
-  sink = malloc(
-      3000); /* its class's slow path drains the queue: the pages are empty */
+  /* a class not allocated before: its slow path drains the queue, the pages are
+   * empty */
+  sink = malloc(3000);
   memset((char *)launder(blocks[0]) + 8, 0, 8);
   for (int i = 0; i < KEPT_BLOCKS; i++)
     sink = malloc(48);
