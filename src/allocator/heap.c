@@ -11,10 +11,12 @@
 
 #include "internal.h"
 
-/* Only malloc's fast paths read it (secure mode's through `direct`): every page they
- * find has no free block. */
-hsm_heap_t hsm_heap_empty = {.fast_direct = {[0 ... HSM_CLASSES - 1] = &hsm_page_empty},
-                             .direct = {[0 ... HSM_CLASSES - 1] = &hsm_page_empty}};
+/* The heap of a thread that has none yet: all zeros, so that it lives in .bss (no
+ * relocation writes it at load, nothing makes it resident). Every path that may meet
+ * it turns away on a zero before reading a page: malloc's fast path on fast_lim,
+ * secure mode's on secure_lim, new's on the empty site table, free's on a cache with
+ * no room (`used` 0). */
+hsm_heap_t hsm_heap_empty;
 __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec"))) = &hsm_heap_empty;
 static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
 
@@ -66,7 +68,6 @@ static hsm_heap_t *heap_new_locked(void) {
   for (size_t i = 0; i <= HSM_CLASS_TABLE_MAX; i++) /* malloc's: 16-aligned by default */
     heap->fast_class[i] = heap->class8[(hsm_malloc_csize(i) + 7) >> 3];
   for (size_t c = 0; c < HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
-  hsm_cache_init(heap);
   hsm_fast_direct_refresh(heap);
   hsm_site_lanes_update(heap);
   heap->id = heaps_made++;

@@ -537,7 +537,6 @@ HSM_HIDDEN extern _Atomic unsigned long hsm_module_unloads; /* dlcloses: memos s
 HSM_HIDDEN void hsm_sites_forget(uintptr_t lo, uintptr_t hi);
 
 /* ---- the thread cache (cache.c), other heaps' blocks (remote.c) ---- */
-HSM_HIDDEN void hsm_cache_init(hsm_heap_t *heap); /* a new heap's cache bounds */
 /* the thread allocates class cls from its empty cache: the cache's whole bound */
 HSM_HIDDEN void hsm_cache_grow(hsm_heap_t *heap, size_t cls);
 /* How many blocks an empty cache takes from its page at a refill. */
