@@ -143,13 +143,20 @@ static void heap_thread_exit(void *arg) {
   errno = err;
 }
 
-/* Memory freed into an exited thread's heap is given back here, by whichever live
- * thread next needs a new segment; the heap itself waits for the next new thread. */
-void hsm_collect_abandoned(void) {
+/* An exited thread's heap has no owner to run its maintenance: whichever live thread
+ * next needs a new segment or passes its own maintenance gives back the memory freed
+ * into it (the blocks other threads freed to it, its pages that emptied), and its free
+ * slices once the decay delay (or, with `force`, hsmalloc_collect) says so; without
+ * that they would stay resident, whatever the pressure, until a new thread adopts the
+ * heap. The heap itself waits for the next new thread. */
+void hsm_collect_abandoned(int force) {
   if (atomic_load_explicit(&abandoned_count, memory_order_relaxed) == 0) return;
-  if (pthread_mutex_trylock(&heaps_lock) != 0) return;
+  if (force) pthread_mutex_lock(&heaps_lock);
+  else if (pthread_mutex_trylock(&heaps_lock) != 0) return;
+  uint64_t now = hsm_now_ms();
   for (hsm_heap_t *h = heaps_abandoned; h != NULL; h = h->abandoned_next) {
     if (atomic_load_explicit(&h->remote, memory_order_relaxed) != NULL) heap_tidy(h);
+    hsm_segment_decay_slices(h, now, force);
   }
   pthread_mutex_unlock(&heaps_lock);
 }
@@ -164,7 +171,7 @@ void hsm_heap_maintenance(hsm_heap_t *heap) {
     hsm_segment_cache_decay(now, 0);
     hsm_huge_cache_decay(now, 0);
   }
-  hsm_collect_abandoned();
+  hsm_collect_abandoned(0);
 }
 
 /* ---- fork ---- */
