@@ -29,14 +29,9 @@ HSM_EXPORT size_t hsmalloc_collect(void) {
     hsm_rbatch_flush_all(heap);
     hsm_heap_drain_remote(heap);
     hsm_heap_collect_empty(heap);
-    if (!hsm_options.hugepages) {
-      long saved = hsm_options.decay_ms;
-      hsm_options.decay_ms = 0;
-      hsm_segment_decay(heap, hsm_now_ms());
-      hsm_options.decay_ms = saved;
-    }
+    hsm_segment_decay_slices(heap, hsm_now_ms(), 1);
   }
-  hsm_collect_abandoned();
+  hsm_collect_abandoned(1);
   hsm_segment_cache_decay(hsm_now_ms(), 1);
   hsm_huge_cache_decay(hsm_now_ms(), 1);
   int64_t purged = atomic_load(&hsm_gstats.purged_bytes) - before;

@@ -49,19 +49,23 @@ static void set_bound(hsm_page_t *cache, uint32_t bound) {
   cache->reserved = bound;
 }
 
-void hsm_cache_init(hsm_heap_t *heap) {
-  for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
-    hsm_page_t *cache = &heap->cache[cls];
+/* A cache is set up at its first use (its first refill, or the first free that finds
+ * no room), not when its heap is made: a heap's caches are 20 KiB (two lines a class),
+ * which a thread using a few classes would otherwise make resident at its start. A
+ * cache not set up is all zeros: `used` 0 is no room, so free's fast path turns away
+ * from it (a set-up cache's `used` is at least 1). */
+static hsm_page_t *cache_setup(hsm_heap_t *heap, size_t cls) {
+  hsm_page_t *cache = &heap->cache[cls];
+  if (HSM_UNLIKELY(cache->used == 0)) {
     cache->class_id = (uint16_t)cls;
-    cache->reserved = 0;
-    cache->used = 1; /* no block held */
-    set_bound(cache, free_bound(cls));
+    cache->used = 1; /* no block held, a bound of 0 */
   }
+  return cache;
 }
 
 /* The thread allocates the class from its empty cache: the whole bound. */
 void hsm_cache_grow(hsm_heap_t *heap, size_t cls) {
-  set_bound(&heap->cache[cls], hsm_cache_limit[cls]);
+  set_bound(cache_setup(heap, cls), hsm_cache_limit[cls]);
 }
 
 /* A run of one page's blocks, head .. tail (n of them, linked, each marked free), goes
@@ -134,7 +138,7 @@ static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
  * home; then b goes on. */
 void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
   size_t cls = pg->class_id;
-  hsm_page_t *cache = &self->cache[cls];
+  hsm_page_t *cache = cache_setup(self, cls);
   uint32_t limit = hsm_cache_limit[cls];
   int allocating = HSM_READ(self->stats.allocs[cls]) != cache->limit;
   uint32_t bound = allocating ? limit : free_bound(cls);

@@ -70,6 +70,9 @@
 #define HSM_IDLE_CLASS_FIRST 64
 #define HSM_IDLE_PAGE_SLOW   16
 #define HSM_EXTEND_BYTES     4096 /* carve fresh blocks 4 KiB at a time */
+/* secure mode: the bytes of empty pages of a class up to 8 KiB a heap keeps for reuse
+ * (page.c): 8 pages of one slice */
+#define HSM_SECURE_KEEP_BYTES ((size_t)512 * 1024)
 
 /* Statistics bins: one per small class, then large, then huge. */
 #define HSM_BIN_LARGE HSM_CLASSES

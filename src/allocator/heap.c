@@ -11,10 +11,12 @@
 
 #include "internal.h"
 
-/* Only malloc's fast paths read it (secure mode's through `direct`): every page they
- * find has no free block. */
-hsm_heap_t hsm_heap_empty = {.fast_direct = {[0 ... HSM_CLASSES - 1] = &hsm_page_empty},
-                             .direct = {[0 ... HSM_CLASSES - 1] = &hsm_page_empty}};
+/* The heap of a thread that has none yet: all zeros, so that it lives in .bss (no
+ * relocation writes it at load, nothing makes it resident). Every path that may meet
+ * it turns away on a zero before reading a page: malloc's fast path on fast_lim,
+ * secure mode's on secure_lim, new's on the empty site table, free's on a cache with
+ * no room (`used` 0). */
+hsm_heap_t hsm_heap_empty;
 __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec"))) = &hsm_heap_empty;
 static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
 
@@ -66,7 +68,6 @@ static hsm_heap_t *heap_new_locked(void) {
   for (size_t i = 0; i <= HSM_CLASS_TABLE_MAX; i++) /* malloc's: 16-aligned by default */
     heap->fast_class[i] = heap->class8[(hsm_malloc_csize(i) + 7) >> 3];
   for (size_t c = 0; c < HSM_CLASSES; c++) hsm_direct_set(heap, c, &hsm_page_empty);
-  hsm_cache_init(heap);
   hsm_fast_direct_refresh(heap);
   hsm_site_lanes_update(heap);
   heap->id = heaps_made++;
@@ -143,13 +144,20 @@ static void heap_thread_exit(void *arg) {
   errno = err;
 }
 
-/* Memory freed into an exited thread's heap is given back here, by whichever live
- * thread next needs a new segment; the heap itself waits for the next new thread. */
-void hsm_collect_abandoned(void) {
+/* An exited thread's heap has no owner to run its maintenance: whichever live thread
+ * next needs a new segment or passes its own maintenance gives back the memory freed
+ * into it (the blocks other threads freed to it, its pages that emptied), and its free
+ * slices once the decay delay (or, with `force`, hsmalloc_collect) says so; without
+ * that they would stay resident, whatever the pressure, until a new thread adopts the
+ * heap. The heap itself waits for the next new thread. */
+void hsm_collect_abandoned(int force) {
   if (atomic_load_explicit(&abandoned_count, memory_order_relaxed) == 0) return;
-  if (pthread_mutex_trylock(&heaps_lock) != 0) return;
+  if (force) pthread_mutex_lock(&heaps_lock);
+  else if (pthread_mutex_trylock(&heaps_lock) != 0) return;
+  uint64_t now = hsm_now_ms();
   for (hsm_heap_t *h = heaps_abandoned; h != NULL; h = h->abandoned_next) {
     if (atomic_load_explicit(&h->remote, memory_order_relaxed) != NULL) heap_tidy(h);
+    hsm_segment_decay_slices(h, now, force);
   }
   pthread_mutex_unlock(&heaps_lock);
 }
@@ -164,7 +172,7 @@ void hsm_heap_maintenance(hsm_heap_t *heap) {
     hsm_segment_cache_decay(now, 0);
     hsm_huge_cache_decay(now, 0);
   }
-  hsm_collect_abandoned();
+  hsm_collect_abandoned(0);
 }
 
 /* ---- fork ---- */

@@ -437,6 +437,7 @@ HSM_HIDDEN void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices);
 HSM_HIDDEN void *hsm_segment_page_slide(hsm_heap_t *heap, hsm_page_t *pg, size_t slices);
 HSM_HIDDEN void hsm_segment_decay(hsm_heap_t *heap, uint64_t now);
+HSM_HIDDEN void hsm_segment_decay_slices(hsm_heap_t *heap, uint64_t now, int force);
 HSM_HIDDEN void hsm_segment_cache_decay(uint64_t now, int force);
 HSM_HIDDEN void hsm_segment_cache_lock(void);
 HSM_HIDDEN void hsm_segment_cache_unlock(void);
@@ -481,7 +482,7 @@ HSM_HIDDEN void *hsm_large_resize(void *p, size_t size);
 HSM_HIDDEN hsm_heap_t *hsm_heap_get_slow(void);
 HSM_HIDDEN hsm_heap_t *hsm_heap_for_free(void);
 HSM_HIDDEN void hsm_heap_maintenance(hsm_heap_t *heap);
-HSM_HIDDEN void hsm_collect_abandoned(void);
+HSM_HIDDEN void hsm_collect_abandoned(int force);
 HSM_HIDDEN void hsm_heaps_lock(void);
 HSM_HIDDEN void hsm_heaps_unlock(void);
 HSM_HIDDEN hsm_heap_t *hsm_heaps_first(void);
@@ -540,7 +541,6 @@ HSM_HIDDEN extern _Atomic unsigned long hsm_module_unloads; /* dlcloses: memos s
 HSM_HIDDEN void hsm_sites_forget(uintptr_t lo, uintptr_t hi);
 
 /* ---- the thread cache (cache.c), other heaps' blocks (remote.c) ---- */
-HSM_HIDDEN void hsm_cache_init(hsm_heap_t *heap); /* a new heap's cache bounds */
 /* the thread allocates class cls from its empty cache: the cache's whole bound */
 HSM_HIDDEN void hsm_cache_grow(hsm_heap_t *heap, size_t cls);
 /* How many blocks an empty cache takes from its page at a refill. */

@@ -444,7 +444,7 @@ again:
   if (seg == NULL) {
     /* memory pressure: the pages postponed free kept go back before a new segment */
     if (hsm_hot_release_kept(heap) > 0) goto again;
-    hsm_collect_abandoned();
+    hsm_collect_abandoned(0);
     seg = segment_acquire(heap, (unsigned)slices, HSM_SLICES + 1);
     if (seg == NULL) return NULL;
     segment_link(heap, seg);
@@ -507,19 +507,27 @@ void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg) {
 }
 
 /* Purge the touched free slices of the heap's segments once they have been free for
- * the decay delay (runs of slices, one madvise each). */
-void hsm_segment_decay(hsm_heap_t *heap, uint64_t now) {
-  /* maintenance passes here first: pressure is read, and a SIGUSR2 dump the handler
-   * could not write is written, off the fast path */
-  hsm_pressure_poll();
-  hsm_stats_signal_pending();
-  if (hsm_options.decay_ms < 0 || hsm_options.hugepages) return;
-  long decay = hsm_decay_now();
+ * the decay delay, or all of them with `force` (runs of slices, one madvise each). */
+void hsm_segment_decay_slices(hsm_heap_t *heap, uint64_t now, int force) {
+  if (hsm_options.hugepages || (hsm_options.decay_ms < 0 && !force)) return;
+  uint64_t decay = 0;
+  if (!force) {
+    long d = hsm_decay_now();
+    decay = d > 0 ? (uint64_t)d : 0;
+  }
   for (hsm_segment_t *seg = heap->segments; seg != NULL; seg = seg->next) {
     uint32_t dirty = seg->free_mask & seg->touched_mask;
-    if (dirty == 0 || now - seg->dirty_since_ms < (uint64_t)decay) continue;
+    if (dirty == 0 || (now >= seg->dirty_since_ms && now - seg->dirty_since_ms < decay)) continue;
     purge_runs(heap, seg, dirty);
   }
+}
+
+/* The owner's maintenance: pressure is read, and a SIGUSR2 dump the handler could not
+ * write is written, off the fast path; then its free slices decay. */
+void hsm_segment_decay(hsm_heap_t *heap, uint64_t now) {
+  hsm_pressure_poll();
+  hsm_stats_signal_pending();
+  hsm_segment_decay_slices(heap, now, 0);
 }
 
 /* Resize a large page in place to `slices` slices: grow into the free slices that

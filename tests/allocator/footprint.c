@@ -7,7 +7,12 @@
  * hot-size window, which 64 takes all of. 64 is a fixed class of exactly 64
  * bytes, so no hot class is made for it and one set of pages holds the blocks:
  * two slices of 1024 blocks. Prints "resident N hot H" (H: hot rows of size
- * 64). */
+ * 64).
+ *
+ * start: the library's own resident memory once two threads have allocated a
+ * block each: its writable data (the read-write mapping of libhsmalloc.so) and its heap objects (the 1 MiB anonymous
+ * mapping they are carved from), in KiB of /proc/self/smaps' Rss. Prints
+ * "data_kib D heap_kib H". */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -82,10 +87,56 @@ static void exact(void) {
   printf("resident %ld hot %d\n", exact_resident, hot_rows(64));
 }
 
+#define HEAP_POOL ((uintptr_t)1 << 20) /* the heap objects' mapping (HSM_HEAP_POOL_CHUNK) */
+
+static void *start_thread(void *arg) {
+  void *p = malloc(16);
+  CHECK(p != NULL, "malloc(16)");
+  free(p);
+  return arg;
+}
+
+/* From /proc/self/smaps (its Rss counts no page that was only read: those map the
+ * shared zero page), in KiB: libhsmalloc's read-write file mapping, and the anonymous
+ * mapping of the heap objects (HEAP_POOL bytes; the kernel may merge a neighbouring
+ * anonymous mapping of a few pages into it). */
+static void start(void) {
+  void *p = malloc(16);
+  CHECK(p != NULL, "malloc(16)");
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, start_thread, NULL) == 0, "pthread_create");
+  CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+  free(p);
+  FILE *f = fopen("/proc/self/smaps", "r");
+  CHECK(f != NULL, "/proc/self/smaps");
+  char line[512], perms[8], path[256];
+  long data_kib = -1, heap_kib = -1, *want = NULL;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    path[0] = 0;
+    if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo, &hi, perms, path) >= 3) {
+      int rw = strcmp(perms, "rw-p") == 0;
+      want = NULL;
+      if (rw && strstr(path, "libhsmalloc.so") != NULL) want = &data_kib;
+      if (rw && path[0] == 0 && hi - lo >= HEAP_POOL && hi - lo < HEAP_POOL + SLICE)
+        want = &heap_kib;
+      if (want != NULL) CHECK(*want < 0, "two mappings taken for one: %s", line);
+    } else if (want != NULL && strncmp(line, "Rss:", 4) == 0) {
+      *want = strtol(line + 4, NULL, 10);
+    }
+  }
+  fclose(f);
+  CHECK(data_kib >= 0, "no read-write mapping of libhsmalloc.so");
+  CHECK(heap_kib >= 0, "no anonymous mapping of 1 MiB");
+  printf("data_kib %ld heap_kib %ld\n", data_kib, heap_kib);
+}
+
 int main(int argc, char **argv) {
-  CHECK(argc == 2, "usage: footprint exact");
+  CHECK(argc == 2, "usage: footprint exact|start");
   if (strcmp(argv[1], "exact") == 0)
     exact();
+  else if (strcmp(argv[1], "start") == 0)
+    start();
   else
     CHECK(0, "unknown mode %s", argv[1]);
   return 0;

@@ -362,15 +362,14 @@ static void cache_mark_overwrite(void) { cache_forged(8); }
  * blocks and exits (they go to this heap's queue of other threads' frees), a
  * link among them is overwritten, then this thread allocates until it drains
  * its queue. */
-static void *free_blocks(void *arg) {
-  void **blocks = arg;
-  for (int i = 0; i < CACHED_BLOCKS; i++)
-    free(blocks[i]);
+static void *free_blocks(void *arg) { /* up to the first NULL */
+  for (void **blocks = arg; *blocks != NULL; blocks++)
+    free(*blocks);
   return NULL;
 }
 
 static void remote_link_overwrite(void) {
-  static void *blocks[CACHED_BLOCKS];
+  static void *blocks[CACHED_BLOCKS + 1];
   for (int i = 0; i < CACHED_BLOCKS; i++)
     blocks[i] = malloc(48);
   pthread_t t;
@@ -378,6 +377,28 @@ static void remote_link_overwrite(void) {
   pthread_join(t, NULL);
   memset(launder(blocks[CACHED_BLOCKS / 2]), 0x41, 8);
   for (int i = 0; i < 20000; i++)
+    sink = malloc(48);
+}
+
+/* The same over a block of a page that came back empty (secure mode keeps such
+ * a page for reuse, its blocks on its list as they were freed): 3000 blocks (3
+ * pages) freed by another thread, drained home by the slow path of a size not
+ * allocated before, the free mark of the first page's first block cleared, then
+ * 3000 blocks of the size again. (The default mode gives the page back and
+ * carves it again, which rewrites the mark: nothing to catch.) */
+enum { KEPT_BLOCKS = 3000 };
+static void kept_page_mark_overwrite(void) {
+  static void *blocks[KEPT_BLOCKS + 1];
+  for (int i = 0; i < KEPT_BLOCKS; i++)
+    blocks[i] = malloc(48);
+  pthread_t t;
+  pthread_create(&t, NULL, free_blocks, blocks);
+  pthread_join(t, NULL);
+  /* a class not allocated before: its slow path drains the queue, the pages are
+   * empty */
+  sink = malloc(3000);
+  memset((char *)launder(blocks[0]) + 8, 0, 8);
+  for (int i = 0; i < KEPT_BLOCKS; i++)
     sink = malloc(48);
 }
 
@@ -433,6 +454,7 @@ static const struct {
     {"cache-link-overwrite", cache_link_overwrite},
     {"cache-mark-overwrite", cache_mark_overwrite},
     {"remote-link-overwrite", remote_link_overwrite},
+    {"kept-page-mark-overwrite", kept_page_mark_overwrite},
 };
 
 int main(int argc, char **argv) {

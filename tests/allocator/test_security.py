@@ -88,6 +88,11 @@ PROBES = {
     "remote-link-overwrite": (
         ("segv", None),
         ("abort", "a block in the queue of other threads' frees was overwritten")),
+    # a free mark cleared on a page that came back empty: secure mode keeps the page and
+    # checks the block as it leaves the page's list; the default mode carves the page
+    # again, which rewrites the mark
+    "kept-page-mark-overwrite": (("exit", "undetected kept-page-mark-overwrite"),
+                                 ("abort", WRITTEN)),
 }
 
 

@@ -3,7 +3,8 @@ the slices its last page carved (churn_pages.c), and a thread that frees other t
 blocks without allocating their class sends them home sooner (consumer_cache.c, and
 hot_cache.c for a hot class), runs of a page drained in one step (remote_runs.c), a
 cache's blocks sent home in one batch per owner (remote_owners.c); threads that swap
-their working sets keep their pages (the handover workload)."""
+their working sets keep their pages (the handover workload); an exited thread's free
+slices go back without a thread to adopt its heap (abandoned_slices.c)."""
 import os
 import subprocess
 
@@ -162,3 +163,39 @@ def test_threads_swapping_working_sets_keep_their_pages(native, tmp_path):
     current one now: the pages of the first rounds serve all of them."""
     assert pages_taken(native, tmp_path, 200) == 38
     assert pages_taken(native, tmp_path, 400) == 38
+
+
+# abandoned_slices.c: 6 large blocks of 256 KiB freed by a thread that then exits
+ABANDONED_SLICES = 6 * 256 * 1024
+
+
+def abandoned_slices(build, native, mode, sleep_ms, decay_ms):
+    lib = str(native / "lib")
+    exe = build("../allocator/abandoned_slices.c", "-O1", "-pthread", "-L" + lib,
+                "-Wl,-rpath," + lib, "-lhsmalloc", name="abandoned_slices")
+    full = dict(os.environ)
+    full.pop("LD_PRELOAD", None)
+    full.update({"HSMALLOC_DECAY_MS": str(decay_ms), "HSMALLOC_PRESSURE": "0"})
+    res = subprocess.run([str(exe), mode, str(sleep_ms)], capture_output=True, text=True,
+                         env=full, timeout=60)
+    assert res.returncode == 0, res.stderr
+    w = res.stdout.split()
+    assert w[0::2] == ["held", "after", "purged"], res.stdout
+    return {w[i]: int(w[i + 1]) for i in range(0, len(w), 2)}
+
+
+def test_an_exited_threads_free_slices_decay_without_an_adopter(build, native):
+    """The 24 free slices an exited thread left resident in its heap go back once the
+    decay delay passes (another thread's maintenance) and at hsmalloc_collect, with no
+    new thread to adopt the heap; before the delay they stay for reuse. (Until
+    2026-11-28 nothing gave them back: 0 bytes purged, the resident size unchanged.)"""
+    kept = abandoned_slices(build, native, "decay", 0, 60_000)
+    assert kept["purged"] == 0
+    assert kept["after"] >= kept["held"] - 256
+    decayed = abandoned_slices(build, native, "decay", 200, 50)
+    # (and the main thread's own 192 KiB block's slices, when its churn outlasts 50 ms)
+    assert ABANDONED_SLICES <= decayed["purged"] <= ABANDONED_SLICES + 192 * 1024
+    assert decayed["after"] <= decayed["held"] - ABANDONED_SLICES // 1024 + 256
+    collected = abandoned_slices(build, native, "collect", 0, 60_000)
+    assert collected["purged"] >= ABANDONED_SLICES
+    assert collected["after"] <= collected["held"] - ABANDONED_SLICES // 1024 + 256
