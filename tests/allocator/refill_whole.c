@@ -2,7 +2,7 @@
  * 64 bytes (pages of 1024), frees all but the first of every 1024 (so that no page
  * empties: its cache of the class holds 1024 blocks, the rest go back to their pages
  * in flushes), then allocates N - 3 again; it prints the second round's slow
- * allocations (cache refills): "round2 slow S" */
+ * allocations (cache refills): "slow S" */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +31,7 @@ int main(void) {
     CHECK(second[i] != NULL, "malloc");
   }
   CHECK(hsmalloc_heap_stats_self(&after) == 0, "no heap");
-  printf("round2 slow %llu\n", (unsigned long long)(after.slow_allocs - before.slow_allocs));
+  printf("slow %llu\n", (unsigned long long)(after.slow_allocs - before.slow_allocs));
   for (int i = 0; i < N - 3; i++)
     free(second[i]);
   for (int i = 0; i < N; i += 1024)
