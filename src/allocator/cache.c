@@ -36,7 +36,8 @@ static uint32_t free_bound(size_t cls) {
   return batch < limit ? (uint32_t)batch : limit;
 }
 
-/* What an empty cache takes from its page at a refill: twice the free-only bound
+/* What an empty cache takes from its page at a refill that walks the page's list (not
+ * one that takes a whole list of returned blocks: page.c): twice the free-only bound
  * (HSM_CACHE_FREE_BYTES * 2 of blocks), not half the whole bound: a refill may carve
  * fresh memory, which a larger bound must not make resident. */
 uint32_t hsm_cache_refill_count(const hsm_page_t *cache) {
@@ -111,8 +112,9 @@ static void cache_flush_counted(hsm_heap_t *self, size_t cls, uint32_t count, in
       }
     } else {
       uintptr_t mark = b->mark;
+      uint32_t most = left - sent; /* the run's bound: one counter in the walk */
       pg = (hsm_page_t *)(mark & ~HSM_MARK_FRESH);
-      while ((b = tail->next) != NULL && b->mark == mark && sent + run < left) {
+      while ((b = tail->next) != NULL && b->mark == mark && run < most) {
         tail = b;
         run++;
       }

@@ -243,13 +243,26 @@ static hsm_page_t *page_with_free(hsm_heap_t *heap, size_t cls) {
   return pg;
 }
 
-/* The empty cache takes up to half its bound of pg's free blocks, in list order (fresh
- * ones are in address order, returned ones in runs of the page): they count as out of
- * the page, and as held by the cache (its room), from now on. (Walking them costs no
- * cache miss of its own: the blocks are about to be handed out.) */
+/* The empty cache takes pg's free blocks: the whole list when that is all of them and
+ * they fit, else up to hsm_cache_refill_count of them, in list order (fresh ones are in
+ * address order, returned ones in runs of the page); they count as out of the page, and
+ * as held by the cache (its room), from now on. */
 static void cache_refill(hsm_page_t *cache, hsm_page_t *pg) {
-  uint32_t want = hsm_cache_refill_count(cache), n = 1;
   hsm_block_t *head = pg->free, *tail = head, *next; /* (links encoded in secure mode) */
+  if (pg->local_free == NULL) {
+    /* `free` holds every carved block not out, so their number is known: when the cache
+     * has room for them all, the list moves whole, unwalked (a refill of blocks its
+     * flushes sent back, and of a fresh carve: no list walk per block) */
+    uint32_t all = hsm_page_capacity(pg) - pg->used;
+    if (all <= cache->reserved) {
+      pg->free = NULL;
+      cache->free = head;
+      cache->used -= all;
+      pg->used += all;
+      return;
+    }
+  }
+  uint32_t want = hsm_cache_refill_count(cache), n = 1;
   while (n < want && (next = hsm_link(pg, tail->next)) != NULL) {
     tail = next;
     n++;
