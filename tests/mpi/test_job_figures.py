@@ -77,8 +77,11 @@ def test_caliper_figures_never_below_zero(heapscope, native, tmp_path):
         nets.append(tl.mpi_rss_delta_bytes)
         assert row["mpi_rss"] == _caliper_peak(tl, "rss_bytes") >= 0, row
         assert row["mpi_pss"] == _caliper_peak(tl, "pss_bytes") >= 0, row
-        # MPI_Init maps the library's shared memory: a positive figure
-        assert row["mpi_rss"] > 0 and row["mpi_pss"] > 0, row
+        # MPI_Init maps the library's shared memory: a positive RSS figure. Its PSS
+        # share depends on how many ranks had mapped the segments when smaps_rollup was
+        # read, and the heap growth is subtracted in full: on a loaded machine it can
+        # fall to 0, never below (asserted above)
+        assert row["mpi_rss"] > 0, row
     for key in ("mpi_rss", "mpi_pss"):
         assert doc["stats"][key]["min"] >= 0
     # the net figure stays available, labelled as a change
