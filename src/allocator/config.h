@@ -87,7 +87,7 @@
 #define HSM_RBATCH_BYTES  HSM_SMALL_MAX
 
 /* A thread's cache of a class (cache.c) holds up to HSM_CACHE_BYTES of blocks it freed
- * (4..2048 blocks per class), and allocates them first; HSM_CACHE_FREE_BYTES while the
+ * (4..1024 blocks per class), and allocates them first; HSM_CACHE_FREE_BYTES while the
  * thread does not allocate the class, and a refill takes twice that. (16 KiB until
  * 2026-11-28: two threads that swap their blocks, hand-over, flushed a class whenever
  * the other's surplus of it passed 16 KiB, and each block went home, was drained and
@@ -99,10 +99,7 @@
 #define HSM_CACHE_BYTES      ((size_t)64 * 1024)
 #define HSM_CACHE_FREE_BYTES ((size_t)4 * 1024)
 #define HSM_CACHE_MIN_BLOCKS 4
-/* 2048 since 2026-11-28 (1024 before): the 16- and 32-byte classes kept only 16 and
- * 32 KiB, and glibc-simple's rounds of 1600 blocks flushed and refilled them each round
- * (BENCHMARKS.md, "the cache bound of the classes below 64 bytes") */
-#define HSM_CACHE_MAX_BLOCKS 2048
+#define HSM_CACHE_MAX_BLOCKS 1024
 #define HSM_CACHE_BIG_BOUND  1
 /* The transfer cache (transfer.c): per fixed class up to 8 KiB, up to
  * HSM_TRANSFER_SLOTS batches that threads' caches overflowed, at most
