@@ -99,6 +99,9 @@
 #define HSM_CACHE_BYTES      ((size_t)64 * 1024)
 #define HSM_CACHE_FREE_BYTES ((size_t)4 * 1024)
 #define HSM_CACHE_MIN_BLOCKS 4
+/* 1024 blocks: 2048 (64 KiB for the 32-byte class too) fits glibc-simple's rounds of 1600
+ * blocks (-0.75% of its instructions) but raised rptestN's max RSS by about a tenth
+ * (medians of 10 runs; BENCHMARKS.md, "the cache bound of the classes below 64 bytes") */
 #define HSM_CACHE_MAX_BLOCKS 1024
 #define HSM_CACHE_BIG_BOUND  1
 /* The transfer cache (transfer.c): per fixed class up to 8 KiB, up to
