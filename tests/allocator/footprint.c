@@ -16,9 +16,9 @@
  * once its blocks are written.
  *
  * start: the library's own resident memory once two threads have allocated a
- * block each: its writable data (the read-write mapping of libhsmalloc.so) and
- * its heap objects (the 1 MiB anonymous mapping they are carved from), in KiB
- * of /proc/self/smaps' Rss. Prints "data_kib D heap_kib H". */
+ * block each: its writable data (the read-write mapping of libhsmalloc.so) and its heap objects (the 1 MiB anonymous
+ * mapping they are carved from), in KiB of /proc/self/smaps' Rss. Prints
+ * "data_kib D heap_kib H". */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -129,8 +129,7 @@ static void placed(void) {
   printf("resident %ld\n", exact_resident);
 }
 
-#define HEAP_POOL                                                              \
-  ((uintptr_t)1 << 20) /* the heap objects' mapping (HSM_HEAP_POOL_CHUNK) */
+#define HEAP_POOL ((uintptr_t)1 << 20) /* the heap objects' mapping (HSM_HEAP_POOL_CHUNK) */
 
 static void *start_thread(void *arg) {
   void *p = malloc(16);
@@ -139,10 +138,10 @@ static void *start_thread(void *arg) {
   return arg;
 }
 
-/* From /proc/self/smaps (its Rss counts no page that was only read: those map
- * the shared zero page), in KiB: libhsmalloc's read-write file mapping, and the
- * anonymous mapping of the heap objects (HEAP_POOL bytes; the kernel may merge
- * a neighbouring anonymous mapping of a few pages into it). */
+/* From /proc/self/smaps (its Rss counts no page that was only read: those map the
+ * shared zero page), in KiB: libhsmalloc's read-write file mapping, and the anonymous
+ * mapping of the heap objects (HEAP_POOL bytes; the kernel may merge a neighbouring
+ * anonymous mapping of a few pages into it). */
 static void start(void) {
   void *p = malloc(16);
   CHECK(p != NULL, "malloc(16)");
@@ -157,17 +156,13 @@ static void start(void) {
   while (fgets(line, sizeof line, f)) {
     unsigned long lo, hi;
     path[0] = 0;
-    if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo, &hi, perms, path) >=
-        3) {
+    if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo, &hi, perms, path) >= 3) {
       int rw = strcmp(perms, "rw-p") == 0;
       want = NULL;
-      if (rw && strstr(path, "libhsmalloc.so") != NULL)
-        want = &data_kib;
-      if (rw && path[0] == 0 && hi - lo >= HEAP_POOL &&
-          hi - lo < HEAP_POOL + SLICE)
+      if (rw && strstr(path, "libhsmalloc.so") != NULL) want = &data_kib;
+      if (rw && path[0] == 0 && hi - lo >= HEAP_POOL && hi - lo < HEAP_POOL + SLICE)
         want = &heap_kib;
-      if (want != NULL)
-        CHECK(*want < 0, "two mappings taken for one: %s", line);
+      if (want != NULL) CHECK(*want < 0, "two mappings taken for one: %s", line);
     } else if (want != NULL && strncmp(line, "Rss:", 4) == 0) {
       *want = strtol(line + 4, NULL, 10);
     }
