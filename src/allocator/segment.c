@@ -370,7 +370,7 @@ static int find_run(uint32_t mask, uint32_t touched, const uint8_t *resident, un
           b = t;
         }
       }
-      if (b.fresh == 0 && b.len == n && b.res == n * SLICE_PAGES) break;
+      if (b.fresh == 0 && b.len == n && (resident == NULL || b.res == n * SLICE_PAGES)) break;
     }
     mask &= first + run >= 32 ? 0 : ~0u << (first + run);
   }
@@ -452,16 +452,20 @@ static hsm_page_t *page_alloc(hsm_heap_t *heap, size_t slices, size_t cls) {
   hsm_segment_t *seg = NULL;
   int first = -1;
   run_cost_t best = {33, 0, 33};
-  if (cls != HSM_BIN_LARGE && (first = find_class_run(heap, cls, slices, &seg)) >= 0) goto take;
+  /* a large block's slices are placed as before (its page's extent is counted whole, an
+   * upper bound: how much of a block the program wrote is not known) */
+  int large = cls == HSM_BIN_LARGE;
+  if (!large && (first = find_class_run(heap, cls, slices, &seg)) >= 0) goto take;
 again:
   for (hsm_segment_t *s = heap->segments; s != NULL; s = s->next) {
     run_cost_t c;
-    int at = find_run(s->free_mask, s->touched_mask, s->resident, (unsigned)slices, &c);
+    int at =
+        find_run(s->free_mask, s->touched_mask, large ? NULL : s->resident, (unsigned)slices, &c);
     if (at >= 0 && run_better(&c, &best)) {
       seg = s;
       first = at;
       best = c;
-      if (c.fresh == 0 && c.len == slices && c.res == slices * SLICE_PAGES) break;
+      if (c.fresh == 0 && c.len == slices && (large || c.res == slices * SLICE_PAGES)) break;
     }
   }
   /* A fully free segment sits resident in the cache while the heap's own room would
@@ -476,7 +480,7 @@ again:
       seg = cached;
       segment_link(heap, seg);
       run_cost_t c;
-      first = find_run(seg->free_mask, seg->touched_mask, seg->resident, (unsigned)slices, &c);
+      first = find_run(seg->free_mask, seg->touched_mask, NULL, (unsigned)slices, &c);
     }
   }
   if (seg == NULL) {
@@ -489,7 +493,8 @@ again:
     run_cost_t c;
     /* (a cached segment keeps its pages' classes) */
     if (cls == HSM_BIN_LARGE || (first = find_class_run(heap, cls, slices, &seg)) < 0)
-      first = find_run(seg->free_mask, seg->touched_mask, seg->resident, (unsigned)slices, &c);
+      first = find_run(seg->free_mask, seg->touched_mask, large ? NULL : seg->resident,
+                       (unsigned)slices, &c);
   }
 take:;
   uint32_t run = (slices >= 32 ? 0xFFFFFFFFu : ((1u << slices) - 1)) << first;
