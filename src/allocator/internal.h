@@ -124,6 +124,10 @@ typedef struct hsm_segment_s {
   struct hsm_segment_s *next, *prev;
   hsm_page_t *slice_page[HSM_SLICES]; /* slice -> its page (one load on free) */
   hsm_page_t pages[HSM_SLICES];       /* indexed by first slice */
+  /* of a touched slice: its 4 KiB pages from the start that its pages carved (may be
+   * resident), 0-16; a large page's slices count whole. After `pages`, so that a cached
+   * segment's header reset keeps it. */
+  uint8_t resident[HSM_SLICES];
 } hsm_segment_t;
 
 typedef struct hsm_huge_s { /* header of a huge block's own mapping */

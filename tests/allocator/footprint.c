@@ -9,6 +9,12 @@
  * two slices of 1024 blocks. Prints "resident N hot H" (H: hot rows of size
  * 64).
  *
+ * placed: a thread carves 4 KiB of a page of 1024-byte blocks (4 blocks) and a
+ * whole slice of 2048-byte blocks (32), frees them and exits (its empty pages
+ * go back to their segment); the next thread, which takes the same heap, carves
+ * a slice of 4096-byte blocks (16), a class of neither. Prints "resident N"
+ * once its blocks are written.
+ *
  * start: the library's own resident memory once two threads have allocated a
  * block each: its writable data (the read-write mapping of libhsmalloc.so) and its heap objects (the 1 MiB anonymous
  * mapping they are carved from), in KiB of /proc/self/smaps' Rss. Prints
@@ -87,6 +93,42 @@ static void exact(void) {
   printf("resident %ld hot %d\n", exact_resident, hot_rows(64));
 }
 
+static const size_t PLACED_SIZE[3] = {1024, 2048, 4096};
+static const int PLACED_COUNT[3] = {4, 32, 16};
+static int placed_round;
+
+static void *placed_thread(void *arg) {
+  (void)arg;
+  static void *blocks[32];
+  int k = placed_round == 0 ? 0 : 2, last = placed_round == 0 ? 1 : 2;
+  for (; k <= last; k++) {
+    for (int i = 0; i < PLACED_COUNT[k]; i++) {
+      blocks[i] = malloc(PLACED_SIZE[k]);
+      CHECK(blocks[i] != NULL, "malloc(%zu)", PLACED_SIZE[k]);
+      memset(blocks[i], 1, PLACED_SIZE[k]);
+      note_segment(blocks[i]);
+    }
+    if (placed_round == 0)
+      for (int i = 0; i < PLACED_COUNT[k]; i++)
+        free(blocks[i]);
+  }
+  if (placed_round == 1) {
+    exact_resident = resident();
+    for (int i = 0; i < PLACED_COUNT[2]; i++)
+      free(blocks[i]);
+  }
+  return NULL;
+}
+
+static void placed(void) {
+  for (placed_round = 0; placed_round < 2; placed_round++) {
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, placed_thread, NULL) == 0, "pthread_create");
+    CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+  }
+  printf("resident %ld\n", exact_resident);
+}
+
 #define HEAP_POOL ((uintptr_t)1 << 20) /* the heap objects' mapping (HSM_HEAP_POOL_CHUNK) */
 
 static void *start_thread(void *arg) {
@@ -132,9 +174,11 @@ static void start(void) {
 }
 
 int main(int argc, char **argv) {
-  CHECK(argc == 2, "usage: footprint exact|start");
+  CHECK(argc == 2, "usage: footprint exact|placed|start");
   if (strcmp(argv[1], "exact") == 0)
     exact();
+  else if (strcmp(argv[1], "placed") == 0)
+    placed();
   else if (strcmp(argv[1], "start") == 0)
     start();
   else

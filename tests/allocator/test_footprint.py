@@ -13,6 +13,16 @@ def test_a_size_with_an_exact_fixed_class_gets_one_set_of_pages(build, native):
     assert program_figures(build, native, "footprint.c", "exact") == {"resident": 32, "hot": 0}
 
 
+def test_a_new_page_goes_on_the_most_resident_free_slice(build, native):
+    """A thread carved 4 KiB of one slice (1024-byte blocks) and all 64 KiB of the next
+    (2048-byte blocks), freed them and exited; the next thread's page of 4096-byte
+    blocks (a class of neither) is placed on the slice carved whole and its 16 blocks
+    fault nothing in: 17 pages of 4 KiB resident. Before, both free slices counted as
+    "touched" alike, the page went on the first one and faulted in its 15 untouched
+    pages while the other slice's 16 stayed resident, idle: 32."""
+    assert program_figures(build, native, "footprint.c", "placed") == {"resident": 17}
+
+
 def test_the_library_starts_small(build, native):
     """Two threads that allocated a block each: libhsmalloc's read-write data is one page
     of 4 KiB (the heap of a thread that has none yet is all zeros, in .bss; on main it
