@@ -557,7 +557,7 @@ HSM_HIDDEN void hsm_cache_flush_all(hsm_heap_t *heap);
 /* Every batch of the transfer cache home, through this heap (hsmalloc_collect). */
 HSM_HIDDEN void hsm_cache_flush_transfer(hsm_heap_t *heap);
 /* ---- the transfer cache (transfer.c): whole batches of a class between threads ---- */
-HSM_HIDDEN extern int hsm_transfer_on; /* the process has made a second heap */
+HSM_HIDDEN extern _Atomic int hsm_transfer_on; /* the process has made a second heap */
 HSM_HIDDEN int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count);
 HSM_HIDDEN uint32_t hsm_transfer_take(hsm_heap_t *self, size_t cls, int wait);
 HSM_HIDDEN void hsm_transfer_lock_all(void);

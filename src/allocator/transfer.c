@@ -10,8 +10,8 @@
  * and a single thread's flush goes to its own pages anyway.
  *
  * One lock per class (a line of its own), only ever tried: a put or a take holds it
- * for a few stores, and one that finds it taken does without. An exited thread's blocks may wait here until another thread takes them or
- * hsmalloc_collect sends them home. */
+ * for a few stores, and one that finds it taken does without. An exited thread's blocks
+ * may wait here until another thread takes them or hsmalloc_collect sends them home. */
 #include <sched.h>
 
 #include "internal.h"
@@ -19,13 +19,13 @@
 typedef struct {
   _Alignas(64) atomic_int lock;
   _Atomic uint32_t batches; /* read without the lock to pass an empty class by */
-  uint32_t blocks;
+  _Atomic uint32_t blocks;  /* the same: room() is tried before the lock */
   hsm_block_t *head[HSM_TRANSFER_SLOTS];
   uint32_t count[HSM_TRANSFER_SLOTS];
 } transfer_t;
 
 static transfer_t transfer[HSM_TRANSFER_CLASSES];
-int hsm_transfer_on; /* set when the process makes its second heap (heap.c) */
+_Atomic int hsm_transfer_on; /* set when the process makes its second heap (heap.c) */
 
 /* A put or a take never waits: with the lock taken (by a thread that may have been
  * preempted holding it, on an oversubscribed machine) the batch goes home, or the cache
@@ -48,7 +48,7 @@ static uint32_t max_blocks(size_t cls) {
 
 static int room(const transfer_t *t, size_t cls, uint32_t n) {
   return atomic_load_explicit(&t->batches, memory_order_relaxed) < HSM_TRANSFER_SLOTS &&
-         t->blocks + n <= max_blocks(cls);
+         atomic_load_explicit(&t->blocks, memory_order_relaxed) + n <= max_blocks(cls);
 }
 
 /* The newest `count` blocks of the class's cache (all of them: 0) into the transfer
@@ -90,7 +90,8 @@ int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count) {
   uint32_t slot = atomic_load_explicit(&t->batches, memory_order_relaxed);
   t->head[slot] = head;
   t->count[slot] = n;
-  t->blocks += n;
+  atomic_store_explicit(&t->blocks, atomic_load_explicit(&t->blocks, memory_order_relaxed) + n,
+                        memory_order_relaxed);
   atomic_store_explicit(&t->batches, slot + 1, memory_order_relaxed);
   tunlock(t);
   cache->free = rest;
@@ -117,7 +118,8 @@ uint32_t hsm_transfer_take(hsm_heap_t *self, size_t cls, int wait) {
   slot--;
   hsm_block_t *head = t->head[slot];
   uint32_t n = t->count[slot];
-  t->blocks -= n;
+  atomic_store_explicit(&t->blocks, atomic_load_explicit(&t->blocks, memory_order_relaxed) - n,
+                        memory_order_relaxed);
   atomic_store_explicit(&t->batches, slot, memory_order_relaxed);
   tunlock(t);
   hsm_page_t *cache = &self->cache[cls];
