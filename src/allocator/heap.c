@@ -39,6 +39,9 @@ hsm_heap_t *hsm_heaps_first(void) { return heaps_all; }
 
 static void heap_thread_exit(void *arg);
 
+/* allocation slow paths in which a heap made new may swap itself (hsm_heap_absorb) */
+#define HSM_ABSORB_SLOW 64
+
 /* Nothing here may allocate: this runs inside the first malloc of the process. */
 static void hsm_init(void) {
   pthread_mutex_lock(&init_lock);
@@ -85,6 +88,12 @@ void hsm_fast_direct_refresh(hsm_heap_t *heap) {
   heap->secure_lim = hsm_secure && !miss_other ? HSM_CLASS_TABLE_MAX - 23 : 0;
 }
 
+static void heap_own(hsm_heap_t *heap) {
+  hsm_tls_heap = heap;
+  pthread_setspecific(heap_key, heap);
+  hsm_hot_heap_start(heap);
+}
+
 hsm_heap_t *hsm_heap_get_slow(void) {
   if (!atomic_load_explicit(&init_done, memory_order_acquire)) hsm_init();
   int err = errno;
@@ -94,18 +103,17 @@ hsm_heap_t *hsm_heap_get_slow(void) {
     heaps_abandoned = heap->abandoned_next;
     heap->abandoned_next = NULL;
     atomic_fetch_sub(&abandoned_count, 1);
-  } else {
-    heap = heap_new_locked();
   }
+  int made = heap == NULL;
+  if (made) heap = heap_new_locked();
   if (heap != NULL) {
+    heap->absorb_left = made ? HSM_ABSORB_SLOW : 0;
     heap->state = HSM_HEAP_OWNED;
     heap->slow_until_decay = HSM_DECAY_EVERY_SLOW;
   }
   pthread_mutex_unlock(&heaps_lock);
   if (heap == NULL) return NULL;
-  hsm_tls_heap = heap;
-  pthread_setspecific(heap_key, heap);
-  hsm_hot_heap_start(heap);
+  heap_own(heap);
   errno = err;
   return heap;
 }
@@ -125,21 +133,75 @@ static void heap_tidy(hsm_heap_t *heap) {
   hsm_heap_collect_empty(heap);
 }
 
+/* What a thread leaves in its heap before giving it up: its cache's blocks back to
+ * their pages (others' home), its batches pushed, its queue drained. */
+static void heap_leave(hsm_heap_t *heap) {
+  hsm_cache_flush_all(heap);
+  hsm_rbatch_flush_all(heap);
+  heap_tidy(heap);
+}
+
+static void abandon_locked(hsm_heap_t *heap) {
+  heap->state = HSM_HEAP_ABANDONED;
+  heap->abandoned_next = heaps_abandoned;
+  heaps_abandoned = heap;
+  atomic_fetch_add(&abandoned_count, 1);
+}
+
+/* A thread adopts an abandoned heap only when it starts, and a thread that starts its
+ * successor before it exits (larson's workers, a pool that replaces its threads) leaves
+ * its heap to no one: the successor made a new one, and every exit adds a heap of
+ * partly used pages that the next starts cannot all take. So a heap made new, for its
+ * first HSM_ABSORB_SLOW allocation slow paths, swaps itself for an abandoned heap whose
+ * pages hold more bytes than its own: the thread takes that heap whole (its pages, its
+ * queue: a remote free still on its way lands there as on any adopted heap) and leaves
+ * its young heap, with the few blocks it holds, abandoned in its place for the next
+ * thread to adopt. The heap the thread runs on afterwards is hsm_tls_heap. */
+hsm_heap_t *hsm_heap_absorb(hsm_heap_t *heap) {
+  heap->absorb_left--;
+  hsm_heap_t *take = NULL;
+  if (atomic_load_explicit(&abandoned_count, memory_order_relaxed) == 0) return heap;
+  if (heap->chain != NULL || hsm_secure) return heap;
+  if (!hsm_heaps_trylock()) return heap;
+  int64_t mine = (int64_t)HSM_READ(heap->stats.page_bytes);
+  hsm_heap_t **link = &heaps_abandoned;
+  for (hsm_heap_t *h = heaps_abandoned; h != NULL; link = &h->abandoned_next, h = h->abandoned_next) {
+    if ((int64_t)HSM_READ(h->stats.page_bytes) > mine) {
+      take = h;
+      break;
+    }
+  }
+  if (take != NULL) {
+    *link = take->abandoned_next;
+    take->abandoned_next = NULL;
+    take->state = HSM_HEAP_OWNED;
+    take->slow_until_decay = HSM_DECAY_EVERY_SLOW;
+    take->absorb_left = 0;
+    heap->absorb_left = 0;
+    atomic_fetch_sub(&abandoned_count, 1);
+  }
+  pthread_mutex_unlock(&heaps_lock);
+  if (take == NULL) return heap;
+  /* the young heap's leaving runs unlocked, as a thread exit's does (it may take the
+   * transfer and segment cache locks); then it joins the abandoned list */
+  heap_leave(heap);
+  pthread_mutex_lock(&heaps_lock);
+  abandon_locked(heap);
+  pthread_mutex_unlock(&heaps_lock);
+  heap_own(take);
+  return take;
+}
+
 static void heap_thread_exit(void *arg) {
   hsm_heap_t *heap = arg;
   if (heap == NULL || hsm_tls_heap != heap) return;
   int err = errno;
   if (heap->chain) hsm_chain_thread_exit(heap); /* the next thread starts on its heap */
-  hsm_cache_flush_all(heap); /* this heap's blocks back to their pages, others' home */
-  hsm_rbatch_flush_all(heap);
-  heap_tidy(heap);
+  heap_leave(heap);
   hsm_tls_heap = &hsm_heap_empty;
   tls_exiting = 1;
   pthread_mutex_lock(&heaps_lock);
-  heap->state = HSM_HEAP_ABANDONED;
-  heap->abandoned_next = heaps_abandoned;
-  heaps_abandoned = heap;
-  atomic_fetch_add(&abandoned_count, 1);
+  abandon_locked(heap);
   pthread_mutex_unlock(&heaps_lock);
   errno = err;
 }
@@ -201,12 +263,7 @@ static void fork_child(void) {
   hsm_huge_cache_unlock();
   hsm_segment_cache_unlock();
   for (hsm_heap_t *h = heaps_all; h != NULL; h = h->all_next) {
-    if (h->state == HSM_HEAP_OWNED && h != hsm_tls_heap) {
-      h->state = HSM_HEAP_ABANDONED;
-      h->abandoned_next = heaps_abandoned;
-      heaps_abandoned = h;
-      atomic_fetch_add(&abandoned_count, 1);
-    }
+    if (h->state == HSM_HEAP_OWNED && h != hsm_tls_heap) abandon_locked(h);
   }
   pthread_mutex_unlock(&heaps_lock);
 }
