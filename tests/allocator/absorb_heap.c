@@ -1,16 +1,15 @@
 /* A thread that starts before the thread it follows exits takes over that thread's heap
- * when the heap is abandoned (larson's workers). Thread A allocates 2048 blocks of 256
- * bytes (8 pages of 64 KiB), frees every other one (each page half used) and waits; B
- * starts while A still runs (no abandoned heap: B's heap is made new), allocates one
- * block of 32 bytes, and A exits. B then allocates 512 blocks of 256 bytes, while a
- * third thread, C, frees the blocks A kept (remote frees to A's heap, racing B's
- * takeover of it). Prints "landed <n> of 512 new_pages <d> freed <k>": how many of B's
- * blocks are ones A freed, the pages made for B's blocks (the global count of pages in
- * use, after minus before), and the blocks C freed; then, after C is done, B allocates
- * 4096 blocks more, keeping the 512 (every block written, none handed out twice), and
- * prints "reused <n> twice <m>": how many of all B holds are blocks of A's (the ones A
- * freed and the ones C freed: C's remote frees came home to the heap B runs on), and
- * the blocks B got twice. */
+ * once it is abandoned (larson's workers). Thread A allocates 2048 blocks of 256 bytes
+ * (8 pages of 64 KiB), frees every other one (each page half used) and waits; B starts
+ * while A still runs (no abandoned heap: B's heap is made new), allocates one block of
+ * 32 bytes, and A exits. B then allocates 512 blocks of 256 bytes, while a third
+ * thread, C, frees half the blocks A kept (those at i % 4 == 0: remote frees to A's
+ * heap, racing B's takeover of it; a quarter of each page stays in use). Prints
+ * "landed <n> of 512 new_pages <d>": how many of B's blocks are A's (a block A or C
+ * freed), and the pages in use after minus before. Then, after C is done, B allocates
+ * 4096 blocks more, keeping all (every block written), and prints "reused <n> live <l>
+ * twice <m>": how many of B's blocks are ones A or C freed (1536 when all came home to
+ * the heap B runs on), how many are blocks A still holds, and how many B got twice. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,10 +42,16 @@ static void set(int *flag) {
   pthread_mutex_unlock(&lock);
 }
 
-/* i's parity: 1 the blocks A freed, 0 the ones C freed, -1 either */
-static int a_block(const void *p, int parity) {
+/* A's blocks: freed by A (odd i), by C (i % 4 == 0), still live (i % 4 == 2) */
+static int freed_block(const void *p) {
   for (int i = 0; i < A_BLOCKS; i++)
-    if (a_blocks[i] == p && (parity < 0 || i % 2 == parity)) return 1;
+    if (a_blocks[i] == p) return i % 4 != 2;
+  return 0;
+}
+
+static int live_block(const void *p) {
+  for (int i = 2; i < A_BLOCKS; i += 4)
+    if (a_blocks[i] == p) return 1;
   return 0;
 }
 
@@ -80,19 +85,20 @@ static void *thread_b(void *arg) {
   }
   long new_pages = (long)(pages_now() - before);
   int landed = 0;
-  for (int i = 0; i < B_BLOCKS; i++) landed += a_block(b_blocks[i], 1);
+  for (int i = 0; i < B_BLOCKS; i++) landed += freed_block(b_blocks[i]);
   printf("landed %d of %d new_pages %ld\n", landed, B_BLOCKS, new_pages);
   wait_for(&c_done);
   for (int i = B_BLOCKS; i < B_BLOCKS + B_MORE; i++) {
     b_blocks[i] = malloc(SIZE);
     memset(b_blocks[i], 'c', SIZE);
   }
-  int reused = 0, twice = 0;
+  int reused = 0, live = 0, twice = 0;
   for (int i = 0; i < B_BLOCKS + B_MORE; i++) {
-    reused += a_block(b_blocks[i], -1);
+    reused += freed_block(b_blocks[i]);
+    live += live_block(b_blocks[i]);
     for (int j = 0; j < i; j++) twice += b_blocks[j] == b_blocks[i];
   }
-  printf("reused %d twice %d\n", reused, twice);
+  printf("reused %d live %d twice %d\n", reused, live, twice);
   for (int i = 0; i < B_BLOCKS + B_MORE; i++) free(b_blocks[i]);
   free(first);
   return NULL;
@@ -100,11 +106,12 @@ static void *thread_b(void *arg) {
 
 static void *thread_c(void *arg) {
   (void)arg;
-  void *volatile own = malloc(16); /* C has a heap: its frees go home in batches */
+  /* C has a heap (its frees go home in batches); the block stays, so that no page of
+   * C's empties while B counts pages */
+  void *volatile own = malloc(16);
   wait_for(&c_go);
-  for (int i = 0; i < A_BLOCKS; i += 2) free(a_blocks[i]);
-  free(own);
-  return NULL;
+  for (int i = 0; i < A_BLOCKS; i += 4) free(a_blocks[i]);
+  return own;
 }
 
 int main(void) {
