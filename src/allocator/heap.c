@@ -39,7 +39,8 @@ hsm_heap_t *hsm_heaps_first(void) { return heaps_all; }
 
 static void heap_thread_exit(void *arg);
 
-/* allocation slow paths in which a heap made new may swap itself (hsm_heap_absorb) */
+/* a thread's first allocation slow paths on a heap, in which it may swap the heap for a
+ * bigger abandoned one (hsm_heap_absorb) */
 #define HSM_ABSORB_SLOW 64
 
 /* Nothing here may allocate: this runs inside the first malloc of the process. */
@@ -104,10 +105,9 @@ hsm_heap_t *hsm_heap_get_slow(void) {
     heap->abandoned_next = NULL;
     atomic_fetch_sub(&abandoned_count, 1);
   }
-  int made = heap == NULL;
-  if (made) heap = heap_new_locked();
+  if (heap == NULL) heap = heap_new_locked();
   if (heap != NULL) {
-    heap->absorb_left = made ? HSM_ABSORB_SLOW : 0;
+    heap->absorb_left = HSM_ABSORB_SLOW;
     heap->state = HSM_HEAP_OWNED;
     heap->slow_until_decay = HSM_DECAY_EVERY_SLOW;
   }
@@ -150,13 +150,13 @@ static void abandon_locked(hsm_heap_t *heap) {
 
 /* A thread adopts an abandoned heap only when it starts, and a thread that starts its
  * successor before it exits (larson's workers, a pool that replaces its threads) leaves
- * its heap to no one: the successor made a new one, and every exit adds a heap of
- * partly used pages that the next starts cannot all take. So a heap made new, for its
- * first HSM_ABSORB_SLOW allocation slow paths, swaps itself for an abandoned heap whose
- * pages hold more bytes than its own: the thread takes that heap whole (its pages, its
- * queue: a remote free still on its way lands there as on any adopted heap) and leaves
- * its young heap, with the few blocks it holds, abandoned in its place for the next
- * thread to adopt. The heap the thread runs on afterwards is hsm_tls_heap. */
+ * its heap to no one: the successor took another (made new, or the small one left
+ * abandoned last time), and each exit adds a heap of partly used pages that the next
+ * starts cannot all take. So for its first HSM_ABSORB_SLOW allocation slow paths on a
+ * heap, a thread swaps it for an abandoned heap whose pages hold more bytes: it takes
+ * that heap whole (its pages, its queue: a remote free still on its way lands there as
+ * on any adopted heap) and leaves its own, with the few blocks it holds, abandoned in
+ * its place for the next thread. The heap it runs on afterwards is hsm_tls_heap. */
 hsm_heap_t *hsm_heap_absorb(hsm_heap_t *heap) {
   heap->absorb_left--;
   hsm_heap_t *take = NULL;
@@ -182,7 +182,7 @@ hsm_heap_t *hsm_heap_absorb(hsm_heap_t *heap) {
   }
   pthread_mutex_unlock(&heaps_lock);
   if (take == NULL) return heap;
-  /* the young heap's leaving runs unlocked, as a thread exit's does (it may take the
+  /* the smaller heap's leaving runs unlocked, as a thread exit's does (it may take the
    * transfer and segment cache locks); then it joins the abandoned list */
   heap_leave(heap);
   pthread_mutex_lock(&heaps_lock);
