@@ -165,7 +165,8 @@ hsm_heap_t *hsm_heap_absorb(hsm_heap_t *heap) {
   if (!hsm_heaps_trylock()) return heap;
   int64_t mine = (int64_t)HSM_READ(heap->stats.page_bytes);
   hsm_heap_t **link = &heaps_abandoned;
-  for (hsm_heap_t *h = heaps_abandoned; h != NULL; link = &h->abandoned_next, h = h->abandoned_next) {
+  for (hsm_heap_t *h = heaps_abandoned; h != NULL;
+       link = &h->abandoned_next, h = h->abandoned_next) {
     if ((int64_t)HSM_READ(h->stats.page_bytes) > mine) {
       take = h;
       break;
