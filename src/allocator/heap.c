@@ -150,14 +150,14 @@ static void abandon_locked(hsm_heap_t *heap) {
 
 /* A thread adopts an abandoned heap only when it starts, and a thread that starts its
  * successor before it exits (larson's workers, a pool that replaces its threads) leaves
- * its heap to no one: the successor took another (made new, or the small one left
- * abandoned last time), and each exit adds a heap of partly used pages that the next
+ * its heap to no one: the successor took another (made new, or one left abandoned
+ * earlier), and each exit adds a heap of partly used pages that the next
  * starts cannot all take. So for its first HSM_ABSORB_SLOW allocation slow paths on a
  * heap, a thread swaps it for an abandoned heap whose pages hold more bytes: it takes
  * that heap whole (its pages, its queue: a remote free still on its way lands there as
  * on any adopted heap) and leaves its own abandoned in its place for the next thread.
  * New blocks go to the fuller heaps, the others empty as their blocks are freed (larson
- * swaps about 10 times a second, its heaps alike in size: max RSS about 10% lower; a
+ * swaps about 10 times a second, its heaps alike in size: max RSS 5-12% lower; a
  * bound of twice the bytes swapped never there). The heap the thread runs on afterwards
  * is hsm_tls_heap. */
 hsm_heap_t *hsm_heap_absorb(hsm_heap_t *heap) {
