@@ -28,6 +28,7 @@ static pthread_mutex_t heaps_lock = PTHREAD_MUTEX_INITIALIZER;
 static hsm_heap_t *heaps_all; /* every heap, newest first */
 static hsm_heap_t *heaps_abandoned;
 static _Atomic int abandoned_count;
+static _Atomic uint32_t abandonments; /* ever: a swap looks again only after one */
 static uint32_t heaps_made;
 static uint8_t *heap_pool; /* bump area for heap objects */
 static size_t heap_pool_left;
@@ -108,6 +109,7 @@ hsm_heap_t *hsm_heap_get_slow(void) {
   if (heap == NULL) heap = heap_new_locked();
   if (heap != NULL) {
     heap->absorb_left = HSM_ABSORB_SLOW;
+    heap->absorb_seen = atomic_load_explicit(&abandonments, memory_order_relaxed) - 1;
     heap->state = HSM_HEAP_OWNED;
     heap->slow_until_decay = HSM_DECAY_EVERY_SLOW;
   }
@@ -146,6 +148,7 @@ static void abandon_locked(hsm_heap_t *heap) {
   heap->abandoned_next = heaps_abandoned;
   heaps_abandoned = heap;
   atomic_fetch_add(&abandoned_count, 1);
+  atomic_fetch_add_explicit(&abandonments, 1, memory_order_relaxed);
 }
 
 /* A thread adopts an abandoned heap only when it starts, and a thread that starts its
@@ -163,9 +166,13 @@ static void abandon_locked(hsm_heap_t *heap) {
 hsm_heap_t *hsm_heap_absorb(hsm_heap_t *heap) {
   heap->absorb_left--;
   hsm_heap_t *take = NULL;
-  if (atomic_load_explicit(&abandoned_count, memory_order_relaxed) == 0) return heap;
-  if (heap->chain != NULL || hsm_secure) return heap;
+  /* the list is walked once per abandonment seen, not once per slow path */
+  uint32_t seen = atomic_load_explicit(&abandonments, memory_order_relaxed);
+  if (seen == heap->absorb_seen || heap->chain != NULL || hsm_secure ||
+      atomic_load_explicit(&abandoned_count, memory_order_relaxed) == 0)
+    return heap;
   if (!hsm_heaps_trylock()) return heap;
+  heap->absorb_seen = seen;
   int64_t mine = (int64_t)HSM_READ(heap->stats.page_bytes);
   hsm_heap_t **link = &heaps_abandoned;
   for (hsm_heap_t *h = heaps_abandoned; h != NULL;

@@ -263,6 +263,7 @@ struct hsm_heap_s {
   /* slow paths left in which a heap made new may swap itself for an abandoned heap
    * holding more pages (heap.c, hsm_heap_absorb); 0 for an adopted heap */
   uint32_t absorb_left;
+  uint32_t absorb_seen; /* heap.c's count of abandonments at its last look */
   uint32_t idle_since[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
   /* the same classes' allocations at the last sweep of their caches (cache.c) */
   uint64_t idle_allocs[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
