@@ -29,7 +29,7 @@ static void *a_blocks[A_BLOCKS];
 static void *b_blocks[B_BLOCKS + B_MORE];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static int b_started, a_exited, c_go, c_done;
+static int b_started, c_started, a_exited, c_go, c_done;
 
 static void wait_for(int *flag) {
   pthread_mutex_lock(&lock);
@@ -75,6 +75,7 @@ static void *thread_a(void *arg) {
   for (int i = 1; i < A_BLOCKS; i += 2)
     free(a_blocks[i]);
   wait_for(&b_started);
+  wait_for(&c_started); /* (else C, starting late, would adopt A's heap) */
   return NULL;
 }
 
@@ -118,6 +119,7 @@ static void *thread_c(void *arg) {
   /* C has a heap (its frees go home in batches); the block stays, so that no
    * page of C's empties while B counts pages */
   void *volatile own = malloc(16);
+  set(&c_started);
   wait_for(&c_go);
   for (int i = 0; i < A_BLOCKS; i += 4)
     free(a_blocks[i]);
