@@ -260,8 +260,8 @@ struct hsm_heap_s {
    * idle_since[i] (page.c, hsm_heap_expire_idle) */
   uint32_t slow_seq;
   uint32_t idle_pages;
-  /* slow paths left in which a heap made new may swap itself for an abandoned heap
-   * holding more pages (heap.c, hsm_heap_absorb); 0 for an adopted heap */
+  /* slow paths left in which the thread that took this heap may swap it for an abandoned
+   * heap holding more bytes of pages (heap.c, hsm_heap_absorb) */
   uint32_t absorb_left;
   uint32_t absorb_seen; /* heap.c's count of abandonments at its last look */
   uint32_t idle_since[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
