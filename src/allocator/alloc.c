@@ -51,6 +51,7 @@ static inline __attribute__((always_inline)) void *alloc_checked_sized(size_t cs
                                      : alloc_sized(heap, csize, size, zero);
   /* after: the window's allocations are all served by the classes it began with; the
    * size whose class serves it (new's 16-aligned sizes are not a packed class's) */
+  heap = hsm_tls_heap; /* the slow path may have swapped it (hsm_heap_absorb) */
   if (HSM_UNLIKELY(heap->sample_left != 0)) hsm_hot_sample(heap, csize);
   if (HSM_UNLIKELY(p == NULL)) errno = ENOMEM;
   return p;

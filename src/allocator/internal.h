@@ -264,6 +264,10 @@ struct hsm_heap_s {
    * idle_since[i] (page.c, hsm_heap_expire_idle) */
   uint32_t slow_seq;
   uint32_t idle_pages;
+  /* slow paths left in which the thread that took this heap may swap it for an abandoned
+   * heap holding more bytes of pages (heap.c, hsm_heap_absorb) */
+  uint32_t absorb_left;
+  uint32_t absorb_seen; /* heap.c's count of abandonments at its last look */
   uint32_t idle_since[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
   /* the same classes' allocations at the last sweep of their caches (cache.c) */
   uint64_t idle_allocs[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
@@ -484,6 +488,7 @@ HSM_HIDDEN void *hsm_large_resize(void *p, size_t size);
 
 /* ---- heaps and threads (heap.c), options (options.c) ---- */
 HSM_HIDDEN hsm_heap_t *hsm_heap_get_slow(void);
+HSM_HIDDEN hsm_heap_t *hsm_heap_absorb(hsm_heap_t *heap);
 HSM_HIDDEN hsm_heap_t *hsm_heap_for_free(void);
 HSM_HIDDEN void hsm_heap_maintenance(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_collect_abandoned(int force);

@@ -295,7 +295,10 @@ int hsm_page_fill_cache(hsm_heap_t *heap, size_t cls) {
   return 1;
 }
 
+/* The caller reads the thread's heap again afterwards: a young heap may have swapped
+ * itself for an abandoned one here (its classes below HSM_FIXED_CLASSES are the same). */
 void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero) {
+  if (HSM_UNLIKELY(heap->absorb_left != 0) && cls < HSM_FIXED_CLASSES) heap = hsm_heap_absorb(heap);
   if (!hsm_page_fill_cache(heap, cls)) return NULL;
   return hsm_page_pop(heap, &heap->cache[cls], cls, size, zero);
 }

@@ -3,15 +3,15 @@
  * when its page's fast owner was the thread pointer. Thread A makes N blocks of
  * 48 bytes, frees N/2 itself (reading its figures before the last LATE of them)
  * and exits; thread S (a small stack, so that it does not take A's from the
- * cache) exits after A; thread B (the default stack: A's, so A's thread
- * pointer) adopts S's heap (the last abandoned) and frees A's other N/2:
- * other-heap frees, counted in B's heap (its cache), never pushed onto the
- * pages of A's heap as their owner's. Prints "reused R a_id I a_self F b_id J"
- * then the rows of A's and B's heaps: "row ID allocs A frees F remote_frees R".
- * With the argument "fork": the same in a fork's child, where glibc caches the
- * stacks of the parent's other threads: S and A live (blocked) in the parent,
- * the child's thread B (A's stack) adopts S's heap, frees A's blocks and prints
- * "child reused R b_id J" and its row. */
+ * cache; it keeps a block of 256 KiB) exits after A; thread B (the default
+ * stack: A's, so A's thread pointer) adopts S's heap (the last abandoned) and
+ * frees A's other N/2: other-heap frees, counted in B's heap (its cache), never
+ * pushed onto the pages of A's heap as their owner's. Prints "reused R a_id I
+ * a_self F b_id J" then the rows of A's and B's heaps: "row ID allocs A frees F
+ * remote_frees R". With the argument "fork": the same in a fork's child, where
+ * glibc caches the stacks of the parent's other threads: S and A live (blocked)
+ * in the parent, the child's thread B (A's stack) adopts S's heap, frees A's
+ * blocks and prints "child reused R b_id J" and its row. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +42,10 @@ static void *thread_s(void *arg) {
   char *volatile p = malloc(16);
   p[0] = 1;
   free(p);
+  /* kept: S's heap holds more than A's, so that B, which adopts it, keeps it
+   * rather than swap it for A's abandoned one (heap.c, hsm_heap_absorb) */
+  static void *volatile s_keep;
+  s_keep = malloc(256 * 1024);
   pthread_mutex_lock(&mu);
   s_id = my_heap();
   stage = 1; /* S has its own heap before A starts */

@@ -31,7 +31,9 @@ def test_the_library_starts_small(build, native):
     caches of the classes a thread never used stay untouched; 88 KiB when every cache
     was set up at the heap's start). The kernel may merge a neighbouring anonymous
     mapping of a few pages into the heap objects' (main: 88 or 96 KiB, this: 64 or 72),
-    hence a bound below main's least."""
+    hence a bound below main's least. Where the second heap starts against a page
+    boundary moves its written part by a page: 60 or 68 since the heap grew a field
+    (its swap budget, heap.c)."""
     f = program_figures(build, native, "footprint.c", "start")
     assert f["data_kib"] == 4
-    assert 64 <= f["heap_kib"] <= 80
+    assert 60 <= f["heap_kib"] <= 80

@@ -199,3 +199,18 @@ def test_an_exited_threads_free_slices_decay_without_an_adopter(build, native):
     collected = abandoned_slices(build, native, "collect", 0, 60_000)
     assert collected["purged"] >= ABANDONED_SLICES
     assert collected["after"] <= collected["held"] - ABANDONED_SLICES // 1024 + 256
+
+
+def test_a_successor_thread_takes_over_the_heap_its_predecessor_left(build, native):
+    """absorb_heap.c: A leaves 8 pages of 256-byte blocks half used (1024 free blocks)
+    and exits after B started (B's heap made new: nothing was abandoned then). B's next
+    512 blocks are all A's (ones A or C freed) and no page is made for them: B took A's
+    heap over (before: B carved a page of its own, 1 new page, and only the 256 blocks
+    A's exit had put in the transfer cache were A's). C's 512 frees of A's kept blocks
+    race the takeover (remote frees to A's heap): every one comes home, so B's 4608
+    blocks hold all 1536 free ones of A's (before: 256 to 512), none that A still holds,
+    none twice."""
+    lines = run(build, native, "absorb_heap.c")
+    f = figures_of(lines)
+    assert f["landed"] == ["512", "of", "512", "new_pages", "0"]
+    assert f["reused"] == ["1536", "live", "0", "twice", "0"]
