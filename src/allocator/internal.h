@@ -442,6 +442,17 @@ HSM_HIDDEN hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices);
 /* a small class's page: where its last one was when that is free and resident */
 HSM_HIDDEN hsm_page_t *hsm_segment_page_alloc_class(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg);
+/* placement.c: a placement of n slices costs the fresh slices it touches (each is
+ * resident memory the process did not have), has the 4 KiB pages its touched slices
+ * hold resident (hsm_segment_t.resident), and lies in a free run of len slices. */
+typedef struct {
+  unsigned fresh, res, len;
+} hsm_run_cost_t;
+#define HSM_SLICE_PAGES ((unsigned)(HSM_SLICE_SIZE / 4096))
+HSM_HIDDEN int hsm_place_run(uint32_t mask, uint32_t touched, const uint8_t *resident, unsigned n,
+                             hsm_run_cost_t *c);
+HSM_HIDDEN int hsm_place_better(const hsm_run_cost_t *a, const hsm_run_cost_t *b);
+HSM_HIDDEN void hsm_place_note_resident(hsm_segment_t *seg, const hsm_page_t *pg, size_t first);
 HSM_HIDDEN int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices);
 HSM_HIDDEN void *hsm_segment_page_slide(hsm_heap_t *heap, hsm_page_t *pg, size_t slices);
 HSM_HIDDEN void hsm_segment_decay(hsm_heap_t *heap, uint64_t now);

@@ -78,16 +78,6 @@ static void purge_runs(hsm_heap_t *heap, hsm_segment_t *seg, uint32_t dirty) {
   heap_holds(heap, 0, -bytes, 0);
 }
 
-/* A placement of n slices: the fresh slices it touches (not in `touched`: each costs
- * resident memory the process did not have), the 4 KiB pages its touched slices have
- * resident (hsm_segment_t.resident), the length of the free run it is in. */
-typedef struct {
-  unsigned fresh, res, len;
-} run_cost_t;
-
-static int find_run(uint32_t mask, uint32_t touched, const uint8_t *resident, unsigned n,
-                    run_cost_t *c);
-
 /* A segment for `heap`: from the cache (the newest one of the thread's NUMA node
  * first, then the newest of any node, placed anew) or from the OS. With `below` at
  * most HSM_SLICES, only the cached segment whose resident slices leave the fewest
@@ -100,8 +90,8 @@ static hsm_segment_t *segment_acquire(hsm_heap_t *heap, unsigned slices, unsigne
   if (below <= HSM_SLICES) {
     unsigned best = below;
     for (int i = cache_n - 1; i >= 0; i--) {
-      run_cost_t c;
-      find_run(hsm_segment_free_all(), cache[i].touched, NULL, slices, &c);
+      hsm_run_cost_t c;
+      hsm_place_run(hsm_segment_free_all(), cache[i].touched, NULL, slices, &c);
       if (c.fresh < best) {
         best = c.fresh;
         at = i;
@@ -324,74 +314,6 @@ void hsm_offset_growth(hsm_heap_t *heap, int64_t bytes) {
   }
 }
 
-static int run_better(const run_cost_t *a, const run_cost_t *b) {
-  if (a->fresh != b->fresh) return a->fresh < b->fresh;
-  if (a->res != b->res) return a->res > b->res;
-  return a->len < b->len;
-}
-
-#define SLICE_PAGES ((unsigned)(HSM_SLICE_SIZE / 4096))
-
-/* Where to put n slices in `mask` (free slices): the placement that touches the
- * fewest fresh slices, then the one on the most resident 4 KiB pages (a page carves
- * from its start: on a slice its last page carved to the end it faults nothing in,
- * on one carved 4 KiB it faults in the rest while the other stays resident, idle),
- * then the smallest run (best fit keeps long runs whole for large blocks). Every start
- * in a run is tried (a freed block's touched slices are often at one end of a run
- * that goes on into untouched ones); `resident` NULL: a cached segment's header, not
- * read (it may be purged), its start and end only. Returns the first slice or -1, and
- * the placement's cost in *c. */
-static int find_run(uint32_t mask, uint32_t touched, const uint8_t *resident, unsigned n,
-                    run_cost_t *c) {
-  int best = -1;
-  run_cost_t b = {33, 0, 33};
-  uint32_t want = n >= 32 ? 0xFFFFFFFFu : (1u << n) - 1;
-  while (mask) {
-    unsigned first = (unsigned)__builtin_ctz(mask);
-    uint32_t rest = ~(mask >> first);
-    unsigned run = rest ? (unsigned)__builtin_ctz(rest) : 32 - first;
-    if (run >= n) {
-      unsigned res = 0;
-      if (resident != NULL)
-        for (unsigned i = first; i < first + n; i++) res += touched >> i & 1u ? resident[i] : 0;
-      for (unsigned at = first; at + n <= first + run; at++) {
-        if (at > first) {
-          unsigned out = at - 1, in = at + n - 1;
-          if (resident != NULL) {
-            res -= touched >> out & 1u ? resident[out] : 0;
-            res += touched >> in & 1u ? resident[in] : 0;
-          } else if (at != first + run - n) {
-            continue; /* its start and its end only */
-          }
-        }
-        run_cost_t t = {(unsigned)__builtin_popcount((want << at) & ~touched), res, run};
-        if (run_better(&t, &b)) {
-          best = (int)at;
-          b = t;
-        }
-      }
-      if (b.fresh == 0 && b.len == n && (resident == NULL || b.res == n * SLICE_PAGES)) break;
-    }
-    mask &= first + run >= 32 ? 0 : ~0u << (first + run);
-  }
-  *c = b;
-  return best;
-}
-
-/* A freed page's slices: how far it carved, in 4 KiB pages from each slice's start (a
- * large page's block counts whole), kept as the most any page carved there since the
- * slice was last purged (touch_slices resets a fresh one). */
-static void note_resident(hsm_segment_t *seg, const hsm_page_t *pg, size_t first) {
-  size_t carved = pg->flags.f.is_large ? (size_t)pg->slice_count * HSM_SLICE_SIZE
-                                       : (size_t)hsm_page_capacity(pg) * pg->block_size;
-  for (size_t i = 0; i < pg->slice_count && carved > 0; i++) {
-    size_t here = carved < HSM_SLICE_SIZE ? carved : HSM_SLICE_SIZE;
-    uint8_t pages = (uint8_t)((here + 4095) / 4096);
-    if (seg->resident[first + i] < pages) seg->resident[first + i] = pages;
-    carved -= here;
-  }
-}
-
 /* The slices of `run` taken into use: those never touched before are committed memory
  * from now on (counted, and offset by purging idle memory: hsm_offset_growth; a slice
  * purged for that and touched again is a refault). Returns the fresh ones. */
@@ -451,21 +373,21 @@ hsm_page_t *hsm_segment_page_alloc_class(hsm_heap_t *heap, size_t cls) {
 static hsm_page_t *page_alloc(hsm_heap_t *heap, size_t slices, size_t cls) {
   hsm_segment_t *seg = NULL;
   int first = -1;
-  run_cost_t best = {33, 0, 33};
+  hsm_run_cost_t best = {33, 0, 33};
   /* a large block's slices are placed as before (its page's extent is counted whole, an
    * upper bound: how much of a block the program wrote is not known) */
   int large = cls == HSM_BIN_LARGE;
   if (!large && (first = find_class_run(heap, cls, slices, &seg)) >= 0) goto take;
 again:
   for (hsm_segment_t *s = heap->segments; s != NULL; s = s->next) {
-    run_cost_t c;
-    int at =
-        find_run(s->free_mask, s->touched_mask, large ? NULL : s->resident, (unsigned)slices, &c);
-    if (at >= 0 && run_better(&c, &best)) {
+    hsm_run_cost_t c;
+    int at = hsm_place_run(s->free_mask, s->touched_mask, large ? NULL : s->resident,
+                           (unsigned)slices, &c);
+    if (at >= 0 && hsm_place_better(&c, &best)) {
       seg = s;
       first = at;
       best = c;
-      if (c.fresh == 0 && c.len == slices && (large || c.res == slices * SLICE_PAGES)) break;
+      if (c.fresh == 0 && c.len == slices && (large || c.res == slices * HSM_SLICE_PAGES)) break;
     }
   }
   /* A fully free segment sits resident in the cache while the heap's own room would
@@ -479,8 +401,8 @@ again:
     if (cached != NULL) {
       seg = cached;
       segment_link(heap, seg);
-      run_cost_t c;
-      first = find_run(seg->free_mask, seg->touched_mask, NULL, (unsigned)slices, &c);
+      hsm_run_cost_t c;
+      first = hsm_place_run(seg->free_mask, seg->touched_mask, NULL, (unsigned)slices, &c);
     }
   }
   if (seg == NULL) {
@@ -490,11 +412,11 @@ again:
     seg = segment_acquire(heap, (unsigned)slices, HSM_SLICES + 1);
     if (seg == NULL) return NULL;
     segment_link(heap, seg);
-    run_cost_t c;
+    hsm_run_cost_t c;
     /* (a cached segment keeps its pages' classes) */
     if (cls == HSM_BIN_LARGE || (first = find_class_run(heap, cls, slices, &seg)) < 0)
-      first = find_run(seg->free_mask, seg->touched_mask, large ? NULL : seg->resident,
-                       (unsigned)slices, &c);
+      first = hsm_place_run(seg->free_mask, seg->touched_mask, large ? NULL : seg->resident,
+                            (unsigned)slices, &c);
   }
 take:;
   uint32_t run = (slices >= 32 ? 0xFFFFFFFFu : ((1u << slices) - 1)) << first;
@@ -527,7 +449,7 @@ void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg) {
   heap_holds(heap, 0, 0, -(int64_t)pg->slice_count * (int64_t)HSM_SLICE_SIZE);
   HSM_TRACE(HSM_EV_PAGE_FREE, heap, pg->start, (uint64_t)pg->slice_count * HSM_SLICE_SIZE);
   pg->in_use = 0;
-  note_resident(seg, pg, first);
+  hsm_place_note_resident(seg, pg, first);
   if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hsm_now_ms();
   seg->free_mask |= run;
   if (seg->free_mask == hsm_segment_free_all()) {
@@ -593,7 +515,7 @@ int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
     heap_holds(heap, 0, (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE, delta);
   } else {
     uint32_t tail = (uint32_t)(((1ull << (old - slices)) - 1) << (first + slices));
-    for (size_t i = first + slices; i < first + old; i++) seg->resident[i] = SLICE_PAGES;
+    for (size_t i = first + slices; i < first + old; i++) seg->resident[i] = HSM_SLICE_PAGES;
     if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hsm_now_ms();
     seg->free_mask |= tail;
     if (!seg->in_list) segment_link(heap, seg);
