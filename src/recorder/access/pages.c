@@ -32,6 +32,7 @@
 
 #include "access/internal.h"
 #include "core/lifecycle.h"
+#include "core/proc_files.h"
 
 /* linux/fs.h of Linux >= 6.7 (the build machine's headers may be older) */
 #define HSR_PAGE_IS_PRESENT (1u << 3)
@@ -53,36 +54,17 @@ struct hsr_pm_scan_arg {
 
 int hsr_pages_mechanism;
 uintptr_t hsr_page_size = 4096;
-static int fd = -1;
-static dev_t fd_dev;
-static ino_t fd_ino;
-
-static int open_pagemap(void)
-{
-    if (fd >= 0)
-        close(fd);
-    fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0) {
-        fd_dev = st.st_dev;
-        fd_ino = st.st_ino;
-    }
-    return fd;
-}
-
-/* The program may close every descriptor and reuse ours: check it is still pagemap. */
-static int pagemap_fd(void)
-{
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != fd_dev || st.st_ino != fd_ino)
-        open_pagemap();
-    return fd;
-}
+/* Our descriptor on /proc/self/pagemap (core/proc_files.c: opened at the start and in a
+ * fork child; the watcher thread never opens one), -1 if the program closed it. */
+static int pagemap_fd(void) { return hsr_proc_file_fd(HSR_PROC_PAGEMAP); }
 
 static int scan_runs(uintptr_t lo, uintptr_t hi, void *ctx, hsr_pages_fn fn)
 {
     struct hsr_page_region vec[128];
-    for (int retried = 0; lo < hi;) {
+    int fd = pagemap_fd();
+    if (fd < 0)
+        return -1;
+    while (lo < hi) {
         struct hsr_pm_scan_arg a = {0};
         a.size = sizeof a;
         a.start = lo;
@@ -96,9 +78,7 @@ static int scan_runs(uintptr_t lo, uintptr_t hi, void *ctx, hsr_pages_fn fn)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            if (retried++ || open_pagemap() < 0) /* our descriptor was closed or reused */
-                return -1;
-            continue;
+            return -1;
         }
         for (long i = 0; i < n; i++)
             fn(ctx, vec[i].start, vec[i].end, (vec[i].categories & HSR_PAGE_IS_PFNZERO) != 0,
@@ -113,7 +93,8 @@ static int scan_runs(uintptr_t lo, uintptr_t hi, void *ctx, hsr_pages_fn fn)
 static int flag_runs(uintptr_t lo, uintptr_t hi, void *ctx, hsr_pages_fn fn)
 {
     uint64_t e[512];
-    if (pagemap_fd() < 0)
+    int fd = pagemap_fd();
+    if (fd < 0)
         return -1;
     uintptr_t run = 0;
     int run_zero = 0;
@@ -204,7 +185,7 @@ int hsr_pages_init(const char *forced)
     long page = sysconf(_SC_PAGESIZE);
     if (page > 0)
         hsr_page_size = (uintptr_t)page;
-    if (open_pagemap() < 0) {
+    if (pagemap_fd() < 0) {
         char msg[300];
         snprintf(msg, sizeof msg,
                  "--access: /proc/self/pagemap cannot be read (%s): the sampled blocks are "
@@ -223,9 +204,10 @@ int hsr_pages_init(const char *forced)
     return hsr_pages_mechanism = HS_ACCESS_NONE;
 }
 
-/* The parent's descriptor names the parent's pages. */
+/* The parent's descriptor names the parent's pages: the child's own is opened by
+ * core/proc_files.c before this runs. */
 void hsr_pages_after_fork_child(void)
 {
-    if (hsr_pages_mechanism != HS_ACCESS_NONE && open_pagemap() < 0)
+    if (hsr_pages_mechanism != HS_ACCESS_NONE && pagemap_fd() < 0)
         hsr_pages_mechanism = HS_ACCESS_NONE;
 }

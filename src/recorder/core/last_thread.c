@@ -30,6 +30,7 @@
 
 #include "core/guard.h"
 #include "core/lifecycle.h"
+#include "core/proc_files.h"
 #include "count/thread.h"
 #include "hooks/hooks.h"
 #include "output/profile_writer.h"
@@ -57,6 +58,17 @@ void hsr_helpers_after_fork_child(void)
     atomic_store(&next_ns, 0);
 }
 
+const char *hsr_stat_field(const char *buf, int field)
+{
+    const char *p = NULL;
+    for (const char *q = buf; *q; q++)
+        if (*q == ')')
+            p = q;
+    for (int f = 2; p && f < field; f++) /* p ends field f */
+        p = strchr(p + 1, ' ');
+    return p ? p + 1 : NULL;
+}
+
 const char *hsr_proc_stat_field(const char *path, int field, char *buf, size_t cap)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -67,13 +79,18 @@ const char *hsr_proc_stat_field(const char *path, int field, char *buf, size_t c
     if (n <= 0)
         return NULL;
     buf[n] = 0;
-    char *p = NULL;
-    for (char *q = buf; *q; q++)
-        if (*q == ')')
-            p = q;
-    for (int f = 2; p && f < field; f++) /* p ends field f */
-        p = strchr(p + 1, ' ');
-    return p ? p + 1 : NULL;
+    return hsr_stat_field(buf, field);
+}
+
+/* From our own descriptor: a helper's open() could take the descriptor the program
+ * is about to dup2 onto. By path only when the program closed ours (its main thread
+ * has left by then; never to keep a process alive for want of a descriptor). */
+static const char *stat_field(enum hsr_proc_file which, const char *path, int field, char *buf,
+                              size_t cap)
+{
+    if (hsr_proc_file_read(which, buf, cap) > 0)
+        return hsr_stat_field(buf, field);
+    return hsr_proc_stat_field(path, field, buf, cap);
 }
 
 /* Only the recorder's helpers are left: main has ended (a zombie until the process
@@ -82,10 +99,10 @@ static int helpers_alone(void)
 {
     char buf[1024], path[64];
     snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)getpid());
-    const char *state = hsr_proc_stat_field(path, 3, buf, sizeof buf);
+    const char *state = stat_field(HSR_PROC_MAIN_STAT, path, 3, buf, sizeof buf);
     if (!state || (*state != 'Z' && *state != 'X'))
         return 0; /* main is still running its pthread_exit (its thread_local destructors) */
-    const char *threads = hsr_proc_stat_field("/proc/self/stat", 20, buf, sizeof buf);
+    const char *threads = stat_field(HSR_PROC_STAT, "/proc/self/stat", 20, buf, sizeof buf);
     long n = threads ? strtol(threads, NULL, 10) : -1;
     return n > 0 && n - 1 <= atomic_load(&helpers);
 }

@@ -39,6 +39,7 @@
 #include "access/access.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
+#include "core/proc_files.h"
 #include "core/pool.h"
 #include "count/counting.h"
 #include "count/regions.h"
@@ -221,6 +222,7 @@ static void read_settings(void)
 void hsr_settings_init(void)
 {
     static int done;
+    hsr_proc_files_open(); /* first: its fork handler runs before any other of ours */
     if (done || !environ) /* no environment yet: our constructor reads it */
         return;
     done = 1;
@@ -242,6 +244,7 @@ __attribute__((constructor)) void hsr_init(void)
     hsr_resolve();
     int saved_guard = hsr_guard;
     hsr_guard = 1;
+    hsr_proc_files_open(); /* (idempotent) before any thread of ours starts */
     hsr_start_real_ns = hsr_now_ns(CLOCK_REALTIME);
     hsr_start_mono_ns = hsr_now_ns(CLOCK_MONOTONIC);
     hsr_timeline_settings(); /* here, not at the first allocation: the heap in use and

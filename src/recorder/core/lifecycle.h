@@ -74,6 +74,8 @@ HSR_HIDDEN void hsr_helpers_after_fork_child(void);
  * past the command name (which may hold ')' and spaces): a pointer into buf, or NULL.
  * No malloc: a signal handler may call it. */
 HSR_HIDDEN const char *hsr_proc_stat_field(const char *path, int field, char *buf, size_t cap);
+/* The same field of a stat file's text already read into buf. */
+HSR_HIDDEN const char *hsr_stat_field(const char *buf, int field);
 HSR_HIDDEN uint64_t hsr_now_ns(int clock);
 
 /* exec_env.c: the program's environment for an exec, plus our variables and the

@@ -68,6 +68,7 @@
 
 #include "core/lifecycle.h"
 #include "core/pool.h"
+#include "core/proc_files.h"
 #include "output/job_file.h"
 #include "output/profile_writer.h"
 #include "stacks/sampling.h"
@@ -233,16 +234,6 @@ int hsr_profile_pid(void) { return fd_pid; }
 static int file_rank = -1;
 int hsr_profile_rank(void) { return file_rank; }
 
-/* Descriptors at or above 512, close-on-exec, out of the program's way. */
-static int move_high(int f)
-{
-    int high = fcntl(f, F_DUPFD_CLOEXEC, 512);
-    if (high < 0)
-        return f;
-    close(f);
-    return high;
-}
-
 /* fd still our file? If the program closed it (or reused the number), open the
  * file again by name, leaving the program's descriptor alone. */
 static int check_fd(void)
@@ -257,7 +248,7 @@ static int check_fd(void)
         close(f); /* replaced by another file: not ours to append to */
         return -1;
     }
-    fd = move_high(f);
+    fd = hsr_fd_high(f);
     room_end = eof; /* a new description: reserve again */
     return 0;
 }
@@ -706,7 +697,7 @@ int hsr_profile_open(void)
     }
     hsr_owner_may_use(fd, NULL);
     fd_pid = (int)getpid();
-    fd = move_high(fd);
+    fd = hsr_fd_high(fd);
     eof = room_end = 0;
     file_types = crc32_z(0, NULL, 0);
     keep_room = HSR_PROFILE_ROOM_MIN;

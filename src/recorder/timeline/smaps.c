@@ -8,35 +8,16 @@
  *   hsr_read_rss      RSS only, from /proc/self/statm (the kernel's counters, no page
  *                    walk: about 4 us). PSS -1.
  *
- * open/read/close into a caller's stack buffer and a hand-written parser: no malloc,
- * no stdio, no lock, so any thread and a signal handler may call them.
+ * pread on the recorder's own descriptors (core/proc_files.c: an open() here could
+ * take a descriptor the program is about to dup2 onto) into a caller's stack buffer,
+ * and a hand-written parser: no malloc, no stdio, no lock, so any thread and a
+ * signal handler may call them.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <unistd.h>
 
+#include "core/proc_files.h"
 #include "timeline/timeline.h"
-
-/* Reads the whole (small) file into buf, NUL-terminated; bytes read or -1. */
-static ssize_t read_proc(const char *name, char *buf, size_t cap)
-{
-    int f = open(name, O_RDONLY | O_CLOEXEC);
-    if (f < 0)
-        return -1;
-    size_t len = 0;
-    while (len + 1 < cap) {
-        ssize_t n = read(f, buf + len, cap - 1 - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
-    close(f);
-    buf[len] = 0;
-    return len ? (ssize_t)len : -1;
-}
 
 /* The number after "<key>" at the start of a line of text, or -1. */
 static int64_t field_kb(const char *text, const char *key)
@@ -67,7 +48,7 @@ int hsr_read_rss(int64_t *rss)
 {
     char buf[256];
     *rss = -1;
-    if (read_proc("/proc/self/statm", buf, sizeof buf) < 0)
+    if (hsr_proc_file_read(HSR_PROC_STATM, buf, sizeof buf) < 0)
         return -1;
     /* "size resident shared text lib data dt", in pages */
     const char *p = buf;
@@ -86,7 +67,7 @@ int hsr_read_memory(int64_t *rss, int64_t *pss)
 {
     char buf[2048]; /* smaps_rollup is about 900 bytes */
     *pss = -1;
-    if (read_proc("/proc/self/smaps_rollup", buf, sizeof buf) < 0)
+    if (hsr_proc_file_read(HSR_PROC_SMAPS_ROLLUP, buf, sizeof buf) < 0)
         return hsr_read_rss(rss);
     int64_t r = field_kb(buf, "Rss:"), p = field_kb(buf, "Pss:");
     if (r < 0)
