@@ -16,6 +16,7 @@
 #include "access/internal.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
+#include "core/proc_files.h"
 #include "core/single_thread.h"
 
 uint64_t hsr_watch_poll_ns = HSR_ACCESS_POLL_MS_DEFAULT * 1000000ull;
@@ -40,6 +41,7 @@ static void *watcher(void *arg)
 {
     (void)arg;
     hsr_guard = 1;
+    hsr_own_thread_mark(); /* (pagemap: core/proc_files.c) */
     uint64_t next = hsr_now_ns(CLOCK_MONOTONIC) + hsr_watch_poll_ns;
     for (;;) {
         struct timespec ts = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};

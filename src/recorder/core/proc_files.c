@@ -9,9 +9,9 @@
  * file not installed yet) or closes our file under us. So the files are opened
  * only where no program code runs alongside: at the recorder's start and in the
  * fork child's handler, before fork returns. They live at descriptors >= 512 and
- * are read with pread, never reopened from a thread: a descriptor the program
- * closed or reused (fstat names another file) is lost for good, and its readers
- * say "unknown".
+ * are read with pread. A descriptor the program closed or reused (fstat names
+ * another file) is opened again only by a thread of the program's (an MPI call's
+ * calipers, a snapshot): until then our threads' readers say "unknown".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,9 +25,15 @@
 
 static struct {
     int fd, error; /* error: errno of the failed open */
+    int lost;      /* the program closed it: to open again in one of its threads */
+    const char *path;
     dev_t dev;
     ino_t ino;
-} files[HSR_PROC_FILES] = {[0 ... HSR_PROC_FILES - 1] = {-1, EBADF, 0, 0}};
+} files[HSR_PROC_FILES] = {[0 ... HSR_PROC_FILES - 1] = {.fd = -1, .error = EBADF}};
+
+static HSR_TLS int own_thread;
+void hsr_own_thread_mark(void) { own_thread = 1; }
+int hsr_own_thread(void) { return own_thread; }
 
 int hsr_fd_high(int f)
 {
@@ -49,6 +55,7 @@ static int still_ours(enum hsr_proc_file which)
 static void open_one(enum hsr_proc_file which, const char *path)
 {
     struct stat st;
+    files[which].path = path;
     int f = open(path, O_RDONLY | O_CLOEXEC);
     if (f < 0 || fstat(f, &st) != 0) {
         files[which].error = errno;
@@ -62,9 +69,10 @@ static void open_one(enum hsr_proc_file which, const char *path)
     files[which].ino = st.st_ino;
 }
 
+static char main_stat[64]; /* /proc/self/task/<pid>/stat */
+
 static void open_all(void)
 {
-    char main_stat[64];
     snprintf(main_stat, sizeof main_stat, "/proc/self/task/%d/stat", (int)getpid());
     open_one(HSR_PROC_STATM, "/proc/self/statm");
     open_one(HSR_PROC_SMAPS_ROLLUP, "/proc/self/smaps_rollup");
@@ -95,13 +103,17 @@ void hsr_proc_files_open(void)
 
 int hsr_proc_file_fd(enum hsr_proc_file which)
 {
+    if (files[which].fd >= 0 && !still_ours(which)) {
+        files[which].fd = -1; /* the program closed it: the number is its own now */
+        files[which].error = EBADF;
+        files[which].lost = 1;
+    }
+    if (files[which].fd < 0 && files[which].lost && !own_thread) {
+        files[which].lost = 0;
+        open_one(which, files[which].path); /* in a thread of the program's: no race */
+    }
     if (files[which].fd < 0) {
         errno = files[which].error;
-        return -1;
-    }
-    if (!still_ours(which)) {
-        files[which].fd = -1; /* (the number is the program's now: not closed by us) */
-        files[which].error = errno = EBADF;
         return -1;
     }
     return files[which].fd;

@@ -25,6 +25,10 @@ HSR_HIDDEN void hsr_proc_files_open(void);
 HSR_HIDDEN int hsr_proc_file_fd(enum hsr_proc_file which);
 /* The whole (small) file from its start, NUL-terminated: bytes read, or -1. */
 HSR_HIDDEN ssize_t hsr_proc_file_read(enum hsr_proc_file which, char *buf, size_t cap);
+/* The timeline's sampler and the access watcher mark themselves: a thread of ours
+ * never opens a file the program closed (only the program's own threads do). */
+HSR_HIDDEN void hsr_own_thread_mark(void);
+HSR_HIDDEN int hsr_own_thread(void);
 /* f moved to a close-on-exec descriptor >= 512, out of the program's way. */
 HSR_HIDDEN int hsr_fd_high(int f);
 

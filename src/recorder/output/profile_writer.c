@@ -234,13 +234,25 @@ int hsr_profile_pid(void) { return fd_pid; }
 static int file_rank = -1;
 int hsr_profile_rank(void) { return file_rank; }
 
+static int fd_is_ours(void)
+{
+    struct stat st;
+    return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino;
+}
+
 /* fd still our file? If the program closed it (or reused the number), open the
- * file again by name, leaving the program's descriptor alone. */
+ * file again by name, leaving the program's descriptor alone: only in a thread of
+ * the program's, never in one of ours, whose open() would take the lowest free
+ * number while the program may be between close(0) and open or dup2 onto 0. */
 static int check_fd(void)
 {
     struct stat st;
-    if (fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino)
+    if (fd_is_ours())
         return 0;
+    if (hsr_own_thread()) {
+        errno = EBADF;
+        return -1;
+    }
     int f = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
     if (f < 0)
         return -1;
@@ -252,6 +264,8 @@ static int check_fd(void)
     room_end = eof; /* a new description: reserve again */
     return 0;
 }
+
+int hsr_profile_writable_here(void) { return !hsr_own_thread() || fd_is_ours(); }
 
 /* ---- the writer lock (see the top of this file) ---- */
 

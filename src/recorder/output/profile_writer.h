@@ -56,6 +56,9 @@ HSR_HIDDEN int hsr_profile_rank(void); /* its MPI rank, -1 if none */
  * background writes for a few seconds, so no write is cut by the process's end. */
 HSR_HIDDEN void hsr_profile_background(void);
 HSR_HIDDEN void hsr_profile_foreground(void);
+/* 0 in a thread of ours (core/proc_files.h) once the program closed our file: only
+ * the program's threads open it again (check_fd), so ours keep what they have. */
+HSR_HIDDEN int hsr_profile_writable_here(void);
 /* fd >= 0: that file, else the directory `dir`: its owner may read and write it,
  * whatever the program's umask */
 HSR_HIDDEN void hsr_owner_may_use(

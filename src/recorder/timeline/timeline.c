@@ -45,6 +45,7 @@
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/pool.h"
+#include "core/proc_files.h"
 #include "core/single_thread.h"
 #include "count/heap.h"
 #include "count/regions.h"
@@ -295,8 +296,8 @@ static void encode_regions(void)
 /* Drains the ring into the file. wait: wait for another thread's flush to end. */
 static void flush(int wait)
 {
-    if (!ring || !hsr_profile_is_open())
-        return;
+    if (!ring || !hsr_profile_is_open() || !hsr_profile_writable_here())
+        return; /* (the samples stay in the ring for the program's next write) */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old); /* no dump handler on top of this */
@@ -439,6 +440,7 @@ static void *sampler(void *arg)
     (void)arg;
     hsr_guard = 1;
     hsr_profile_background();
+    hsr_own_thread_mark();
     hsr_helper_thread_start();
     atomic_store(&hsr_sampler_running, 1);
     uint64_t start = hsr_now_ns(CLOCK_MONOTONIC), never = UINT64_MAX;
