@@ -39,8 +39,8 @@
 #include "access/access.h"
 #include "core/guard.h"
 #include "core/lifecycle.h"
-#include "core/proc_files.h"
 #include "core/pool.h"
+#include "core/proc_files.h"
 #include "count/counting.h"
 #include "count/regions.h"
 #include "count/selection.h"
@@ -223,7 +223,7 @@ void hsr_settings_init(void)
 {
     static int done;
     hsr_proc_files_open(); /* first: its fork handler runs before any other of ours */
-    if (done || !environ) /* no environment yet: our constructor reads it */
+    if (done || !environ)  /* no environment yet: our constructor reads it */
         return;
     done = 1;
     int saved_guard = hsr_guard;
