@@ -32,17 +32,32 @@ static void huge_free_counted(void *p, unsigned kind) {
  * interior, a block marked free; the generic path's checks tell the misuses (one line
  * and abort) from the rest. */
 static __attribute__((noinline)) void free_rejected(hsm_page_t *pg, void *p, uint64_t v) {
-  hsm_heap_t *heap = hsm_tls_heap;
-  /* secure mode's every free: a block start of a small page in use, by a thread that has
-   * a heap, is secure.c's; the rest the generic path's */
-  if (HSM_LIKELY(hsm_secure) &&
-      __atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == HSM_FLAGS_SECURE_ONLY &&
-      heap != &hsm_heap_empty && __atomic_load_n(&pg->in_use, __ATOMIC_RELAXED) &&
+  /* secure mode's every free: a block start of a small page in use is secure.c's (only
+   * a secure-mode page in use has f.secure set, hsm_segment_page_free clears it: the
+   * flags alone tell the mode and the use); the rest the generic path's */
+  if (HSM_LIKELY(__atomic_load_n(&pg->flags.any, __ATOMIC_RELAXED) == HSM_FLAGS_SECURE_ONLY) &&
       v < hsm_carved_limit(pg)) { /* hsm_block_ok, its index computed by free_block */
-    hsm_secure_free(heap, pg, p);
+    hsm_secure_free(pg, p);
     return;
   }
+  hsm_heap_t *heap = hsm_tls_heap;
   hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, p);
+}
+
+/* Secure mode's free of b (a carved block start of secure page pg, in use) that
+ * hsm_secure_free did not finish: a double free, a canary overwritten, or a thread
+ * without a heap go through the generic path (whose checks abort with the message), a
+ * full cache is flushed, then b pushed. */
+__attribute__((noinline)) void hsm_secure_free_slow(hsm_page_t *pg, hsm_block_t *b) {
+  hsm_heap_t *heap = hsm_tls_heap;
+  if (heap == &hsm_heap_empty || b->mark == hsm_secure_mark(b) ||
+      !hsm_canary_ok(b, pg->block_size)) {
+    hsm_page_free_generic(heap == &hsm_heap_empty ? NULL : heap, pg, b);
+    return;
+  }
+  b->mark = hsm_secure_mark(b);
+  HSM_COUNT(heap->cache[pg->class_id].frees, 1);
+  hsm_cache_overflow(heap, pg, b);
 }
 
 /* The cache of b's class has no room (or the thread has no heap: hsm_heap_empty's

@@ -66,7 +66,7 @@ typedef struct hsm_page_s {
     struct {
       uint8_t has_aligned;
       uint8_t is_large;
-      uint8_t secure; /* HSMALLOC_SECURE=1: every free takes the checked path */
+      uint8_t secure; /* HSMALLOC_SECURE=1, in use: every free takes secure mode's path */
       uint8_t unused;
     } f;
     uint32_t any;
@@ -585,21 +585,26 @@ static inline __attribute__((always_inline)) void hsm_cache_push(hsm_page_t *cac
   b->next = (hsm_block_t *)((uintptr_t)cache->free ^ hsm_remote_key);
   cache->free = b;
 }
+/* secure mode's free that failed a check, or whose cache has no room, or whose thread
+ * has no heap: free.c */
+HSM_HIDDEN void hsm_secure_free_slow(hsm_page_t *pg, hsm_block_t *b);
 /* free of a small block of a secure page pg whose pointer is a block start among the
  * carved ones (the generic path took the others): the double-free check, the canary,
  * then onto this thread's cache as the default mode's fast path does, link encoded.
- * Inlined into free's slow path (free.c): a call of its own cost 5 instructions. */
-static inline __attribute__((always_inline)) void hsm_secure_free(hsm_heap_t *heap, hsm_page_t *pg,
-                                                                  hsm_block_t *b) {
-  if (HSM_UNLIKELY(b->mark == hsm_secure_mark(b))) hsm_double_free("free", b);
-  (void)hsm_unseal_inline("free", b, b, pg->block_size);
-  b->mark = hsm_secure_mark(b);
-  hsm_page_t *cache = (hsm_page_t *)((uint8_t *)heap + pg->cache_off);
-  HSM_COUNT(cache->frees, 1);
-  if (cache->used <= 1) {
-    hsm_cache_overflow(heap, pg, b);
+ * Every test comes before any write and fails into hsm_secure_free_slow with a tail
+ * call (no stack frame here): a failed check goes on to the generic path, which makes
+ * the same checks and says which failed; a thread without a heap (hsm_heap_empty's
+ * caches have no room) takes the generic path too. Inlined into free's slow path
+ * (free.c): a call of its own cost 5 instructions. */
+static inline __attribute__((always_inline)) void hsm_secure_free(hsm_page_t *pg, hsm_block_t *b) {
+  hsm_page_t *cache = (hsm_page_t *)((uint8_t *)hsm_tls_heap + pg->cache_off);
+  if (HSM_UNLIKELY(b->mark == hsm_secure_mark(b) || !hsm_canary_ok(b, pg->block_size) ||
+                   cache->used <= 1)) {
+    hsm_secure_free_slow(pg, b);
     return;
   }
+  b->mark = hsm_secure_mark(b);
+  HSM_COUNT(cache->frees, 1);
   hsm_cache_push(cache, b);
 }
 /* Free a block of another heap through a per-destination batch (large blocks, and

@@ -17,6 +17,15 @@
 #include "internal.h"
 
 uintptr_t hsm_mark_key;
+const uint64_t hsm_gap_mask[9] = {0,
+                                  0xff,
+                                  0xffff,
+                                  0xffffff,
+                                  0xffffffffull,
+                                  0xffffffffffull,
+                                  0xffffffffffffull,
+                                  0xffffffffffffffull,
+                                  ~0ull};
 uint64_t hsm_tail_key;
 
 void hsm_overflow(const char *fn, const void *p, uint64_t n, int size_lost) {

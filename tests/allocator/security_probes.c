@@ -83,6 +83,29 @@ static void double_free_remote(void) {
   pthread_join(t, NULL);
 }
 
+/* Freed by its owner, then again by a thread that has never allocated (it has
+ * no heap, so no cache to take the block): secure mode's free sends a block
+ * that fails a check, and a free by such a thread, to the generic path, which
+ * says what failed. */
+static void double_free_heapless_thread(void) {
+  char *p = malloc(96);
+  free(p);
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, free_in_thread, launder(p)) == 0,
+        "pthread_create");
+  pthread_join(t, NULL);
+}
+
+/* One byte past a 100-byte request, the block freed by a thread that has never
+ * allocated. */
+static void heap_overflow_heapless_thread(void) {
+  char *p = malloc(100);
+  ((char *)launder(p))[100] = 1;
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, free_in_thread, p) == 0, "pthread_create");
+  pthread_join(t, NULL);
+}
+
 /* A small block freed by its thread, which exits: its page goes back with it.
  * Freed again by another thread: the page is not in use any more (its count of
  * carved blocks stays, only its reserved limit says so). */
@@ -423,6 +446,7 @@ static const struct {
     {"double-free-after-many", double_free_after_many},
     {"double-free-other-thread", double_free_other_thread},
     {"double-free-remote", double_free_remote},
+    {"double-free-heapless-thread", double_free_heapless_thread},
     {"double-free-small-size", double_free_small_size},
     {"double-free-remote-page-gone", double_free_remote_page_gone},
     {"double-free-large", double_free_large},
@@ -449,6 +473,7 @@ static const struct {
     {"heap-overflow-one-byte", heap_overflow_one_byte},
     {"heap-overflow-large", heap_overflow_large},
     {"heap-overflow-huge", heap_overflow_huge},
+    {"heap-overflow-heapless-thread", heap_overflow_heapless_thread},
     {"heap-overflow-every-size", heap_overflow_every_size},
     {"heap-overflow-table-edge", heap_overflow_table_edge},
     {"cache-link-overwrite", cache_link_overwrite},

@@ -24,6 +24,8 @@ PROBES = {
     "double-free-after-many": (("abort", DOUBLE), SAME),
     "double-free-other-thread": (("abort", DOUBLE), SAME),
     "double-free-remote": (("abort", DOUBLE), SAME),
+    # the second free by a thread that never allocated (no heap, no cache)
+    "double-free-heapless-thread": (("abort", DOUBLE), SAME),
     "double-free-small-size": (("abort", DOUBLE), SAME),
     # its page went back at its thread's exit: the reserved limit (0) rejects it, not
     # the carved count the page keeps (which took it for a double free)
@@ -74,6 +76,9 @@ PROBES = {
     # one byte past every request of 1 to 300 bytes, each in a child process: secure
     # mode's free aborts at every one (the gap to the word that keeps the request is
     # 0 to 15 bytes: the canary checked whole, in part, or the word itself overwritten)
+    "heap-overflow-heapless-thread": (
+        ("exit", "undetected heap-overflow-heapless-thread"),
+        ("abort", "heap overflow: the bytes after the 100-byte request were overwritten")),
     "heap-overflow-every-size": (("exit", "caught 0 of 300\nundetected heap-overflow-every-size"),
                                  ("exit", "caught 300 of 300\nundetected heap-overflow-every-size")),
     # the same about the limit of secure malloc's own path (4072 bytes) and of the class
