@@ -418,13 +418,15 @@ void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls) {
   }
 }
 
-/* Give back every page with no block out, and the pages postponed free kept (used
- * when a heap is abandoned or collected). */
+/* Give back every page with no block out, the pages postponed free kept, and the
+ * resident free blocks of the purging classes' reserves (used when a heap is abandoned
+ * or collected). */
 void hsm_heap_collect_empty(hsm_heap_t *heap) {
   hsm_hot_release_kept(heap);
   heap->idle_pages = 0;
   for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
     hsm_heap_free_empty_pages(heap, cls);
+    if (heap->resident_free[cls] != 0) hsm_purge_idle_class(heap, cls); /* the reserve too */
     hsm_page_set_direct(heap, cls);
   }
 }

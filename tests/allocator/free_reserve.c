@@ -9,9 +9,12 @@
  *   resident, purged, mixed   freed blocks whose interior is all, none, part resident
  *   reuse_resident            of the next 9 blocks, those resident before any write
  *   tenth_interior            the 10th's: 1 resident, 0 given back
- *   idle_resident             freed blocks still resident once the class went idle */
+ *   idle_resident             freed blocks still resident once the class went idle
+ * With the argument "collect": resident, purged, mixed, then hsmalloc_collect() and
+ *   collect_resident          freed blocks still resident after it */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "check.h"
@@ -43,7 +46,7 @@ static void census(const char *resident, const char *purged, const char *mixed) 
   if (purged) printf("%s %ld\n%s %ld\n", purged, count[1], mixed, count[0]);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   for (int i = 0; i < BLOCKS; i++) {
     block[i] = malloc(BLOCK);
     CHECK(block[i] != NULL, "malloc(%d)", BLOCK);
@@ -52,6 +55,11 @@ int main(void) {
   for (int i = 0; i < BLOCKS; i++)
     if (i % ON_PAGE != 0) free(block[i]);
   census("resident", "purged", "mixed");
+  if (argc > 1 && strcmp(argv[1], "collect") == 0) { /* the reserve goes back too */
+    hsmalloc_collect();
+    census("collect_resident", NULL, NULL);
+    return 0;
+  }
 
   char *again[10];
   long reused = 0;

@@ -24,3 +24,11 @@ def test_a_negative_reserve_keeps_every_free_block(build, native):
     f = program_figures(build, native, "free_reserve.c", "run", env=env)
     assert (f["resident"], f["purged"], f["mixed"]) == (48, 0, 0)
     assert (f["reuse_resident"], f["tenth_interior"], f["idle_resident"]) == (9, 1, 48)
+
+
+def test_a_collect_gives_the_reserve_back(build, native):
+    """hsmalloc_collect (as a heap's abandonment): the cache's block and the reserve's 8
+    are purged too, no freed block stays resident (before: all 48)."""
+    f = program_figures(build, native, "free_reserve.c", "collect", env=RESERVE)
+    assert (f["resident"], f["purged"], f["mixed"]) == (9, 39, 0)
+    assert f["collect_resident"] == 0
