@@ -345,7 +345,7 @@ typedef struct {
   int stats_signal;     /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
   char trace_file[256]; /* HSMALLOC_TRACE: the event trace (trace.c) */
   int transfer;         /* HSMALLOC_TRANSFER: the transfer cache between threads (transfer.c) */
-  long free_reserve;    /* HSMALLOC_FREE_RESERVE: bytes of free big blocks kept (purge.c), <0: all */
+  long free_reserve;    /* HSMALLOC_FREE_RESERVE: bytes a class (purge.c), <0: all kept */
 } hsm_options_t;
 
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
