@@ -200,24 +200,30 @@ void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg) {
 }
 
 /* b carries its free mark already (set by the free that sent it here). */
-void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
+/* head .. tail (n blocks, linked) onto pg's list of returned blocks; on a purging page,
+ * those beyond its class's reserve are purged (purge.c). */
+static inline void blocks_home(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head,
+                               hsm_block_t *tail, uint32_t n) {
   if (HSM_UNLIKELY(pg->purging)) {
-    hsm_purge_home(heap, pg, b, b, 1);
-  } else {
-    b->next = hsm_link(pg, pg->local_free);
-    pg->local_free = b;
+    uint32_t *resident = &heap->resident_free[pg->class_id];
+    if (*resident + n > hsm_class_reserve[pg->class_id]) {
+      hsm_purge_home(heap, pg, head, tail, n);
+      return;
+    }
+    *resident += n;
   }
+  tail->next = hsm_link(pg, pg->local_free);
+  pg->local_free = head;
+}
+
+void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
+  blocks_home(heap, pg, b, b, 1);
   if ((int32_t)--pg->used <= 0) hsm_page_after_free(heap, pg);
 }
 
 void hsm_page_return_run(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head, hsm_block_t *tail,
                          uint32_t n) {
-  if (HSM_UNLIKELY(pg->purging)) {
-    hsm_purge_home(heap, pg, head, tail, n);
-  } else {
-    tail->next = hsm_link(pg, pg->local_free);
-    pg->local_free = head;
-  }
+  blocks_home(heap, pg, head, tail, n);
   pg->used -= n;
   if ((int32_t)pg->used <= 0) hsm_page_after_free(heap, pg);
 }
@@ -247,7 +253,8 @@ static hsm_page_t *page_with_free(hsm_heap_t *heap, size_t cls) {
   while ((pg = q->first) != NULL) {
     /* resident free blocks of a purging class first: a page without any goes to the
      * back, until the first page passed over comes round again (purge.c) */
-    if (HSM_UNLIKELY(pg->purging) && pg != passed && hsm_purge_pass_over(heap, pg)) {
+    if (HSM_UNLIKELY(pg->purging) && pg != passed && heap->resident_free[cls] != 0 &&
+        (pg->free == NULL || pg->free_cold) && hsm_purge_pass_over(heap, pg)) {
       if (passed == NULL) passed = pg;
       if (pg->next != NULL) {
         hsm_queue_remove(q, pg);

@@ -17,17 +17,21 @@
 
 #include "internal.h"
 
-/* The resident free blocks a heap keeps of a class of block size bsize. */
-static uint32_t reserve_of(size_t bsize) {
-  if (hsm_purge_at_once()) return 0; /* decay 0, or the node runs short */
-  size_t blocks = (size_t)hsm_options.free_reserve / bsize;
-  if (blocks < HSM_PURGE_RESERVE_MIN) blocks = HSM_PURGE_RESERVE_MIN;
-  return blocks > UINT32_MAX ? UINT32_MAX : (uint32_t)blocks;
-}
+uint32_t hsm_class_reserve[HSM_CLASSES];
 
 int hsm_purge_class(size_t bsize) {
   return bsize >= HSM_PURGE_BLOCK_MIN && !hsm_secure && hsm_options.decay_ms >= 0 &&
          hsm_options.free_reserve >= 0;
+}
+
+/* The resident free blocks a heap keeps of a purging class of block size bsize (none
+ * with HSMALLOC_DECAY_MS=0; under high memory pressure the heap's maintenance empties
+ * the reserves: hsm_purge_reserves). */
+uint32_t hsm_purge_reserve_of(size_t bsize) {
+  if (!hsm_purge_class(bsize) || hsm_options.decay_ms == 0) return 0;
+  size_t blocks = (size_t)hsm_options.free_reserve / bsize;
+  if (blocks < HSM_PURGE_RESERVE_MIN) blocks = HSM_PURGE_RESERVE_MIN;
+  return blocks > UINT32_MAX ? UINT32_MAX : (uint32_t)blocks;
 }
 
 /* The whole OS pages of block b (of bsize bytes) after its first 16 bytes go back. */
@@ -51,7 +55,7 @@ static void purge_list(hsm_page_t *pg, hsm_block_t *b) {
 void hsm_purge_home(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head, hsm_block_t *tail,
                     uint32_t n) {
   uint32_t *resident = &heap->resident_free[pg->class_id];
-  uint32_t reserve = reserve_of(pg->block_size);
+  uint32_t reserve = hsm_purge_at_once() ? 0 : hsm_class_reserve[pg->class_id];
   uint32_t keep = *resident >= reserve ? 0 : reserve - *resident;
   if (keep >= n) { /* the whole run stays resident */
     tail->next = pg->local_free;
@@ -137,4 +141,10 @@ void hsm_purge_page_gone(hsm_heap_t *heap, hsm_page_t *pg) {
     return;
   size_t carved = (size_t)hsm_page_capacity(pg) * pg->block_size;
   hsm_os_purge(pg->start, (carved + 4095) & ~(size_t)4095);
+}
+
+/* Memory is to go back at once (the node runs short): every reserve of the heap too. */
+void hsm_purge_reserves(hsm_heap_t *heap) {
+  for (size_t cls = 0; cls < HSM_CLASSES; cls++)
+    if (heap->resident_free[cls] != 0) hsm_purge_idle_class(heap, cls);
 }

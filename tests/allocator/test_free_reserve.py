@@ -32,3 +32,11 @@ def test_a_collect_gives_the_reserve_back(build, native):
     f = program_figures(build, native, "free_reserve.c", "collect", env=RESERVE)
     assert (f["resident"], f["purged"], f["mixed"]) == (9, 39, 0)
     assert f["collect_resident"] == 0
+
+
+def test_with_decay_0_there_is_no_reserve(build, native):
+    """HSMALLOC_DECAY_MS=0 (memory back at once): only the cache's block stays resident,
+    the other 47 are given back (before: all 48 resident)."""
+    env = dict(RESERVE, HSMALLOC_DECAY_MS="0")
+    f = program_figures(build, native, "free_reserve.c", "run", env=env)
+    assert (f["resident"], f["purged"], f["mixed"]) == (1, 47, 0)
