@@ -60,9 +60,9 @@ static void page_extend(hsm_page_t *pg) {
     ((hsm_block_t *)p)->mark = mark;
     pg->free = (hsm_block_t *)first;
   }
+  pg->free_cold = 1; /* (fresh blocks are not resident: purge.c) */
   /* read by every thread's frees: by the slow path (checked blocks), and off the page's
    * first line by the fast path, which a secure page's frees must not take */
-  pg->free_cold = 1; /* (fresh blocks are not resident: purge.c) */
   uint64_t limit = (uint64_t)(capacity + n) * hsm_block_step(pg);
   __atomic_store_n(&pg->limit, limit, __ATOMIC_RELAXED);
   if (!pg->flags.f.secure) __atomic_store_n(&pg->free_limit, limit, __ATOMIC_RELAXED);
@@ -199,7 +199,6 @@ void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg) {
   if (pg->used == 0) page_retire(heap, pg);
 }
 
-/* b carries its free mark already (set by the free that sent it here). */
 /* head .. tail (n blocks, linked) onto pg's list of returned blocks; on a purging page,
  * those beyond its class's reserve are purged (purge.c). */
 static inline void blocks_home(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head,
@@ -216,6 +215,7 @@ static inline void blocks_home(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *he
   pg->local_free = head;
 }
 
+/* b carries its free mark already (set by the free that sent it here). */
 void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
   blocks_home(heap, pg, b, b, 1);
   if ((int32_t)--pg->used <= 0) hsm_page_after_free(heap, pg);
