@@ -13,8 +13,10 @@
  * refill takes resident blocks while there are any (page.c, page_with_free: a page with
  * none is passed over), so that refaults are paid only when the class's live count climbs
  * past its reserve, and memory given back only when it falls past it: the thread cache
- * and the reserve absorb the steady churn, the class's swings pay. */
-
+ * and the reserve absorb the steady churn, the class's swings pay. A fixed class that
+ * allocated nothing since the last sweep of the caches gives its reserve back (its pages
+ * may hold a program's first blocks of a size a hot class took over), and so do a
+ * collect, an abandoned heap and high memory pressure (the heap's maintenance). */
 #include "internal.h"
 
 uint32_t hsm_class_reserve[HSM_CLASSES];
