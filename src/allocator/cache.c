@@ -165,6 +165,8 @@ void hsm_cache_sweep_big(hsm_heap_t *heap) {
       cache_flush(heap, cls, 0);
       hsm_page_free_idle(heap, cls);
     }
+    if (allocs == heap->idle_allocs[i] && heap->resident_free[cls] != 0)
+      hsm_purge_idle_class(heap, cls);
     heap->idle_allocs[i] = allocs;
   }
 }

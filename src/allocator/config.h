@@ -70,6 +70,12 @@
 #define HSM_IDLE_CLASS_FIRST 64
 #define HSM_IDLE_PAGE_SLOW   16
 #define HSM_EXTEND_BYTES     4096 /* carve fresh blocks 4 KiB at a time */
+/* Free blocks of the classes from HSM_PURGE_BLOCK_MIN (three whole OS pages at least)
+ * beyond a heap's reserve of the class, HSMALLOC_FREE_RESERVE bytes of blocks (at least
+ * HSM_PURGE_RESERVE_MIN blocks), have their whole OS pages given back (purge.c) */
+#define HSM_PURGE_BLOCK_MIN     ((size_t)16 * 1024)
+#define HSM_PURGE_RESERVE_BYTES ((long)32 << 20)
+#define HSM_PURGE_RESERVE_MIN   4
 /* secure mode: the bytes of empty pages of a class up to 8 KiB a heap keeps for reuse
  * (page.c): 8 pages of one slice */
 #define HSM_SECURE_KEEP_BYTES ((size_t)512 * 1024)

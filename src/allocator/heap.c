@@ -241,6 +241,7 @@ void hsm_heap_maintenance(hsm_heap_t *heap) {
   uint64_t now = hsm_now_ms();
   hsm_hot_maintenance(heap, now);
   if (hsm_options.decay_ms >= 0) {
+    if (hsm_purge_at_once()) hsm_purge_reserves(heap);
     hsm_segment_decay(heap, now);
     hsm_segment_cache_decay(now, 0);
     hsm_huge_cache_decay(now, 0);

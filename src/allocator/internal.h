@@ -94,9 +94,12 @@ typedef struct hsm_page_s {
    * while it is parked on the full list; a cache: its room, the frees it takes before
    * it is flushed (allocations from it give one back: hsm_dec_le0 on free's fast path) */
   uint32_t used;
-  uint8_t unused1;
-  uint8_t kept;   /* empty, held by postponed free (on the heap's kept list) */
-  uint8_t in_use; /* read by other threads' generic frees (atomic loads) */
+  /* a class of blocks spanning whole OS pages (purge.c): free blocks beyond the heap's
+   * reserve of the class have their whole pages given back, and wait on `purged` */
+  uint8_t purging;
+  uint8_t kept;      /* empty, held by postponed free (on the heap's kept list) */
+  uint8_t in_use;    /* read by other threads' generic frees (atomic loads) */
+  uint8_t free_cold; /* purging: `free` holds blocks not resident (purged, or fresh) */
   /* blocks carved so far (hsm_page_capacity) times hsm_block_step(pg): hsm_block_ok's
    * bound, the carved blocks' end in the units of its product (other threads read it
    * with atomic loads) */
@@ -104,9 +107,12 @@ typedef struct hsm_page_s {
   /* secure mode: hsm_remote_key, xor'd into the links of `free` and `local_free`; 0
    * otherwise (here, so that the first line stays one line) */
   uintptr_t key;
-  /* a cache: the frees into it (free's fast path counts here, beside the list; the
-   * statistics add them to the heap's frees[class]) */
-  hsm_counter_t frees;
+  union {
+    /* a cache: the frees into it (free's fast path counts here, beside the list; the
+     * statistics add them to the heap's frees[class]) */
+    hsm_counter_t frees;
+    hsm_block_t *purged; /* a purging page: free blocks whose whole pages went back */
+  };
   struct hsm_page_s *next, *prev;
 } hsm_page_t;
 _Static_assert(sizeof(hsm_page_t) == 128, "a page's metadata is two cache lines");
@@ -269,6 +275,9 @@ struct hsm_heap_s {
   uint32_t absorb_left;
   uint32_t absorb_seen; /* heap.c's count of abandonments at its last look */
   uint32_t idle_since[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
+  /* per class of purging pages: free blocks on its pages' lists that are resident (the
+   * reserve in use: purge.c) */
+  uint32_t resident_free[HSM_CLASSES];
   /* the same classes' allocations at the last sweep of their caches (cache.c) */
   uint64_t idle_allocs[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
   int state;
@@ -336,6 +345,7 @@ typedef struct {
   int stats_signal;     /* HSMALLOC_STATS_SIGNAL: dump on SIGUSR2 when stats are on */
   char trace_file[256]; /* HSMALLOC_TRACE: the event trace (trace.c) */
   int transfer;         /* HSMALLOC_TRANSFER: the transfer cache between threads (transfer.c) */
+  long free_reserve;    /* HSMALLOC_FREE_RESERVE: bytes a class (purge.c), <0: all kept */
 } hsm_options_t;
 
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
@@ -488,6 +498,23 @@ HSM_HIDDEN void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_
 HSM_HIDDEN void hsm_page_return_run(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head,
                                     hsm_block_t *tail, uint32_t n);
 HSM_HIDDEN void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg);
+/* ---- free blocks of the big classes given back beyond a reserve (purge.c) ---- */
+HSM_HIDDEN int hsm_purge_class(size_t bsize); /* a page of this block size purges */
+HSM_HIDDEN uint32_t hsm_purge_reserve_of(size_t bsize);
+HSM_HIDDEN void hsm_purge_reserves(hsm_heap_t *heap);
+/* per class: the resident free blocks a heap keeps (sizeclass.c sets it with the class's
+ * size) */
+HSM_HIDDEN extern uint32_t hsm_class_reserve[HSM_CLASSES];
+/* A run of n blocks (head .. tail) home to purging page pg: onto `local_free` while
+ * the class's reserve has room, the rest purged onto `purged` (the caller counts them
+ * in `used`). */
+HSM_HIDDEN void hsm_purge_home(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head,
+                               hsm_block_t *tail, uint32_t n);
+HSM_HIDDEN void hsm_purge_leave(hsm_heap_t *heap, hsm_page_t *pg);
+HSM_HIDDEN void hsm_purge_enter(hsm_heap_t *heap, hsm_page_t *pg);
+HSM_HIDDEN int hsm_purge_pass_over(hsm_heap_t *heap, hsm_page_t *pg);
+HSM_HIDDEN void hsm_purge_idle_class(hsm_heap_t *heap, size_t cls);
+HSM_HIDDEN void hsm_purge_page_gone(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn);
 HSM_HIDDEN void hsm_heap_collect_empty(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls);

@@ -19,7 +19,8 @@ hsm_options_t hsm_options = {.decay_ms = HSM_DEFAULT_DECAY_MS,
                              .numa = -1,
                              .packed = 1,
                              .site_lanes = 1,
-                             .stats_signal = 1};
+                             .stats_signal = 1,
+                             .free_reserve = HSM_PURGE_RESERVE_BYTES};
 
 static long env_long(const char *name, long fallback) {
   const char *v = getenv(name);
@@ -159,6 +160,7 @@ void hsm_options_read(void) {
   }
   hsm_options.site_lanes = env_long("HSMALLOC_SITE_LANES", 1) != 0;
   hsm_options.transfer = env_long("HSMALLOC_TRANSFER", 1) != 0;
+  hsm_options.free_reserve = env_long("HSMALLOC_FREE_RESERVE", HSM_PURGE_RESERVE_BYTES);
   hsm_options.hot_resample_ms = env_long("HSMALLOC_HOT_RESAMPLE_MS", HSM_HOT_RESAMPLE_MS);
   read_hot_sizes();
   hsm_options.pressure = env_long("HSMALLOC_PRESSURE", 1) != 0;

@@ -60,6 +60,7 @@ static void page_extend(hsm_page_t *pg) {
     ((hsm_block_t *)p)->mark = mark;
     pg->free = (hsm_block_t *)first;
   }
+  pg->free_cold = 1; /* (fresh blocks are not resident: purge.c) */
   /* read by every thread's frees: by the slow path (checked blocks), and off the page's
    * first line by the fast path, which a secure page's frees must not take */
   uint64_t limit = (uint64_t)(capacity + n) * hsm_block_step(pg);
@@ -78,6 +79,7 @@ static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
   pg->limit = 0;
   pg->reserved = (uint32_t)(((size_t)pg->slice_count * HSM_SLICE_SIZE) / pg->block_size);
   __atomic_store_n(&pg->free_limit, 0, __ATOMIC_RELAXED); /* nothing carved yet */
+  pg->purging = (uint8_t)hsm_purge_class(pg->block_size);
   if (HSM_UNLIKELY(hsm_secure)) hsm_secure_page_init(heap, pg);
   return pg;
 }
@@ -91,6 +93,10 @@ void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg) {
 }
 
 static void page_free(hsm_heap_t *heap, hsm_page_t *pg) {
+  if (pg->purging) {
+    hsm_purge_leave(heap, pg);
+    hsm_purge_page_gone(heap, pg);
+  }
   if (!pg->flags.f.is_large) {
     hsm_page_queue_t *q = pg->used & HSM_USED_FULL ? &heap->full : &heap->queue[pg->class_id];
     hsm_queue_remove(q, pg);
@@ -139,7 +145,10 @@ static void page_retire(hsm_heap_t *heap, hsm_page_t *pg) {
     }
     return;
   }
-  if (hot && hsm_hot_keep(heap, pg)) return;
+  if (hot && hsm_hot_keep(heap, pg)) {
+    if (pg->purging) hsm_purge_leave(heap, pg); /* (back with hsm_hot_take_kept) */
+    return;
+  }
   if (HSM_UNLIKELY(pg->flags.f.secure) && secure_keep(heap, pg)) return;
   page_free(heap, pg);
 }
@@ -190,19 +199,49 @@ void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg) {
   if (pg->used == 0) page_retire(heap, pg);
 }
 
+/* head .. tail (n blocks, linked) onto pg's list of returned blocks; on a purging page,
+ * those beyond its class's reserve are purged (purge.c). */
+static inline void blocks_home(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head,
+                               hsm_block_t *tail, uint32_t n) {
+  if (HSM_UNLIKELY(pg->purging)) {
+    uint32_t *resident = &heap->resident_free[pg->class_id];
+    if (*resident + n > hsm_class_reserve[pg->class_id]) {
+      hsm_purge_home(heap, pg, head, tail, n);
+      return;
+    }
+    *resident += n;
+  }
+  tail->next = hsm_link(pg, pg->local_free);
+  pg->local_free = head;
+}
+
 /* b carries its free mark already (set by the free that sent it here). */
 void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b) {
-  b->next = hsm_link(pg, pg->local_free);
-  pg->local_free = b;
+  blocks_home(heap, pg, b, b, 1);
   if ((int32_t)--pg->used <= 0) hsm_page_after_free(heap, pg);
 }
 
 void hsm_page_return_run(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head, hsm_block_t *tail,
                          uint32_t n) {
-  tail->next = hsm_link(pg, pg->local_free);
-  pg->local_free = head;
+  blocks_home(heap, pg, head, tail, n);
   pg->used -= n;
   if ((int32_t)pg->used <= 0) hsm_page_after_free(heap, pg);
+}
+
+/* pg's `free` list is empty: its returned blocks, else fresh ones carved, else (a
+ * purging page) the blocks whose pages went back. */
+static void take_free(hsm_page_t *pg) {
+  if (pg->local_free != NULL) {
+    pg->free = pg->local_free;
+    pg->local_free = NULL;
+    pg->free_cold = 0;
+  } else if (pg->purged != NULL && pg->purging) {
+    pg->free = pg->purged;
+    pg->purged = NULL;
+    pg->free_cold = 1;
+  } else if (pg->limit < pg->reserved * hsm_block_step(pg)) { /* capacity < reserved */
+    page_extend(pg);
+  }
 }
 
 /* The class's current page with a free block on `free` (its second list moved there,
@@ -210,16 +249,20 @@ void hsm_page_return_run(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head, hs
  * postponed free kept, or a new one; NULL without memory. */
 static hsm_page_t *page_with_free(hsm_heap_t *heap, size_t cls) {
   hsm_page_queue_t *q = &heap->queue[cls];
-  hsm_page_t *pg;
+  hsm_page_t *pg, *passed = NULL;
   while ((pg = q->first) != NULL) {
-    if (pg->free == NULL) {
-      if (pg->local_free != NULL) {
-        pg->free = pg->local_free;
-        pg->local_free = NULL;
-      } else if (pg->limit < pg->reserved * hsm_block_step(pg)) { /* capacity < reserved */
-        page_extend(pg);
+    /* resident free blocks of a purging class first: a page without any goes to the
+     * back, until the first page passed over comes round again (purge.c) */
+    if (HSM_UNLIKELY(pg->purging) && pg != passed && heap->resident_free[cls] != 0 &&
+        (pg->free == NULL || pg->free_cold) && hsm_purge_pass_over(heap, pg)) {
+      if (passed == NULL) passed = pg;
+      if (pg->next != NULL) {
+        hsm_queue_remove(q, pg);
+        queue_push_back(q, pg);
+        continue;
       }
     }
+    if (pg->free == NULL) take_free(pg);
     if (pg->free != NULL) break;
     hsm_queue_remove(q, pg); /* nothing left: park it until a block comes back */
     pg->used |= HSM_USED_FULL;
@@ -227,9 +270,8 @@ static hsm_page_t *page_with_free(hsm_heap_t *heap, size_t cls) {
   }
   if (pg == NULL && hsm_is_hot(cls)) pg = hsm_hot_take_kept(heap, cls);
   if (pg != NULL && pg->free == NULL) { /* a kept page: all its blocks are free */
-    pg->free = pg->local_free;
-    pg->local_free = NULL;
-    if (pg->free == NULL) page_extend(pg);
+    if (pg->purging) hsm_purge_enter(heap, pg);
+    take_free(pg);
   } else if (pg == NULL) {
     pg = page_new(heap, cls);
     if (pg == NULL) {
@@ -243,18 +285,26 @@ static hsm_page_t *page_with_free(hsm_heap_t *heap, size_t cls) {
   return pg;
 }
 
+/* A refill took n blocks of purging page pg's `free`: resident ones leave the class's
+ * count. */
+static void took_from(hsm_page_t *pg, uint32_t n) {
+  uint32_t *resident = &pg->heap->resident_free[pg->class_id];
+  if (!pg->free_cold) *resident = *resident > n ? *resident - n : 0;
+}
+
 /* The empty cache takes pg's free blocks: the whole list when that is all of them and
  * they fit, else up to hsm_cache_refill_count of them, in list order (fresh ones are in
  * address order, returned ones in runs of the page); they count as out of the page, and
  * as held by the cache (its room), from now on. */
 static void cache_refill(hsm_page_t *cache, hsm_page_t *pg) {
   hsm_block_t *head = pg->free, *tail = head, *next; /* (links encoded in secure mode) */
-  if (pg->local_free == NULL) {
+  if (pg->local_free == NULL && pg->purged == NULL) {
     /* `free` holds every carved block not out, so their number is known: when the cache
      * has room for them all, the list moves whole, unwalked (a refill of blocks its
      * flushes sent back, and of a fresh carve: no list walk per block) */
     uint32_t all = hsm_page_capacity(pg) - pg->used;
     if (all <= cache->reserved) {
+      if (HSM_UNLIKELY(pg->purging)) took_from(pg, all);
       pg->free = NULL;
       cache->free = head;
       cache->used -= all;
@@ -267,6 +317,7 @@ static void cache_refill(hsm_page_t *cache, hsm_page_t *pg) {
     tail = next;
     n++;
   }
+  if (HSM_UNLIKELY(pg->purging)) took_from(pg, n);
   pg->free = hsm_link(pg, tail->next);
   tail->next = hsm_link(pg, NULL);
   cache->free = head;
@@ -367,19 +418,22 @@ void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls) {
     hsm_page_t *next = pg->next;
     if (pg->used == 0) {
       hsm_queue_remove(&heap->queue[cls], pg);
+      if (pg->purging) hsm_purge_leave(heap, pg);
       hsm_page_release(heap, pg);
     }
     pg = next;
   }
 }
 
-/* Give back every page with no block out, and the pages postponed free kept (used
- * when a heap is abandoned or collected). */
+/* Give back every page with no block out, the pages postponed free kept, and the
+ * resident free blocks of the purging classes' reserves (used when a heap is abandoned
+ * or collected). */
 void hsm_heap_collect_empty(hsm_heap_t *heap) {
   hsm_hot_release_kept(heap);
   heap->idle_pages = 0;
   for (size_t cls = 0; cls < HSM_CLASSES; cls++) {
     hsm_heap_free_empty_pages(heap, cls);
+    if (heap->resident_free[cls] != 0) hsm_purge_idle_class(heap, cls); /* the reserve too */
     hsm_page_set_direct(heap, cls);
   }
 }

@@ -102,6 +102,7 @@ void hsm_class_set_size(size_t cls, size_t size) {
   if (limit > HSM_CACHE_MAX_BLOCKS) limit = HSM_CACHE_MAX_BLOCKS;
   if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES) limit = HSM_CACHE_BIG_BOUND;
   hsm_cache_limit[cls] = (uint32_t)limit;
+  hsm_class_reserve[cls] = hsm_purge_reserve_of(size);
   if (hsm_is_hot(cls) && size <= HSM_CLASS_TABLE_MAX) {
     hsm_class_lo8[cls] = (uint16_t)hsm_hot_first_step(size);
     hsm_class_hi8[cls] = (uint16_t)(size / 8);

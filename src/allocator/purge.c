@@ -1,0 +1,152 @@
+/* Free blocks of the big classes: a reserve per class resident, the rest given back.
+ *
+ * A page of a class whose blocks span whole OS pages (HSM_PURGE_BLOCK_MIN and up) holds
+ * its free blocks as long as any block of it is out, and under random churn a page of a
+ * few big blocks almost never empties: each class keeps the pages of its own peak, and
+ * with every byte of the blocks written (a solver's arrays) the free ones stay resident.
+ * So a heap keeps at most a reserve of them resident per class (HSMALLOC_FREE_RESERVE
+ * bytes of blocks, at least HSM_PURGE_RESERVE_MIN blocks) on its pages' lists; a block
+ * coming home beyond the reserve has its whole 4 KiB pages given back (MADV_DONTNEED; its
+ * first 16 bytes, link and free mark, stay) and waits on its page's `purged` list.
+ * heap->resident_free[cls] counts the resident ones on the queue's pages: `local_free`,
+ * and `free` unless the page marked it cold (purged or freshly carved blocks). The class's
+ * refill takes resident blocks while there are any (page.c, page_with_free: a page with
+ * none is passed over), so that refaults are paid only when the class's live count climbs
+ * past its reserve, and memory given back only when it falls past it: the thread cache
+ * and the reserve absorb the steady churn, the class's swings pay. A fixed class that
+ * allocated nothing since the last sweep of the caches gives its reserve back (its pages
+ * may hold a program's first blocks of a size a hot class took over), and so do a
+ * collect, an abandoned heap and high memory pressure (the heap's maintenance). */
+#include "internal.h"
+
+uint32_t hsm_class_reserve[HSM_CLASSES];
+
+int hsm_purge_class(size_t bsize) {
+  return bsize >= HSM_PURGE_BLOCK_MIN && !hsm_secure && hsm_options.decay_ms >= 0 &&
+         hsm_options.free_reserve >= 0;
+}
+
+/* The resident free blocks a heap keeps of a purging class of block size bsize (none
+ * with HSMALLOC_DECAY_MS=0; under high memory pressure the heap's maintenance empties
+ * the reserves: hsm_purge_reserves). */
+uint32_t hsm_purge_reserve_of(size_t bsize) {
+  if (!hsm_purge_class(bsize) || hsm_options.decay_ms == 0) return 0;
+  size_t blocks = (size_t)hsm_options.free_reserve / bsize;
+  if (blocks < HSM_PURGE_RESERVE_MIN) blocks = HSM_PURGE_RESERVE_MIN;
+  return blocks > UINT32_MAX ? UINT32_MAX : (uint32_t)blocks;
+}
+
+/* The whole OS pages of block b (of bsize bytes) after its first 16 bytes go back. */
+static void purge_block(hsm_block_t *b, size_t bsize) {
+  uintptr_t lo = ((uintptr_t)b + sizeof *b + 4095) & ~(uintptr_t)4095;
+  uintptr_t hi = ((uintptr_t)b + bsize) & ~(uintptr_t)4095;
+  if (hi > lo) hsm_os_purge((void *)lo, hi - lo);
+}
+
+/* Every block of list b (pg's) purged onto pg's `purged`. */
+static void purge_list(hsm_page_t *pg, hsm_block_t *b) {
+  while (b != NULL) {
+    hsm_block_t *next = b->next;
+    purge_block(b, pg->block_size);
+    b->next = pg->purged;
+    pg->purged = b;
+    b = next;
+  }
+}
+
+void hsm_purge_home(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head, hsm_block_t *tail,
+                    uint32_t n) {
+  uint32_t *resident = &heap->resident_free[pg->class_id];
+  uint32_t reserve = hsm_purge_at_once() ? 0 : hsm_class_reserve[pg->class_id];
+  uint32_t keep = *resident >= reserve ? 0 : reserve - *resident;
+  if (keep >= n) { /* the whole run stays resident */
+    tail->next = pg->local_free;
+    pg->local_free = head;
+    *resident += n;
+    return;
+  }
+  *resident += keep;
+  hsm_block_t *b = head; /* the newest first: the ones the reserve keeps */
+  for (uint32_t i = 0; i < n; i++) {
+    hsm_block_t *next = b->next; /* (tail's link is not the run's: n counts it) */
+    if (i < keep) {
+      b->next = pg->local_free;
+      pg->local_free = b;
+    } else {
+      purge_block(b, pg->block_size);
+      b->next = pg->purged;
+      pg->purged = b;
+    }
+    b = next;
+  }
+}
+
+static uint32_t list_length(const hsm_block_t *b) {
+  uint32_t n = 0;
+  for (; b != NULL; b = b->next) n++;
+  return n;
+}
+
+/* The resident free blocks of pg, a purging page leaving the queue (to its segment, or
+ * kept by postponed free) or coming back: out of the class's count, or into it. */
+static uint32_t resident_of(const hsm_page_t *pg) {
+  return list_length(pg->local_free) + (pg->free_cold ? 0 : list_length(pg->free));
+}
+void hsm_purge_leave(hsm_heap_t *heap, hsm_page_t *pg) {
+  uint32_t n = resident_of(pg), *resident = &heap->resident_free[pg->class_id];
+  *resident = *resident > n ? *resident - n : 0;
+}
+void hsm_purge_enter(hsm_heap_t *heap, hsm_page_t *pg) {
+  heap->resident_free[pg->class_id] += resident_of(pg);
+}
+
+/* pg, first on its class's queue, when resident free blocks of the class wait on other
+ * pages: 1 if it has none itself (its cold `free` list, if any, joins `purged`), so that
+ * the caller passes it over; 0: take from it. */
+int hsm_purge_pass_over(hsm_heap_t *heap, hsm_page_t *pg) {
+  if (heap->resident_free[pg->class_id] == 0) return 0;
+  if (pg->free != NULL && pg->free_cold) {
+    hsm_block_t *t = pg->free;
+    while (t->next != NULL) t = t->next;
+    t->next = pg->purged;
+    pg->purged = pg->free;
+    pg->free = NULL;
+  }
+  return pg->free == NULL && pg->local_free == NULL &&
+         (pg->purged != NULL || pg->limit < pg->reserved * hsm_block_step(pg));
+}
+
+/* Class cls allocated nothing since the last sweep (cache.c): it needs no reserve, and
+ * its resident free blocks go back too (a fixed class a hot class has taken over keeps
+ * its pages until their last old blocks are freed: ghost-cells' first 1024 arrays). */
+void hsm_purge_idle_class(hsm_heap_t *heap, size_t cls) {
+  for (hsm_page_t *pg = heap->queue[cls].first; pg != NULL; pg = pg->next) {
+    if (!pg->purging) continue;
+    if (pg->free != NULL && !pg->free_cold) {
+      purge_list(pg, pg->free);
+      pg->free = NULL;
+    }
+    purge_list(pg, pg->local_free);
+    pg->local_free = NULL;
+  }
+  heap->resident_free[cls] = 0;
+}
+
+/* Purging page pg, empty, goes back to its segment: when it holds purged blocks and its
+ * class is a fixed one that allocated nothing since the last sweep, what is left resident
+ * of its blocks (the first and last OS pages of each) goes back with it. Otherwise its
+ * slices stay resident, for the next page or large block to reuse (idle_pages.c). */
+void hsm_purge_page_gone(hsm_heap_t *heap, hsm_page_t *pg) {
+  size_t cls = pg->class_id;
+  if (pg->purged == NULL || cls < HSM_IDLE_CLASS_FIRST || cls >= HSM_FIXED_CLASSES ||
+      HSM_READ(heap->stats.allocs[cls]) != heap->idle_allocs[cls - HSM_IDLE_CLASS_FIRST])
+    return;
+  size_t carved = (size_t)hsm_page_capacity(pg) * pg->block_size;
+  hsm_os_purge(pg->start, (carved + 4095) & ~(size_t)4095);
+}
+
+/* Memory is to go back at once (the node runs short): every reserve of the heap too. */
+void hsm_purge_reserves(hsm_heap_t *heap) {
+  for (size_t cls = 0; cls < HSM_CLASSES; cls++)
+    if (heap->resident_free[cls] != 0) hsm_purge_idle_class(heap, cls);
+}
