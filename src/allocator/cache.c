@@ -131,21 +131,58 @@ static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
   cache_flush_counted(self, cls, count, 0);
 }
 
+/* b's owner is idle: HSM_OWNER_IDLE_BYTES of its blocks were pushed to it since its
+ * last allocation slow path (secure mode's caches go home checked: never). */
+static int owner_idle(const hsm_heap_t *self, const hsm_page_t *pg) {
+  const hsm_heap_t *owner = pg->heap;
+  return owner != self && !hsm_secure &&
+         atomic_load_explicit(&owner->remote_bytes, memory_order_relaxed) >= HSM_OWNER_IDLE_BYTES;
+}
+
+/* This thread allocates the class at least half as often as it frees it: the blocks it
+ * keeps will be taken again (a consumer, which frees what others allocate, keeps none). */
+static int allocates(hsm_heap_t *self, size_t cls) {
+  uint64_t frees = HSM_READ(self->stats.frees[cls]) + HSM_READ(self->cache[cls].frees);
+  return 2 * HSM_READ(self->stats.allocs[cls]) >= frees;
+}
+
+/* The bound of a cache that keeps an idle owner's blocks: HSM_CACHE_KEEP_BYTES of them,
+ * at least the class's limit. */
+static uint32_t keep_bound(size_t cls) {
+  uint32_t keep = (uint32_t)(HSM_CACHE_KEEP_BYTES / hsm_class_size[cls]);
+  return keep > hsm_cache_limit[cls] ? keep : hsm_cache_limit[cls];
+}
+
 /* The cache has no room for the free of b (of page pg, marked free and counted). Its
  * bound is the whole limit if the thread allocated the class since the last flush (read
  * again: a hot slot sized since the heap was made), else the free-only bound; the
  * newest half of the bound (every block for the free-only bound, and for a class above
  * 8 KiB, whose cache holds one) goes to the transfer cache as one batch when it has
  * room (a fixed class up to 8 KiB, default mode, a process with a second heap), else
- * home; then b goes on. */
+ * home; then b goes on. When b's owner is idle and this thread allocates the class,
+ * the bound doubles instead, up to keep_bound, where its newest half goes; once the
+ * owner allocates again, the next overflow takes the cache back to half its usual
+ * bound. */
 void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
   size_t cls = pg->class_id;
   hsm_page_t *cache = cache_setup(self, cls);
   uint32_t limit = hsm_cache_limit[cls];
   int allocating = HSM_READ(self->stats.allocs[cls]) != cache->limit;
+  uint32_t held = cache->reserved + 1 - cache->used;
   uint32_t bound = allocating ? limit : free_bound(cls);
+  if (owner_idle(self, pg) && allocates(self, cls)) {
+    uint32_t keep = keep_bound(cls);
+    if (cache->reserved < keep) {
+      uint32_t more = cache->reserved < limit ? limit : 2 * cache->reserved;
+      set_bound(cache, more < keep ? more : keep);
+      hsm_cache_push(cache, b);
+      return;
+    }
+    bound = keep;
+  }
   set_bound(cache, bound);
-  uint32_t count = allocating && limit > HSM_CACHE_BIG_BOUND ? bound / 2 : 0;
+  uint32_t count = bound > HSM_CACHE_BIG_BOUND && (allocating || bound > limit) ? bound / 2 : 0;
+  if (count != 0 && held > bound) count = held - bound / 2; /* back from a kept bound */
   if (cls >= HSM_TRANSFER_CLASSES || !hsm_transfer_on || hsm_secure ||
       !hsm_transfer_put(self, cls, count))
     cache_flush(self, cls, count);
