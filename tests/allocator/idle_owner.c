@@ -5,7 +5,7 @@
  * Usage: idle_owner SIZE N. Owner O allocates N blocks of SIZE bytes, writes each and
  * waits. Freer F allocates N blocks of SIZE and frees them (it allocates the class as
  * often as it frees it), frees O's N blocks in order, then allocates N blocks of SIZE
- * and prints "F remote_frees R reused U" (remote_frees: O's blocks F sent home;
+ * and prints "remote_frees R reused U" (remote_frees: O's blocks F sent home;
  * reused: F's new blocks that are O's). */
 #include <pthread.h>
 #include <stdio.h>
@@ -58,7 +58,7 @@ static void *freer(void *arg) {
     memset(again[i], 2, size);
     reused += was_freed(again[i]);
   }
-  printf("F remote_frees %llu reused %d\n", (unsigned long long)me.remote_frees, reused);
+  printf("remote_frees %llu reused %d\n", (unsigned long long)me.remote_frees, reused);
   fflush(stdout);
   for (int i = 0; i < n; i++)
     free(again[i]);

@@ -9,27 +9,16 @@ first overflow sends its own last block home, each later one the block of O it h
 one push of 16 KiB each; at the 18th free 16 blocks (256 KiB) were pushed to O, so the
 bound doubles (2, 4 .. 64 blocks: 1 MiB) instead; at 64 every overflow sends the newest
 32 home. F's first allocations take the kept blocks (before: 1 block kept)."""
-import os
-import subprocess
-
 import pytest
+
+from hsm_linked import program_figures
 
 BLOCK, IDLE_BYTES, KEEP_BYTES = 16384, 256 * 1024, 1 << 20
 
 
 def run(build, native, size, n, env=None):
-    lib = str(native / "lib")
-    exe = build("../allocator/idle_owner.c", "-O1", "-pthread", "-L" + lib,
-                "-Wl,-rpath," + lib, "-lhsmalloc", name="idle_owner")
-    full = dict(os.environ)
-    full.pop("LD_PRELOAD", None)
-    full.update({"HSMALLOC_HOT_DETECT": "0"}, **(env or {}))
-    res = subprocess.run([str(exe), str(size), str(n)], capture_output=True, text=True,
-                         env=full, timeout=60)
-    assert res.returncode == 0, res.stderr
-    w = res.stdout.split()
-    assert w[0] == "F", res.stdout
-    return {w[i]: int(w[i + 1]) for i in range(1, len(w), 2)}
+    return program_figures(build, native, "idle_owner.c", [str(size), str(n)],
+                           {"HSMALLOC_HOT_DETECT": "0", **(env or {})})
 
 
 def kept_after(n):
