@@ -76,7 +76,7 @@
 /* A fixed class up to 8 KiB not allocated while its heap made this many allocations of
  * such classes gives its empty page back when another class takes a fresh page
  * (cache.c, hsm_cache_release_unused) */
-#define HSM_UNUSED_ALLOCS ((uint64_t)1 << 16)
+#define HSM_UNUSED_ALLOCS ((uint64_t)1 << 20)
 
 /* Statistics bins: one per small class, then large, then huge. */
 #define HSM_BIN_LARGE HSM_CLASSES

@@ -25,10 +25,11 @@ def test_a_new_page_goes_on_the_most_resident_free_slice(build, native):
 
 def test_a_size_left_gives_its_page_to_the_next_one(build, native):
     """A thread goes through 16, 32 and 64 bytes in turn (rounds of 25, 400 and 1600
-    blocks of each, as glibc-simple does): the page of 64-byte blocks is made when 16 has
-    been idle for 70,000 allocations, so the page of 16-byte blocks (7 pages carved) goes
-    back and the first page of 64 is placed on it; the second page of 64, when 32 has
-    been idle as long, takes the page of 32-byte blocks (13 pages). What stays resident
+    blocks of each, 600,000 allocations a count, as glibc-simple does): the page of
+    64-byte blocks is made when 16 has been idle for 1.8 million allocations (over
+    hsmalloc's 2^20), so the page of 16-byte blocks (7 pages carved) goes back and the
+    first page of 64 is placed on it; the second page of 64, 1.2 million allocations
+    later, takes the page of 32-byte blocks (13 pages). What stays resident
     is the two slices of 64-byte blocks: 32 pages of 4 KiB. Before, each size kept its
     carved pages: 7 + 13 + 32 = 52."""
     assert program_figures(build, native, "footprint.c", "sizes") == {"resident": 32}
