@@ -79,6 +79,10 @@
 /* secure mode: the bytes of empty pages of a class up to 8 KiB a heap keeps for reuse
  * (page.c): 8 pages of one slice */
 #define HSM_SECURE_KEEP_BYTES ((size_t)512 * 1024)
+/* A fixed class up to 8 KiB not allocated while its heap made this many allocations of
+ * such classes gives its empty page back when another class takes a fresh page
+ * (cache.c, hsm_cache_release_unused) */
+#define HSM_UNUSED_ALLOCS ((uint64_t)1 << 20)
 
 /* Statistics bins: one per small class, then large, then huge. */
 #define HSM_BIN_LARGE HSM_CLASSES

@@ -284,6 +284,11 @@ struct hsm_heap_s {
   uint32_t resident_free[HSM_CLASSES];
   /* the same classes' allocations at the last sweep of their caches (cache.c) */
   uint64_t idle_allocs[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
+  /* the fixed classes up to 8 KiB: their allocations as seen at the heap's last fresh
+   * page of one of them, and the allocations of them all when each was last seen to
+   * move (cache.c, hsm_cache_release_unused) */
+  uint64_t fresh_allocs[HSM_IDLE_CLASS_FIRST];
+  uint64_t fresh_total[HSM_IDLE_CLASS_FIRST];
   int state;
   hsm_heap_t *all_next; /* every heap ever made (never freed) */
   hsm_heap_t *abandoned_next;
@@ -488,6 +493,8 @@ HSM_HIDDEN void hsm_page_free_generic(hsm_heap_t *heap, hsm_page_t *pg, void *p)
 HSM_HIDDEN void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN void hsm_heap_expire_idle(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_page_free_idle(hsm_heap_t *heap, size_t cls);
+HSM_HIDDEN void hsm_page_free_unused(hsm_heap_t *heap, size_t cls);
+HSM_HIDDEN void hsm_cache_release_unused(hsm_heap_t *heap, size_t cls);
 /* A heap's allocation slow path for class cls (HSM_BIN_LARGE: a large block): counted,
  * and the empty pages of other big classes kept too long go back. */
 HSM_HIDDEN void hsm_cache_sweep_big(hsm_heap_t *heap);
@@ -607,6 +614,8 @@ HSM_HIDDEN void hsm_cache_flush_transfer(hsm_heap_t *heap);
 HSM_HIDDEN extern _Atomic int hsm_transfer_on; /* the process has made a second heap */
 HSM_HIDDEN int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count);
 HSM_HIDDEN uint32_t hsm_transfer_take(hsm_heap_t *self, size_t cls, int wait);
+HSM_HIDDEN uint32_t hsm_transfer_blocks(size_t cls);
+HSM_HIDDEN uint32_t hsm_segment_free_resident(hsm_heap_t *heap, uint32_t enough);
 HSM_HIDDEN void hsm_transfer_lock_all(void);
 HSM_HIDDEN void hsm_transfer_unlock_all(void);
 /* b (marked free) onto the cache, which has room for it (the link encoded: secure mode) */

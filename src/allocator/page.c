@@ -187,6 +187,14 @@ void hsm_page_free_idle(hsm_heap_t *heap, size_t cls) {
   }
 }
 
+/* Class cls's current page back to its segment when it is its class's only page and
+ * has no block out (its thread's cache was just sent home: cache.c's
+ * hsm_cache_release_unused). */
+void hsm_page_free_unused(hsm_heap_t *heap, size_t cls) {
+  hsm_page_t *pg = current_page(heap, cls);
+  if (pg != &hsm_page_empty && pg->used == 0 && pg->in_use && !pg->kept) page_free(heap, pg);
+}
+
 /* After the owner put a block back: a parked full page can give again; an empty
  * page may go back to its segment. */
 void hsm_page_after_free(hsm_heap_t *heap, hsm_page_t *pg) {
@@ -273,6 +281,7 @@ static hsm_page_t *page_with_free(hsm_heap_t *heap, size_t cls) {
     if (pg->purging) hsm_purge_enter(heap, pg);
     take_free(pg);
   } else if (pg == NULL) {
+    if (cls < HSM_IDLE_CLASS_FIRST && !hsm_secure) hsm_cache_release_unused(heap, cls);
     pg = page_new(heap, cls);
     if (pg == NULL) {
       hsm_page_set_direct(heap, cls);

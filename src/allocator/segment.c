@@ -237,6 +237,16 @@ int64_t hsm_segment_cache_trim(int64_t want) {
   return done;
 }
 
+/* The 4 KiB pages that free slices of the heap's segments may hold resident (as far as
+ * their last pages carved: hsm_segment_t.resident), counted up to `enough`. */
+uint32_t hsm_segment_free_resident(hsm_heap_t *heap, uint32_t enough) {
+  uint32_t pages = 0;
+  for (hsm_segment_t *seg = heap->segments; seg != NULL && pages < enough; seg = seg->next)
+    for (uint32_t dirty = seg->free_mask & seg->touched_mask; dirty; dirty &= dirty - 1)
+      pages += seg->resident[__builtin_ctz(dirty)];
+  return pages;
+}
+
 /* Purge free touched slices of the heap's segments until `want` bytes went back
  * (whole slices, lowest first in each segment); returns the bytes purged. */
 static int64_t heap_trim(hsm_heap_t *heap, int64_t want) {

@@ -51,6 +51,11 @@ static int room(const transfer_t *t, size_t cls, uint32_t n) {
          atomic_load_explicit(&t->blocks, memory_order_relaxed) + n <= max_blocks(cls);
 }
 
+/* The blocks of the class waiting here (read without the lock: a hint). */
+uint32_t hsm_transfer_blocks(size_t cls) {
+  return atomic_load_explicit(&transfer[cls].blocks, memory_order_relaxed);
+}
+
 /* The newest `count` blocks of the class's cache (all of them: 0) into the transfer
  * cache as one batch: 1, or 0 (nothing moved) when it has no room for them. */
 int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count) {

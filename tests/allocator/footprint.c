@@ -15,6 +15,11 @@
  * a slice of 4096-byte blocks (16), a class of neither. Prints "resident N"
  * once its blocks are written.
  *
+ * sizes: a fresh thread goes through three sizes in turn, as glibc-simple does: for
+ * 16, 32 and 64 bytes, rounds of 25, then 400, then 1600 blocks allocated, written
+ * and freed, SIZES_ALLOCS allocations of each count. Prints "resident N" at the end,
+ * every block freed.
+ *
  * start: the library's own resident memory once two threads have allocated a
  * block each: its writable data (the read-write mapping of libhsmalloc.so) and its heap objects (the 1 MiB anonymous
  * mapping they are carved from), in KiB of /proc/self/smaps' Rss. Prints
@@ -129,6 +134,37 @@ static void placed(void) {
   printf("resident %ld\n", exact_resident);
 }
 
+/* allocations per count of blocks: 1.2 M from a size's first page to its second (at
+ * 1600 blocks), more than hsmalloc's HSM_UNUSED_ALLOCS (2^20) */
+#define SIZES_ALLOCS 600000
+
+static void *sizes_thread(void *arg) {
+  (void)arg;
+  static const int counts[3] = {25, 400, 1600};
+  static void *blocks[1600];
+  for (size_t size = 16; size <= 64; size *= 2)
+    for (int k = 0; k < 3; k++)
+      for (int r = 0; r < SIZES_ALLOCS / counts[k]; r++) {
+        for (int i = 0; i < counts[k]; i++) {
+          blocks[i] = malloc(size);
+          CHECK(blocks[i] != NULL, "malloc(%zu)", size);
+          memset(blocks[i], 1, size);
+          note_segment(blocks[i]);
+        }
+        for (int i = 0; i < counts[k]; i++)
+          free(blocks[i]);
+      }
+  exact_resident = resident();
+  return NULL;
+}
+
+static void sizes(void) {
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, sizes_thread, NULL) == 0, "pthread_create");
+  CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+  printf("resident %ld\n", exact_resident);
+}
+
 #define HEAP_POOL ((uintptr_t)1 << 20) /* the heap objects' mapping (HSM_HEAP_POOL_CHUNK) */
 
 static void *start_thread(void *arg) {
@@ -174,11 +210,13 @@ static void start(void) {
 }
 
 int main(int argc, char **argv) {
-  CHECK(argc == 2, "usage: footprint exact|placed|start");
+  CHECK(argc == 2, "usage: footprint exact|placed|sizes|start");
   if (strcmp(argv[1], "exact") == 0)
     exact();
   else if (strcmp(argv[1], "placed") == 0)
     placed();
+  else if (strcmp(argv[1], "sizes") == 0)
+    sizes();
   else if (strcmp(argv[1], "start") == 0)
     start();
   else
