@@ -14,11 +14,7 @@
 
 #include "check.h"
 #include "hsmalloc.h"
-#include "stages.h"
-
-static size_t size;
-static int n;
-static char **blocks, **again;
+#include "two_stages.h"
 
 static void *owner(void *arg) {
   (void)arg;
@@ -66,18 +62,5 @@ static void *freer(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  CHECK(argc == 3, "usage: idle_owner SIZE N");
-  size = strtoul(argv[1], NULL, 10);
-  n = atoi(argv[2]);
-  blocks = calloc((size_t)n, sizeof *blocks);
-  again = calloc((size_t)n, sizeof *again);
-  CHECK(blocks != NULL && again != NULL, "calloc");
-  pthread_t o, f;
-  CHECK(pthread_create(&o, NULL, owner, NULL) == 0, "pthread_create");
-  wait_stage(1);
-  CHECK(pthread_create(&f, NULL, freer, NULL) == 0, "pthread_create");
-  CHECK(pthread_join(f, NULL) == 0, "pthread_join");
-  set_stage(2);
-  CHECK(pthread_join(o, NULL) == 0, "pthread_join");
-  return 0;
+  return run_two_stages(argc, argv, "usage: idle_owner SIZE N", owner, freer);
 }

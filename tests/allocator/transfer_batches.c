@@ -16,11 +16,7 @@
 
 #include "check.h"
 #include "hsmalloc.h"
-#include "stages.h"
-
-static size_t size;
-static int n;
-static char **blocks, **again;
+#include "two_stages.h"
 
 static void *consumer(void *arg) {
   (void)arg;
@@ -81,18 +77,5 @@ static void *producer(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  CHECK(argc == 3, "usage: transfer_batches SIZE N");
-  size = strtoul(argv[1], NULL, 10);
-  n = atoi(argv[2]);
-  blocks = calloc((size_t)n, sizeof *blocks);
-  again = calloc((size_t)n, sizeof *again);
-  CHECK(blocks != NULL && again != NULL, "calloc");
-  pthread_t p, c;
-  CHECK(pthread_create(&p, NULL, producer, NULL) == 0, "pthread_create");
-  wait_stage(1);
-  CHECK(pthread_create(&c, NULL, consumer, NULL) == 0, "pthread_create");
-  CHECK(pthread_join(c, NULL) == 0, "pthread_join");
-  set_stage(2);
-  CHECK(pthread_join(p, NULL) == 0, "pthread_join");
-  return 0;
+  return run_two_stages(argc, argv, "usage: transfer_batches SIZE N", producer, consumer);
 }

