@@ -131,84 +131,24 @@ static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
   cache_flush_counted(self, cls, count, 0);
 }
 
-/* b's owner is idle: HSM_OWNER_IDLE_BYTES of its blocks were pushed to it since its
- * last allocation slow path (secure mode's caches go home checked: never). */
-static int owner_idle(const hsm_heap_t *self, const hsm_page_t *pg) {
-  const hsm_heap_t *owner = pg->heap;
-  return owner != self && !hsm_secure &&
-         atomic_load_explicit(&owner->remote_bytes, memory_order_relaxed) >= HSM_OWNER_IDLE_BYTES;
-}
-
-/* This thread allocates the class at least half as often as it frees it: the blocks it
- * keeps will be taken again (a consumer, which frees what others allocate, keeps none). */
-static inline int allocates(hsm_heap_t *self, size_t cls) {
-  uint64_t frees = HSM_READ(self->stats.frees[cls]) + HSM_READ(self->cache[cls].frees);
-  return 2 * HSM_READ(self->stats.allocs[cls]) >= frees;
-}
-
-/* The bound of a cache that keeps an idle owner's blocks: HSM_CACHE_KEEP_BYTES of them,
- * at least the class's limit. */
-static uint32_t keep_bound(size_t cls) {
-  uint32_t keep = (uint32_t)(HSM_CACHE_KEEP_BYTES / hsm_class_size[cls]);
-  return keep > hsm_cache_limit[cls] ? keep : hsm_cache_limit[cls];
-}
-
-/* An overflow (its bound set already) that the transfer cache did not take, of a cache
- * whose block's owner is idle or that holds more than the class's limit: 1 when its
- * bound grew to keep the block (doubling from the blocks it holds, up to keep_bound;
- * the caller pushes it), else 0 and the count of blocks to send home (0: all): half the
- * kept bound while the owner is still idle, back to half the usual bound (or all) once
- * it is not. Out of line: free-heavy consumers overflow often and never keep. */
-static __attribute__((noinline)) int kept_bound(hsm_heap_t *self, hsm_page_t *pg, hsm_page_t *cache,
-                                                uint32_t *count) {
-  size_t cls = pg->class_id;
-  uint32_t limit = hsm_cache_limit[cls];
-  uint32_t held = cache->reserved + 1 - cache->used;
-  if (allocates(self, cls) && owner_idle(self, pg)) {
-    uint32_t keep = keep_bound(cls);
-    if (held < keep) {
-      uint32_t more = held < limit ? limit : 2 * held;
-      set_bound(cache, more < keep ? more : keep);
-      return 1;
-    }
-    set_bound(cache, keep);
-    *count = keep / 2;
-  } else if (*count != 0 && held > cache->reserved) {
-    *count = held - cache->reserved / 2;
-  }
-  return 0;
-}
-
 /* The cache has no room for the free of b (of page pg, marked free and counted). Its
  * bound is the whole limit if the thread allocated the class since the last flush (read
  * again: a hot slot sized since the heap was made), else the free-only bound; the
  * newest half of the bound (every block for the free-only bound, and for a class above
  * 8 KiB, whose cache holds one) goes to the transfer cache as one batch when it has
  * room (a fixed class up to 8 KiB, default mode, a process with a second heap), else
- * home; then b goes on. Where the transfer cache does not take them, b's owner is
- * idle and this thread allocates the class, the bound doubles instead, up to
- * keep_bound, where its newest half goes home; once the owner allocates again, the
- * next overflow takes the cache back to half its usual bound. */
+ * home; then b goes on. */
 void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
   size_t cls = pg->class_id;
   hsm_page_t *cache = cache_setup(self, cls);
   uint32_t limit = hsm_cache_limit[cls];
   int allocating = HSM_READ(self->stats.allocs[cls]) != cache->limit;
-  int kept = cache->reserved > limit; /* an idle owner's blocks kept */
   uint32_t bound = allocating ? limit : free_bound(cls);
   set_bound(cache, bound);
   uint32_t count = allocating && limit > HSM_CACHE_BIG_BOUND ? bound / 2 : 0;
-  if (!kept && cls < HSM_TRANSFER_CLASSES && hsm_transfer_on && !hsm_secure &&
-      hsm_transfer_put(self, cls, count)) {
-    hsm_cache_push(cache, b);
-    return;
-  }
-  if (HSM_UNLIKELY(kept || (allocates(self, cls) && owner_idle(self, pg))) &&
-      kept_bound(self, pg, cache, &count)) {
-    hsm_cache_push(cache, b);
-    return;
-  }
-  cache_flush(self, cls, count);
+  if (cls >= HSM_TRANSFER_CLASSES || !hsm_transfer_on || hsm_secure ||
+      !hsm_transfer_put(self, cls, count))
+    cache_flush(self, cls, count);
   hsm_cache_push(cache, b);
 }
 

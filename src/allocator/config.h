@@ -114,17 +114,6 @@
  * (medians of 10 runs; BENCHMARKS.md, "the cache bound of the classes below 64 bytes") */
 #define HSM_CACHE_MAX_BLOCKS 1024
 #define HSM_CACHE_BIG_BOUND  1
-/* An idle owner: a heap to which other threads pushed HSM_OWNER_IDLE_BYTES of its blocks
- * since its thread's last allocation slow path (an owner that allocates passes there at
- * every refill of a cache; a producer whose refills take the transfer cache's batches
- * leaves its queue undrained without being idle). A thread that
- * allocates a class keeps such a heap's blocks it frees in its cache, up to
- * HSM_CACHE_KEEP_BYTES of them a class (at least its whole limit), rather than send them
- * where nobody takes them while it carves fresh pages for the same class: two threads
- * that run by turns (rptestN on a loaded machine, or one ahead of the other) each held
- * the other's freed blocks in a queue and carved their own afresh. */
-#define HSM_OWNER_IDLE_BYTES ((size_t)256 << 10)
-#define HSM_CACHE_KEEP_BYTES ((size_t)1024 * 1024)
 /* The transfer cache (transfer.c): per fixed class up to 8 KiB, up to
  * HSM_TRANSFER_SLOTS batches that threads' caches overflowed, at most
  * HSM_TRANSFER_BYTES of blocks a class (blocks there hold their pages). */

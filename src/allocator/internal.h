@@ -224,10 +224,6 @@ struct hsm_heap_s {
   /* -- the line other threads touch: their pushes, and the id they hash -- */
   _Atomic(hsm_block_t *) remote; /* other threads' frees, LIFO of batches */
   uint32_t id;                   /* set once */
-  /* bytes pushed onto `remote` (remote.c) since the owner's last allocation slow path
-   * (page.c): a heap whose thread lets them pile up is idle, and a thread freeing its
-   * blocks keeps them (cache.c, hsm_cache_overflow) */
-  _Atomic(size_t) remote_bytes;
   /* -- the owner's (other threads never write below; stats are only read) -- */
   /* by (size + 7) / 8: the current page of that size's class (malloc's lookup); all
    * hsm_page_empty while a hot-size window samples the allocations */

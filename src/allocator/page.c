@@ -338,11 +338,6 @@ static void cache_refill(hsm_page_t *cache, hsm_page_t *pg) {
  * now on: the thread allocates the class), from the class's current page. */
 int hsm_page_fill_cache(hsm_heap_t *heap, size_t cls) {
   HSM_COUNT(heap->stats.slow[cls], 1);
-  /* the heap allocates: not idle (other threads' caches keep its blocks only when it is:
-   * cache.c); a load first, so that the line the pushers share is written only when
-   * they pushed */
-  if (atomic_load_explicit(&heap->remote_bytes, memory_order_relaxed) != 0)
-    atomic_store_explicit(&heap->remote_bytes, 0, memory_order_relaxed);
   hsm_heap_slow_tick(heap, cls);
   if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
   hsm_page_t *cache = &heap->cache[cls];

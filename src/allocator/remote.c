@@ -11,7 +11,6 @@ static inline hsm_block_t *rlink(hsm_block_t *next) {
 
 static void rbatch_flush(hsm_heap_t *self, hsm_rbatch_t *s) {
   hsm_heap_t *dest = s->dest;
-  atomic_fetch_add_explicit(&dest->remote_bytes, s->bytes, memory_order_relaxed);
   hsm_block_t *old = atomic_load_explicit(&dest->remote, memory_order_relaxed);
   do {
     s->tail->next = rlink(old);

@@ -5,7 +5,6 @@ import subprocess
 
 
 def program_figures(build, native, source, mode, env=None):
-    """mode: the program's one argument, or a list of its arguments."""
     lib = str(native / "lib")
     name = source.rsplit(".", 1)[0]
     exe = build(f"../allocator/{source}", "-O1", "-L" + lib, "-Wl,-rpath," + lib, "-lhsmalloc",
@@ -14,8 +13,7 @@ def program_figures(build, native, source, mode, env=None):
     full.pop("LD_PRELOAD", None)
     full.pop("HSMALLOC_DECAY_MS", None)
     full.update(env or {})
-    args = [mode] if isinstance(mode, str) else list(mode)
-    res = subprocess.run([str(exe), *args], capture_output=True, text=True, env=full, timeout=120)
+    res = subprocess.run([str(exe), mode], capture_output=True, text=True, env=full, timeout=120)
     assert res.returncode == 0, res.stderr
     words = res.stdout.split()
     return {words[i]: int(words[i + 1]) for i in range(0, len(words), 2)}

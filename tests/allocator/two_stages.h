@@ -1,6 +1,5 @@
-/* The two-thread programs of the transfer cache and the idle owner
- * (transfer_batches.c, idle_owner.c): their blocks, their arguments and their
- * main. */
+/* A two-thread program in stages (transfer_batches.c): its blocks, its
+ * arguments and its main. */
 #ifndef HS_TEST_TWO_STAGES_H
 #define HS_TEST_TWO_STAGES_H
 #include <pthread.h>
