@@ -26,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 
+import need_venv  # noqa: E402  (re-runs under the venv when numpy is missing)
+need_venv.reexec_in_venv()
 from heapscope import allocators
 from heapscope.bench import runner, stats
 from heapscope.native import native_dir

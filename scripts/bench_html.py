@@ -25,6 +25,8 @@ sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_analysis_speed import export, timed  # noqa: E402
+import need_venv  # noqa: E402  (re-runs under the venv when numpy is missing)
+need_venv.reexec_in_venv()
 from heapscope.bench.stats import ratio  # noqa: E402
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

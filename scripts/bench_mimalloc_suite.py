@@ -48,6 +48,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "scripts"))  # need_venv, also when a test imports this file
+import need_venv  # noqa: E402  (re-runs under the venv when numpy is missing)
+need_venv.reexec_in_venv()
 from heapscope.bench import stats  # noqa: E402
 
 NATIVE = Path(os.environ.get("HEAPSCOPE_NATIVE_DIR", ROOT / "build" / "native"))

@@ -28,6 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import need_venv  # noqa: E402  (re-runs under the venv when numpy is missing)
+need_venv.reexec_in_venv()
 from heapscope.bench import machine
 from heapscope.profile import read_profile
 

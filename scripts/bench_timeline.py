@@ -17,10 +17,16 @@ import subprocess
 import sys
 import tempfile
 
+import need_venv  # noqa: E402  (re-runs under the venv when numpy is missing)
+need_venv.reexec_in_venv()
 from heapscope.native import library, program
 
 
 def main() -> int:
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and not sys.argv[1].isdigit()):
+        print("usage: scripts/bench_timeline.py [ROUNDS]  (a whole number, default 9)",
+              file=sys.stderr)
+        return 2
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 9
     churn, measure = str(program("hs-wl-cxx-churn")), str(program("hs-measure"))
     lib = str(library("heapscope"))

@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import need_venv  # noqa: E402  (re-runs under the venv when numpy is missing)
+need_venv.reexec_in_venv()
 import numpy as np
 
 from heapscope.bench import machine, stats

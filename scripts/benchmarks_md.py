@@ -5,6 +5,8 @@ import re
 import time
 from pathlib import Path
 
+import need_venv  # noqa: E402  (re-runs under the venv when numpy is missing)
+need_venv.reexec_in_venv()
 from heapscope.bench.runner import measure
 
 
