@@ -44,12 +44,16 @@ int hsr_fd_high(int f)
     return high;
 }
 
+int hsr_fd_is(int fd, dev_t dev, ino_t ino)
+{
+    struct stat st;
+    return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
 /* fd is still the file we opened (the program may close every descriptor). */
 static int still_ours(enum hsr_proc_file which)
 {
-    struct stat st;
-    return files[which].fd >= 0 && fstat(files[which].fd, &st) == 0 &&
-           st.st_dev == files[which].dev && st.st_ino == files[which].ino;
+    return hsr_fd_is(files[which].fd, files[which].dev, files[which].ino);
 }
 
 static void open_one(enum hsr_proc_file which, const char *path)

@@ -29,6 +29,8 @@ HSR_HIDDEN ssize_t hsr_proc_file_read(enum hsr_proc_file which, char *buf, size_
  * never opens a file the program closed (only the program's own threads do). */
 HSR_HIDDEN void hsr_own_thread_mark(void);
 HSR_HIDDEN int hsr_own_thread(void);
+/* fd is open on the file (dev, ino): not closed, nor its number reused by the program. */
+HSR_HIDDEN int hsr_fd_is(int fd, dev_t dev, ino_t ino);
 /* f moved to a close-on-exec descriptor >= 512, out of the program's way. */
 HSR_HIDDEN int hsr_fd_high(int f);
 

@@ -234,11 +234,7 @@ int hsr_profile_pid(void) { return fd_pid; }
 static int file_rank = -1;
 int hsr_profile_rank(void) { return file_rank; }
 
-static int fd_is_ours(void)
-{
-    struct stat st;
-    return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino;
-}
+static int fd_is_ours(void) { return hsr_fd_is(fd, fd_dev, fd_ino); }
 
 /* fd still our file? If the program closed it (or reused the number), open the
  * file again by name, leaving the program's descriptor alone: only in a thread of
@@ -246,7 +242,6 @@ static int fd_is_ours(void)
  * number while the program may be between close(0) and open or dup2 onto 0. */
 static int check_fd(void)
 {
-    struct stat st;
     if (fd_is_ours())
         return 0;
     if (hsr_own_thread()) {
@@ -256,7 +251,7 @@ static int check_fd(void)
     int f = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
     if (f < 0)
         return -1;
-    if (fstat(f, &st) != 0 || st.st_dev != fd_dev || st.st_ino != fd_ino) {
+    if (!hsr_fd_is(f, fd_dev, fd_ino)) {
         close(f); /* replaced by another file: not ours to append to */
         return -1;
     }
@@ -524,8 +519,7 @@ int hsr_profile_write_snapshot(struct hsr_buf *b) { return write_locked(b, 1); }
  * stale eof (mpirun's profile, forking a child per rank, read as corrupt). */
 void hsr_profile_close(void)
 {
-    struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == fd_dev && st.st_ino == fd_ino)
+    if (fd_is_ours())
         close(fd); /* (not a descriptor the program reused) */
     fd = -1;
 }
