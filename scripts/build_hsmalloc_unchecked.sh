@@ -25,7 +25,8 @@ edit check.h 'return hsm_block_index(pg, p) < limit;' '(void)pg; (void)p; (void)
 edit check.h '__asm__("cmpq %2, %1" : "=@ccb"(below) : "r"(v), "m"(pg->free_limit));' \
     '(void)v; below = pg->free_limit != 0;'
 edit free.c '|| b->mark == (uintptr_t)pg' ''
-edit page.c 'if (HSM_UNLIKELY(b->mark == hsm_block_mark(pg, b))) hsm_double_free(fn, p);' ''
+edit page.c 'if (HSM_UNLIKELY(b->mark == hsm_block_mark(pg, b)))' \
+    'if (HSM_UNLIKELY(hsm_secure \&\& b->mark == hsm_block_mark(pg, b)))' # shared with secure mode
 edit page.c 'if (HSM_UNLIKELY(!__atomic_load_n(&pg->in_use, __ATOMIC_RELAXED))) hsm_bad_free(fn, p);' ''
 edit alloc.c 'b->mark = 0;        /\* live' '/* live'
 edit internal.h '^  b->mark = 0;$' ''
