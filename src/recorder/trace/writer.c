@@ -54,10 +54,10 @@ _Static_assert(OUT_BYTES >= ZSTD_COMPRESSBOUND(HSR_TRACE_BUFFER_BYTES), "a buffe
 
 static struct hsr_trace_buf *free_list, *full_head, *full_tail;
 static _Atomic int queue_lock;
-static _Atomic int writer_busy; /* the writer thread holds a buffer */
+static _Atomic int writer_busy;  /* the writer thread holds a buffer */
 static _Atomic int writer_waits; /* the program closed the profile: the writer thread waits */
-static _Atomic int writer_pid;  /* process the writer thread runs in */
-static _Atomic int start_pid;   /* process whose file has its TRACE_START */
+static _Atomic int writer_pid;   /* process the writer thread runs in */
+static _Atomic int start_pid;    /* process whose file has its TRACE_START */
 static uint8_t *writer_out, *drain_out;
 /* codecs of TRACE_EVENTS (profile_format.h); 1, deflate, is only read */
 static int compress_on = 1; /* HEAPSCOPE_TRACE_COMPRESS is not 0 */
