@@ -25,8 +25,9 @@ def test_the_timeline_still_measures_rss_and_pss(heapscope, build, tmp_path):
     assert len(profiles) == 2
     for p in profiles:
         periodic = [s for s in p.timeline.samples if s.kind == "periodic"]
-        assert len(periodic) >= 10
-        assert all(s.rss_bytes > 0 and s.pss_bytes > 0 for s in periodic)
+        assert len(periodic) >= 10, [(s.mono_ns, s.kind) for s in p.timeline.samples]
+        assert all(s.rss_bytes > 0 and s.pss_bytes > 0 for s in periodic), \
+            [(s.mono_ns, s.rss_bytes, s.pss_bytes) for s in periodic]
     # the child's own figures, not its parent's: different process ids in the files
     assert len({p.pid for p in profiles}) == 2
 
