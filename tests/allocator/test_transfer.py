@@ -64,3 +64,42 @@ def test_secure_mode_keeps_its_checked_path_home(build, native):
     got = run(build, native, 64, 2048, {"HSMALLOC_SECURE": "1"})
     assert got["C"]["transfer_out"] == 0
     assert (got["P"]["transfer_in"], got["P"]["rfq_blocks"]) == (0, 2048)
+
+
+def run_idle_queue(build, native, env=None):
+    lib = str(native / "lib")
+    exe = build("../allocator/idle_queue.c", "-O1", "-pthread", "-L" + lib,
+                "-Wl,-rpath," + lib, "-lhsmalloc", name="idle_queue")
+    full = dict(os.environ)
+    full.pop("LD_PRELOAD", None)
+    full.update({"HSMALLOC_HOT_DETECT": "0"}, **(env or {}))
+    res = subprocess.run([str(exe)], capture_output=True, text=True, env=full, timeout=60)
+    assert res.returncode == 0, res.stderr
+    return {w[0]: [int(x) for x in w[1::2]] for w in (l.split() for l in res.stdout.splitlines())}
+
+
+def test_an_idle_owners_queue_goes_to_the_transfer_cache(build, native):
+    """idle_queue.c: M allocates 50 blocks of 48 bytes and 9216 of 256, then waits. W
+    frees the 50 (its exit sends them into M's queue); W2 frees the 9216 in two halves
+    150 ms apart, each pushing over 1 MiB to M's queue: the second push past the
+    threshold finds M idle for over 100 ms and moves the queue's small blocks into the
+    transfer cache (the 256-byte class's slots are full: those go back to the queue).
+    T's 50 blocks of 48 bytes are then all M's (before: 0, they waited in M's queue and
+    T carved a page). M, awake, gets none of T's blocks again and all 9216 of its
+    256-byte blocks back (the transfer cache's and the queue's)."""
+    got = run_idle_queue(build, native)
+    assert got["taken"] == [50, 50]
+    assert got["twice"] == [0, 9216]
+
+
+@pytest.mark.parametrize("env", [{"HSMALLOC_TRANSFER": "0"}, {"HSMALLOC_SECURE": "1"}])
+def test_an_idle_owners_queue_stays_without_the_transfer_cache(build, native, env):
+    """Without the transfer cache, and in secure mode (whose queue is checked at the
+    owner's drain), the idle owner's queue is left to it: T carves its own 50 blocks.
+    (Secure mode's caches hand out their blocks in their own order: how many of M's
+    9216 come back first is its own figure.)"""
+    got = run_idle_queue(build, native, env)
+    assert got["taken"] == [0, 50]
+    assert got["twice"][0] == 0
+    if "HSMALLOC_TRANSFER" in env:
+        assert got["twice"][1] == 9216
