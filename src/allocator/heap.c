@@ -216,13 +216,12 @@ hsm_heap_t *hsm_heap_absorb(hsm_heap_t *heap) {
 uint32_t hsm_heap_take_if_idle(hsm_heap_t *h) {
   uint64_t now = hsm_now_ms();
   uint32_t seq = __atomic_load_n(&h->slow_seq, __ATOMIC_RELAXED);
-  uint64_t since = __atomic_load_n(&h->idle_ms, __ATOMIC_RELAXED);
-  if (seq != __atomic_load_n(&h->idle_seq, __ATOMIC_RELAXED) || since == 0) {
-    __atomic_store_n(&h->idle_seq, seq, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->idle_ms, now, __ATOMIC_RELAXED);
+  if (seq != h->idle_seq || h->idle_ms == 0) {
+    h->idle_seq = seq;
+    h->idle_ms = now;
     return 0;
   }
-  if (now - since < HSM_IDLE_OWNER_MS) return 0;
+  if (now - h->idle_ms < HSM_IDLE_OWNER_MS) return 0;
   return hsm_remote_take_idle(h);
 }
 

@@ -180,9 +180,7 @@ HSM_HIDDEN void hsm_cache_release_unused(hsm_heap_t *heap, size_t cls);
  * and the empty pages of other big classes kept too long go back. */
 HSM_HIDDEN void hsm_cache_sweep_big(hsm_heap_t *heap);
 static inline void hsm_heap_slow_tick(hsm_heap_t *heap, size_t cls) {
-  uint32_t seq = heap->slow_seq + 1; /* a store other threads read (hsm_heap_take_if_idle) */
-  __atomic_store_n(&heap->slow_seq, seq, __ATOMIC_RELAXED);
-  if (HSM_UNLIKELY((seq & (HSM_IDLE_PAGE_SLOW - 1)) == 0)) hsm_cache_sweep_big(heap);
+  if (HSM_UNLIKELY((++heap->slow_seq & (HSM_IDLE_PAGE_SLOW - 1)) == 0)) hsm_cache_sweep_big(heap);
   if (HSM_UNLIKELY(heap->idle_pages != 0)) hsm_heap_expire_idle(heap, cls);
 }
 HSM_HIDDEN void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b);
