@@ -121,13 +121,6 @@
 #define HSM_TRANSFER_SLOTS   16
 #define HSM_TRANSFER_BYTES   ((size_t)64 * 1024)
 
-/* A heap whose thread ran no allocation slow path for HSM_IDLE_OWNER_MS, seen by a thread
- * whose push brings the bytes pushed to it since its last drain past
- * HSM_IDLE_QUEUE_BYTES, has its queue of other threads' frees taken into the transfer
- * cache (heap.c, hsm_heap_take_if_idle). */
-#define HSM_IDLE_OWNER_MS    100
-#define HSM_IDLE_QUEUE_BYTES ((uint64_t)1 << 20)
-
 /* Heap objects are carved from mappings of this size (never freed). */
 #define HSM_HEAP_POOL_CHUNK ((size_t)1 << 20)
 

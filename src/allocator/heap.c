@@ -203,28 +203,6 @@ hsm_heap_t *hsm_heap_absorb(hsm_heap_t *heap) {
   return take;
 }
 
-/* A thread that made blocks others free and then sleeps or waits (larson's main thread
- * makes its 10,000 warm-up blocks and sleeps through the run) runs no slow path to drain
- * its queue: the blocks would wait there, their pages resident, while the threads that
- * freed them carve new pages. So the thread whose push brings the bytes pushed to heap
- * h since its last drain past HSM_IDLE_QUEUE_BYTES (remote.c) looks here: when h's
- * owner has run no allocation slow path for HSM_IDLE_OWNER_MS, the queue goes into the
- * transfer cache (hsm_remote_take_idle), where any thread's empty cache takes the blocks
- * before its pages. No lock: the take is an exchange, as the owner's drain, and two
- * looks at once (the count is reset by one exchange) only make an idle heap's timer
- * start again. Returns the blocks put into the transfer cache. */
-uint32_t hsm_heap_take_if_idle(hsm_heap_t *h) {
-  uint64_t now = hsm_now_ms();
-  uint32_t seq = __atomic_load_n(&h->slow_seq, __ATOMIC_RELAXED);
-  if (seq != h->idle_seq || h->idle_ms == 0) {
-    h->idle_seq = seq;
-    h->idle_ms = now;
-    return 0;
-  }
-  if (now - h->idle_ms < HSM_IDLE_OWNER_MS) return 0;
-  return hsm_remote_take_idle(h);
-}
-
 static void heap_thread_exit(void *arg) {
   hsm_heap_t *heap = arg;
   if (heap == NULL || hsm_tls_heap != heap) return;

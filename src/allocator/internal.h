@@ -294,7 +294,6 @@ HSM_HIDDEN void hsm_cache_flush_transfer(hsm_heap_t *heap);
 /* ---- the transfer cache (transfer.c): whole batches of a class between threads ---- */
 HSM_HIDDEN extern _Atomic int hsm_transfer_on; /* the process has made a second heap */
 HSM_HIDDEN int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count);
-HSM_HIDDEN int hsm_transfer_put_list(size_t cls, hsm_block_t *head, uint32_t n);
 HSM_HIDDEN uint32_t hsm_transfer_take(hsm_heap_t *self, size_t cls, int wait);
 HSM_HIDDEN uint32_t hsm_transfer_blocks(size_t cls);
 HSM_HIDDEN uint32_t hsm_segment_free_resident(hsm_heap_t *heap, uint32_t enough);
@@ -337,8 +336,6 @@ HSM_HIDDEN void hsm_rbatch_add_run(hsm_heap_t *self, hsm_heap_t *dest, hsm_block
                                    hsm_block_t *tail, uint32_t n, size_t bytes);
 HSM_HIDDEN void hsm_rbatch_flush_all(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_drain_remote(hsm_heap_t *heap);
-HSM_HIDDEN uint32_t hsm_remote_take_idle(hsm_heap_t *owner);
-HSM_HIDDEN uint32_t hsm_heap_take_if_idle(hsm_heap_t *h);
 
 /* Make pg the class's current page: the page the cache refills from (secure mode: the
  * page malloc pops from). */

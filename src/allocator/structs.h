@@ -194,11 +194,6 @@ struct hsm_heap_s {
   /* -- the line other threads touch: their pushes, and the id they hash -- */
   _Atomic(hsm_block_t *) remote; /* other threads' frees, LIFO of batches */
   uint32_t id;                   /* set once */
-  /* bytes pushed since the queue's last drain, and the owner's slow_seq and the time a
-   * pusher last saw it move (heap.c, hsm_heap_take_if_idle) */
-  _Atomic uint64_t pushed;
-  uint32_t idle_seq;
-  uint64_t idle_ms;
   /* -- the owner's (other threads never write below; stats are only read) -- */
   /* by (size + 7) / 8: the current page of that size's class (malloc's lookup); all
    * hsm_page_empty while a hot-size window samples the allocations */

@@ -56,32 +56,6 @@ uint32_t hsm_transfer_blocks(size_t cls) {
   return atomic_load_explicit(&transfer[cls].blocks, memory_order_relaxed);
 }
 
-/* A NULL-terminated list of n blocks of the class (marked free, counted out of their
- * pages) as one batch: 1, or 0 (nothing moved) when the lock is taken or there is no
- * room. */
-static int put_batch(transfer_t *t, size_t cls, hsm_block_t *head, uint32_t n) {
-  if (!ttrylock(t)) return 0;
-  if (!room(t, cls, n)) {
-    tunlock(t);
-    return 0;
-  }
-  uint32_t slot = atomic_load_explicit(&t->batches, memory_order_relaxed);
-  t->head[slot] = head;
-  t->count[slot] = n;
-  atomic_store_explicit(&t->blocks, atomic_load_explicit(&t->blocks, memory_order_relaxed) + n,
-                        memory_order_relaxed);
-  atomic_store_explicit(&t->batches, slot + 1, memory_order_relaxed);
-  tunlock(t);
-  return 1;
-}
-
-/* An idle owner's queued blocks of the class (remote.c, hsm_remote_take_idle), at most
- * half the class's cache bound (a taker's empty cache holds a batch whole). */
-int hsm_transfer_put_list(size_t cls, hsm_block_t *head, uint32_t n) {
-  transfer_t *t = &transfer[cls];
-  return n != 0 && room(t, cls, n) && put_batch(t, cls, head, n);
-}
-
 /* The newest `count` blocks of the class's cache (all of them: 0) into the transfer
  * cache as one batch: 1, or 0 (nothing moved) when it has no room for them. */
 int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count) {
@@ -109,10 +83,22 @@ int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count) {
   }
   hsm_block_t *rest = tail->next;
   tail->next = NULL;
-  if (!put_batch(t, cls, head, n)) {
+  if (!ttrylock(t)) {
     tail->next = rest;
     return 0;
   }
+  if (!room(t, cls, n)) {
+    tunlock(t);
+    tail->next = rest;
+    return 0;
+  }
+  uint32_t slot = atomic_load_explicit(&t->batches, memory_order_relaxed);
+  t->head[slot] = head;
+  t->count[slot] = n;
+  atomic_store_explicit(&t->blocks, atomic_load_explicit(&t->blocks, memory_order_relaxed) + n,
+                        memory_order_relaxed);
+  atomic_store_explicit(&t->batches, slot + 1, memory_order_relaxed);
+  tunlock(t);
   cache->free = rest;
   cache->used += n;
   cache->limit = HSM_READ(self->stats.allocs[cls]);
