@@ -27,7 +27,8 @@
  *
  * stack: a thread on a stack of fresh zero pages (mmap'd here) goes through
  * allocation slow paths of several sizes, every one of which reads the memory
- * pressure (run with HSMALLOC_PRESSURE_CHECK_MS=0); prints "depth B": the bytes
+ * pressure (run with HSMALLOC_PRESSURE_CHECK_MS=0; malloc and free already bound
+ * by the main thread, so no lazy binding adds its frames); prints "depth B": the bytes
  * below the thread function's frame the allocator wrote, found as the lowest
  * nonzero byte of the stack's resident pages. A thread's stack pages stay resident
  * for its life, so the deepest call sets what every thread pays. */
@@ -234,6 +235,7 @@ static void *stack_thread(void *arg) {
 }
 
 static void stack(void) {
+  free(malloc(16)); /* binds malloc's and free's PLT entries: the thread measures no lazy binding */
   uint8_t *base = mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   CHECK(base != MAP_FAILED, "mmap");
   pthread_attr_t attr;
