@@ -16,10 +16,11 @@
  * Pressure once seen is held for HSMALLOC_PRESSURE_HOLD_MS (3 s): a program whose phases run
  * into the limit one after the other keeps returning what it frees between them.
  * Nothing here allocates (open/read/close into stack buffers): it runs inside malloc.
- * The buffers are small and the cgroup is resolved in a frame of its own, before the
- * reading's: the thread elected may be any, and its deepest frame sets how many pages of
- * its stack are resident for the rest of its life (the reading's 7.4 KiB of buffers in
- * one frame had every such thread's stack 8 KiB deeper than the program's own use).
+ * The reading's buffers are small, and the cgroup is looked up once at the library's
+ * start (hsm_pressure_init, in the first malloc's thread), not by the first reader: the
+ * thread elected may be any, and its deepest frame sets how many pages of its stack are
+ * resident for the rest of its life (the reading's 7.4 KiB of buffers in one chain of
+ * frames had every such thread's stack 8 KiB deeper than the program's own use).
  *
  * Test hook: HSMALLOC_PRESSURE_FILES=DIR reads DIR/meminfo, DIR/memory.pressure (PSI
  * format), DIR/memory.current, DIR/memory.high, DIR/memory.max instead (each optional),
@@ -95,7 +96,7 @@ static int64_t psi_some_avg10(const char *text) {
 /* The process's memory cgroup directory: the v2 line "0::/path" when that directory
  * has memory.current, else the v1 "memory" controller's. */
 static __attribute__((noinline)) void resolve_cgroup(void) {
-  char text[1024]; /* a line per controller (v1: about a dozen) */
+  char text[2048];
   hsm_join(cgroup_dir, sizeof cgroup_dir, "-", NULL, NULL);
   if (read_small("/proc/self/cgroup", text, sizeof text) <= 0) return;
   for (char *line = text; line && *line;) {
@@ -227,6 +228,11 @@ static void set_level(uint64_t now) {
   }
 }
 
+void hsm_pressure_init(void) {
+  if (hsm_options.pressure && hsm_options.decay_ms > 0 && hsm_options.pressure_files[0] == '\0')
+    resolve_cgroup();
+}
+
 int hsm_pressure_poll(void) {
   if (!hsm_options.pressure || hsm_options.decay_ms <= 0)
     return atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed);
@@ -240,7 +246,7 @@ int hsm_pressure_poll(void) {
         !atomic_flag_test_and_set_explicit(&reading, memory_order_acquire)) {
       int err = errno;
       if (hsm_options.pressure_files[0] == '\0' && cgroup_dir[0] == '\0') resolve_cgroup();
-      read_sources();
+      read_sources(); /* (the cgroup is found at start: hsm_pressure_init) */
       errno = err;
       atomic_flag_clear_explicit(&reading, memory_order_release);
       return atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed);
