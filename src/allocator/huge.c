@@ -378,6 +378,32 @@ void hsm_huge_free(hsm_huge_t *h) {
   unmap_all(out, n);
 }
 
+/* realloc of huge block p to `size` bytes, less than half its usable size and still
+ * huge: the block stays where it is and the whole pages past its new end are unmapped,
+ * as glibc's mremap does. Moving it faulted a fresh block in and copied it while the old
+ * one was still resident, and kept the old one's pages resident in the cache after:
+ * UMFPACK (Octave's sparse solve) shrinks its 16.4 MiB workspace to 6.4 MiB so. The
+ * tail is not cached: a program trims a block to what it keeps, and the cache's
+ * resident pieces are what a later growth may not offset. Returns 0 (the caller moves
+ * the block) for a mapping of a 2 MiB alignment. */
+int hsm_huge_shrink(void *p, size_t size) {
+  unsigned kind = hsm_registry_kind(p);
+  if (kind != HSM_REG_HUGE) return 0;
+  hsm_huge_t *h = hsm_huge_of(p, kind);
+  if (h->map_base != (void *)h) return 0;
+  size_t map_size = round_page((size_t)(h->block - (uint8_t *)h) + size);
+  if (map_size >= h->map_size) return 0;
+  piece_t tail = {(uint8_t *)h + map_size, h->map_size - map_size, 0, 0, 0};
+  size_t usable = (size_t)(((uint8_t *)h + map_size) - h->block);
+  hsm_stat_add(&hsm_gstats.huge_bytes, NULL, -(int64_t)(h->usable - usable));
+  hsm_heap_t *heap = hsm_heap_for_free(); /* the pages given back count as freed bytes */
+  if (heap != NULL) HSM_COUNT(heap->stats.free_bytes[HSM_BIN_HUGE], h->usable - usable);
+  h->map_size = map_size;
+  h->usable = usable;
+  piece_unmap(&tail);
+  return 1;
+}
+
 /* Purge cached pieces idle for the decay delay; unmap those idle 8 times longer. */
 void hsm_huge_cache_decay(uint64_t now, int force) {
   if (hsm_options.decay_ms < 0 && !force) return;

@@ -12,11 +12,19 @@
  * churn does, over the steps after the first
  *   calloc   a 10 MiB block filled with 0xab and freed, then calloc of 12 MiB
  * (made of the freed block's pages and fresh ones) and of 6 MiB after a 9 MiB
- * block freed (a piece split off): prints "zero 1" when both read as zero */
+ * block freed (a piece split off): prints "zero 1" when both read as zero
+ *   shrink   UMFPACK's pattern (Octave's sparse solve): a 17,229,680-byte workspace,
+ * every byte written, realloc'ed to 6,688,928 bytes, then freed; prints "moved M usable
+ * U rss_full F rss_after A live_after L kept K": whether the block moved, its usable
+ * size, how much the resident set grew with the whole workspace and after the realloc,
+ * the allocator's live bytes then (allocated_now minus before), and whether the kept
+ * part's contents survived (1) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <hsmalloc.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -156,6 +164,32 @@ static int calloc_case(void) {
   return 0;
 }
 
+static long long allocated_now(void) {
+  hsmalloc_stats_t st;
+  CHECK(hsmalloc_stats_get(&st) == 0, "hsmalloc_stats_get");
+  return (long long)st.allocated_now;
+}
+
+static int shrink(void) {
+  const size_t whole = 17229680, kept = 6688928;
+  long long rss0 = rss_bytes(), live0 = allocated_now();
+  unsigned char *p = malloc(whole);
+  CHECK(p != NULL, "malloc");
+  for (size_t i = 0; i < whole; i++)
+    p[i] = (unsigned char)(i * 7);
+  long long rss_full = rss_bytes() - rss0;
+  unsigned char *q = realloc(p, kept);
+  CHECK(q != NULL, "realloc");
+  long long rss_after = rss_bytes() - rss0, live_after = allocated_now() - live0;
+  int same = 1;
+  for (size_t i = 0; i < kept; i++)
+    same &= q[i] == (unsigned char)(i * 7);
+  printf("moved %d usable %zu rss_full %lld rss_after %lld live_after %lld kept %d\n",
+         q != p, malloc_usable_size(q), rss_full, rss_after, live_after, same);
+  free(q);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "churn") == 0)
     return churn();
@@ -163,6 +197,8 @@ int main(int argc, char **argv) {
     return calloc_case();
   if (argc == 2 && strcmp(argv[1], "rebuilt") == 0)
     return rebuilt();
-  fprintf(stderr, "usage: huge_reuse churn|rebuilt|calloc\n");
+  if (argc == 2 && strcmp(argv[1], "shrink") == 0)
+    return shrink();
+  fprintf(stderr, "usage: huge_reuse churn|rebuilt|calloc|shrink\n");
   return 2;
 }

@@ -55,3 +55,20 @@ def test_calloc_of_a_reused_huge_block_reads_zero(build, native):
     """A 12 MiB calloc made of a freed 10 MiB block's pages (filled with 0xab) and fresh
     ones, and a 6 MiB one split off a freed 9 MiB block, read as zero."""
     assert figures(build, native, "calloc") == {"zero": 1}
+
+
+def test_huge_block_shrunk_by_realloc_stays_in_place(build, native):
+    """UMFPACK (Octave's sparse solve, `S \\ b`) writes a 17,229,680-byte workspace and
+    realloc's it to the 6,688,928 bytes it keeps. realloc moved it: a fresh 6.4 MiB block
+    written by the copy while the old one was resident, whose pages then stayed resident
+    in the huge-block cache: the resident set 24.1 MB above the start after the realloc
+    (Octave's max RSS 1.15x glibc's). Now the block stays where it is and the pages past
+    its new end are unmapped, as glibc's mremap does: 6.9 MB, the kept block and
+    the program's own few pages."""
+    f = figures(build, native, "shrink")
+    assert f["moved"] == 0
+    assert f["kept"] == 1
+    assert f["usable"] == 6692864  # 6,688,928 rounded up to whole 4 KiB pages
+    assert f["live_after"] == f["usable"]  # the pages given back count as freed
+    assert f["rss_full"] >= 17229680
+    assert f["rss_after"] <= f["usable"] + 512 * 1024
