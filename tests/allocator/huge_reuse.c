@@ -175,41 +175,25 @@ static long long allocated_now(void) {
   return (long long)st.allocated_now;
 }
 
-static int shrink(void) {
-  const size_t whole = 17229680, kept = 6688928;
+/* A block of `from` bytes, every byte written, realloc'ed to `to`; a growth written too.
+ * rss_full: the resident set's growth with the bigger size written. */
+static int resize(size_t from, size_t to) {
   long long rss0 = rss_bytes(), live0 = allocated_now();
-  unsigned char *p = malloc(whole);
+  unsigned char *p = malloc(from);
   CHECK(p != NULL, "malloc");
-  for (size_t i = 0; i < whole; i++)
+  for (size_t i = 0; i < from; i++)
     p[i] = (unsigned char)(i * 7);
   long long rss_full = rss_bytes() - rss0;
-  unsigned char *q = realloc(p, kept);
+  unsigned char *q = realloc(p, to);
   CHECK(q != NULL, "realloc");
   long long rss_after = rss_bytes() - rss0, live_after = allocated_now() - live0;
   int same = 1;
-  for (size_t i = 0; i < kept; i++)
+  for (size_t i = 0; i < (from < to ? from : to); i++)
     same &= q[i] == (unsigned char)(i * 7);
-  printf("moved %d usable %zu rss_full %lld rss_after %lld live_after %lld kept %d\n",
-         q != p, malloc_usable_size(q), rss_full, rss_after, live_after, same);
-  free(q);
-  return 0;
-}
-
-static int grow(void) {
-  const size_t first = 23301500, grown = 37132732;
-  long long rss0 = rss_bytes(), live0 = allocated_now();
-  unsigned char *p = malloc(first);
-  CHECK(p != NULL, "malloc");
-  for (size_t i = 0; i < first; i++)
-    p[i] = (unsigned char)(i * 7);
-  unsigned char *q = realloc(p, grown);
-  CHECK(q != NULL, "realloc");
-  long long rss_after = rss_bytes() - rss0, live_after = allocated_now() - live0;
-  int same = 1;
-  for (size_t i = 0; i < first; i++)
-    same &= q[i] == (unsigned char)(i * 7);
-  memset(q + first, 1, grown - first);
-  long long rss_full = rss_bytes() - rss0;
+  if (to > from) {
+    memset(q + from, 1, to - from);
+    rss_full = rss_bytes() - rss0;
+  }
   printf("moved %d usable %zu rss_full %lld rss_after %lld live_after %lld kept %d\n",
          q != p, malloc_usable_size(q), rss_full, rss_after, live_after, same);
   free(q);
@@ -237,9 +221,9 @@ int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "rebuilt") == 0)
     return rebuilt();
   if (argc == 2 && strcmp(argv[1], "shrink") == 0)
-    return shrink();
+    return resize(17229680, 6688928);
   if (argc == 2 && strcmp(argv[1], "grow") == 0)
-    return grow();
+    return resize(23301500, 37132732);
   if (argc == 2 && strcmp(argv[1], "grow_here") == 0)
     return grow_here();
   fprintf(stderr, "usage: huge_reuse churn|rebuilt|calloc|shrink|grow|grow_here\n");
