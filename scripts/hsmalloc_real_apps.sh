@@ -8,8 +8,9 @@
 # without its line of timings, LAMMPS's thermo lines). Programs (Debian
 # packages, scripts/setup.sh): lmp (lammps, melt example), gmsh (3D mesh of
 # workloads/apps/sphere-in-box.geo), FreeFem++-nw (workloads/apps/poisson-p2.edp), octave
-# (a script of dense and sparse algebra, strings and cells), gmx (GROMACS: a water box,
-# 500 steps on one thread with -reprod). Exits 1 when an output differs.
+# (a script of dense and sparse algebra, strings and cells; and workloads/apps/sparse-lu.m,
+# whose UMFPACK workspace grows and shrinks by realloc), gmx (GROMACS: a water box, 500
+# steps on one thread with -reprod). Exits 1 when an output differs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 native=${HEAPSCOPE_NATIVE_DIR:-$root/build/native}
@@ -80,7 +81,7 @@ run_app() { # config preload secure name dir cmd...
 }
 declare -A outputs=(
   [lammps]="thermo.txt" [gmsh]="out.msh" [freefem]="results.txt" [octave]="stdout.txt"
-  [gromacs]="md.gro md.edr")
+  [octave-lu]="stdout.txt" [gromacs]="md.gro md.edr")
 status=0
 for config in glibc hsmalloc secure; do
   preload=; secure=0
@@ -92,10 +93,11 @@ for config in glibc hsmalloc secure; do
   run_app "$config" "$preload" "$secure" freefem "$apps" FreeFem++-nw -ns poisson-p2.edp
   grep -v "^times:" "$work/$config/freefem/stdout.txt" > "$work/$config/freefem/results.txt" || true
   run_app "$config" "$preload" "$secure" octave "$work/in" octave --no-gui --norc -q algebra.m
+  run_app "$config" "$preload" "$secure" octave-lu "$apps" octave --no-gui --norc -q sparse-lu.m
   run_app "$config" "$preload" "$secure" gromacs "$work/gmx" gmx -quiet mdrun -s md.tpr -deffnm md -nt 1 -reprod
 done
 printf "%-9s %-9s %-28s %s\n" app config "CPU s / max RSS MiB" "outputs"
-for name in lammps gmsh freefem octave gromacs; do
+for name in lammps gmsh freefem octave octave-lu gromacs; do
   for config in glibc hsmalloc secure; do
     u="$work/$config/$name/usage.txt"
     fig=$(awk '{for(i=1;i<=NF;i++){split($i,kv,"="); v[kv[1]]=kv[2]}} END{if (v["status"]!="0") print "exit status " v["status"]; else printf "%.2f / %.1f", (v["utime_us"]+v["stime_us"])/1e6, v["maxrss_kib"]/1024}' "$u")

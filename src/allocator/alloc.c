@@ -235,6 +235,10 @@ void *hsm_realloc(void *p, size_t size) {
   if (ours && !hsm_secure && size > HSM_SMALL_MAX && size <= HSM_LARGE_MAX &&
       (q = hsm_large_resize(p, size)))
     return q;
+  if (ours && !hsm_secure && usable > HSM_LARGE_MAX) { /* a huge block: its pages move */
+    if (size > usable && (q = hsm_huge_grow(p, size)) != NULL) return q;
+    if (size > HSM_LARGE_MAX && size <= usable && hsm_huge_shrink(p, size)) return p;
+  }
   q = hsm_malloc(size);
   if (q == NULL) return NULL;
   memcpy(q, p, size < usable ? size : usable);

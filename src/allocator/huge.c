@@ -378,6 +378,82 @@ void hsm_huge_free(hsm_huge_t *h) {
   unmap_all(out, n);
 }
 
+/* realloc of huge block p to `size` bytes, less than half its usable size and still
+ * huge: the block stays where it is and the whole pages past its new end are unmapped,
+ * as glibc's mremap does. Moving it faulted a fresh block in and copied it while the old
+ * one was still resident, and kept the old one's pages resident in the cache after:
+ * UMFPACK (Octave's sparse solve) shrinks its 16.4 MiB workspace to 6.4 MiB so. The
+ * tail is not cached: a program trims a block to what it keeps, and the cache's
+ * resident pieces are what a later growth may not offset. Returns 0 (the caller moves
+ * the block) for a mapping of a 2 MiB alignment. */
+int hsm_huge_shrink(void *p, size_t size) {
+  unsigned kind = hsm_registry_kind(p);
+  if (kind != HSM_REG_HUGE) return 0;
+  hsm_huge_t *h = hsm_huge_of(p, kind);
+  if (h->map_base != (void *)h) return 0;
+  size_t map_size = round_page((size_t)(h->block - (uint8_t *)h) + size);
+  if (map_size >= h->map_size) return 0;
+  piece_t tail = {(uint8_t *)h + map_size, h->map_size - map_size, 0, 0, 0};
+  size_t usable = (size_t)(((uint8_t *)h + map_size) - h->block);
+  hsm_stat_add(&hsm_gstats.huge_bytes, NULL, -(int64_t)(h->usable - usable));
+  hsm_heap_t *heap = hsm_heap_for_free(); /* the pages given back count as freed bytes */
+  if (heap != NULL) HSM_COUNT(heap->stats.free_bytes[HSM_BIN_HUGE], h->usable - usable);
+  h->map_size = map_size;
+  h->usable = usable;
+  piece_unmap(&tail);
+  return 1;
+}
+
+/* realloc of huge block p to `size` bytes, more than its usable size: its pages move to
+ * a bigger mapping with mremap (extended where it lies when the address space after it
+ * is free, else moved to a 2 MiB-aligned region, as the cache's gathering moves pieces),
+ * and only the growth is fresh, as glibc's mremap does. Copying it into a new block held
+ * both resident at once: UMFPACK grows its workspace from 88.9 to 141.6 MiB so (Octave's
+ * sparse lu of 3,000 columns), 89 MiB more at the peak. Returns the block's address, or
+ * NULL (the caller moves it) for a mapping of a 2 MiB alignment or when mremap fails. */
+void *hsm_huge_grow(void *p, size_t size) {
+  unsigned kind = hsm_registry_kind(p);
+  if (kind != HSM_REG_HUGE || size > ((size_t)1 << HSM_ADDRESS_BITS)) return NULL;
+  hsm_huge_t *h = hsm_huge_of(p, kind);
+  if (h->map_base != (void *)h) return NULL;
+  size_t offset = (size_t)(h->block - (uint8_t *)h), old = h->map_size;
+  size_t map_size = round_page(offset + size);
+  if (map_size <= old) return NULL;
+  int err = errno;
+  uint8_t *base = (uint8_t *)h;
+  if (mremap(base, old, map_size, 0) != (void *)base) { /* moved whole to a new region */
+    uint8_t *region = hsm_os_map_aligned(map_size, HSM_SEGMENT_SIZE);
+    if (region == NULL) return NULL;
+    if (mremap(base, old, old, MREMAP_MAYMOVE | MREMAP_FIXED, region) != (void *)region) {
+      hsm_os_unmap(region, map_size);
+      errno = err;
+      return NULL;
+    }
+    /* the old range is gone; the region's fresh pages there are the block's now */
+    HSM_TRACE(HSM_EV_UNMAP, NULL, base, old);
+    hsm_stat_add(&hsm_gstats.reserved, NULL, -(int64_t)old);
+    hsm_registry_set(p, HSM_REG_NONE);
+    base = region;
+    h = (hsm_huge_t *)region;
+    h->map_base = h;
+    h->block = region + offset;
+    hsm_registry_set(h->block, HSM_REG_HUGE);
+  } else {
+    HSM_TRACE(HSM_EV_MAP, NULL, base + old, map_size - old);
+    hsm_stat_add(&hsm_gstats.reserved, &hsm_gstats.reserved_peak, (int64_t)(map_size - old));
+  }
+  errno = err;
+  size_t usable = (size_t)((base + map_size) - h->block);
+  hsm_stat_add(&hsm_gstats.huge_bytes, &hsm_gstats.huge_bytes_peak, (int64_t)(usable - h->usable));
+  hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)(map_size - old));
+  hsm_heap_t *heap = hsm_tls_heap_or_null();
+  if (heap != NULL) HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_HUGE], usable - h->usable);
+  h->map_size = map_size;
+  h->usable = usable;
+  hsm_offset_growth(heap, (int64_t)(map_size - old));
+  return h->block;
+}
+
 /* Purge cached pieces idle for the decay delay; unmap those idle 8 times longer. */
 void hsm_huge_cache_decay(uint64_t now, int force) {
   if (hsm_options.decay_ms < 0 && !force) return;

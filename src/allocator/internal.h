@@ -402,6 +402,8 @@ HSM_HIDDEN int64_t hsm_huge_cache_trim(int64_t want);
 HSM_HIDDEN void hsm_huge_cache_lock(void);
 HSM_HIDDEN void hsm_huge_cache_unlock(void);
 HSM_HIDDEN void hsm_huge_free(hsm_huge_t *h);
+HSM_HIDDEN int hsm_huge_shrink(void *p, size_t size);
+HSM_HIDDEN void *hsm_huge_grow(void *p, size_t size);
 HSM_HIDDEN hsm_huge_t *hsm_huge_of(const void *p, unsigned kind);
 
 /* ---- core operations (alloc.c, free.c) ---- */

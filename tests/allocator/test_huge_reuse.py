@@ -55,3 +55,43 @@ def test_calloc_of_a_reused_huge_block_reads_zero(build, native):
     """A 12 MiB calloc made of a freed 10 MiB block's pages (filled with 0xab) and fresh
     ones, and a 6 MiB one split off a freed 9 MiB block, read as zero."""
     assert figures(build, native, "calloc") == {"zero": 1}
+
+
+def test_huge_block_shrunk_by_realloc_stays_in_place(build, native):
+    """UMFPACK (Octave's sparse solve, `S \\ b`) writes a 17,229,680-byte workspace and
+    realloc's it to the 6,688,928 bytes it keeps. realloc moved it: a fresh 6.4 MiB block
+    written by the copy while the old one was resident, whose pages then stayed resident
+    in the huge-block cache: the resident set 24.1 MB above the start after the realloc
+    (Octave's max RSS 1.15x glibc's). Now the block stays where it is and the pages past
+    its new end are unmapped, as glibc's mremap does: 6.9 MB, the kept block and
+    the program's own few pages."""
+    f = figures(build, native, "shrink")
+    assert f["moved"] == 0
+    assert f["kept"] == 1
+    assert f["usable"] == 6692864  # 6,688,928 rounded up to whole 4 KiB pages
+    assert f["live_after"] == f["usable"]  # the pages given back count as freed
+    assert f["rss_full"] >= 17229680
+    assert f["rss_after"] <= f["usable"] + 512 * 1024
+
+
+def test_huge_block_grown_by_realloc_is_not_copied(build, native):
+    """UMFPACK's workspace grows by realloc too (Octave's sparse lu of 3,000 columns:
+    93,206,000 to 148,530,928 bytes); here a quarter of those sizes. realloc copied it
+    into a fresh block, both resident at once, and cached the old one's pages after:
+    46.8 MB above the start right after the realloc, 60.6 MB once the growth is written
+    (Octave's max RSS 1.25x glibc's). Now its pages move to the bigger mapping (mremap)
+    and only the growth is fresh: 23.5 MB, then 37.3 MB, what is live."""
+    f = figures(build, native, "grow")
+    assert f["kept"] == 1
+    assert f["usable"] == 37134336  # 4,096 + 37,132,732 rounded up to whole pages, less the header
+    assert f["live_after"] == f["usable"]
+    assert f["rss_after"] <= 23301500 + 512 * 1024
+    assert f["rss_full"] <= f["usable"] + 512 * 1024
+
+
+def test_huge_block_grown_by_realloc_extends_where_it_lies(build, native):
+    """A 4 MiB block with free address space after it (the 8 MiB block above it freed and,
+    without a segment cache, unmapped) grows to 10 MiB where it lies, its contents kept;
+    realloc moved it."""
+    f = figures(build, native, "grow_here", {"HSMALLOC_CACHE_SEGMENTS": "0"})
+    assert f == {"moved": 0, "kept": 1}
