@@ -34,6 +34,13 @@ static inline __attribute__((always_inline)) void hsm_secure_check_inline(const 
     hsm_written_after_free(b);
 }
 HSM_HIDDEN void hsm_secure_check_free(const hsm_block_t *b);
+/* The first block of a run of a free list walked in secure mode (a cache's flush, a
+ * batch cut for the transfer cache), checked (a forged link stops here, as it does at
+ * a next block of the run: hsm_secure_same_page), and its page. */
+static inline hsm_page_t *hsm_secure_page_of(const hsm_block_t *b) {
+  hsm_secure_check_free(b);
+  return hsm_page_of(hsm_segment_of(b), b);
+}
 /* Secure mode's runs of a page's blocks (a cache's flush, the queue of other threads'
  * frees): the bound of pg's carved blocks, 0 for a large page or one with aligned
  * blocks (runs of one); and whether b, the next block of the list, continues the run:

@@ -403,6 +403,24 @@ static void remote_link_overwrite(void) {
     sink = malloc(48);
 }
 
+/* The same over a block waiting in the transfer cache: another thread frees 200 of
+ * this thread's blocks; its cache overflows into the transfer cache as one batch of
+ * the first ones it freed (the rest go home at its exit), a link in that batch is
+ * overwritten, then this thread allocates until its empty cache takes the batch:
+ * the block is met as it is handed out. */
+enum { TRANSFER_BLOCKS = 200 };
+static void transfer_link_overwrite(void) {
+  static void *blocks[TRANSFER_BLOCKS + 1];
+  for (int i = 0; i < TRANSFER_BLOCKS; i++)
+    blocks[i] = malloc(48);
+  pthread_t t;
+  pthread_create(&t, NULL, free_blocks, blocks);
+  pthread_join(t, NULL);
+  memset(launder(blocks[10]), 0x41, 8);
+  for (int i = 0; i < 20000; i++)
+    sink = malloc(48);
+}
+
 /* The same over a block of a page that came back empty (secure mode keeps such
  * a page for reuse, its blocks on its list as they were freed): 3000 blocks (3
  * pages) freed by another thread, drained home by the slow path of a size not
@@ -479,6 +497,7 @@ static const struct {
     {"cache-link-overwrite", cache_link_overwrite},
     {"cache-mark-overwrite", cache_mark_overwrite},
     {"remote-link-overwrite", remote_link_overwrite},
+    {"transfer-link-overwrite", transfer_link_overwrite},
     {"kept-page-mark-overwrite", kept_page_mark_overwrite},
 };
 

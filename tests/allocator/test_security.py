@@ -93,6 +93,9 @@ PROBES = {
     "remote-link-overwrite": (
         ("segv", None),
         ("abort", "a block in the queue of other threads' frees was overwritten")),
+    # a forged link in a batch waiting in the transfer cache: secure mode checks each of
+    # the batch's blocks as the thread that took it hands it out
+    "transfer-link-overwrite": (("segv", None), ("abort", WRITTEN)),
     # a free mark cleared on a page that came back empty: secure mode keeps the page and
     # checks the block as it leaves the page's list; the default mode carves the page
     # again, which rewrites the mark
