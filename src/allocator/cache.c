@@ -98,12 +98,8 @@ static void cache_flush_counted(hsm_heap_t *self, size_t cls, uint32_t count, in
     hsm_page_t *pg;
     if (HSM_UNLIKELY(hsm_secure)) { /* marks are the blocks' own: runs by their pages */
       pg = hsm_secure_page_of(b);
-      uint64_t limit = hsm_secure_run_limit(pg);
-      while ((b = (hsm_block_t *)((uintptr_t)tail->next ^ hsm_remote_key)) != NULL &&
-             sent + run < left && hsm_secure_same_page(pg, b, limit)) {
-        tail = b;
-        run++;
-      }
+      tail = hsm_secure_run(pg, head, left - sent, &run);
+      b = (hsm_block_t *)((uintptr_t)tail->next ^ hsm_remote_key);
     } else {
       uintptr_t mark = b->mark;
       uint32_t most = left - sent; /* the run's bound: one counter in the walk */

@@ -71,17 +71,13 @@ static hsm_block_t *next_of(const hsm_block_t *b) {
  * follows its link, as its flush does (a run's first block in full, the next ones as
  * free block starts of the same page: a forged link aborts here). */
 static hsm_block_t *batch_tail(hsm_heap_t *self, hsm_block_t *head, uint32_t n, uint32_t *remote) {
-  hsm_block_t *tail = head, *b;
+  hsm_block_t *tail = head;
   uint32_t i = 1;
   if (HSM_UNLIKELY(hsm_secure)) {
     for (;;) {
       hsm_page_t *pg = hsm_secure_page_of(tail);
-      uint64_t limit = hsm_secure_run_limit(pg);
-      uint32_t run = 1;
-      while (i + run <= n && hsm_secure_same_page(pg, b = next_of(tail), limit)) {
-        tail = b;
-        run++;
-      }
+      uint32_t run;
+      tail = hsm_secure_run(pg, tail, n + 1 - i, &run);
       if (pg->heap != self) *remote += run;
       i += run;
       if (i > n) return tail;
