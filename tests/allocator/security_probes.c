@@ -423,6 +423,14 @@ static void transfer_link_overwrite(void) {
     sink = malloc(48);
 }
 
+/* A double free of a block waiting in the transfer cache (the batch of the
+ * first blocks another thread freed): its free mark is set there. */
+static void double_free_in_transfer(void) {
+  static void *blocks[TRANSFER_BLOCKS + 1];
+  freed_by_another_thread(blocks, TRANSFER_BLOCKS);
+  free(blocks[10]);
+}
+
 /* The same over a block of a page that came back empty (secure mode keeps such
  * a page for reuse, its blocks on its list as they were freed): 3000 blocks (3
  * pages) freed by another thread, drained home by the slow path of a size not
@@ -496,6 +504,7 @@ static const struct {
     {"cache-mark-overwrite", cache_mark_overwrite},
     {"remote-link-overwrite", remote_link_overwrite},
     {"transfer-link-overwrite", transfer_link_overwrite},
+    {"double-free-in-transfer", double_free_in_transfer},
     {"kept-page-mark-overwrite", kept_page_mark_overwrite},
 };
 

@@ -24,6 +24,9 @@ PROBES = {
     "double-free-after-many": (("abort", DOUBLE), SAME),
     "double-free-other-thread": (("abort", DOUBLE), SAME),
     "double-free-remote": (("abort", DOUBLE), SAME),
+    # a block in a batch waiting in the transfer cache (secure mode's too, since it
+    # uses the transfer cache)
+    "double-free-in-transfer": (("abort", DOUBLE), SAME),
     # the second free by a thread that never allocated (no heap, no cache)
     "double-free-heapless-thread": (("abort", DOUBLE), SAME),
     "double-free-small-size": (("abort", DOUBLE), SAME),
