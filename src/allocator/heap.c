@@ -49,6 +49,7 @@ static void hsm_init(void) {
   pthread_mutex_lock(&init_lock);
   if (!atomic_load(&init_done)) {
     hsm_options_read();
+    hsm_pressure_init();
     hsm_check_init();
     hsm_sizeclass_init();
     pthread_key_create(&heap_key, heap_thread_exit);

@@ -16,6 +16,11 @@
  * Pressure once seen is held for HSMALLOC_PRESSURE_HOLD_MS (3 s): a program whose phases run
  * into the limit one after the other keeps returning what it frees between them.
  * Nothing here allocates (open/read/close into stack buffers): it runs inside malloc.
+ * The reading's buffers are small, and the cgroup is looked up once at the library's
+ * start (hsm_pressure_init, in the first malloc's thread), not by the first reader: the
+ * thread elected may be any, and its deepest frame sets how many pages of its stack are
+ * resident for the rest of its life (the reading's 7.4 KiB of buffers in one chain of
+ * frames had every such thread's stack 8 KiB deeper than the program's own use).
  *
  * Test hook: HSMALLOC_PRESSURE_FILES=DIR reads DIR/meminfo, DIR/memory.pressure (PSI
  * format), DIR/memory.current, DIR/memory.high, DIR/memory.max instead (each optional),
@@ -90,7 +95,7 @@ static int64_t psi_some_avg10(const char *text) {
 
 /* The process's memory cgroup directory: the v2 line "0::/path" when that directory
  * has memory.current, else the v1 "memory" controller's. */
-static void resolve_cgroup(void) {
+static __attribute__((noinline)) void resolve_cgroup(void) {
   char text[2048];
   hsm_join(cgroup_dir, sizeof cgroup_dir, "-", NULL, NULL);
   if (read_small("/proc/self/cgroup", text, sizeof text) <= 0) return;
@@ -131,19 +136,20 @@ static void consider(int64_t limit, int64_t available, int64_t *best_pm, int64_t
 
 static void set_level(uint64_t now);
 
-static void read_sources(void) {
+/* MemTotal and MemAvailable are the first and third lines of /proc/meminfo (Linux 3.14
+ * on), and PSI's "some" line is its first: the head of each file is enough. */
+#define PRESSURE_TEXT 512
+
+static __attribute__((noinline)) void read_sources(void) {
   const char *dir = hsm_options.pressure_files[0] ? hsm_options.pressure_files : NULL;
-  char text[4096], path[512];
+  char text[PRESSURE_TEXT], path[512];
   int64_t pm = 1000, limit = 0, avail = 0, psi = -1;
   hsm_join(path, sizeof path, dir ? dir : "/proc", "/meminfo", NULL);
   if (read_small(path, text, sizeof text) > 0)
     consider(meminfo_field(text, "MemTotal"), meminfo_field(text, "MemAvailable"), &pm, &limit,
              &avail);
   const char *cg = dir;
-  if (cg == NULL) {
-    if (cgroup_dir[0] == '\0') resolve_cgroup();
-    cg = cgroup_dir[0] == '-' ? NULL : cgroup_dir;
-  }
+  if (cg == NULL) cg = cgroup_dir[0] == '-' ? NULL : cgroup_dir; /* (resolved by the caller) */
   if (cg != NULL) {
     int64_t used, high = -1, max;
     if (dir == NULL && cgroup_v1) {
@@ -222,6 +228,11 @@ static void set_level(uint64_t now) {
   }
 }
 
+void hsm_pressure_init(void) {
+  if (hsm_options.pressure && hsm_options.decay_ms > 0 && hsm_options.pressure_files[0] == '\0')
+    resolve_cgroup();
+}
+
 int hsm_pressure_poll(void) {
   if (!hsm_options.pressure || hsm_options.decay_ms <= 0)
     return atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed);
@@ -234,7 +245,8 @@ int hsm_pressure_poll(void) {
                                                 memory_order_relaxed, memory_order_relaxed) &&
         !atomic_flag_test_and_set_explicit(&reading, memory_order_acquire)) {
       int err = errno;
-      read_sources();
+      if (hsm_options.pressure_files[0] == '\0' && cgroup_dir[0] == '\0') resolve_cgroup();
+      read_sources(); /* (the cgroup is found at start: hsm_pressure_init) */
       errno = err;
       atomic_flag_clear_explicit(&reading, memory_order_release);
       return atomic_load_explicit(&hsm_pressure.level, memory_order_relaxed);

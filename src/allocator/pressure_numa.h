@@ -15,6 +15,8 @@ typedef struct {
   _Atomic uint64_t pressure_purges; /* purges done at once because of pressure */
 } hsm_pressure_state_t;
 HSM_HIDDEN extern hsm_pressure_state_t hsm_pressure;
+/* At the library's start (options read): the process's memory cgroup, looked up once. */
+HSM_HIDDEN void hsm_pressure_init(void);
 /* Read the sources if the last reading is older than the check interval; returns the
  * level. Costs one clock read and a compare when it is not time yet. */
 HSM_HIDDEN int hsm_pressure_poll(void);

@@ -23,7 +23,15 @@
  * start: the library's own resident memory once two threads have allocated a
  * block each: its writable data (the read-write mapping of libhsmalloc.so) and its heap objects (the 1 MiB anonymous
  * mapping they are carved from), in KiB of /proc/self/smaps' Rss. Prints
- * "data_kib D heap_kib H". */
+ * "data_kib D heap_kib H".
+ *
+ * stack: a thread on a stack of fresh zero pages (mmap'd here) goes through
+ * allocation slow paths of several sizes, every one of which reads the memory
+ * pressure (run with HSMALLOC_PRESSURE_CHECK_MS=0; malloc and free already bound
+ * by the main thread, so no lazy binding adds its frames); prints "depth B": the bytes
+ * below the thread function's frame the allocator wrote, found as the lowest
+ * nonzero byte of the stack's resident pages. A thread's stack pages stay resident
+ * for its life, so the deepest call sets what every thread pays. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -209,8 +217,47 @@ static void start(void) {
   printf("data_kib %ld heap_kib %ld\n", data_kib, heap_kib);
 }
 
+#define STACK_BYTES ((size_t)256 << 10)
+static uintptr_t stack_top_frame; /* an address in stack_thread's frame */
+
+static void *stack_thread(void *arg) {
+  volatile char here = 0;
+  stack_top_frame = (uintptr_t)&here;
+  static const size_t sizes[] = {16, 40, 200, 1000, 3000, 9000, 40000, 300000, 3 << 20};
+  void *blocks[sizeof sizes / sizeof sizes[0]];
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    blocks[i] = malloc(sizes[i]);
+    CHECK(blocks[i] != NULL, "malloc(%zu)", sizes[i]);
+  }
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    free(blocks[i]);
+  return arg;
+}
+
+static void stack(void) {
+  free(malloc(16)); /* binds malloc's and free's PLT entries: the thread measures no lazy binding */
+  uint8_t *base = mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(base != MAP_FAILED, "mmap");
+  pthread_attr_t attr;
+  CHECK(pthread_attr_init(&attr) == 0 && pthread_attr_setstack(&attr, base, STACK_BYTES) == 0,
+        "pthread_attr_setstack");
+  pthread_t t;
+  CHECK(pthread_create(&t, &attr, stack_thread, NULL) == 0, "pthread_create");
+  CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+  static unsigned char vec[STACK_BYTES / 4096];
+  CHECK(mincore(base, STACK_BYTES, vec) == 0, "mincore");
+  uintptr_t lowest = 0;
+  for (size_t pg = 0; pg < STACK_BYTES / 4096 && lowest == 0; pg++)
+    if (vec[pg] & 1)
+      for (size_t i = pg * 4096; i < (pg + 1) * 4096 && lowest == 0; i++)
+        if (base[i] != 0)
+          lowest = (uintptr_t)(base + i);
+  CHECK(lowest != 0 && lowest < stack_top_frame, "no write below the thread's frame");
+  printf("depth %lu\n", (unsigned long)(stack_top_frame - lowest));
+}
+
 int main(int argc, char **argv) {
-  CHECK(argc == 2, "usage: footprint exact|placed|sizes|start");
+  CHECK(argc == 2, "usage: footprint exact|placed|sizes|start|stack");
   if (strcmp(argv[1], "exact") == 0)
     exact();
   else if (strcmp(argv[1], "placed") == 0)
@@ -219,6 +266,8 @@ int main(int argc, char **argv) {
     sizes();
   else if (strcmp(argv[1], "start") == 0)
     start();
+  else if (strcmp(argv[1], "stack") == 0)
+    stack();
   else
     CHECK(0, "unknown mode %s", argv[1]);
   return 0;

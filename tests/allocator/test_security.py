@@ -6,6 +6,7 @@ import os
 import re
 import signal
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -176,3 +177,22 @@ def test_stress_in_secure_mode(build, native):
     fields = dict(f.split("=") for f in res.stdout.split()[1:])
     assert res.stdout.split()[0] == "ok" and int(fields["threads"]) == 32
     assert int(fields["handed"]) > 10000 and int(fields["orphans"]) > 100
+
+
+def test_the_unchecked_build_lacks_exactly_the_default_checks(probes, tmp_path):
+    """scripts/build_hsmalloc_unchecked.sh (what BENCHMARKS.md's cost of the checks is
+    measured against) builds from today's sources, and its library lets through the
+    double free and the interior pointer the real one aborts on, while secure mode's
+    checks stay."""
+    root = Path(__file__).resolve().parents[2]
+    res = subprocess.run(["sh", str(root / "scripts" / "build_hsmalloc_unchecked.sh"),
+                          str(tmp_path / "unchecked")], capture_output=True, text=True,
+                         timeout=600)
+    assert res.returncode == 0, res.stderr
+    lib = tmp_path / "unchecked" / "native" / "lib"
+    assert Path(res.stdout.strip()) == lib / "libhsmalloc.so"
+    for name in ("double-free-immediate", "double-free-remote", "interior-pointer"):
+        out = run_probe(probes, lib.parent, name, secure=False)
+        assert (out.returncode, out.stdout.strip()) == (0, f"undetected {name}"), out.stderr
+    out = run_probe(probes, lib.parent, "double-free-immediate", secure=True)
+    assert out.returncode == -signal.SIGABRT and DOUBLE in out.stderr

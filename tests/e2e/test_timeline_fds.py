@@ -25,8 +25,9 @@ def test_the_timeline_still_measures_rss_and_pss(heapscope, build, tmp_path):
     assert len(profiles) == 2
     for p in profiles:
         periodic = [s for s in p.timeline.samples if s.kind == "periodic"]
-        assert len(periodic) >= 10
-        assert all(s.rss_bytes > 0 and s.pss_bytes > 0 for s in periodic)
+        assert len(periodic) >= 10, [(s.mono_ns, s.kind) for s in p.timeline.samples]
+        assert all(s.rss_bytes > 0 and s.pss_bytes > 0 for s in periodic), \
+            [(s.mono_ns, s.rss_bytes, s.pss_bytes) for s in periodic]
     # the child's own figures, not its parent's: different process ids in the files
     assert len({p.pid for p in profiles}) == 2
 
@@ -56,3 +57,49 @@ def test_a_child_that_closes_every_descriptor_keeps_its_timeline(heapscope, buil
     # thread, opens /proc again and measures
     final = next(s for s in child.timeline.samples if s.kind == "final")
     assert final.rss_bytes > 0
+
+
+def traced_events(tmp_path):
+    """Each profile of tmp_path: (allocations in its trace, allocations counted, whether
+    a write failed)."""
+    from heapscope.profile import read_profile
+    rows = []
+    for f in sorted(tmp_path.glob("*.hsp")):
+        p = read_profile(f)
+        rows.append((sum(s.life.allocs for s in p.tracking.stacks), sum(p.size_counts.values()),
+                     not p.complete))
+    return rows
+
+
+def test_the_trace_writer_waits_for_a_closed_profile(heapscope, build, tmp_path):
+    """`record --trace`: the child's full buffers meet a file it closed; the writer
+    thread (the recorder's own) keeps them instead of opening the file again, and the
+    child's exit writes them: every allocation is in the trace."""
+    program = build("tl_fd_zero.c")
+    res = heapscope("record", "--trace", "-o", tmp_path, "--", program, "400", "closeall",
+                    tmp_path, check=False)
+    assert res.stdout.splitlines() == ["parent taken 0 dup2 ok",
+                                       "child taken 0 dup2 ok profile opened 0"], \
+        res.stdout + res.stderr
+    assert res.returncode == 0 and "incomplete" not in res.stderr
+    rows = traced_events(tmp_path)
+    assert len(rows) == 2
+    for traced, counted, failed in rows:
+        assert traced == counted > 1000 and not failed
+
+
+def test_a_trace_whose_buffers_all_fill_while_the_profile_is_closed(heapscope, build, tmp_path):
+    """Every buffer full and the writer thread waiting: the program's own thread writes
+    the oldest buffer (and may open the file to do so) instead of waiting forever."""
+    program = build("tl_fd_zero.c")
+    res = heapscope("record", "--trace", "-o", tmp_path, "--", program, "1500", "closeall",
+                    tmp_path, "busy", check=False, timeout=120)
+    assert res.stdout.splitlines()[0] == "parent taken 0 dup2 ok", res.stdout + res.stderr
+    assert res.stdout.splitlines()[1].startswith("child taken 0 dup2 ok profile opened ")
+    assert res.returncode == 0 and "incomplete" not in res.stderr
+    rows = traced_events(tmp_path)
+    assert len(rows) == 2
+    # 32 buffers of 256 KiB hold about 1.2 M events at 7 bytes each
+    assert rows[1][1] > 1_500_000 or rows[0][1] > 1_500_000, rows
+    for traced, counted, failed in rows:
+        assert traced == counted and not failed

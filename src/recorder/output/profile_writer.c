@@ -405,6 +405,8 @@ static int make_room(uint64_t n)
             exact--;
             continue;
         }
+        if (err == EBADF)
+            return err; /* closed since check_fd: not a file system without reservations */
         if (err != ENOSPC && err != EDQUOT && err != EFBIG) {
             room_off = 1; /* EOPNOTSUPP and the like: no reservation on this file system */
             return 0;
@@ -444,7 +446,10 @@ static int write_all(struct hsr_buf *b, int snapshot)
 {
     if (dead)
         return -1;
-    if (fd < 0 || check_fd() != 0) {
+    int closed = fd < 0 || check_fd() != 0;
+    if (closed && fd >= 0 && hsr_own_thread())
+        return HSR_PROFILE_DEFERRED; /* the program closed it: see check_fd */
+    if (closed) {
         hsr_profile_lost(errno ? errno : EBADF, "a chunk (the file was closed or replaced)");
         return -1;
     }
@@ -452,6 +457,8 @@ static int write_all(struct hsr_buf *b, int snapshot)
     if (snapshot && eof > 0)
         seal_snapshot(b);
     int err = make_room(b->len + (snapshot ? 0 : keep_room));
+    if (err == EBADF && hsr_own_thread())
+        return HSR_PROFILE_DEFERRED; /* the program closed the file meanwhile */
     if (err) {
         hsr_profile_lost(err, snapshot ? what : "a chunk (room kept for the snapshot)");
         if (eof == 0)
@@ -463,6 +470,8 @@ static int write_all(struct hsr_buf *b, int snapshot)
         ssize_t n = write(fd, b->p + done, b->len - done);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && errno == EBADF && done == 0 && hsr_own_thread())
+            return HSR_PROFILE_DEFERRED; /* closed meanwhile, nothing written */
         if (n <= 0) {
             err = n < 0 ? errno : EIO;
             if (ftruncate(fd, (off_t)eof) == 0 || done == 0) /* whole chunks only */

@@ -41,6 +41,11 @@ HSR_HIDDEN void hsr_profile_unwinder(uint32_t unwinder); /* SETTINGS rewritten i
  * snapshot's write may take the last of it, and fills in its SNAPSHOT_END's
  * types_crc (the buffer's last chunk). */
 HSR_HIDDEN int hsr_profile_write(struct hsr_buf *b);
+/* hsr_profile_write's answer in a thread of the recorder's own when the program has
+ * closed the file (a descriptor it may be about to reuse): nothing written, nothing
+ * said lost; the caller keeps its data for a write from one of the program's threads,
+ * which opens the file again. */
+#define HSR_PROFILE_DEFERRED (-2)
 HSR_HIDDEN int hsr_profile_write_snapshot(struct hsr_buf *b);
 /* Data that will not reach the file (err: an errno; what: "a snapshot"): said once,
  * marked in the header. */

@@ -17,6 +17,12 @@
  * buffer in progress, so the file holds every event before the snapshot. From a
  * signal handler the drain writes raw (uncompressed) chunks.
  *
+ * The writer thread never opens the profile again after the program closed it
+ * (a daemon closing every descriptor, a launcher before exec): its open() could
+ * take a number the program is about to dup2 onto (core/proc_files.c). It waits;
+ * a producer that then finds no free buffer writes the oldest full one itself,
+ * raw, from the program's thread, which may open the file again.
+ *
  * zstd gets its memory from mmap (ZSTD_customMem below), never from the
  * program's heap; each of the two contexts (the writer thread's, the drain's) is
  * made once and reused for every buffer (zstd keeps its workspace), and the
@@ -36,6 +42,7 @@
 #include "core/guard.h"
 #include "core/lifecycle.h"
 #include "core/pool.h"
+#include "core/proc_files.h"
 #include "output/profile_writer.h"
 #include "trace/buffers.h"
 #include "track/tracking.h"
@@ -47,9 +54,10 @@ _Static_assert(OUT_BYTES >= ZSTD_COMPRESSBOUND(HSR_TRACE_BUFFER_BYTES), "a buffe
 
 static struct hsr_trace_buf *free_list, *full_head, *full_tail;
 static _Atomic int queue_lock;
-static _Atomic int writer_busy; /* the writer thread holds a buffer */
-static _Atomic int writer_pid;  /* process the writer thread runs in */
-static _Atomic int start_pid;   /* process whose file has its TRACE_START */
+static _Atomic int writer_busy;  /* the writer thread holds a buffer */
+static _Atomic int writer_waits; /* the program closed the profile: the writer thread waits */
+static _Atomic int writer_pid;   /* process the writer thread runs in */
+static _Atomic int start_pid;    /* process whose file has its TRACE_START */
 static uint8_t *writer_out, *drain_out;
 /* codecs of TRACE_EVENTS (profile_format.h); 1, deflate, is only read */
 static int compress_on = 1; /* HEAPSCOPE_TRACE_COMPRESS is not 0 */
@@ -122,14 +130,17 @@ static size_t pack(struct packer *pk, const uint8_t *in, size_t len)
 /* ---- chunks ---- */
 
 /* pk: compress with it (NULL: raw); chunk: a buffer to build the chunk in, kept
- * (NULL: a fresh one, released after). */
-static void write_buffer(struct hsr_trace_buf *b, struct packer *pk, struct hsr_buf *kept)
+ * (NULL: a fresh one, released after). hsr_profile_write's answer: 0, -1, or
+ * HSR_PROFILE_DEFERRED (the writer thread met a file the program closed: nothing
+ * written, the buffer is to be written again, TRACE_START with it). */
+static int write_buffer(struct hsr_trace_buf *b, struct packer *pk, struct hsr_buf *kept)
 {
     struct hsr_buf fresh = {0}, *chunk = kept ? kept : &fresh;
     chunk->len = 0;
     int me = (int)getpid();
-    int was = atomic_load(&start_pid);
+    int was = atomic_load(&start_pid), starts = 0;
     if (was != me && atomic_compare_exchange_strong(&start_pid, &was, me)) {
+        starts = 1;
         size_t c = hsr_chunk_begin(chunk, HS_TRACE_START);
         hsr_buf_u32(chunk, 1);
         hsr_buf_u32(
@@ -150,9 +161,12 @@ static void write_buffer(struct hsr_trace_buf *b, struct packer *pk, struct hsr_
     hsr_buf_u64(chunk, b->len);
     hsr_buf_bytes(chunk, packed ? pk->out : b->data, packed ? packed : b->len);
     hsr_chunk_end(chunk, c);
-    hsr_profile_write(chunk);
+    int rc = hsr_profile_write(chunk);
+    if (rc == HSR_PROFILE_DEFERRED && starts)
+        atomic_store(&start_pid, was);
     if (!kept || chunk->failed)
         hsr_buf_release(chunk);
+    return rc;
 }
 
 /* ---- the queue ---- */
@@ -162,6 +176,17 @@ static void push_free(struct hsr_trace_buf *b)
     lock_queue();
     b->next = free_list;
     free_list = b;
+    unlock_queue();
+}
+
+/* b back at the head of the queue: the oldest again (a deferred write). */
+static void push_full_front(struct hsr_trace_buf *b)
+{
+    lock_queue();
+    b->next = full_head;
+    full_head = b;
+    if (!full_tail)
+        full_tail = b;
     unlock_queue();
 }
 
@@ -186,15 +211,22 @@ static void *writer_main(void *arg)
     (void)arg;
     hsr_guard = 1; /* whatever this thread allocates is not the program's */
     hsr_helper_thread_start();
+    hsr_own_thread_mark(); /* never opens a file the program closed */
     for (;;) {
-        struct hsr_trace_buf *b = hsr_profile_is_open() ? pop_full(1) : NULL;
+        int is_open = hsr_profile_is_open(), writable = is_open && hsr_profile_writable_here();
+        atomic_store(&writer_waits, is_open && !writable);
+        struct hsr_trace_buf *b = writable ? pop_full(1) : NULL;
         if (!b) {
             hsr_helper_poll(); /* never keeps the process alive (core/last_thread.c) */
             sleep_us(1000);
             continue;
         }
-        write_buffer(b, compress_on ? &writer_packer : NULL, &writer_chunk);
-        push_free(b);
+        if (write_buffer(b, compress_on ? &writer_packer : NULL, &writer_chunk) ==
+            HSR_PROFILE_DEFERRED) { /* closed since the test above: kept, the writer waits */
+            push_full_front(b);
+            atomic_store(&writer_waits, 1);
+        } else
+            push_free(b);
         atomic_store(&writer_busy, 0);
     }
     return NULL;
@@ -239,6 +271,12 @@ struct hsr_trace_buf *hsr_trace_take_empty(void)
             b->prev_seq = b->prev_ns = b->prev_addr = 0;
             return b;
         }
+        struct hsr_trace_buf *full = atomic_load(&writer_waits) ? pop_full(0) : NULL;
+        if (full) { /* the writer thread waits for a profile the program closed */
+            (void)write_buffer(full, NULL, NULL);
+            push_free(full);
+            continue;
+        }
         ensure_writer();
         sleep_us(50); /* back-pressure: the writer frees one */
     }
@@ -261,7 +299,7 @@ void hsr_trace_drain(int raw)
 {
     struct hsr_trace_buf *b;
     while ((b = pop_full(0))) {
-        write_buffer(b, raw || !compress_on ? NULL : &drain_packer, NULL);
+        (void)write_buffer(b, raw || !compress_on ? NULL : &drain_packer, NULL);
         push_free(b);
     }
     for (int waited = 0; atomic_load(&writer_busy) && waited < 5000; waited++)
@@ -278,6 +316,7 @@ void hsr_trace_writer_reset(void)
     }
     atomic_store(&queue_lock, 0);
     atomic_store(&writer_busy, 0);
+    atomic_store(&writer_waits, 0);
     /* the parent's writer thread may have been using its chunk buffer and
      * compressor: the child's writer thread starts afresh (leaving their
      * mappings, the child's copies, alone) */
