@@ -391,16 +391,44 @@ static void *free_blocks(void *arg) { /* up to the first NULL */
   return NULL;
 }
 
-static void remote_link_overwrite(void) {
-  static void *blocks[CACHED_BLOCKS + 1];
-  for (int i = 0; i < CACHED_BLOCKS; i++)
+/* n blocks of 48 bytes of this thread's, into blocks (NULL-terminated: n + 1
+ * slots), freed by another thread, which exits. */
+static void freed_by_another_thread(void **blocks, int n) {
+  for (int i = 0; i < n; i++)
     blocks[i] = malloc(48);
   pthread_t t;
   pthread_create(&t, NULL, free_blocks, blocks);
   pthread_join(t, NULL);
+}
+
+static void remote_link_overwrite(void) {
+  static void *blocks[CACHED_BLOCKS + 1];
+  freed_by_another_thread(blocks, CACHED_BLOCKS);
   memset(launder(blocks[CACHED_BLOCKS / 2]), 0x41, 8);
   for (int i = 0; i < 20000; i++)
     sink = malloc(48);
+}
+
+/* The same over a block waiting in the transfer cache: another thread frees 200
+ * of this thread's blocks; its cache overflows into the transfer cache as one
+ * batch of the first ones it freed (the rest go home at its exit), a link in
+ * that batch is overwritten, then this thread allocates until its empty cache
+ * takes the batch: the block is met as it is handed out. */
+enum { TRANSFER_BLOCKS = 200 };
+static void transfer_link_overwrite(void) {
+  static void *blocks[TRANSFER_BLOCKS + 1];
+  freed_by_another_thread(blocks, TRANSFER_BLOCKS);
+  memset(launder(blocks[10]), 0x41, 8);
+  for (int i = 0; i < 20000; i++)
+    sink = malloc(48);
+}
+
+/* A double free of a block waiting in the transfer cache (the batch of the
+ * first blocks another thread freed): its free mark is set there. */
+static void double_free_in_transfer(void) {
+  static void *blocks[TRANSFER_BLOCKS + 1];
+  freed_by_another_thread(blocks, TRANSFER_BLOCKS);
+  free(blocks[10]);
 }
 
 /* The same over a block of a page that came back empty (secure mode keeps such
@@ -412,11 +440,7 @@ static void remote_link_overwrite(void) {
 enum { KEPT_BLOCKS = 3000 };
 static void kept_page_mark_overwrite(void) {
   static void *blocks[KEPT_BLOCKS + 1];
-  for (int i = 0; i < KEPT_BLOCKS; i++)
-    blocks[i] = malloc(48);
-  pthread_t t;
-  pthread_create(&t, NULL, free_blocks, blocks);
-  pthread_join(t, NULL);
+  freed_by_another_thread(blocks, KEPT_BLOCKS);
   /* a class not allocated before: its slow path drains the queue, the pages are
    * empty */
   sink = malloc(3000);
@@ -479,6 +503,8 @@ static const struct {
     {"cache-link-overwrite", cache_link_overwrite},
     {"cache-mark-overwrite", cache_mark_overwrite},
     {"remote-link-overwrite", remote_link_overwrite},
+    {"transfer-link-overwrite", transfer_link_overwrite},
+    {"double-free-in-transfer", double_free_in_transfer},
     {"kept-page-mark-overwrite", kept_page_mark_overwrite},
 };
 

@@ -25,6 +25,9 @@ PROBES = {
     "double-free-after-many": (("abort", DOUBLE), SAME),
     "double-free-other-thread": (("abort", DOUBLE), SAME),
     "double-free-remote": (("abort", DOUBLE), SAME),
+    # a block in a batch waiting in the transfer cache (secure mode's too, since it
+    # uses the transfer cache)
+    "double-free-in-transfer": (("abort", DOUBLE), SAME),
     # the second free by a thread that never allocated (no heap, no cache)
     "double-free-heapless-thread": (("abort", DOUBLE), SAME),
     "double-free-small-size": (("abort", DOUBLE), SAME),
@@ -94,6 +97,9 @@ PROBES = {
     "remote-link-overwrite": (
         ("segv", None),
         ("abort", "a block in the queue of other threads' frees was overwritten")),
+    # a forged link in a batch waiting in the transfer cache: secure mode checks each of
+    # the batch's blocks as the thread that took it hands it out
+    "transfer-link-overwrite": (("segv", None), ("abort", WRITTEN)),
     # a free mark cleared on a page that came back empty: secure mode keeps the page and
     # checks the block as it leaves the page's list; the default mode carves the page
     # again, which rewrites the mark
