@@ -20,8 +20,7 @@
  * is this heap's (its count of blocks out down by the run's length: a parked full page
  * is unparked, an empty one may go back to its segment), or into the batch of the
  * page's heap, pushed onto that heap's remote queue with one compare-and-swap per
- * flush. Secure mode's marks are the blocks' own (their address xor a key): its flush
- * finds a run by the blocks' pages, each block checked before its link is followed.
+ * flush. Default mode only: secure mode's frees go to their page or home directly.
  */
 #include "internal.h"
 
@@ -84,6 +83,13 @@ static int run_home(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *head, hsm_blo
   return 1;
 }
 
+/* Secure mode: a run's first block of the cache (checked: a forged link stops here, as
+ * it does at a block of the run: hsm_secure_same_page) and its page. */
+static hsm_page_t *secure_page_of(hsm_block_t *b) {
+  hsm_secure_check_free(b);
+  return hsm_page_of(hsm_segment_of(b), b);
+}
+
 /* Send the newest `count` blocks of the cache home (every block: 0); `counted`: a
  * batch of the transfer cache, whose remote frees were counted when it was put. */
 static void cache_flush_counted(hsm_heap_t *self, size_t cls, uint32_t count, int counted) {
@@ -97,9 +103,13 @@ static void cache_flush_counted(hsm_heap_t *self, size_t cls, uint32_t count, in
     uint32_t run = 1;
     hsm_page_t *pg;
     if (HSM_UNLIKELY(hsm_secure)) { /* marks are the blocks' own: runs by their pages */
-      pg = hsm_secure_page_of(b);
-      tail = hsm_secure_run(pg, head, left - sent, &run);
-      b = (hsm_block_t *)((uintptr_t)tail->next ^ hsm_remote_key);
+      pg = secure_page_of(b);
+      uint64_t limit = hsm_secure_run_limit(pg);
+      while ((b = (hsm_block_t *)((uintptr_t)tail->next ^ hsm_remote_key)) != NULL &&
+             sent + run < left && hsm_secure_same_page(pg, b, limit)) {
+        tail = b;
+        run++;
+      }
     } else {
       uintptr_t mark = b->mark;
       uint32_t most = left - sent; /* the run's bound: one counter in the walk */
@@ -126,7 +136,7 @@ static void cache_flush(hsm_heap_t *self, size_t cls, uint32_t count) {
  * again: a hot slot sized since the heap was made), else the free-only bound; the
  * newest half of the bound (every block for the free-only bound, and for a class above
  * 8 KiB, whose cache holds one) goes to the transfer cache as one batch when it has
- * room (a fixed class up to 8 KiB, a process with a second heap), else
+ * room (a fixed class up to 8 KiB, default mode, a process with a second heap), else
  * home; then b goes on. */
 void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
   size_t cls = pg->class_id;
@@ -136,7 +146,8 @@ void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
   uint32_t bound = allocating ? limit : free_bound(cls);
   set_bound(cache, bound);
   uint32_t count = allocating && limit > HSM_CACHE_BIG_BOUND ? bound / 2 : 0;
-  if (cls >= HSM_TRANSFER_CLASSES || !hsm_transfer_on || !hsm_transfer_put(self, cls, count))
+  if (cls >= HSM_TRANSFER_CLASSES || !hsm_transfer_on || hsm_secure ||
+      !hsm_transfer_put(self, cls, count))
     cache_flush(self, cls, count);
   hsm_cache_push(cache, b);
 }

@@ -34,13 +34,6 @@ static inline __attribute__((always_inline)) void hsm_secure_check_inline(const 
     hsm_written_after_free(b);
 }
 HSM_HIDDEN void hsm_secure_check_free(const hsm_block_t *b);
-/* The first block of a run of a free list walked in secure mode (a cache's flush, a
- * batch cut for the transfer cache), checked (a forged link stops here, as it does at
- * a next block of the run: hsm_secure_run), and its page. */
-static inline hsm_page_t *hsm_secure_page_of(const hsm_block_t *b) {
-  hsm_secure_check_free(b);
-  return hsm_page_of(hsm_segment_of(b), b);
-}
 /* Secure mode's runs of a page's blocks (a cache's flush, the queue of other threads'
  * frees): the bound of pg's carved blocks, 0 for a large page or one with aligned
  * blocks (runs of one); and whether b, the next block of the list, continues the run:
@@ -129,32 +122,11 @@ static inline __attribute__((always_inline)) int hsm_block_ok(const hsm_page_t *
                                                               uint64_t limit) {
   return hsm_block_index(pg, p) < limit;
 }
-/* Secure mode's run of page pg's blocks along a free list (links xor hsm_remote_key) from
- * head (checked already), at most `most` blocks (0: no bound, a constant that leaves the
- * walk without the count's compare): a next block continues it when it is a
- * carved block start of pg (hsm_block_ok with hsm_secure_run_limit's bound) marked free;
- * any other goes through the full check, which tells a forged link from another page's
- * block. Returns the run's last block, its length in *n. The walk of every flush, drain
- * and transfer-cache put: the keys, the page's magic numbers and the bound are loaded
- * once, before it (the compiler kept a key on the stack and reloaded it every block). */
-static inline __attribute__((always_inline)) hsm_block_t *hsm_secure_run(const hsm_page_t *pg,
-                                                                         hsm_block_t *head,
-                                                                         uint32_t most,
-                                                                         uint32_t *n) {
-  const uintptr_t rkey = hsm_remote_key, mkey = hsm_mark_key;
-  const uint64_t magic = pg->div_magic, start = pg->start_magic, limit = hsm_secure_run_limit(pg);
-  hsm_block_t *tail = head;
-  uint32_t run = 1;
-  for (;;) {
-    hsm_block_t *b = (hsm_block_t *)((uintptr_t)tail->next ^ rkey);
-    if ((most != 0 && run >= most) || b == NULL ||
-        (uint64_t)((uintptr_t)b * magic - start) >= limit || (b->mark ^ (uintptr_t)b) != mkey)
-      break;
-    tail = b;
-    run++;
-  }
-  *n = run;
-  return tail;
+/* secure mode: whether b continues a run of pg's blocks (hsm_secure_run_limit) */
+static inline __attribute__((always_inline)) int hsm_secure_same_page(const hsm_page_t *pg,
+                                                                      const hsm_block_t *b,
+                                                                      uint64_t limit) {
+  return hsm_block_ok(pg, b, limit) && b->mark == hsm_secure_mark(b);
 }
 /* hsm_block_ok with free's fast path's bound, off the page's first line: 0 when the page
  * is not in use, is a large or a secure-mode page (their frees take the slow path). (A

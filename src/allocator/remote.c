@@ -100,15 +100,20 @@ static hsm_page_t *drained_check(hsm_heap_t *heap, hsm_block_t *b) {
 
 /* Secure mode: the queue by runs of a page's blocks, as the default mode's, each block
  * checked: the run's first in full, the next ones as free block starts of the same
- * small page (hsm_secure_run; any other goes through the full check). A run's
+ * small page (hsm_secure_same_page; any other goes through the full check). A run's
  * links are its page's already (the one link key). */
 static uint64_t drain_checked(hsm_heap_t *heap, hsm_block_t *b, uint64_t *bytes) {
   uint64_t n = 0;
   while (b != NULL) {
     hsm_page_t *pg = drained_check(heap, b);
-    uint32_t run;
-    hsm_block_t *head = b, *tail = hsm_secure_run(pg, head, 0, &run);
-    b = (hsm_block_t *)((uintptr_t)tail->next ^ hsm_remote_key);
+    uint64_t limit = hsm_secure_run_limit(pg);
+    hsm_block_t *head = b, *tail = b;
+    uint32_t run = 1;
+    while ((b = (hsm_block_t *)((uintptr_t)tail->next ^ hsm_remote_key)) != NULL &&
+           hsm_secure_same_page(pg, b, limit)) {
+      tail = b;
+      run++;
+    }
     n += run;
     *bytes += (uint64_t)run * pg->block_size; /* before the splice: a large page may go back */
     hsm_page_return_run(heap, pg, head, tail, run);

@@ -5,11 +5,9 @@
  * counted out of their pages, as in a cache) and its length: it moves between threads
  * without a walk, where sending it home cost three (the flush sorting it by page, the
  * owner's drain, the owner's refill). A class holds at most HSM_TRANSFER_BYTES of
- * blocks: their pages cannot be given back while the blocks circulate. Only once the
- * process has a second heap: a single thread's flush goes to its own pages anyway. In
- * secure mode the put checks every block it walks, as a flush does, and the taker's
- * malloc checks each block it pops, as it does every cached block: the drain's and the
- * refill's walks, which checked them again, are saved there too.
+ * blocks: their pages cannot be given back while the blocks circulate. Default mode,
+ * and once the process has a second heap, only: secure mode's caches go home checked,
+ * and a single thread's flush goes to its own pages anyway.
  *
  * One lock per class (a line of its own), only ever tried: a put or a take holds it
  * for a few stores, and one that finds it taken does without. An exited thread's blocks
@@ -58,46 +56,6 @@ uint32_t hsm_transfer_blocks(size_t cls) {
   return atomic_load_explicit(&transfer[cls].blocks, memory_order_relaxed);
 }
 
-/* The next block of a cache's list (its link encoded in secure mode). */
-static hsm_block_t *next_of(const hsm_block_t *b) {
-  return (hsm_block_t *)((uintptr_t)b->next ^ hsm_remote_key);
-}
-
-/* The n-th block of a cache's list from head (n at most the blocks it holds), walked
- * once by runs of a page, as a flush home walks it, counting other heaps' blocks (their
- * remote frees) in *remote: the blocks were just freed, the walk costs no cache miss,
- * where the owner's drain and refill cost one each. The default mode finds a run by
- * the free marks (its page's address); secure mode checks every block before it
- * follows its link, as its flush does (a run's first block in full, the next ones as
- * free block starts of the same page: a forged link aborts here). */
-static hsm_block_t *batch_tail(hsm_heap_t *self, hsm_block_t *head, uint32_t n, uint32_t *remote) {
-  hsm_block_t *tail = head;
-  uint32_t i = 1;
-  if (HSM_UNLIKELY(hsm_secure)) {
-    for (;;) {
-      hsm_page_t *pg = hsm_secure_page_of(tail);
-      uint32_t run;
-      tail = hsm_secure_run(pg, tail, n + 1 - i, &run);
-      if (pg->heap != self) *remote += run;
-      i += run;
-      if (i > n) return tail;
-      tail = next_of(tail);
-    }
-  }
-  for (;;) {
-    uintptr_t mark = tail->mark;
-    uint32_t run = 1;
-    while (i + run <= n && tail->next->mark == mark) {
-      tail = tail->next;
-      run++;
-    }
-    if (((hsm_page_t *)(mark & ~HSM_MARK_FRESH))->heap != self) *remote += run;
-    i += run;
-    if (i > n) return tail;
-    tail = tail->next;
-  }
-}
-
 /* The newest `count` blocks of the class's cache (all of them: 0) into the transfer
  * cache as one batch: 1, or 0 (nothing moved) when it has no room for them. */
 int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count) {
@@ -106,10 +64,25 @@ int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count) {
   uint32_t n = count && count < held ? count : held;
   transfer_t *t = &transfer[cls];
   if (n == 0 || !room(t, cls, n)) return 0;
-  uint32_t remote = 0;
-  hsm_block_t *head = cache->free, *tail = batch_tail(self, head, n, &remote);
-  hsm_block_t *rest = tail->next;             /* (encoded in secure mode) */
-  tail->next = (hsm_block_t *)hsm_remote_key; /* the batch's end: NULL, encoded */
+  /* Walked once, by runs of a page (the free marks), to cut it and to count other
+   * heaps' blocks as remote frees, as a flush home does: the blocks were just freed,
+   * the walk costs no cache miss, where the owner's drain and refill cost one each. */
+  hsm_block_t *head = cache->free, *tail = head;
+  uint32_t i = 1, remote = 0;
+  for (;;) {
+    uintptr_t mark = tail->mark;
+    uint32_t run = 1;
+    while (i + run <= n && tail->next->mark == mark) {
+      tail = tail->next;
+      run++;
+    }
+    if (((hsm_page_t *)(mark & ~HSM_MARK_FRESH))->heap != self) remote += run;
+    i += run;
+    if (i > n) break;
+    tail = tail->next;
+  }
+  hsm_block_t *rest = tail->next;
+  tail->next = NULL;
   if (!ttrylock(t)) {
     tail->next = rest;
     return 0;
@@ -126,7 +99,7 @@ int hsm_transfer_put(hsm_heap_t *self, size_t cls, uint32_t count) {
                         memory_order_relaxed);
   atomic_store_explicit(&t->batches, slot + 1, memory_order_relaxed);
   tunlock(t);
-  cache->free = (hsm_block_t *)((uintptr_t)rest ^ hsm_remote_key);
+  cache->free = rest;
   cache->used += n;
   cache->limit = HSM_READ(self->stats.allocs[cls]);
   HSM_COUNT(self->stats.transfer_out, n);

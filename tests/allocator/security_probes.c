@@ -413,7 +413,8 @@ static void remote_link_overwrite(void) {
  * of this thread's blocks; its cache overflows into the transfer cache as one
  * batch of the first ones it freed (the rest go home at its exit), a link in
  * that batch is overwritten, then this thread allocates until its empty cache
- * takes the batch: the block is met as it is handed out. */
+ * takes the batch: the block is met as it is handed out. (Secure mode sends the
+ * overflow home: the owner's drain meets the block in its queue.) */
 enum { TRANSFER_BLOCKS = 200 };
 static void transfer_link_overwrite(void) {
   static void *blocks[TRANSFER_BLOCKS + 1];

@@ -3,8 +3,7 @@ blocks are handed out again from its list, checked, instead of the page going ba
 its segment and being carved again (a shuffle, an encoded link and a mark per block:
 xmalloc-test carved 0.8 fresh blocks per allocation). secure_keep.c: 5000 blocks of 48
 bytes (5 pages of class 64 in secure mode) freed by another thread, drained home, then
-5000 again. Without the transfer cache (HSMALLOC_TRANSFER=0), which would hold up
-to 64 KiB of the freed blocks out of their pages: the subject is the path home."""
+5000 again."""
 import os
 import subprocess
 
@@ -18,7 +17,7 @@ def figures(build, native, env):
     full = dict(os.environ)
     for var in ("LD_PRELOAD", "HSMALLOC_DECAY_MS", "HSMALLOC_SECURE"):
         full.pop(var, None)
-    full.update({"HSMALLOC_TRANSFER": "0"}, **env)
+    full.update(env)
     res = subprocess.run([str(exe)], capture_output=True, text=True, env=full, timeout=60)
     assert res.returncode == 0, res.stderr
     return {w[0]: int(w[1]) for w in (line.split() for line in res.stdout.splitlines())}

@@ -25,8 +25,7 @@ PROBES = {
     "double-free-after-many": (("abort", DOUBLE), SAME),
     "double-free-other-thread": (("abort", DOUBLE), SAME),
     "double-free-remote": (("abort", DOUBLE), SAME),
-    # a block in a batch waiting in the transfer cache (secure mode's too, since it
-    # uses the transfer cache)
+    # a block in a batch waiting in the transfer cache (secure mode: in the owner's queue)
     "double-free-in-transfer": (("abort", DOUBLE), SAME),
     # the second free by a thread that never allocated (no heap, no cache)
     "double-free-heapless-thread": (("abort", DOUBLE), SAME),
@@ -97,9 +96,11 @@ PROBES = {
     "remote-link-overwrite": (
         ("segv", None),
         ("abort", "a block in the queue of other threads' frees was overwritten")),
-    # a forged link in a batch waiting in the transfer cache: secure mode checks each of
-    # the batch's blocks as the thread that took it hands it out
-    "transfer-link-overwrite": (("segv", None), ("abort", WRITTEN)),
+    # a forged link in a batch of the transfer cache (default mode: followed); secure
+    # mode sends a cache's overflow home, and the owner's drain finds the forged link
+    "transfer-link-overwrite": (
+        ("segv", None),
+        ("abort", "a block in the queue of other threads' frees was overwritten")),
     # a free mark cleared on a page that came back empty: secure mode keeps the page and
     # checks the block as it leaves the page's list; the default mode carves the page
     # again, which rewrites the mark

@@ -58,17 +58,9 @@ def test_without_the_transfer_cache_every_batch_goes_home(build, native):
     assert (got["P"]["transfer_in"], got["P"]["rfq_blocks"]) == (0, 2048)
 
 
-def test_secure_mode_hands_whole_batches_over_too(build, native):
-    """Secure mode uses the transfer cache as the default mode does (the put checks each
-    block it walks, the taker's malloc each block it pops): its 64-byte requests take
-    80-byte blocks (8 bytes more, to 16), so C's free-only bound is 4096 // 80 = 51 and
-    16 batches of 51 fit the 64 KiB (819 blocks). C overflows 40 times: 16 batches
-    to the transfer cache, 24 pushed home. P takes the 816 back and drains the rest
-    (1232 = 2048 - 816: the 24 batches and the 8 blocks C's exit sent). (Before, secure
-    mode sent every batch home: transfer_out 0, rfq_blocks 2048.)"""
+def test_secure_mode_keeps_its_checked_path_home(build, native):
+    """Secure mode's cached blocks go home checked (cache.c), never through the
+    transfer cache: P gets every block C freed back through its queue."""
     got = run(build, native, 64, 2048, {"HSMALLOC_SECURE": "1"})
-    bound, overflows = 4096 // 80, 2047 // 51
-    assert (bound, overflows) == (51, 40)
-    assert got["C"] == {"remote_frees": overflows * bound, "remote_pushes": overflows - 16,
-                        "transfer_out": 16 * bound}
-    assert (got["P"]["transfer_in"], got["P"]["rfq_blocks"]) == (816, 2048 - 816)
+    assert got["C"]["transfer_out"] == 0
+    assert (got["P"]["transfer_in"], got["P"]["rfq_blocks"]) == (0, 2048)

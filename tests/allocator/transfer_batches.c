@@ -62,9 +62,7 @@ static void *producer(void *arg) {
   /* C's batches of `bound` blocks: the last one put holds the blocks C freed at
    * (put - 1) * bound + 1 .. put * bound (1-based, counting C's frees), newest
    * first */
-  const char *secure = getenv("HSMALLOC_SECURE"); /* blocks 8 bytes longer, to 16 */
-  size_t block = secure && atoi(secure) == 1 ? (size + 8 + 15) & ~(size_t)15 : size;
-  int bound = (int)(4096 / block) < 4 ? 4 : (int)(4096 / block);
+  int bound = (int)(4096 / size) < 4 ? 4 : (int)(4096 / size);
   int put = (int)((after.transfer_in - before.transfer_in) / (unsigned)bound);
   int first_ok = put > 0;
   for (int j = 0; j < bound && first_ok; j++)
