@@ -189,7 +189,9 @@ static uint8_t *assemble(size_t need, piece_t *pieces, int n, size_t *moved) {
     void *to = region + *moved;
     if (mremap(pieces[i].base, pieces[i].size, pieces[i].size, MREMAP_MAYMOVE | MREMAP_FIXED, to) ==
         to) {
-      /* its old range is gone, and its pages replace fresh ones of the region */
+      /* its old range is gone (an unmap to the trace, as the statistics count it), and
+       * its pages replace fresh ones of the region */
+      HSM_TRACE(HSM_EV_UNMAP, NULL, pieces[i].base, pieces[i].size);
       hsm_stat_add(&hsm_gstats.reserved, NULL, -(int64_t)pieces[i].size);
       hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)pieces[i].size);
       *moved += pieces[i].size;

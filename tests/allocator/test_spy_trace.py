@@ -107,3 +107,28 @@ def test_alloc_stats_trace_bad_input(tmp_path, heapscope):
         assert res.returncode == 2 and res.stderr.count("\n") == 1 and message in res.stderr, res.stderr
     res = heapscope("alloc-stats", str(cut), str(cut), check=False)
     assert res.returncode == 2 and "only statistics dumps are compared" in res.stderr
+
+
+def test_huge_blocks_made_of_freed_ones_add_up_too(build, native, tmp_path):
+    """huge_reuse.c's churn: new huge blocks made of the pieces freed ones left (moved
+    into place with mremap) and a realloc'ed workspace moved whole: every range whose
+    mapping goes away is an unmap event, so the trace's address space ends where the
+    statistics' does."""
+    lib = str(native / "lib")
+    exe = build("../allocator/huge_reuse.c", "-O1", "-L" + lib, "-Wl,-rpath," + lib,
+                "-lhsmalloc", name="huge_reuse_traced")
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    for mode in ("churn", "grow"):
+        out = tmp_path / mode
+        out.mkdir()
+        env.update({"HSMALLOC_TRACE": str(out / "trace.%p"), "HSMALLOC_STATS": "json",
+                    "HSMALLOC_STATS_FILE": str(out / "stats.json")})
+        subprocess.run([str(exe), mode], env=env, check=True, capture_output=True, timeout=300)
+        (trace,) = out.glob("trace.*")
+        events = [line.split() for line in trace.read_text().splitlines()[1:]]
+        stats = json.loads((out / "stats.json").read_text().splitlines()[-1])
+        mapped = sum(int(e[4]) for e in events if e[1] == "map")
+        unmapped = sum(int(e[4]) for e in events if e[1] == "unmap")
+        assert mapped - unmapped == stats["reserved"], mode
+        assert unmapped > 0, mode
