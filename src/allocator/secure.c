@@ -122,12 +122,35 @@ void *hsm_secure_alloc(hsm_heap_t *heap, size_t csize, size_t size, int zero) {
   return small_alloc(heap, cls, size, zero);
 }
 
+/* A huge block p (its canary checked already) resized to `size` as the default mode's
+ * are (huge.c: its pages moved by mremap when it grows, its tail unmapped when it
+ * shrinks below half), with room for the canary, sealed again after the new request.
+ * Returns the block, or NULL (it moves: it would no longer be huge, or mremap failed). */
+static void *huge_resize(void *p, size_t size) {
+  size_t need = (size + 8 + 15) & ~(size_t)15;
+  if (need <= HSM_LARGE_MAX) return NULL;
+  hsm_huge_t *h = hsm_huge_of(p, HSM_REG_HUGE);
+  void *q = p;
+  if (need > h->usable) {
+    if ((q = hsm_huge_grow(p, need)) == NULL) return NULL;
+    h = hsm_huge_of(q, HSM_REG_HUGE);
+  } else if (need < h->usable / 2 && !hsm_huge_shrink(p, need)) {
+    return NULL;
+  }
+  h->requested = size;
+  hsm_secure_seal_big(q, size);
+  return q;
+}
+
 /* realloc of p (checked already) to `size` in place, sealed for the new request: a
  * small block's start whose capacity (its size less the last word) holds it and is used
- * at least half; a large block resized as the default mode's are (8 bytes more). Returns
- * p, or NULL (it moves). */
+ * at least half; a large block resized as the default mode's are (8 bytes more); a huge
+ * one (huge_resize). Returns p or where its pages moved, or NULL (it moves). */
 void *hsm_secure_resize(void *p, size_t size) {
-  if (hsm_registry_kind(p) != HSM_REG_SEGMENT || size > SIZE_MAX - 16) return NULL;
+  if (size > SIZE_MAX - 32) return NULL;
+  unsigned kind = hsm_registry_kind(p);
+  if (kind == HSM_REG_HUGE) return huge_resize(p, size);
+  if (kind != HSM_REG_SEGMENT) return NULL;
   hsm_page_t *pg = hsm_page_of(hsm_segment_of(p), p);
   if (__atomic_load_n(&pg->flags.f.has_aligned, __ATOMIC_RELAXED)) return NULL;
   if (__atomic_load_n(&pg->flags.f.is_large, __ATOMIC_RELAXED)) {

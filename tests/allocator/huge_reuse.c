@@ -23,7 +23,9 @@
  * 23,301,500-byte workspace, every byte written, realloc'ed to 37,132,732 bytes and its
  * growth written; prints the same figures (rss_full: after the growth is written)
  *   grow_here  a 4 MiB block mapped below an 8 MiB one that is then freed (run with
- * HSMALLOC_CACHE_SEGMENTS=0: unmapped), realloc'ed to 10 MiB: prints "moved M kept K" */
+ * HSMALLOC_CACHE_SEGMENTS=0: unmapped), realloc'ed to 10 MiB: prints "moved M kept K"
+ *   grow_overflow  an 8 MiB block realloc'ed to 12 MiB, then one byte written past the new
+ * request and the block freed (secure mode's canary is after the new request) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +215,17 @@ static int grow_here(void) {
   return 0;
 }
 
+static int grow_overflow(void) {
+  char *p = malloc(8 * MIB);
+  CHECK(p != NULL, "malloc");
+  char *q = realloc(p, 12 * MIB);
+  CHECK(q != NULL, "realloc");
+  ((volatile char *)q)[12 * MIB] = 1;
+  free(q);
+  printf("undetected 1\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "churn") == 0)
     return churn();
@@ -226,6 +239,8 @@ int main(int argc, char **argv) {
     return resize(23301500, 37132732);
   if (argc == 2 && strcmp(argv[1], "grow_here") == 0)
     return grow_here();
-  fprintf(stderr, "usage: huge_reuse churn|rebuilt|calloc|shrink|grow|grow_here\n");
+  if (argc == 2 && strcmp(argv[1], "grow_overflow") == 0)
+    return grow_overflow();
+  fprintf(stderr, "usage: huge_reuse churn|rebuilt|calloc|shrink|grow|grow_here|grow_overflow\n");
   return 2;
 }
