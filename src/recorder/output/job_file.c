@@ -35,6 +35,7 @@
 #include "output/job_file.h"
 #include "output/job_peak_stacks.h"
 #include "output/mpi_library.h"
+#include "output/process_identity.h"
 #include "output/profile_writer.h"
 
 /* ---- hosts: name -> index, first rank first ---- */

@@ -46,7 +46,6 @@ struct hsr_job_paths {
     int failed;
 };
 HSR_HIDDEN uint32_t hsr_job_path_index(struct hsr_job_paths *p, const char *s, uint32_t len);
-HSR_HIDDEN const char *hsr_profile_job_id(void);
 /* The reader's path of a region id ("solve/[MPI]"), as the parts name regions. */
 HSR_HIDDEN size_t hsr_job_region_path(uint32_t id, char *out,
                                       size_t cap); /* profile_writer.c: "" when none */

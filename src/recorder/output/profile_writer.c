@@ -1,5 +1,7 @@
 /*
- * profile_writer.c — the profile file: its name, its opening, and chunk encoding.
+ * profile_writer.c — the profile file: its name, its opening, and chunk encoding
+ * (the rank and job in the name: process_identity.c; chunks built in buffers:
+ * chunk_buffer.c).
  *
  * THE FORMAT IS DEFINED IN profile_format.h (header, chunk framing, every
  * payload). This file only encodes it; snapshot.c decides what goes in a snapshot.
@@ -70,6 +72,7 @@
 #include "core/pool.h"
 #include "core/proc_files.h"
 #include "output/job_file.h"
+#include "output/process_identity.h"
 #include "output/profile_writer.h"
 #include "stacks/sampling.h"
 
@@ -91,126 +94,6 @@ static uint8_t settings[1024];         /* the SETTINGS chunk as written (hsr_pro
 static size_t settings_len;            /* 0: none kept (too long) */
 static uint64_t settings_at;           /* its offset in the file */
 static uLong file_types;               /* crc32 of the types of the chunks written so far */
-
-/* ---- growable byte buffer (hsr_map/hsr_remap) ---- */
-
-static void reserve(struct hsr_buf *b, size_t more)
-{
-    if (b->failed || b->len + more <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 65536;
-    while (cap < b->len + more)
-        cap *= 2;
-    void *p = hsr_remap(b->p, b->cap, cap); /* the recorder's memory (pool.c) */
-    if (!p) {
-        b->failed = 1;
-        return;
-    }
-    b->p = p;
-    b->cap = cap;
-}
-
-void hsr_buf_bytes(struct hsr_buf *b, const void *p, size_t n)
-{
-    reserve(b, n);
-    if (b->failed || n == 0)
-        return;
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-}
-
-void hsr_buf_u32(struct hsr_buf *b, uint32_t v) { hsr_buf_bytes(b, &v, 4); } /* x86-64: LE */
-void hsr_buf_u64(struct hsr_buf *b, uint64_t v) { hsr_buf_bytes(b, &v, 8); }
-
-void hsr_buf_str(struct hsr_buf *b, const char *s, size_t n)
-{
-    hsr_buf_u32(b, (uint32_t)n);
-    hsr_buf_bytes(b, s, n);
-}
-
-void hsr_buf_release(struct hsr_buf *b)
-{
-    if (b->p)
-        hsr_unmap(b->p, b->cap);
-    memset(b, 0, sizeof *b);
-}
-
-/* ---- chunks ---- */
-
-size_t hsr_count_slot(struct hsr_buf *b)
-{
-    size_t at = b->len;
-    hsr_buf_u32(b, 0);
-    return at;
-}
-
-void hsr_count_fill(struct hsr_buf *b, size_t at, uint32_t n)
-{
-    if (!b->failed)
-        memcpy(b->p + at, &n, 4);
-}
-
-/* Closes the chunk being filled (its count filled in). */
-static void rows_close(struct hsr_buf *b, struct hsr_rows *r)
-{
-    hsr_count_fill(b, r->count_at, r->n);
-    hsr_chunk_end(b, r->chunk);
-    r->n = 0;
-}
-
-void hsr_rows_next(struct hsr_buf *b, struct hsr_rows *r)
-{
-    if (r->n == r->per_chunk)
-        rows_close(b, r);
-    if (r->n == 0) {
-        r->chunk = hsr_chunk_begin(b, r->type);
-        r->count_at = hsr_count_slot(b);
-    }
-    r->n++;
-}
-
-void hsr_rows_done(struct hsr_buf *b, struct hsr_rows *r)
-{
-    if (r->n)
-        rows_close(b, r);
-}
-
-size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type)
-{
-    size_t start = b->len;
-    hsr_buf_u32(b, type);
-    hsr_buf_u32(b, 0); /* crc, filled by hsr_chunk_end */
-    hsr_buf_u64(b, 0); /* payload length */
-    hsr_buf_u32(b, 0); /* head_crc */
-    hsr_buf_u32(b, 0); /* reserved */
-    return start;
-}
-
-/* The chunk header's fields filled in: crc over type, payload_len and payload, then
- * head_crc over the first 16 bytes (profile_format.h, chunk framing). */
-static void seal_chunk(uint8_t *head, uint64_t len);
-
-void hsr_chunk_end(struct hsr_buf *b, size_t start)
-{
-    if (b->failed)
-        return;
-    seal_chunk(b->p + start, b->len - start - HS_CHUNK_HEADER_SIZE);
-}
-
-/* A chunk's header filled in for a payload of len bytes after it. */
-static void seal_chunk(uint8_t *head, uint64_t len)
-{
-    memcpy(head + 8, &len, 8);
-    /* zlib's: about 10x the speed of a byte-wise table, which cost 0.5 s of
-     * trace mode's writer thread on the churn benchmark (170 MB of events) */
-    uLong crc = crc32_z(0, head, 4); /* type */
-    crc = crc32_z(crc, head + 8, 8); /* payload_len */
-    crc = crc32_z(crc, head + HS_CHUNK_HEADER_SIZE, len);
-    uint32_t c = (uint32_t)crc;
-    memcpy(head + 4, &c, 4);
-    uint32_t head_crc = (uint32_t)crc32_z(0, head, 16);
-    memcpy(head + 16, &head_crc, 4);
-}
 
 /* The running crc32 of the types (u32) of the chunks of b from offset `from` to
  * `to`; returns the offset of the chunk at `to` or after. */
@@ -361,7 +244,7 @@ void hsr_profile_unwinder(uint32_t unwinder)
     if (!settings_len || dead)
         return;
     memcpy(settings + settings_len - 4, &unwinder, 4);
-    seal_chunk(settings, settings_len - HS_CHUNK_HEADER_SIZE);
+    hsr_chunk_seal(settings, settings_len - HS_CHUNK_HEADER_SIZE);
     int f = open(path, O_WRONLY | O_CLOEXEC);
     if (f < 0)
         return;
@@ -533,58 +416,6 @@ void hsr_profile_close(void)
     fd = -1;
 }
 
-static const char *env_or(const char *name, const char *fallback)
-{
-    const char *v = getenv(name);
-    return v && *v ? v : fallback;
-}
-
-/* The MPI rank: the first of OMPI_COMM_WORLD_RANK (Open MPI), PMIX_RANK (any PMIx
- * launcher: Open MPI 4/5's, srun --mpi=pmix), PMI_RANK (MPICH's hydra, Intel MPI, srun
- * --mpi=pmi2) and SLURM_PROCID (srun) that holds a rank number, i.e. 1 to 9
- * decimal digits and nothing else; -1 when none does. A set value that is not a
- * number is ignored with a warning (atoi would have made it rank 0) and the next
- * variable is tried. Read when the file opens: a fork child before exec
- * has the launcher's environment, not yet the rank's. */
-static int mpi_rank(void)
-{
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-                                       "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (!v || !*v)
-            continue;
-        size_t digits = strspn(v, "0123456789");
-        if (digits >= 1 && digits <= 9 && v[digits] == 0)
-            return atoi(v);
-        char msg[200];
-        snprintf(msg, sizeof msg, "%s='%.40s%s' is not a rank number: ignored", vars[i], v,
-                 strlen(v) > 40 ? "..." : "");
-        hsr_warn(msg);
-    }
-    return -1;
-}
-
-/* The job: SLURM_JOB_ID (srun, and any MPI inside a Slurm allocation), else Open
- * MPI's own job id, else the PMIx namespace (PMIx launchers other than Open MPI's:
- * "prterun-host-1234@1"); "" when none is set: MPICH's hydra exports no job id (its
- * KVS name is only given through the PMI wire protocol), so its files say "job" and
- * the host and pid in each name keep them apart. '/' would make a directory of the
- * file name: it becomes '_'. */
-static const char *job_id(void)
-{
-    static char safe[128];
-    const char *v =
-        env_or("SLURM_JOB_ID", env_or("OMPI_MCA_ess_base_jobid", env_or("PMIX_NAMESPACE", "")));
-    snprintf(safe, sizeof safe, "%s", v);
-    for (char *p = safe; *p; p++)
-        if (*p == '/')
-            *p = '_';
-    return safe;
-}
-
-const char *hsr_profile_job_id(void) { return job_id(); }
-
 static void read_file(const char *name, struct hsr_buf *into)
 {
     int f = open(name, O_RDONLY | O_CLOEXEC);
@@ -624,7 +455,7 @@ static void write_start(int rank)
     hsr_buf_str(&b, host, strlen(host));
     hsr_buf_str(&b, exe, strlen(exe));
     hsr_buf_str(&b, cmd.p ? (const char *)cmd.p : "", cmdlen);
-    hsr_buf_str(&b, job_id(), strlen(job_id()));
+    hsr_buf_str(&b, hsr_profile_job_id(), strlen(hsr_profile_job_id()));
     hsr_buf_str(&b, HSR_VERSION, strlen(HSR_VERSION));
     hsr_chunk_end(&b, c);
 
@@ -651,21 +482,6 @@ static void write_start(int rank)
     hsr_buf_release(&b);
 }
 
-/* A file or directory the recorder made: the program's umask decides who else may
- * read it, never that its owner may not (umask(0777) before a fork made profiles of
- * mode 000). fd >= 0: a file; else the directory at path. */
-void hsr_owner_may_use(int fd, const char *dir)
-{
-    struct stat st;
-    mode_t need = fd >= 0 ? S_IRUSR | S_IWUSR : S_IRWXU;
-    if (fd >= 0 ? fstat(fd, &st) != 0 : stat(dir, &st) != 0)
-        return;
-    if ((st.st_mode & need) == need)
-        return;
-    mode_t mode = (st.st_mode & 07777) | need;
-    (void)(fd >= 0 ? fchmod(fd, mode) : chmod(dir, mode));
-}
-
 /* Opens a new file for this process. Returns 0, or -1 (and warns once). */
 int hsr_profile_open(void)
 {
@@ -686,11 +502,11 @@ int hsr_profile_open(void)
             *p = '_';
     }
     char base[3072];
-    int rank = mpi_rank();
+    int rank = hsr_mpi_rank();
     file_rank = rank;
     if (rank >= 0)
-        snprintf(base, sizeof base, "%s/heapscope.%s.r%d.%s.%d", dir, *job_id() ? job_id() : "job",
-                 rank, host, (int)getpid());
+        snprintf(base, sizeof base, "%s/heapscope.%s.r%d.%s.%d", dir,
+                 *hsr_profile_job_id() ? hsr_profile_job_id() : "job", rank, host, (int)getpid());
     else
         snprintf(base, sizeof base, "%s/heapscope.%s.%d", dir, host, (int)getpid());
     if (mkdir(dir, 0777) == 0) /* one level, if missing; errors show at open */

@@ -1,6 +1,6 @@
 /*
- * profile_writer.h — the profile file (profile_writer.c): its opening, chunk
- * encoding into mmap'd buffers, appends of whole buffers. The format itself is
+ * profile_writer.h — the profile file (profile_writer.c): its opening, appends of
+ * whole buffers; chunk encoding into mmap'd buffers (chunk_buffer.c). The format itself is
  * src/format/profile_format.h.
  */
 #ifndef HSR_PROFILE_WRITER_H
@@ -20,6 +20,10 @@ HSR_HIDDEN void hsr_buf_str(struct hsr_buf *b, const char *s, size_t n);
 HSR_HIDDEN void hsr_header_append(struct hsr_buf *b); /* the file header, crc sealed */
 HSR_HIDDEN size_t hsr_chunk_begin(struct hsr_buf *b, uint32_t type);
 HSR_HIDDEN void hsr_chunk_end(struct hsr_buf *b, size_t start);
+/* A chunk's header filled in for a payload of len bytes after it: crc over type,
+ * payload_len and payload, then head_crc over the first 16 bytes (profile_format.h,
+ * chunk framing). */
+HSR_HIDDEN void hsr_chunk_seal(uint8_t *head, uint64_t len);
 HSR_HIDDEN void hsr_buf_release(struct hsr_buf *b);
 /* A row count written before its rows: a u32 placeholder (hsr_count_slot returns where)
  * filled in once the rows are written (hsr_count_fill). */
@@ -64,10 +68,6 @@ HSR_HIDDEN void hsr_profile_foreground(void);
 /* 0 in a thread of ours (core/proc_files.h) once the program closed our file: only
  * the program's threads open it again (check_fd), so ours keep what they have. */
 HSR_HIDDEN int hsr_profile_writable_here(void);
-/* fd >= 0: that file, else the directory `dir`: its owner may read and write it,
- * whatever the program's umask */
-HSR_HIDDEN void hsr_owner_may_use(
-    int fd, const char *dir); /* a helper ending the process (last_thread.c) */
 HSR_HIDDEN void hsr_profile_seal(void);
 HSR_HIDDEN int hsr_profile_sealed(void);
 HSR_HIDDEN void hsr_profile_after_fork_child(void);
