@@ -43,13 +43,18 @@ static void purge_block(hsm_block_t *b, size_t bsize) {
   if (hi > lo) hsm_os_purge((void *)lo, hi - lo);
 }
 
+/* Block b of pg purged onto pg's `purged`. */
+static void to_purged(hsm_page_t *pg, hsm_block_t *b) {
+  purge_block(b, pg->block_size);
+  b->next = pg->purged;
+  pg->purged = b;
+}
+
 /* Every block of list b (pg's) purged onto pg's `purged`. */
 static void purge_list(hsm_page_t *pg, hsm_block_t *b) {
   while (b != NULL) {
     hsm_block_t *next = b->next;
-    purge_block(b, pg->block_size);
-    b->next = pg->purged;
-    pg->purged = b;
+    to_purged(pg, b);
     b = next;
   }
 }
@@ -73,9 +78,7 @@ void hsm_purge_home(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *head, hsm_blo
       b->next = pg->local_free;
       pg->local_free = b;
     } else {
-      purge_block(b, pg->block_size);
-      b->next = pg->purged;
-      pg->purged = b;
+      to_purged(pg, b);
     }
     b = next;
   }

@@ -90,10 +90,13 @@ static void *small_alloc(hsm_heap_t *heap, size_t cls, size_t n, int zero) {
   return b;
 }
 
+/* A block for a request of n bytes: 8 more (the canary), rounded to 16: no packed
+ * (8-byte aligned) class serves secure mode. (n <= SIZE_MAX - 32.) */
+static size_t block_need(size_t n) { return (n + 8 + 15) & ~(size_t)15; }
+
 void *hsm_secure_alloc(hsm_heap_t *heap, size_t csize, size_t size, int zero) {
   if (HSM_UNLIKELY(csize > SIZE_MAX - 32)) return NULL;
-  /* 8 bytes more, rounded to 16: no packed (8-byte aligned) class serves secure mode */
-  size_t need = (csize + 8 + 15) & ~(size_t)15;
+  size_t need = block_need(csize);
   size_t cls;
   if (need <= HSM_SMALL_MAX) {
     cls = hsm_heap_class_of(heap, need);
@@ -127,7 +130,7 @@ void *hsm_secure_alloc(hsm_heap_t *heap, size_t csize, size_t size, int zero) {
  * shrinks below half), with room for the canary, sealed again after the new request.
  * Returns the block, or NULL (it moves: it would no longer be huge, or mremap failed). */
 static void *huge_resize(void *p, size_t size) {
-  size_t need = (size + 8 + 15) & ~(size_t)15;
+  size_t need = block_need(size);
   if (need <= HSM_LARGE_MAX) return NULL;
   hsm_huge_t *h = hsm_huge_of(p, HSM_REG_HUGE);
   void *q = p;
