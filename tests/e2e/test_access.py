@@ -143,9 +143,13 @@ def test_unprivileged(heapscope, build, native, tmp_path):
     it through runuser as a user of its own) reads its pages with PAGEMAP_SCAN."""
     program = tmp_path / "acc_truths"          # where the user can reach it
     shutil.copy(build("acc_truths.c", "-pthread"), program)
+    # the recorder too: a checkout under /root (a fresh Debian's root following the
+    # README) is out of the user's reach, and ld.so then skips the preload with a warning
+    recorder = tmp_path / "libheapscope.so"
+    shutil.copy(native / "lib" / "libheapscope.so", recorder)
     out = tmp_path / "out"
     out.mkdir()
-    env = dict(LD_PRELOAD=str(native / "lib" / "libheapscope.so"), HEAPSCOPE_ACCESS="1",
+    env = dict(LD_PRELOAD=str(recorder), HEAPSCOPE_ACCESS="1",
                HEAPSCOPE_SAMPLE_BYTES="4096", HEAPSCOPE_OUTPUT_DIR=str(out), PATH="/usr/bin:/bin")
     cmd = [str(program), str(N), str(WAIT_MS), "partial", "unused", "pipe"]
     if os.geteuid() == 0:
@@ -161,11 +165,13 @@ def test_unprivileged(heapscope, build, native, tmp_path):
             os.chmod(path, os.stat(path).st_mode | 0o011)
         out.chmod(0o777)
         os.chmod(program, 0o755)
+        os.chmod(recorder, 0o755)
         cmd = [runuser, "-u", UNPRIVILEGED, "--", "env", *[f"{k}={v}" for k, v in env.items()], *cmd]
     res = subprocess.run(cmd, capture_output=True, text=True, env=None if os.geteuid() == 0 else
                          dict(os.environ, **env))
     assert res.returncode == 0, res.stderr
     assert "heapscope:" not in res.stderr                             # nothing it could not do
+    assert "cannot be preloaded" not in res.stderr, res.stderr        # the recorder was loaded
     files = list(out.glob("*.hsp"))
     assert files and all(f.stat().st_uid != 0 for f in files) == (os.geteuid() == 0)
     doc = json.loads(heapscope("access", out, "--format", "json").stdout)
