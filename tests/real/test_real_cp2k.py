@@ -1,9 +1,12 @@
 """CP2K 2023.1 (Debian 12, cp2k.psmp), Quickstep energy of one water molecule
 (inputs/h2o.inp; basis and pseudopotentials from cp2k-data), one OpenMP thread.
 
-Busiest size: 272 bytes, 118,618 blocks (10% of about 1,236,900). cp2k.psmp is stripped (20
-dynamic symbols, no -dbgsym here): functions are told apart by their .eh_frame ranges
-and the source-file names their error messages carry. Every one but one is a `val_type`
+Busiest size: 272 bytes, 118,617 blocks made by CP2K (10% of about 1,236,900), and one or
+two more inside MPI_Init (Open MPI's `opal_argv_append_nosize`, and, where the environment
+is short, as a debootstrapped root's, its `opal_setenv` growing `environ` to 272 bytes).
+cp2k.psmp is stripped (20 dynamic symbols, no -dbgsym here): functions are told apart by
+their .eh_frame ranges and the source-file names their error messages carry. Nearly all
+(118,582 through `val_create`) are a `val_type`
 (input/input_val_types.F, `val_create`) made by `keyword_create`
 (input/input_keyword_types.F) for a keyword's default value while CP2K builds the
 description of its whole input language at start-up, whatever the input. 65,176 (54.9%)
@@ -40,7 +43,10 @@ def cp2k(tmp_path_factory):
 
 def test_busiest_size_is_272_bytes(heapscope, cp2k):
     counts = size_counts(heapscope, cp2k / "counts")
-    assert busiest(counts) == (272, 118_618)
+    assert busiest(counts)[0] == 272
+    # the program's own, exact; MPI_Init's 272-byte blocks depend on the environment's size
+    assert size_counts(heapscope, cp2k / "counts", "(none)")[272] == 118_617
+    assert 1 <= size_counts(heapscope, cp2k / "counts", "[MPI]")[272] <= 2
 
 
 def test_keyword_defaults_of_the_input_description(heapscope, cp2k):
