@@ -49,9 +49,14 @@ main() {
     "$MIRROR/dists/$SUITE/Release" 2>/dev/null || fail "mirror $MIRROR unreachable"
 
   cleanup() {
+    # the daemons the tests started in the root (test.sh's single-node Slurm: munged,
+    # slurmctld, slurmd), which would otherwise outlive the check and hold Slurm's ports
+    for p in /proc/[0-9]*; do
+      [ "$(readlink "$p/root" 2>/dev/null)" = "$ROOT" ] && kill "${p#/proc/}" 2>/dev/null
+    done
     # innermost first; lazily when a process left behind (an MPI daemon) still holds one
     for m in dev/shm dev/pts dev sys proc tmp; do
-      if mountpoint -q "$ROOT/$m" 2>/dev/null; then umount "$ROOT/$m" 2>/dev/null || umount -l "$ROOT/$m"; fi
+      if mountpoint -q "$ROOT/$m" 2>/dev/null; then umount -R "$ROOT/$m" 2>/dev/null || umount -R -l "$ROOT/$m"; fi
     done
   }
   trap cleanup EXIT
@@ -87,7 +92,9 @@ main() {
   git clone --quiet "$SRC" "$ROOT/root/heapscope"
 
   mount -t proc proc "$ROOT/proc"
-  mount -t sysfs sysfs "$ROOT/sys"
+  # /sys with its submounts: slurmd reads the cgroup mounts at start
+  mount --rbind /sys "$ROOT/sys"
+  mount --make-rslave "$ROOT/sys"
   mount --bind /dev "$ROOT/dev"
   mount --bind /dev/pts "$ROOT/dev/pts"
   mount -t tmpfs -o mode=1777 tmpfs "$ROOT/dev/shm"   # MPI's shared memory
