@@ -48,6 +48,7 @@ static void heap_thread_exit(void *arg);
 static void hsm_init(void) {
   pthread_mutex_lock(&init_lock);
   if (!atomic_load(&init_done)) {
+    hsm_clock_init();
     hsm_options_read();
     hsm_pressure_init();
     hsm_check_init();
@@ -284,7 +285,7 @@ static void fork_child(void) {
 __attribute__((constructor)) static void hsm_constructor(void) {
   if (!atomic_load(&init_done)) hsm_init();
   hsm_options_read(); /* the environment may not have been set up earlier */
-  pthread_atfork(fork_prepare, fork_parent, fork_child);
+  hsm_atfork(fork_prepare, fork_parent, fork_child);
   hsm_heap_t *heap = hsm_heap_get();
   if (heap != NULL) hsm_hot_apply_seeds(heap); /* sizes the first read could not see */
 }

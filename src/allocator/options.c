@@ -179,7 +179,7 @@ void hsm_options_read(void) {
   hsm_options.trace_file[0] = '\0';
   if (trace != NULL && strlen(trace) < sizeof hsm_options.trace_file)
     strcpy(hsm_options.trace_file, trace);
-  hsm_trace_start();
+  if (hsm_options.trace_file[0] != '\0') hsm_trace_start(); /* trace.c's code stays unmapped */
   const char *st = getenv("HSMALLOC_STATS");
   hsm_options.stats = 0;
   if (st != NULL && *st != '\0' && strcmp(st, "0") != 0)

@@ -300,18 +300,17 @@ void hsm_stats_at_exit(void) {
 
 /* ---- SIGUSR2 ---- */
 
-static _Atomic int signal_pending;
+_Atomic int hsm_stats_signal_flag; /* read inline by hsm_stats_signal_pending */
 
 /* Always JSON (whatever HSMALLOC_STATS says): the text report uses stdio. */
 static void on_sigusr2(int sig) {
   (void)sig;
-  if (dump_json(EV_SIGNAL, 1) != 0) atomic_store_explicit(&signal_pending, 1, memory_order_relaxed);
+  if (dump_json(EV_SIGNAL, 1) != 0) atomic_store_explicit(&hsm_stats_signal_flag, 1, memory_order_relaxed);
 }
 
-void hsm_stats_signal_pending(void) {
-  if (HSM_LIKELY(!atomic_load_explicit(&signal_pending, memory_order_relaxed))) return;
-  if (!atomic_exchange(&signal_pending, 0)) return;
-  if (dump_json(EV_SIGNAL, 0) != 0) atomic_store(&signal_pending, 1);
+void hsm_stats_signal_dump(void) {
+  if (!atomic_exchange(&hsm_stats_signal_flag, 0)) return;
+  if (dump_json(EV_SIGNAL, 0) != 0) atomic_store(&hsm_stats_signal_flag, 1);
 }
 
 /* A fork while another thread was dumping: the child has no such thread, so its dump
@@ -326,7 +325,7 @@ static void dump_fork_child(void) {
 __attribute__((constructor)) static void stats_signal_install(void) {
   (void)hsm_heap_get(); /* the options are read */
   if (!hsm_options.stats) return;
-  pthread_atfork(NULL, NULL, dump_fork_child);
+  hsm_atfork(NULL, NULL, dump_fork_child);
   if (!hsm_options.stats_signal) return;
   struct sigaction old, sa;
   if (sigaction(SIGUSR2, NULL, &old) != 0 || old.sa_handler != SIG_DFL) return;

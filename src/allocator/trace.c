@@ -132,7 +132,7 @@ static void trace_fork_child(void) {
 
 __attribute__((constructor)) static void trace_install(void) {
   (void)hsm_heap_get(); /* the options are read */
-  if (hsm_trace_on) pthread_atfork(trace_fork_prepare, trace_fork_parent, trace_fork_child);
+  if (hsm_trace_on) hsm_atfork(trace_fork_prepare, trace_fork_parent, trace_fork_child);
 }
 
 __attribute__((destructor(102))) static void trace_at_exit(void) {
