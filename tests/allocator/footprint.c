@@ -31,13 +31,23 @@
  * by the main thread, so no lazy binding adds its frames); prints "depth B": the bytes
  * below the thread function's frame the allocator wrote, found as the lowest
  * nonzero byte of the stack's resident pages. A thread's stack pages stay resident
- * for its life, so the deepest call sets what every thread pays. */
+ * for its life, so the deepest call sets what every thread pays.
+ *
+ * text: the main thread and a second one go through the stack mode's sizes (16 B to
+ * 3 MiB), a calloc, a realloc, an aligned block and a free of the other's blocks; prints
+ * "text_kib T clock_calls C": the resident KiB of libhsmalloc.so's code (smaps' Rss of
+ * its r-xp mapping) and how many times the library called libc's clock_gettime (this
+ * program defines clock_gettime, so the library's calls bind to it: it counts them and
+ * reads the clock by the system call). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "hsmalloc.h"
@@ -256,8 +266,50 @@ static void stack(void) {
   printf("depth %lu\n", (unsigned long)(stack_top_frame - lowest));
 }
 
+static long clock_calls;
+
+int clock_gettime(clockid_t id, struct timespec *ts) {
+  clock_calls++;
+  return (int)syscall(SYS_clock_gettime, id, ts);
+}
+
+static void *text_thread(void *arg) {
+  free(arg); /* the main thread's block */
+  stack_thread(NULL);
+  return malloc(100);
+}
+
+static void text(void) {
+  stack_thread(NULL);
+  void *p = calloc(100, 8), *q = NULL;
+  CHECK(p != NULL && posix_memalign(&q, 256, 1000) == 0, "calloc, posix_memalign");
+  p = realloc(p, 5000);
+  CHECK(p != NULL, "realloc");
+  pthread_t t;
+  void *theirs = NULL;
+  CHECK(pthread_create(&t, NULL, text_thread, p) == 0, "pthread_create");
+  CHECK(pthread_join(t, &theirs) == 0, "pthread_join");
+  free(theirs);
+  free(q);
+  FILE *f = fopen("/proc/self/smaps", "r");
+  CHECK(f != NULL, "/proc/self/smaps");
+  char line[512];
+  long text_kib = -1, want = 0;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    char perms[8];
+    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3)
+      want = strcmp(perms, "r-xp") == 0 && strstr(line, "libhsmalloc.so") != NULL;
+    else if (want && strncmp(line, "Rss:", 4) == 0)
+      text_kib = strtol(line + 4, NULL, 10);
+  }
+  fclose(f);
+  CHECK(text_kib >= 0, "no r-xp mapping of libhsmalloc.so");
+  printf("text_kib %ld clock_calls %ld\n", text_kib, clock_calls);
+}
+
 int main(int argc, char **argv) {
-  CHECK(argc == 2, "usage: footprint exact|placed|sizes|start|stack");
+  CHECK(argc == 2, "usage: footprint exact|placed|sizes|start|stack|text");
   if (strcmp(argv[1], "exact") == 0)
     exact();
   else if (strcmp(argv[1], "placed") == 0)
@@ -268,6 +320,8 @@ int main(int argc, char **argv) {
     start();
   else if (strcmp(argv[1], "stack") == 0)
     stack();
+  else if (strcmp(argv[1], "text") == 0)
+    text();
   else
     CHECK(0, "unknown mode %s", argv[1]);
   return 0;
