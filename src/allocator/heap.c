@@ -16,7 +16,7 @@
  * it turns away on a zero before reading a page: malloc's fast path on fast_lim,
  * secure mode's on secure_lim, new's on the empty site table, free's on a cache with
  * no room (`used` 0). */
-hsm_heap_t hsm_heap_empty;
+HSM_BIG_BSS hsm_heap_t hsm_heap_empty;
 __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec"))) = &hsm_heap_empty;
 static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
 

@@ -122,7 +122,7 @@ static void read_hot_sizes(void) {
   hsm_options.hot_n = 0;
   const char *v = getenv("HSMALLOC_HOT_SIZES");
   if (v == NULL || *v == '\0') return;
-  static char filebuf[4096];
+  HSM_BIG_BSS static char filebuf[4096];
   const char *list = v, *why = NULL;
   if (v[0] == '@') {
     list = read_list_file(v + 1, filebuf, sizeof filebuf, &why);

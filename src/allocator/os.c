@@ -8,7 +8,7 @@
 #include "internal.h"
 
 hsm_global_stats_t hsm_gstats;
-_Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE];
+HSM_BIG_BSS _Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE];
 
 void hsm_stat_add(_Atomic int64_t *now, _Atomic int64_t *peak, int64_t delta) {
   int64_t v = atomic_fetch_add_explicit(now, delta, memory_order_relaxed) + delta;

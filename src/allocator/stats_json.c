@@ -189,8 +189,8 @@ enum { EV_CALL, EV_EXIT, EV_SIGNAL };
 /* One JSON object on one line. Returns -1 (nothing written) when `nonblocking` and a
  * lock is taken. */
 static int write_json(jout_t *o, int event, int nonblocking) {
-  static hsmalloc_stats_t st, chain; /* big: static, under dump_lock */
-  static hsmalloc_heap_stats_t row;
+  HSM_BIG_BSS static hsmalloc_stats_t st, chain; /* big: static, under dump_lock */
+  HSM_BIG_BSS static hsmalloc_heap_stats_t row;
   static _Atomic uint64_t seq;
   if (nonblocking ? pthread_mutex_trylock(&dump_lock) != 0 : pthread_mutex_lock(&dump_lock) != 0)
     return -1;
@@ -242,7 +242,7 @@ static int write_json(jout_t *o, int event, int nonblocking) {
 }
 
 HSM_EXPORT void hsmalloc_stats_print_json(FILE *out) {
-  static jout_t o;
+  HSM_BIG_BSS static jout_t o;
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&lock);
   o.file = out;
@@ -268,7 +268,7 @@ static int open_dest(void) {
 
 /* A JSON dump to the statistics destination; -1 when `nonblocking` found a lock taken. */
 static int dump_json(int event, int nonblocking) {
-  static jout_t o;
+  HSM_BIG_BSS static jout_t o;
   if (atomic_flag_test_and_set(&dump_busy)) return -1;
   int err = errno;
   o.file = NULL;

@@ -30,7 +30,7 @@ int hsm_trace_on;
 static int trace_fd = -1;
 static int exiting; /* after the exit-time flush, every event is written at once */
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
-static char buf[65536];
+HSM_BIG_BSS static char buf[65536];
 static size_t used;
 static uint64_t t0_ns;
 

@@ -22,8 +22,9 @@
  *
  * start: the library's own resident memory once two threads have allocated a
  * block each: its writable data (the read-write mapping of libhsmalloc.so) and its heap objects (the 1 MiB anonymous
- * mapping they are carved from), in KiB of /proc/self/smaps' Rss. Prints
- * "data_kib D heap_kib H".
+ * mapping they are carved from) and its .bss past the file's end (the anonymous
+ * mapping that follows the read-write one), in KiB of /proc/self/smaps' Rss. Prints
+ * "data_kib D heap_kib H bss_kib B".
  *
  * stack: a thread on a stack of fresh zero pages (mmap'd here) goes through
  * allocation slow paths of several sizes, every one of which reads the memory
@@ -206,14 +207,19 @@ static void start(void) {
   FILE *f = fopen("/proc/self/smaps", "r");
   CHECK(f != NULL, "/proc/self/smaps");
   char line[512], perms[8], path[256];
-  long data_kib = -1, heap_kib = -1, *want = NULL;
+  long data_kib = -1, heap_kib = -1, bss_kib = -1, *want = NULL;
+  unsigned long data_end = 0;
   while (fgets(line, sizeof line, f)) {
     unsigned long lo, hi;
     path[0] = 0;
     if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo, &hi, perms, path) >= 3) {
       int rw = strcmp(perms, "rw-p") == 0;
       want = NULL;
-      if (rw && strstr(path, "libhsmalloc.so") != NULL) want = &data_kib;
+      if (rw && strstr(path, "libhsmalloc.so") != NULL) {
+        want = &data_kib;
+        data_end = hi;
+      }
+      if (rw && path[0] == 0 && lo == data_end) want = &bss_kib; /* .bss past the file's end */
       if (rw && path[0] == 0 && hi - lo >= HEAP_POOL && hi - lo < HEAP_POOL + SLICE)
         want = &heap_kib;
       if (want != NULL) CHECK(*want < 0, "two mappings taken for one: %s", line);
@@ -224,7 +230,8 @@ static void start(void) {
   fclose(f);
   CHECK(data_kib >= 0, "no read-write mapping of libhsmalloc.so");
   CHECK(heap_kib >= 0, "no anonymous mapping of 1 MiB");
-  printf("data_kib %ld heap_kib %ld\n", data_kib, heap_kib);
+  CHECK(bss_kib >= 0, "no anonymous mapping after libhsmalloc.so's read-write one");
+  printf("data_kib %ld heap_kib %ld bss_kib %ld\n", data_kib, heap_kib, bss_kib);
 }
 
 #define STACK_BYTES ((size_t)256 << 10)
