@@ -131,8 +131,7 @@ HSM_HIDDEN uint64_t hsm_now_ms(void);
  * says why a page costs 64 KiB); __register_atfork is the libc function the stub
  * calls (glibc's ABI since 2.3.2, in the LSB). */
 extern void *__dso_handle __attribute__((weak, visibility("hidden")));
-int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
-                      void *dso);
+int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso);
 static inline void hsm_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void)) {
   __register_atfork(prepare, parent, child, &__dso_handle == NULL ? NULL : __dso_handle);
 }

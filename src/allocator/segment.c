@@ -335,8 +335,7 @@ static uint32_t touch_slices(hsm_heap_t *heap, hsm_segment_t *seg, uint32_t run)
     int64_t bytes = (int64_t)hsm_popcount(fresh) * (int64_t)HSM_SLICE_SIZE;
     hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, bytes);
     if (fresh & seg->offset_mask)
-      hsm_offset_refault((int64_t)hsm_popcount(fresh & seg->offset_mask) *
-                         (int64_t)HSM_SLICE_SIZE);
+      hsm_offset_refault((int64_t)hsm_popcount(fresh & seg->offset_mask) * (int64_t)HSM_SLICE_SIZE);
     seg->offset_mask &= ~fresh;
     hsm_offset_growth(heap, bytes);
   }

@@ -305,7 +305,8 @@ _Atomic int hsm_stats_signal_flag; /* read inline by hsm_stats_signal_pending */
 /* Always JSON (whatever HSMALLOC_STATS says): the text report uses stdio. */
 static void on_sigusr2(int sig) {
   (void)sig;
-  if (dump_json(EV_SIGNAL, 1) != 0) atomic_store_explicit(&hsm_stats_signal_flag, 1, memory_order_relaxed);
+  if (dump_json(EV_SIGNAL, 1) != 0)
+    atomic_store_explicit(&hsm_stats_signal_flag, 1, memory_order_relaxed);
 }
 
 void hsm_stats_signal_dump(void) {
