@@ -25,7 +25,7 @@ typedef struct {
 
 #define L2_SIZE ((size_t)1 << HSM_CHAIN_MAP_L2_BITS)
 
-static _Atomic(hsm_cunit_t *) map_l1[(size_t)1 << HSM_CHAIN_MAP_L1_BITS];
+HSM_BIG_BSS static _Atomic(hsm_cunit_t *) map_l1[(size_t)1 << HSM_CHAIN_MAP_L1_BITS];
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 static hsm_clink_t *links_free; /* unused links (under map_lock) */
 

@@ -22,7 +22,7 @@ static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
 /* A fork while another thread held the list: the child has no such thread. */
 static void live_fork_child(void) { pthread_mutex_init(&live_lock, NULL); }
-static void live_fork_install(void) { pthread_atfork(NULL, NULL, live_fork_child); }
+static void live_fork_install(void) { hsm_atfork(NULL, NULL, live_fork_child); }
 
 void hsm_chain_live_add(hsmalloc_chain_t *c) {
   pthread_once(&fork_once, live_fork_install);

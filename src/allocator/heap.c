@@ -16,7 +16,7 @@
  * it turns away on a zero before reading a page: malloc's fast path on fast_lim,
  * secure mode's on secure_lim, new's on the empty site table, free's on a cache with
  * no room (`used` 0). */
-hsm_heap_t hsm_heap_empty;
+HSM_BIG_BSS hsm_heap_t hsm_heap_empty;
 __thread hsm_heap_t *hsm_tls_heap __attribute__((tls_model("initial-exec"))) = &hsm_heap_empty;
 static __thread int tls_exiting __attribute__((tls_model("initial-exec")));
 
@@ -48,6 +48,7 @@ static void heap_thread_exit(void *arg);
 static void hsm_init(void) {
   pthread_mutex_lock(&init_lock);
   if (!atomic_load(&init_done)) {
+    hsm_clock_init();
     hsm_options_read();
     hsm_pressure_init();
     hsm_check_init();
@@ -284,10 +285,14 @@ static void fork_child(void) {
 __attribute__((constructor)) static void hsm_constructor(void) {
   if (!atomic_load(&init_done)) hsm_init();
   hsm_options_read(); /* the environment may not have been set up earlier */
-  pthread_atfork(fork_prepare, fork_parent, fork_child);
+  hsm_atfork(fork_prepare, fork_parent, fork_child);
   hsm_heap_t *heap = hsm_heap_get();
   if (heap != NULL) hsm_hot_apply_seeds(heap); /* sizes the first read could not see */
 }
+
+/* DT_FINI (src/allocator/CMakeLists.txt): nothing to do, the destructors do it. */
+HSM_HIDDEN void hsm_fini(void);
+void hsm_fini(void) {}
 
 __attribute__((destructor(101))) static void hsm_destructor(void) {
   if (hsm_options.stats) hsm_stats_at_exit();

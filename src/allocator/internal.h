@@ -36,6 +36,17 @@
 
 #include "primitives.h" /* counters and compares of one instruction */
 
+/* Zeroed arrays of a few KiB or more (the registry, buffers, tables used by options few
+ * set): kept after the small variables, in x86-64's large-data .lbss, which the linker
+ * puts after .bss. A page of .bss is resident once anything on it is written; between
+ * the arrays, the variables every process writes at start were spread over twice as
+ * many pages. Zero-initialized variables only. */
+#if defined(__x86_64__)
+#define HSM_BIG_BSS __attribute__((section(".lbss.hsm")))
+#else
+#define HSM_BIG_BSS
+#endif
+
 #include "structs.h" /* block, page, segment, huge header, heap, statistics, options */
 
 HSM_HIDDEN extern hsm_global_stats_t hsm_gstats;
@@ -109,7 +120,31 @@ static inline size_t hsm_heap_class_of(const hsm_heap_t *heap, size_t size) {
 HSM_HIDDEN void *hsm_os_map_aligned(size_t size, size_t align);
 HSM_HIDDEN void hsm_os_unmap(void *p, size_t size);
 HSM_HIDDEN void hsm_os_purge(void *p, size_t size);
+
+/* ---- the clock (clock.c) ---- */
+HSM_HIDDEN void hsm_clock_init(void);
 HSM_HIDDEN uint64_t hsm_now_ms(void);
+
+/* Fork handlers, registered as pthread_atfork does. pthread_atfork is a stub linked
+ * in from libc_nonshared.a, so it lands after all of the library's own code, on the
+ * last 64 KiB of its text, which the kernel would map for that one call (clock.c
+ * says why a page costs 64 KiB); __register_atfork is the libc function the stub
+ * calls (glibc's ABI since 2.3.2, in the LSB). */
+extern void *__dso_handle __attribute__((weak, visibility("hidden")));
+int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso);
+static inline void hsm_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void)) {
+  __register_atfork(prepare, parent, child, &__dso_handle == NULL ? NULL : __dso_handle);
+}
+
+/* The bits set in x. __builtin_popcount without the popcnt instruction (not in the
+ * x86-64 baseline) calls libgcc's __popcountdi2, linked after the library's own code,
+ * like pthread_atfork above: this is as short and stays on the caller's page. */
+static inline int hsm_popcount(uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return (int)((x * 0x01010101u) >> 24);
+}
 HSM_HIDDEN void hsm_stat_add(_Atomic int64_t *now, _Atomic int64_t *peak, int64_t delta);
 
 static inline unsigned hsm_registry_kind(const void *p) {
@@ -489,8 +524,14 @@ HSM_HIDDEN void hsm_chains_unlock(void) __attribute__((weak));
 /* The node the chain holding p is bound to, -1: none or not a chain's block. */
 HSM_HIDDEN int hsm_chain_node_of(const void *p) __attribute__((weak));
 /* A dump asked for by SIGUSR2 that could not be written in the handler (a lock was
- * taken): written here, on the next maintenance. */
-HSM_HIDDEN void hsm_stats_signal_pending(void);
+ * taken): written here, on the next maintenance. The flag is tested inline, so that
+ * stats_json.c's code (near the end of the library's text) is run only to dump. */
+HSM_HIDDEN extern _Atomic int hsm_stats_signal_flag;
+HSM_HIDDEN void hsm_stats_signal_dump(void);
+static inline void hsm_stats_signal_pending(void) {
+  if (HSM_UNLIKELY(atomic_load_explicit(&hsm_stats_signal_flag, memory_order_relaxed)))
+    hsm_stats_signal_dump();
+}
 
 /* ---- the event trace (trace.c) ---- */
 enum {

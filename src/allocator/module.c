@@ -53,10 +53,10 @@ typedef struct {
   int used;
 } module_t;
 
-static module_t modules[MODULES];
+HSM_BIG_BSS static module_t modules[MODULES];
 static unsigned next_victim;
 static atomic_flag lock = ATOMIC_FLAG_INIT;
-static char comment[COMMENT_CAP]; /* under the lock */
+HSM_BIG_BSS static char comment[COMMENT_CAP]; /* under the lock */
 /* dlcloses (below: counted before each, and after one that unloaded something); while
  * the count stands, a pc inside a cached module's segments needs no dl_iterate_phdr
  * (two sites sharing a table slot relearn at every turn) */
@@ -268,7 +268,7 @@ typedef struct {
   uintptr_t lo, hi;
   int kept;
 } range_t;
-static range_t ranges[RANGES];
+HSM_BIG_BSS static range_t ranges[RANGES];
 static unsigned range_count;
 static int range_overflow;
 static unsigned long long range_subs;

@@ -122,7 +122,7 @@ static void read_hot_sizes(void) {
   hsm_options.hot_n = 0;
   const char *v = getenv("HSMALLOC_HOT_SIZES");
   if (v == NULL || *v == '\0') return;
-  static char filebuf[4096];
+  HSM_BIG_BSS static char filebuf[4096];
   const char *list = v, *why = NULL;
   if (v[0] == '@') {
     list = read_list_file(v + 1, filebuf, sizeof filebuf, &why);
@@ -179,7 +179,7 @@ void hsm_options_read(void) {
   hsm_options.trace_file[0] = '\0';
   if (trace != NULL && strlen(trace) < sizeof hsm_options.trace_file)
     strcpy(hsm_options.trace_file, trace);
-  hsm_trace_start();
+  if (hsm_options.trace_file[0] != '\0') hsm_trace_start(); /* trace.c's code stays unmapped */
   const char *st = getenv("HSMALLOC_STATS");
   hsm_options.stats = 0;
   if (st != NULL && *st != '\0' && strcmp(st, "0") != 0)

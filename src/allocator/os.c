@@ -1,15 +1,14 @@
-/* The operating system side: aligned mappings, purging, the address registry,
- * the clock, and the global byte counters. */
+/* The operating system side: aligned mappings, purging, the address registry and the
+ * global byte counters (the clock is clock.c's). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 hsm_global_stats_t hsm_gstats;
-_Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE];
+HSM_BIG_BSS _Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE];
 
 void hsm_stat_add(_Atomic int64_t *now, _Atomic int64_t *peak, int64_t delta) {
   int64_t v = atomic_fetch_add_explicit(now, delta, memory_order_relaxed) + delta;
@@ -71,10 +70,4 @@ void hsm_os_purge(void *p, size_t size) {
   atomic_fetch_add_explicit(&hsm_gstats.purges, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&hsm_gstats.purged_bytes, (int64_t)size, memory_order_relaxed);
   errno = err;
-}
-
-uint64_t hsm_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }

@@ -42,7 +42,7 @@ int hsm_place_run(uint32_t mask, uint32_t touched, const uint8_t *resident, unsi
             continue; /* its start and its end only */
           }
         }
-        hsm_run_cost_t t = {(unsigned)__builtin_popcount((want << at) & ~touched), res, run};
+        hsm_run_cost_t t = {(unsigned)hsm_popcount((want << at) & ~touched), res, run};
         if (hsm_place_better(&t, &b)) {
           best = (int)at;
           b = t;

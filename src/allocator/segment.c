@@ -33,7 +33,7 @@ void hsm_segment_cache_unlock(void) { pthread_mutex_unlock(&cache_lock); }
 
 static int64_t entry_committed(const cache_entry_t *e) {
   return (e->header ? HEADER_BYTES : 0) +
-         (int64_t)__builtin_popcount(e->touched) * (int64_t)HSM_SLICE_SIZE;
+         (int64_t)hsm_popcount(e->touched) * (int64_t)HSM_SLICE_SIZE;
 }
 
 /* The spy's per-heap figures (stats.c): segments, committed and page bytes the heap
@@ -73,7 +73,7 @@ static void purge_runs(hsm_heap_t *heap, hsm_segment_t *seg, uint32_t dirty) {
     rest &= ~((len >= 32 ? 0xFFFFFFFFu : ((1u << len) - 1)) << first);
   }
   seg->touched_mask &= ~dirty;
-  int64_t bytes = (int64_t)__builtin_popcount(dirty) * (int64_t)HSM_SLICE_SIZE;
+  int64_t bytes = (int64_t)hsm_popcount(dirty) * (int64_t)HSM_SLICE_SIZE;
   hsm_stat_add(&hsm_gstats.committed, NULL, -bytes);
   heap_holds(heap, 0, -bytes, 0);
 }
@@ -124,7 +124,7 @@ static hsm_segment_t *segment_acquire(hsm_heap_t *heap, unsigned slices, unsigne
      * its class tells hsm_segment_page_alloc_class which class carved the slice */
     if (e.header) memset(seg, 0, offsetof(hsm_segment_t, pages) + sizeof seg->pages[0]);
     else hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
-    committed += (int64_t)__builtin_popcount(e.touched) * (int64_t)HSM_SLICE_SIZE;
+    committed += (int64_t)hsm_popcount(e.touched) * (int64_t)HSM_SLICE_SIZE;
     if (node >= 0)
       atomic_fetch_add_explicit(
           e.node == node ? &hsm_numa_stats.reused_same_node : &hsm_numa_stats.reused_other_node, 1,
@@ -332,11 +332,10 @@ static uint32_t touch_slices(hsm_heap_t *heap, hsm_segment_t *seg, uint32_t run)
   seg->touched_mask |= run;
   for (uint32_t f = fresh; f; f &= f - 1) seg->resident[__builtin_ctz(f)] = 0;
   if (fresh) {
-    int64_t bytes = (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE;
+    int64_t bytes = (int64_t)hsm_popcount(fresh) * (int64_t)HSM_SLICE_SIZE;
     hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, bytes);
     if (fresh & seg->offset_mask)
-      hsm_offset_refault((int64_t)__builtin_popcount(fresh & seg->offset_mask) *
-                         (int64_t)HSM_SLICE_SIZE);
+      hsm_offset_refault((int64_t)hsm_popcount(fresh & seg->offset_mask) * (int64_t)HSM_SLICE_SIZE);
     seg->offset_mask &= ~fresh;
     hsm_offset_growth(heap, bytes);
   }
@@ -434,7 +433,7 @@ take:;
   if (seg->free_mask == 0) segment_unlink(heap, seg);
   for (size_t i = 0; i < slices; i++) seg->slice_page[first + i] = &seg->pages[first];
   uint32_t fresh = touch_slices(heap, seg, run);
-  heap_holds(heap, 0, (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE,
+  heap_holds(heap, 0, (int64_t)hsm_popcount(fresh) * (int64_t)HSM_SLICE_SIZE,
              (int64_t)slices * (int64_t)HSM_SLICE_SIZE);
   hsm_page_t *pg = &seg->pages[first];
   memset(pg, 0, sizeof *pg);
@@ -525,7 +524,7 @@ int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
     for (size_t i = first + old; i < first + slices; i++) seg->slice_page[i] = pg;
     uint32_t fresh = touch_slices(heap, seg, extra);
     hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak, delta);
-    heap_holds(heap, 0, (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE, delta);
+    heap_holds(heap, 0, (int64_t)hsm_popcount(fresh) * (int64_t)HSM_SLICE_SIZE, delta);
   } else {
     uint32_t tail = (uint32_t)(((1ull << (old - slices)) - 1) << (first + slices));
     for (size_t i = first + slices; i < first + old; i++) seg->resident[i] = HSM_SLICE_PAGES;
@@ -562,7 +561,7 @@ void *hsm_segment_page_slide(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
   uint32_t fresh = touch_slices(heap, seg, extra);
   int64_t delta = (int64_t)need * (int64_t)HSM_SLICE_SIZE;
   hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak, delta);
-  heap_holds(heap, 0, (int64_t)__builtin_popcount(fresh) * (int64_t)HSM_SLICE_SIZE, delta);
+  heap_holds(heap, 0, (int64_t)hsm_popcount(fresh) * (int64_t)HSM_SLICE_SIZE, delta);
   uint8_t *start = (uint8_t *)seg + to * HSM_SLICE_SIZE;
   memmove(start, pg->start, pg->block_size);
   hsm_page_t *moved = &seg->pages[to];

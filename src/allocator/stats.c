@@ -206,7 +206,7 @@ HSM_EXPORT int hsmalloc_heap_stats_self(hsmalloc_heap_stats_t *out) {
 }
 
 int hsm_stats_collect(void *out, int nonblocking) {
-  static sums_t t; /* big: static, under the lock */
+  HSM_BIG_BSS static sums_t t; /* big: static, under the lock */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   hsmalloc_stats_t *st = out;
   memset(st, 0, sizeof *st);
@@ -326,7 +326,7 @@ static void row(FILE *out, const char *name, uint64_t now, uint64_t peak) {
 
 /* One line per live chain (chain_stats.c), oldest first. */
 static void print_chains(FILE *out) {
-  static hsmalloc_stats_t c; /* static: big; under hsmalloc_stats_print's lock */
+  HSM_BIG_BSS static hsmalloc_stats_t c; /* static: big; under hsmalloc_stats_print's lock */
   if (hsm_chain_stats_next == NULL || hsm_chains_lock == NULL || hsm_chains_lock(0) != 0) return;
   void *iter = NULL;
   char name[64], live[32], real[32], virt[32], over[32], number[16];
@@ -351,7 +351,7 @@ static void print_chains(FILE *out) {
 }
 
 HSM_EXPORT void hsmalloc_stats_print(FILE *out) {
-  static hsmalloc_stats_t st; /* static: no allocation, and big */
+  HSM_BIG_BSS static hsmalloc_stats_t st; /* static: no allocation, and big */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&lock);
   hsmalloc_stats_get(&st);

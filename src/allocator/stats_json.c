@@ -189,8 +189,8 @@ enum { EV_CALL, EV_EXIT, EV_SIGNAL };
 /* One JSON object on one line. Returns -1 (nothing written) when `nonblocking` and a
  * lock is taken. */
 static int write_json(jout_t *o, int event, int nonblocking) {
-  static hsmalloc_stats_t st, chain; /* big: static, under dump_lock */
-  static hsmalloc_heap_stats_t row;
+  HSM_BIG_BSS static hsmalloc_stats_t st, chain; /* big: static, under dump_lock */
+  HSM_BIG_BSS static hsmalloc_heap_stats_t row;
   static _Atomic uint64_t seq;
   if (nonblocking ? pthread_mutex_trylock(&dump_lock) != 0 : pthread_mutex_lock(&dump_lock) != 0)
     return -1;
@@ -242,7 +242,7 @@ static int write_json(jout_t *o, int event, int nonblocking) {
 }
 
 HSM_EXPORT void hsmalloc_stats_print_json(FILE *out) {
-  static jout_t o;
+  HSM_BIG_BSS static jout_t o;
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&lock);
   o.file = out;
@@ -268,7 +268,7 @@ static int open_dest(void) {
 
 /* A JSON dump to the statistics destination; -1 when `nonblocking` found a lock taken. */
 static int dump_json(int event, int nonblocking) {
-  static jout_t o;
+  HSM_BIG_BSS static jout_t o;
   if (atomic_flag_test_and_set(&dump_busy)) return -1;
   int err = errno;
   o.file = NULL;
@@ -300,18 +300,18 @@ void hsm_stats_at_exit(void) {
 
 /* ---- SIGUSR2 ---- */
 
-static _Atomic int signal_pending;
+_Atomic int hsm_stats_signal_flag; /* read inline by hsm_stats_signal_pending */
 
 /* Always JSON (whatever HSMALLOC_STATS says): the text report uses stdio. */
 static void on_sigusr2(int sig) {
   (void)sig;
-  if (dump_json(EV_SIGNAL, 1) != 0) atomic_store_explicit(&signal_pending, 1, memory_order_relaxed);
+  if (dump_json(EV_SIGNAL, 1) != 0)
+    atomic_store_explicit(&hsm_stats_signal_flag, 1, memory_order_relaxed);
 }
 
-void hsm_stats_signal_pending(void) {
-  if (HSM_LIKELY(!atomic_load_explicit(&signal_pending, memory_order_relaxed))) return;
-  if (!atomic_exchange(&signal_pending, 0)) return;
-  if (dump_json(EV_SIGNAL, 0) != 0) atomic_store(&signal_pending, 1);
+void hsm_stats_signal_dump(void) {
+  if (!atomic_exchange(&hsm_stats_signal_flag, 0)) return;
+  if (dump_json(EV_SIGNAL, 0) != 0) atomic_store(&hsm_stats_signal_flag, 1);
 }
 
 /* A fork while another thread was dumping: the child has no such thread, so its dump
@@ -326,7 +326,7 @@ static void dump_fork_child(void) {
 __attribute__((constructor)) static void stats_signal_install(void) {
   (void)hsm_heap_get(); /* the options are read */
   if (!hsm_options.stats) return;
-  pthread_atfork(NULL, NULL, dump_fork_child);
+  hsm_atfork(NULL, NULL, dump_fork_child);
   if (!hsm_options.stats_signal) return;
   struct sigaction old, sa;
   if (sigaction(SIGUSR2, NULL, &old) != 0 || old.sa_handler != SIG_DFL) return;

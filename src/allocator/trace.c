@@ -30,7 +30,7 @@ int hsm_trace_on;
 static int trace_fd = -1;
 static int exiting; /* after the exit-time flush, every event is written at once */
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
-static char buf[65536];
+HSM_BIG_BSS static char buf[65536];
 static size_t used;
 static uint64_t t0_ns;
 
@@ -132,7 +132,7 @@ static void trace_fork_child(void) {
 
 __attribute__((constructor)) static void trace_install(void) {
   (void)hsm_heap_get(); /* the options are read */
-  if (hsm_trace_on) pthread_atfork(trace_fork_prepare, trace_fork_parent, trace_fork_child);
+  if (hsm_trace_on) hsm_atfork(trace_fork_prepare, trace_fork_parent, trace_fork_child);
 }
 
 __attribute__((destructor(102))) static void trace_at_exit(void) {

@@ -24,7 +24,7 @@ typedef struct {
   uint32_t count[HSM_TRANSFER_SLOTS];
 } transfer_t;
 
-static transfer_t transfer[HSM_TRANSFER_CLASSES];
+HSM_BIG_BSS static transfer_t transfer[HSM_TRANSFER_CLASSES];
 _Atomic int hsm_transfer_on; /* set when the process makes its second heap (heap.c) */
 
 /* A put or a take never waits: with the lock taken (by a thread that may have been

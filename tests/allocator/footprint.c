@@ -22,8 +22,9 @@
  *
  * start: the library's own resident memory once two threads have allocated a
  * block each: its writable data (the read-write mapping of libhsmalloc.so) and its heap objects (the 1 MiB anonymous
- * mapping they are carved from), in KiB of /proc/self/smaps' Rss. Prints
- * "data_kib D heap_kib H".
+ * mapping they are carved from) and its .bss past the file's end (the anonymous
+ * mapping that follows the read-write one), in KiB of /proc/self/smaps' Rss. Prints
+ * "data_kib D heap_kib H bss_kib B".
  *
  * stack: a thread on a stack of fresh zero pages (mmap'd here) goes through
  * allocation slow paths of several sizes, every one of which reads the memory
@@ -31,13 +32,23 @@
  * by the main thread, so no lazy binding adds its frames); prints "depth B": the bytes
  * below the thread function's frame the allocator wrote, found as the lowest
  * nonzero byte of the stack's resident pages. A thread's stack pages stay resident
- * for its life, so the deepest call sets what every thread pays. */
+ * for its life, so the deepest call sets what every thread pays.
+ *
+ * text: the main thread and a second one go through the stack mode's sizes (16 B to
+ * 3 MiB), a calloc, a realloc, an aligned block and a free of the other's blocks; prints
+ * "text_kib T clock_calls C": the resident KiB of libhsmalloc.so's code (smaps' Rss of
+ * its r-xp mapping) and how many times the library called libc's clock_gettime (this
+ * program defines clock_gettime, so the library's calls bind to it: it counts them and
+ * reads the clock by the system call). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "hsmalloc.h"
@@ -196,14 +207,19 @@ static void start(void) {
   FILE *f = fopen("/proc/self/smaps", "r");
   CHECK(f != NULL, "/proc/self/smaps");
   char line[512], perms[8], path[256];
-  long data_kib = -1, heap_kib = -1, *want = NULL;
+  long data_kib = -1, heap_kib = -1, bss_kib = -1, *want = NULL;
+  unsigned long data_end = 0;
   while (fgets(line, sizeof line, f)) {
     unsigned long lo, hi;
     path[0] = 0;
     if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo, &hi, perms, path) >= 3) {
       int rw = strcmp(perms, "rw-p") == 0;
       want = NULL;
-      if (rw && strstr(path, "libhsmalloc.so") != NULL) want = &data_kib;
+      if (rw && strstr(path, "libhsmalloc.so") != NULL) {
+        want = &data_kib;
+        data_end = hi;
+      }
+      if (rw && path[0] == 0 && lo == data_end) want = &bss_kib; /* .bss past the file's end */
       if (rw && path[0] == 0 && hi - lo >= HEAP_POOL && hi - lo < HEAP_POOL + SLICE)
         want = &heap_kib;
       if (want != NULL) CHECK(*want < 0, "two mappings taken for one: %s", line);
@@ -214,7 +230,8 @@ static void start(void) {
   fclose(f);
   CHECK(data_kib >= 0, "no read-write mapping of libhsmalloc.so");
   CHECK(heap_kib >= 0, "no anonymous mapping of 1 MiB");
-  printf("data_kib %ld heap_kib %ld\n", data_kib, heap_kib);
+  CHECK(bss_kib >= 0, "no anonymous mapping after libhsmalloc.so's read-write one");
+  printf("data_kib %ld heap_kib %ld bss_kib %ld\n", data_kib, heap_kib, bss_kib);
 }
 
 #define STACK_BYTES ((size_t)256 << 10)
@@ -256,8 +273,50 @@ static void stack(void) {
   printf("depth %lu\n", (unsigned long)(stack_top_frame - lowest));
 }
 
+static long clock_calls;
+
+int clock_gettime(clockid_t id, struct timespec *ts) {
+  clock_calls++;
+  return (int)syscall(SYS_clock_gettime, id, ts);
+}
+
+static void *text_thread(void *arg) {
+  free(arg); /* the main thread's block */
+  stack_thread(NULL);
+  return malloc(100);
+}
+
+static void text(void) {
+  stack_thread(NULL);
+  void *p = calloc(100, 8), *q = NULL;
+  CHECK(p != NULL && posix_memalign(&q, 256, 1000) == 0, "calloc, posix_memalign");
+  p = realloc(p, 5000);
+  CHECK(p != NULL, "realloc");
+  pthread_t t;
+  void *theirs = NULL;
+  CHECK(pthread_create(&t, NULL, text_thread, p) == 0, "pthread_create");
+  CHECK(pthread_join(t, &theirs) == 0, "pthread_join");
+  free(theirs);
+  free(q);
+  FILE *f = fopen("/proc/self/smaps", "r");
+  CHECK(f != NULL, "/proc/self/smaps");
+  char line[512];
+  long text_kib = -1, want = 0;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    char perms[8];
+    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3)
+      want = strcmp(perms, "r-xp") == 0 && strstr(line, "libhsmalloc.so") != NULL;
+    else if (want && strncmp(line, "Rss:", 4) == 0)
+      text_kib = strtol(line + 4, NULL, 10);
+  }
+  fclose(f);
+  CHECK(text_kib >= 0, "no r-xp mapping of libhsmalloc.so");
+  printf("text_kib %ld clock_calls %ld\n", text_kib, clock_calls);
+}
+
 int main(int argc, char **argv) {
-  CHECK(argc == 2, "usage: footprint exact|placed|sizes|start|stack");
+  CHECK(argc == 2, "usage: footprint exact|placed|sizes|start|stack|text");
   if (strcmp(argv[1], "exact") == 0)
     exact();
   else if (strcmp(argv[1], "placed") == 0)
@@ -268,6 +327,8 @@ int main(int argc, char **argv) {
     start();
   else if (strcmp(argv[1], "stack") == 0)
     stack();
+  else if (strcmp(argv[1], "text") == 0)
+    text();
   else
     CHECK(0, "unknown mode %s", argv[1]);
   return 0;
