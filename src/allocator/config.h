@@ -97,7 +97,7 @@
 #define HSM_RBATCH_BYTES  HSM_SMALL_MAX
 
 /* A thread's cache of a class (cache.c) holds up to HSM_CACHE_BYTES of blocks it freed
- * (4..1024 blocks per class), and allocates them first; HSM_CACHE_FREE_BYTES while the
+ * (4..2048 blocks per class), and allocates them first; HSM_CACHE_FREE_BYTES while the
  * thread does not allocate the class, and a refill takes twice that. (16 KiB until
  * 2026-11-28: two threads that swap their blocks, hand-over, flushed a class whenever
  * the other's surplus of it passed 16 KiB, and each block went home, was drained and
@@ -109,10 +109,11 @@
 #define HSM_CACHE_BYTES      ((size_t)64 * 1024)
 #define HSM_CACHE_FREE_BYTES ((size_t)4 * 1024)
 #define HSM_CACHE_MIN_BLOCKS 4
-/* 1024 blocks: 2048 (64 KiB for the 32-byte class too) fits glibc-simple's rounds of 1600
- * blocks (-0.75% of its instructions) but raised rptestN's max RSS by about a tenth
- * (medians of 10 runs; BENCHMARKS.md, "the cache bound of the classes below 64 bytes") */
-#define HSM_CACHE_MAX_BLOCKS 1024
+/* 2048 blocks: 64 KiB for the 32- and 48-byte classes too (32 KiB for 16 bytes), so that
+ * a round of 1600 blocks (glibc-simple's) fits and no flush sends half of it home to be
+ * refilled; a thread's caches hold at most 64 KiB more than with 1024 (BENCHMARKS.md,
+ * "the cache bound of the small classes, measured again") */
+#define HSM_CACHE_MAX_BLOCKS 2048
 #define HSM_CACHE_BIG_BOUND  1
 /* The transfer cache (transfer.c): per fixed class up to 8 KiB, up to
  * HSM_TRANSFER_SLOTS batches that threads' caches overflowed, at most
