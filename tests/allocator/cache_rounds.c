@@ -1,4 +1,4 @@
-/* Rounds that fit a thread's cache of a class below 64 bytes. One thread, for each of
+/* Rounds of 64 KiB of small blocks in a thread's cache. One thread, for each of
  * 16, 32 and 48 bytes: a warm-up round, then ROUNDS rounds, each allocating n blocks
  * (each written) and freeing the first half oldest first, the second newest first, as
  * glibc-simple does; n is what 64 KiB holds, at most 2048 blocks (2048, 2048 and 1365).
