@@ -111,9 +111,10 @@
 #define HSM_CACHE_MIN_BLOCKS 4
 /* At most 1024 blocks; 2048 for blocks up to 32 bytes (64 KiB of 32-byte blocks, 32 KiB of
  * 16), so that a round of 1600 (glibc-simple's) fits and no flush sends half of it home to
- * be refilled: a thread's caches hold at most 88 KiB more. Not for 40-56 bytes: espresso's
- * 48-byte cache, 1365 blocks, held its max RSS about 120 KiB higher (BENCHMARKS.md, "the
- * cache bound of the small classes, measured again") */
+ * be refilled: a thread's caches hold at most 88 KiB more. 40-56 bytes keep 1024 until a
+ * quiet run settles it: espresso's 48-byte cache at 1365 blocks showed a max RSS 60-110 KiB
+ * higher in one batch of runs, level in another (BENCHMARKS.md, "the cache bound of the
+ * small classes, measured again") */
 #define HSM_CACHE_MAX_BLOCKS      1024
 #define HSM_CACHE_MAX_BLOCKS_TINY 2048
 #define HSM_CACHE_TINY_MAX        32
