@@ -97,9 +97,9 @@
 #define HSM_RBATCH_BYTES  HSM_SMALL_MAX
 
 /* A thread's cache of a class (cache.c) holds up to HSM_CACHE_BYTES of blocks it freed
- * (4..1024 blocks per class), and allocates them first; HSM_CACHE_FREE_BYTES while the
- * thread does not allocate the class, and a refill takes twice that. (16 KiB until
- * 2026-11-28: two threads that swap their blocks, hand-over, flushed a class whenever
+ * (4..1024 blocks a class; 2048 up to 32 bytes), and allocates them first;
+ * HSM_CACHE_FREE_BYTES while the thread does not allocate the class, and a refill takes
+ * twice that. (16 KiB until 2026-11-28: two threads that swap their blocks, hand-over, flushed a class whenever
  * the other's surplus of it passed 16 KiB, and each block went home, was drained and
  * refilled; with 64 KiB they reuse each other's blocks, as in TCMalloc.) A fixed class
  * above 8 KiB (from HSM_IDLE_CLASS_FIRST) keeps one block, and its cache goes home when HSM_IDLE_PAGE_SLOW
@@ -109,11 +109,16 @@
 #define HSM_CACHE_BYTES      ((size_t)64 * 1024)
 #define HSM_CACHE_FREE_BYTES ((size_t)4 * 1024)
 #define HSM_CACHE_MIN_BLOCKS 4
-/* 1024 blocks: 2048 (64 KiB for the 32-byte class too) fits glibc-simple's rounds of 1600
- * blocks (-0.75% of its instructions) but raised rptestN's max RSS by about a tenth
- * (medians of 10 runs; BENCHMARKS.md, "the cache bound of the classes below 64 bytes") */
-#define HSM_CACHE_MAX_BLOCKS 1024
-#define HSM_CACHE_BIG_BOUND  1
+/* At most 1024 blocks; 2048 for blocks up to 32 bytes (64 KiB of 32-byte blocks, 32 KiB of
+ * 16), so that a round of 1600 (glibc-simple's) fits and no flush sends half of it home to
+ * be refilled: a thread's caches hold at most 88 KiB more. 40-56 bytes keep 1024 until a
+ * quiet run settles it: espresso's 48-byte cache at 1365 blocks showed a max RSS 60-110 KiB
+ * higher in one batch of runs, level in another (BENCHMARKS.md, "the cache bound of the
+ * small classes, measured again") */
+#define HSM_CACHE_MAX_BLOCKS      1024
+#define HSM_CACHE_MAX_BLOCKS_TINY 2048
+#define HSM_CACHE_TINY_MAX        32
+#define HSM_CACHE_BIG_BOUND       1
 /* The transfer cache (transfer.c): per fixed class up to 8 KiB, up to
  * HSM_TRANSFER_SLOTS batches that threads' caches overflowed, at most
  * HSM_TRANSFER_BYTES of blocks a class (blocks there hold their pages). */

@@ -99,7 +99,8 @@ void hsm_class_set_size(size_t cls, size_t size) {
   hsm_class_slices[cls] = hsm_is_hot(cls) ? hot_slices_of(size) : class_slices_of(size);
   size_t limit = HSM_CACHE_BYTES / size;
   if (limit < HSM_CACHE_MIN_BLOCKS) limit = HSM_CACHE_MIN_BLOCKS;
-  if (limit > HSM_CACHE_MAX_BLOCKS) limit = HSM_CACHE_MAX_BLOCKS;
+  size_t most = size <= HSM_CACHE_TINY_MAX ? HSM_CACHE_MAX_BLOCKS_TINY : HSM_CACHE_MAX_BLOCKS;
+  if (limit > most) limit = most;
   if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES) limit = HSM_CACHE_BIG_BOUND;
   hsm_cache_limit[cls] = (uint32_t)limit;
   hsm_class_reserve[cls] = hsm_purge_reserve_of(size);
