@@ -91,6 +91,35 @@ static __attribute__((noinline)) void *malloc_secure(size_t size, hsm_heap_t *he
   return malloc_checked(size);
 }
 
+/* malloc's route for a request above HSM_CLASS_TABLE_MAX (the small fast path's
+ * table): a hot class of the heap's above 4 KiB (hot.c: the ghost-layer arrays of
+ * 2^k + 2 doubles, 4,112 .. 65,552 bytes) pops its cache as the small fast path does,
+ * found by a look through the heap's few big hot classes (one compare each), and a
+ * leaf too; the rest, and an empty cache, go on to malloc_checked, which counts and
+ * refills. fast_direct holds hsm_page_empty wherever the fast path must miss (a
+ * hot-size window samples, a default chain, secure mode), so those take the checked
+ * path here too. Before, such a request took malloc_checked's whole generic path: its
+ * stack frame, the heap's checks, the class looked up twice (about 75 instructions a
+ * malloc against 25 here). */
+static __attribute__((noinline)) void *malloc_big(size_t size, hsm_heap_t *heap) {
+  const size_t n = heap->hot_big_n, key = (size + 15) >> 4; /* as hsm_hot_big_class */
+  for (size_t i = 0; i < n; i++) {
+    if (heap->hot_big_key[i] != key) continue;
+    size_t cls = heap->hot_big_cls[i];
+    hsm_page_t *pg = heap->fast_direct[cls];
+    hsm_block_t *b = pg->free;
+    if (HSM_LIKELY(b != NULL)) {
+      pg->free = b->next; /* no decoding: fast_direct holds no secure page */
+      b->mark = 0;
+      pg->used++;
+      hsm_count_class(heap, cls, size);
+      return b;
+    }
+    break;
+  }
+  return malloc_checked(size);
+}
+
 /* The fast path is a leaf: one compare (against the heap's fast_lim, not a constant, so
  * that secure mode skips it at no cost to the default mode), the class by size (no
  * index to compute), its current page, a list pop, two counters. A thread without a
@@ -108,12 +137,15 @@ void *hsm_malloc(size_t size) {
       hsm_count_class(heap, cls, size);
       return b;
     }
+    return malloc_checked(size); /* the default mode (secure mode's fast_lim is 0) */
   }
   /* tail calls only, so that neither path pays for the other's stack frame; the mode
    * is the heap's secure_lim, 0 in the default mode (one compare with memory, where
-   * the mode's flag took a load, a test and a jump more) */
+   * the mode's flag took a load, a test and a jump more); the rest (default mode: a
+   * request above 4 KiB) to malloc_big, which takes what it does not serve on to
+   * malloc_checked (a thread without a heap, whose hot_big_n is 0, at once) */
   if (HSM_UNLIKELY(size < heap->secure_lim)) return malloc_secure(size, heap);
-  return malloc_checked(size);
+  return malloc_big(size, heap);
 }
 
 /* ::operator new(size_t) promises __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16 on x86-64), and
