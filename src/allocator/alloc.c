@@ -71,7 +71,8 @@ static __attribute__((noinline)) void *malloc_checked(size_t size) {
 /* Secure mode's malloc of a request below the heap's secure_lim (its fast_direct holds
  * no page): a block of the class of the request + 8 (16-aligned) popped from the
  * thread's cache, checked, and sealed (secure.c); an empty cache, hsm_secure_alloc
- * through malloc_checked, as every request secure_lim turns away (a large one, a
+ * through malloc_checked, as every request secure_lim turns away (a large one, by way
+ * of malloc_big; a
  * sampling window, a default chain). */
 static __attribute__((noinline)) void *malloc_secure(size_t size, hsm_heap_t *heap) {
   /* the class of (size + 8) rounded up to 16: class8's entry 2 * ((size + 23) / 16)
@@ -91,6 +92,18 @@ static __attribute__((noinline)) void *malloc_secure(size_t size, hsm_heap_t *he
   return malloc_checked(size);
 }
 
+/* The fast paths' pop of block b, the first of cache pg (a fast_direct entry, never a
+ * secure page: no decoding), for a request of `size` in class cls: its two counters. */
+static inline __attribute__((always_inline)) void *leaf_pop(hsm_heap_t *heap, hsm_page_t *pg,
+                                                             hsm_block_t *b, size_t cls,
+                                                             size_t size) {
+  pg->free = b->next;
+  b->mark = 0; /* live: a free of it is not a double free */
+  pg->used++;
+  hsm_count_class(heap, cls, size);
+  return b;
+}
+
 /* malloc's route for a request above HSM_CLASS_TABLE_MAX (the small fast path's
  * table): a hot class of the heap's above 4 KiB (hot.c: the ghost-layer arrays of
  * 2^k + 2 doubles, 4,112 .. 65,552 bytes) pops its cache as the small fast path does,
@@ -100,7 +113,7 @@ static __attribute__((noinline)) void *malloc_secure(size_t size, hsm_heap_t *he
  * hot-size window samples, a default chain, secure mode), so those take the checked
  * path here too. Before, such a request took malloc_checked's whole generic path: its
  * stack frame, the heap's checks, the class looked up twice (about 75 instructions a
- * malloc against 25 here). */
+ * malloc; 28 with malloc's own at the first key). */
 static __attribute__((noinline)) void *malloc_big(size_t size, hsm_heap_t *heap) {
   const size_t n = heap->hot_big_n, key = (size + 15) >> 4; /* as hsm_hot_big_class */
   for (size_t i = 0; i < n; i++) {
@@ -108,13 +121,7 @@ static __attribute__((noinline)) void *malloc_big(size_t size, hsm_heap_t *heap)
     size_t cls = heap->hot_big_cls[i];
     hsm_page_t *pg = heap->fast_direct[cls];
     hsm_block_t *b = pg->free;
-    if (HSM_LIKELY(b != NULL)) {
-      pg->free = b->next; /* no decoding: fast_direct holds no secure page */
-      b->mark = 0;
-      pg->used++;
-      hsm_count_class(heap, cls, size);
-      return b;
-    }
+    if (HSM_LIKELY(b != NULL)) return leaf_pop(heap, pg, b, cls, size);
     break;
   }
   return malloc_checked(size);
@@ -130,13 +137,7 @@ void *hsm_malloc(size_t size) {
     size_t cls = heap->fast_class[size];
     hsm_page_t *pg = heap->fast_direct[cls];
     hsm_block_t *b = pg->free;
-    if (HSM_LIKELY(b != NULL)) {
-      pg->free = b->next; /* no decoding: fast_direct holds no secure page */
-      b->mark = 0;        /* live: a free of it is not a double free */
-      pg->used++;
-      hsm_count_class(heap, cls, size);
-      return b;
-    }
+    if (HSM_LIKELY(b != NULL)) return leaf_pop(heap, pg, b, cls, size);
     return malloc_checked(size); /* the default mode (secure mode's fast_lim is 0) */
   }
   /* tail calls only, so that neither path pays for the other's stack frame; the mode
