@@ -72,8 +72,7 @@ static __attribute__((noinline)) void *malloc_checked(size_t size) {
  * no page): a block of the class of the request + 8 (16-aligned) popped from the
  * thread's cache, checked, and sealed (secure.c); an empty cache, hsm_secure_alloc
  * through malloc_checked, as every request secure_lim turns away (a large one, by way
- * of malloc_big; a
- * sampling window, a default chain). */
+ * of malloc_big; a sampling window, a default chain). */
 static __attribute__((noinline)) void *malloc_secure(size_t size, hsm_heap_t *heap) {
   /* the class of (size + 8) rounded up to 16: class8's entry 2 * ((size + 23) / 16)
    * (two instructions fewer than the rounding and the shift) */
@@ -95,8 +94,8 @@ static __attribute__((noinline)) void *malloc_secure(size_t size, hsm_heap_t *he
 /* The fast paths' pop of block b, the first of cache pg (a fast_direct entry, never a
  * secure page: no decoding), for a request of `size` in class cls: its two counters. */
 static inline __attribute__((always_inline)) void *leaf_pop(hsm_heap_t *heap, hsm_page_t *pg,
-                                                             hsm_block_t *b, size_t cls,
-                                                             size_t size) {
+                                                            hsm_block_t *b, size_t cls,
+                                                            size_t size) {
   pg->free = b->next;
   b->mark = 0; /* live: a free of it is not a double free */
   pg->used++;
