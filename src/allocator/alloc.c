@@ -142,10 +142,11 @@ void *hsm_malloc(size_t size) {
   /* tail calls only, so that neither path pays for the other's stack frame; the mode
    * is the heap's secure_lim, 0 in the default mode (one compare with memory, where
    * the mode's flag took a load, a test and a jump more); the rest (default mode: a
-   * request above 4 KiB) to malloc_big, which takes what it does not serve on to
-   * malloc_checked (a thread without a heap, whose hot_big_n is 0, at once) */
+   * request above 4 KiB) to malloc_big where the heap has big hot classes (one compare
+   * with memory: a heap without them, a thread without a heap among them, pays no more) */
   if (HSM_UNLIKELY(size < heap->secure_lim)) return malloc_secure(size, heap);
-  return malloc_big(size, heap);
+  if (heap->hot_big_n != 0) return malloc_big(size, heap);
+  return malloc_checked(size);
 }
 
 /* ::operator new(size_t) promises __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16 on x86-64), and
