@@ -28,7 +28,7 @@ edit free.c '|| b->mark == (uintptr_t)pg' ''
 edit page.c 'if (HSM_UNLIKELY(b->mark == hsm_block_mark(pg, b)))' \
     'if (HSM_UNLIKELY(hsm_secure \&\& b->mark == hsm_block_mark(pg, b)))' # shared with secure mode
 edit page.c 'if (HSM_UNLIKELY(!__atomic_load_n(&pg->in_use, __ATOMIC_RELAXED))) hsm_bad_free(fn, p);' ''
-edit alloc.c 'b->mark = 0;        /\* live' '/* live'
+edit alloc.c 'b->mark = 0; /\* live' '/* live' # leaf_pop: both of malloc's leaves
 edit internal.h '^  b->mark = 0;$' ''
 edit cxx.c '^  b->mark = 0;$' ''
 flags="-O2 -fvisibility=hidden -ftls-model=initial-exec -fno-builtin-malloc -fno-builtin-free

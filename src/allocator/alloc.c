@@ -71,8 +71,8 @@ static __attribute__((noinline)) void *malloc_checked(size_t size) {
 /* Secure mode's malloc of a request below the heap's secure_lim (its fast_direct holds
  * no page): a block of the class of the request + 8 (16-aligned) popped from the
  * thread's cache, checked, and sealed (secure.c); an empty cache, hsm_secure_alloc
- * through malloc_checked, as every request secure_lim turns away (a large one, a
- * sampling window, a default chain). */
+ * through malloc_checked, as every request secure_lim turns away (a large one, by way
+ * of malloc_big; a sampling window, a default chain). */
 static __attribute__((noinline)) void *malloc_secure(size_t size, hsm_heap_t *heap) {
   /* the class of (size + 8) rounded up to 16: class8's entry 2 * ((size + 23) / 16)
    * (two instructions fewer than the rounding and the shift) */
@@ -91,6 +91,43 @@ static __attribute__((noinline)) void *malloc_secure(size_t size, hsm_heap_t *he
   return malloc_checked(size);
 }
 
+/* The fast paths' pop of block b, the first of cache pg (a fast_direct entry, never a
+ * secure page: no decoding), for a request of `size` in class cls: its two counters. */
+static inline __attribute__((always_inline)) void *leaf_pop(hsm_heap_t *heap, hsm_page_t *pg,
+                                                            hsm_block_t *b, size_t cls,
+                                                            size_t size) {
+  pg->free = b->next;
+  b->mark = 0; /* live: a free of it is not a double free */
+  pg->used++;
+  hsm_count_class(heap, cls, size);
+  return b;
+}
+
+/* malloc's route for a request above HSM_CLASS_TABLE_MAX (the small fast path's
+ * table): a hot class of the heap's above 4 KiB (hot.c: the ghost-layer arrays of
+ * 2^k + 2 doubles, 4,112 .. 65,552 bytes) pops its cache as the small fast path does,
+ * found by a look through the heap's few big hot classes (one compare each), and a
+ * leaf too; the rest, and an empty cache, go on to malloc_checked, which counts and
+ * refills. fast_direct holds hsm_page_empty wherever the fast path must miss (a
+ * hot-size window samples, a default chain, secure mode), so those take the checked
+ * path here too. Before, such a request took malloc_checked's whole generic path: its
+ * stack frame, the heap's checks, the class looked up twice (about 75 instructions a
+ * malloc; 28 with malloc's own at the first key). */
+static __attribute__((noinline)) void *malloc_big(size_t size, hsm_heap_t *heap) {
+  const size_t n = heap->hot_big_n;
+  if (n == 0) return malloc_checked(size);
+  const size_t key = (size + 15) >> 4; /* as hsm_hot_big_class */
+  for (size_t i = 0; i < n; i++) {
+    if (heap->hot_big_key[i] != key) continue;
+    size_t cls = heap->hot_big_cls[i];
+    hsm_page_t *pg = heap->fast_direct[cls];
+    hsm_block_t *b = pg->free;
+    if (HSM_LIKELY(b != NULL)) return leaf_pop(heap, pg, b, cls, size);
+    break;
+  }
+  return malloc_checked(size);
+}
+
 /* The fast path is a leaf: one compare (against the heap's fast_lim, not a constant, so
  * that secure mode skips it at no cost to the default mode), the class by size (no
  * index to compute), its current page, a list pop, two counters. A thread without a
@@ -101,19 +138,18 @@ void *hsm_malloc(size_t size) {
     size_t cls = heap->fast_class[size];
     hsm_page_t *pg = heap->fast_direct[cls];
     hsm_block_t *b = pg->free;
-    if (HSM_LIKELY(b != NULL)) {
-      pg->free = b->next; /* no decoding: fast_direct holds no secure page */
-      b->mark = 0;        /* live: a free of it is not a double free */
-      pg->used++;
-      hsm_count_class(heap, cls, size);
-      return b;
-    }
+    if (HSM_LIKELY(b != NULL)) return leaf_pop(heap, pg, b, cls, size);
+    return malloc_checked(size); /* the default mode (secure mode's fast_lim is 0) */
   }
   /* tail calls only, so that neither path pays for the other's stack frame; the mode
    * is the heap's secure_lim, 0 in the default mode (one compare with memory, where
-   * the mode's flag took a load, a test and a jump more) */
+   * the mode's flag took a load, a test and a jump more); the rest (default mode: a
+   * request above 4 KiB) to malloc_big, which takes what it does not serve on to
+   * malloc_checked (a heap without big hot classes, a thread without a heap among
+   * them, at its first compare: 4 instructions more than straight there; the test
+   * here instead cost the hot classes' route 3) */
   if (HSM_UNLIKELY(size < heap->secure_lim)) return malloc_secure(size, heap);
-  return malloc_checked(size);
+  return malloc_big(size, heap);
 }
 
 /* ::operator new(size_t) promises __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16 on x86-64), and

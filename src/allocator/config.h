@@ -119,6 +119,15 @@
 #define HSM_CACHE_MAX_BLOCKS_TINY 2048
 #define HSM_CACHE_TINY_MAX        32
 #define HSM_CACHE_BIG_BOUND       1
+/* A hot class above 4 KiB (hot.c) is allocated and freed in turn at random (a solver's
+ * arrays, replaced one by one): its cache's fill wanders like a random walk, and with
+ * HSM_CACHE_BYTES's 4 blocks of 16 KiB it hit its bound or ran empty at one free or
+ * malloc in 16 (the ghost-layer mix: a refill or a flush of ~300 instructions each).
+ * Such a class's cache holds up to HSM_CACHE_HOT_BIG_BLOCKS blocks, HSM_CACHE_HOT_BIG_BYTES
+ * of them at most (rounded up: 16 of 65,552 bytes, 8 of 131,088, 4 of 256 KiB); a
+ * thread that only frees the class still holds HSM_CACHE_FREE_BYTES' worth. */
+#define HSM_CACHE_HOT_BIG_BLOCKS 16
+#define HSM_CACHE_HOT_BIG_BYTES  ((size_t)1 << 20)
 /* The transfer cache (transfer.c): per fixed class up to 8 KiB, up to
  * HSM_TRANSFER_SLOTS batches that threads' caches overflowed, at most
  * HSM_TRANSFER_BYTES of blocks a class (blocks there hold their pages). */

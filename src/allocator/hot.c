@@ -69,7 +69,7 @@ static void install(hsm_heap_t *heap, int s) {
   atomic_fetch_add_explicit(&hsm_hot_slots[s].heaps, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&hsm_hot_slots[s].promotions, 1, memory_order_relaxed);
   if (hsm_class_size[cls] > HSM_CLASS_TABLE_MAX) { /* no 8-byte step: the big list */
-    heap->hot_big_size[heap->hot_big_n] = (uint32_t)hsm_class_size[cls];
+    heap->hot_big_key[heap->hot_big_n] = (uint32_t)(hsm_class_size[cls] >> 4);
     heap->hot_big_cls[heap->hot_big_n++] = (uint8_t)cls;
     return;
   }
@@ -98,7 +98,7 @@ static void retire(hsm_heap_t *heap, int s) {
   for (uint32_t i = 0; i < heap->hot_big_n; i++)
     if (heap->hot_big_cls[i] == cls) {
       heap->hot_big_n--;
-      heap->hot_big_size[i] = heap->hot_big_size[heap->hot_big_n];
+      heap->hot_big_key[i] = heap->hot_big_key[heap->hot_big_n];
       heap->hot_big_cls[i] = heap->hot_big_cls[heap->hot_big_n];
       break;
     }

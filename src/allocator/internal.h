@@ -101,11 +101,14 @@ static inline size_t hsm_class_of(size_t size) {
   return hsm_class_of_computed(size);
 }
 /* The big hot class (above HSM_CLASS_TABLE_MAX) installed in heap that serves `size`
- * (its block size rounded down to 16 is below size), or 0. */
+ * (its block size rounded down to 16 is below size), or 0: the classes' block sizes are
+ * multiples of 16, so one compare of size / 16 rounded up a class (a size near
+ * SIZE_MAX wraps to a key below any class's). */
 static inline size_t hsm_hot_big_class(const hsm_heap_t *heap, size_t size) {
-  for (uint32_t i = 0; i < heap->hot_big_n; i++)
-    if (heap->hot_big_size[i] >= size && heap->hot_big_size[i] - size < 16)
-      return heap->hot_big_cls[i];
+  uint32_t n = heap->hot_big_n;
+  size_t key = (size + 15) >> 4;
+  for (uint32_t i = 0; i < n; i++)
+    if (heap->hot_big_key[i] == key) return heap->hot_big_cls[i];
   return 0;
 }
 /* The class serving `size` (at most HSM_SMALL_MAX) in this heap: a hot class where one

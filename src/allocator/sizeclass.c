@@ -102,6 +102,13 @@ void hsm_class_set_size(size_t cls, size_t size) {
   size_t most = size <= HSM_CACHE_TINY_MAX ? HSM_CACHE_MAX_BLOCKS_TINY : HSM_CACHE_MAX_BLOCKS;
   if (limit > most) limit = most;
   if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES) limit = HSM_CACHE_BIG_BOUND;
+  /* a hot class above 4 KiB: up to HSM_CACHE_HOT_BIG_BLOCKS blocks, about
+   * HSM_CACHE_HOT_BIG_BYTES of them (rounded up) */
+  if (hsm_is_hot(cls) && size > HSM_CLASS_TABLE_MAX) {
+    size_t hot_big = (HSM_CACHE_HOT_BIG_BYTES + size - 1) / size;
+    if (hot_big > HSM_CACHE_HOT_BIG_BLOCKS) hot_big = HSM_CACHE_HOT_BIG_BLOCKS;
+    if (limit < hot_big) limit = hot_big;
+  }
   hsm_cache_limit[cls] = (uint32_t)limit;
   hsm_class_reserve[cls] = hsm_purge_reserve_of(size);
   if (hsm_is_hot(cls) && size <= HSM_CLASS_TABLE_MAX) {

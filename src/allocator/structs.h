@@ -267,8 +267,9 @@ struct hsm_heap_s {
   uint16_t sample_big_count[HSM_HOT_BIG_SAMPLES];
   uint32_t sample_big_n;
   /* the big hot classes installed (above HSM_CLASS_TABLE_MAX: no 8-byte step to slot
-   * them into): each serves the 16-byte step its block size ends */
-  uint32_t hot_big_size[HSM_HOT_PER_HEAP];
+   * them into): each serves the 16-byte step its block size ends; the key is the block
+   * size / 16 (malloc's route for them, alloc.c: one compare a class) */
+  uint32_t hot_big_key[HSM_HOT_PER_HEAP];
   uint8_t hot_big_cls[HSM_HOT_PER_HEAP];
   uint32_t hot_big_n;
   uint64_t sampled_ms;                  /* when the last window began */

@@ -30,7 +30,11 @@
  * hot classes of exactly their size (131088: above 128 KiB, a large block
  * before), after the window (from the first allocation with "named":
  * HSMALLOC_HOT_SIZES names them); the rows count exactly the allocations after
- * it Prints "ok <mode> checks=<n>", or the first failed check and exits 1. */
+ * it
+ *   bigcache       HSMALLOC_HOT_SIZES=16400: 200 rounds of 16 blocks of 16400
+ * bytes allocated, written, checked and freed; the row counts them exactly, and
+ * "slow N" tells how many left the fast path
+ * Prints "ok <mode> checks=<n>", or the first failed check and exits 1. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <malloc.h>
@@ -394,6 +398,43 @@ static void check_big(void) {
   }
 }
 
+/* ---- bigcache: a hot class above 4 KiB allocated and freed in batches ---- */
+
+#define BC_ROUNDS 200
+#define BC_BLOCKS 16
+#define BC_SIZE 16400
+
+static void *bigcache_thread(void *arg) {
+  (void)arg;
+  for (int r = 0; r < BC_ROUNDS; r++) {
+    void *p[BC_BLOCKS];
+    for (int k = 0; k < BC_BLOCKS; k++) {
+      p[k] = malloc(BC_SIZE);
+      CHECK(p[k] != NULL && malloc_usable_size(p[k]) == BC_SIZE,
+            "round %d: malloc(%d)", r, BC_SIZE);
+      memset(p[k], r, BC_SIZE);
+    }
+    for (int k = 0; k < BC_BLOCKS; k++) {
+      CHECK(((unsigned char *)p[k])[BC_SIZE - 1] == (unsigned char)r,
+            "round %d: contents", r);
+      free(p[k]);
+    }
+  }
+  stats_get(&after);
+  return NULL;
+}
+
+/* Exact rows; the slow paths are the test's to judge (tests/allocator). */
+static void check_bigcache(void) {
+  const hsmalloc_hot_stats_t *r = row(&after, BC_SIZE);
+  CHECK(r != NULL, "no hot row for %d", BC_SIZE);
+  CHECK(DELTA(BC_SIZE, allocs) == BC_ROUNDS * BC_BLOCKS, "allocs %llu",
+        (unsigned long long)DELTA(BC_SIZE, allocs));
+  CHECK(DELTA(BC_SIZE, frees) == BC_ROUNDS * BC_BLOCKS, "frees %llu",
+        (unsigned long long)DELTA(BC_SIZE, frees));
+  printf("slow %llu\n", (unsigned long long)DELTA(BC_SIZE, slow_allocs));
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: hot_sizes detect|seeded "
@@ -439,6 +480,9 @@ int main(int argc, char **argv) {
     big_named = argc == 3 && strcmp(argv[2], "named") == 0;
     run_in_thread(big_thread, NULL);
     check_big();
+  } else if (strcmp(mode, "bigcache") == 0) {
+    run_in_thread(bigcache_thread, NULL);
+    check_bigcache();
   } else if (strcmp(mode, "named") == 0 && argc == 4) {
     named_class = (size_t)atol(argv[2]);
     named_lo = (size_t)atol(argv[3]);

@@ -104,6 +104,19 @@ def test_named_hot_sizes_above_4_kib_from_the_first_allocation(hot_program, nati
     assert res.stderr == ""
 
 
+def test_a_hot_class_above_4_kib_caches_a_batch_of_blocks(hot_program, native):
+    """200 rounds of 16 blocks of a hot 16,400 bytes, allocated then freed: the thread's
+    cache of the class holds the 16 (HSM_CACHE_HOT_BIG_BLOCKS), so only the first
+    round's 16 allocations (each a block carved fresh) leave the fast path. With 64 KiB
+    of blocks (4) as the bound, every round overflowed the cache and refilled it: 812."""
+    res = run_program(hot_program, native, "bigcache",
+                      env={"HSMALLOC_HOT_SIZES": "16400", "HSMALLOC_HOT_DETECT": "0"})
+    assert res.returncode == 0, res.stdout + res.stderr
+    slow, ok = res.stdout.splitlines()
+    assert ok.split()[:2] == ["ok", "bigcache"]
+    assert slow == "slow 16"
+
+
 def test_blocks_stay_valid_across_class_retirement(hot_program, native):
     res = run_program(hot_program, native, "retire", env={"HSMALLOC_HOT_RESAMPLE_MS": "0"})
     assert_ok(res, "retire", 6000 * 530)  # per block: 528 bytes, usable size, owned
