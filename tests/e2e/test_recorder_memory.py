@@ -61,10 +61,14 @@ def test_program_figures_are_net_of_the_recorders_own(heapscope, program, tmp_pa
     assert abs(final.rss_bytes + final.recorder_bytes - gross_rss) <= MIB
     if mode:
         # tracking 2,000,000 live blocks: its tables are resident, and the recorder says
-        # how much it mapped for them
+        # how much it mapped for them. Not all of that is touched: a table's buckets
+        # follow the program's addresses (track/table.h), each 64 KiB window of them
+        # filling a run of 16 pages at a random place in its shard, and pages no window
+        # reaches stay untouched. Mapped over resident, 1.10-1.26 in 40 runs here, 1.36
+        # once in CI (67.4 MB mapped, 49.5 MB resident); tables counted twice (an
+        # old one not subtracted when a shard grows) would make it 3 and more.
         assert final.recorder_bytes >= 8 * BLOCKS
-        assert p.tracking.table_bytes <= final.recorder_bytes + 16 * MIB
-        assert final.recorder_bytes >= p.tracking.table_bytes // 2
+        assert p.tracking.table_bytes <= final.recorder_bytes * 1.6
         assert added > 10 * TOLERANCE        # (the figure would be far off without it)
     else:
         assert final.recorder_bytes < 4 * MIB

@@ -209,7 +209,7 @@ class Tracking:
     extra: Dict[int, Tuple[int, int]] = field(default_factory=dict)  # size -> (blocks, usable - requested bytes)
     untracked: int = 0                 # blocks not tracked (table full); counted, never silently dropped
     untracked_bytes: Optional[int] = 0  # their requested bytes; None: not recorded (older recorder)
-    table_bytes: int = 0               # memory the recorder used for tracking
+    table_bytes: int = 0               # memory the recorder mapped for tracking
     source: str = "track"              # "track" (recorder tables) or "trace" (replayed events)
 
     @property
