@@ -51,7 +51,13 @@ def test_a_child_that_closes_every_descriptor_keeps_its_timeline(heapscope, buil
     pids = {p.pid for p in profiles}
     child = next(p for p in profiles if p.ppid in pids)
     periodic = [s for s in child.timeline.samples if s.kind == "periodic"]
-    assert len(periodic) >= 300 // (2 * 2)  # nothing dropped while the file was closed
+    # nothing dropped while the file was closed: none counted lost, and the samples span
+    # the child's 300 ms (dropping them would leave those of before its first closing).
+    # How many the sampler took is the scheduler's: 69 of 150 in a loaded fresh root.
+    assert not [w for w in child.warnings if "timeline sample" in w], child.warnings
+    assert periodic[-1].mono_ns - periodic[0].mono_ns >= 200_000_000, \
+        [s.mono_ns for s in periodic]
+    assert len(periodic) >= 300 // (2 * 8)
     assert [s.kind for s in child.timeline.samples].count("final") == 1
     # the samples of a closed file's time say "unknown"; the exit's, in the program's
     # thread, opens /proc again and measures
@@ -99,7 +105,9 @@ def test_a_trace_whose_buffers_all_fill_while_the_profile_is_closed(heapscope, b
     assert res.returncode == 0 and "incomplete" not in res.stderr
     rows = traced_events(tmp_path)
     assert len(rows) == 2
-    # 32 buffers of 256 KiB hold about 1.2 M events at 7 bytes each
-    assert rows[1][1] > 1_500_000 or rows[0][1] > 1_500_000, rows
+    # 32 buffers of 256 KiB hold about 1.2 M events at 7 bytes each; the busy child
+    # allocates 2,000,000 times at least, however slowly it runs (1.39 M in 1.5 s once,
+    # in a loaded fresh root, when it stopped at its time)
+    assert rows[1][1] > 2_000_000 or rows[0][1] > 2_000_000, rows
     for traced, counted, failed in rows:
         assert traced == counted and not failed

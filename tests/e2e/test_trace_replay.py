@@ -133,7 +133,10 @@ def test_every_codec_replays_like_raw(heapscope, tmp_path):
     [raw] = profiles(tmp_path / "raw")
     [packed] = profiles(tmp_path / "zstd")
     _, chunks = trace.scan(packed.path)
-    assert {c.codec for c in chunks} == {2} and len(chunks) > 4
+    # every chunk of some size is zstd; one of a few events that zstd would not make
+    # smaller stays raw (a writer's flush on a loaded machine makes such chunks)
+    assert {c.codec for c in chunks if c.raw_len >= 1024} == {2}, [(c.codec, c.raw_len) for c in chunks]
+    assert {c.codec for c in chunks} <= {0, 2} and sum(c.codec == 2 for c in chunks) > 4
     assert sum(c.length for c in chunks) < sum(c.length for c in trace.scan(raw.path)[1])
     (tmp_path / "deflate").mkdir()
     recode(Path(raw.path), tmp_path / "deflate" / "heapscope.old.1.hsp", 1, deflate)

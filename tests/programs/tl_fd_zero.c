@@ -10,8 +10,9 @@
  * daemon or a launcher before exec does): the recorder must not open them again from
  * its own threads meanwhile; inotify on the profile's directory, argv[3], says whether
  * it did ("profile opened <n>"); argv[4] "busy": the child allocates at every look, not
- * every 64th (a trace's buffers all fill while the file is closed), and its own
- * thread may open the profile. Prints "<who> taken <n> dup2 <ok>"; exits 0 when nothing took 0 and
+ * every 64th, and 2,000,000 times at least, however long that takes (a trace's buffers
+ * all fill while the file is closed, on a loaded machine too), and its own thread may
+ * open the profile. Prints "<who> taken <n> dup2 <ok>"; exits 0 when nothing took 0 and
  * every dup2 worked. */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,12 +59,13 @@ static int profile_opens(void)
 
 /* Times descriptor 0 was found open in `ms` ms of looking, then dup2(pipe, 0).
  * close_all: every descriptor from 3 up closed again every millisecond. */
-static int every = 64; /* looks between two allocations */
+static int every = 64;         /* looks between two allocations */
+static long min_allocs;        /* busy: allocations made before the time may end it */
 
 static int watch_zero(const char *who, long ms, int close_all)
 {
     long taken = 0, end = now_ms() + ms, last_close = 0;
-    for (int spin = 0; now_ms() < end; spin++) {
+    for (long spin = 0; now_ms() < end || spin < min_allocs * every; spin++) {
         if (fcntl(0, F_GETFD) != -1)
             taken++;
         if (spin % every == 0)
@@ -101,8 +103,10 @@ int main(int argc, char **argv)
                 inotify_add_watch(WATCH_FD, argv[3], IN_OPEN) < 0)
                 return 2;
             close(in);
-            if (argc > 4 && strcmp(argv[4], "busy") == 0)
+            if (argc > 4 && strcmp(argv[4], "busy") == 0) {
                 every = 1;
+                min_allocs = 2000000;
+            }
         }
         exit(watch_zero("child", ms, close_all) ? 0 : 1); /* exit: its final snapshot */
     }
