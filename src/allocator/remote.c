@@ -119,6 +119,7 @@ static inline __attribute__((always_inline)) void fetch_ahead(hsm_drain_ahead_t 
   if (a != f->last) {
     f->last = a;
   } else if (a != f->fetched) {
+#pragma GCC unroll 64 /* 64 instructions an area, where the loop took 256 (callgrind) */
     for (uintptr_t l = 0; l < HSM_EXTEND_BYTES; l += 64) __builtin_prefetch((const void *)(a + l));
     f->fetched = a;
     f->count++;
