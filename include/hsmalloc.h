@@ -150,6 +150,8 @@ typedef struct {
   uint64_t page_bytes;          /* in pages (small and large blocks) */
   uint64_t transfer_out;        /* blocks its caches put into the transfer cache */
   uint64_t transfer_in;         /* blocks its caches took from it */
+  uint64_t drain_areas;         /* secure mode: 4 KiB areas of the blocks in its queue that
+                                   its drains fetched ahead of their walk */
 } hsmalloc_heap_stats_t;
 
 /* Heap number `index` (0 .. heaps-1) into *out: 0, or -1 when there is no such heap. */

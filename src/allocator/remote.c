@@ -98,19 +98,48 @@ static hsm_page_t *drained_check(hsm_heap_t *heap, hsm_block_t *b) {
   return pg;
 }
 
+/* Secure mode's drain fetches the lines of a 4 KiB area of the queue's blocks ahead of
+ * its walk. The blocks were written by other threads, so each link the walk follows
+ * misses the cache; fresh blocks are handed out in random order within each 4 KiB
+ * carved (check.c), so a list of them jumps about its area, where the default mode's
+ * ascending or descending lists let the hardware's stream prefetch fetch ahead. Fetched
+ * as a whole, an area's lines miss in parallel, not one link at a time. An area is
+ * fetched when two blocks in a row lie in it (and it is not the one fetched last): a
+ * queue of scattered blocks (larson's: 1.1 blocks an area in a row) would fetch 64
+ * lines for each. A prefetch never faults (a forged link is caught by the checks). */
+typedef struct {
+  uintptr_t last;    /* the area of the block walked before */
+  uintptr_t fetched; /* the area fetched last */
+  uint64_t count;    /* areas fetched */
+} hsm_drain_ahead_t;
+
+static inline __attribute__((always_inline)) void fetch_ahead(hsm_drain_ahead_t *f,
+                                                              const hsm_block_t *b) {
+  uintptr_t a = (uintptr_t)b & ~(uintptr_t)(HSM_EXTEND_BYTES - 1);
+  if (a != f->last) {
+    f->last = a;
+  } else if (a != f->fetched) {
+#pragma GCC unroll 64 /* 64 instructions an area, where the loop took 256 (callgrind) */
+    for (uintptr_t l = 0; l < HSM_EXTEND_BYTES; l += 64) __builtin_prefetch((const void *)(a + l));
+    f->fetched = a;
+    f->count++;
+  }
+}
+
 /* Secure mode: the queue by runs of a page's blocks, as the default mode's, each block
  * checked: the run's first in full, the next ones as free block starts of the same
  * small page (hsm_secure_same_page; any other goes through the full check). A run's
  * links are its page's already (the one link key). */
 static uint64_t drain_checked(hsm_heap_t *heap, hsm_block_t *b, uint64_t *bytes) {
   uint64_t n = 0;
-  while (b != NULL) {
+  hsm_drain_ahead_t ahead = {(uintptr_t)b & ~(uintptr_t)(HSM_EXTEND_BYTES - 1), 0, 0};
+  while (b != NULL) { /* (each block but the first seen once, by the run's walk) */
     hsm_page_t *pg = drained_check(heap, b);
     uint64_t limit = hsm_secure_run_limit(pg);
     hsm_block_t *head = b, *tail = b;
     uint32_t run = 1;
     while ((b = (hsm_block_t *)((uintptr_t)tail->next ^ hsm_remote_key)) != NULL &&
-           hsm_secure_same_page(pg, b, limit)) {
+           (fetch_ahead(&ahead, b), hsm_secure_same_page(pg, b, limit))) {
       tail = b;
       run++;
     }
@@ -118,6 +147,7 @@ static uint64_t drain_checked(hsm_heap_t *heap, hsm_block_t *b, uint64_t *bytes)
     *bytes += (uint64_t)run * pg->block_size; /* before the splice: a large page may go back */
     hsm_page_return_run(heap, pg, head, tail, run);
   }
+  HSM_COUNT(heap->stats.drain_areas, ahead.count);
   return n;
 }
 

@@ -148,6 +148,7 @@ static void heap_row(hsm_heap_t *h, hsmalloc_heap_stats_t *r) {
   r->page_bytes = HSM_READ(s->page_bytes);
   r->transfer_out = HSM_READ(s->transfer_out);
   r->transfer_in = HSM_READ(s->transfer_in);
+  r->drain_areas = HSM_READ(s->drain_areas);
 }
 
 /* Rows by id, for one heap or all: the list is newest first. */

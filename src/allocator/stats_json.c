@@ -168,7 +168,7 @@ static void write_heap(jout_t *o, const hsmalloc_heap_stats_t *r) {
        "\"allocated_bytes\": %llu, \"fragmentation\": %.6f, \"remote_frees\": %llu, "
        "\"remote_pushes\": %llu, \"rfq_drains\": %llu, \"rfq_blocks\": %llu, \"rfq_bytes\": %llu, "
        "\"segments\": %llu, \"real_bytes\": %llu, \"virtual_bytes\": %llu, \"page_bytes\": %llu, "
-       "\"transfer_out\": %llu, \"transfer_in\": %llu}",
+       "\"transfer_out\": %llu, \"transfer_in\": %llu, \"drain_areas\": %llu}",
        r->id, r->state == 2 ? "abandoned" : "owned", (unsigned long long)r->allocs,
        (unsigned long long)r->reallocs, (unsigned long long)r->frees,
        (unsigned long long)r->slow_allocs, r->fast_path_hit_rate,
@@ -178,7 +178,7 @@ static void write_heap(jout_t *o, const hsmalloc_heap_stats_t *r) {
        (unsigned long long)r->rfq_bytes, (unsigned long long)r->segments,
        (unsigned long long)r->real_bytes, (unsigned long long)r->virtual_bytes,
        (unsigned long long)r->page_bytes, (unsigned long long)r->transfer_out,
-       (unsigned long long)r->transfer_in);
+       (unsigned long long)r->transfer_in, (unsigned long long)r->drain_areas);
 }
 
 static const char *event_name[] = {"call", "exit", "signal"};

@@ -169,6 +169,7 @@ typedef struct {
   hsm_counter_t drained_bytes; /* bytes of the blocks received through the remote queue */
   hsm_counter_t transfer_out;  /* blocks its cache put into the transfer cache */
   hsm_counter_t transfer_in;   /* blocks its cache took from the transfer cache */
+  hsm_counter_t drain_areas;   /* secure mode: 4 KiB areas its drains fetched ahead */
 } hsm_heap_stats_t;
 
 enum { HSM_HEAP_OWNED = 1, HSM_HEAP_ABANDONED = 2 };
