@@ -20,6 +20,13 @@
  * and freed, SIZES_ALLOCS allocations of each count. Prints "resident N" at the end,
  * every block freed.
  *
+ * bigleft: a fresh thread writes 3 blocks of 40,960 bytes (a fixed class above 8 KiB:
+ * its page of two slices carves 120 KiB) and frees them; then 40 rounds of two blocks of
+ * 16,384 bytes allocated, written and freed (each round one slow path, as the second
+ * block finds the class's cache of one block empty), so that the class of 40,960 bytes,
+ * idle, gives its page back; then one block of 12,288 bytes (a third class), written.
+ * Prints "resident N" with that block live.
+ *
  * start: the library's own resident memory once two threads have allocated a
  * block each: its writable data (the read-write mapping of libhsmalloc.so) and its heap objects (the 1 MiB anonymous
  * mapping they are carved from) and its .bss past the file's end (the anonymous
@@ -184,6 +191,43 @@ static void sizes(void) {
   printf("resident %ld\n", exact_resident);
 }
 
+static void *bigleft_thread(void *arg) {
+  (void)arg;
+  void *big[3];
+  for (int i = 0; i < 3; i++) {
+    big[i] = malloc(40960);
+    CHECK(big[i] != NULL, "malloc(40960)");
+    memset(big[i], 1, 40960);
+    note_segment(big[i]);
+  }
+  for (int i = 0; i < 3; i++)
+    free(big[i]);
+  for (int r = 0; r < 40; r++) {
+    void *p = malloc(16384), *q = malloc(16384);
+    CHECK(p != NULL && q != NULL, "malloc(16384)");
+    memset(p, 1, 16384);
+    memset(q, 1, 16384);
+    note_segment(p);
+    note_segment(q);
+    free(p);
+    free(q);
+  }
+  void *last = malloc(12288);
+  CHECK(last != NULL, "malloc(12288)");
+  memset(last, 1, 12288);
+  note_segment(last);
+  exact_resident = resident();
+  free(last);
+  return NULL;
+}
+
+static void bigleft(void) {
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, bigleft_thread, NULL) == 0, "pthread_create");
+  CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+  printf("resident %ld\n", exact_resident);
+}
+
 #define HEAP_POOL ((uintptr_t)1 << 20) /* the heap objects' mapping (HSM_HEAP_POOL_CHUNK) */
 
 static void *start_thread(void *arg) {
@@ -316,13 +360,15 @@ static void text(void) {
 }
 
 int main(int argc, char **argv) {
-  CHECK(argc == 2, "usage: footprint exact|placed|sizes|start|stack|text");
+  CHECK(argc == 2, "usage: footprint exact|placed|sizes|bigleft|start|stack|text");
   if (strcmp(argv[1], "exact") == 0)
     exact();
   else if (strcmp(argv[1], "placed") == 0)
     placed();
   else if (strcmp(argv[1], "sizes") == 0)
     sizes();
+  else if (strcmp(argv[1], "bigleft") == 0)
+    bigleft();
   else if (strcmp(argv[1], "start") == 0)
     start();
   else if (strcmp(argv[1], "stack") == 0)

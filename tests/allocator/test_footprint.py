@@ -35,6 +35,17 @@ def test_a_size_left_gives_its_page_to_the_next_one(build, native):
     assert program_figures(build, native, "footprint.c", "sizes") == {"resident": 32}
 
 
+def test_a_big_class_left_gives_its_slices_back_to_the_os(build, native):
+    """A thread writes 3 blocks of 40,960 bytes (a page of two slices, 30 pages of 4 KiB
+    carved) and frees them; 40 slow paths of another class later the class, idle, gives
+    its page back, and its slices go back to the OS with it; a block of 12,288 bytes,
+    a third class, is then placed on fresh memory and faults in its 3 pages: the 8 pages
+    of the 16 KiB class's two blocks and these, 11. Before, the freed slices stayed
+    resident and the new block's page went on them, carving 3 of their 30 pages while
+    the rest sat idle under it: 38."""
+    assert program_figures(build, native, "footprint.c", "bigleft") == {"resident": 11}
+
+
 def test_the_library_starts_small(build, native):
     """Two threads that allocated a block each: libhsmalloc's read-write data is one page
     of 4 KiB (the heap of a thread that has none yet is all zeros, in .bss; on main it
