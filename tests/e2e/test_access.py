@@ -150,7 +150,8 @@ def test_unprivileged(heapscope, build, native, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     env = dict(LD_PRELOAD=str(recorder), HEAPSCOPE_ACCESS="1",
-               HEAPSCOPE_SAMPLE_BYTES="4096", HEAPSCOPE_OUTPUT_DIR=str(out), PATH="/usr/bin:/bin")
+               HEAPSCOPE_SAMPLE_BYTES="4096", HEAPSCOPE_SAMPLE_SEED="7",  # (run_truths's)
+               HEAPSCOPE_OUTPUT_DIR=str(out), PATH="/usr/bin:/bin")
     cmd = [str(program), str(N), str(WAIT_MS), "partial", "unused", "pipe"]
     if os.geteuid() == 0:
         # runuser and useradd live in sbin, which CI's PATH (/usr/bin:/bin) leaves out
