@@ -277,6 +277,7 @@ HSM_HIDDEN void hsm_hot_maintenance(hsm_heap_t *heap, uint64_t now);
 HSM_HIDDEN int hsm_hot_keep(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN hsm_page_t *hsm_hot_take_kept(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN size_t hsm_hot_release_kept(hsm_heap_t *heap);
+HSM_HIDDEN int hsm_hot_superseded(const hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_hot_lock(void);
 HSM_HIDDEN void hsm_hot_unlock(void);
 typedef struct {

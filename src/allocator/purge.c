@@ -135,15 +135,23 @@ void hsm_purge_idle_class(hsm_heap_t *heap, size_t cls) {
   heap->resident_free[cls] = 0;
 }
 
-/* Purging page pg, empty, goes back to its segment: when it holds purged blocks and its
- * class is a fixed one that allocated nothing since the last sweep, what is left resident
- * of its blocks (the first and last OS pages of each) goes back with it. Otherwise its
- * slices stay resident, for the next page or large block to reuse (idle_pages.c). */
+/* Page pg, empty, goes back to its segment. What is left resident of its carved blocks
+ * goes back with it when its class is a fixed one that no block of the program's will
+ * be carved from soon: one a hot class installed here took over (hot.c,
+ * hsm_hot_superseded: ghost-cells' first 1,024 arrays, in the classes of 4,608, 18,432
+ * and 73,728 bytes while the window sampled, whose free slices otherwise stayed
+ * resident until the segments' decay, 8 s with room to spare), or one above 8 KiB that
+ * allocated nothing since the last sweep, when the page holds purged blocks (their
+ * first and last OS pages). Otherwise its slices stay resident, for the next page or
+ * large block to reuse (idle_pages.c). */
 void hsm_purge_page_gone(hsm_heap_t *heap, hsm_page_t *pg) {
   size_t cls = pg->class_id;
-  if (pg->purged == NULL || cls < HSM_IDLE_CLASS_FIRST || cls >= HSM_FIXED_CLASSES ||
-      HSM_READ(heap->stats.allocs[cls]) != heap->idle_allocs[cls - HSM_IDLE_CLASS_FIRST])
+  if (cls >= HSM_FIXED_CLASSES || pg->flags.f.secure || hsm_options.decay_ms < 0 ||
+      hsm_options.hugepages)
     return;
+  int idle = pg->purged != NULL && cls >= HSM_IDLE_CLASS_FIRST &&
+             HSM_READ(heap->stats.allocs[cls]) == heap->idle_allocs[cls - HSM_IDLE_CLASS_FIRST];
+  if (!idle && (heap->hot_count == 0 || !hsm_hot_superseded(heap, cls))) return;
   size_t carved = (size_t)hsm_page_capacity(pg) * pg->block_size;
   hsm_os_purge(pg->start, (carved + 4095) & ~(size_t)4095);
 }

@@ -85,7 +85,7 @@ unsigned hsm_hot_first_step(size_t class_size) {
  * (65552-byte blocks: 15 in 16 slices, 6.2%; 262144: 2 in 8, nothing); the tail a page
  * never carves is never touched. */
 static uint8_t hot_slices_of(size_t bsize) {
-  size_t best = 0, most = bsize > HSM_CLASS_TABLE_MAX ? 16 : 4;
+  size_t best = 0, most = bsize > HSM_CLASS_TABLE_MAX ? 15 : 4;
   for (size_t n = 1; n <= most; n++) {
     size_t bytes = n * HSM_SLICE_SIZE;
     if (bytes / bsize < (bsize > HSM_CLASS_TABLE_MAX ? 2u : 1u)) continue;
