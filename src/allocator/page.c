@@ -79,7 +79,7 @@ static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
   pg->limit = 0;
   pg->reserved = (uint32_t)(((size_t)pg->slice_count * HSM_SLICE_SIZE) / pg->block_size);
   __atomic_store_n(&pg->free_limit, 0, __ATOMIC_RELAXED); /* nothing carved yet */
-  pg->purging = (uint8_t)hsm_purge_class(pg->block_size);
+  pg->purging = (uint8_t)hsm_purge_class(cls);
   if (HSM_UNLIKELY(hsm_secure)) hsm_secure_page_init(heap, pg);
   return pg;
 }

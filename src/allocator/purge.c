@@ -21,16 +21,25 @@
 
 uint32_t hsm_class_reserve[HSM_CLASSES];
 
-int hsm_purge_class(size_t bsize) {
-  return bsize >= HSM_PURGE_BLOCK_MIN && !hsm_secure && hsm_options.decay_ms >= 0 &&
-         hsm_options.free_reserve >= 0;
+/* A hot class above 4 KiB purges too, whatever its block size: its blocks span two OS
+ * pages or more, and the refill's preference for resident blocks is what keeps its
+ * resident blocks at its live peak. Without it, a class that does not purge carves
+ * fresh blocks from its current page while blocks freed on its other pages wait (a page
+ * parked full goes to the back of the queue when a block comes back), so under random
+ * churn its pages end carved whole: ghost-cells' 4,112-byte arrays, 3,346 blocks carved
+ * and written for a live peak of 3,145 (0.8 MiB). */
+int hsm_purge_class(size_t cls) {
+  size_t bsize = hsm_class_size[cls];
+  return (bsize >= HSM_PURGE_BLOCK_MIN || (hsm_is_hot(cls) && bsize > HSM_CLASS_TABLE_MAX)) &&
+         !hsm_secure && hsm_options.decay_ms >= 0 && hsm_options.free_reserve >= 0;
 }
 
-/* The resident free blocks a heap keeps of a purging class of block size bsize (none
- * with HSMALLOC_DECAY_MS=0; under high memory pressure the heap's maintenance empties
- * the reserves: hsm_purge_reserves). */
-uint32_t hsm_purge_reserve_of(size_t bsize) {
-  if (!hsm_purge_class(bsize) || hsm_options.decay_ms == 0) return 0;
+/* The resident free blocks a heap keeps of purging class cls (none with
+ * HSMALLOC_DECAY_MS=0; under high memory pressure the heap's maintenance empties the
+ * reserves: hsm_purge_reserves). */
+uint32_t hsm_purge_reserve_of(size_t cls) {
+  size_t bsize = hsm_class_size[cls];
+  if (!hsm_purge_class(cls) || hsm_options.decay_ms == 0) return 0;
   size_t blocks = (size_t)hsm_options.free_reserve / bsize;
   if (blocks < HSM_PURGE_RESERVE_MIN) blocks = HSM_PURGE_RESERVE_MIN;
   return blocks > UINT32_MAX ? UINT32_MAX : (uint32_t)blocks;

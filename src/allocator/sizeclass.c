@@ -110,7 +110,7 @@ void hsm_class_set_size(size_t cls, size_t size) {
     if (limit < hot_big) limit = hot_big;
   }
   hsm_cache_limit[cls] = (uint32_t)limit;
-  hsm_class_reserve[cls] = hsm_purge_reserve_of(size);
+  hsm_class_reserve[cls] = hsm_purge_reserve_of(cls);
   if (hsm_is_hot(cls) && size <= HSM_CLASS_TABLE_MAX) {
     hsm_class_lo8[cls] = (uint16_t)hsm_hot_first_step(size);
     hsm_class_hi8[cls] = (uint16_t)(size / 8);
