@@ -12,8 +12,9 @@ from hsm_linked import program_figures
 def test_a_superseded_fixed_class_gives_its_emptied_pages_back(build, native):
     """1,024 written arrays of 4,112 bytes in the fixed class of 4,608 while the window
     samples, then 64 in the hot class of 4,112 (exact usable size), then the 1,024 freed:
-    of the 1,171 OS pages they covered, 19 stay resident, those of the blocks the class's
-    thread cache keeps (the last 14 freed: 64 KiB of blocks). Before, all 1,171 stayed
+    of the 1,171 OS pages they covered, 19 stay resident: the class's current page (one
+    slice, kept as any class's is) and the blocks its thread cache keeps (64 KiB of
+    them, the last freed). Before, all 1,171 stayed
     resident until the segments' decay (8 s with room to spare)."""
     f = program_figures(build, native, "hot_big_pages.c", "fixed")
     assert f == {"fixed_pages": 1171, "fixed_resident": 19, "hot_exact": 64}
