@@ -68,6 +68,8 @@ static void install(hsm_heap_t *heap, int s) {
   heap->hot_count++;
   atomic_fetch_add_explicit(&hsm_hot_slots[s].heaps, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&hsm_hot_slots[s].promotions, 1, memory_order_relaxed);
+  if (hsm_class_size[cls] <= HSM_SMALL_MAX)
+    heap->hot_fixed_allocs[s] = HSM_READ(heap->stats.allocs[hsm_class_of(hsm_class_size[cls])]);
   if (hsm_class_size[cls] > HSM_CLASS_TABLE_MAX) { /* no 8-byte step: the big list */
     heap->hot_big_key[heap->hot_big_n] = (uint32_t)(hsm_class_size[cls] >> 4);
     heap->hot_big_cls[heap->hot_big_n++] = (uint8_t)cls;
@@ -228,6 +230,20 @@ void hsm_hot_heap_start(hsm_heap_t *heap) {
 void hsm_hot_maintenance(hsm_heap_t *heap, uint64_t now) {
   if (!hsm_options.hot_detect || heap->sample_left != 0 || hsm_options.hot_resample_ms < 0) return;
   if (now - heap->sampled_ms >= (uint64_t)hsm_options.hot_resample_ms) window_open(heap, now);
+}
+
+/* Whether fixed class cls is one a hot class installed here took over (it served the
+ * hot class's size before) and has allocated nothing since: its blocks are the
+ * program's first ones of that size, made while the window sampled, and as they are
+ * freed its emptied pages will not be carved for them again (purge.c). */
+int hsm_hot_superseded(const hsm_heap_t *heap, size_t cls) {
+  for (int s = 0; s < HSM_HOT_SLOTS; s++) {
+    size_t size = hsm_hot_slots[s].size;
+    if (heap->hot_on[s] && size <= HSM_SMALL_MAX && hsm_class_of(size) == cls &&
+        HSM_READ(heap->stats.allocs[cls]) == heap->hot_fixed_allocs[s])
+      return 1;
+  }
+  return 0;
 }
 
 /* ---- postponed free ---- */

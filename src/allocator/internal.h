@@ -229,8 +229,8 @@ HSM_HIDDEN void hsm_page_return_run(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_
                                     hsm_block_t *tail, uint32_t n);
 HSM_HIDDEN void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg);
 /* ---- free blocks of the big classes given back beyond a reserve (purge.c) ---- */
-HSM_HIDDEN int hsm_purge_class(size_t bsize); /* a page of this block size purges */
-HSM_HIDDEN uint32_t hsm_purge_reserve_of(size_t bsize);
+HSM_HIDDEN int hsm_purge_class(size_t cls); /* a page of this class purges */
+HSM_HIDDEN uint32_t hsm_purge_reserve_of(size_t cls);
 HSM_HIDDEN void hsm_purge_reserves(hsm_heap_t *heap);
 /* per class: the resident free blocks a heap keeps (sizeclass.c sets it with the class's
  * size) */
@@ -277,6 +277,7 @@ HSM_HIDDEN void hsm_hot_maintenance(hsm_heap_t *heap, uint64_t now);
 HSM_HIDDEN int hsm_hot_keep(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN hsm_page_t *hsm_hot_take_kept(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN size_t hsm_hot_release_kept(hsm_heap_t *heap);
+HSM_HIDDEN int hsm_hot_superseded(const hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_hot_lock(void);
 HSM_HIDDEN void hsm_hot_unlock(void);
 typedef struct {

@@ -79,7 +79,7 @@ static hsm_page_t *page_new(hsm_heap_t *heap, size_t cls) {
   pg->limit = 0;
   pg->reserved = (uint32_t)(((size_t)pg->slice_count * HSM_SLICE_SIZE) / pg->block_size);
   __atomic_store_n(&pg->free_limit, 0, __ATOMIC_RELAXED); /* nothing carved yet */
-  pg->purging = (uint8_t)hsm_purge_class(pg->block_size);
+  pg->purging = (uint8_t)hsm_purge_class(cls);
   if (HSM_UNLIKELY(hsm_secure)) hsm_secure_page_init(heap, pg);
   return pg;
 }
@@ -93,11 +93,9 @@ void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg) {
 }
 
 static void page_free(hsm_heap_t *heap, hsm_page_t *pg) {
-  if (pg->purging) {
-    hsm_purge_leave(heap, pg);
-    hsm_purge_page_gone(heap, pg);
-  }
+  if (pg->purging) hsm_purge_leave(heap, pg);
   if (!pg->flags.f.is_large) {
+    hsm_purge_page_gone(heap, pg);
     hsm_page_queue_t *q = pg->used & HSM_USED_FULL ? &heap->full : &heap->queue[pg->class_id];
     hsm_queue_remove(q, pg);
     if (heap->direct[pg->class_id] == pg) hsm_page_set_direct(heap, pg->class_id);

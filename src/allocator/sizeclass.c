@@ -81,11 +81,13 @@ unsigned hsm_hot_first_step(size_t class_size) {
  * table steps, hsm_hot_first_step(size) .. size / 8. */
 /* A hot class holds most of a program's blocks: its page is the run of slices that
  * wastes the smallest share: 1 to 4 slices for blocks up to 4 KiB (2064-byte blocks
- * waste 2.4% of one slice, 0.27% of three), up to 16 above with at least two blocks
- * (65552-byte blocks: 15 in 16 slices, 6.2%; 262144: 2 in 8, nothing); the tail a page
- * never carves is never touched. */
+ * waste 2.4% of one slice, 0.27% of three), up to 15 above with at least two blocks
+ * (65552-byte blocks: 14 in 15 slices, 6.6%; 262144: 2 in 8, nothing): two such pages
+ * share a segment's 31 slices, where a 16-slice page had a segment, and its header's
+ * resident pages, to itself (ghost-cells: 131 segments, 76 now). The tail a page never
+ * carves is never touched. */
 static uint8_t hot_slices_of(size_t bsize) {
-  size_t best = 0, most = bsize > HSM_CLASS_TABLE_MAX ? 16 : 4;
+  size_t best = 0, most = bsize > HSM_CLASS_TABLE_MAX ? 15 : 4;
   for (size_t n = 1; n <= most; n++) {
     size_t bytes = n * HSM_SLICE_SIZE;
     if (bytes / bsize < (bsize > HSM_CLASS_TABLE_MAX ? 2u : 1u)) continue;
@@ -110,7 +112,7 @@ void hsm_class_set_size(size_t cls, size_t size) {
     if (limit < hot_big) limit = hot_big;
   }
   hsm_cache_limit[cls] = (uint32_t)limit;
-  hsm_class_reserve[cls] = hsm_purge_reserve_of(size);
+  hsm_class_reserve[cls] = hsm_purge_reserve_of(cls);
   if (hsm_is_hot(cls) && size <= HSM_CLASS_TABLE_MAX) {
     hsm_class_lo8[cls] = (uint16_t)hsm_hot_first_step(size);
     hsm_class_hi8[cls] = (uint16_t)(size / 8);

@@ -273,11 +273,14 @@ struct hsm_heap_s {
   uint32_t hot_big_key[HSM_HOT_PER_HEAP];
   uint8_t hot_big_cls[HSM_HOT_PER_HEAP];
   uint32_t hot_big_n;
-  uint64_t sampled_ms;                  /* when the last window began */
-  uint8_t hot_on[HSM_HOT_SLOTS];        /* slot installed in this heap */
-  uint8_t hot_pinned[HSM_HOT_SLOTS];    /* named by HSMALLOC_HOT_SIZES: never retired */
-  uint8_t hot_cold[HSM_HOT_SLOTS];      /* consecutive windows below half the share */
-  uint32_t hot_count;                   /* slots installed */
+  uint64_t sampled_ms;               /* when the last window began */
+  uint8_t hot_on[HSM_HOT_SLOTS];     /* slot installed in this heap */
+  uint8_t hot_pinned[HSM_HOT_SLOTS]; /* named by HSMALLOC_HOT_SIZES: never retired */
+  uint8_t hot_cold[HSM_HOT_SLOTS];   /* consecutive windows below half the share */
+  uint32_t hot_count;                /* slots installed */
+  /* allocations of the fixed class that served slot s's size, when s was installed here
+   * (hot.c, hsm_hot_superseded) */
+  uint64_t hot_fixed_allocs[HSM_HOT_SLOTS];
   hsm_page_queue_t kept[HSM_HOT_SLOTS]; /* empty pages held by postponed free */
   size_t kept_bytes[HSM_HOT_SLOTS];
   struct hsmalloc_chain *chain; /* the thread's default chain (hsmalloc_chain_set_default) */
