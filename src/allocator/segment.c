@@ -122,12 +122,8 @@ static hsm_segment_t *segment_acquire(hsm_heap_t *heap, unsigned slices, unsigne
     if (e.offset_bytes) hsm_offset_refault(e.offset_bytes);
     /* the pages' metadata stays: a page not in use is rejected by free as it stands, and
      * its class tells hsm_segment_page_alloc_class which class carved the slice */
-    if (e.header) { /* all but `resident`, up to the header slice's page */
-      memset(seg, 0, offsetof(hsm_segment_t, resident));
-      memset(seg->slice_page, 0, (size_t)((uint8_t *)&seg->pages[1] - (uint8_t *)seg->slice_page));
-    } else {
-      hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
-    }
+    if (e.header) memset(seg, 0, offsetof(hsm_segment_t, pages) + sizeof seg->pages[0]);
+    else hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, HEADER_BYTES);
     committed += (int64_t)hsm_popcount(e.touched) * (int64_t)HSM_SLICE_SIZE;
     if (node >= 0)
       atomic_fetch_add_explicit(

@@ -98,13 +98,12 @@ typedef struct hsm_segment_s {
   int32_t numa_node;   /* node its memory is placed on (numa.c), -1: left to the kernel */
   uint32_t numa_bound; /* a placement was requested with mbind */
   struct hsm_segment_s *next, *prev;
-  /* of a touched slice: its 4 KiB pages from the start that its pages carved (may be
-   * resident), 0-16; a large page's slices count whole. A cached segment's header reset
-   * keeps it (segment.c). Before the pages, so that a segment whose last slices were never
-   * used writes one page of 4 KiB of its header: pages[29..31] are on the second. */
-  uint8_t resident[HSM_SLICES];
   hsm_page_t *slice_page[HSM_SLICES]; /* slice -> its page (one load on free) */
   hsm_page_t pages[HSM_SLICES];       /* indexed by first slice */
+  /* of a touched slice: its 4 KiB pages from the start that its pages carved (may be
+   * resident), 0-16; a large page's slices count whole. After `pages`, so that a cached
+   * segment's header reset keeps it. */
+  uint8_t resident[HSM_SLICES];
 } hsm_segment_t;
 
 typedef struct hsm_huge_s { /* header of a huge block's own mapping */

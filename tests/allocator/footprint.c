@@ -24,10 +24,8 @@
  * block each: its writable data (the read-write mapping of libhsmalloc.so) and its heap objects (the 1 MiB anonymous
  * mapping they are carved from) and its .bss past the file's end (the anonymous
  * mapping that follows the read-write one), in KiB of /proc/self/smaps' Rss. Prints
- * "data_kib D heap_kib H merged_kib M bss_kib B header_kib S" (M: the size of a
- * neighbouring mapping the kernel merged into the heap objects' one, its pages counted in
- * H; S: the written KiB of the header slice of the segment holding the main thread's
- * first block, taken after that block's allocation).
+ * "data_kib D heap_kib H merged_kib M bss_kib B" (M: the size of a neighbouring mapping
+ * the kernel merged into the heap objects' one, its pages counted in H).
  *
  * stack: a thread on a stack of fresh zero pages (mmap'd here) goes through
  * allocation slow paths of several sizes, every one of which reads the memory
@@ -197,31 +195,13 @@ static void *start_thread(void *arg) {
   return arg;
 }
 
-/* KiB of [lo, lo + bytes) written by this process (/proc/self/pagemap: present and
- * mapped only here; a page that was only read maps the shared zero page, which is
- * neither exclusive nor counted in smaps' Rss). */
-static long written_kib(uintptr_t lo, size_t bytes) {
-  FILE *f = fopen("/proc/self/pagemap", "rb");
-  CHECK(f != NULL, "/proc/self/pagemap");
-  long kib = 0;
-  for (uintptr_t a = lo; a < lo + bytes; a += 4096) {
-    uint64_t e = 0;
-    CHECK(fseek(f, (long)(a / 4096 * 8), SEEK_SET) == 0 && fread(&e, 8, 1, f) == 1, "pagemap");
-    if ((e >> 63 & 1) && (e >> 56 & 1)) kib += 4;
-  }
-  fclose(f);
-  return kib;
-}
-
 /* From /proc/self/smaps (its Rss counts no page that was only read: those map the
  * shared zero page), in KiB: libhsmalloc's read-write file mapping, and the anonymous
  * mapping of the heap objects (HEAP_POOL bytes; the kernel may merge a neighbouring
- * anonymous mapping of a few pages into it); and the written KiB of the header slice of
- * the main thread's block's segment. */
+ * anonymous mapping of a few pages into it). */
 static void start(void) {
   void *p = malloc(16);
   CHECK(p != NULL, "malloc(16)");
-  long header_kib = written_kib((uintptr_t)p & ~(SEGMENT - 1), SLICE);
   pthread_t t;
   CHECK(pthread_create(&t, NULL, start_thread, NULL) == 0, "pthread_create");
   CHECK(pthread_join(t, NULL) == 0, "pthread_join");
@@ -255,8 +235,8 @@ static void start(void) {
   CHECK(data_kib >= 0, "no read-write mapping of libhsmalloc.so");
   CHECK(heap_kib >= 0, "no anonymous mapping of 1 MiB");
   CHECK(bss_kib >= 0, "no anonymous mapping after libhsmalloc.so's read-write one");
-  printf("data_kib %ld heap_kib %ld merged_kib %ld bss_kib %ld header_kib %ld\n", data_kib,
-         heap_kib, merged_kib, bss_kib, header_kib);
+  printf("data_kib %ld heap_kib %ld merged_kib %ld bss_kib %ld\n", data_kib, heap_kib, merged_kib,
+         bss_kib);
 }
 
 #define STACK_BYTES ((size_t)256 << 10)
