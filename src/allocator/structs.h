@@ -152,11 +152,11 @@ _Static_assert(HSM_CLASSES <= UINT8_MAX, "fast_class holds a class in a byte");
 typedef struct {
   hsm_counter_t alloc_bytes[HSM_BINS]; /* usable bytes, large and huge bins only */
   hsm_counter_t free_bytes[HSM_BINS];
-  hsm_counter_t remote_frees;  /* blocks freed to another heap */
-  hsm_counter_t remote_pushes; /* batches pushed (atomic operations) */
-  hsm_counter_t drains;        /* non-empty remote queue drains */
-  hsm_counter_t drained;       /* blocks received through the queue */
-  hsm_counter_t foreign_frees; /* pointers handed back to glibc */
+  hsm_counter_t remote_frees;              /* blocks freed to another heap */
+  hsm_counter_t remote_pushes;             /* batches pushed (atomic operations) */
+  hsm_counter_t drains;                    /* non-empty remote queue drains */
+  hsm_counter_t drained;                   /* blocks received through the queue */
+  hsm_counter_t foreign_frees;             /* pointers handed back to glibc */
   /* the allocator spy's per-heap figures (stats.c): what the heap holds, kept by
    * segment.c on its slow paths, and the bytes of the remote queue */
   hsm_counter_t segments;      /* segments owned now */
@@ -225,7 +225,7 @@ struct hsm_heap_s {
   hsm_page_t *direct[HSM_CLASSES]; /* current page per class, never NULL */
   uint8_t class8[HSM_TABLE8];      /* by (size + 7) / 8: the class serving it here */
   hsm_segment_t *segments;         /* segments with free slices */
-  uint32_t rbatch_live;            /* bit i: rbatch[i] holds blocks (a flush visits only those) */
+  uint32_t rbatch_live; /* bit i: rbatch[i] holds blocks (a flush visits only those) */
   uint32_t slow_until_decay;
   /* allocation slow paths so far, and the classes from HSM_IDLE_CLASS_FIRST whose empty
    * current page is kept (bit i: class HSM_IDLE_CLASS_FIRST + i) since slow path
