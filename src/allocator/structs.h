@@ -147,11 +147,14 @@ typedef struct {
 #define HSM_TABLE8    (HSM_CLASS_TABLE_MAX / 8 + 1) /* 8-byte size steps of the tables */
 _Static_assert(HSM_CLASSES <= UINT8_MAX, "fast_class holds a class in a byte");
 
-/* The byte counts first: only their last entries (the large and huge bins) are written,
- * beside the heads of the arrays by class that follow (the heap's layout, below). */
 typedef struct {
+  hsm_counter_t allocs[HSM_BINS];
+  hsm_counter_t requested[HSM_BINS]; /* requested bytes */
+  hsm_counter_t slow[HSM_BINS];      /* allocations that missed the fast path */
+  hsm_counter_t frees[HSM_BINS];
   hsm_counter_t alloc_bytes[HSM_BINS]; /* usable bytes, large and huge bins only */
   hsm_counter_t free_bytes[HSM_BINS];
+  hsm_counter_t kept_pages[HSM_HOT_SLOTS]; /* empty pages held by postponed free now */
   hsm_counter_t remote_frees;              /* blocks freed to another heap */
   hsm_counter_t remote_pushes;             /* batches pushed (atomic operations) */
   hsm_counter_t drains;                    /* non-empty remote queue drains */
@@ -166,11 +169,6 @@ typedef struct {
   hsm_counter_t drained_bytes; /* bytes of the blocks received through the remote queue */
   hsm_counter_t transfer_out;  /* blocks its cache put into the transfer cache */
   hsm_counter_t transfer_in;   /* blocks its cache took from the transfer cache */
-  hsm_counter_t allocs[HSM_BINS];
-  hsm_counter_t requested[HSM_BINS]; /* requested bytes */
-  hsm_counter_t slow[HSM_BINS];      /* allocations that missed the fast path */
-  hsm_counter_t frees[HSM_BINS];
-  hsm_counter_t kept_pages[HSM_HOT_SLOTS]; /* empty pages held by postponed free now */
 } hsm_heap_stats_t;
 
 enum { HSM_HEAP_OWNED = 1, HSM_HEAP_ABANDONED = 2 };
@@ -192,17 +190,6 @@ typedef struct {
   int packed;
 } hsm_module_memo_t;
 
-/* The heap's fields are laid out by who writes them, so that a small program's heap is
- * few pages of 4 KiB: a page is resident once anything on it is written, and a heap is
- * 45 KiB. First the line other threads write; then the tables written whole at the
- * heap's start (malloc's look-ups: 7 KiB), the owner's single fields and the small
- * per-class arrays; then the arrays by class, whose small classes (what most programs
- * use) come first in each, so that their used heads sit on a few pages: the statistics
- * (their byte counts, kept for the large and huge bins at the arrays' ends, first) and
- * the caches (the call-site lanes' classes last: 6 KiB only C++ programs write); last
- * what only some programs write: the remote batches (a thread's frees of other threads'
- * blocks), the hot-size window's big sizes and the pages postponed free keeps, then the
- * call sites of operator new. */
 struct hsm_heap_s {
   /* -- the line other threads touch: their pushes, and the id they hash -- */
   _Atomic(hsm_block_t *) remote; /* other threads' frees, LIFO of batches */
@@ -224,66 +211,6 @@ struct hsm_heap_s {
   uint8_t fast_class[HSM_CLASS_TABLE_MAX + 1];
   hsm_page_t *direct[HSM_CLASSES]; /* current page per class, never NULL */
   uint8_t class8[HSM_TABLE8];      /* by (size + 7) / 8: the class serving it here */
-  hsm_segment_t *segments;         /* segments with free slices */
-  uint32_t rbatch_live; /* bit i: rbatch[i] holds blocks (a flush visits only those) */
-  uint32_t slow_until_decay;
-  /* allocation slow paths so far, and the classes from HSM_IDLE_CLASS_FIRST whose empty
-   * current page is kept (bit i: class HSM_IDLE_CLASS_FIRST + i) since slow path
-   * idle_since[i] (page.c, hsm_heap_expire_idle) */
-  uint32_t slow_seq;
-  uint32_t idle_pages;
-  /* slow paths left in which the thread that took this heap may swap it for an abandoned
-   * heap holding more bytes of pages (heap.c, hsm_heap_absorb) */
-  uint32_t absorb_left;
-  uint32_t absorb_seen; /* heap.c's count of abandonments at its last look */
-  int state;
-  hsm_heap_t *all_next; /* every heap ever made (never freed) */
-  hsm_heap_t *abandoned_next;
-  struct hsmalloc_chain *chain; /* the thread's default chain (hsmalloc_chain_set_default) */
-  uint64_t rng;                 /* secure mode: page keys and the order of fresh blocks (check.c) */
-  /* hot sizes (hot.c) */
-  uint32_t sample_left;  /* allocations left in the window, 0: none */
-  uint32_t sample_total; /* allocations seen in the window */
-  uint32_t sample_big_n; /* sizes in sample_big */
-  /* the big hot classes installed (above HSM_CLASS_TABLE_MAX: no 8-byte step to slot
-   * them into): each serves the 16-byte step its block size ends; the key is the block
-   * size / 16 (malloc's route for them, alloc.c: one compare a class) */
-  uint32_t hot_big_n;
-  uint32_t hot_big_key[HSM_HOT_PER_HEAP];
-  uint8_t hot_big_cls[HSM_HOT_PER_HEAP];
-  uint64_t sampled_ms;               /* when the last window began */
-  uint8_t hot_on[HSM_HOT_SLOTS];     /* slot installed in this heap */
-  uint8_t hot_pinned[HSM_HOT_SLOTS]; /* named by HSMALLOC_HOT_SIZES: never retired */
-  uint8_t hot_cold[HSM_HOT_SLOTS];   /* consecutive windows below half the share */
-  uint32_t hot_count;                /* slots installed */
-  uint8_t site_lanes; /* operator new's call-site lanes on (site.c; the sites are below) */
-  hsm_module_memo_t site_module; /* the module of the last site learned (module.c) */
-  hsm_page_queue_t full;         /* pages with nothing to give */
-  uint32_t idle_since[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
-  /* the same classes' allocations at the last sweep of their caches (cache.c) */
-  uint64_t idle_allocs[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
-  /* the fixed classes up to 8 KiB: their allocations as seen at the heap's last fresh
-   * page of one of them, and the allocations of them all when each was last seen to
-   * move (cache.c, hsm_cache_release_unused) */
-  uint64_t fresh_allocs[HSM_IDLE_CLASS_FIRST];
-  uint64_t fresh_total[HSM_IDLE_CLASS_FIRST];
-  hsm_page_queue_t queue[HSM_CLASSES]; /* pages with (possibly) free blocks */
-  /* per class of purging pages: free blocks on its pages' lists that are resident (the
-   * reserve in use: purge.c) */
-  uint32_t resident_free[HSM_CLASSES];
-  uint16_t sample_count[HSM_CLASS_TABLE_MAX / 8 + 1]; /* by 8-byte step: size rounded to 8, / 8 */
-  hsm_heap_stats_t stats;
-  /* the thread's cache per class (remote.c): every block of the class this thread frees,
-   * whichever heap owns it, and what it refilled from its pages; malloc pops from it.
-   * Pseudo-pages: `free` is the list, `used` its room (frees it takes before a flush),
-   * `reserved` its bound (the quarter or the whole of hsm_cache_limit[cls]) */
-  hsm_page_t cache[HSM_CLASSES];
-  hsm_rbatch_t rbatch[HSM_RBATCH_SLOTS];
-  /* the window's sizes above HSM_CLASS_TABLE_MAX: rounded to 16, and their counts */
-  uint32_t sample_big[HSM_HOT_BIG_SAMPLES];
-  uint16_t sample_big_count[HSM_HOT_BIG_SAMPLES];
-  hsm_page_queue_t kept[HSM_HOT_SLOTS]; /* empty pages held by postponed free */
-  size_t kept_bytes[HSM_HOT_SLOTS];
   /* call-site lanes (site.c): per remembered call site, operator new's fast path: the
    * size last asked for there (HSM_SITE_MALLOC or HSM_SITE_PLAIN: lane 0, malloc's path;
    * HSM_SITE_NONE: lanes off) and
@@ -295,6 +222,66 @@ struct hsm_heap_s {
   /* 0: the site's module was built by GCC only, new may be packed; HSM_SITE_ROW: 16 */
   uint8_t site_row[HSM_SITE_SLOTS];
   uint8_t site_next[HSM_SITE_LANE_CLASSES]; /* per fixed class: the lane the next site gets */
+  uint8_t site_lanes;
+  hsm_module_memo_t site_module;       /* the module of the last site learned (module.c) */
+  hsm_page_queue_t queue[HSM_CLASSES]; /* pages with (possibly) free blocks */
+  hsm_page_queue_t full;               /* pages with nothing to give */
+  /* the thread's cache per class (remote.c): every block of the class this thread frees,
+   * whichever heap owns it, and what it refilled from its pages; malloc pops from it.
+   * Pseudo-pages: `free` is the list, `used` its room (frees it takes before a flush),
+   * `reserved` its bound (the quarter or the whole of hsm_cache_limit[cls]) */
+  hsm_page_t cache[HSM_CLASSES];
+  hsm_segment_t *segments; /* segments with free slices */
+  hsm_rbatch_t rbatch[HSM_RBATCH_SLOTS];
+  uint32_t rbatch_live; /* bit i: rbatch[i] holds blocks (a flush visits only those) */
+  uint32_t slow_until_decay;
+  /* allocation slow paths so far, and the classes from HSM_IDLE_CLASS_FIRST whose empty
+   * current page is kept (bit i: class HSM_IDLE_CLASS_FIRST + i) since slow path
+   * idle_since[i] (page.c, hsm_heap_expire_idle) */
+  uint32_t slow_seq;
+  uint32_t idle_pages;
+  /* slow paths left in which the thread that took this heap may swap it for an abandoned
+   * heap holding more bytes of pages (heap.c, hsm_heap_absorb) */
+  uint32_t absorb_left;
+  uint32_t absorb_seen; /* heap.c's count of abandonments at its last look */
+  uint32_t idle_since[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
+  /* per class of purging pages: free blocks on its pages' lists that are resident (the
+   * reserve in use: purge.c) */
+  uint32_t resident_free[HSM_CLASSES];
+  /* the same classes' allocations at the last sweep of their caches (cache.c) */
+  uint64_t idle_allocs[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
+  /* the fixed classes up to 8 KiB: their allocations as seen at the heap's last fresh
+   * page of one of them, and the allocations of them all when each was last seen to
+   * move (cache.c, hsm_cache_release_unused) */
+  uint64_t fresh_allocs[HSM_IDLE_CLASS_FIRST];
+  uint64_t fresh_total[HSM_IDLE_CLASS_FIRST];
+  int state;
+  hsm_heap_t *all_next; /* every heap ever made (never freed) */
+  hsm_heap_t *abandoned_next;
+  /* hot sizes (hot.c) */
+  uint32_t sample_left;                               /* allocations left in the window, 0: none */
+  uint32_t sample_total;                              /* allocations seen in the window */
+  uint16_t sample_count[HSM_CLASS_TABLE_MAX / 8 + 1]; /* by 8-byte step: size rounded to 8, / 8 */
+  /* the window's sizes above HSM_CLASS_TABLE_MAX: rounded to 16, and their counts */
+  uint32_t sample_big[HSM_HOT_BIG_SAMPLES];
+  uint16_t sample_big_count[HSM_HOT_BIG_SAMPLES];
+  uint32_t sample_big_n;
+  /* the big hot classes installed (above HSM_CLASS_TABLE_MAX: no 8-byte step to slot
+   * them into): each serves the 16-byte step its block size ends; the key is the block
+   * size / 16 (malloc's route for them, alloc.c: one compare a class) */
+  uint32_t hot_big_key[HSM_HOT_PER_HEAP];
+  uint8_t hot_big_cls[HSM_HOT_PER_HEAP];
+  uint32_t hot_big_n;
+  uint64_t sampled_ms;                  /* when the last window began */
+  uint8_t hot_on[HSM_HOT_SLOTS];        /* slot installed in this heap */
+  uint8_t hot_pinned[HSM_HOT_SLOTS];    /* named by HSMALLOC_HOT_SIZES: never retired */
+  uint8_t hot_cold[HSM_HOT_SLOTS];      /* consecutive windows below half the share */
+  uint32_t hot_count;                   /* slots installed */
+  hsm_page_queue_t kept[HSM_HOT_SLOTS]; /* empty pages held by postponed free */
+  size_t kept_bytes[HSM_HOT_SLOTS];
+  struct hsmalloc_chain *chain; /* the thread's default chain (hsmalloc_chain_set_default) */
+  uint64_t rng;                 /* secure mode: page keys and the order of fresh blocks (check.c) */
+  hsm_heap_stats_t stats;
 };
 
 /* ---- global state (os.c, options.c, heap.c) ---- */

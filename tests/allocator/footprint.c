@@ -24,8 +24,7 @@
  * block each: its writable data (the read-write mapping of libhsmalloc.so) and its heap objects (the 1 MiB anonymous
  * mapping they are carved from) and its .bss past the file's end (the anonymous
  * mapping that follows the read-write one), in KiB of /proc/self/smaps' Rss. Prints
- * "data_kib D heap_kib H merged_kib M bss_kib B" (M: the size of a neighbouring mapping
- * the kernel merged into the heap objects' one, its pages counted in H).
+ * "data_kib D heap_kib H bss_kib B".
  *
  * stack: a thread on a stack of fresh zero pages (mmap'd here) goes through
  * allocation slow paths of several sizes, every one of which reads the memory
@@ -209,7 +208,7 @@ static void start(void) {
   FILE *f = fopen("/proc/self/smaps", "r");
   CHECK(f != NULL, "/proc/self/smaps");
   char line[512], perms[8], path[256];
-  long data_kib = -1, heap_kib = -1, bss_kib = -1, merged_kib = 0, *want = NULL;
+  long data_kib = -1, heap_kib = -1, bss_kib = -1, *want = NULL;
   unsigned long data_end = 0;
   while (fgets(line, sizeof line, f)) {
     unsigned long lo, hi;
@@ -222,10 +221,8 @@ static void start(void) {
         data_end = hi;
       }
       if (rw && path[0] == 0 && lo == data_end) want = &bss_kib; /* .bss past the file's end */
-      if (rw && path[0] == 0 && hi - lo >= HEAP_POOL && hi - lo < HEAP_POOL + SLICE) {
+      if (rw && path[0] == 0 && hi - lo >= HEAP_POOL && hi - lo < HEAP_POOL + SLICE)
         want = &heap_kib;
-        merged_kib = (long)((hi - lo - HEAP_POOL) >> 10);
-      }
       if (want != NULL) CHECK(*want < 0, "two mappings taken for one: %s", line);
     } else if (want != NULL && strncmp(line, "Rss:", 4) == 0) {
       *want = strtol(line + 4, NULL, 10);
@@ -235,8 +232,7 @@ static void start(void) {
   CHECK(data_kib >= 0, "no read-write mapping of libhsmalloc.so");
   CHECK(heap_kib >= 0, "no anonymous mapping of 1 MiB");
   CHECK(bss_kib >= 0, "no anonymous mapping after libhsmalloc.so's read-write one");
-  printf("data_kib %ld heap_kib %ld merged_kib %ld bss_kib %ld\n", data_kib, heap_kib, merged_kib,
-         bss_kib);
+  printf("data_kib %ld heap_kib %ld bss_kib %ld\n", data_kib, heap_kib, bss_kib);
 }
 
 #define STACK_BYTES ((size_t)256 << 10)

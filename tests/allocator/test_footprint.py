@@ -39,16 +39,14 @@ def test_the_library_starts_small(build, native):
     """Two threads that allocated a block each: libhsmalloc's read-write data is one page
     of 4 KiB (the heap of a thread that has none yet is all zeros, in .bss; on main it
     held pointers to the empty page, relocated at load: 48 KiB of .data resident), and
-    its heap objects hold 52 KiB resident: two heaps of 45 KiB, each writing its start's
-    tables (7 KiB) and a few entries of its arrays by class, which the layout puts on as
-    few pages as it can (structs.h: the single fields and small arrays beside the
-    tables, the statistics' byte counts, written for the large and huge bins only, ahead
-    of the counts by class; the caches after them; the call sites last). Before, 60:
-    the small arrays, the single fields, the remote batches and the postponed pages
-    sat after the 20 KiB of caches, the statistics' per-class heads on three pages.
-    (88 KiB when every cache was set up at the heap's start.) The kernel may merge a
-    neighbouring anonymous mapping of 12 KiB, 8 of them resident, into the heap
-    objects' one: 60 then (before: 68). Its .bss past the file's end: 12 KiB
+    its heap objects hold 64 KiB resident: two heaps of 44 KiB, 32 of each written (the
+    caches of the classes a thread never used stay untouched; 88 KiB when every cache
+    was set up at the heap's start). The kernel may merge a neighbouring anonymous
+    mapping of a few pages into the heap objects' (main: 88 or 96 KiB, this: 64 or 72),
+    hence a bound below main's least. Where the second heap starts against a page
+    boundary moves its written part by a page: 60 or 68 since the heap grew a field
+    (its swap budget, heap.c), 56 or 64 since it grew 1 KiB more (the small classes'
+    allocations seen at its fresh pages, cache.c). Its .bss past the file's end: 12 KiB
     resident, the small variables on two pages and the registry's page of the
     segments' addresses; before, 28: the registry, the free-block transfer's table, the
     options' file buffer and the module ranges sat between them, the variables every
@@ -56,7 +54,7 @@ def test_the_library_starts_small(build, native):
     after .bss)."""
     f = program_figures(build, native, "footprint.c", "start")
     assert f["data_kib"] == 4
-    assert (f["heap_kib"], f["merged_kib"]) in ((52, 0), (60, 12))
+    assert 56 <= f["heap_kib"] <= 80
     assert f["bss_kib"] == 12
 
 
