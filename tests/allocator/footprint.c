@@ -43,8 +43,9 @@
  *
  * text: the main thread and a second one go through the stack mode's sizes (16 B to
  * 3 MiB), a calloc, a realloc, an aligned block and a free of the other's blocks; prints
- * "text_kib T clock_calls C": the resident KiB of libhsmalloc.so's code (smaps' Rss of
- * its r-xp mapping) and how many times the library called libc's clock_gettime (this
+ * "text_kib T rodata_kib R clock_calls C": the resident KiB of libhsmalloc.so's code
+ * (smaps' Rss of its r-xp mapping) and of its read-only data (the r--p mapping that
+ * follows the code: .rodata, .eh_frame), and how many times the library called libc's clock_gettime (this
  * program defines clock_gettime, so the library's calls bind to it: it counts them and
  * reads the clock by the system call). */
 #include <pthread.h>
@@ -345,18 +346,26 @@ static void text(void) {
   FILE *f = fopen("/proc/self/smaps", "r");
   CHECK(f != NULL, "/proc/self/smaps");
   char line[512];
-  long text_kib = -1, want = 0;
+  long text_kib = -1, rodata_kib = -1, *want = NULL;
+  unsigned long text_end = 0;
   while (fgets(line, sizeof line, f)) {
     unsigned long lo, hi;
     char perms[8];
-    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3)
-      want = strcmp(perms, "r-xp") == 0 && strstr(line, "libhsmalloc.so") != NULL;
-    else if (want && strncmp(line, "Rss:", 4) == 0)
-      text_kib = strtol(line + 4, NULL, 10);
+    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3) {
+      int lib = strstr(line, "libhsmalloc.so") != NULL;
+      want = NULL;
+      if (lib && strcmp(perms, "r-xp") == 0) {
+        want = &text_kib;
+        text_end = hi;
+      }
+      if (lib && strcmp(perms, "r--p") == 0 && lo == text_end) want = &rodata_kib;
+    } else if (want != NULL && strncmp(line, "Rss:", 4) == 0) {
+      *want = strtol(line + 4, NULL, 10);
+    }
   }
   fclose(f);
-  CHECK(text_kib >= 0, "no r-xp mapping of libhsmalloc.so");
-  printf("text_kib %ld clock_calls %ld\n", text_kib, clock_calls);
+  CHECK(text_kib >= 0 && rodata_kib >= 0, "no r-xp or read-only data mapping of libhsmalloc.so");
+  printf("text_kib %ld rodata_kib %ld clock_calls %ld\n", text_kib, rodata_kib, clock_calls);
 }
 
 int main(int argc, char **argv) {

@@ -84,7 +84,8 @@ def test_a_thread_s_stack_pays_one_page_for_the_allocator(build, native):
     assert 0 < f["depth"] < 4096
 
 
-def test_the_library_s_code_maps_one_window_and_reads_the_clock_through_the_vdso(build, native):
+def test_the_library_s_code_maps_one_window_its_read_only_data_none_and_reads_the_clock_through_the_vdso(
+        build, native):
     """Two threads go through sizes from 16 bytes to 3 MiB, calloc, realloc, an aligned
     block, frees of each other's blocks and a memory-pressure reading at every slow path:
     64 KiB of libhsmalloc's code resident, and libc's clock_gettime never called (the
@@ -97,7 +98,15 @@ def test_the_library_s_code_maps_one_window_and_reads_the_clock_through_the_vdso
     KiB (the whole text: the trace's start, the SIGUSR2 check, the atfork stub, popcount
     and _fini were in the last window) and 28 calls of libc's clock_gettime, whose page
     of libc, with the 64 KiB around it, a program that never reads the clock leaves
-    unmapped."""
+    unmapped. The read-only data that code reads (option names, messages, constants) is
+    linked into the text before the code, so the read-only segment (.rodata of the
+    optional code, and .eh_frame, read by an unwinder only) stays unmapped: 0 KiB. Before,
+    28 KiB: any read of .rodata mapped the whole segment (it is smaller than a window).
+    The kernel maps a page-cache folio that straddles the window's end whole, and the
+    folios follow how the file was written: the same library gives 64 KiB as copied by
+    cp and 68 as the linker wrote it; hence the code's bound of 64 plus a folio of up to
+    8 KiB (the second window is 36 KiB)."""
     f = program_figures(build, native, "footprint.c", "text",
                         env={"HSMALLOC_PRESSURE_CHECK_MS": "0"})
-    assert f == {"text_kib": 64, "clock_calls": 0}
+    assert 64 <= f.pop("text_kib") <= 72
+    assert f == {"rodata_kib": 0, "clock_calls": 0}
