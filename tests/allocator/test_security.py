@@ -114,10 +114,11 @@ def probes(build):
     return build(ALLOC + "security_probes.c", "-pthread", name="security_probes")
 
 
-def run_probe(exe, native, name, secure):
+def run_probe(exe, native, name, secure, timeout=60):
     env = dict(os.environ, LD_PRELOAD=str(native / "lib" / "libhsmalloc.so"),
                HSMALLOC_SECURE="1" if secure else "0")
-    return subprocess.run([str(exe), name], capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run([str(exe), name], capture_output=True, text=True, env=env,
+                          timeout=timeout)
 
 
 def test_every_probe_has_an_expected_outcome(probes):
@@ -195,8 +196,18 @@ def test_the_unchecked_build_lacks_exactly_the_default_checks(probes, tmp_path):
     assert res.returncode == 0, res.stderr
     lib = tmp_path / "unchecked" / "native" / "lib"
     assert Path(res.stdout.strip()) == lib / "libhsmalloc.so"
-    for name in ("double-free-immediate", "double-free-remote", "interior-pointer"):
+    for name in ("double-free-immediate", "interior-pointer"):
         out = run_probe(probes, lib.parent, name, secure=False)
         assert (out.returncode, out.stdout.strip()) == (0, f"undetected {name}"), out.stderr
+    # the remote double free let through may put the block twice in the freeing thread's
+    # cache, a list that then loops on itself, and the thread's exit walks it for ever
+    # (gdb: hsm_cache_flush_all; every run from a shell here, none under pytest, once
+    # under load): a hang is let through too
+    try:
+        out = run_probe(probes, lib.parent, "double-free-remote", secure=False, timeout=10)
+        assert (out.returncode, out.stdout.strip()) == (0, "undetected double-free-remote"), \
+            out.stderr
+    except subprocess.TimeoutExpired:
+        pass
     out = run_probe(probes, lib.parent, "double-free-immediate", secure=True)
     assert out.returncode == -signal.SIGABRT and DOUBLE in out.stderr
