@@ -30,6 +30,7 @@ static hsm_heap_t *heaps_abandoned;
 static _Atomic int abandoned_count;
 static _Atomic uint32_t abandonments; /* ever: a swap looks again only after one */
 static uint32_t heaps_made;
+_Atomic int hsm_heaps_several; /* the process has made a second heap */
 static uint8_t *heap_pool; /* bump area for heap objects */
 static size_t heap_pool_left;
 
@@ -78,7 +79,10 @@ static hsm_heap_t *heap_new_locked(void) {
   hsm_fast_direct_refresh(heap);
   hsm_site_lanes_update(heap);
   heap->id = heaps_made++;
-  if (heap->id == 1) hsm_transfer_on = hsm_options.transfer; /* threads may hand batches over */
+  if (heap->id == 1) { /* threads may hand batches over; caches hold others' blocks */
+    hsm_transfer_on = hsm_options.transfer;
+    atomic_store_explicit(&hsm_heaps_several, 1, memory_order_relaxed);
+  }
   heap->all_next = heaps_all;
   heaps_all = heap;
   return heap;

@@ -219,6 +219,7 @@ HSM_HIDDEN void hsm_cache_release_unused(hsm_heap_t *heap, size_t cls);
  * holding more than their class's live blocks send the excess home (cache.c). */
 HSM_HIDDEN void hsm_cache_sweep_big(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_cache_trim(hsm_heap_t *heap);
+HSM_HIDDEN extern _Atomic int hsm_heaps_several; /* the process has made a second heap */
 static inline void hsm_heap_slow_tick(hsm_heap_t *heap, size_t cls) {
   if (HSM_UNLIKELY((++heap->slow_seq & (HSM_IDLE_PAGE_SLOW - 1)) == 0)) {
     hsm_cache_sweep_big(heap);
