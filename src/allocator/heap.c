@@ -30,9 +30,10 @@ static hsm_heap_t *heaps_abandoned;
 static _Atomic int abandoned_count;
 static _Atomic uint32_t abandonments; /* ever: a swap looks again only after one */
 static uint32_t heaps_made;
-_Atomic int hsm_heaps_several; /* the process has made a second heap */
 static uint8_t *heap_pool; /* bump area for heap objects */
 static size_t heap_pool_left;
+
+_Atomic int hsm_heaps_several; /* the process has made a second heap */
 
 void hsm_heaps_lock(void) { pthread_mutex_lock(&heaps_lock); }
 void hsm_heaps_unlock(void) { pthread_mutex_unlock(&heaps_lock); }
