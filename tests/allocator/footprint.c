@@ -199,6 +199,21 @@ static void sizes(void) {
   printf("resident %ld\n", exact_resident);
 }
 
+/* rounds of two blocks of 16,384 bytes allocated, written and freed: one slow path
+ * each, as the second block finds the class's cache of one block empty */
+static void slow_paths(int rounds) {
+  for (int r = 0; r < rounds; r++) {
+    void *p = malloc(16384), *q = malloc(16384);
+    CHECK(p != NULL && q != NULL, "malloc(16384)");
+    memset(p, 1, 16384);
+    memset(q, 1, 16384);
+    note_segment(p);
+    note_segment(q);
+    free(p);
+    free(q);
+  }
+}
+
 static void *bigleft_thread(void *arg) {
   (void)arg;
   void *big[3];
@@ -210,16 +225,7 @@ static void *bigleft_thread(void *arg) {
   }
   for (int i = 0; i < 3; i++)
     free(big[i]);
-  for (int r = 0; r < 40; r++) {
-    void *p = malloc(16384), *q = malloc(16384);
-    CHECK(p != NULL && q != NULL, "malloc(16384)");
-    memset(p, 1, 16384);
-    memset(q, 1, 16384);
-    note_segment(p);
-    note_segment(q);
-    free(p);
-    free(q);
-  }
+  slow_paths(40);
   void *last = malloc(12288);
   CHECK(last != NULL, "malloc(12288)");
   memset(last, 1, 12288);
@@ -249,16 +255,7 @@ static void trim(void) {
   }
   for (int i = TRIM_BLOCKS - TRIM_LIVE; i-- > 0;)
     free(small[i]);
-  for (int r = 0; r < 40; r++) {
-    void *p = malloc(16384), *q = malloc(16384);
-    CHECK(p != NULL && q != NULL, "malloc(16384)");
-    memset(p, 1, 16384);
-    memset(q, 1, 16384);
-    note_segment(p);
-    note_segment(q);
-    free(p);
-    free(q);
-  }
+  slow_paths(40);
   void *kib[64];
   for (int i = 0; i < 64; i++) {
     kib[i] = malloc(1024);
