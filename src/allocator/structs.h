@@ -253,7 +253,7 @@ struct hsm_heap_s {
   uint64_t idle_allocs[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
   /* the same classes: sweeps in a row that found the class allocated nothing, and the
    * log2 of how many its reserve waits for before it goes back (one more each time the
-   * class allocates again after giving it back: cache.c); bit i of idle_gave: class
+   * class allocates again soon after giving it back: cache.c); bit i of idle_gave: class
    * HSM_IDLE_CLASS_FIRST + i gave its reserve back and allocated nothing since */
   uint16_t idle_sweeps[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
   uint8_t idle_wait[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];

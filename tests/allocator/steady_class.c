@@ -4,7 +4,10 @@
  * the class idle in between and gave back the batches that had come home.
  * One block of 32,776 bytes (class 36,864) stays live, so its page never empties. Each
  * round allocates a second one, writes it whole and frees it (to the thread's cache),
- * then makes GAP large blocks, a slow path each. Prints "name value" pairs:
+ * then makes 48 large blocks, a slow path each (3 sweeps); with the argument "long",
+ * 10 rounds of 800 (50 sweeps: a class taken up again long after, as espresso's
+ * 40,960-byte class every 46-56 sweeps, still gives back every time). Prints "name
+ * value" pairs:
  *   rounds        rounds made
  *   given_back    rounds whose block came with its interior given back (none of its
  *                 whole 4 KiB pages after the first 16 bytes resident)
@@ -14,19 +17,18 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "check.h"
 
 #define BLOCK  32776 /* xmalloc-test's batch: 8 + 4096 pointers */
-#define ROUNDS 40
-#define GAP    48 /* large blocks between two of the class: 3 sweeps */
 
 /* 1: every whole 4 KiB page after the block's first 16 bytes is resident, 0: none,
  * -1: some */
-static int interior(const char *p) {
-  uintptr_t lo = ((uintptr_t)p + 16 + 4095) & ~(uintptr_t)4095;
-  uintptr_t hi = ((uintptr_t)p + BLOCK) & ~(uintptr_t)4095;
+static int interior(uintptr_t p) {
+  uintptr_t lo = (p + 16 + 4095) & ~(uintptr_t)4095;
+  uintptr_t hi = (p + BLOCK) & ~(uintptr_t)4095;
   unsigned char vec[16];
   size_t pages = (hi - lo) / 4096, in = 0;
   CHECK(mincore((void *)lo, hi - lo, vec) == 0, "mincore");
@@ -43,27 +45,30 @@ static void large_blocks(int n) {
   }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  int slow = argc > 1 && strcmp(argv[1], "long") == 0;
+  int rounds = slow ? 10 : 40, gap = slow ? 800 : 48; /* gap: large blocks a round */
   char *pin = malloc(BLOCK);
   CHECK(pin != NULL, "malloc(%d)", BLOCK);
   pin[0] = 1;
   int given_back = 0, late = 0;
-  char *b = NULL;
-  for (int r = 0; r <= ROUNDS; r++) {
-    b = malloc(BLOCK);
+  uintptr_t last = 0; /* the last round's block, freed */
+  for (int r = 0; r <= rounds; r++) {
+    char *b = malloc(BLOCK);
     CHECK(b != NULL, "malloc(%d)", BLOCK);
-    int state = interior(b);
+    int state = interior((uintptr_t)b);
     CHECK(state != -1, "round %d: a block partly resident", r);
     if (r > 0 && state == 0) { /* round 0's block is freshly carved */
       given_back++;
       late += r > 8;
     }
     for (size_t k = 0; k < BLOCK; k++) ((volatile char *)b)[k] = (char)k;
+    last = (uintptr_t)b;
     free(b);
-    large_blocks(r < ROUNDS ? GAP : 5000);
+    large_blocks(r < rounds ? gap : 5000);
   }
-  printf("rounds %d\ngiven_back %d\nlate %d\nidle_resident %d\n", ROUNDS, given_back, late,
-         interior(b));
+  printf("rounds %d\ngiven_back %d\nlate %d\nidle_resident %d\n", rounds, given_back, late,
+         interior(last));
   free(pin);
   return 0;
 }
