@@ -152,6 +152,15 @@ void hsm_cache_overflow(hsm_heap_t *self, hsm_page_t *pg, hsm_block_t *b) {
   hsm_cache_push(cache, b);
 }
 
+/* The slow paths class HSM_IDLE_CLASS_FIRST + i waits idle before its reserve goes back,
+ * and those since a sweep last found it allocating. */
+static inline uint32_t idle_wait(const hsm_heap_t *heap, size_t i) {
+  return (uint32_t)HSM_IDLE_PAGE_SLOW << heap->idle_wait[i];
+}
+static inline uint32_t idle_for(const hsm_heap_t *heap, size_t i) {
+  return heap->slow_seq - heap->idle_seen[i];
+}
+
 /* Every HSM_IDLE_PAGE_SLOW slow paths: the caches of the fixed classes above 8 KiB that
  * were not allocated since the last sweep go home, and the class's current page with
  * them when that leaves it empty (it has been idle as long as an idle page is kept:
@@ -172,25 +181,24 @@ void hsm_cache_sweep_big(hsm_heap_t *heap) {
   for (size_t i = 0; i < HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST; i++) {
     size_t cls = HSM_IDLE_CLASS_FIRST + i;
     uint64_t allocs = HSM_READ(heap->stats.allocs[cls]);
-    uint32_t bit = 1u << i;
-    if (allocs != heap->idle_allocs[i]) {
-      if ((heap->idle_gave & bit) && heap->idle_wait[i] < HSM_IDLE_WAIT_MAX &&
-          heap->idle_sweeps[i] <= (unsigned)HSM_IDLE_SOON << heap->idle_wait[i])
-        heap->idle_wait[i]++;
-      heap->idle_gave &= ~bit;
-      heap->idle_allocs[i] = allocs;
-      heap->idle_sweeps[i] = 0;
+    if (allocs == heap->idle_allocs[i]) {
+      if (heap->cache[cls].free != NULL) {
+        cache_flush(heap, cls, 0);
+        hsm_page_free_idle(heap, cls);
+      }
+      if (heap->resident_free[cls] != 0 && idle_for(heap, i) >= idle_wait(heap, i)) {
+        hsm_purge_idle_class(heap, cls);
+        heap->idle_gave |= 1u << i;
+      }
       continue;
     }
-    if (heap->cache[cls].free != NULL) {
-      cache_flush(heap, cls, 0);
-      hsm_page_free_idle(heap, cls);
-    }
-    if (heap->idle_sweeps[i] < UINT16_MAX) heap->idle_sweeps[i]++;
-    if (heap->resident_free[cls] != 0 && heap->idle_sweeps[i] >= 1u << heap->idle_wait[i]) {
-      hsm_purge_idle_class(heap, cls);
-      heap->idle_gave |= bit;
-    }
+    /* given back, and taken up again within HSM_IDLE_SOON waits: saved for little */
+    if ((heap->idle_gave & 1u << i) && heap->idle_wait[i] < HSM_IDLE_WAIT_MAX &&
+        idle_for(heap, i) <= HSM_IDLE_SOON * idle_wait(heap, i))
+      heap->idle_wait[i]++;
+    heap->idle_gave &= ~(1u << i);
+    heap->idle_allocs[i] = allocs;
+    heap->idle_seen[i] = heap->slow_seq;
   }
 }
 
