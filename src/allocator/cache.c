@@ -170,13 +170,13 @@ static inline uint32_t idle_for(const hsm_heap_t *heap, size_t i) {
  * 2^idle_wait sweeps in a row: 1 at first, so that a class left for good (one a hot
  * class took over: ghost-cells' first 1,024 arrays) gives back at once, and twice as
  * many each time the class allocates again soon after giving back (within
- * HSM_IDLE_SOON times the sweeps it waited: what it saved was held for little, its
- * refaults cost the same). A class used at a steady rate below one block a sweep
+ * HSM_IDLE_SOON waits of its last allocation: what it gave back stayed so for little,
+ * and its refaults cost the same). A class used at a steady rate below one block a sweep
  * otherwise gave back and refaulted its blocks at every gap: xmalloc-test's producers
  * allocate one 32,776-byte batch every 48 slow paths or so, 2-4 sweeps, and gave back
- * the batches that came home in between (11,590 madvise calls, 285,000 refaulted pages
- * in 5 s). One taken up again long after (espresso's 40,960-byte class, every 46-56
- * sweeps) gives back every time, as before. */
+ * the batches that came home in between (11,590 madvise calls, 285,000 pages given back
+ * and faulted again in 5 s). One taken up again long after (espresso's 40,960-byte
+ * class, every 46-56 sweeps) gives back every time, as before. */
 void hsm_cache_sweep_big(hsm_heap_t *heap) {
   for (size_t i = 0; i < HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST; i++) {
     size_t cls = HSM_IDLE_CLASS_FIRST + i;

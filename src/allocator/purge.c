@@ -15,7 +15,7 @@
  * past its reserve, and memory given back only when it falls past it: the thread cache
  * and the reserve absorb the steady churn, the class's swings pay. A fixed class that
  * allocated nothing through the sweeps of the caches it must wait (cache.c: 1 at first,
- * more each time it allocates again after giving back) gives its reserve back (its pages
+ * more each time it allocates again soon after giving back) gives its reserve back (its pages
  * may hold a program's first blocks of a size a hot class took over), and so do a
  * collect, an abandoned heap and high memory pressure (the heap's maintenance). */
 #include "internal.h"
