@@ -76,6 +76,12 @@
 #define HSM_PURGE_BLOCK_MIN     ((size_t)16 * 1024)
 #define HSM_PURGE_RESERVE_BYTES ((long)32 << 20)
 #define HSM_PURGE_RESERVE_MIN   4
+/* A fixed class above 8 KiB gives its reserve back once 1 sweep of the caches (cache.c)
+ * found it allocated nothing; each time it allocates again within HSM_IDLE_SOON waits of
+ * its last allocation after that, it waits twice as many sweeps (up to
+ * 2^HSM_IDLE_WAIT_MAX, 4,096 slow paths) */
+#define HSM_IDLE_WAIT_MAX 8
+#define HSM_IDLE_SOON     8
 /* secure mode: the bytes of empty pages of a class up to 8 KiB a heap keeps for reuse
  * (page.c): 8 pages of one slice */
 #define HSM_SECURE_KEEP_BYTES ((size_t)512 * 1024)
