@@ -162,3 +162,21 @@ def test_more_boundaries_than_the_ring_holds_none_lost(heapscope, build, tmp_pat
     assert [s.kind for s in b] == ["region-begin", "region-end"] * n
     assert {s.region for s in b} == {"step"}
     assert not any("lost" in w for w in p.warnings)
+
+
+def test_the_exit_sample_is_the_last_however_often_the_sampler_runs(heapscope, build,
+                                                                    tmp_path):
+    """The sampler thread, every millisecond, may measure while the process ends: a
+    periodic sample measured after the exit's "final" one came last (1-2 runs in 40).
+    Once the profile is sealed for the exit, the sampler adds nothing."""
+    program = build("tl_exit.c")
+    late = []
+    for run in range(60):
+        out = tmp_path / str(run)
+        heapscope("record", "--timeline-interval", "1ms", "--snapshot-interval", "2ms",
+                  "-o", out, "--", program, "200000")
+        samples = only(out).timeline.samples
+        assert sum(s.kind == "periodic" for s in samples) >= 1
+        if samples[-1].kind != "final":
+            late.append((run, [s.kind for s in samples[-3:]]))
+    assert late == []

@@ -473,7 +473,10 @@ static void *sampler(void *arg)
                 period = interval_ns;
             s.kind = HS_SAMPLE_PERIODIC;
             s.region = atomic_load_explicit(&hsr_process_region, memory_order_relaxed);
-            if (ring_push(&s) != 0)
+            /* sealed: the process is ending, and its exit sample, measured after the
+             * seal, is the last; a sample measured before the seal sorts before it (a
+             * push after it came after "final" in the timeline once, under load) */
+            if (!hsr_profile_sealed() && ring_push(&s) != 0)
                 atomic_fetch_add(&lost, 1);
             next += period;
             if (next <= now) /* late (a stopped process, a busy machine): no catching up */
