@@ -251,6 +251,10 @@ struct hsm_heap_s {
   uint32_t resident_free[HSM_CLASSES];
   /* the same classes' allocations at the last sweep of their caches (cache.c) */
   uint64_t idle_allocs[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
+  /* the same classes: when (ms, low 32 bits, 0: none) a page of theirs last went back to
+   * the OS, and until when they keep their slices (purge.c, hsm_purge_page_gone) */
+  uint32_t gone_ms[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
+  uint32_t gone_hold[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
   /* the fixed classes up to 8 KiB: their allocations as seen at the heap's last fresh
    * page of one of them, and the allocations of them all when each was last seen to
    * move (cache.c, hsm_cache_release_unused) */
