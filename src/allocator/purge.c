@@ -197,7 +197,8 @@ void hsm_purge_page_made(hsm_heap_t *heap, size_t cls) {
   size_t i = cls - HSM_IDLE_CLASS_FIRST;
   if (heap->gone_ms[i] == 0) return;
   uint32_t now = (uint32_t)hsm_now_ms();
-  if (now - heap->gone_ms[i] < HSM_GIVEBACK_SOON_MS) heap->gone_hold[i] = (now + HSM_GIVEBACK_HOLD_MS) | 1u;
+  if (now - heap->gone_ms[i] < HSM_GIVEBACK_SOON_MS)
+    heap->gone_hold[i] = (now + HSM_GIVEBACK_HOLD_MS) | 1u;
   heap->gone_ms[i] = 0;
 }
 

@@ -1,16 +1,17 @@
 /* A page of a class above 8 KiB given back to the OS with its slices (purge.c,
- * hsm_purge_page_gone), and the same class made again. In a thread of its own (a
- * heap whose slow paths are all this program's), ROUNDS times: a block of 12,288
- * bytes (its class's only page) is written and freed; then 40 rounds of two blocks
- * of 16,384 bytes, written and freed (each round one slow path, as the second block
- * finds the class's cache of one block empty), so that the class of 12,288 bytes,
- * idle for a sweep of the caches, sends its block home and its page goes back to
- * its segment; the next round's block makes the page again.
+ * hsm_purge_page_gone), and the same class made again. In a thread of its own
+ * (a heap whose slow paths are all this program's), ROUNDS times: a block of
+ * 12,288 bytes (its class's only page) is written and freed; then 40 rounds of
+ * two blocks of 16,384 bytes, written and freed (each round one slow path, as
+ * the second block finds the class's cache of one block empty), so that the
+ * class of 12,288 bytes, idle for a sweep of the caches, sends its block home
+ * and its page goes back to its segment; the next round's block makes the page
+ * again.
  *
- * churn: the next round follows at once (the page made again within microseconds).
- * apart: 30 ms pass between a page's going and the next round (nanosleep).
- * Prints "purges N": the purges (madvise) the process made over the rounds
- * (hsmalloc_stats_get). */
+ * churn: the next round follows at once (the page made again within
+ * microseconds). apart: 30 ms pass between a page's going and the next round
+ * (nanosleep). Prints "purges N": the purges (madvise) the process made over
+ * the rounds (hsmalloc_stats_get). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,8 +22,8 @@
 #include "hsmalloc.h"
 
 #define ROUNDS 20
-#define BLOCK  12288
-#define OTHER  16384
+#define BLOCK 12288
+#define OTHER 16384
 
 static int apart;
 static long purges;
