@@ -60,11 +60,7 @@ def test_levels_follow_the_headroom_and_psi(react, tmp_path):
     none = run.phase()
     assert none["level"] == 0 and none["headroom"] == 900
     assert none["decay"] == 8 * 1000              # kept: 8 x HSMALLOC_DECAY_MS
-    # the freed 32 MiB stays for reuse, but the first 1,024 blocks' 4 MiB: their fixed
-    # class, taken over by the hot class of 4,000 bytes, gives its pages' slices back to
-    # the OS as they go (purge.c, hsm_purge_page_gone; before, their committed count
-    # stayed though their carved part went back all the same)
-    assert none["committed"] > 28 * MIB
+    assert none["committed"] > 30 * MIB           # the freed 32 MiB stays for reuse
     assert none["pressure_purges"] == 0
 
     meminfo(tmp_path, 1_000_000, 20_000)          # 2% available: critical
@@ -148,7 +144,7 @@ def test_reading_is_rate_limited(react, tmp_path):
     meminfo(tmp_path, 1_000_000, 10_000)
     second = run.phase()
     assert first["checks"] == 1 and second["checks"] == 1
-    assert second["level"] == 0 and second["committed"] > 28 * MIB
+    assert second["level"] == 0 and second["committed"] > 30 * MIB
     run.close()
 
 
@@ -157,5 +153,5 @@ def test_fixed_decay_when_switched_off(react, tmp_path):
     run = Phases(react, tmp_path, HSMALLOC_PRESSURE="0")
     first = run.phase()
     assert first["checks"] == 0 and first["level"] == 0 and first["decay"] == 1000
-    assert first["committed"] > 28 * MIB  # (the hot class's blocks: see above)
+    assert first["committed"] > 30 * MIB
     run.close()
