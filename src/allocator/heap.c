@@ -33,6 +33,8 @@ static uint32_t heaps_made;
 static uint8_t *heap_pool; /* bump area for heap objects */
 static size_t heap_pool_left;
 
+_Atomic int hsm_heaps_several; /* the process has made a second heap */
+
 void hsm_heaps_lock(void) { pthread_mutex_lock(&heaps_lock); }
 void hsm_heaps_unlock(void) { pthread_mutex_unlock(&heaps_lock); }
 int hsm_heaps_trylock(void) { return pthread_mutex_trylock(&heaps_lock) == 0; }
@@ -78,7 +80,10 @@ static hsm_heap_t *heap_new_locked(void) {
   hsm_fast_direct_refresh(heap);
   hsm_site_lanes_update(heap);
   heap->id = heaps_made++;
-  if (heap->id == 1) hsm_transfer_on = hsm_options.transfer; /* threads may hand batches over */
+  if (heap->id == 1) { /* threads may hand batches over; caches hold others' blocks */
+    hsm_transfer_on = hsm_options.transfer;
+    atomic_store_explicit(&hsm_heaps_several, 1, memory_order_relaxed);
+  }
   heap->all_next = heaps_all;
   heaps_all = heap;
   return heap;

@@ -215,10 +215,16 @@ HSM_HIDDEN void hsm_page_free_idle(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_page_free_unused(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN void hsm_cache_release_unused(hsm_heap_t *heap, size_t cls);
 /* A heap's allocation slow path for class cls (HSM_BIN_LARGE: a large block): counted,
- * and the empty pages of other big classes kept too long go back. */
+ * and the empty pages of other big classes kept too long go back, and the caches
+ * holding more than their class's live blocks send the excess home (cache.c). */
 HSM_HIDDEN void hsm_cache_sweep_big(hsm_heap_t *heap);
+HSM_HIDDEN void hsm_cache_trim(hsm_heap_t *heap);
+HSM_HIDDEN extern _Atomic int hsm_heaps_several; /* the process has made a second heap */
 static inline void hsm_heap_slow_tick(hsm_heap_t *heap, size_t cls) {
-  if (HSM_UNLIKELY((++heap->slow_seq & (HSM_IDLE_PAGE_SLOW - 1)) == 0)) hsm_cache_sweep_big(heap);
+  if (HSM_UNLIKELY((++heap->slow_seq & (HSM_IDLE_PAGE_SLOW - 1)) == 0)) {
+    hsm_cache_sweep_big(heap);
+    hsm_cache_trim(heap);
+  }
   if (HSM_UNLIKELY(heap->idle_pages != 0)) hsm_heap_expire_idle(heap, cls);
 }
 HSM_HIDDEN void hsm_page_free_block(hsm_heap_t *heap, hsm_page_t *pg, hsm_block_t *b);

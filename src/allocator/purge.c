@@ -14,7 +14,8 @@
  * none is passed over), so that refaults are paid only when the class's live count climbs
  * past its reserve, and memory given back only when it falls past it: the thread cache
  * and the reserve absorb the steady churn, the class's swings pay. A fixed class that
- * allocated nothing since the last sweep of the caches gives its reserve back (its pages
+ * allocated nothing through the sweeps of the caches it must wait (cache.c: 1 at first,
+ * more each time it allocates again soon after giving back) gives its reserve back (its pages
  * may hold a program's first blocks of a size a hot class took over), and so do a
  * collect, an abandoned heap and high memory pressure (the heap's maintenance). */
 #include "internal.h"
@@ -128,9 +129,10 @@ int hsm_purge_pass_over(hsm_heap_t *heap, hsm_page_t *pg) {
          (pg->purged != NULL || pg->limit < pg->reserved * hsm_block_step(pg));
 }
 
-/* Class cls allocated nothing since the last sweep (cache.c): it needs no reserve, and
- * its resident free blocks go back too (a fixed class a hot class has taken over keeps
- * its pages until their last old blocks are freed: ghost-cells' first 1024 arrays). */
+/* Class cls allocated nothing through the sweeps it waits (cache.c): it needs no
+ * reserve, and its resident free blocks go back too (a fixed class a hot class has taken
+ * over keeps its pages until their last old blocks are freed: ghost-cells' first 1024
+ * arrays). */
 void hsm_purge_idle_class(hsm_heap_t *heap, size_t cls) {
   for (hsm_page_t *pg = heap->queue[cls].first; pg != NULL; pg = pg->next) {
     if (!pg->purging) continue;

@@ -255,6 +255,14 @@ struct hsm_heap_s {
    * the OS, and until when they keep their slices (purge.c, hsm_purge_page_gone) */
   uint32_t gone_ms[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
   uint32_t gone_hold[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
+  /* the same classes: slow_seq at the last sweep that found the class allocating, and
+   * the log2 of how many sweeps its reserve waits for before it goes back (one more each
+   * time the class allocates again soon after giving it back: cache.c); bit i of
+   * idle_gave: class HSM_IDLE_CLASS_FIRST + i gave its reserve back and allocated nothing
+   * since */
+  uint32_t idle_seen[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
+  uint8_t idle_wait[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
+  uint32_t idle_gave;
   /* the fixed classes up to 8 KiB: their allocations as seen at the heap's last fresh
    * page of one of them, and the allocations of them all when each was last seen to
    * move (cache.c, hsm_cache_release_unused) */

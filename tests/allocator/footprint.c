@@ -27,6 +27,13 @@
  * idle, gives its page back; then one block of 12,288 bytes (a third class), written.
  * Prints "resident N" with that block live.
  *
+ * trim: the main thread, the only one (no transfer cache), allocates TRIM_BLOCKS
+ * blocks of 64 bytes (a page of 1024 fills its slice, the rest go on a second page),
+ * writes them and frees all but the last TRIM_LIVE, the second page's first (so that
+ * its cache's oldest blocks are the second page's); then 40 rounds of two blocks of
+ * 16,384 bytes (a slow path each), then 64 blocks of 1024 bytes (a new page, a slice
+ * of them), written. Prints "resident N" with them live.
+ *
  * start: the library's own resident memory once two threads have allocated a
  * block each: its writable data (the read-write mapping of libhsmalloc.so) and its heap objects (the 1 MiB anonymous
  * mapping they are carved from) and its .bss past the file's end (the anonymous
@@ -192,6 +199,21 @@ static void sizes(void) {
   printf("resident %ld\n", exact_resident);
 }
 
+/* rounds of two blocks of 16,384 bytes allocated, written and freed: one slow path
+ * each, as the second block finds the class's cache of one block empty */
+static void slow_paths(int rounds) {
+  for (int r = 0; r < rounds; r++) {
+    void *p = malloc(16384), *q = malloc(16384);
+    CHECK(p != NULL && q != NULL, "malloc(16384)");
+    memset(p, 1, 16384);
+    memset(q, 1, 16384);
+    note_segment(p);
+    note_segment(q);
+    free(p);
+    free(q);
+  }
+}
+
 static void *bigleft_thread(void *arg) {
   (void)arg;
   void *big[3];
@@ -203,16 +225,7 @@ static void *bigleft_thread(void *arg) {
   }
   for (int i = 0; i < 3; i++)
     free(big[i]);
-  for (int r = 0; r < 40; r++) {
-    void *p = malloc(16384), *q = malloc(16384);
-    CHECK(p != NULL && q != NULL, "malloc(16384)");
-    memset(p, 1, 16384);
-    memset(q, 1, 16384);
-    note_segment(p);
-    note_segment(q);
-    free(p);
-    free(q);
-  }
+  slow_paths(40);
   void *last = malloc(12288);
   CHECK(last != NULL, "malloc(12288)");
   memset(last, 1, 12288);
@@ -227,6 +240,35 @@ static void bigleft(void) {
   CHECK(pthread_create(&t, NULL, bigleft_thread, NULL) == 0, "pthread_create");
   CHECK(pthread_join(t, NULL) == 0, "pthread_join");
   printf("resident %ld\n", exact_resident);
+}
+
+#define TRIM_BLOCKS 1500
+#define TRIM_LIVE 10
+
+static void trim(void) {
+  static void *small[TRIM_BLOCKS];
+  for (int i = 0; i < TRIM_BLOCKS; i++) {
+    small[i] = malloc(64);
+    CHECK(small[i] != NULL, "malloc(64)");
+    memset(small[i], 1, 64);
+    note_segment(small[i]);
+  }
+  for (int i = TRIM_BLOCKS - TRIM_LIVE; i-- > 0;)
+    free(small[i]);
+  slow_paths(40);
+  void *kib[64];
+  for (int i = 0; i < 64; i++) {
+    kib[i] = malloc(1024);
+    CHECK(kib[i] != NULL, "malloc(1024)");
+    memset(kib[i], 1, 1024);
+    note_segment(kib[i]);
+  }
+  long n = resident();
+  for (int i = 0; i < 64; i++)
+    free(kib[i]);
+  for (int i = TRIM_BLOCKS - TRIM_LIVE; i < TRIM_BLOCKS; i++)
+    free(small[i]);
+  printf("resident %ld\n", n);
 }
 
 #define HEAP_POOL ((uintptr_t)1 << 20) /* the heap objects' mapping (HSM_HEAP_POOL_CHUNK) */
@@ -369,7 +411,7 @@ static void text(void) {
 }
 
 int main(int argc, char **argv) {
-  CHECK(argc == 2, "usage: footprint exact|placed|sizes|bigleft|start|stack|text");
+  CHECK(argc == 2, "usage: footprint exact|placed|sizes|bigleft|trim|start|stack|text");
   if (strcmp(argv[1], "exact") == 0)
     exact();
   else if (strcmp(argv[1], "placed") == 0)
@@ -378,6 +420,8 @@ int main(int argc, char **argv) {
     sizes();
   else if (strcmp(argv[1], "bigleft") == 0)
     bigleft();
+  else if (strcmp(argv[1], "trim") == 0)
+    trim();
   else if (strcmp(argv[1], "start") == 0)
     start();
   else if (strcmp(argv[1], "stack") == 0)

@@ -46,6 +46,19 @@ def test_a_big_class_left_gives_its_slices_back_to_the_os(build, native):
     assert program_figures(build, native, "footprint.c", "bigleft") == {"resident": 11}
 
 
+def test_a_cache_holding_more_than_its_class_s_live_blocks_lets_a_page_empty(build, native):
+    """The only thread writes 1500 blocks of 64 bytes (a page of 1024 fills its slice,
+    476 go on a second page: 24 pages of 4 KiB carved), frees all but the second page's
+    last 10, the second page's first (its cache keeps up to 1024 blocks, the oldest the
+    second page's); 40 slow paths of 16,384-byte blocks later (8 pages), 64 blocks of
+    1024 bytes take a new page. The cache held more than the 10 live blocks at the
+    sweep, so it sent the rest home; the first page emptied and went back to its
+    segment, and the new page is placed on its 16 resident pages: 32 pages of 4 KiB.
+    Before, the cache kept the first page's newest frees for good, the page never
+    emptied, and the new page faulted in 16 fresh pages: 48."""
+    assert program_figures(build, native, "footprint.c", "trim") == {"resident": 32}
+
+
 def test_the_library_starts_small(build, native):
     """Two threads that allocated a block each: libhsmalloc's read-write data is one page
     of 4 KiB (the heap of a thread that has none yet is all zeros, in .bss; on main it
