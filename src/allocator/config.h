@@ -69,11 +69,6 @@
  * idle carved blocks in realloc-large, slices no large block could use. */
 #define HSM_IDLE_CLASS_FIRST 64
 #define HSM_IDLE_PAGE_SLOW   16
-/* A class above 8 KiB whose page went back to the OS and that makes one again within
- * HSM_GIVEBACK_SOON_MS keeps its slices resident for HSM_GIVEBACK_HOLD_MS (purge.c,
- * hsm_purge_page_gone). */
-#define HSM_GIVEBACK_SOON_MS 10
-#define HSM_GIVEBACK_HOLD_MS 1000
 #define HSM_EXTEND_BYTES     4096 /* carve fresh blocks 4 KiB at a time */
 /* Free blocks of the classes from HSM_PURGE_BLOCK_MIN (three whole OS pages at least)
  * beyond a heap's reserve of the class, HSMALLOC_FREE_RESERVE bytes of blocks (at least

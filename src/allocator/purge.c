@@ -146,76 +146,25 @@ void hsm_purge_idle_class(hsm_heap_t *heap, size_t cls) {
   heap->resident_free[cls] = 0;
 }
 
-/* The OS pages of pg's carved blocks given back (its slices stay counted as touched:
- * the placement sees them as before). */
-static void purge_carved(const hsm_page_t *pg) {
+/* Page pg, empty, goes back to its segment. What is left resident of its carved blocks
+ * goes back with it when its class is a fixed one that no block of the program's will
+ * be carved from soon: one a hot class installed here took over (hot.c,
+ * hsm_hot_superseded: ghost-cells' first 1,024 arrays, in the classes of 4,608, 18,432
+ * and 73,728 bytes while the window sampled, whose free slices otherwise stayed
+ * resident until the segments' decay, 8 s with room to spare), or one above 8 KiB that
+ * allocated nothing since the last sweep, when the page holds purged blocks (their
+ * first and last OS pages). Otherwise its slices stay resident, for the next page or
+ * large block to reuse (idle_pages.c). */
+void hsm_purge_page_gone(hsm_heap_t *heap, hsm_page_t *pg) {
+  size_t cls = pg->class_id;
+  if (cls >= HSM_FIXED_CLASSES || pg->flags.f.secure || hsm_options.decay_ms < 0 ||
+      hsm_options.hugepages)
+    return;
+  int idle = pg->purged != NULL && cls >= HSM_IDLE_CLASS_FIRST &&
+             HSM_READ(heap->stats.allocs[cls]) == heap->idle_allocs[cls - HSM_IDLE_CLASS_FIRST];
+  if (!idle && (heap->hot_count == 0 || !hsm_hot_superseded(heap, cls))) return;
   size_t carved = (size_t)hsm_page_capacity(pg) * pg->block_size;
   hsm_os_purge(pg->start, (carved + 4095) & ~(size_t)4095);
-}
-
-/* Page pg, empty, goes back to its segment: what of it goes back to the OS with it, the
- * one rule for it (one madvise a range). 1: its slices (hsm_segment_page_free gives back
- * their touched runs); 0: nothing more, or its carved part, given back here. Otherwise
- * its slices stay resident for the next page or large block to reuse (idle_pages.c).
- * Memory goes back when its class is a fixed one no block of the program's will be
- * carved from soon:
- * - one a hot class installed here took over (hot.c, hsm_hot_superseded: ghost-cells'
- *   first 1,024 arrays, in the classes of 4,608, 18,432 and 73,728 bytes while the
- *   window sampled, whose free slices otherwise stayed resident until the segments'
- *   decay, 8 s with room to spare): its carved part;
- * - one above 8 KiB that allocated nothing since the last sweep of the caches (cache.c:
- *   16-31 slow paths), in a heap that never made a large block: its slices. Such a class
- *   carves a block at a time, so a slice it carved far and then left stayed resident
- *   under whichever page landed there next, which carved a few KiB of it: espresso's big
- *   classes took turns on the same slices, and at its peak their pages held 555 KiB
- *   resident past their carved blocks and the free slices 264 KiB more (1.9 MiB of
- *   segments for 390 KiB live). A heap that makes large blocks keeps the slices for them,
- *   which take a freed page's slices whole (realloc-large: 28,000 faults with them kept,
- *   76,000 purged), and gives back only the carved part of a page holding purged blocks
- *   (their first and last OS pages). So do the classes up to 8 KiB, whose freed pages
- *   the pressure design keeps for reuse while there is room, and a class taken up since
- *   the sweep (its page emptied by a cache's flush or remote frees: it is in use).
- * But a class that makes a page again within HSM_GIVEBACK_SOON_MS of giving its slices
- * back keeps them for HSM_GIVEBACK_HOLD_MS (hsm_purge_page_made): rptest's classes of
- * 9-16 KiB went idle for a sweep and were made again a few ms later, back on their own
- * slices (segment.c, find_class_run), where the give-back only made the kernel fault
- * them in again (660-1,000 madvise a run); espresso's take turns over tens to hundreds
- * of ms (its 10th percentile 36 ms). */
-int hsm_purge_page_gone(hsm_heap_t *heap, const hsm_page_t *pg) {
-  size_t cls = pg->class_id;
-  if (pg->flags.f.is_large || cls >= HSM_FIXED_CLASSES || hsm_options.decay_ms < 0 ||
-      hsm_options.hugepages)
-    return 0;
-  if (heap->hot_count != 0 && hsm_hot_superseded(heap, cls)) {
-    purge_carved(pg);
-    return 0;
-  }
-  if (cls < HSM_IDLE_CLASS_FIRST) return 0;
-  size_t i = cls - HSM_IDLE_CLASS_FIRST;
-  if (HSM_READ(heap->stats.allocs[cls]) != heap->idle_allocs[i]) return 0;
-  if (HSM_READ(heap->stats.allocs[HSM_BIN_LARGE]) != 0) {
-    if (pg->purged != NULL) purge_carved(pg);
-    return 0;
-  }
-  uint32_t now = (uint32_t)hsm_now_ms();
-  if (heap->gone_hold[i] != 0) {
-    if ((int32_t)(heap->gone_hold[i] - now) > 0) return 0;
-    heap->gone_hold[i] = 0;
-  }
-  heap->gone_ms[i] = now | 1u; /* (0: none) */
-  return 1;
-}
-
-/* Class cls makes a page: soon after its last one went back to the OS, it keeps its
- * slices for a while (hsm_purge_page_gone). */
-void hsm_purge_page_made(hsm_heap_t *heap, size_t cls) {
-  if (cls < HSM_IDLE_CLASS_FIRST || cls >= HSM_FIXED_CLASSES) return;
-  size_t i = cls - HSM_IDLE_CLASS_FIRST;
-  if (heap->gone_ms[i] == 0) return;
-  uint32_t now = (uint32_t)hsm_now_ms();
-  if (now - heap->gone_ms[i] < HSM_GIVEBACK_SOON_MS)
-    heap->gone_hold[i] = (now + HSM_GIVEBACK_HOLD_MS) | 1u;
-  heap->gone_ms[i] = 0;
 }
 
 /* Memory is to go back at once (the node runs short): every reserve of the heap too. */

@@ -251,10 +251,6 @@ struct hsm_heap_s {
   uint32_t resident_free[HSM_CLASSES];
   /* the same classes' allocations at the last sweep of their caches (cache.c) */
   uint64_t idle_allocs[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
-  /* the same classes: when (ms, low 32 bits, 0: none) a page of theirs last went back to
-   * the OS, and until when they keep their slices (purge.c, hsm_purge_page_gone) */
-  uint32_t gone_ms[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
-  uint32_t gone_hold[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
   /* the same classes: slow_seq at the last sweep that found the class allocating, and
    * the log2 of how many sweeps its reserve waits for before it goes back (one more each
    * time the class allocates again soon after giving it back: cache.c); bit i of
