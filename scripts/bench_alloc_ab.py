@@ -25,8 +25,8 @@ from ab_configs import environ_without_preload, interval, parse
 # Linux keeps a process's peak RSS across execve: a command forked from Python would
 # report Python's resident size as its own maximum, so it runs under the small
 # launcher `heapscope bench` uses (workloads/tools/hs_measure.c).
-MEASURE = os.path.join(os.environ.get("HEAPSCOPE_NATIVE_DIR", os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "build", "native")), "bin", "hs-measure")
+MEASURE = os.path.abspath(os.path.join(os.environ.get("HEAPSCOPE_NATIVE_DIR", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "build", "native")), "bin", "hs-measure"))
 
 
 def run(command, env):

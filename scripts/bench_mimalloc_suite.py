@@ -53,7 +53,8 @@ import need_venv  # noqa: E402  (re-runs under the venv when numpy is missing)
 need_venv.reexec_in_venv()
 from heapscope.bench import stats  # noqa: E402
 
-NATIVE = Path(os.environ.get("HEAPSCOPE_NATIVE_DIR", ROOT / "build" / "native"))
+# absolute: the rows run in the programs' directory, where a relative path means nothing
+NATIVE = Path(os.environ.get("HEAPSCOPE_NATIVE_DIR", ROOT / "build" / "native")).absolute()
 MEASURE = NATIVE / "bin" / "hs-measure"
 PEER_LIBS = {
     "jemalloc": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",

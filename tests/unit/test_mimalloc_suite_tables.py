@@ -34,3 +34,12 @@ def test_secure_against_plain_without_peers(tmp_path):
     # medians 1.6 / 1.1 and 2.2 / 2.0: geomean sqrt(1.4545 * 1.1) = 1.265, worst glibc-simple
     assert "secure hsmalloc / hsmalloc (cpu_work): geomean 1.265, worst 1.45 (glibc-simple)" in text
     assert "secure hsmalloc / hsmalloc (rss_mib): geomean 1.075, worst 1.10 (cfrac)" in text
+
+
+def test_a_relative_native_dir_still_finds_its_programs(tmp_path, monkeypatch):
+    """The rows run in the programs' own directory: a relative HEAPSCOPE_NATIVE_DIR was
+    looked up from there, and the first round died with FileNotFoundError on hs-measure."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HEAPSCOPE_NATIVE_DIR", "rel/native")
+    suite = load_script()
+    assert suite.NATIVE == tmp_path / "rel" / "native"
