@@ -191,6 +191,8 @@ typedef struct {
   int packed;
 } hsm_module_memo_t;
 
+_Static_assert(HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST <= 32,
+               "a heap's idle_gave holds a bit for each class above 8 KiB");
 struct hsm_heap_s {
   /* -- the line other threads touch: their pushes, and the id they hash -- */
   _Atomic(hsm_block_t *) remote; /* other threads' frees, LIFO of batches */
