@@ -154,6 +154,13 @@ static int all_zero(const unsigned char *p, size_t n) {
 }
 
 static int calloc_case(void) {
+  /* a bigger block freed first: the cache keeps the next ones resident (the biggest
+   * block freed so far goes back at its free) */
+  char *big = malloc(16 * MIB);
+  CHECK(big != NULL, "malloc");
+  memset(big, 0xef, 16 * MIB);
+  __asm__ volatile("" : : "r"(big) : "memory");
+  free(big);
   char *p = malloc(10 * MIB);
   CHECK(p != NULL, "malloc");
   memset(p, 0xab, 10 * MIB);
