@@ -114,6 +114,7 @@ typedef struct hsm_huge_s { /* header of a huge block's own mapping */
   uint8_t *block;   /* start of the block */
   size_t usable;    /* usable bytes from `block` */
   size_t requested; /* secure mode: the request (its canary's place) */
+  uint64_t made;    /* huge blocks made before it and it (huge.c: the newest one freed) */
 } hsm_huge_t;
 
 #define HSM_SEGMENT_MAGIC 0x48534D31u /* "HSM1" */

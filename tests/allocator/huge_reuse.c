@@ -25,7 +25,10 @@
  *   grow_here  a 4 MiB block mapped below an 8 MiB one that is then freed (run with
  * HSMALLOC_CACHE_SEGMENTS=0: unmapped), realloc'ed to 10 MiB: prints "moved M kept K"
  *   grow_overflow  an 8 MiB block realloc'ed to 12 MiB, then one byte written past the new
- * request and the block freed (secure mode's canary is after the new request) */
+ * request and the block freed (secure mode's canary is after the new request)
+ *   last     gmsh's end: its biggest array (24 MiB, written) freed, then 8 MiB of 1 KiB
+ * blocks made and written; prints "rss_freed F rss_end E": how much the resident set
+ * grew from before the array, after its free and at the end */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +154,13 @@ static int all_zero(const unsigned char *p, size_t n) {
 }
 
 static int calloc_case(void) {
+  /* a bigger block freed first: the cache keeps the next ones resident (the biggest
+   * block freed so far goes back at its free) */
+  char *big = malloc(16 * MIB);
+  CHECK(big != NULL, "malloc");
+  memset(big, 0xef, 16 * MIB);
+  __asm__ volatile("" : : "r"(big) : "memory");
+  free(big);
   char *p = malloc(10 * MIB);
   CHECK(p != NULL, "malloc");
   memset(p, 0xab, 10 * MIB);
@@ -227,6 +237,27 @@ static int grow_overflow(void) {
   return 0;
 }
 
+static int last(void) {
+  long long base = rss_bytes();
+  char *big = malloc(24 * MIB);
+  CHECK(big != NULL, "malloc");
+  memset(big, 0x5a, 24 * MIB);
+  __asm__ volatile("" : : "r"(big) : "memory"); /* the compiler must not elide the pair */
+  free(big);
+  long long freed = rss_bytes() - base;
+  enum { SMALL = 1024, COUNT = 8 * 1024 };
+  static char *small[COUNT];
+  for (int i = 0; i < COUNT; i++) {
+    small[i] = malloc(SMALL);
+    CHECK(small[i] != NULL, "malloc");
+    memset(small[i], 0x5a, SMALL);
+    __asm__ volatile("" : : "r"(small[i]) : "memory");
+  }
+  printf("rss_freed %lld rss_end %lld\n", freed, rss_bytes() - base);
+  for (int i = 0; i < COUNT; i++) free(small[i]);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "churn") == 0)
     return churn();
@@ -242,6 +273,8 @@ int main(int argc, char **argv) {
     return grow_here();
   if (argc == 2 && strcmp(argv[1], "grow_overflow") == 0)
     return grow_overflow();
-  fprintf(stderr, "usage: huge_reuse churn|rebuilt|calloc|shrink|grow|grow_here|grow_overflow\n");
+  if (argc == 2 && strcmp(argv[1], "last") == 0)
+    return last();
+  fprintf(stderr, "usage: huge_reuse churn|rebuilt|calloc|shrink|grow|grow_here|grow_overflow|last\n");
   return 2;
 }
