@@ -186,11 +186,26 @@ int hsm_purge_page_gone(hsm_heap_t *heap, const hsm_page_t *pg, int secure) {
     return 0;
   int idle = cls >= HSM_IDLE_CLASS_FIRST &&
              HSM_READ(heap->stats.allocs[cls]) == heap->idle_allocs[cls - HSM_IDLE_CLASS_FIRST];
-  if (idle && HSM_READ(heap->stats.allocs[HSM_BIN_LARGE]) == 0) return 1;
+  if (idle && HSM_READ(heap->stats.allocs[HSM_BIN_LARGE]) == 0) {
+    size_t i = cls - HSM_IDLE_CLASS_FIRST;
+    heap->gone_ms[i] = (uint32_t)hsm_now_ms() | 1u;
+    return !(heap->gone_soon & 1u << i);
+  }
   if (!secure && ((idle && pg->purged != NULL) ||
                   (heap->hot_count != 0 && hsm_hot_superseded(heap, cls))))
     purge_carved(pg);
   return 0;
+}
+
+/* Class cls (above 8 KiB) makes a page: whether it did so within HSM_GIVEBACK_SOON_MS
+ * of its last page's going back idle decides what its next such page keeps. */
+__attribute__((cold)) void hsm_purge_page_made(hsm_heap_t *heap, size_t cls) {
+  size_t i = cls - HSM_IDLE_CLASS_FIRST;
+  if (heap->gone_ms[i] == 0) return;
+  uint32_t since = ((uint32_t)hsm_now_ms() | 1u) - heap->gone_ms[i];
+  if (since < HSM_GIVEBACK_SOON_MS) heap->gone_soon |= 1u << i;
+  else heap->gone_soon &= ~(1u << i);
+  heap->gone_ms[i] = 0;
 }
 
 /* Memory is to go back at once (the node runs short): every reserve of the heap too. */

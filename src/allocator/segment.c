@@ -376,6 +376,7 @@ hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices) {
 }
 /* A page for small class cls: its last page's slices when they are free and resident. */
 hsm_page_t *hsm_segment_page_alloc_class(hsm_heap_t *heap, size_t cls) {
+  if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES) hsm_purge_page_made(heap, cls);
   return page_alloc(heap, hsm_class_slices[cls], cls);
 }
 

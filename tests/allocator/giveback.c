@@ -8,7 +8,10 @@
  *   their segment; the next round's blocks are carved again on their slices.
  * idle: one block is written and freed, then 40 pairs of 16,384-byte blocks are
  *   allocated, written and freed (a slow path a pair), so that the class, idle for a
- *   sweep, sends its block home and its page goes back to its segment.
+ *   sweep, sends its block home and its page goes back to its segment; the next round
+ *   makes the page again at once (within microseconds).
+ * apart: the same, and 10 ms pass before the next round (nanosleep): more than a tick
+ *   of the coarse clock.
  *
  * Prints "name value" pairs: purges, the madvise calls of the rounds after the first
  * (hsmalloc_stats_get); faults, the process's minor faults over them (getrusage);
@@ -20,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "check.h"
 #include "hsmalloc.h"
@@ -29,7 +33,7 @@
 #define BLOCK  12288
 #define OTHER  16384
 
-static int busy;
+static int busy, apart;
 static long purges, faults, resident;
 
 static long purges_now(void) {
@@ -80,6 +84,10 @@ static void idle_round(void) {
     free(p);
     free(q);
   }
+  if (apart) {
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
 }
 
 static void *rounds(void *arg) {
@@ -101,9 +109,11 @@ static void *rounds(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  CHECK(argc == 2 && (!strcmp(argv[1], "busy") || !strcmp(argv[1], "idle")),
-        "usage: giveback busy|idle");
+  CHECK(argc == 2 && (!strcmp(argv[1], "busy") || !strcmp(argv[1], "idle") ||
+                      !strcmp(argv[1], "apart")),
+        "usage: giveback busy|idle|apart");
   busy = !strcmp(argv[1], "busy");
+  apart = !strcmp(argv[1], "apart");
   pthread_t t;
   CHECK(pthread_create(&t, NULL, rounds, NULL) == 0, "pthread_create");
   CHECK(pthread_join(t, NULL) == 0, "pthread_join");
