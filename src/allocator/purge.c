@@ -176,8 +176,9 @@ static void purge_carved(const hsm_page_t *pg) {
  * A class taken up since the sweep keeps its slices: its page was emptied by a cache's
  * flush or remote frees while it is in use, and its next page lands on the same slices
  * (segment.c, find_class_run), where a give-back only made the kernel fault them in
- * again (rptest's classes of 9-16 KiB). So do the classes up to 8 KiB, whose freed
- * pages the pressure design keeps for reuse while there is room. secure: pg is a secure
+ * again (rptest's classes of 9-16 KiB); so does an idle class that keeps being made
+ * again at once (hsm_purge_page_made). So do the classes up to 8 KiB, whose freed pages
+ * the pressure design keeps for reuse while there is room. secure: pg is a secure
  * page (its flag is cleared as it goes back), whose carved part stays. */
 int hsm_purge_page_gone(hsm_heap_t *heap, const hsm_page_t *pg, int secure) {
   size_t cls = pg->class_id;
@@ -189,7 +190,7 @@ int hsm_purge_page_gone(hsm_heap_t *heap, const hsm_page_t *pg, int secure) {
   if (idle && HSM_READ(heap->stats.allocs[HSM_BIN_LARGE]) == 0) {
     size_t i = cls - HSM_IDLE_CLASS_FIRST;
     heap->gone_ms[i] = (uint32_t)hsm_now_ms() | 1u;
-    return !(heap->gone_soon & 1u << i);
+    return !(heap->gone_keep & 1u << i);
   }
   if (!secure && ((idle && pg->purged != NULL) ||
                   (heap->hot_count != 0 && hsm_hot_superseded(heap, cls))))
@@ -197,14 +198,27 @@ int hsm_purge_page_gone(hsm_heap_t *heap, const hsm_page_t *pg, int secure) {
   return 0;
 }
 
-/* Class cls (above 8 KiB) makes a page: whether it did so within HSM_GIVEBACK_SOON_MS
- * of its last page's going back idle decides what its next such page keeps. */
+/* Class cls (above 8 KiB) makes a page. Made again within HSM_GIVEBACK_SOON_MS of its
+ * last page's going back idle twice in a row, the class keeps its next such page's
+ * slices (hsm_purge_page_gone), until a page of it is made again later than that:
+ * rptest's classes of 9-16 KiB, idle for a sweep, were made again at once on their own
+ * slices, where the give-back only made the kernel fault them in again (189 of 208 give-
+ * backs a run). espresso's big classes, which take turns over tens to hundreds of ms,
+ * are made again that soon now and then (28 of 693), never twice in a row: after one
+ * such, keeping the next page's slices cost 36 KiB of its max RSS. */
 __attribute__((cold)) void hsm_purge_page_made(hsm_heap_t *heap, size_t cls) {
   size_t i = cls - HSM_IDLE_CLASS_FIRST;
+  uint32_t bit = 1u << i;
   if (heap->gone_ms[i] == 0) return;
   uint32_t since = ((uint32_t)hsm_now_ms() | 1u) - heap->gone_ms[i];
-  if (since < HSM_GIVEBACK_SOON_MS) heap->gone_soon |= 1u << i;
-  else heap->gone_soon &= ~(1u << i);
+  if (since >= HSM_GIVEBACK_SOON_MS) {
+    heap->gone_soon &= ~bit;
+    heap->gone_keep &= ~bit;
+  } else if (heap->gone_soon & bit) {
+    heap->gone_keep |= bit;
+  } else {
+    heap->gone_soon |= bit;
+  }
   heap->gone_ms[i] = 0;
 }
 
