@@ -192,8 +192,8 @@ int hsm_purge_page_gone(hsm_heap_t *heap, const hsm_page_t *pg, int secure) {
     heap->gone_ms[i] = (uint32_t)hsm_now_ms() | 1u;
     return !(heap->gone_keep & 1u << i);
   }
-  if (!secure && ((idle && pg->purged != NULL) ||
-                  (heap->hot_count != 0 && hsm_hot_superseded(heap, cls))))
+  if (!secure &&
+      ((idle && pg->purged != NULL) || (heap->hot_count != 0 && hsm_hot_superseded(heap, cls))))
     purge_carved(pg);
   return 0;
 }

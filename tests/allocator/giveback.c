@@ -1,22 +1,22 @@
-/* What goes back to the OS as a page of a class above 8 KiB goes back to its segment
- * (purge.c, hsm_purge_page_gone). In a thread of its own (a heap whose slow paths are
- * all this program's), ROUNDS rounds of class 12,288:
+/* What goes back to the OS as a page of a class above 8 KiB goes back to its
+ * segment (purge.c, hsm_purge_page_gone). In a thread of its own (a heap whose
+ * slow paths are all this program's), ROUNDS rounds of class 12,288:
  *
- * busy: BLOCKS blocks are allocated and written in full, then freed: the pages other
- *   than the current one empty as the class's cache flushes to them, while the class
- *   has allocated since the last sweep of the caches (it is in use), and go back to
- *   their segment; the next round's blocks are carved again on their slices.
- * idle: one block is written and freed, then 40 pairs of 16,384-byte blocks are
- *   allocated, written and freed (a slow path a pair), so that the class, idle for a
- *   sweep, sends its block home and its page goes back to its segment; the next round
- *   makes the page again at once (within microseconds).
- * apart: the same, and 10 ms pass before the next round (nanosleep): more than a tick
- *   of the coarse clock.
+ * busy: BLOCKS blocks are allocated and written in full, then freed: the pages
+ * other than the current one empty as the class's cache flushes to them, while
+ * the class has allocated since the last sweep of the caches (it is in use),
+ * and go back to their segment; the next round's blocks are carved again on
+ * their slices. idle: one block is written and freed, then 40 pairs of
+ * 16,384-byte blocks are allocated, written and freed (a slow path a pair), so
+ * that the class, idle for a sweep, sends its block home and its page goes back
+ * to its segment; the next round makes the page again at once (within
+ * microseconds). apart: the same, and 10 ms pass before the next round
+ * (nanosleep): more than a tick of the coarse clock.
  *
- * Prints "name value" pairs: purges, the madvise calls of the rounds after the first
- * (hsmalloc_stats_get); faults, the process's minor faults over them (getrusage);
- * resident, the 4 KiB pages of the last round's blocks resident after their free
- * (mincore; busy only). */
+ * Prints "name value" pairs: purges, the madvise calls of the rounds after the
+ * first (hsmalloc_stats_get); faults, the process's minor faults over them
+ * (getrusage); resident, the 4 KiB pages of the last round's blocks resident
+ * after their free (mincore; busy only). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,8 +30,8 @@
 
 #define ROUNDS 20
 #define BLOCKS 32
-#define BLOCK  12288
-#define OTHER  16384
+#define BLOCK 12288
+#define OTHER 16384
 
 static int busy, apart;
 static long purges, faults, resident;
@@ -99,12 +99,15 @@ static void *rounds(void *arg) {
       p0 = purges_now();
       f0 = faults_now();
     }
-    if (busy) busy_round(b);
-    else idle_round();
+    if (busy)
+      busy_round(b);
+    else
+      idle_round();
   }
   purges = purges_now() - p0;
   faults = faults_now() - f0;
-  if (busy) resident = resident_pages(b);
+  if (busy)
+    resident = resident_pages(b);
   return NULL;
 }
 
