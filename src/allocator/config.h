@@ -82,6 +82,10 @@
  * 2^HSM_IDLE_WAIT_MAX, 4,096 slow paths) */
 #define HSM_IDLE_WAIT_MAX 8
 #define HSM_IDLE_SOON     8
+/* An idle class above 8 KiB whose pages, the last two times one went back to its
+ * segment, were made again less than this long after (ms, coarse clock: the same tick)
+ * keeps its next page's slices (purge.c, hsm_purge_page_made) */
+#define HSM_GIVEBACK_SOON_MS 1
 /* secure mode: the bytes of empty pages of a class up to 8 KiB a heap keeps for reuse
  * (page.c): 8 pages of one slice */
 #define HSM_SECURE_KEEP_BYTES ((size_t)512 * 1024)

@@ -95,7 +95,6 @@ void hsm_page_release(hsm_heap_t *heap, hsm_page_t *pg) {
 static void page_free(hsm_heap_t *heap, hsm_page_t *pg) {
   if (pg->purging) hsm_purge_leave(heap, pg);
   if (!pg->flags.f.is_large) {
-    hsm_purge_page_gone(heap, pg);
     hsm_page_queue_t *q = pg->used & HSM_USED_FULL ? &heap->full : &heap->queue[pg->class_id];
     hsm_queue_remove(q, pg);
     if (heap->direct[pg->class_id] == pg) hsm_page_set_direct(heap, pg->class_id);

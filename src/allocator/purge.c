@@ -146,25 +146,80 @@ void hsm_purge_idle_class(hsm_heap_t *heap, size_t cls) {
   heap->resident_free[cls] = 0;
 }
 
-/* Page pg, empty, goes back to its segment. What is left resident of its carved blocks
- * goes back with it when its class is a fixed one that no block of the program's will
- * be carved from soon: one a hot class installed here took over (hot.c,
- * hsm_hot_superseded: ghost-cells' first 1,024 arrays, in the classes of 4,608, 18,432
- * and 73,728 bytes while the window sampled, whose free slices otherwise stayed
- * resident until the segments' decay, 8 s with room to spare), or one above 8 KiB that
- * allocated nothing since the last sweep, when the page holds purged blocks (their
- * first and last OS pages). Otherwise its slices stay resident, for the next page or
- * large block to reuse (idle_pages.c). */
-void hsm_purge_page_gone(hsm_heap_t *heap, hsm_page_t *pg) {
-  size_t cls = pg->class_id;
-  if (cls >= HSM_FIXED_CLASSES || pg->flags.f.secure || hsm_options.decay_ms < 0 ||
-      hsm_options.hugepages)
-    return;
-  int idle = pg->purged != NULL && cls >= HSM_IDLE_CLASS_FIRST &&
-             HSM_READ(heap->stats.allocs[cls]) == heap->idle_allocs[cls - HSM_IDLE_CLASS_FIRST];
-  if (!idle && (heap->hot_count == 0 || !hsm_hot_superseded(heap, cls))) return;
+/* The OS pages of pg's carved blocks given back (its slices stay counted as touched:
+ * the placement sees them as before). */
+static void purge_carved(const hsm_page_t *pg) {
   size_t carved = (size_t)hsm_page_capacity(pg) * pg->block_size;
   hsm_os_purge(pg->start, (carved + 4095) & ~(size_t)4095);
+}
+
+/* Page pg, empty, goes back to its segment: the one rule for what goes back to the OS
+ * with it. 1: its slices (hsm_segment_page_free gives back their touched runs, one
+ * madvise each); 0: nothing more, or its carved part, given back here. What is not
+ * given back stays resident for the next page or large block to reuse (idle_pages.c).
+ * Memory goes back only when the class is a fixed one no block of the program's will
+ * be carved from soon:
+ * - one a hot class installed here took over (hot.c, hsm_hot_superseded: ghost-cells'
+ *   first 1,024 arrays, in the classes of 4,608, 18,432 and 73,728 bytes while the
+ *   window sampled, whose free slices otherwise stayed resident until the segments'
+ *   decay, 8 s with room to spare): its carved part;
+ * - one above 8 KiB that allocated nothing since the last sweep of the caches (cache.c:
+ *   16-31 slow paths), in a heap that never made a large block: its slices. Such a class
+ *   carves a block at a time, so a slice it carved far and then left stayed resident
+ *   under whichever page landed there next, which carved a few KiB of it: espresso's big
+ *   classes took turns on the same slices, and at its peak their pages held 555 KiB
+ *   resident past their carved blocks and the free slices 264 KiB more (1.9 MiB of
+ *   segments for 390 KiB live). A heap that makes large blocks keeps the slices for them,
+ *   which take a freed page's slices whole (realloc-large: 28,000 faults with them kept,
+ *   76,000 purged), and gives back only the carved part of a page holding purged blocks
+ *   (their first and last OS pages).
+ * A class taken up since the sweep keeps its slices: its page was emptied by a cache's
+ * flush or remote frees while it is in use, and its next page lands on the same slices
+ * (segment.c, find_class_run), where a give-back only made the kernel fault them in
+ * again (rptest's classes of 9-16 KiB); so does an idle class that keeps being made
+ * again at once (hsm_purge_page_made). So do the classes up to 8 KiB, whose freed pages
+ * the pressure design keeps for reuse while there is room. secure: pg is a secure
+ * page (its flag is cleared as it goes back), whose carved part stays. */
+int hsm_purge_page_gone(hsm_heap_t *heap, const hsm_page_t *pg, int secure) {
+  size_t cls = pg->class_id;
+  if (pg->flags.f.is_large || cls >= HSM_FIXED_CLASSES || hsm_options.decay_ms < 0 ||
+      hsm_options.hugepages)
+    return 0;
+  int idle = cls >= HSM_IDLE_CLASS_FIRST &&
+             HSM_READ(heap->stats.allocs[cls]) == heap->idle_allocs[cls - HSM_IDLE_CLASS_FIRST];
+  if (idle && HSM_READ(heap->stats.allocs[HSM_BIN_LARGE]) == 0) {
+    size_t i = cls - HSM_IDLE_CLASS_FIRST;
+    heap->gone_ms[i] = (uint32_t)hsm_now_ms() | 1u;
+    return !(heap->gone_keep & 1u << i);
+  }
+  if (!secure &&
+      ((idle && pg->purged != NULL) || (heap->hot_count != 0 && hsm_hot_superseded(heap, cls))))
+    purge_carved(pg);
+  return 0;
+}
+
+/* Class cls (above 8 KiB) makes a page. Made again within HSM_GIVEBACK_SOON_MS of its
+ * last page's going back idle twice in a row, the class keeps its next such page's
+ * slices (hsm_purge_page_gone), until a page of it is made again later than that:
+ * rptest's classes of 9-16 KiB, idle for a sweep, were made again at once on their own
+ * slices, where the give-back only made the kernel fault them in again (189 of 208 give-
+ * backs a run). espresso's big classes, which take turns over tens to hundreds of ms,
+ * are made again that soon now and then (28 of 693), never twice in a row: after one
+ * such, keeping the next page's slices cost 36 KiB of its max RSS. */
+__attribute__((cold)) void hsm_purge_page_made(hsm_heap_t *heap, size_t cls) {
+  size_t i = cls - HSM_IDLE_CLASS_FIRST;
+  uint32_t bit = 1u << i;
+  if (heap->gone_ms[i] == 0) return;
+  uint32_t since = ((uint32_t)hsm_now_ms() | 1u) - heap->gone_ms[i];
+  if (since >= HSM_GIVEBACK_SOON_MS) {
+    heap->gone_soon &= ~bit;
+    heap->gone_keep &= ~bit;
+  } else if (heap->gone_soon & bit) {
+    heap->gone_keep |= bit;
+  } else {
+    heap->gone_soon |= bit;
+  }
+  heap->gone_ms[i] = 0;
 }
 
 /* Memory is to go back at once (the node runs short): every reserve of the heap too. */

@@ -376,6 +376,7 @@ hsm_page_t *hsm_segment_page_alloc(hsm_heap_t *heap, size_t slices) {
 }
 /* A page for small class cls: its last page's slices when they are free and resident. */
 hsm_page_t *hsm_segment_page_alloc_class(hsm_heap_t *heap, size_t cls) {
+  if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES) hsm_purge_page_made(heap, cls);
   return page_alloc(heap, hsm_class_slices[cls], cls);
 }
 
@@ -449,24 +450,6 @@ take:;
   return pg;
 }
 
-/* A page of a fixed class above 8 KiB goes back to its segment emptied and idle (the
- * cache sweep gives back a class unused for 16-31 slow paths: page.c, cache.c), and its
- * slices go back to the OS with it, not at the decay, in a heap that never made a large
- * block. Such a class carves a block at a time, so a slice it carved far and then left
- * stayed resident under whichever class page landed there next, which carves a few KiB
- * of it: espresso's big classes took turns on the same slices, and at its peak their
- * pages held 555 KiB resident past their carved blocks and the free slices 264 KiB more
- * (1.9 MiB of segments for 390 KiB live). The class, taken up again, faults its blocks in
- * afresh (espresso: 3,800 faults more in 4 s). A heap that makes large blocks keeps the
- * slices for them, which take a freed page's slices whole (realloc-large: 28,000 faults
- * with them kept, 76,000 purged); so do the classes up to 8 KiB, whose freed pages the
- * pressure design keeps for reuse while there is room, and the hot ones (hot.c). */
-static int big_class_page(hsm_heap_t *heap, const hsm_page_t *pg) {
-  return !pg->flags.f.is_large && pg->class_id >= HSM_IDLE_CLASS_FIRST &&
-         pg->class_id < HSM_FIXED_CLASSES && HSM_READ(heap->stats.allocs[HSM_BIN_LARGE]) == 0 &&
-         hsm_options.decay_ms >= 0 && !hsm_options.hugepages;
-}
-
 void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg) {
   hsm_segment_t *seg = hsm_segment_of(pg);
   size_t first = (size_t)(pg - seg->pages);
@@ -476,13 +459,14 @@ void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg) {
   heap_holds(heap, 0, 0, -(int64_t)pg->slice_count * (int64_t)HSM_SLICE_SIZE);
   HSM_TRACE(HSM_EV_PAGE_FREE, heap, pg->start, (uint64_t)pg->slice_count * HSM_SLICE_SIZE);
   pg->in_use = 0;
+  int secure = pg->flags.f.secure;
   /* a secure page's flag says also that it is in use (free.c's free_rejected tests
    * the flags alone): a free of one of its blocks now takes the generic path */
   __atomic_store_n(&pg->flags.f.secure, 0, __ATOMIC_RELAXED);
   hsm_place_note_resident(seg, pg, first);
   if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hsm_now_ms();
   seg->free_mask |= run;
-  if (big_class_page(heap, pg)) purge_runs(heap, seg, run & seg->touched_mask);
+  if (hsm_purge_page_gone(heap, pg, secure)) purge_runs(heap, seg, run & seg->touched_mask);
   if (seg->free_mask == hsm_segment_free_all()) {
     if (seg->in_list) segment_unlink(heap, seg);
     segment_release(heap, seg);

@@ -262,6 +262,12 @@ struct hsm_heap_s {
   uint32_t idle_seen[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
   uint8_t idle_wait[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
   uint32_t idle_gave;
+  /* the same classes: when (coarse ms, low 32 bits | 1; 0: none) a page of theirs last
+   * went back to its segment idle; bit i of gone_soon: the class made a page again within
+   * HSM_GIVEBACK_SOON_MS of the last such, of gone_keep: twice in a row, and it keeps
+   * its next such page's slices (purge.c, hsm_purge_page_made) */
+  uint32_t gone_ms[HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST];
+  uint32_t gone_soon, gone_keep;
   /* the fixed classes up to 8 KiB: their allocations as seen at the heap's last fresh
    * page of one of them, and the allocations of them all when each was last seen to
    * move (cache.c, hsm_cache_release_unused) */
