@@ -42,9 +42,10 @@ def pw(tmp_path_factory):
 
 
 def test_busiest_size_is_3_bytes(heapscope, pw):
-    # one block more or less in some runs: pw.x formats its timings into strings
+    # one block more or less in some runs: pw.x formats its timings into strings, and the
+    # XML it writes describes the machine: 19,343 on an Intel Xeon, 19,349 on an AMD EPYC
     size, count = busiest(size_counts(heapscope, pw / "counts"))
-    assert size == 3 and abs(count - 19_343) <= 5, (size, count)
+    assert size == 3 and 19_338 <= count <= 19_354, (size, count)
 
 
 def test_the_program_has_no_symbols(heapscope, pw):
