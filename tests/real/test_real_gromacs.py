@@ -3,10 +3,10 @@ thread (`gmx mdrun -nt 1`).
 
 Busiest size: 480 bytes, 8,326 to 9,094 blocks in eight runs on an Intel Xeon (7,302 with
 stacks: the recorder's cost changes FFTW's timings), 7,174 to 8,838 on an AMD EPYC, where
-a run now and then makes fewer than the 6,277 blocks of 1,568 bytes. 99.9% are FFTW's (`fftwf_malloc_plain` in
-libfftw3f), made while it times candidate plans: GROMACS's `fft5d_plan_3d`
-(src/gromacs/fft/fft5d.cpp:511) asks for FFTW_MEASURE unless FFT5D_NOMEASURE is set,
-which only `mdrun -reprod` sets (parallel_3dfft.cpp:70). That is the fix target, and
+a run now and then makes fewer than the 6,277 blocks of 1,568 bytes. 99.9% are FFTW's
+(`fftwf_malloc_plain` in libfftw3f), made while it times candidate plans: GROMACS's
+`fft5d_plan_3d` (src/gromacs/fft/fft5d.cpp:511) asks for FFTW_MEASURE unless
+FFT5D_NOMEASURE is set, which only `mdrun -reprod` sets (parallel_3dfft.cpp:70). That is the fix target, and
 why the count changes from run to run: FFTW's measurements decide how many plans it
 tries. With -reprod (FFTW_ESTIMATE) the 480-byte blocks are gone: 14,044 allocations in
 all instead of about 56,600. docs/real-applications.md has the evidence."""
