@@ -371,11 +371,6 @@ void hsm_huge_free(hsm_huge_t *h) {
     return;
   }
   hsm_pressure_poll();
-  if (hsm_purge_at_once()) { /* decay 0, or the node runs short */
-    hsm_os_purge(e.base, e.size);
-    hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e.size);
-    e.purged = 1;
-  }
   /* The newest huge block, bigger than any freed before, goes back to the OS at once, as
    * glibc's first free of a mapped chunk does: no block of its size was reused so far,
    * and none is being grown out of it (a block grown by copies is freed after its
@@ -384,10 +379,10 @@ void hsm_huge_free(hsm_huge_t *h) {
    * a later block, and a second free of it still reads a mapped header. */
   int newest = h->made == atomic_load_explicit(&huge_made, memory_order_relaxed);
   pthread_mutex_lock(&huge_lock);
-  int first = e.size > freed_max;
-  if (first) freed_max = e.size;
+  int biggest = e.size > freed_max;
+  if (biggest) freed_max = e.size;
   pthread_mutex_unlock(&huge_lock);
-  if (first && newest && !e.purged) {
+  if (hsm_purge_at_once() || (biggest && newest)) { /* decay 0, or the node runs short */
     hsm_os_purge(e.base, e.size);
     hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)e.size);
     e.purged = 1;

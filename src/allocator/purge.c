@@ -178,9 +178,9 @@ static void purge_carved(const hsm_page_t *pg) {
  * (segment.c, find_class_run), where a give-back only made the kernel fault them in
  * again (rptest's classes of 9-16 KiB); so does an idle class that keeps being made
  * again at once (hsm_purge_page_made). So do the classes up to 8 KiB, whose freed pages
- * the pressure design keeps for reuse while there is room. secure: pg is a secure
- * page (its flag is cleared as it goes back), whose carved part stays. */
-int hsm_purge_page_gone(hsm_heap_t *heap, const hsm_page_t *pg, int secure) {
+ * the pressure design keeps for reuse while there is room. A secure page's carved part
+ * stays. */
+int hsm_purge_page_gone(hsm_heap_t *heap, const hsm_page_t *pg) {
   size_t cls = pg->class_id;
   if (pg->flags.f.is_large || cls >= HSM_FIXED_CLASSES || hsm_options.decay_ms < 0 ||
       hsm_options.hugepages)
@@ -192,7 +192,7 @@ int hsm_purge_page_gone(hsm_heap_t *heap, const hsm_page_t *pg, int secure) {
     heap->gone_ms[i] = (uint32_t)hsm_now_ms() | 1u;
     return !(heap->gone_keep & 1u << i);
   }
-  if (!secure &&
+  if (!pg->flags.f.secure &&
       ((idle && pg->purged != NULL) || (heap->hot_count != 0 && hsm_hot_superseded(heap, cls))))
     purge_carved(pg);
   return 0;

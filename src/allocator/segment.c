@@ -459,14 +459,14 @@ void hsm_segment_page_free(hsm_heap_t *heap, hsm_page_t *pg) {
   heap_holds(heap, 0, 0, -(int64_t)pg->slice_count * (int64_t)HSM_SLICE_SIZE);
   HSM_TRACE(HSM_EV_PAGE_FREE, heap, pg->start, (uint64_t)pg->slice_count * HSM_SLICE_SIZE);
   pg->in_use = 0;
-  int secure = pg->flags.f.secure;
+  int give_back = hsm_purge_page_gone(heap, pg); /* (reads the secure flag) */
   /* a secure page's flag says also that it is in use (free.c's free_rejected tests
    * the flags alone): a free of one of its blocks now takes the generic path */
   __atomic_store_n(&pg->flags.f.secure, 0, __ATOMIC_RELAXED);
   hsm_place_note_resident(seg, pg, first);
   if ((seg->free_mask & seg->touched_mask) == 0) seg->dirty_since_ms = hsm_now_ms();
   seg->free_mask |= run;
-  if (hsm_purge_page_gone(heap, pg, secure)) purge_runs(heap, seg, run & seg->touched_mask);
+  if (give_back) purge_runs(heap, seg, run & seg->touched_mask);
   if (seg->free_mask == hsm_segment_free_all()) {
     if (seg->in_list) segment_unlink(heap, seg);
     segment_release(heap, seg);
