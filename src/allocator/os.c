@@ -8,7 +8,9 @@
 #include "internal.h"
 
 hsm_global_stats_t hsm_gstats;
-HSM_BIG_BSS _Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE];
+/* Page-aligned, so that each 4 KiB of it covers 8 GiB of address space exactly: which
+ * of its pages a process writes follows from its segments' addresses alone. */
+HSM_BIG_BSS _Atomic(uint8_t) hsm_registry[HSM_REGISTRY_SIZE] __attribute__((aligned(4096)));
 
 void hsm_stat_add(_Atomic int64_t *now, _Atomic int64_t *peak, int64_t delta) {
   int64_t v = atomic_fetch_add_explicit(now, delta, memory_order_relaxed) + delta;

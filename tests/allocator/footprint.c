@@ -35,10 +35,12 @@
  * of them), written. Prints "resident N" with them live.
  *
  * start: the library's own resident memory once two threads have allocated a
- * block each: its writable data (the read-write mapping of libhsmalloc.so) and its heap objects (the 1 MiB anonymous
- * mapping they are carved from) and its .bss past the file's end (the anonymous
- * mapping that follows the read-write one), in KiB of /proc/self/smaps' Rss. Prints
- * "data_kib D heap_kib H bss_kib B".
+ * block each: its writable data (the read-write mapping of libhsmalloc.so, in KiB of
+ * /proc/self/smaps' Rss), its heap objects (the 1 MiB anonymous mapping they are carved
+ * from) and its .bss past the file's end, in KiB written (from /proc/self/pagemap, over
+ * each one's own range: the kernel may merge a neighbour's anonymous mapping into
+ * either), and how many pages of the registry the segments' bytes lie on. Prints
+ * "data_kib D heap_kib H bss_kib B registry_pages R".
  *
  * stack: a thread on a stack of fresh zero pages (mmap'd here) goes through
  * allocation slow paths of several sizes, every one of which reads the memory
@@ -55,6 +57,9 @@
  * follows the code: .rodata, .eh_frame), and how many times the library called libc's clock_gettime (this
  * program defines clock_gettime, so the library's calls bind to it: it counts them and
  * reads the clock by the system call). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -273,20 +278,72 @@ static void trim(void) {
 
 #define HEAP_POOL ((uintptr_t)1 << 20) /* the heap objects' mapping (HSM_HEAP_POOL_CHUNK) */
 
+/* This program defines mmap, so the library's calls bind to it (glibc's own, such as
+ * thread stacks, do not): it notes where the first mapping of HEAP_POOL bytes, the heap
+ * objects', went. The kernel may merge it into a neighbouring anonymous mapping (even
+ * the library's .bss), so smaps cannot tell it apart. */
+static uintptr_t heap_pool;
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+  long p = syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+  if (p == -1) return MAP_FAILED;
+  if (len == HEAP_POOL && heap_pool == 0) heap_pool = (uintptr_t)p;
+  return (void *)p;
+}
+
 static void *start_thread(void *arg) {
   void *p = malloc(16);
   CHECK(p != NULL, "malloc(16)");
+  note_segment(p);
   free(p);
   return arg;
 }
 
-/* From /proc/self/smaps (its Rss counts no page that was only read: those map the
- * shared zero page), in KiB: libhsmalloc's read-write file mapping, and the anonymous
- * mapping of the heap objects (HEAP_POOL bytes; the kernel may merge a neighbouring
- * anonymous mapping of a few pages into it). */
+/* The end of libhsmalloc's file-backed data and of its .bss (its read-write PT_LOAD's
+ * file and memory sizes), page-rounded: the library's .bss past the file's end is the
+ * range between them, whatever anonymous mapping the kernel merged after it. */
+static uintptr_t lib_file_end, lib_bss_end;
+
+static int find_lib(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  (void)arg;
+  if (strstr(info->dlpi_name, "libhsmalloc.so") == NULL) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
+      uintptr_t at = info->dlpi_addr + ph->p_vaddr;
+      lib_file_end = (at + ph->p_filesz + 4095) & ~(uintptr_t)4095;
+      lib_bss_end = (at + ph->p_memsz + 4095) & ~(uintptr_t)4095;
+    }
+  }
+  return 1;
+}
+
+/* Pages of [lo, hi) this process wrote: present and mapped by it alone (/proc/self/pagemap
+ * bits 63 and 56, readable without privilege). A page only read maps the shared zero
+ * page, which is not exclusive. */
+static long written_pages(uintptr_t lo, uintptr_t hi) {
+  int fd = open("/proc/self/pagemap", O_RDONLY);
+  CHECK(fd >= 0, "/proc/self/pagemap");
+  long n = 0;
+  for (uintptr_t a = lo; a < hi; a += 4096) {
+    uint64_t e = 0;
+    CHECK(pread(fd, &e, sizeof e, (off_t)(a / 4096 * sizeof e)) == sizeof e, "pagemap read");
+    n += (e >> 63 & 1) && (e >> 56 & 1);
+  }
+  close(fd);
+  return n;
+}
+
+/* In KiB: libhsmalloc's read-write file mapping, from /proc/self/smaps (its Rss counts
+ * no page that was only read: those map the shared zero page); from the page map, the
+ * heap objects' mapping and the library's .bss past the file's end; and the pages of its
+ * registry (a byte per 2 MiB of address space, page aligned: a page per 8 GiB) that the
+ * two segments' bytes lie on. */
 static void start(void) {
   void *p = malloc(16);
   CHECK(p != NULL, "malloc(16)");
+  note_segment(p);
   pthread_t t;
   CHECK(pthread_create(&t, NULL, start_thread, NULL) == 0, "pthread_create");
   CHECK(pthread_join(t, NULL) == 0, "pthread_join");
@@ -294,31 +351,34 @@ static void start(void) {
   FILE *f = fopen("/proc/self/smaps", "r");
   CHECK(f != NULL, "/proc/self/smaps");
   char line[512], perms[8], path[256];
-  long data_kib = -1, heap_kib = -1, bss_kib = -1, *want = NULL;
-  unsigned long data_end = 0;
+  long data_kib = -1, *want = NULL;
   while (fgets(line, sizeof line, f)) {
-    unsigned long lo, hi;
     path[0] = 0;
-    if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo, &hi, perms, path) >= 3) {
-      int rw = strcmp(perms, "rw-p") == 0;
+    if (sscanf(line, "%*x-%*x %7s %*s %*s %*s %255s", perms, path) >= 1) {
       want = NULL;
-      if (rw && strstr(path, "libhsmalloc.so") != NULL) {
+      if (strcmp(perms, "rw-p") == 0 && strstr(path, "libhsmalloc.so") != NULL) {
+        CHECK(data_kib < 0, "two read-write mappings of libhsmalloc.so");
         want = &data_kib;
-        data_end = hi;
       }
-      if (rw && path[0] == 0 && lo == data_end) want = &bss_kib; /* .bss past the file's end */
-      if (rw && path[0] == 0 && hi - lo >= HEAP_POOL && hi - lo < HEAP_POOL + SLICE)
-        want = &heap_kib;
-      if (want != NULL) CHECK(*want < 0, "two mappings taken for one: %s", line);
     } else if (want != NULL && strncmp(line, "Rss:", 4) == 0) {
       *want = strtol(line + 4, NULL, 10);
     }
   }
   fclose(f);
   CHECK(data_kib >= 0, "no read-write mapping of libhsmalloc.so");
-  CHECK(heap_kib >= 0, "no anonymous mapping of 1 MiB");
-  CHECK(bss_kib >= 0, "no anonymous mapping after libhsmalloc.so's read-write one");
-  printf("data_kib %ld heap_kib %ld bss_kib %ld\n", data_kib, heap_kib, bss_kib);
+  CHECK(heap_pool != 0, "the library mapped no %lu bytes for its heaps", (unsigned long)HEAP_POOL);
+  CHECK(dl_iterate_phdr(find_lib, NULL) == 1 && lib_bss_end > lib_file_end,
+        "no read-write segment of libhsmalloc.so with a .bss past its file");
+  int registry_pages = 0;
+  for (int i = 0; i < nsegments; i++) {
+    int first = 1;
+    for (int j = 0; j < i; j++)
+      first &= segments[j] >> 33 != segments[i] >> 33;
+    registry_pages += first;
+  }
+  printf("data_kib %ld heap_kib %ld bss_kib %ld registry_pages %d\n", data_kib,
+         written_pages(heap_pool, heap_pool + HEAP_POOL) * 4,
+         written_pages(lib_file_end, lib_bss_end) * 4, registry_pages);
 }
 
 #define STACK_BYTES ((size_t)256 << 10)
