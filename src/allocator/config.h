@@ -86,6 +86,9 @@
  * segment, were made again less than this long after (ms, coarse clock: the same tick)
  * keeps its next page's slices (purge.c, hsm_purge_page_made) */
 #define HSM_GIVEBACK_SOON_MS 1
+/* ... and a page made again this long after (ms) or later ends that; one in between
+ * (a thread preempted for a time slice or two) leaves it as it was */
+#define HSM_GIVEBACK_LATE_MS 32
 /* secure mode: the bytes of empty pages of a class up to 8 KiB a heap keeps for reuse
  * (page.c): 8 pages of one slice */
 #define HSM_SECURE_KEEP_BYTES ((size_t)512 * 1024)

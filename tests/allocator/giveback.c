@@ -11,7 +11,9 @@
  * that the class, idle for a sweep, sends its block home and its page goes back
  * to its segment; the next round makes the page again at once (within
  * microseconds). apart: the same, and 10 ms pass before the next round
- * (nanosleep): more than a tick of the coarse clock.
+ * (nanosleep): more than a tick of the coarse clock. gaps: as idle, and 5 ms pass
+ * before every fourth round (a thread preempted for a time slice or two, as the
+ * producers of xmalloc-test, four threads on two cores, are).
  *
  * Prints "name value" pairs: purges, the madvise calls of the rounds after the
  * first (hsmalloc_stats_get); faults, the process's minor faults over them
@@ -33,7 +35,7 @@
 #define BLOCK 12288
 #define OTHER 16384
 
-static int busy, apart;
+static int busy, apart, gaps;
 static long purges, faults, resident;
 
 static long purges_now(void) {
@@ -71,7 +73,13 @@ static void busy_round(char **b) {
     free(b[i]);
 }
 
-static void idle_round(void) {
+static void pause_ms(long ms) {
+  struct timespec ts = {0, ms * 1000 * 1000};
+  nanosleep(&ts, NULL);
+}
+
+static void idle_round(int r) {
+  if (gaps && r % 4 == 0) pause_ms(5);
   char *b = malloc(BLOCK);
   CHECK(b != NULL, "malloc(%d)", BLOCK);
   memset(b, 1, BLOCK);
@@ -84,10 +92,7 @@ static void idle_round(void) {
     free(p);
     free(q);
   }
-  if (apart) {
-    struct timespec ts = {0, 10 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-  }
+  if (apart) pause_ms(10);
 }
 
 static void *rounds(void *arg) {
@@ -102,7 +107,7 @@ static void *rounds(void *arg) {
     if (busy)
       busy_round(b);
     else
-      idle_round();
+      idle_round(r);
   }
   purges = purges_now() - p0;
   faults = faults_now() - f0;
@@ -113,10 +118,11 @@ static void *rounds(void *arg) {
 
 int main(int argc, char **argv) {
   CHECK(argc == 2 && (!strcmp(argv[1], "busy") || !strcmp(argv[1], "idle") ||
-                      !strcmp(argv[1], "apart")),
-        "usage: giveback busy|idle|apart");
+                      !strcmp(argv[1], "apart") || !strcmp(argv[1], "gaps")),
+        "usage: giveback busy|idle|apart|gaps");
   busy = !strcmp(argv[1], "busy");
   apart = !strcmp(argv[1], "apart");
+  gaps = !strcmp(argv[1], "gaps");
   pthread_t t;
   CHECK(pthread_create(&t, NULL, rounds, NULL) == 0, "pthread_create");
   CHECK(pthread_join(t, NULL) == 0, "pthread_join");
