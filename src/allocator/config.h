@@ -179,9 +179,13 @@
 
 /* Fresh memory committed while more than this much freed memory sits resident and
  * idle (free slices, cached segments and huge mappings) gives back as much of it
- * (segment.c, hsm_offset_growth): max(HSM_IDLE_MIN, in use / HSM_IDLE_SHARE). */
-#define HSM_IDLE_MIN   ((size_t)2 << 20)
-#define HSM_IDLE_SHARE 16
+ * (segment.c, hsm_offset_growth): max(HSM_IDLE_MIN, in use / HSM_IDLE_SHARE). "In use"
+ * counts a small page's slices whole, though only its carved part is resident, so a
+ * small heap reads several times its size (GROMACS: ~10 MiB of pages, 4.8 resident).
+ * 2 MiB and 1/16 until 2026-11-29: a small heap kept its freed large blocks (a buffer
+ * grown by copies) resident beside the fresh slices of the next one, 0.8 MiB there. */
+#define HSM_IDLE_MIN   ((size_t)256 << 10)
+#define HSM_IDLE_SHARE 32
 /* ... plus the bytes so given back and then committed again, when they are at least
  * this share (%) of those given back (both halved every HSM_IDLE_HALF_MS) */
 #define HSM_IDLE_REFAULT_PCT 75

@@ -252,6 +252,7 @@ HSM_HIDDEN int hsm_purge_pass_over(hsm_heap_t *heap, hsm_page_t *pg);
 HSM_HIDDEN void hsm_purge_idle_class(hsm_heap_t *heap, size_t cls);
 HSM_HIDDEN int hsm_purge_page_gone(hsm_heap_t *heap, const hsm_page_t *pg);
 HSM_HIDDEN void hsm_purge_page_made(hsm_heap_t *heap, size_t cls);
+HSM_HIDDEN void hsm_purge_page_placed(hsm_segment_t *seg, size_t first, size_t cls, uint32_t old);
 HSM_HIDDEN hsm_block_t *hsm_checked_block(hsm_page_t *pg, void *p, const char *fn);
 HSM_HIDDEN void hsm_heap_collect_empty(hsm_heap_t *heap);
 HSM_HIDDEN void hsm_heap_free_empty_pages(hsm_heap_t *heap, size_t cls);

@@ -228,6 +228,26 @@ __attribute__((cold)) void hsm_purge_page_made(hsm_heap_t *heap, size_t cls) {
   heap->gone_ms[i] = 0;
 }
 
+/* A page of class cls (above 8 KiB) placed on slices `old` of seg that an earlier page or
+ * large block left resident (not its class's own last page: find_class_run), first
+ * slice `first`: the slices past those its first block lies in go back now. Such a class
+ * carves a block at a time, and the rest of the run sat resident under the page, in use
+ * to the growth budget (hsm_offset_growth), for blocks it may never carve: GROMACS's
+ * 22,528-byte class on a freed 256 KiB block's slices held 192 KiB resident for two
+ * blocks. A block carved there later faults its pages in, as on fresh slices. Whole
+ * slices: given back past the first block's 4 KiB pages, rptest's classes of 9-16 KiB,
+ * placed on one another's slices by turns, faulted back a third more pages. */
+__attribute__((cold)) void hsm_purge_page_placed(hsm_segment_t *seg, size_t first, size_t cls,
+                                                 uint32_t old) {
+  if (hsm_options.decay_ms <= 0 || hsm_options.hugepages || hsm_secure) return;
+  size_t past = first + (hsm_class_size[cls] + HSM_SLICE_SIZE - 1) / HSM_SLICE_SIZE;
+  for (size_t i = past; i < HSM_SLICES && (old >> i) != 0; i++) {
+    if (!(old >> i & 1u) || seg->resident[i] == 0) continue; /* nothing resident */
+    hsm_os_purge((uint8_t *)seg + i * HSM_SLICE_SIZE, HSM_SLICE_SIZE);
+    seg->resident[i] = 0;
+  }
+}
+
 /* Memory is to go back at once (the node runs short): every reserve of the heap too. */
 void hsm_purge_reserves(hsm_heap_t *heap) {
   for (size_t cls = 0; cls < HSM_CLASSES; cls++)

@@ -387,7 +387,8 @@ static hsm_page_t *page_alloc(hsm_heap_t *heap, size_t slices, size_t cls) {
   /* a large block's slices are placed as before (its page's extent is counted whole, an
    * upper bound: how much of a block the program wrote is not known) */
   int large = cls == HSM_BIN_LARGE;
-  if (!large && (first = find_class_run(heap, cls, slices, &seg)) >= 0) goto take;
+  int own = !large && (first = find_class_run(heap, cls, slices, &seg)) >= 0;
+  if (own) goto take;
 again:
   for (hsm_segment_t *s = heap->segments; s != NULL; s = s->next) {
     hsm_run_cost_t c;
@@ -434,6 +435,8 @@ take:;
   if (seg->free_mask == 0) segment_unlink(heap, seg);
   for (size_t i = 0; i < slices; i++) seg->slice_page[first + i] = &seg->pages[first];
   uint32_t fresh = touch_slices(heap, seg, run);
+  if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES && !own && (run & ~fresh))
+    hsm_purge_page_placed(seg, first, cls, run & ~fresh);
   heap_holds(heap, 0, (int64_t)hsm_popcount(fresh) * (int64_t)HSM_SLICE_SIZE,
              (int64_t)slices * (int64_t)HSM_SLICE_SIZE);
   hsm_page_t *pg = &seg->pages[first];

@@ -27,6 +27,11 @@
  * idle, gives its page back; then one block of 12,288 bytes (a third class), written.
  * Prints "resident N" with that block live.
  *
+ * onlarge: a fresh thread writes a block of 256 KiB (a large block: four slices) and
+ * frees it, then writes one block of 22,528 bytes, whose class (above 8 KiB) takes a
+ * page of three slices, placed on the freed block's resident ones. Prints "resident N"
+ * with that block live.
+ *
  * trim: the main thread, the only one (no transfer cache), allocates TRIM_BLOCKS
  * blocks of 64 bytes (a page of 1024 fills its slice, the rest go on a second page),
  * writes them and frees all but the last TRIM_LIVE, the second page's first (so that
@@ -243,6 +248,29 @@ static void *bigleft_thread(void *arg) {
 static void bigleft(void) {
   pthread_t t;
   CHECK(pthread_create(&t, NULL, bigleft_thread, NULL) == 0, "pthread_create");
+  CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+  printf("resident %ld\n", exact_resident);
+}
+
+static void *onlarge_thread(void *arg) {
+  (void)arg;
+  void *big = malloc(256 << 10);
+  CHECK(big != NULL, "malloc(256 KiB)");
+  memset(big, 1, 256 << 10);
+  note_segment(big);
+  free(big);
+  void *p = malloc(22528);
+  CHECK(p != NULL, "malloc(22528)");
+  memset(p, 1, 22528);
+  note_segment(p);
+  exact_resident = resident();
+  free(p);
+  return NULL;
+}
+
+static void onlarge(void) {
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, onlarge_thread, NULL) == 0, "pthread_create");
   CHECK(pthread_join(t, NULL) == 0, "pthread_join");
   printf("resident %ld\n", exact_resident);
 }
@@ -471,7 +499,7 @@ static void text(void) {
 }
 
 int main(int argc, char **argv) {
-  CHECK(argc == 2, "usage: footprint exact|placed|sizes|bigleft|trim|start|stack|text");
+  CHECK(argc == 2, "usage: footprint exact|placed|sizes|bigleft|onlarge|trim|start|stack|text");
   if (strcmp(argv[1], "exact") == 0)
     exact();
   else if (strcmp(argv[1], "placed") == 0)
@@ -480,6 +508,8 @@ int main(int argc, char **argv) {
     sizes();
   else if (strcmp(argv[1], "bigleft") == 0)
     bigleft();
+  else if (strcmp(argv[1], "onlarge") == 0)
+    onlarge();
   else if (strcmp(argv[1], "trim") == 0)
     trim();
   else if (strcmp(argv[1], "start") == 0)

@@ -46,6 +46,16 @@ def test_a_big_class_left_gives_its_slices_back_to_the_os(build, native):
     assert program_figures(build, native, "footprint.c", "bigleft") == {"resident": 11}
 
 
+def test_a_big_class_page_on_a_freed_large_block_keeps_only_its_first_block_s_slice(build, native):
+    """A page of a class above 8 KiB carves a block at a time; placed on the resident
+    slices a freed large block left (GROMACS's 22,528-byte class on a freed 256 KiB
+    block), the slices past its first block's stayed resident under it for blocks it
+    may never carve, out of reach of the growth budget: 64 pages of 4 KiB for one
+    block of 22,528 bytes (main), 32 now (its first slice, and the freed block's fourth
+    slice, free)."""
+    assert program_figures(build, native, "footprint.c", "onlarge") == {"resident": 32}
+
+
 def test_a_cache_holding_more_than_its_class_s_live_blocks_lets_a_page_empty(build, native):
     """The only thread writes 1500 blocks of 64 bytes (a page of 1024 fills its slice,
     476 go on a second page: 24 pages of 4 KiB carved), frees all but the second page's
