@@ -141,6 +141,9 @@ static hsm_segment_t *segment_acquire(hsm_heap_t *heap, unsigned slices, unsigne
   seg->free_mask = hsm_segment_free_all();
   seg->touched_mask = e.touched;
   seg->offset_mask = 0;
+  /* its resident slices have been idle since it was cached, not since the epoch: the
+   * header's reset left 0 here, and the next decay pass purged them all at once */
+  seg->dirty_since_ms = e.since_ms;
   /* a stray pointer into a slice no page ever used finds the header's slice entry: a
    * page struct never used, not in use (free rejects it) */
   for (size_t i = 0; i < HSM_SLICES; i++) seg->slice_page[i] = &seg->pages[0];

@@ -73,3 +73,13 @@ def test_freed_large_memory_serves_the_next_large_request(build, native):
     assert f["slide_committed"] == 0
     for step in ("split", "cached", "slide"):
         assert abs(f[step + "_rss"]) < 128 * 1024, step
+
+
+def test_segment_taken_from_the_cache_keeps_its_resident_slices(build, native):
+    """recached_segment.c: an empty segment, cached resident, is taken back by a small
+    block; its 23 other resident slices serve 300 rounds of a 1 MiB block. Before, the
+    header's reset left the segment idle since time 0, so the first decay pass of the
+    rounds purged those slices at once (1.4 MiB), however fresh; mesh-refine's rounds
+    faulted 5,000 pages in again for it."""
+    f = program_figures(build, native, "recached_segment.c", "-")
+    assert f["purged"] == 0
