@@ -106,8 +106,26 @@ static long resident(void) {
   return n;
 }
 
-#define EXACT_BLOCKS 1600
+/* A block of size bytes, written whole and its segment noted. */
+static void *written_block(size_t size) {
+  void *p = malloc(size);
+  CHECK(p != NULL, "malloc(%zu)", size);
+  memset(p, 1, size);
+  note_segment(p);
+  return p;
+}
+
+/* Runs fn on a fresh thread (its own heap) and waits for it: fn leaves its figure in
+ * exact_resident. */
 static long exact_resident;
+
+static void on_a_fresh_thread(void *(*fn)(void *)) {
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, fn, NULL) == 0, "pthread_create");
+  CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+}
+
+#define EXACT_BLOCKS 1600
 
 static void *exact_thread(void *arg) {
   (void)arg;
@@ -136,9 +154,7 @@ static int hot_rows(size_t size) {
 }
 
 static void exact(void) {
-  pthread_t t;
-  CHECK(pthread_create(&t, NULL, exact_thread, NULL) == 0, "pthread_create");
-  CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+  on_a_fresh_thread(exact_thread);
   printf("resident %ld hot %d\n", exact_resident, hot_rows(64));
 }
 
@@ -203,9 +219,7 @@ static void *sizes_thread(void *arg) {
 }
 
 static void sizes(void) {
-  pthread_t t;
-  CHECK(pthread_create(&t, NULL, sizes_thread, NULL) == 0, "pthread_create");
-  CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+  on_a_fresh_thread(sizes_thread);
   printf("resident %ld\n", exact_resident);
 }
 
@@ -227,51 +241,33 @@ static void slow_paths(int rounds) {
 static void *bigleft_thread(void *arg) {
   (void)arg;
   void *big[3];
-  for (int i = 0; i < 3; i++) {
-    big[i] = malloc(40960);
-    CHECK(big[i] != NULL, "malloc(40960)");
-    memset(big[i], 1, 40960);
-    note_segment(big[i]);
-  }
+  for (int i = 0; i < 3; i++)
+    big[i] = written_block(40960);
   for (int i = 0; i < 3; i++)
     free(big[i]);
   slow_paths(40);
-  void *last = malloc(12288);
-  CHECK(last != NULL, "malloc(12288)");
-  memset(last, 1, 12288);
-  note_segment(last);
+  void *last = written_block(12288);
   exact_resident = resident();
   free(last);
   return NULL;
 }
 
 static void bigleft(void) {
-  pthread_t t;
-  CHECK(pthread_create(&t, NULL, bigleft_thread, NULL) == 0, "pthread_create");
-  CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+  on_a_fresh_thread(bigleft_thread);
   printf("resident %ld\n", exact_resident);
 }
 
 static void *onlarge_thread(void *arg) {
   (void)arg;
-  void *big = malloc(256 << 10);
-  CHECK(big != NULL, "malloc(256 KiB)");
-  memset(big, 1, 256 << 10);
-  note_segment(big);
-  free(big);
-  void *p = malloc(22528);
-  CHECK(p != NULL, "malloc(22528)");
-  memset(p, 1, 22528);
-  note_segment(p);
+  free(written_block(256 << 10));
+  void *p = written_block(22528);
   exact_resident = resident();
   free(p);
   return NULL;
 }
 
 static void onlarge(void) {
-  pthread_t t;
-  CHECK(pthread_create(&t, NULL, onlarge_thread, NULL) == 0, "pthread_create");
-  CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+  on_a_fresh_thread(onlarge_thread);
   printf("resident %ld\n", exact_resident);
 }
 
