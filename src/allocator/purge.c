@@ -234,7 +234,8 @@ __attribute__((cold)) void hsm_purge_page_made(hsm_heap_t *heap, size_t cls) {
  * carves a block at a time, and the rest of the run sat resident under the page, in use
  * to the growth budget (hsm_offset_growth), for blocks it may never carve: GROMACS's
  * 22,528-byte class on a freed 256 KiB block's slices held 192 KiB resident for two
- * blocks. A block carved there later faults its pages in, as on fresh slices. Whole
+ * blocks. A block carved there later faults its pages in, as on fresh slices; the
+ * slices stay touched and counted committed, as a page's extent is counted whole. Whole
  * slices: given back past the first block's 4 KiB pages, rptest's classes of 9-16 KiB,
  * placed on one another's slices by turns, faulted back a third more pages. */
 __attribute__((cold)) void hsm_purge_page_placed(hsm_segment_t *seg, size_t first, size_t cls,

@@ -115,14 +115,15 @@ static void *written_block(size_t size) {
   return p;
 }
 
-/* Runs fn on a fresh thread (its own heap) and waits for it: fn leaves its figure in
- * exact_resident. */
+/* Runs fn on a fresh thread (its own heap) and waits for it; returns the figure fn left
+ * in exact_resident. */
 static long exact_resident;
 
-static void on_a_fresh_thread(void *(*fn)(void *)) {
+static long on_a_fresh_thread(void *(*fn)(void *)) {
   pthread_t t;
   CHECK(pthread_create(&t, NULL, fn, NULL) == 0, "pthread_create");
   CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+  return exact_resident;
 }
 
 #define EXACT_BLOCKS 1600
@@ -154,8 +155,8 @@ static int hot_rows(size_t size) {
 }
 
 static void exact(void) {
-  on_a_fresh_thread(exact_thread);
-  printf("resident %ld hot %d\n", exact_resident, hot_rows(64));
+  long resident_pages = on_a_fresh_thread(exact_thread); /* before hot_rows reads */
+  printf("resident %ld hot %d\n", resident_pages, hot_rows(64));
 }
 
 static const size_t PLACED_SIZE[3] = {1024, 2048, 4096};
@@ -219,8 +220,7 @@ static void *sizes_thread(void *arg) {
 }
 
 static void sizes(void) {
-  on_a_fresh_thread(sizes_thread);
-  printf("resident %ld\n", exact_resident);
+  printf("resident %ld\n", on_a_fresh_thread(sizes_thread));
 }
 
 /* rounds of two blocks of 16,384 bytes allocated, written and freed: one slow path
@@ -253,8 +253,7 @@ static void *bigleft_thread(void *arg) {
 }
 
 static void bigleft(void) {
-  on_a_fresh_thread(bigleft_thread);
-  printf("resident %ld\n", exact_resident);
+  printf("resident %ld\n", on_a_fresh_thread(bigleft_thread));
 }
 
 static void *onlarge_thread(void *arg) {
@@ -267,8 +266,7 @@ static void *onlarge_thread(void *arg) {
 }
 
 static void onlarge(void) {
-  on_a_fresh_thread(onlarge_thread);
-  printf("resident %ld\n", exact_resident);
+  printf("resident %ld\n", on_a_fresh_thread(onlarge_thread));
 }
 
 #define TRIM_BLOCKS 1500
