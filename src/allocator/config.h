@@ -14,6 +14,7 @@
 #define HSM_SLICE_SHIFT     16 /* 64 KiB */
 #define HSM_SLICE_SIZE      ((size_t)1 << HSM_SLICE_SHIFT)
 #define HSM_SLICES          32          /* per segment; slice 0 = header */
+#define HSM_SLICE_COLORS    8           /* places of a segment's slice table (structs.h) */
 #define HSM_SLICES_FREE_ALL 0xFFFFFFFEu /* every slice but the header free */
 
 /* Size classes: 16 for requests of 0-8 bytes (a free block holds a link and a free

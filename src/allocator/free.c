@@ -140,30 +140,19 @@ static __attribute__((noinline)) void free_outside_segments(void *p) {
   else if (p != NULL) free_foreign(p);
 }
 
-/* unit * (segment size - the slice table's bytes), as one multiplication: the compiler
- * would make it shifts and a subtraction (four instructions) */
-#define TABLE_STEP (HSM_SEGMENT_SIZE - HSM_SLICES * sizeof(hsm_page_t *))
-static inline __attribute__((always_inline)) uintptr_t imul_const(uintptr_t unit) {
-#if defined(__x86_64__)
-  uintptr_t t;
-  __asm__("imulq %2, %1, %0" : "=r"(t) : "r"(unit), "i"(TABLE_STEP));
-  return t;
-#else
-  return unit * TABLE_STEP;
-#endif
-}
-
 /* The fast path: a small block (one registry compare, the page, free_block), given the
  * pointer's 2 MiB unit and its 64 KiB slice q (bits 21-46 and 16-46: a pointer above the
  * 47 bits of user space, never one of ours, is read as one below: where that is a
  * segment, the block-start check rejects it, or, some of bits 58-63 set, it faults on
- * the mark's read, before anything is written; NULL is unit 0, never ours). */
+ * the mark's read, before anything is written; NULL is unit 0, never ours). q's low
+ * bits are the unit's colour and the slice: the index into the segment's rows of slice
+ * tables (structs.h) of its colour's row, with no mask but the byte's. */
+_Static_assert(HSM_SLICES << HSM_SLICE_SHIFT == HSM_SEGMENT_SIZE, "q's low bits: unit, slice");
+_Static_assert(HSM_SLICE_COLORS * HSM_SLICES == 256, "a colour and a slice are q's low byte");
 static inline __attribute__((always_inline)) void free_fast(void *p, uintptr_t q, uintptr_t unit) {
   if (HSM_LIKELY(hsm_byte_eq(hsm_registry, unit, HSM_REG_SEGMENT))) {
-    /* the segment's slice table indexed by q itself: its base moved back by the
-     * entries of q's bits above the slice (one multiplication, no mask nor shift) */
-    uintptr_t table = imul_const(unit) + offsetof(hsm_segment_t, slice_page);
-    free_block(*(hsm_page_t **)(table + q * sizeof(hsm_page_t *)), p);
+    uintptr_t table = (unit << HSM_SEGMENT_SHIFT) + offsetof(hsm_segment_t, slice_color);
+    free_block(*(hsm_page_t **)(table + (uint8_t)q * sizeof(hsm_page_t *)), p);
     return;
   }
   free_outside_segments(p);

@@ -163,9 +163,13 @@ static inline void hsm_registry_set(const void *p, unsigned kind) {
 static inline hsm_segment_t *hsm_segment_of(const void *p) {
   return (hsm_segment_t *)((uintptr_t)p & ~(uintptr_t)HSM_SEGMENT_MASK);
 }
+/* The segment's slice table: its colour's row (structs.h). */
+static inline hsm_page_t **hsm_slice_table(hsm_segment_t *seg) {
+  return seg->slice_color[((uintptr_t)seg >> HSM_SEGMENT_SHIFT) & (HSM_SLICE_COLORS - 1)];
+}
 static inline hsm_page_t *hsm_page_of(hsm_segment_t *seg, const void *p) {
   size_t slice = ((uintptr_t)p - (uintptr_t)seg) >> HSM_SLICE_SHIFT;
-  return seg->slice_page[slice];
+  return hsm_slice_table(seg)[slice];
 }
 /* Start of the block holding p (p may point inside it after an aligned allocation). */
 static inline hsm_block_t *hsm_block_start(const hsm_page_t *pg, const void *p) {

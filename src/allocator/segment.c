@@ -146,7 +146,8 @@ static hsm_segment_t *segment_acquire(hsm_heap_t *heap, unsigned slices, unsigne
   seg->dirty_since_ms = e.since_ms;
   /* a stray pointer into a slice no page ever used finds the header's slice entry: a
    * page struct never used, not in use (free rejects it) */
-  for (size_t i = 0; i < HSM_SLICES; i++) seg->slice_page[i] = &seg->pages[0];
+  hsm_page_t **table = hsm_slice_table(seg);
+  for (size_t i = 0; i < HSM_SLICES; i++) table[i] = &seg->pages[0];
   seg->heap = heap;
   seg->numa_node = e.node;
   seg->numa_bound = e.bound;
@@ -436,7 +437,7 @@ take:;
   uint32_t run = (slices >= 32 ? 0xFFFFFFFFu : ((1u << slices) - 1)) << first;
   seg->free_mask &= ~run;
   if (seg->free_mask == 0) segment_unlink(heap, seg);
-  for (size_t i = 0; i < slices; i++) seg->slice_page[first + i] = &seg->pages[first];
+  for (size_t i = 0; i < slices; i++) hsm_slice_table(seg)[first + i] = &seg->pages[first];
   uint32_t fresh = touch_slices(heap, seg, run);
   if (cls >= HSM_IDLE_CLASS_FIRST && cls < HSM_FIXED_CLASSES && !own && (run & ~fresh))
     hsm_purge_page_placed(seg, first, cls, run & ~fresh);
@@ -530,7 +531,7 @@ int hsm_segment_page_resize(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
     if ((seg->free_mask & extra) != extra) return 0;
     seg->free_mask &= ~extra;
     if (seg->free_mask == 0 && seg->in_list) segment_unlink(heap, seg);
-    for (size_t i = first + old; i < first + slices; i++) seg->slice_page[i] = pg;
+    for (size_t i = first + old; i < first + slices; i++) hsm_slice_table(seg)[i] = pg;
     uint32_t fresh = touch_slices(heap, seg, extra);
     hsm_stat_add(&hsm_gstats.page_bytes, &hsm_gstats.page_bytes_peak, delta);
     heap_holds(heap, 0, (int64_t)hsm_popcount(fresh) * (int64_t)HSM_SLICE_SIZE, delta);
@@ -581,6 +582,6 @@ void *hsm_segment_page_slide(hsm_heap_t *heap, hsm_page_t *pg, size_t slices) {
   moved->start = start;
   moved->slice_count = (uint8_t)slices;
   moved->block_size = slices * HSM_SLICE_SIZE;
-  for (size_t i = to; i < to + slices; i++) seg->slice_page[i] = moved;
+  for (size_t i = to; i < to + slices; i++) hsm_slice_table(seg)[i] = moved;
   return start;
 }
