@@ -6,8 +6,8 @@
  *
  * The canary. A block is 8 bytes longer than the request n (its class is that of n + 8,
  * 16-byte aligned as malloc's are). A small block's last word holds n encoded with the
- * block's address and hsm_tail_key; the 8 bytes after the request hold a canary derived
- * from that word (where fewer than 8 bytes lie between the request and the last word,
+ * block's address and hsm_tail_key; the 8 bytes after the request hold a canary, that
+ * word again (where fewer than 8 bytes lie between the request and the last word,
  * the last word's own bytes continue it). free decodes n (a value past the block means
  * the last word was overwritten) and compares the 8 bytes after it: a write past the
  * request aborts with one line naming the block. A large block keeps n in its page, a
@@ -55,14 +55,14 @@ size_t hsm_secure_unseal(const char *fn, const void *p, const void *b, size_t bs
 
 /* A large or huge block's canary: 8 bytes after the request n (kept in its metadata). */
 void hsm_secure_seal_big(void *b, size_t n) {
-  uint64_t c = hsm_canary_of(hsm_tail_word(b, n));
+  uint64_t c = hsm_tail_word(b, n);
   memcpy((uint8_t *)b + n, &c, 8);
 }
 
 void hsm_secure_unseal_big(const char *fn, const void *p, const void *b, size_t n) {
   uint64_t w;
   memcpy(&w, (const uint8_t *)b + n, 8);
-  if (HSM_UNLIKELY(w != hsm_canary_of(hsm_tail_word(b, n)))) hsm_overflow(fn, p, n, 0);
+  if (HSM_UNLIKELY(w != hsm_tail_word(b, n))) hsm_overflow(fn, p, n, 0);
 }
 
 void hsm_written_after_free(const void *b) {
