@@ -148,7 +148,7 @@ static __attribute__((noinline)) void free_outside_segments(void *p) {
  * bits are the unit's colour and the slice: the index into the segment's rows of slice
  * tables (structs.h) of its colour's row, with no mask but the byte's. */
 _Static_assert(HSM_SLICES << HSM_SLICE_SHIFT == HSM_SEGMENT_SIZE, "q's low bits: unit, slice");
-_Static_assert(HSM_SLICE_COLORS * HSM_SLICES == 256, "a colour and a slice are q's low byte");
+_Static_assert(HSM_SLICE_COLORS *HSM_SLICES == 256, "a colour and a slice are q's low byte");
 static inline __attribute__((always_inline)) void free_fast(void *p, uintptr_t q, uintptr_t unit) {
   if (HSM_LIKELY(hsm_byte_eq(hsm_registry, unit, HSM_REG_SEGMENT))) {
     uintptr_t table = (unit << HSM_SEGMENT_SHIFT) + offsetof(hsm_segment_t, slice_color);
