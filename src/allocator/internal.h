@@ -207,6 +207,12 @@ HSM_HIDDEN int64_t hsm_segment_cache_trim(int64_t want);
  * budget); hsm_offset_refault: memory it gave back is committed again. */
 HSM_HIDDEN void hsm_offset_growth(hsm_heap_t *heap, int64_t bytes);
 HSM_HIDDEN void hsm_offset_refault(int64_t bytes);
+HSM_HIDDEN void hsm_offset_shrink(hsm_heap_t *heap);
+/* The budget of idle memory (with `history`: raised by its purges' recent refaults);
+ * the heap's free slices purged to `want` bytes; bytes purged for the budget, counted. */
+HSM_HIDDEN int64_t hsm_idle_budget(int64_t used, int history);
+HSM_HIDDEN int64_t hsm_heap_trim(hsm_heap_t *heap, int64_t want);
+HSM_HIDDEN void hsm_offset_purged(int64_t done);
 
 /* ---- pages (page.c), large blocks (large.c) ---- */
 HSM_HIDDEN void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero);

@@ -410,6 +410,7 @@ void hsm_page_free_generic(hsm_heap_t *self, hsm_page_t *pg, void *p) {
     if (cache->used <= 1) hsm_cache_overflow(self, pg, b);
     else hsm_cache_push(cache, b);
   } else if (pg->heap == self) {
+    if (bin == HSM_BIN_LARGE) hsm_offset_shrink(self); /* before its slices are free */
     hsm_page_free_block(self, pg, b);
   } else {
     if (self != NULL) HSM_COUNT(self->stats.remote_frees, 1);

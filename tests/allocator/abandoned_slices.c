@@ -1,8 +1,9 @@
 /* Free slices of an exited thread's heap go back to the OS without a new thread to
  * adopt the heap. A worker thread allocates a small block (kept: its page keeps the
  * segment in the heap) and 6 large blocks of 256 KiB (24 slices of the same segment),
- * writes them, frees the large ones and exits: 1.5 MiB of free, resident slices in an
- * abandoned heap. The main thread then either calls hsmalloc_collect ("collect") or
+ * writes them, frees the large ones and exits: 512 KiB of free, resident slices in an
+ * abandoned heap (the frees gave back what lay beyond the idle budget and the block freed
+ * last). The main thread then either calls hsmalloc_collect ("collect") or
  * sleeps SLEEP_MS and allocates and frees 600 large blocks of 192 KiB (its maintenance
  * runs every 256 large allocations: "decay"). Prints
  * "held <kib> after <kib> purged <bytes>": the resident size (/proc/self/statm) after

@@ -69,10 +69,12 @@ def test_freed_large_memory_serves_the_next_large_request(build, native):
     # resident slices, not fresh ones of the heap's segment
     assert f["cached_committed"] == 0
     # b grew down into a's slices (the program checks its contents): nothing committed
+    # (a's free gives back what the earlier steps left idle beyond the budget: less)
     assert f["slide_moved"] == 1
-    assert f["slide_committed"] == 0
-    for step in ("split", "cached", "slide"):
+    assert f["slide_committed"] <= 0
+    for step in ("split", "cached"):
         assert abs(f[step + "_rss"]) < 128 * 1024, step
+    assert f["slide_rss"] < 128 * 1024
 
 
 def test_segment_taken_from_the_cache_keeps_its_resident_slices(build, native):
@@ -80,6 +82,21 @@ def test_segment_taken_from_the_cache_keeps_its_resident_slices(build, native):
     block; its 23 other resident slices serve 300 rounds of a 1 MiB block. Before, the
     header's reset left the segment idle since time 0, so the first decay pass of the
     rounds purged those slices at once (1.4 MiB), however fresh; mesh-refine's rounds
-    faulted 5,000 pages in again for it."""
+    faulted 5,000 pages in again for it. The first round's free gives back what lies
+    beyond the idle budget (256 KiB) and the round's block: 3 slices, once."""
     f = program_figures(build, native, "recached_segment.c", "-")
-    assert f["purged"] == 0
+    assert f["purged"] <= 192 * 1024
+
+
+def test_freed_large_blocks_do_not_stay_resident_to_the_exit(build, native):
+    """GROMACS's end: 256 and 512 KiB buffers live, a 1 MiB buffer written and freed three
+    times, then the two freed. Idle memory was given back only when fresh memory was
+    committed (or after the decay's 8 s): all 1.75 MiB stayed resident to the exit,
+    where the kernel's count of the resident set (ru_maxrss) read 0.3-0.6 MiB above
+    the exact peak. Now a large block's free gives back the heap's free slices beyond
+    the budget (256 KiB) and the block itself; the 1 MiB rounds still reuse theirs."""
+    f = figures(build, native, "shrink")
+    # main: 1.75 MiB; now the budget, the 512 KiB block freed last, and statm's FILE
+    assert f["held"] <= (256 + 512 + 192) * 1024, f
+    # the first round's fresh megabyte; the next two reuse it (not purged between)
+    assert f["round_faults"] <= 256 + 16, f
