@@ -1,7 +1,7 @@
 /* Idle memory given back when a large block is freed: the growth budget (segment.c,
- * hsm_offset_growth) kept on the way down too. A file of its own, linked last of the
- * common code: inside segment.c it moved huge.c's code across the page-cache folio
- * boundary that keeps a process's resident text at one window (test_footprint). */
+ * hsm_offset_growth) kept on the way down too. (Its own file: segment.c is at its size.
+ * Code added before huge.c moves huge.c's toward the page-cache folio boundary past
+ * which a process's resident text grows by a window: test_footprint's text mode.) */
 #include "internal.h"
 
 /* A large block of `heap` is going back to its segment: the same budget, kept when the
