@@ -203,6 +203,7 @@ static inline uint32_t idle_for(const hsm_heap_t *heap, size_t i) {
  * and faulted again in 5 s). One taken up again long after (espresso's 40,960-byte
  * class, every 46-56 sweeps) gives back every time, as before. */
 void hsm_cache_sweep_big(hsm_heap_t *heap) {
+  heap->sweep_ms = hsm_now_ms();
   for (size_t i = 0; i < HSM_FIXED_CLASSES - HSM_IDLE_CLASS_FIRST; i++) {
     size_t cls = HSM_IDLE_CLASS_FIRST + i;
     uint64_t allocs = HSM_READ(heap->stats.allocs[cls]);

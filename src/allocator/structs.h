@@ -249,6 +249,7 @@ struct hsm_heap_s {
    * current page is kept (bit i: class HSM_IDLE_CLASS_FIRST + i) since slow path
    * idle_since[i] (page.c, hsm_heap_expire_idle) */
   uint32_t slow_seq;
+  uint64_t sweep_ms; /* when hsm_cache_sweep_big last ran (0: not yet) */
   uint32_t idle_pages;
   /* slow paths left in which the thread that took this heap may swap it for an abandoned
    * heap holding more bytes of pages (heap.c, hsm_heap_absorb) */
