@@ -1,12 +1,12 @@
 /* A thread in its steady state takes no slow path, so the sweeps of the big
  * classes' caches (every 16 slow paths) stop: a block one of them holds stays
- * there with its page. The program writes and frees a 128 KiB block (its
- * class's cache keeps it; its page, 2 slices, stays in use), a 512 KiB large
- * block kept live having started the sweeps' clock, then sleeps 1.2 s (no slow
- * path, as a program on its fast paths), then writes a large block of 256 KiB.
- * Prints "held <B> faults <n>": the page bytes the heap holds beside the two
- * large blocks once the 256 KiB one is placed (the 128 KiB page still in use,
- * or none), and the minor faults of writing it (getrusage: exact). */
+ * there with its page. The program writes a 512 KiB large block (kept live: its
+ * allocation starts the sweeps' clock), writes and frees a 128 KiB block (its
+ * class's cache keeps it; its page, 2 slices, stays in use), sleeps 1.2 s (no
+ * slow path, as a program on its fast paths), then writes a large block of
+ * 256 KiB. Prints "held <B> faults <n>": the page bytes the heap holds beside
+ * the two large blocks once the 256 KiB one is placed (the 128 KiB page still
+ * in use, or none), and the minor faults of writing it (getrusage: exact). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
