@@ -72,7 +72,7 @@
 #define HSM_IDLE_PAGE_SLOW   16
 /* A large allocation this long after the last sweep of the big classes' caches sweeps
  * them (large.c) */
-#define HSM_SWEEP_STALE_MS 1000
+#define HSM_SWEEP_STALE_MS 100
 #define HSM_EXTEND_BYTES   4096 /* carve fresh blocks 4 KiB at a time */
 /* Free blocks of the classes from HSM_PURGE_BLOCK_MIN (three whole OS pages at least)
  * beyond a heap's reserve of the class, HSMALLOC_FREE_RESERVE bytes of blocks (at least

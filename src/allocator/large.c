@@ -6,6 +6,7 @@
 
 void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero) {
   HSM_COUNT(heap->stats.slow[HSM_BIN_LARGE], 1);
+  uint64_t last = heap->sweep_ms, now = hsm_now_ms(); /* (the tick may sweep: before it) */
   hsm_heap_slow_tick(heap, HSM_BIN_LARGE);
   if (--heap->slow_until_decay == 0) hsm_heap_maintenance(heap);
   /* No sweep for HSM_SWEEP_STALE_MS (few slow paths: a program in its steady state on
@@ -13,15 +14,14 @@ void *hsm_large_alloc(hsm_heap_t *heap, size_t size, int zero) {
    * row, and their pages with them, before the block is placed, perhaps on their slices.
    * GROMACS takes no slow path after its start-up: a 128 KiB block freed then sat in
    * its cache, its page resident, to the 1 MiB buffer of its last steps (its peak). The
-   * first large allocation before any sweep only starts the clock. */
-  uint64_t now = hsm_now_ms();
-  if (now - heap->sweep_ms >= HSM_SWEEP_STALE_MS) {
-    if (heap->sweep_ms == 0) {
-      heap->sweep_ms = now;
-    } else {
-      hsm_cache_sweep_big(heap);
-      hsm_cache_sweep_big(heap);
-    }
+   * time is read before the tick, whose own sweep (every 16th slow path, GROMACS's first
+   * 1 MiB buffer) would only see the class allocated since the sweep before. The first
+   * large allocation before any sweep only starts the clock. */
+  if (last != 0 && now - last >= HSM_SWEEP_STALE_MS) {
+    hsm_cache_sweep_big(heap);
+    hsm_cache_sweep_big(heap);
+  } else if (heap->sweep_ms == 0) {
+    heap->sweep_ms = now;
   }
   if (atomic_load_explicit(&heap->remote, memory_order_relaxed) != NULL)
     hsm_heap_drain_remote(heap);
