@@ -2,7 +2,7 @@
  * classes' caches (every 16 slow paths) stop: a block one of them holds stays
  * there with its page. The program writes a 512 KiB large block (kept live: its
  * allocation starts the sweeps' clock), writes and frees a 128 KiB block (its
- * class's cache keeps it; its page, 2 slices, stays in use), sleeps 1.2 s (no
+ * class's cache keeps it; its page, 2 slices, stays in use), sleeps 0.3 s (no
  * slow path, as a program on its fast paths), then writes a large block of
  * 256 KiB. Prints "held <B> faults <n>": the page bytes the heap holds beside
  * the two large blocks once the 256 KiB one is placed (the 128 KiB page still
@@ -38,8 +38,8 @@ int main(void) {
   CHECK(b[(128 << 10) - 1] == 2,
         "the block's last byte"); /* (the writes are not dead) */
   free(b);
-  struct timespec pause = {1,
-                           200 * 1000000L}; /* no allocation, so no slow path */
+  /* no allocation, so no slow path */
+  struct timespec pause = {0, 300 * 1000000L};
   nanosleep(&pause, NULL);
   long faults = minor_faults();
   char *l = malloc(256 << 10);

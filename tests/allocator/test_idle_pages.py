@@ -69,11 +69,11 @@ def test_an_idle_big_page_goes_back_when_the_cache_took_its_class(build, native)
 
 
 def test_a_big_class_s_cached_block_goes_home_when_the_sweeps_stopped(build, native):
-    """stale_cache.c: a 128 KiB block freed into its class's cache, then 1.2 s without a
+    """stale_cache.c: a 128 KiB block freed into its class's cache, then 0.3 s without a
     slow path, then a 256 KiB large block. The sweeps that send idle big classes' caches
     home run every 16 slow paths, so a program on its fast paths kept such a block and
     its page for good (GROMACS: a 128 KiB block freed at start-up still cached at its
-    peak, 3 s later). A large allocation 1 s after the last sweep sweeps now: the block
+    peak, 0.7 s later). A large allocation 100 ms after the last sweep sweeps now: the block
     goes home and its page back to the segment before the large block is placed, which
     takes its resident slices (32 faults for its 64 pages; main: the page held, 64)."""
     lib = str(native / "lib")
