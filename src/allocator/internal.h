@@ -207,12 +207,15 @@ HSM_HIDDEN int64_t hsm_segment_cache_trim(int64_t want);
  * budget); hsm_offset_refault: memory it gave back is committed again. */
 HSM_HIDDEN void hsm_offset_growth(hsm_heap_t *heap, int64_t bytes);
 HSM_HIDDEN void hsm_offset_refault(int64_t bytes);
-HSM_HIDDEN void hsm_offset_shrink(hsm_heap_t *heap);
-/* The budget of idle memory (with `history`: raised by its purges' recent refaults);
- * the heap's free slices purged to `want` bytes; bytes purged for the budget, counted. */
-HSM_HIDDEN int64_t hsm_idle_budget(int64_t used, int history);
-HSM_HIDDEN int64_t hsm_heap_trim(hsm_heap_t *heap, int64_t want);
-HSM_HIDDEN void hsm_offset_purged(int64_t done);
+/* A large block of `heap` is going back to its segment: the same budget kept when the
+ * program shrinks. The heap's resident free slices beyond it go back now, as glibc
+ * trims its heap's top and unmaps a freed big chunk: a program that frees its big
+ * buffers and goes on with little (GROMACS's last steps and its clean-up) held them
+ * resident to its exit, the decay's 8 s being longer than its run. The block itself
+ * stays resident, its slices not yet free (a program that frees and makes again a
+ * buffer of one size, as GROMACS does three times at its end, reuses it; glibc too
+ * keeps such a chunk after the first, raising its mmap threshold). */
+static inline void hsm_offset_shrink(hsm_heap_t *heap) { hsm_offset_growth(heap, -1); }
 
 /* ---- pages (page.c), large blocks (large.c) ---- */
 HSM_HIDDEN void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero);

@@ -253,7 +253,7 @@ uint32_t hsm_segment_free_resident(hsm_heap_t *heap, uint32_t enough) {
 
 /* Purge free touched slices of the heap's segments until `want` bytes went back
  * (whole slices, lowest first in each segment); returns the bytes purged. */
-int64_t hsm_heap_trim(hsm_heap_t *heap, int64_t want) {
+static int64_t heap_trim(hsm_heap_t *heap, int64_t want) {
   int64_t done = 0;
   for (hsm_segment_t *seg = heap->segments; seg != NULL && done < want; seg = seg->next) {
     uint32_t dirty = seg->free_mask & seg->touched_mask, take = 0;
@@ -279,9 +279,9 @@ void hsm_offset_refault(int64_t bytes) {
   atomic_fetch_add_explicit(&hsm_gstats.growth_refaulted_bytes, bytes, memory_order_relaxed);
 }
 
-/* hsm_offset_growth: `bytes` of fresh memory (never touched, or purged since) are being
- * committed for `heap` (NULL: a huge mapping of a thread without a heap). The resident
- * set is not to grow while memory the program freed sits resident and idle beyond a budget:
+/* `bytes` of fresh memory (never touched, or purged since) are being committed for
+ * `heap` (NULL: a huge mapping of a thread without a heap). The resident set is not
+ * to grow while memory the program freed sits resident and idle beyond a budget:
  * free slices too short for the request, cached empty segments, cached huge mappings
  * of other sizes. As much of the excess as was committed goes back now (huge mappings
  * first, then cached segments, then the heap's free slices, which it is the most
@@ -293,32 +293,22 @@ void hsm_offset_refault(int64_t bytes) {
  * given back here lately was committed again (HSM_IDLE_REFAULT_PCT), that much more:
  * a program that churns through more idle memory than the budget (blocks of random
  * sizes fragmenting segments) would otherwise pay a purge and its page faults again
- * and again for memory it keeps reusing. */
+ * and again for memory it keeps reusing. `bytes` < 0 (hsm_offset_shrink): a large block
+ * of `heap` is going back to its segment, and the heap's resident free slices beyond
+ * the budget go back (its own: cached segments and huge pieces keep their bounds). */
 void hsm_offset_growth(hsm_heap_t *heap, int64_t bytes) {
   if (hsm_options.decay_ms <= 0) return; /* never returned, or returned at once */
 #define G(x) atomic_load_explicit(&hsm_gstats.x, memory_order_relaxed)
-  int64_t used = G(page_bytes) + G(huge_bytes);
+  int64_t used = G(page_bytes) + G(huge_bytes), shrink = bytes < 0;
   /* resident but in no page or huge block (bytes is committed already, and not yet
    * counted in use) */
-  int64_t idle = G(committed) - used - (G(segments) + G(segments_cached)) * HEADER_BYTES - bytes;
+  int64_t idle =
+      shrink ? (int64_t)hsm_segment_free_resident(heap, UINT32_MAX) * 4096
+             : G(committed) - used - (G(segments) + G(segments_cached)) * HEADER_BYTES - bytes;
 #undef G
-  if (idle <= hsm_idle_budget(used, 0)) return;
-  int64_t budget = hsm_idle_budget(used, 1);
-  if (idle <= budget) return;
-  if (bytes > idle - budget) bytes = idle - budget;
-  int64_t done = hsm_huge_cache_trim(bytes);
-  if (done < bytes) done += hsm_segment_cache_trim(bytes - done);
-  if (done < bytes && heap != NULL && !hsm_options.hugepages)
-    done += hsm_heap_trim(heap, bytes - done);
-  hsm_offset_purged(done);
-}
-
-/* The budget of idle memory for `used` bytes in use; with `history`, raised by what its
- * purges cost lately in refaults (their record halved every HSM_IDLE_HALF_MS). */
-int64_t hsm_idle_budget(int64_t used, int history) {
   int64_t budget = used / HSM_IDLE_SHARE;
   if (budget < (int64_t)HSM_IDLE_MIN) budget = (int64_t)HSM_IDLE_MIN;
-  if (!history) return budget;
+  if (idle <= budget) return;
   uint64_t now = hsm_now_ms();
   uint64_t halved = atomic_load_explicit(&recent_halved_ms, memory_order_relaxed);
   int64_t purged = atomic_load_explicit(&recent_purged, memory_order_relaxed);
@@ -330,10 +320,11 @@ int64_t hsm_idle_budget(int64_t used, int history) {
     atomic_fetch_sub_explicit(&recent_refaulted, refaulted / 2, memory_order_relaxed);
   }
   if (refaulted * 100 >= purged * HSM_IDLE_REFAULT_PCT) budget += refaulted;
-  return budget;
-}
-
-void hsm_offset_purged(int64_t done) {
+  if (idle <= budget) return;
+  if (shrink || bytes > idle - budget) bytes = idle - budget;
+  int64_t done = shrink ? 0 : hsm_huge_cache_trim(bytes);
+  if (done < bytes && !shrink) done += hsm_segment_cache_trim(bytes - done);
+  if (done < bytes && heap != NULL && !hsm_options.hugepages) done += heap_trim(heap, bytes - done);
   if (done > 0) {
     atomic_fetch_add_explicit(&recent_purged, done, memory_order_relaxed);
     atomic_fetch_add_explicit(&hsm_gstats.growth_purges, 1, memory_order_relaxed);
