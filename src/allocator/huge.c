@@ -208,53 +208,6 @@ static uint8_t *assemble(size_t need, piece_t *pieces, int n, size_t *moved) {
   return region;
 }
 
-/* Purge resident cached pieces, oldest first, until `want` bytes went back; returns the
- * bytes purged (they stay cached, reading as zero). hsm_offset_growth asks, when fresh
- * memory is committed while idle memory is over its budget: that is a block in a
- * segment (a huge one takes the cache's resident pieces before anything fresh), which
- * no piece can serve. */
-int64_t hsm_huge_cache_trim(int64_t want) {
-  int64_t done = 0;
-  pthread_mutex_lock(&huge_lock);
-  uint64_t now = hsm_now_ms();
-  if (now - trim_halved_ms >= HSM_IDLE_HALF_MS) {
-    trim_halved_ms = now;
-    trim_refaulted /= 2;
-  }
-  /* The newest resident pieces stay, twice as many bytes as purges here cost in
-   * refaults lately: a program that frees a big array and builds it again a moment
-   * later (a list rebuilt every step) would otherwise have it purged whenever its
-   * small blocks grow in between, and fault it all in again. (Twice: the refaults
-   * come a step after the purges, and what a step needs again is not all counted.) */
-  int64_t spare = (int64_t)cache_resident - 2 * trim_refaulted;
-  if (want > spare) want = spare;
-  while (done < want) {
-    int oldest = -1;
-    for (int i = 0; i < cache_n; i++)
-      if (!cache[i].purged && (oldest < 0 || cache[i].seq < cache[oldest].seq)) oldest = i;
-    if (oldest < 0) break;
-    piece_t *c = &cache[oldest];
-    size_t rest = round_page((size_t)(want - done));
-    if (c->size > rest && cache_n < HSM_HUGE_CACHE) { /* its tail only, a piece of its own */
-      piece_t tail = *c;
-      c->size -= rest;
-      cache_resident -= rest;
-      tail.base += c->size;
-      tail.size = rest;
-      hsm_os_purge(tail.base, tail.size);
-      hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)tail.size);
-      tail.purged = 2;
-      cache[cache_n++] = tail;
-      done += (int64_t)rest;
-      break;
-    }
-    done += (int64_t)c->size;
-    piece_purge(c, 2);
-  }
-  pthread_mutex_unlock(&huge_lock);
-  return done;
-}
-
 /* `fresh` bytes of a huge block are faulted in while pieces purged against growth
  * sit in the cache: gathered, they would have served it, so the purge cost this much
  * of a refault (each such piece counted once). */
@@ -265,6 +218,7 @@ static void refault_owed(size_t fresh) {
     if (cache[i].purged == 2) {
       owed += cache[i].size;
       cache[i].purged = 1;
+      hsm_offset_reused(cache[i].since_ms);
     }
   trim_refaulted += (int64_t)(owed < fresh ? owed : fresh);
   pthread_mutex_unlock(&huge_lock);
@@ -288,9 +242,9 @@ static hsm_huge_t *huge_map(size_t need, size_t *dirty) {
   pthread_mutex_unlock(&huge_lock);
   if (fit) {
     if (got.purged) {
-      if (got.purged == 2) hsm_offset_refault((int64_t)got.size);
+      if (got.purged == 2) hsm_offset_refault((int64_t)got.size, got.since_ms);
       hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)got.size);
-      hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)got.size);
+      hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)got.size, 1);
     } else {
       *dirty = need;
     }
@@ -304,7 +258,7 @@ static hsm_huge_t *huge_map(size_t need, size_t *dirty) {
   hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)need);
   if (need > moved) {
     refault_owed(need - moved);
-    hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)(need - moved));
+    hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)(need - moved), 1);
   }
   return (hsm_huge_t *)region;
 }
@@ -340,7 +294,7 @@ void *hsm_huge_alloc(size_t size, size_t align, size_t *dirty) {
     map_size = want;
     hsm_stat_add(&hsm_gstats.reserved, &hsm_gstats.reserved_peak, (int64_t)want);
     hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, (int64_t)map_size);
-    hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)map_size);
+    hsm_offset_growth(hsm_tls_heap_or_null(), (int64_t)map_size, 1);
     hsm_registry_set(block, HSM_REG_HUGE_PREV);
   }
   h->magic = HSM_HUGE_MAGIC;
@@ -467,7 +421,7 @@ void *hsm_huge_grow(void *p, size_t size) {
   if (heap != NULL) HSM_COUNT(heap->stats.alloc_bytes[HSM_BIN_HUGE], usable - h->usable);
   h->map_size = map_size;
   h->usable = usable;
-  hsm_offset_growth(heap, (int64_t)(map_size - old));
+  hsm_offset_growth(heap, (int64_t)(map_size - old), 1);
   return h->block;
 }
 
@@ -488,4 +442,52 @@ void hsm_huge_cache_decay(uint64_t now, int force) {
   }
   pthread_mutex_unlock(&huge_lock);
   unmap_all(out, n);
+}
+
+/* Purge resident cached pieces, oldest first, until `want` bytes went back; returns the
+ * bytes purged (they stay cached, reading as zero). hsm_offset_growth asks, when fresh
+ * memory is committed while idle memory is over its budget: that is a block in a
+ * segment (a huge one takes the cache's resident pieces before anything fresh), which
+ * no piece can serve. (Last in the file: the code before hsm_huge_free is what every
+ * program runs, and it ends within the library's first 64 KiB window.) */
+int64_t hsm_huge_cache_trim(int64_t want, uint64_t idle_before) {
+  int64_t done = 0;
+  pthread_mutex_lock(&huge_lock);
+  uint64_t now = hsm_now_ms();
+  if (now - trim_halved_ms >= HSM_IDLE_HALF_MS) {
+    trim_halved_ms = now;
+    trim_refaulted /= 2;
+  }
+  /* The newest resident pieces stay, twice as many bytes as purges here cost in
+   * refaults lately: a program that frees a big array and builds it again a moment
+   * later (a list rebuilt every step) would otherwise have it purged whenever its
+   * small blocks grow in between, and fault it all in again. (Twice: the refaults
+   * come a step after the purges, and what a step needs again is not all counted.) */
+  int64_t spare = (int64_t)cache_resident - 2 * trim_refaulted;
+  if (want > spare) want = spare;
+  while (done < want) {
+    int oldest = -1;
+    for (int i = 0; i < cache_n; i++)
+      if (!cache[i].purged && (oldest < 0 || cache[i].seq < cache[oldest].seq)) oldest = i;
+    if (oldest < 0 || cache[oldest].since_ms >= idle_before) break;
+    piece_t *c = &cache[oldest];
+    size_t rest = round_page((size_t)(want - done));
+    if (c->size > rest && cache_n < HSM_HUGE_CACHE) { /* its tail only, a piece of its own */
+      piece_t tail = *c;
+      c->size -= rest;
+      cache_resident -= rest;
+      tail.base += c->size;
+      tail.size = rest;
+      hsm_os_purge(tail.base, tail.size);
+      hsm_stat_add(&hsm_gstats.committed, NULL, -(int64_t)tail.size);
+      tail.purged = 2;
+      cache[cache_n++] = tail;
+      done += (int64_t)rest;
+      break;
+    }
+    done += (int64_t)c->size;
+    piece_purge(c, 2);
+  }
+  pthread_mutex_unlock(&huge_lock);
+  return done;
 }

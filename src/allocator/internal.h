@@ -202,11 +202,14 @@ HSM_HIDDEN void hsm_segment_decay_slices(hsm_heap_t *heap, uint64_t now, int for
 HSM_HIDDEN void hsm_segment_cache_decay(uint64_t now, int force);
 HSM_HIDDEN void hsm_segment_cache_lock(void);
 HSM_HIDDEN void hsm_segment_cache_unlock(void);
-HSM_HIDDEN int64_t hsm_segment_cache_trim(int64_t want);
-/* Fresh memory is being committed: give back as much resident idle memory (over a
- * budget); hsm_offset_refault: memory it gave back is committed again. */
-HSM_HIDDEN void hsm_offset_growth(hsm_heap_t *heap, int64_t bytes);
-HSM_HIDDEN void hsm_offset_refault(int64_t bytes);
+HSM_HIDDEN int64_t hsm_segment_cache_trim(int64_t want, uint64_t idle_before);
+/* Fresh memory is being committed (`huge`: a huge block's, else a segment's): give
+ * back as much resident idle memory (over a budget); hsm_offset_refault: memory it
+ * gave back, idle since idle_since (ms), is committed again; hsm_offset_reused: such
+ * memory was needed again (its refault counted elsewhere). */
+HSM_HIDDEN void hsm_offset_growth(hsm_heap_t *heap, int64_t bytes, int huge);
+HSM_HIDDEN void hsm_offset_refault(int64_t bytes, uint64_t idle_since);
+HSM_HIDDEN void hsm_offset_reused(uint64_t idle_since);
 /* A large block of `heap` is going back to its segment: the same budget kept when the
  * program shrinks. The heap's resident free slices beyond it go back now, as glibc
  * trims its heap's top and unmaps a freed big chunk: a program that frees its big
@@ -215,7 +218,7 @@ HSM_HIDDEN void hsm_offset_refault(int64_t bytes);
  * stays resident, its slices not yet free (a program that frees and makes again a
  * buffer of one size, as GROMACS does three times at its end, reuses it; glibc too
  * keeps such a chunk after the first, raising its mmap threshold). */
-static inline void hsm_offset_shrink(hsm_heap_t *heap) { hsm_offset_growth(heap, -1); }
+static inline void hsm_offset_shrink(hsm_heap_t *heap) { hsm_offset_growth(heap, -1, 0); }
 
 /* ---- pages (page.c), large blocks (large.c) ---- */
 HSM_HIDDEN void *hsm_page_alloc_slow(hsm_heap_t *heap, size_t size, size_t cls, int zero);
@@ -458,7 +461,7 @@ static inline hsm_heap_t *hsm_heap_get(void) {
 /* *dirty: the bytes from the block's start that may hold old contents (0: all zero) */
 HSM_HIDDEN void *hsm_huge_alloc(size_t size, size_t align, size_t *dirty);
 HSM_HIDDEN void hsm_huge_cache_decay(uint64_t now, int force);
-HSM_HIDDEN int64_t hsm_huge_cache_trim(int64_t want);
+HSM_HIDDEN int64_t hsm_huge_cache_trim(int64_t want, uint64_t idle_before);
 HSM_HIDDEN void hsm_huge_cache_lock(void);
 HSM_HIDDEN void hsm_huge_cache_unlock(void);
 HSM_HIDDEN void hsm_huge_free(hsm_huge_t *h);

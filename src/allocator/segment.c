@@ -119,7 +119,7 @@ static hsm_segment_t *segment_acquire(hsm_heap_t *heap, unsigned slices, unsigne
   int64_t committed = HEADER_BYTES;
   if (seg != NULL) {
     atomic_fetch_sub_explicit(&hsm_gstats.segments_cached, 1, memory_order_relaxed);
-    if (e.offset_bytes) hsm_offset_refault(e.offset_bytes);
+    if (e.offset_bytes) hsm_offset_refault(e.offset_bytes, e.since_ms);
     /* the pages' metadata stays: a page not in use is rejected by free as it stands, and
      * its class tells hsm_segment_page_alloc_class which class carved the slice */
     if (e.header) memset(seg, 0, offsetof(hsm_segment_t, pages) + sizeof seg->pages[0]);
@@ -224,13 +224,14 @@ void hsm_segment_cache_decay(uint64_t now, int force) {
   pthread_mutex_unlock(&cache_lock);
 }
 
-/* Purge the resident cached segments, oldest first, until `want` bytes went back;
- * returns the bytes purged. They stay cached (mapped, reading as zero), marked as
- * given back to offset growth (a reuse of one tells hsm_offset_growth it was needed). */
-int64_t hsm_segment_cache_trim(int64_t want) {
+/* Purge the resident cached segments idle since before `idle_before` (ms), oldest
+ * first, until `want` bytes went back; returns the bytes purged. They stay cached
+ * (mapped, reading as zero), marked as given back to offset growth (a reuse of one
+ * tells hsm_offset_growth it was needed). */
+int64_t hsm_segment_cache_trim(int64_t want, uint64_t idle_before) {
   int64_t done = 0;
   pthread_mutex_lock(&cache_lock);
-  for (int i = 0; i < cache_n && done < want; i++) {
+  for (int i = 0; i < cache_n && done < want && cache[i].since_ms < idle_before; i++) {
     int64_t bytes = entry_committed(&cache[i]);
     if (bytes == 0) continue;
     entry_purge(&cache[i]);
@@ -251,11 +252,13 @@ uint32_t hsm_segment_free_resident(hsm_heap_t *heap, uint32_t enough) {
   return pages;
 }
 
-/* Purge free touched slices of the heap's segments until `want` bytes went back
- * (whole slices, lowest first in each segment); returns the bytes purged. */
-static int64_t heap_trim(hsm_heap_t *heap, int64_t want) {
+/* Purge free touched slices of the heap's segments whose oldest one is idle since
+ * before `idle_before` until `want` bytes went back (whole slices, lowest first in each
+ * segment); returns the bytes purged. */
+static int64_t heap_trim(hsm_heap_t *heap, int64_t want, uint64_t idle_before) {
   int64_t done = 0;
   for (hsm_segment_t *seg = heap->segments; seg != NULL && done < want; seg = seg->next) {
+    if (seg->dirty_since_ms >= idle_before) continue;
     uint32_t dirty = seg->free_mask & seg->touched_mask, take = 0;
     while (dirty && done < want) {
       uint32_t bit = dirty & -dirty;
@@ -263,6 +266,9 @@ static int64_t heap_trim(hsm_heap_t *heap, int64_t want) {
       dirty &= ~bit;
       done += (int64_t)HSM_SLICE_SIZE;
     }
+    if (take == 0) continue;
+    if (seg->offset_mask == 0 || seg->dirty_since_ms < seg->offset_since_ms)
+      seg->offset_since_ms = seg->dirty_since_ms;
     purge_runs(heap, seg, take);
     seg->offset_mask |= take;
   }
@@ -273,10 +279,27 @@ static int64_t heap_trim(hsm_heap_t *heap, int64_t want) {
  * refault), both halved every HSM_IDLE_HALF_MS: the recent history of its purges. */
 static _Atomic int64_t recent_purged, recent_refaulted;
 static _Atomic uint64_t recent_halved_ms;
+/* The longest that memory given back here had sat idle when the program needed it
+ * again (halved with the figures above): the program's own cycle of freeing and
+ * reusing (a round of a solver, a step rebuilding its arrays). Memory idle for less
+ * is part of that cycle, and giving it back would only cost its refault. */
+static _Atomic uint64_t reuse_ms;
 
-void hsm_offset_refault(int64_t bytes) {
+/* (both cold: a refault of memory given back against growth is rare next to the
+ * paths that commit memory) */
+__attribute__((cold)) void hsm_offset_reused(uint64_t idle_since) {
+  uint64_t now = hsm_now_ms(), idle = now > idle_since ? now - idle_since : 0;
+  uint64_t seen = atomic_load_explicit(&reuse_ms, memory_order_relaxed);
+  while (idle > seen && !atomic_compare_exchange_weak_explicit(&reuse_ms, &seen, idle,
+                                                                memory_order_relaxed,
+                                                                memory_order_relaxed)) {
+  }
+}
+
+__attribute__((cold)) void hsm_offset_refault(int64_t bytes, uint64_t idle_since) {
   atomic_fetch_add_explicit(&recent_refaulted, bytes, memory_order_relaxed);
   atomic_fetch_add_explicit(&hsm_gstats.growth_refaulted_bytes, bytes, memory_order_relaxed);
+  hsm_offset_reused(idle_since);
 }
 
 /* `bytes` of fresh memory (never touched, or purged since) are being committed for
@@ -295,8 +318,15 @@ void hsm_offset_refault(int64_t bytes) {
  * sizes fragmenting segments) would otherwise pay a purge and its page faults again
  * and again for memory it keeps reusing. `bytes` < 0 (hsm_offset_shrink): a large block
  * of `heap` is going back to its segment, and the heap's resident free slices beyond
- * the budget go back (its own: cached segments and huge pieces keep their bounds). */
-void hsm_offset_growth(hsm_heap_t *heap, int64_t bytes) {
+ * the budget go back (its own: cached segments and huge pieces keep their bounds).
+ * Memory of the growing kind (`huge`: a huge block's pages; else, a shrink's too, a
+ * segment's slices) idle for less than the program's cycle (reuse_ms) stays: the
+ * next round takes it again for the same kind of request (a list of pointers rebuilt
+ * every step: its blocks below 2 MiB, freed every step, were purged as the small
+ * blocks grew and faulted in again). Memory of the other kind goes however fresh: it serves none of
+ * this growth, and kept it raises the peak (a series of blocks grown by copies: the
+ * first ones' slices beside the huge blocks after them). */
+void hsm_offset_growth(hsm_heap_t *heap, int64_t bytes, int huge) {
   if (hsm_options.decay_ms <= 0) return; /* never returned, or returned at once */
 #define G(x) atomic_load_explicit(&hsm_gstats.x, memory_order_relaxed)
   int64_t used = G(page_bytes) + G(huge_bytes), shrink = bytes < 0;
@@ -318,13 +348,20 @@ void hsm_offset_growth(hsm_heap_t *heap, int64_t bytes) {
                                               memory_order_relaxed)) {
     atomic_fetch_sub_explicit(&recent_purged, purged / 2, memory_order_relaxed);
     atomic_fetch_sub_explicit(&recent_refaulted, refaulted / 2, memory_order_relaxed);
+    atomic_store_explicit(&reuse_ms, atomic_load_explicit(&reuse_ms, memory_order_relaxed) / 2,
+                          memory_order_relaxed);
   }
   if (refaulted * 100 >= purged * HSM_IDLE_REFAULT_PCT) budget += refaulted;
   if (idle <= budget) return;
   if (shrink || bytes > idle - budget) bytes = idle - budget;
-  int64_t done = shrink ? 0 : hsm_huge_cache_trim(bytes);
-  if (done < bytes && !shrink) done += hsm_segment_cache_trim(bytes - done);
-  if (done < bytes && heap != NULL && !hsm_options.hugepages) done += heap_trim(heap, bytes - done);
+  uint64_t cycle = atomic_load_explicit(&reuse_ms, memory_order_relaxed);
+  /* idle longer than the cycle (all, before any reuse was seen); of the other kind, any */
+  uint64_t before = cycle == 0 ? UINT64_MAX : now > cycle ? now - cycle : 0;
+  uint64_t hb = huge ? before : UINT64_MAX, sb = huge ? UINT64_MAX : before;
+  int64_t done = shrink ? 0 : hsm_huge_cache_trim(bytes, hb);
+  if (done < bytes && !shrink) done += hsm_segment_cache_trim(bytes - done, sb);
+  if (done < bytes && heap != NULL && !hsm_options.hugepages)
+    done += heap_trim(heap, bytes - done, sb);
   if (done > 0) {
     atomic_fetch_add_explicit(&recent_purged, done, memory_order_relaxed);
     atomic_fetch_add_explicit(&hsm_gstats.growth_purges, 1, memory_order_relaxed);
@@ -343,9 +380,10 @@ static uint32_t touch_slices(hsm_heap_t *heap, hsm_segment_t *seg, uint32_t run)
     int64_t bytes = (int64_t)hsm_popcount(fresh) * (int64_t)HSM_SLICE_SIZE;
     hsm_stat_add(&hsm_gstats.committed, &hsm_gstats.committed_peak, bytes);
     if (fresh & seg->offset_mask)
-      hsm_offset_refault((int64_t)hsm_popcount(fresh & seg->offset_mask) * (int64_t)HSM_SLICE_SIZE);
+      hsm_offset_refault((int64_t)hsm_popcount(fresh & seg->offset_mask) * (int64_t)HSM_SLICE_SIZE,
+                         seg->offset_since_ms);
     seg->offset_mask &= ~fresh;
-    hsm_offset_growth(heap, bytes);
+    hsm_offset_growth(heap, bytes, 0);
   }
   return fresh;
 }

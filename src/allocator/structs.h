@@ -94,6 +94,7 @@ typedef struct hsm_segment_s {
   uint32_t in_list;        /* linked in its heap's segment list */
   uint32_t offset_mask;    /* slices purged by hsm_offset_growth, not used since */
   uint64_t dirty_since_ms; /* oldest free-but-touched slice */
+  uint64_t offset_since_ms; /* the offset_mask slices were idle since then */
   hsm_heap_t *heap;
   int32_t numa_node;   /* node its memory is placed on (numa.c), -1: left to the kernel */
   uint32_t numa_bound; /* a placement was requested with mbind */

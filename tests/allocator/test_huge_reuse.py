@@ -33,11 +33,15 @@ def test_list_rebuilt_every_step_is_not_faulted_in_again(build, native):
     while 64 KiB blocks are added. The small blocks' fresh slices purged the freed
     list's pages against growth, step after step, and the list faulted them in again:
     132,450 minor faults for its 158,496 pages written (mesh-refine --pool 1: 41,338
-    faults against glibc's 22,172, and 14% more CPU). Now the cache keeps resident what
-    its purges cost in refaults: 12,852."""
+    faults against glibc's 22,172, and 14% more CPU). Then the cache kept resident what
+    its purges cost in refaults: 12,852, later 18,428 (the empty segment of the list's
+    blocks below 2 MiB, cached every step, was purged as the small blocks grew: 23 MiB
+    given back and faulted in again over the run). Now memory idle for
+    less than the program's cycle of freeing and reusing is not given back against
+    growth of its own kind: 12,685 (7,109 with nothing ever given back)."""
     f = figures(build, native, "rebuilt")
     assert f["touched_pages"] == 158496
-    assert f["minflt"] < f["touched_pages"] // 5
+    assert f["minflt"] < f["touched_pages"] // 10
     # what stays resident is what the next step takes again
     assert f["rss_peak"] <= f["live_peak"]
 
