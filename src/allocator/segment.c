@@ -290,10 +290,8 @@ static _Atomic uint64_t reuse_ms;
 __attribute__((cold)) void hsm_offset_reused(uint64_t idle_since) {
   uint64_t now = hsm_now_ms(), idle = now > idle_since ? now - idle_since : 0;
   uint64_t seen = atomic_load_explicit(&reuse_ms, memory_order_relaxed);
-  while (idle > seen && !atomic_compare_exchange_weak_explicit(&reuse_ms, &seen, idle,
-                                                                memory_order_relaxed,
-                                                                memory_order_relaxed)) {
-  }
+  while (idle > seen && !atomic_compare_exchange_weak_explicit(
+                            &reuse_ms, &seen, idle, memory_order_relaxed, memory_order_relaxed)) {}
 }
 
 __attribute__((cold)) void hsm_offset_refault(int64_t bytes, uint64_t idle_since) {

@@ -89,11 +89,11 @@ _Static_assert(sizeof(hsm_page_t) == 128, "a page's metadata is two cache lines"
 
 typedef struct hsm_segment_s {
   uint32_t magic;
-  uint32_t free_mask;      /* bit i: slice i is free */
-  uint32_t touched_mask;   /* bit i: slice i may be resident (not purged since use) */
-  uint32_t in_list;        /* linked in its heap's segment list */
-  uint32_t offset_mask;    /* slices purged by hsm_offset_growth, not used since */
-  uint64_t dirty_since_ms; /* oldest free-but-touched slice */
+  uint32_t free_mask;       /* bit i: slice i is free */
+  uint32_t touched_mask;    /* bit i: slice i may be resident (not purged since use) */
+  uint32_t in_list;         /* linked in its heap's segment list */
+  uint32_t offset_mask;     /* slices purged by hsm_offset_growth, not used since */
+  uint64_t dirty_since_ms;  /* oldest free-but-touched slice */
   uint64_t offset_since_ms; /* the offset_mask slices were idle since then */
   hsm_heap_t *heap;
   int32_t numa_node;   /* node its memory is placed on (numa.c), -1: left to the kernel */
