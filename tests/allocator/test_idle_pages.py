@@ -5,6 +5,8 @@ blocks in realloc-large that no large block could use."""
 import os
 import subprocess
 
+from hsm_linked import program_figures
+
 PAGE = 5 * 64 * 1024  # class 106496 (a 100000-byte request): a page of 5 slices
 WRITTEN = (100000 + 4095) // 4096  # 4 KiB pages of the block, every one written
 
@@ -76,14 +78,6 @@ def test_a_big_class_s_cached_block_goes_home_when_the_sweeps_stopped(build, nat
     peak, 0.7 s later). A large allocation 100 ms after the last sweep sweeps now: the block
     goes home and its page back to the segment before the large block is placed, which
     takes its resident slices (32 faults for its 64 pages; main: the page held, 64)."""
-    lib = str(native / "lib")
-    exe = build("../allocator/stale_cache.c", "-O1", "-L" + lib, "-Wl,-rpath," + lib,
-                "-lhsmalloc", name="stale_cache")
-    full = dict(os.environ)
-    full.pop("LD_PRELOAD", None)
-    full.pop("HSMALLOC_DECAY_MS", None)
-    res = subprocess.run([str(exe)], capture_output=True, text=True, env=full, timeout=60)
-    assert res.returncode == 0, res.stderr
-    f = dict(zip(res.stdout.split()[0::2], map(int, res.stdout.split()[1::2])))
+    f = program_figures(build, native, "stale_cache.c", "run")
     assert f["held"] == 0, f
     assert f["faults"] <= 32 + 8, f  # (and the stats call and the stack: main 70)
